@@ -1,0 +1,98 @@
+# attnviz - build, run and test. `make run` and `make test` are the two
+# commands of the README; both install missing Debian packages first (deps).
+
+CC      ?= cc
+PKGS    := ncursesw libpcre2-8
+TESTPKG := cmocka
+DEBS    := libncurses-dev libpcre2-dev libcmocka-dev pkg-config tmux
+
+BUILD   ?= build/release
+OPT     ?= -O2
+SAN     ?=
+WARN    := -Wall -Wextra -Wpedantic -Werror
+CFLAGS  ?= $(OPT) -g
+ALLFLAGS = -std=c11 $(WARN) -ffp-contract=off $(CFLAGS) $(SAN) \
+           -Isrc -Itui $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
+TESTLIBS = $(shell pkg-config --libs $(TESTPKG) 2>/dev/null)
+
+CORE_SRC := $(wildcard src/*.c)
+TUI_SRC  := $(filter-out tui/main.c,$(wildcard tui/*.c))
+CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
+TUI_OBJ  := $(TUI_SRC:%.c=$(BUILD)/%.o)
+TEST_SRC := $(wildcard tests/test_*.c)
+TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+BIN      := $(BUILD)/attnviz
+
+.PHONY: all run test check clean deps unit e2e tests-bin
+
+all: attnviz
+
+# The binary at the root is the release build.
+attnviz: $(BIN)
+	@if [ "$(BUILD)" = "build/release" ]; then cp $(BIN) attnviz; fi
+
+$(BIN): $(CORE_OBJ) $(TUI_OBJ) $(BUILD)/tui/main.o
+	@echo "LD $@"
+	@$(CC) $(ALLFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/%.o: %.c $(wildcard src/*.h tui/*.h) Makefile
+	@mkdir -p $(dir $@)
+	@echo "CC $<"
+	@$(CC) $(ALLFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/%: tests/%.c $(CORE_OBJ) $(TUI_OBJ) $(wildcard tests/*.h)
+	@mkdir -p $(dir $@)
+	@echo "LD $@"
+	@$(CC) $(ALLFLAGS) -Itests $(shell pkg-config --cflags $(TESTPKG) 2>/dev/null) -o $@ $< \
+		$(CORE_OBJ) $(TUI_OBJ) $(LIBS) $(TESTLIBS)
+
+tests-bin: $(TEST_BIN) $(BIN)
+
+run: deps all
+	./attnviz
+
+# Unit tests (cmocka), then the end-to-end scripts against the real binary.
+test: deps
+	@$(MAKE) --no-print-directory tests-bin attnviz
+	@$(MAKE) --no-print-directory unit e2e
+
+unit: tests-bin
+	@fail=0; for t in $(TEST_BIN); do \
+		echo "== $$t"; $$t || fail=1; done; \
+	if [ $$fail = 0 ]; then echo "unit tests: all passed"; else echo "unit tests: FAILED"; exit 1; fi
+
+e2e: tests-bin
+	@ATTNVIZ=$(BIN) sh tests/run-e2e.sh
+
+# The same tests built with AddressSanitizer and UndefinedBehaviorSanitizer.
+check: deps
+	@$(MAKE) --no-print-directory BUILD=build/check OPT=-O1 \
+		SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+		tests-bin
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		$(MAKE) --no-print-directory BUILD=build/check OPT=-O1 \
+		SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+		unit e2e
+
+# Installs the Debian packages the build and the tests need when pkg-config or
+# tmux cannot find them: through apt-get as root, otherwise prints the line.
+deps:
+	@missing=""; \
+	pkg-config --version >/dev/null 2>&1 || missing="pkg-config"; \
+	pkg-config --exists ncursesw 2>/dev/null || missing="$$missing libncurses-dev"; \
+	pkg-config --exists libpcre2-8 2>/dev/null || missing="$$missing libpcre2-dev"; \
+	pkg-config --exists cmocka 2>/dev/null || missing="$$missing libcmocka-dev"; \
+	command -v tmux >/dev/null 2>&1 || missing="$$missing tmux"; \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "installing:$$missing"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEBS) || exit 1; \
+		else \
+			echo "missing:$$missing"; \
+			echo "install them with:  sudo apt-get install -y $(DEBS)"; exit 1; \
+		fi; \
+	fi
+
+clean:
+	rm -rf build attnviz

@@ -1,0 +1,280 @@
+/* export.c - see export.h. Numbers are printed with %.9g so that a float32
+ * round-trips (JSON, CSV), or with 4 decimals in the text dump. */
+#include "export.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "utf8.h"
+
+int export_parse_format(const char *s, ExportFormat *out) {
+    if (strcmp(s, "text") == 0) *out = EXPORT_TEXT;
+    else if (strcmp(s, "json") == 0) *out = EXPORT_JSON;
+    else if (strcmp(s, "csv") == 0) *out = EXPORT_CSV;
+    else return -1;
+    return 0;
+}
+
+const char *export_tokenizer_name(const Model *m) { return tok_preset_name(tok_preset(m->tokenizer)); }
+
+// ----------------------------------------------------------------------------
+// JSON
+
+/* A JSON string: quotes, backslash and every control character escaped; C1
+ * controls and the bidi characters too (\u0080), so that a JSON dump printed
+ * on a terminal carries no escape sequence. Input is valid UTF-8. */
+static void json_string(FILE *f, const char *s) {
+    size_t len = strlen(s);
+    fputc('"', f);
+    for (size_t i = 0; i < len;) {
+        uint32_t cp;
+        int n = utf8_decode(s + i, len - i, &cp);
+        if (cp == '"' || cp == '\\') fprintf(f, "\\%c", (char)cp);
+        else if (cp == '\n') fputs("\\n", f);
+        else if (cp == '\t') fputs("\\t", f);
+        else if (cp == UTF8_INVALID) fputs("\\ufffd", f);
+        else if (utf8_is_unsafe(cp)) fprintf(f, "\\u%04x", (unsigned)cp);
+        else fwrite(s + i, 1, (size_t)n, f);
+        i += (size_t)(n > 0 ? n : 1);
+    }
+    fputc('"', f);
+}
+
+static void json_number(FILE *f, double v) {
+    if (isnan(v) || isinf(v)) fputs("null", f); /* never produced for allowed cells */
+    else fprintf(f, "%.9g", v);
+}
+
+static void json_matrix(FILE *f, const float *a, int rows, int cols, int null_neg_inf) {
+    fputc('[', f);
+    for (int i = 0; i < rows; i++) {
+        fputs(i ? ",[" : "[", f);
+        for (int j = 0; j < cols; j++) {
+            if (j) fputc(',', f);
+            float v = a[(size_t)i * cols + j];
+            if (null_neg_inf && v == -INFINITY) fputs("null", f);
+            else json_number(f, v);
+        }
+        fputc(']', f);
+    }
+    fputc(']', f);
+}
+
+static void json_labels(FILE *f, const Model *m, int query) {
+    int n = query ? m->n_q : m->n_k;
+    fputc('[', f);
+    for (int i = 0; i < n; i++) {
+        if (i) fputs(", ", f);
+        json_string(f, query ? model_query_label(m, i) : model_key_label(m, i));
+    }
+    fputc(']', f);
+}
+
+static void export_json(FILE *f, const Model *m) {
+    const ModelConfig *c = &m->cfg;
+    int text = m->source == SOURCE_TEXT;
+    fputs("{\n  \"version\": 1,\n  \"config\": {", f);
+    if (text) fprintf(f, "\"d_model\": %d, ", c->d_model);
+    else fputs("\"d_model\": null, ", f);
+    fprintf(f, "\"heads\": %d, \"d_k\": %d, \"d_v\": %d, ", c->heads, c->d_k, c->d_v);
+    if (text) fprintf(f, "\"seed\": %llu, ", (unsigned long long)c->seed);
+    else fputs("\"seed\": null, ", f);
+    fprintf(f, "\"mask\": \"%s\", \"scale\": %s, \"pos\": \"%s\", ", mask_name(c->mask),
+            c->scale ? "true" : "false", pos_name(c->pos));
+    if (text) {
+        fprintf(f, "\"tokenizer\": \"%s\"", export_tokenizer_name(m));
+        if (tok_preset(m->tokenizer) == TOK_CUSTOM) {
+            fputs(", \"pattern\": ", f);
+            json_string(f, tok_pattern(m->tokenizer));
+        }
+    } else {
+        fputs("\"tokenizer\": null", f);
+    }
+    fprintf(f, ", \"source\": \"%s\"},\n", text ? "text" : "qkv");
+    fputs("  \"tokens\": ", f);
+    json_labels(f, m, 0);
+    if (m->n_q != m->n_k || !text) {
+        fputs(",\n  \"query_tokens\": ", f);
+        json_labels(f, m, 1);
+    }
+    fputs(",\n  \"ids\": [", f);
+    for (int j = 0; j < m->n_k; j++) fprintf(f, "%s%d", j ? ", " : "", model_key_id(m, j));
+    fputs("],\n  \"embeddings\": ", f);
+    if (text) json_matrix(f, m->x, m->n_k, c->d_model, 0);
+    else fputs("null", f);
+    fputs(",\n  \"heads\": [", f);
+    for (int h = 0; h < c->heads; h++) {
+        const HeadData *hd = &m->head[h];
+        fputs(h ? ",\n    {" : "\n    {", f);
+        fputs("\"q\": ", f);
+        json_matrix(f, hd->q, m->n_q, c->d_k, 0);
+        fputs(",\n     \"k\": ", f);
+        json_matrix(f, hd->k, m->n_k, c->d_k, 0);
+        fputs(",\n     \"v\": ", f);
+        json_matrix(f, hd->v, m->n_k, c->d_v, 0);
+        fputs(",\n     \"scores\": ", f);
+        json_matrix(f, hd->scores, m->n_q, m->n_k, 0);
+        fputs(",\n     \"scaled\": ", f);
+        json_matrix(f, hd->scaled, m->n_q, m->n_k, 0);
+        fputs(",\n     \"masked\": ", f);
+        json_matrix(f, hd->masked, m->n_q, m->n_k, 1);
+        fputs(",\n     \"weights\": ", f);
+        json_matrix(f, hd->weights, m->n_q, m->n_k, 0);
+        fputs(",\n     \"row_sums\": [", f);
+        for (int i = 0; i < m->n_q; i++) {
+            if (i) fputc(',', f);
+            json_number(f, hd->row_sums[i]);
+        }
+        fputs("],\n     \"output\": ", f);
+        json_matrix(f, hd->out, m->n_q, c->d_v, 0);
+        fputc('}', f);
+    }
+    fputs("\n  ],\n  \"output\": ", f);
+    if (text) json_matrix(f, m->y, m->n_q, c->d_model, 0);
+    else fputs("null", f);
+    fputs("\n}\n", f);
+}
+
+// ----------------------------------------------------------------------------
+// CSV: head,stage,i,j,value (head is empty for stages of the whole model)
+
+static void csv_matrix(FILE *f, int head, const char *stage, const float *a, int rows, int cols) {
+    for (int i = 0; i < rows; i++)
+        for (int j = 0; j < cols; j++) {
+            float v = a[(size_t)i * cols + j];
+            if (head >= 0) fprintf(f, "%d,", head);
+            else fputc(',', f);
+            fprintf(f, "%s,%d,%d,", stage, i, j);
+            if (v == -INFINITY) fputs("-inf\n", f);
+            else fprintf(f, "%.9g\n", v);
+        }
+}
+
+/* A CSV field (RFC 4180): quoted, quotes doubled, unsafe characters escaped
+ * with utf8_escape so that the file can be shown on a terminal. */
+static void csv_field(FILE *f, const char *s) {
+    char *e = utf8_escape(s, strlen(s));
+    fputc('"', f);
+    for (const char *p = e ? e : ""; *p; p++) {
+        if (*p == '"') fputc('"', f);
+        fputc(*p, f);
+    }
+    fputc('"', f);
+    free(e);
+}
+
+static void export_csv(FILE *f, const Model *m) {
+    const ModelConfig *c = &m->cfg;
+    fputs("head,stage,i,j,value\n", f);
+    for (int j = 0; j < m->n_k; j++) {
+        fprintf(f, ",token,%d,0,", j);
+        csv_field(f, model_key_label(m, j));
+        fputc('\n', f);
+    }
+    if (m->source == SOURCE_TEXT) csv_matrix(f, -1, "embeddings", m->x, m->n_k, c->d_model);
+    for (int h = 0; h < c->heads; h++) {
+        const HeadData *hd = &m->head[h];
+        csv_matrix(f, h, "q", hd->q, m->n_q, c->d_k);
+        csv_matrix(f, h, "k", hd->k, m->n_k, c->d_k);
+        csv_matrix(f, h, "v", hd->v, m->n_k, c->d_v);
+        csv_matrix(f, h, "scores", hd->scores, m->n_q, m->n_k);
+        csv_matrix(f, h, "scaled", hd->scaled, m->n_q, m->n_k);
+        csv_matrix(f, h, "masked", hd->masked, m->n_q, m->n_k);
+        csv_matrix(f, h, "weights", hd->weights, m->n_q, m->n_k);
+        for (int i = 0; i < m->n_q; i++) fprintf(f, "%d,row_sums,%d,0,%.9g\n", h, i, hd->row_sums[i]);
+        csv_matrix(f, h, "output", hd->out, m->n_q, c->d_v);
+    }
+    if (m->source == SOURCE_TEXT) csv_matrix(f, -1, "output", m->y, m->n_q, c->d_model);
+}
+
+// ----------------------------------------------------------------------------
+// text: labelled matrices with shapes, as the source texts write them
+
+static void text_label(FILE *f, const char *s, int width) {
+    char *e = utf8_escape(s, strlen(s));
+    const char *p = e ? e : "?";
+    /* Pad by terminal columns, so Hangul labels line up. */
+    int cols = utf8_width(p, strlen(p));
+    fputs(p, f);
+    for (int i = cols; i < width; i++) fputc(' ', f);
+    free(e);
+}
+
+static void text_matrix(FILE *f, const Model *m, const char *title, const float *a, int rows,
+                        int cols, int query_rows) {
+    fprintf(f, "%s (%d, %d)\n", title, rows, cols);
+    for (int i = 0; i < rows; i++) {
+        fputs("  ", f);
+        text_label(f, query_rows ? model_query_label(m, i) : model_key_label(m, i), 10);
+        for (int j = 0; j < cols; j++) {
+            float v = a[(size_t)i * cols + j];
+            if (v == -INFINITY) fprintf(f, " %9s", "-inf");
+            else fprintf(f, " %9.4f", v);
+        }
+        fputc('\n', f);
+    }
+    fputc('\n', f);
+}
+
+static void export_text(FILE *f, const Model *m) {
+    const ModelConfig *c = &m->cfg;
+    int text = m->source == SOURCE_TEXT;
+    if (text)
+        fprintf(f, "d_model=%d heads=%d d_k=%d d_v=%d mask=%s scale=%s pos=%s seed=%llu tokenizer=%s\n\n",
+                c->d_model, c->heads, c->d_k, c->d_v, mask_name(c->mask), c->scale ? "on" : "off",
+                pos_name(c->pos), (unsigned long long)c->seed, export_tokenizer_name(m));
+    else
+        fprintf(f, "source=qkv heads=1 d_k=%d d_v=%d mask=%s scale=%s\n\n", c->d_k, c->d_v,
+                mask_name(c->mask), c->scale ? "on" : "off");
+    fprintf(f, "tokens (%d)\n", m->n_k);
+    for (int j = 0; j < m->n_k; j++) {
+        fprintf(f, "  %3d  id %-4d ", j, model_key_id(m, j));
+        text_label(f, model_key_label(m, j), 0);
+        fputc('\n', f);
+    }
+    fputc('\n', f);
+    if (text) {
+        text_matrix(f, m, "embeddings E", m->embed, m->n_k, c->d_model, 0);
+        if (c->pos != POS_NONE) {
+            text_matrix(f, m, "positional encoding PE", m->pe, m->n_k, c->d_model, 0);
+            text_matrix(f, m, "X = E + PE", m->x, m->n_k, c->d_model, 0);
+        }
+    }
+    char title[96];
+    for (int h = 0; h < c->heads; h++) {
+        const HeadData *hd = &m->head[h];
+        fprintf(f, "== head %d/%d ==\n\n", h + 1, c->heads);
+        text_matrix(f, m, "Q", hd->q, m->n_q, c->d_k, 1);
+        text_matrix(f, m, "K", hd->k, m->n_k, c->d_k, 0);
+        text_matrix(f, m, "V", hd->v, m->n_k, c->d_v, 0);
+        text_matrix(f, m, "scores = Q K^T", hd->scores, m->n_q, m->n_k, 1);
+        if (c->scale) snprintf(title, sizeof title, "scaled = scores / sqrt(%d)", c->d_k);
+        else snprintf(title, sizeof title, "scaled = scores (scaling off)");
+        text_matrix(f, m, title, hd->scaled, m->n_q, m->n_k, 1);
+        snprintf(title, sizeof title, "masked (mask=%s, -inf = forbidden)", mask_name(c->mask));
+        text_matrix(f, m, title, hd->masked, m->n_q, m->n_k, 1);
+        text_matrix(f, m, "weights A = softmax(masked)", hd->weights, m->n_q, m->n_k, 1);
+        fprintf(f, "row sums (%d)\n", m->n_q);
+        for (int i = 0; i < m->n_q; i++) {
+            fputs("  ", f);
+            text_label(f, model_query_label(m, i), 10);
+            fprintf(f, " %9.4f\n", hd->row_sums[i]);
+        }
+        fputc('\n', f);
+        text_matrix(f, m, "output O = A V", hd->out, m->n_q, c->d_v, 1);
+    }
+    if (text) {
+        snprintf(title, sizeof title, "concat(heads) W_O = Y");
+        text_matrix(f, m, title, m->y, m->n_q, c->d_model, 1);
+    }
+}
+
+int export_model(FILE *f, const Model *m, ExportFormat fmt) {
+    switch (fmt) {
+    case EXPORT_JSON: export_json(f, m); break;
+    case EXPORT_CSV: export_csv(f, m); break;
+    default: export_text(f, m); break;
+    }
+    return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,161 @@
+/* model.h - the attention model: configuration, seeded weights and the stage
+ * cache of DESIGN.md §1.
+ *
+ *   text --tokenize--> tokens --embed(+PE)--> X (n, d_model)
+ *     --project per head--> Q_h (n, d_k), K_h (n, d_k), V_h (n, d_v)
+ *     --score--> S_h = Q_h K_h^T (n_q, n_k) --scale--> S'_h --mask--> M_h (-inf)
+ *     --softmax rows--> A_h, row sums --mix--> O_h = A_h V_h (n_q, d_v)
+ *     --concat, W_O--> Y (n, d_model)
+ *
+ * Setting a parameter marks the earliest stage it affects as stale; one
+ * model_update() recomputes from there on. The front end reads the results
+ * (fields below and model_* accessors); it never computes them. Fields of
+ * Model are read-only outside model.c.
+ *
+ * A model takes its Q, K, V either from a sentence through seeded weights, or
+ * from a Q/K/V file (one head; no embeddings, projections or W_O). */
+#ifndef ATTNVIZ_MODEL_H
+#define ATTNVIZ_MODEL_H
+
+#include <stdint.h>
+
+#include "error.h"
+#include "mask.h"
+#include "matrix.h"
+#include "qkvfile.h"
+#include "tokenize.h"
+
+/* Ranges of the configuration (also in --help and the README). */
+#define MODEL_MAX_HEADS 64
+#define MODEL_MAX_DIM 4096
+/* Budget of n_q * n_k * heads: each (n_q, n_k) stage of every head is kept
+ * (raw, scaled, masked, weights: 16 bytes a cell), so 2^24 cells is 256 MiB. */
+#define MODEL_MAX_CELLS ((int64_t)1 << 24)
+/* Budget of all other float storage (embeddings, weights, Q/K/V, outputs). */
+#define MODEL_MAX_BYTES ((int64_t)1 << 30)
+
+typedef enum { POS_NONE, POS_SINUSOIDAL, POS_KIND_COUNT } PosKind;
+const char *pos_name(PosKind p);
+int pos_parse(const char *s, PosKind *out, AvError *err);
+
+typedef struct {
+    int d_model;   /* embedding width */
+    int heads;     /* number of heads h */
+    int d_k;       /* query/key width per head */
+    int d_v;       /* value width per head */
+    uint64_t seed; /* key of every random stream */
+    MaskKind mask;
+    int scale;     /* 1: scores divided by sqrt(d_k) */
+    PosKind pos;
+} ModelConfig;
+
+/* d_model 64, 4 heads, d_k = d_v = 16, seed 42, no mask, scaling on, no PE. */
+void model_config_default(ModelConfig *c);
+
+/* Checks every range, with a message naming the field and its range. */
+int model_config_check(const ModelConfig *c, AvError *err);
+
+typedef enum {
+    STAGE_EMBED,   /* E, PE, X = E + PE */
+    STAGE_PROJECT, /* W_Q, W_K, W_V, W_O; Q_h, K_h, V_h */
+    STAGE_SCORES,  /* S_h = Q_h K_h^T */
+    STAGE_SCALED,  /* S'_h = S_h / sqrt(d_k) */
+    STAGE_MASKED,  /* the mask, M_h */
+    STAGE_WEIGHTS, /* A_h, row sums */
+    STAGE_OUTPUT,  /* O_h = A_h V_h */
+    STAGE_FINAL,   /* concat(O_h), Y = concat W_O */
+    STAGE_COUNT,
+    STAGE_NONE = STAGE_COUNT /* nothing stale */
+} Stage;
+const char *stage_name(Stage s);
+
+typedef struct {
+    float *wq, *wk;  /* (d_model, d_k) */
+    float *wv;       /* (d_model, d_v) */
+    float *q, *k;    /* (n_q, d_k), (n_k, d_k) */
+    float *v;        /* (n_k, d_v) */
+    float *scores;   /* (n_q, n_k) raw Q K^T */
+    float *scaled;   /* (n_q, n_k) scores / sqrt(d_k), or scores when scaling is off */
+    float *masked;   /* (n_q, n_k) scaled, -inf where the mask forbids */
+    float *weights;  /* (n_q, n_k) softmax rows; exactly 0 where masked */
+    double *row_sums;/* (n_q) sum of the row's weights: 1, or 0 for a fully masked row */
+    float *out;      /* (n_q, d_v) A V */
+} HeadData;
+
+typedef enum { SOURCE_TEXT, SOURCE_QKV } ModelSource;
+
+typedef struct {
+    ModelSource source;
+    ModelConfig cfg;        /* for SOURCE_QKV: heads 1, d_k/d_v from the file */
+
+    /* input */
+    char *text;             /* the sentence (SOURCE_TEXT), NUL-terminated */
+    size_t text_len;
+    Tokenizer *tokenizer;
+    TokenList tokens;       /* SOURCE_TEXT: queries and keys are these tokens */
+    QkvData qkv;            /* SOURCE_QKV: the file's matrices and labels */
+    int n_q, n_k;           /* query rows, key rows (equal for self-attention) */
+
+    /* stages */
+    float *embed;           /* (n_k, d_model) E: token vectors */
+    float *pe;              /* (n_k, d_model) positional encoding (zeros when off) */
+    float *x;               /* (n_k, d_model) X = E + PE */
+    HeadData *head;         /* heads entries */
+    float *wo;              /* (heads * d_v, d_model) */
+    float *concat;          /* (n_q, heads * d_v) */
+    float *y;               /* (n_q, d_model) */
+    unsigned char *allowed; /* (n_q, n_k) 1 = key visible to query */
+
+    Stage stale;            /* earliest stage to recompute; STAGE_NONE when fresh */
+    int weights_stale;      /* the random weights must be drawn again */
+    unsigned long computed[STAGE_COUNT]; /* how often each stage was computed */
+} Model;
+
+/* A new model with the default configuration and no text. Free with
+ * model_free (NULL-safe). Returns NULL when out of memory. */
+Model *model_new(void);
+void model_free(Model *m);
+
+/* Each setter validates first; on failure nothing changes and err says why
+ * (range, tokenizer error, memory budget). On success the affected stages are
+ * marked stale; call model_update() to recompute. */
+int model_set_config(Model *m, const ModelConfig *c, AvError *err);
+int model_set_text(Model *m, const char *text, size_t len, AvError *err);
+int model_set_tokenizer(Model *m, TokPreset preset, const char *pattern, AvError *err);
+/* Takes the matrices of *d (which is left zeroed) and switches to SOURCE_QKV. */
+int model_set_qkv(Model *m, QkvData *d, AvError *err);
+
+/* Checks the memory budgets for a configuration and token counts. */
+int model_check_budget(const ModelConfig *c, int n_q, int n_k, ModelSource src, AvError *err);
+
+/* Recomputes every stale stage. Returns -1 only when out of memory. */
+int model_update(Model *m, AvError *err);
+
+/* Labels of query row i and key column j (NUL-terminated, raw: escape them
+ * before printing). */
+const char *model_query_label(const Model *m, int i);
+const char *model_key_label(const Model *m, int j);
+int model_query_id(const Model *m, int i); /* vocabulary id, or i for a Q/K/V file */
+int model_key_id(const Model *m, int j);
+
+/* Stable softmax of one row of n scores (-inf = masked) into w: subtract the
+ * row maximum, exponentiate and sum in double. Returns the sum of the stored
+ * weights: 1 (up to rounding), or 0 for a fully masked row, whose weights
+ * are all 0 (as PyTorch >= 2.5). */
+double attn_softmax_row(float *w, const float *s, int n);
+
+/* The arithmetic of one cell (head h, query i, key j), from the stored stages. */
+typedef struct {
+    double raw;       /* q_i . k_j */
+    double divisor;   /* sqrt(d_k), or 1 when scaling is off */
+    double scaled;    /* raw / divisor (as stored, float32) */
+    int allowed;      /* 0 when the mask forbids the cell */
+    double row_max;   /* max over the row's allowed scaled scores */
+    double exp;       /* exp(scaled - row_max), 0 when masked */
+    double denom;     /* sum of exp over the row's allowed keys */
+    double weight;    /* exp / denom as stored, 0 when masked */
+    int row_allowed;  /* number of allowed keys in the row */
+} CellDetail;
+void model_cell_detail(const Model *m, int h, int i, int j, CellDetail *out);
+
+#endif

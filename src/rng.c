@@ -1,0 +1,74 @@
+/* rng.c - see rng.h for the specification of every number drawn here. */
+#include "rng.h"
+
+#include <math.h>
+
+uint64_t rng_splitmix64(uint64_t *state) {
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+uint64_t rng_hash_text(const char *text, size_t len) {
+    uint64_t h = 0xCBF29CE484222325ull;
+    for (size_t i = 0; i < len; i++) {
+        h ^= (unsigned char)text[i];
+        h *= 0x100000001B3ull;
+    }
+    return h;
+}
+
+/* Folds one more word into a key: splitmix64 of (key xor word) so that every
+ * field changes every bit of the result. */
+static uint64_t mix(uint64_t key, uint64_t word) {
+    uint64_t s = key ^ word;
+    return rng_splitmix64(&s);
+}
+
+uint64_t rng_key(uint64_t seed, RngKind kind, uint32_t head, uint32_t index) {
+    uint64_t k = mix(seed, (uint64_t)kind);
+    k = mix(k, head);
+    return mix(k, index);
+}
+
+uint64_t rng_key_text(uint64_t seed, const char *text, size_t len) {
+    return mix(mix(seed, RNG_KIND_EMBED), rng_hash_text(text, len));
+}
+
+void rng_init(RngStream *r, uint64_t key) {
+    uint64_t s = key;
+    for (int i = 0; i < 4; i++) r->s[i] = rng_splitmix64(&s);
+    r->spare = 0;
+    r->has_spare = 0;
+}
+
+static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+uint64_t rng_next(RngStream *r) {
+    uint64_t *s = r->s;
+    uint64_t result = rotl(s[1] * 5, 7) * 9;
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return result;
+}
+
+double rng_uniform(RngStream *r) { return (double)(rng_next(r) >> 11) * 0x1.0p-53; }
+
+double rng_normal(RngStream *r) {
+    if (r->has_spare) {
+        r->has_spare = 0;
+        return r->spare;
+    }
+    const double two_pi = 6.283185307179586476925286766559;
+    double u1 = rng_uniform(r), u2 = rng_uniform(r);
+    double radius = sqrt(-2.0 * log(1.0 - u1)); /* 1-u1 is in (0, 1]: log is finite */
+    r->spare = radius * sin(two_pi * u2);
+    r->has_spare = 1;
+    return radius * cos(two_pi * u2);
+}

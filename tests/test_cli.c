@@ -1,0 +1,142 @@
+/* test_cli.c - option parsing: defaults, every value checked with a message
+ * naming the option and its range. */
+#include "testutil.h"
+
+#include <stdlib.h>
+
+#include "cli.h"
+
+static int parse(CliOptions *o, AvError *err, int argc, const char **argv) {
+    return cli_parse(o, argc, (char **)argv, err);
+}
+
+#define PARSE_OK(...)                                                                             \
+    do {                                                                                          \
+        const char *argv_[] = {"attnviz", __VA_ARGS__, NULL};                                     \
+        int argc_ = (int)(sizeof argv_ / sizeof *argv_) - 1;                                      \
+        if (parse(&o, &err, argc_, argv_)) fail_msg("unexpected error: %s", err.msg);             \
+    } while (0)
+
+#define PARSE_ERR(expect, ...)                                                                    \
+    do {                                                                                          \
+        const char *argv_[] = {"attnviz", __VA_ARGS__, NULL};                                     \
+        int argc_ = (int)(sizeof argv_ / sizeof *argv_) - 1;                                      \
+        assert_int_equal(parse(&o, &err, argc_, argv_), -1);                                      \
+        if (!strstr(err.msg, expect)) fail_msg("message '%s' lacks '%s'", err.msg, expect);       \
+        cli_free(&o);                                                                             \
+    } while (0)
+
+static void test_defaults(void **state) {
+    (void)state;
+    CliOptions o;
+    AvError err;
+    const char *argv[] = {"attnviz", NULL};
+    assert_int_equal(parse(&o, &err, 1, argv), 0);
+    assert_int_equal(o.cfg.d_model, 64);
+    assert_int_equal(o.cfg.heads, 4);
+    assert_int_equal(o.cfg.d_k, 16);
+    assert_int_equal(o.cfg.d_v, 16);
+    assert_true(o.cfg.seed == 42);
+    assert_int_equal(o.cfg.mask, MASK_NONE);
+    assert_int_equal(o.cfg.scale, 1);
+    assert_null(o.text);
+    assert_int_equal(o.tokenizer, TOK_WORDS);
+    assert_int_equal(o.mouse, 1);
+    cli_free(&o);
+}
+
+static void test_values(void **state) {
+    (void)state;
+    CliOptions o;
+    AvError err;
+    PARSE_OK("--d-model", "48", "-H", "3", "--mask=causal", "--no-scale", "--pos", "sinusoidal",
+             "-s", "18446744073709551615", "-t", "gpt2", "--dump=json", "나는", "학교에", "간다");
+    assert_int_equal(o.cfg.d_model, 48);
+    assert_int_equal(o.cfg.heads, 3);
+    assert_int_equal(o.cfg.d_k, 16); /* 48 / 3 */
+    assert_int_equal(o.cfg.d_v, 16);
+    assert_int_equal(o.cfg.mask, MASK_CAUSAL);
+    assert_int_equal(o.cfg.scale, 0);
+    assert_int_equal(o.cfg.pos, POS_SINUSOIDAL);
+    assert_true(o.cfg.seed == UINT64_MAX);
+    assert_int_equal(o.tokenizer, TOK_GPT2);
+    assert_int_equal(o.dump, 1);
+    assert_int_equal(o.dump_format, EXPORT_JSON);
+    assert_string_equal(o.text, "나는 학교에 간다");
+    cli_free(&o);
+    PARSE_OK("-k", "5", "--d-v", "7", "--dump");
+    assert_int_equal(o.cfg.d_k, 5);
+    assert_int_equal(o.cfg.d_v, 7);
+    assert_int_equal(o.dump_format, EXPORT_TEXT);
+    cli_free(&o);
+    PARSE_OK("--d-model", "4", "-H", "8");
+    assert_int_equal(o.cfg.d_k, 1); /* d_model / heads, at least 1 */
+    cli_free(&o);
+    PARSE_OK("--pattern", "\\S+", "x");
+    assert_int_equal(o.tokenizer, TOK_CUSTOM);
+    cli_free(&o);
+}
+
+static void test_bad_values(void **state) {
+    (void)state;
+    CliOptions o;
+    AvError err;
+    PARSE_ERR("--heads: 65 is out of range 1..64", "-H", "65");
+    PARSE_ERR("--heads: 0 is out of range 1..64", "--heads", "0");
+    PARSE_ERR("--heads: 'two' is not a whole number (expected 1..64)", "--heads", "two");
+    PARSE_ERR("--d-k: 4097 is out of range 1..4096", "-k", "4097");
+    PARSE_ERR("--d-k: '' is not a whole number", "--d-k=");
+    PARSE_ERR("--d-model: '3.5' is not a whole number", "--d-model", "3.5");
+    PARSE_ERR("--d-v: -1 is out of range", "--d-v", "-1");
+    PARSE_ERR("--d-model: 99999999999999999999 is out of range", "--d-model", "99999999999999999999");
+    PARSE_ERR("--mask: unknown mask 'future'", "-m", "future");
+    PARSE_ERR("--pos: unknown positional encoding 'learned'", "--pos", "learned");
+    PARSE_ERR("--seed: '-1' is not a whole number", "--seed", "-1");
+    PARSE_ERR("--seed: 18446744073709551616 is out of range", "-s", "18446744073709551616");
+    PARSE_ERR("--tokenizer: unknown tokenizer 'bpe'", "-t", "bpe");
+    PARSE_ERR("--dump: unknown format 'xml'", "--dump=xml");
+    PARSE_ERR("--width: 5 is out of range 20..1000", "--once", "--width", "5");
+    PARSE_ERR("--view: unknown view 'x'", "--view", "x");
+    PARSE_ERR("--color: unknown value 'blue'", "--color", "blue");
+    PARSE_ERR("--bogus: unknown or ambiguous option", "--bogus");
+    PARSE_ERR("-z: unknown option", "-z");
+    PARSE_ERR("--heads: needs a value", "--heads");
+    PARSE_ERR("--once: does not take a value", "--once=3");
+    PARSE_ERR("not both", "-f", "x.txt", "hello");
+    PARSE_ERR("--qkv", "--qkv", "a.qkv", "-H", "2");
+    PARSE_ERR("choose one", "--dump", "--once");
+    PARSE_ERR("--pattern: the pattern is empty", "--pattern", "");
+}
+
+static void test_reparse(void **state) {
+    (void)state;
+    CliOptions o;
+    AvError err;
+    /* getopt keeps global state: a second parse must start afresh. */
+    for (int i = 0; i < 3; i++) {
+        PARSE_OK("-H", "2", "word");
+        assert_int_equal(o.cfg.heads, 2);
+        assert_string_equal(o.text, "word");
+        cli_free(&o);
+    }
+}
+
+static void test_usage_lists_options(void **state) {
+    (void)state;
+    const char *u = cli_usage();
+    const char *opts[] = {"--d-model", "--heads", "--d-k", "--d-v", "--mask", "--no-scale", "--pos",
+                          "--seed", "--tokenizer", "--pattern", "--qkv", "--dump", "--once",
+                          "--width", "--view", "--no-mouse", "--color", "--ascii", "--help",
+                          "--version", "--file", "1..64", "1..4096"};
+    for (size_t i = 0; i < sizeof opts / sizeof *opts; i++)
+        if (!strstr(u, opts[i])) fail_msg("--help lacks %s", opts[i]);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults),    cmocka_unit_test(test_values),
+        cmocka_unit_test(test_bad_values),  cmocka_unit_test(test_reparse),
+        cmocka_unit_test(test_usage_lists_options),
+    };
+    return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
+}

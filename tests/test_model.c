@@ -1,0 +1,482 @@
+/* test_model.c - the attention engine: the worked example of the source texts
+ * (values computed independently in double precision), softmax, masks,
+ * scaling, shapes, prefix stability of the weights, the stage cache, budgets. */
+#include "testutil.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "qkvfile.h"
+
+// ----------------------------------------------------------------------------
+// the worked example (samples/worked-example.qkv)
+
+static Model *worked(MaskKind mask, int scale) {
+    QkvData d;
+    AvError err = {{0}};
+    if (qkv_load(&d, "samples/worked-example.qkv", &err)) fail_msg("%s", err.msg);
+    Model *m = model_new();
+    if (model_set_qkv(m, &d, &err)) fail_msg("%s", err.msg);
+    ModelConfig c = m->cfg;
+    c.mask = mask, c.scale = scale;
+    if (model_set_config(m, &c, &err)) fail_msg("%s", err.msg);
+    if (model_update(m, &err)) fail_msg("%s", err.msg);
+    return m;
+}
+
+/* Q K^T, /sqrt(3), softmax and A V by hand (NumPy float64). The source text
+ * prints S = [[0.26 0.41 0.65] ...]; arithmetic gives the values below. */
+static const double S[3][3] = {{0.20, 0.46, 0.55}, {0.28, 0.58, 0.88}, {0.49, 1.27, 1.51}};
+static const double A[3][3] = {{0.2953424364, 0.3431770706, 0.3614804930},
+                               {0.2775393713, 0.3300248262, 0.3924358025},
+                               {0.2287892329, 0.3589325218, 0.4122782453}};
+static const double O[3][3] = {{0.6198414170, 0.5247507802, 0.4945089733},
+                               {0.6344689293, 0.5225053916, 0.4812767071},
+                               {0.6550467037, 0.5098645944, 0.4839962830}};
+static const double AC[3][3] = {{1, 0, 0}, {0.4568066592, 0.5431933408, 0}, {0.2287892329, 0.3589325218, 0.4122782453}};
+static const double OC[3][3] = {{0.3, 0.7, 0.5}, {0.4629580022, 0.5370419978, 0.6629580022},
+                                {0.6550467037, 0.5098645944, 0.4839962830}};
+
+static void test_worked_example(void **state) {
+    (void)state;
+    Model *m = worked(MASK_NONE, 1);
+    assert_int_equal(m->n_q, 3);
+    assert_int_equal(m->n_k, 3);
+    assert_int_equal(m->cfg.d_k, 3);
+    assert_string_equal(model_key_label(m, 1), "학교에");
+    const HeadData *h = &m->head[0];
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 3; j++) {
+            assert_near(h->scores[i * 3 + j], S[i][j], 1e-6);
+            assert_near(h->scaled[i * 3 + j], S[i][j] / sqrt(3.0), 1e-6);
+            assert_near(h->weights[i * 3 + j], A[i][j], 1e-6);
+            assert_near(h->out[i * 3 + j], O[i][j], 1e-6);
+        }
+        assert_near(h->row_sums[i], 1.0, 1e-6);
+    }
+    model_free(m);
+}
+
+static void test_worked_example_causal(void **state) {
+    (void)state;
+    Model *m = worked(MASK_CAUSAL, 1);
+    const HeadData *h = &m->head[0];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            assert_near(h->weights[i * 3 + j], AC[i][j], 1e-6);
+            assert_near(h->out[i * 3 + j], OC[i][j], 1e-6);
+            if (j > i) {
+                assert_true(h->weights[i * 3 + j] == 0.0f); /* exactly 0 */
+                assert_true(h->masked[i * 3 + j] == -INFINITY);
+            }
+        }
+    model_free(m);
+}
+
+static void test_cell_detail_adds_up(void **state) {
+    (void)state;
+    Model *m = worked(MASK_CAUSAL, 1);
+    CellDetail d;
+    model_cell_detail(m, 0, 1, 0, &d);
+    assert_near(d.raw, 0.28, 1e-6);
+    assert_near(d.divisor, sqrt(3.0), 1e-12);
+    assert_near(d.scaled, 0.28 / sqrt(3.0), 1e-6);
+    assert_int_equal(d.allowed, 1);
+    assert_int_equal(d.row_allowed, 2);
+    assert_near(d.exp / d.denom, d.weight, 1e-6);
+    assert_near(d.weight, AC[1][0], 1e-6);
+    model_cell_detail(m, 0, 1, 2, &d);
+    assert_int_equal(d.allowed, 0);
+    assert_true(d.weight == 0.0 && d.exp == 0.0);
+    model_free(m);
+}
+
+// ----------------------------------------------------------------------------
+// softmax, masks, scaling
+
+static void test_row_sums_are_one(void **state) {
+    (void)state;
+    ModelConfig c = tu_config(32, 3, 8, 5);
+    c.mask = MASK_CAUSAL;
+    Model *m = tu_model("Mary greeted Bob and Bob ignored Mary", &c);
+    for (int h = 0; h < 3; h++)
+        for (int i = 0; i < m->n_q; i++) {
+            double sum = 0;
+            for (int j = 0; j < m->n_k; j++) {
+                float w = m->head[h].weights[i * m->n_k + j];
+                assert_true(w >= 0.0f && w <= 1.0f);
+                sum += w;
+            }
+            assert_near(sum, 1.0, 1e-6);
+            assert_near(m->head[h].row_sums[i], sum, 1e-12);
+        }
+    model_free(m);
+}
+
+/* Scores of +-1e4 would overflow exp() without subtracting the row maximum. */
+static void test_softmax_stable_with_large_scores(void **state) {
+    (void)state;
+    const char *txt = "tokens: a b\nQ:\n100 0\n-100 0\nK:\n100 0\n-100 0\nV:\n1\n2\n";
+    QkvData d;
+    AvError err = {{0}};
+    if (qkv_parse(&d, txt, strlen(txt), "mem", &err)) fail_msg("%s", err.msg);
+    Model *m = model_new();
+    assert_int_equal(model_set_qkv(m, &d, &err), 0);
+    ModelConfig c = m->cfg;
+    c.scale = 0;
+    assert_int_equal(model_set_config(m, &c, &err), 0);
+    assert_int_equal(model_update(m, &err), 0);
+    const HeadData *h = &m->head[0];
+    assert_near(h->scores[0], 1e4, 1e-3);
+    assert_near(h->scores[1], -1e4, 1e-3);
+    assert_true(h->weights[0] == 1.0f && h->weights[1] == 0.0f);
+    assert_true(h->weights[2] == 0.0f && h->weights[3] == 1.0f);
+    for (int i = 0; i < 4; i++) assert_false(isnan(h->weights[i]));
+    assert_near(h->out[0], 1.0, 1e-6);
+    assert_near(h->out[1], 2.0, 1e-6);
+    model_free(m);
+}
+
+/* A row whose keys are all masked: weights all exactly 0, sum 0, no NaN
+ * (PyTorch >= 2.5); a row with one allowed key puts all its weight there. */
+static void test_fully_masked_row(void **state) {
+    (void)state;
+    float s[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY}, w[4] = {9, 9, 9, 9};
+    assert_true(attn_softmax_row(w, s, 4) == 0.0);
+    for (int j = 0; j < 4; j++) assert_true(w[j] == 0.0f);
+    float s2[3] = {-INFINITY, 3.0f, -INFINITY};
+    assert_true(attn_softmax_row(w, s2, 3) == 1.0);
+    assert_true(w[0] == 0.0f && w[1] == 1.0f && w[2] == 0.0f);
+    /* Scores near the float limit still give a finite distribution. */
+    float s3[2] = {FLT_MAX, -FLT_MAX};
+    attn_softmax_row(w, s3, 2);
+    assert_true(w[0] == 1.0f && w[1] == 0.0f);
+    float s4[2] = {FLT_MAX, FLT_MAX};
+    attn_softmax_row(w, s4, 2);
+    assert_true(w[0] == 0.5f && w[1] == 0.5f);
+}
+
+static void test_causal_upper_triangle_zero(void **state) {
+    (void)state;
+    ModelConfig c = tu_config(16, 2, 4, 4);
+    c.mask = MASK_CAUSAL;
+    Model *m = tu_model("나는 어제 친구와 영화를 봤는데 , 그 영화는 정말 재미있었다", &c);
+    assert_int_equal(m->n_q, 10);
+    for (int h = 0; h < 2; h++)
+        for (int i = 0; i < m->n_q; i++)
+            for (int j = 0; j < m->n_k; j++) {
+                size_t at = (size_t)i * m->n_k + j;
+                assert_int_equal(m->allowed[at], j <= i);
+                if (j > i) {
+                    assert_true(m->head[h].weights[at] == 0.0f);
+                    assert_true(m->head[h].masked[at] == -INFINITY);
+                } else {
+                    assert_true(m->head[h].masked[at] == m->head[h].scaled[at]);
+                }
+            }
+    /* Row 0 sees only itself. */
+    assert_true(m->head[0].weights[0] == 1.0f);
+    model_free(m);
+}
+
+static void test_scaling_exact(void **state) {
+    (void)state;
+    ModelConfig c = tu_config(24, 2, 7, 3);
+    Model *m = tu_model("Mary greeted Bob", &c);
+    size_t cells = (size_t)m->n_q * m->n_k;
+    for (int h = 0; h < 2; h++)
+        for (size_t i = 0; i < cells; i++)
+            assert_true(m->head[h].scaled[i] == (float)((double)m->head[h].scores[i] / sqrt(7.0)));
+    /* Off: scaled is the raw score. */
+    AvError err;
+    c.scale = 0;
+    assert_int_equal(model_set_config(m, &c, &err), 0);
+    assert_int_equal(model_update(m, &err), 0);
+    for (size_t i = 0; i < cells; i++) assert_true(m->head[0].scaled[i] == m->head[0].scores[i]);
+    model_free(m);
+}
+
+/* The raw scores are Q K^T computed from the stored Q and K. */
+static void test_scores_are_qkt(void **state) {
+    (void)state;
+    ModelConfig c = tu_config(20, 3, 5, 6);
+    Model *m = tu_model("the cat sat on the mat", &c);
+    for (int h = 0; h < 3; h++) {
+        const HeadData *hd = &m->head[h];
+        for (int i = 0; i < m->n_q; i++)
+            for (int j = 0; j < m->n_k; j++) {
+                double s = 0;
+                for (int p = 0; p < 5; p++) s += (double)hd->q[i * 5 + p] * hd->k[j * 5 + p];
+                assert_near(hd->scores[i * m->n_k + j], s, 1e-5);
+            }
+        /* Q = X W_Q */
+        for (int i = 0; i < m->n_q; i++)
+            for (int p = 0; p < 5; p++) {
+                double s = 0;
+                for (int d = 0; d < 20; d++) s += (double)m->x[i * 20 + d] * hd->wq[d * 5 + p];
+                assert_near(hd->q[i * 5 + p], s, 1e-5);
+            }
+    }
+    model_free(m);
+}
+
+// ----------------------------------------------------------------------------
+// shapes, embeddings, prefix stability
+
+static void test_multihead_shapes(void **state) {
+    (void)state;
+    ModelConfig c = tu_config(12, 3, 4, 2);
+    Model *m = tu_model("Mary greeted Bob .", &c);
+    assert_int_equal(m->n_q, 4);
+    assert_int_equal(m->cfg.heads, 3);
+    /* Y = concat (4, 3*2) W_O (6, 12): check one entry by hand. */
+    double s = 0;
+    for (int p = 0; p < 6; p++) s += (double)m->concat[1 * 6 + p] * m->wo[p * 12 + 5];
+    assert_near(m->y[1 * 12 + 5], s, 1e-5);
+    /* concat holds head 2's output in columns 4..5. */
+    assert_true(m->concat[2 * 6 + 4] == m->head[2].out[2 * 2 + 0]);
+    model_free(m);
+}
+
+static void test_repeated_word_same_embedding(void **state) {
+    (void)state;
+    ModelConfig c = tu_config(16, 1, 4, 4);
+    Model *a = tu_model("the cat sat on the mat", &c);
+    Model *b = tu_model("a dog saw the cat", &c);
+    /* "the" at 0 and 4 in a; "cat" at 1 in a and 4 in b. */
+    assert_memory_equal(a->embed, a->embed + 4 * 16, 16 * sizeof(float));
+    assert_memory_equal(a->embed + 1 * 16, b->embed + 4 * 16, 16 * sizeof(float));
+    assert_memory_equal(a->embed, b->embed + 3 * 16, 16 * sizeof(float));
+    /* Without PE a repeated word has identical query rows. */
+    assert_memory_equal(a->head[0].q, a->head[0].q + 4 * 4, 4 * sizeof(float));
+    model_free(a);
+    model_free(b);
+}
+
+static void test_seed_changes_numbers(void **state) {
+    (void)state;
+    ModelConfig c = tu_config(16, 2, 4, 4);
+    Model *a = tu_model("Mary greeted Bob", &c);
+    c.seed = 43;
+    Model *b = tu_model("Mary greeted Bob", &c);
+    assert_memory_not_equal(a->embed, b->embed, 16 * sizeof(float));
+    assert_memory_not_equal(a->head[0].wq, b->head[0].wq, 16 * 4 * sizeof(float));
+    /* Same seed, same numbers. */
+    c.seed = 42;
+    Model *a2 = tu_model("Mary greeted Bob", &c);
+    assert_memory_equal(a->head[1].weights, a2->head[1].weights, 9 * sizeof(float));
+    assert_memory_equal(a->y, a2->y, 3 * 16 * sizeof(float));
+    model_free(a), model_free(b), model_free(a2);
+}
+
+static void test_prefix_stable_heads(void **state) {
+    (void)state;
+    ModelConfig c = tu_config(16, 2, 4, 3);
+    Model *a = tu_model("Bob ignored Mary", &c);
+    c.heads = 3;
+    Model *b = tu_model("Bob ignored Mary", &c);
+    for (int h = 0; h < 2; h++) {
+        assert_memory_equal(a->head[h].wq, b->head[h].wq, 16 * 4 * sizeof(float));
+        assert_memory_equal(a->head[h].wk, b->head[h].wk, 16 * 4 * sizeof(float));
+        assert_memory_equal(a->head[h].wv, b->head[h].wv, 16 * 3 * sizeof(float));
+        assert_memory_equal(a->head[h].weights, b->head[h].weights, 9 * sizeof(float));
+    }
+    model_free(a), model_free(b);
+}
+
+static void test_prefix_stable_dk(void **state) {
+    (void)state;
+    ModelConfig c = tu_config(16, 2, 4, 4);
+    Model *a = tu_model("Bob ignored Mary", &c);
+    c.d_k = 5;
+    Model *b = tu_model("Bob ignored Mary", &c);
+    for (int h = 0; h < 2; h++)
+        for (int r = 0; r < 16; r++) {
+            assert_memory_equal(a->head[h].wq + r * 4, b->head[h].wq + r * 5, 4 * sizeof(float));
+            assert_memory_equal(a->head[h].wk + r * 4, b->head[h].wk + r * 5, 4 * sizeof(float));
+        }
+    /* V did not change with d_k. */
+    assert_memory_equal(a->head[1].wv, b->head[1].wv, 16 * 4 * sizeof(float));
+    model_free(a), model_free(b);
+}
+
+static void test_prefix_stable_dmodel(void **state) {
+    (void)state;
+    ModelConfig c = tu_config(16, 1, 4, 4);
+    Model *a = tu_model("Bob ignored Mary", &c);
+    c.d_model = 20;
+    Model *b = tu_model("Bob ignored Mary", &c);
+    for (int t = 0; t < 3; t++) assert_memory_equal(a->embed + t * 16, b->embed + t * 20, 16 * sizeof(float));
+    model_free(a), model_free(b);
+}
+
+static void test_positional_encoding(void **state) {
+    (void)state;
+    ModelConfig c = tu_config(8, 1, 4, 4);
+    c.pos = POS_SINUSOIDAL;
+    Model *m = tu_model("the cat sat on the mat", &c);
+    /* pos 0: sin 0 = 0 at even dims, cos 0 = 1 at odd dims. */
+    for (int d = 0; d < 8; d++) assert_near(m->pe[d], d % 2 ? 1.0 : 0.0, 0);
+    /* pos 3, dim 2 (i = 1): sin(3 / 10000^(2/8)). */
+    assert_near(m->pe[3 * 8 + 2], sin(3.0 / pow(10000.0, 2.0 / 8)), 1e-7);
+    assert_near(m->pe[3 * 8 + 5], cos(3.0 / pow(10000.0, 4.0 / 8)), 1e-7);
+    for (int i = 0; i < 6 * 8; i++) assert_true(m->x[i] == m->embed[i] + m->pe[i]);
+    /* With PE the two "the" (rows 0 and 4) get different query rows. */
+    assert_memory_not_equal(m->head[0].q, m->head[0].q + 4 * 4, 4 * sizeof(float));
+    model_free(m);
+}
+
+// ----------------------------------------------------------------------------
+// the stage cache
+
+static void test_stage_cache(void **state) {
+    (void)state;
+    ModelConfig c = tu_config(16, 2, 4, 4);
+    Model *m = tu_model("Mary greeted Bob", &c);
+    AvError err;
+    unsigned long before[STAGE_COUNT];
+    memcpy(before, m->computed, sizeof before);
+    /* Mask: from the mask stage on. */
+    c.mask = MASK_CAUSAL;
+    assert_int_equal(model_set_config(m, &c, &err), 0);
+    assert_int_equal(m->stale, STAGE_MASKED);
+    assert_int_equal(model_update(m, &err), 0);
+    assert_true(m->computed[STAGE_SCORES] == before[STAGE_SCORES]);
+    assert_true(m->computed[STAGE_SCALED] == before[STAGE_SCALED]);
+    assert_true(m->computed[STAGE_MASKED] == before[STAGE_MASKED] + 1);
+    assert_true(m->computed[STAGE_FINAL] == before[STAGE_FINAL] + 1);
+    /* Scale: from the scaled stage. */
+    c.scale = 0;
+    model_set_config(m, &c, &err);
+    assert_int_equal(m->stale, STAGE_SCALED);
+    model_update(m, &err);
+    assert_true(m->computed[STAGE_SCORES] == before[STAGE_SCORES]);
+    assert_true(m->computed[STAGE_SCALED] == before[STAGE_SCALED] + 1);
+    /* d_k: from the projections; seed: from the embeddings. */
+    c.d_k = 8;
+    model_set_config(m, &c, &err);
+    assert_int_equal(m->stale, STAGE_PROJECT);
+    model_update(m, &err);
+    assert_true(m->computed[STAGE_EMBED] == before[STAGE_EMBED]);
+    c.seed = 7;
+    model_set_config(m, &c, &err);
+    assert_int_equal(m->stale, STAGE_EMBED);
+    model_update(m, &err);
+    assert_true(m->computed[STAGE_EMBED] == before[STAGE_EMBED] + 1);
+    /* Nothing changed: nothing recomputed. */
+    memcpy(before, m->computed, sizeof before);
+    model_set_config(m, &c, &err);
+    model_update(m, &err);
+    assert_memory_equal(before, m->computed, sizeof before);
+    model_free(m);
+}
+
+/* Changing the mask after a cache hit gives the same numbers as computing
+ * the new configuration from scratch. */
+static void test_incremental_equals_fresh(void **state) {
+    (void)state;
+    ModelConfig c = tu_config(16, 2, 4, 4);
+    Model *m = tu_model("Mary greeted Bob and Bob ignored Mary", &c);
+    AvError err;
+    c.mask = MASK_CAUSAL, c.scale = 0, c.heads = 3, c.d_k = 6;
+    model_set_config(m, &c, &err);
+    model_update(m, &err);
+    Model *f = tu_model("Mary greeted Bob and Bob ignored Mary", &c);
+    size_t cells = (size_t)m->n_q * m->n_k;
+    for (int h = 0; h < 3; h++) assert_memory_equal(m->head[h].weights, f->head[h].weights, cells * sizeof(float));
+    assert_memory_equal(m->y, f->y, (size_t)m->n_q * 16 * sizeof(float));
+    model_free(m), model_free(f);
+}
+
+// ----------------------------------------------------------------------------
+// validation and budgets
+
+static void test_config_ranges(void **state) {
+    (void)state;
+    ModelConfig c;
+    AvError err;
+    model_config_default(&c);
+    assert_int_equal(model_config_check(&c, &err), 0);
+    c.heads = 65;
+    assert_int_equal(model_config_check(&c, &err), -1);
+    assert_non_null(strstr(err.msg, "heads 65 is out of range 1..64"));
+    model_config_default(&c);
+    c.d_k = 0;
+    assert_int_equal(model_config_check(&c, &err), -1);
+    assert_non_null(strstr(err.msg, "d_k 0"));
+    model_config_default(&c);
+    c.d_model = 4097;
+    assert_int_equal(model_config_check(&c, &err), -1);
+    assert_non_null(strstr(err.msg, "1..4096"));
+}
+
+static void test_budget(void **state) {
+    (void)state;
+    ModelConfig c = tu_config(64, 64, 1, 1);
+    AvError err;
+    assert_int_equal(model_check_budget(&c, 512, 512, SOURCE_TEXT, &err), 0);
+    assert_int_equal(model_check_budget(&c, 513, 513, SOURCE_TEXT, &err), -1);
+    assert_non_null(strstr(err.msg, "attention cells"));
+    c = tu_config(4096, 64, 4096, 4096);
+    assert_int_equal(model_check_budget(&c, 3, 3, SOURCE_TEXT, &err), -1);
+    assert_non_null(strstr(err.msg, "MiB"));
+    /* A failing setter leaves the model as it was. */
+    Model *m = tu_model("a b c", NULL);
+    assert_int_equal(model_set_config(m, &c, &err), -1);
+    assert_int_equal(m->cfg.d_model, 64);
+    assert_int_equal(m->stale, STAGE_NONE);
+    model_free(m);
+}
+
+static void test_text_errors_keep_state(void **state) {
+    (void)state;
+    Model *m = tu_model("Mary greeted Bob", NULL);
+    AvError err;
+    assert_int_equal(model_set_text(m, "ab\xff", 3, &err), -1);
+    assert_non_null(strstr(err.msg, "offset 2"));
+    assert_int_equal(m->n_q, 3);
+    assert_string_equal(m->text, "Mary greeted Bob");
+    assert_int_equal(model_set_tokenizer(m, TOK_CUSTOM, "(", &err), -1);
+    assert_int_equal(tok_preset(m->tokenizer), TOK_WORDS);
+    assert_int_equal(model_set_tokenizer(m, TOK_CHARS, NULL, &err), 0);
+    assert_int_equal(model_update(m, &err), 0);
+    assert_int_equal(m->n_q, 14);
+    model_free(m);
+}
+
+static void test_zero_tokens(void **state) {
+    (void)state;
+    Model *m = tu_model("   ", NULL);
+    assert_int_equal(m->n_q, 0);
+    assert_int_equal(m->n_k, 0);
+    model_free(m);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_worked_example),
+        cmocka_unit_test(test_worked_example_causal),
+        cmocka_unit_test(test_cell_detail_adds_up),
+        cmocka_unit_test(test_row_sums_are_one),
+        cmocka_unit_test(test_softmax_stable_with_large_scores),
+        cmocka_unit_test(test_fully_masked_row),
+        cmocka_unit_test(test_causal_upper_triangle_zero),
+        cmocka_unit_test(test_scaling_exact),
+        cmocka_unit_test(test_scores_are_qkt),
+        cmocka_unit_test(test_multihead_shapes),
+        cmocka_unit_test(test_repeated_word_same_embedding),
+        cmocka_unit_test(test_seed_changes_numbers),
+        cmocka_unit_test(test_prefix_stable_heads),
+        cmocka_unit_test(test_prefix_stable_dk),
+        cmocka_unit_test(test_prefix_stable_dmodel),
+        cmocka_unit_test(test_positional_encoding),
+        cmocka_unit_test(test_stage_cache),
+        cmocka_unit_test(test_incremental_equals_fresh),
+        cmocka_unit_test(test_config_ranges),
+        cmocka_unit_test(test_budget),
+        cmocka_unit_test(test_text_errors_keep_state),
+        cmocka_unit_test(test_zero_tokens),
+    };
+    return cmocka_run_group_tests_name("model", tests, NULL, NULL);
+}

@@ -1,0 +1,253 @@
+/* cli.c - see cli.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+/* Views the TUI knows; --view is checked against this list. */
+static const char *const view_names[] = {"heatmap", "heads", NULL};
+
+const char *cli_usage(void) {
+    return "Usage: attnviz [OPTIONS] [TEXT...]\n"
+           "Interactive terminal visualizer of transformer attention.\n"
+           "\n"
+           "Input (default: \"" CLI_DEFAULT_TEXT "\"):\n"
+           "  TEXT...                the sentence (several words are joined by spaces)\n"
+           "  -f, --file FILE        read the sentence from FILE ('-' = standard input; at most 1 MiB)\n"
+           "      --qkv FILE         take Q, K, V of one head from FILE (see README)\n"
+           "  -t, --tokenizer NAME   words | gpt2 | chars  (default words)\n"
+           "      --pattern REGEX    your own PCRE2 pattern: every match is a token\n"
+           "\n"
+           "Model:\n"
+           "      --d-model N        embedding width, 1..4096 (default 64)\n"
+           "  -H, --heads N          number of heads, 1..64 (default 4)\n"
+           "  -k, --d-k N            query/key width per head, 1..4096 (default d_model/heads)\n"
+           "      --d-v N            value width per head, 1..4096 (default d_k)\n"
+           "  -m, --mask KIND        none | causal  (default none)\n"
+           "      --no-scale         scores are Q K^T, not divided by sqrt(d_k)\n"
+           "      --pos KIND         none | sinusoidal positional encoding (default none)\n"
+           "  -s, --seed N           seed of every random number, 0..2^64-1 (default 42)\n"
+           "\n"
+           "Output:\n"
+           "      --dump[=FORMAT]    print every stage and exit: text (default) | json | csv\n"
+           "      --once             draw the view once on standard output and exit\n"
+           "      --width N          width for --once, 20..1000 (default: terminal, COLUMNS or 80)\n"
+           "      --view NAME        view to start in: heatmap | heads  (default heatmap)\n"
+           "      --no-mouse         leave the mouse to the terminal (text selection)\n"
+           "      --color WHEN       auto | always | never  (default auto; NO_COLOR set = never)\n"
+           "      --ascii            ASCII glyphs only\n"
+           "  -h, --help             this help\n"
+           "  -V, --version          the version\n"
+           "\n"
+           "Limits: 4096 tokens, 1 MiB of input, heads x tokens x tokens <= 16777216,\n"
+           "1 GiB of matrices. Exit status: 0 ok, 1 runtime failure, 2 bad input.\n";
+}
+
+int cli_parse_int(const char *s, long lo, long hi, const char *what, long *out, AvError *err) {
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end != '\0' || s[0] == ' ' || s[0] == '\t')
+        return av_errorf(err, "%s: '%s' is not a whole number (expected %ld..%ld)", what, s, lo, hi);
+    if (errno == ERANGE || v < lo || v > hi)
+        return av_errorf(err, "%s: %s is out of range %ld..%ld", what, s, lo, hi);
+    *out = v;
+    return 0;
+}
+
+static int parse_seed(const char *s, uint64_t *out, AvError *err) {
+    char *end;
+    errno = 0;
+    if (s[0] == '-' || s[0] == '+' || s[0] == ' ' || s[0] == '\0')
+        return av_errorf(err, "--seed: '%s' is not a whole number (expected 0..18446744073709551615)", s);
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end != '\0')
+        return av_errorf(err, "--seed: '%s' is not a whole number (expected 0..18446744073709551615)", s);
+    if (errno == ERANGE) return av_errorf(err, "--seed: %s is out of range 0..18446744073709551615", s);
+    *out = (uint64_t)v;
+    return 0;
+}
+
+enum {
+    OPT_D_MODEL = 256,
+    OPT_D_V,
+    OPT_NO_SCALE,
+    OPT_POS,
+    OPT_QKV,
+    OPT_PATTERN,
+    OPT_DUMP,
+    OPT_ONCE,
+    OPT_WIDTH,
+    OPT_VIEW,
+    OPT_NO_MOUSE,
+    OPT_COLOR,
+    OPT_ASCII,
+};
+
+static const struct option long_options[] = {
+    {"file", required_argument, NULL, 'f'},
+    {"d-model", required_argument, NULL, OPT_D_MODEL},
+    {"heads", required_argument, NULL, 'H'},
+    {"d-k", required_argument, NULL, 'k'},
+    {"d-v", required_argument, NULL, OPT_D_V},
+    {"mask", required_argument, NULL, 'm'},
+    {"no-scale", no_argument, NULL, OPT_NO_SCALE},
+    {"pos", required_argument, NULL, OPT_POS},
+    {"seed", required_argument, NULL, 's'},
+    {"tokenizer", required_argument, NULL, 't'},
+    {"pattern", required_argument, NULL, OPT_PATTERN},
+    {"qkv", required_argument, NULL, OPT_QKV},
+    {"dump", optional_argument, NULL, OPT_DUMP},
+    {"once", no_argument, NULL, OPT_ONCE},
+    {"width", required_argument, NULL, OPT_WIDTH},
+    {"view", required_argument, NULL, OPT_VIEW},
+    {"no-mouse", no_argument, NULL, OPT_NO_MOUSE},
+    {"color", required_argument, NULL, OPT_COLOR},
+    {"colour", required_argument, NULL, OPT_COLOR},
+    {"ascii", no_argument, NULL, OPT_ASCII},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
+/* Name of the option getopt just returned, for messages. */
+static char *join_args(int argc, char **argv) {
+    size_t len = 0;
+    for (int i = 0; i < argc; i++) len += strlen(argv[i]) + 1;
+    char *s = malloc(len + 1);
+    if (!s) return NULL;
+    size_t at = 0;
+    for (int i = 0; i < argc; i++) {
+        if (i) s[at++] = ' ';
+        size_t n = strlen(argv[i]);
+        memcpy(s + at, argv[i], n);
+        at += n;
+    }
+    s[at] = '\0';
+    return s;
+}
+
+void cli_free(CliOptions *o) {
+    if (!o) return;
+    free(o->text);
+    o->text = NULL;
+}
+
+int cli_parse(CliOptions *o, int argc, char **argv, AvError *err) {
+    memset(o, 0, sizeof *o);
+    model_config_default(&o->cfg);
+    o->tokenizer = TOK_WORDS;
+    o->mouse = 1;
+    o->color = COLOR_AUTO;
+    int dmodel_given = 0, heads_given = 0;
+    long v;
+    optind = 0; /* GNU: restart scanning, so that the parser can run more than once */
+    opterr = 0; /* our own messages */
+    int c;
+    while ((c = getopt_long(argc, argv, ":f:H:k:m:s:t:hV", long_options, NULL)) != -1) {
+        switch (c) {
+        case 'f': o->file = optarg; break;
+        case OPT_D_MODEL:
+            if (cli_parse_int(optarg, 1, MODEL_MAX_DIM, "--d-model", &v, err)) return -1;
+            o->cfg.d_model = (int)v, dmodel_given = 1;
+            break;
+        case 'H':
+            if (cli_parse_int(optarg, 1, MODEL_MAX_HEADS, "--heads", &v, err)) return -1;
+            o->cfg.heads = (int)v, heads_given = 1;
+            break;
+        case 'k':
+            if (cli_parse_int(optarg, 1, MODEL_MAX_DIM, "--d-k", &v, err)) return -1;
+            o->cfg.d_k = (int)v, o->dk_given = 1;
+            break;
+        case OPT_D_V:
+            if (cli_parse_int(optarg, 1, MODEL_MAX_DIM, "--d-v", &v, err)) return -1;
+            o->cfg.d_v = (int)v, o->dv_given = 1;
+            break;
+        case 'm':
+            if (mask_parse(optarg, &o->cfg.mask, err)) return av_error_prefix(err, "--mask");
+            break;
+        case OPT_NO_SCALE: o->cfg.scale = 0; break;
+        case OPT_POS:
+            if (pos_parse(optarg, &o->cfg.pos, err)) return av_error_prefix(err, "--pos");
+            break;
+        case 's':
+            if (parse_seed(optarg, &o->cfg.seed, err)) return -1;
+            break;
+        case 't':
+            if (tok_preset_parse(optarg, &o->tokenizer) || o->tokenizer == TOK_CUSTOM)
+                return av_errorf(err, "--tokenizer: unknown tokenizer '%s' (expected words, gpt2 or chars)", optarg);
+            break;
+        case OPT_PATTERN:
+            if (optarg[0] == '\0') return av_errorf(err, "--pattern: the pattern is empty");
+            o->pattern = optarg;
+            break;
+        case OPT_QKV: o->qkv_file = optarg; break;
+        case OPT_DUMP:
+            o->dump = 1;
+            o->dump_format = EXPORT_TEXT;
+            if (optarg && export_parse_format(optarg, &o->dump_format))
+                return av_errorf(err, "--dump: unknown format '%s' (expected text, json or csv)", optarg);
+            break;
+        case OPT_ONCE: o->once = 1; break;
+        case OPT_WIDTH:
+            if (cli_parse_int(optarg, 20, 1000, "--width", &v, err)) return -1;
+            o->width = (int)v;
+            break;
+        case OPT_VIEW: {
+            int ok = 0;
+            for (int i = 0; view_names[i]; i++) ok |= strcmp(optarg, view_names[i]) == 0;
+            if (!ok) return av_errorf(err, "--view: unknown view '%s' (expected heatmap or heads)", optarg);
+            o->view = optarg;
+            break;
+        }
+        case OPT_NO_MOUSE: o->mouse = 0; break;
+        case OPT_COLOR:
+            if (strcmp(optarg, "auto") == 0) o->color = COLOR_AUTO;
+            else if (strcmp(optarg, "always") == 0) o->color = COLOR_ALWAYS;
+            else if (strcmp(optarg, "never") == 0) o->color = COLOR_NEVER;
+            else return av_errorf(err, "--color: unknown value '%s' (expected auto, always or never)", optarg);
+            break;
+        case OPT_ASCII: o->ascii = 1; break;
+        case 'h': o->help = 1; break;
+        case 'V': o->version = 1; break;
+        case ':': {
+            const char *a = optind > 0 && optind - 1 < argc ? argv[optind - 1] : "?";
+            return av_errorf(err, "%s: needs a value", a);
+        }
+        case '?':
+        default: {
+            const char *a = optind > 0 && optind - 1 < argc ? argv[optind - 1] : "?";
+            const char *eq = strchr(a, '=');
+            if (strncmp(a, "--", 2) == 0 && eq && optopt)
+                return av_errorf(err, "%.*s: does not take a value", (int)(eq - a), a);
+            if (strncmp(a, "--", 2) == 0) return av_errorf(err, "%s: unknown or ambiguous option", a);
+            return av_errorf(err, "-%c: unknown option", optopt ? optopt : '?');
+        }
+        }
+    }
+    if (o->help || o->version) return 0;
+    if (optind < argc) {
+        o->text = join_args(argc - optind, argv + optind);
+        if (!o->text) return av_errorf(err, "out of memory");
+    }
+    if (o->text && o->file) return av_errorf(err, "give the sentence either as TEXT or with -f FILE, not both");
+    if (o->qkv_file && (o->text || o->file))
+        return av_errorf(err, "--qkv: Q, K and V come from the file; do not also give a sentence");
+    if (o->qkv_file && (dmodel_given || heads_given || o->dk_given || o->dv_given || o->pattern ||
+                        o->cfg.pos != POS_NONE))
+        return av_errorf(err, "--qkv: the file sets the shapes; --d-model, --heads, --d-k, --d-v, "
+                              "--pos and --pattern do not apply");
+    if (o->pattern) o->tokenizer = TOK_CUSTOM;
+    if (o->dump && o->once) return av_errorf(err, "--dump and --once: choose one");
+    if (!o->dk_given) {
+        o->cfg.d_k = o->cfg.d_model / o->cfg.heads;
+        if (o->cfg.d_k < 1) o->cfg.d_k = 1;
+    }
+    if (!o->dv_given) o->cfg.d_v = o->cfg.d_k;
+    return 0;
+}

@@ -1,0 +1,50 @@
+/* cli.h - the command line of DESIGN.md §3, parsed into options without
+ * side effects (no printing, no exit), so that tests and fuzzers can call it. */
+#ifndef ATTNVIZ_CLI_H
+#define ATTNVIZ_CLI_H
+
+#include "error.h"
+#include "export.h"
+#include "model.h"
+#include "tokenize.h"
+
+#define ATTNVIZ_VERSION "0.1.0"
+
+/* The sentence shown when none is given: "the" and "cat" repeat, so that the
+ * effect of positional encoding on repeated words can be seen. */
+#define CLI_DEFAULT_TEXT "the cat sat on the mat because the cat was tired"
+
+typedef enum { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER } ColorMode;
+
+typedef struct {
+    ModelConfig cfg;        /* the model's configuration after defaults */
+    int dk_given, dv_given; /* -k / --d-v were on the command line */
+    char *text;             /* TEXT arguments joined by spaces (owned), or NULL */
+    const char *file;       /* -f FILE ("-" is stdin), or NULL */
+    const char *qkv_file;   /* --qkv FILE, or NULL */
+    TokPreset tokenizer;
+    const char *pattern;    /* --pattern REGEX, or NULL */
+    int dump;               /* --dump given */
+    ExportFormat dump_format;
+    int once;               /* --once given */
+    int width;              /* --width N, 0 when not given */
+    const char *view;       /* --view NAME, or NULL */
+    int mouse;              /* 0 with --no-mouse */
+    ColorMode color;
+    int ascii;
+    int help, version;
+} CliOptions;
+
+/* Parses argv. On a bad option or value returns -1 with a one-line message
+ * naming the option, the value and the accepted range. Free with cli_free. */
+int cli_parse(CliOptions *o, int argc, char **argv, AvError *err);
+void cli_free(CliOptions *o);
+
+/* The --help text. */
+const char *cli_usage(void);
+
+/* Strict decimal parsing for option values: the whole string, in [lo, hi].
+ * Messages name `what` ("--heads"). */
+int cli_parse_int(const char *s, long lo, long hi, const char *what, long *out, AvError *err);
+
+#endif
