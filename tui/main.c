@@ -1,12 +1,21 @@
 /* main.c - attnviz's entry point: parse the command line, build the model,
  * then dump it, draw it once, or run the interactive TUI. */
 #define _POSIX_C_SOURCE 200809L
+#include <langinfo.h>
 #include <locale.h>
+#include <sys/ioctl.h>
+#include <curses.h>
+#include <term.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "app.h"
+#include "canvas.h"
 #include "cli.h"
+#include "palette.h"
+#include "screen.h"
 #include "export.h"
 #include "model.h"
 #include "qkvfile.h"
@@ -54,8 +63,60 @@ static int build_model(Model *m, const CliOptions *o, AvError *err) {
     return 0;
 }
 
-int main(int argc, char **argv) {
+/* attnviz needs UTF-8 to measure and draw its labels. In a locale that is not
+ * UTF-8 (LC_ALL=C over SSH, say) it switches LC_CTYPE to C.UTF-8, as tmux
+ * does, and draws its own glyphs in ASCII. Returns 1 when it had to. */
+static int ensure_utf8_locale(void) {
     setlocale(LC_ALL, "");
+    const char *cs = nl_langinfo(CODESET);
+    if (cs && (strcmp(cs, "UTF-8") == 0 || strcmp(cs, "utf8") == 0)) return 0;
+    if (!setlocale(LC_CTYPE, "C.UTF-8")) setlocale(LC_CTYPE, "en_US.UTF-8");
+    return 1;
+}
+
+/* Width for --once: --width, the terminal's, COLUMNS, or 80. */
+static int once_width(const CliOptions *o) {
+    if (o->width) return o->width;
+    struct winsize ws;
+    if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20) return ws.ws_col;
+    const char *cols = getenv("COLUMNS");
+    if (cols) {
+        long v = strtol(cols, NULL, 10);
+        if (v >= 20 && v <= 1000) return (int)v;
+    }
+    return 80;
+}
+
+/* Colour tier for --once: ANSI colours only towards a terminal (or with
+ * --color=always), as many as its terminfo entry says. */
+static ColorTier once_tier(const CliOptions *o) {
+    if (o->color == COLOR_NEVER) return TIER_NONE;
+    int colors = 0, errret = 0;
+    if (isatty(STDOUT_FILENO) && setupterm(NULL, STDOUT_FILENO, &errret) == OK) {
+        colors = tigetnum("colors");
+        del_curterm(cur_term);
+    }
+    if (o->color == COLOR_AUTO && !isatty(STDOUT_FILENO)) return TIER_NONE;
+    if (o->color == COLOR_ALWAYS && colors < 256) colors = 256;
+    return palette_tier((int)o->color, getenv("NO_COLOR"), colors);
+}
+
+static int run_once(App *a, const CliOptions *o) {
+    int w = once_width(o);
+    Canvas *cv = cv_new(w, app_natural_height(a, w));
+    if (!cv) return print_error("out of memory"), 1;
+    app_draw(a, cv);
+    char *text = cv_render(cv, a->tier != TIER_NONE, a->tier);
+    cv_free(cv);
+    if (!text) return print_error("out of memory"), 1;
+    int rc = fputs(text, stdout) < 0 || fflush(stdout) ? 1 : 0;
+    free(text);
+    if (rc) print_error("cannot write to standard output");
+    return rc;
+}
+
+int main(int argc, char **argv) {
+    int forced_utf8 = ensure_utf8_locale();
     CliOptions opt;
     AvError err = {{0}};
     if (cli_parse(&opt, argc, argv, &err)) {
@@ -93,8 +154,17 @@ int main(int argc, char **argv) {
             status = 1;
         }
     } else {
-        print_error("the interactive view is not built yet; use --dump");
-        status = 1;
+        App app;
+        app_init(&app, m, TIER_NONE, opt.ascii || forced_utf8, !opt.dv_given, opt.pattern);
+        if (opt.view) app_view_parse(opt.view, &app.view);
+        if (opt.once) {
+            app.tier = once_tier(&opt);
+            status = run_once(&app, &opt);
+        } else {
+            status = screen_run(&app, &opt, &err);
+            if (status == 1) print_error(err.msg);
+        }
+        app_free(&app);
     }
     model_free(m);
     cli_free(&opt);

@@ -1,0 +1,356 @@
+/* app.c - the application's state and what each key does to it. Drawing is
+ * in views.c; the terminal loop in screen.c. */
+#include "app.h"
+
+#include <curses.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "keymap.h"
+#include "readfile.h"
+
+static const char *const view_names[VIEW_KIND_COUNT] = {"heatmap", "heads"};
+
+const char *app_view_name(ViewKind v) { return (unsigned)v < VIEW_KIND_COUNT ? view_names[v] : "?"; }
+
+int app_view_parse(const char *s, ViewKind *out) {
+    for (int v = 0; v < VIEW_KIND_COUNT; v++)
+        if (strcmp(s, view_names[v]) == 0) {
+            *out = (ViewKind)v;
+            return 0;
+        }
+    return -1;
+}
+
+void app_init(App *a, Model *m, ColorTier tier, int ascii, int dv_follows_dk, const char *pattern) {
+    memset(a, 0, sizeof *a);
+    a->m = m;
+    a->tier = tier;
+    a->ascii = ascii;
+    a->dv_follows_dk = dv_follows_dk;
+    a->pattern = pattern;
+}
+
+void app_free(App *a) { le_free(&a->edit); }
+
+static void say(App *a, int error, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static void say(App *a, int error, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(a->msg, sizeof a->msg, fmt, ap);
+    va_end(ap);
+    a->msg_error = error;
+}
+
+/* Columns of the matrix shown: keys, or the d_v output columns. */
+static int shown_cols(const App *a) { return a->shown == SHOW_OUTPUT ? a->m->cfg.d_v : a->m->n_k; }
+
+static void clamp_cursor(App *a) {
+    const Model *m = a->m;
+    if (a->head >= m->cfg.heads) a->head = m->cfg.heads - 1;
+    if (a->head < 0) a->head = 0;
+    int rows = m->n_q, cols = shown_cols(a);
+    if (a->ci >= rows) a->ci = rows - 1;
+    if (a->cj >= cols) a->cj = cols - 1;
+    if (a->ci < 0) a->ci = 0;
+    if (a->cj < 0) a->cj = 0;
+}
+
+/* Applies a new configuration: on success the stale stages are recomputed
+ * and `done` is said; on failure the message says why and nothing changed. */
+static void reconfigure(App *a, const ModelConfig *c, const char *done) {
+    AvError err = {{0}};
+    if (model_set_config(a->m, c, &err) || model_update(a->m, &err)) {
+        say(a, 1, "%s", err.msg);
+        return;
+    }
+    clamp_cursor(a);
+    say(a, 0, "%s", done);
+}
+
+static int from_file(App *a) {
+    if (a->m->source != SOURCE_QKV) return 0;
+    say(a, 1, "Q, K and V come from a file: only the mask (m) and the scaling (s) can change");
+    return 1;
+}
+
+static void set_dk(App *a, long dk) {
+    ModelConfig c = a->m->cfg;
+    char done[96];
+    snprintf(done, sizeof done, "d_k %d -> %ld", c.d_k, dk);
+    c.d_k = (int)dk;
+    if (a->dv_follows_dk) c.d_v = c.d_k;
+    reconfigure(a, &c, done);
+}
+
+static void next_tokenizer(App *a) {
+    TokPreset now = tok_preset(a->m->tokenizer), next;
+    switch (now) {
+    case TOK_WORDS: next = TOK_GPT2; break;
+    case TOK_GPT2: next = TOK_CHARS; break;
+    case TOK_CHARS: next = a->pattern ? TOK_CUSTOM : TOK_WORDS; break;
+    default: next = TOK_WORDS; break;
+    }
+    AvError err = {{0}};
+    if (model_set_tokenizer(a->m, next, next == TOK_CUSTOM ? a->pattern : NULL, &err) ||
+        model_update(a->m, &err)) {
+        say(a, 1, "%s", err.msg);
+        return;
+    }
+    clamp_cursor(a);
+    say(a, 0, "tokenizer %s: %d tokens", tok_preset_name(next), a->m->n_q);
+}
+
+static void open_prompt(App *a, PromptKind kind) {
+    char init[32];
+    const char *text = init;
+    size_t max = 16;
+    if (kind == PROMPT_DK) {
+        snprintf(init, sizeof init, "%d", a->m->cfg.d_k);
+    } else {
+        text = a->m->text;
+        max = AV_MAX_INPUT_BYTES;
+    }
+    le_free(&a->edit);
+    if (le_init(&a->edit, text, max)) {
+        say(a, 1, "out of memory");
+        return;
+    }
+    a->prompt = kind;
+    a->msg[0] = '\0';
+}
+
+static void finish_prompt(App *a) {
+    PromptKind kind = a->prompt;
+    a->prompt = PROMPT_NONE;
+    if (kind == PROMPT_DK) {
+        AvError err = {{0}};
+        long v;
+        if (cli_parse_int(a->edit.buf, 1, MODEL_MAX_DIM, "d_k", &v, &err)) {
+            say(a, 1, "%s; d_k stays %d", err.msg, a->m->cfg.d_k);
+            return;
+        }
+        set_dk(a, v);
+    } else if (kind == PROMPT_TEXT) {
+        AvError err = {{0}};
+        if (model_set_text(a->m, a->edit.buf, a->edit.len, &err) || model_update(a->m, &err)) {
+            say(a, 1, "%s; the sentence stays as it was", err.msg);
+            return;
+        }
+        clamp_cursor(a);
+        say(a, 0, "%d tokens", a->m->n_q);
+    }
+    le_free(&a->edit);
+}
+
+static int prompt_key(App *a, AppKey k) {
+    LeKey lk = LE_KEY_CHAR;
+    uint32_t cp = 0;
+    if (k.is_code) {
+        switch ((int)k.ch) {
+        case KEY_LEFT: lk = LE_KEY_LEFT; break;
+        case KEY_RIGHT: lk = LE_KEY_RIGHT; break;
+        case KEY_HOME: lk = LE_KEY_HOME; break;
+        case KEY_END: lk = LE_KEY_END; break;
+        case KEY_BACKSPACE: lk = LE_KEY_BACKSPACE; break;
+        case KEY_DC: lk = LE_KEY_DELETE; break;
+        case KEY_ENTER: lk = LE_KEY_ENTER; break;
+        default: return 0;
+        }
+    } else {
+        switch (k.ch) {
+        case 27: lk = LE_KEY_ESCAPE; break;
+        case '\n':
+        case '\r': lk = LE_KEY_ENTER; break;
+        case 127:
+        case 8: lk = LE_KEY_BACKSPACE; break;
+        case 1: lk = LE_KEY_HOME; break;
+        case 5: lk = LE_KEY_END; break;
+        case 21: lk = LE_KEY_KILL; break;
+        default: cp = k.ch; break;
+        }
+    }
+    switch (le_key(&a->edit, lk, cp)) {
+    case LE_DONE: finish_prompt(a); break;
+    case LE_CANCEL:
+        a->prompt = PROMPT_NONE;
+        le_free(&a->edit);
+        say(a, 0, "cancelled");
+        break;
+    default: break;
+    }
+    return 1;
+}
+
+static void move_cursor(App *a, int di, int dj) {
+    a->ci += di;
+    a->cj += dj;
+    clamp_cursor(a);
+}
+
+int app_key(App *a, AppKey k) {
+    if (a->prompt != PROMPT_NONE) return prompt_key(a, k);
+    /* A wide character is never a key binding (KEY_* codes start at 0x101). */
+    Action act = (!k.is_code && k.ch > 127) ? ACT_NONE : keymap_action((int)k.ch);
+    Model *m = a->m;
+    ModelConfig c = m->cfg;
+    char done[128];
+    if (a->help) {
+        int page = 10;
+        switch (act) {
+        case ACT_QUIT:
+        case ACT_ESCAPE:
+        case ACT_HELP: a->help = 0; break;
+        case ACT_UP: a->help0--; break;
+        case ACT_DOWN: a->help0++; break;
+        case ACT_PAGE_UP: a->help0 -= page; break;
+        case ACT_PAGE_DOWN: a->help0 += page; break;
+        case ACT_HOME: a->help0 = 0; break;
+        default: return 0;
+        }
+        if (a->help0 < 0) a->help0 = 0;
+        return 1;
+    }
+    a->msg[0] = '\0';
+    int page = a->layout.valid && a->layout.rows > 1 ? a->layout.rows - 1 : 10;
+    switch (act) {
+    case ACT_NONE: return 0;
+    case ACT_QUIT: a->quit = 1; break;
+    case ACT_HELP:
+        a->help = 1;
+        a->help0 = 0;
+        break;
+    case ACT_ESCAPE:
+        if (a->view == VIEW_HEADS) a->view = VIEW_HEATMAP;
+        break;
+    case ACT_UP: move_cursor(a, -1, 0); break;
+    case ACT_DOWN: move_cursor(a, 1, 0); break;
+    case ACT_LEFT: move_cursor(a, 0, -1); break;
+    case ACT_RIGHT: move_cursor(a, 0, 1); break;
+    case ACT_PAGE_UP: move_cursor(a, -page, 0); break;
+    case ACT_PAGE_DOWN: move_cursor(a, page, 0); break;
+    case ACT_HOME: a->ci = a->cj = 0; break;
+    case ACT_END:
+        a->ci = m->n_q - 1, a->cj = shown_cols(a) - 1;
+        clamp_cursor(a);
+        break;
+    case ACT_NEXT_HEAD: a->head = (a->head + 1) % c.heads; break;
+    case ACT_PREV_HEAD: a->head = (a->head + c.heads - 1) % c.heads; break;
+    case ACT_ALL_HEADS: a->view = a->view == VIEW_HEADS ? VIEW_HEATMAP : VIEW_HEADS; break;
+    case ACT_OPEN:
+        if (a->view == VIEW_HEADS) a->view = VIEW_HEATMAP;
+        break;
+    case ACT_MASK:
+        c.mask = (MaskKind)((c.mask + 1) % MASK_KIND_COUNT);
+        snprintf(done, sizeof done, "mask=%s", mask_name(c.mask));
+        reconfigure(a, &c, done);
+        break;
+    case ACT_SCALE:
+        c.scale = !c.scale;
+        if (c.scale)
+            snprintf(done, sizeof done, "scaling on: scores divided by sqrt(%d) = %.3f", c.d_k, sqrt((double)c.d_k));
+        else
+            snprintf(done, sizeof done, "scaling off: softmax of the raw scores Q K^T");
+        reconfigure(a, &c, done);
+        break;
+    case ACT_DK_DOUBLE:
+        if (from_file(a)) break;
+        if (c.d_k * 2 > MODEL_MAX_DIM) {
+            say(a, 1, "d_k %d doubled is over the limit %d", c.d_k, MODEL_MAX_DIM);
+            break;
+        }
+        set_dk(a, (long)c.d_k * 2);
+        break;
+    case ACT_DK_HALVE:
+        if (from_file(a)) break;
+        if (c.d_k == 1) {
+            say(a, 1, "d_k is 1 already: the smallest width");
+            break;
+        }
+        set_dk(a, c.d_k / 2);
+        break;
+    case ACT_HEAD_MORE:
+        if (from_file(a)) break;
+        if (c.heads >= MODEL_MAX_HEADS) {
+            say(a, 1, "heads is %d already: the limit", c.heads);
+            break;
+        }
+        c.heads++;
+        snprintf(done, sizeof done, "heads %d -> %d (the others are unchanged)", c.heads - 1, c.heads);
+        reconfigure(a, &c, done);
+        break;
+    case ACT_HEAD_FEWER:
+        if (from_file(a)) break;
+        if (c.heads <= 1) {
+            say(a, 1, "heads is 1 already");
+            break;
+        }
+        c.heads--;
+        snprintf(done, sizeof done, "heads %d -> %d", c.heads + 1, c.heads);
+        reconfigure(a, &c, done);
+        break;
+    case ACT_DK_PROMPT:
+        if (from_file(a)) break;
+        open_prompt(a, PROMPT_DK);
+        break;
+    case ACT_SEED:
+        if (from_file(a)) break;
+        c.seed++;
+        snprintf(done, sizeof done, "seed=%llu: new embeddings and weights", (unsigned long long)c.seed);
+        reconfigure(a, &c, done);
+        break;
+    case ACT_POS:
+        if (from_file(a)) break;
+        c.pos = c.pos == POS_NONE ? POS_SINUSOIDAL : POS_NONE;
+        snprintf(done, sizeof done, "positional encoding %s", c.pos == POS_NONE ? "off" : "on (sinusoidal, added to E)");
+        reconfigure(a, &c, done);
+        break;
+    case ACT_EDIT:
+        if (from_file(a)) break;
+        open_prompt(a, PROMPT_TEXT);
+        break;
+    case ACT_TOKENIZER:
+        if (from_file(a)) break;
+        next_tokenizer(a);
+        break;
+    case ACT_STAGE:
+        a->shown = (Shown)((a->shown + 1) % SHOW_COUNT);
+        clamp_cursor(a);
+        break;
+    case ACT_REDRAW: break;
+    default:
+        if (act >= ACT_HEAD_1 && act <= ACT_HEAD_9) {
+            int h = act - ACT_HEAD_1;
+            if (h >= c.heads) say(a, 1, "there %s only %d head%s", c.heads == 1 ? "is" : "are", c.heads, c.heads == 1 ? "" : "s");
+            else a->head = h;
+        }
+        break;
+    }
+    return 1;
+}
+
+void app_mouse(App *a, int y, int x, int button) {
+    if (a->help || a->prompt) return;
+    if (button == 4 || button == 5) {
+        move_cursor(a, button == 4 ? -3 : 3, 0);
+        return;
+    }
+    const HeatLayout *L = &a->layout;
+    if (button != 1 || !L->valid || L->cw < 1 || L->ch < 1) return;
+    int r = (y - L->y0), col = (x - L->x0);
+    if (r < 0 || col < 0) return;
+    r /= L->ch, col /= L->cw;
+    if (r >= L->rows || col >= L->cols) return;
+    a->ci = L->row0 + r;
+    a->cj = L->col0 + col;
+    clamp_cursor(a);
+}

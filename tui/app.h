@@ -1,0 +1,88 @@
+/* app.h - the interactive application without the terminal: its state, what
+ * a key does to it (app_key) and how it is drawn on a canvas (app_draw).
+ * screen.c runs it on ncurses; --once and the tests draw it on a text canvas.
+ *
+ * Key -> action (keymap) -> model setter -> model_update (only the stale
+ * stages) -> draw. Switching heads, stages or views recomputes nothing. */
+#ifndef ATTNVIZ_APP_H
+#define ATTNVIZ_APP_H
+
+#include <stdint.h>
+
+#include "canvas.h"
+#include "lineedit.h"
+#include "model.h"
+#include "palette.h"
+
+/* The smallest screen the interactive views are laid out for. */
+#define APP_MIN_W 80
+#define APP_MIN_H 24
+
+typedef enum { VIEW_HEATMAP, VIEW_HEADS, VIEW_KIND_COUNT } ViewKind;
+
+/* The stage the heatmap shows (v cycles). */
+typedef enum { SHOW_WEIGHTS, SHOW_SCORES, SHOW_SCALED, SHOW_MASKED, SHOW_OUTPUT, SHOW_COUNT } Shown;
+
+typedef enum { PROMPT_NONE, PROMPT_DK, PROMPT_TEXT } PromptKind;
+
+/* Where the last frame put the heatmap cells: for mouse clicks. */
+typedef struct {
+    int valid;
+    int y0, x0;     /* top-left screen cell of the first visible heatmap cell */
+    int cw, ch;     /* cell width and height */
+    int rows, cols; /* visible rows and columns */
+    int row0, col0; /* first visible row and column */
+} HeatLayout;
+
+typedef struct {
+    Model *m;            /* not owned */
+    ViewKind view;
+    int help;            /* the help overlay is open */
+    int head;            /* head shown, 0-based */
+    Shown shown;
+    int ci, cj;          /* cursor: query row, key column (or d_v column in output) */
+    int row0, col0;      /* scroll offsets of the single-head heatmap */
+    int head0;           /* first head row shown in the all-heads view */
+    PromptKind prompt;
+    LineEdit edit;       /* the prompt's text */
+    char msg[512];       /* message for the status area ("" = none) */
+    int msg_error;       /* the message reports an error */
+    ColorTier tier;
+    int ascii;           /* ASCII glyphs only */
+    int dv_follows_dk;   /* d_v was not given: it moves with d_k */
+    const char *pattern; /* --pattern, included in the t cycle when given */
+    int quit;
+    int help0;           /* first line of the help text shown */
+    int enforce_min;     /* interactive: below APP_MIN_W x APP_MIN_H say so */
+    HeatLayout layout;
+} App;
+
+/* Initializes the app on an up-to-date model. */
+void app_init(App *a, Model *m, ColorTier tier, int ascii, int dv_follows_dk, const char *pattern);
+void app_free(App *a); /* frees the prompt; not the model */
+
+/* A key from the terminal: a character (is_code 0) or an ncurses KEY_* code. */
+typedef struct {
+    int is_code;
+    uint32_t ch;
+} AppKey;
+
+/* Applies one key. Returns 1 when the screen should be redrawn. */
+int app_key(App *a, AppKey k);
+
+/* A mouse event: press of button 1 at (y, x) moves the cursor to that cell;
+ * wheel up/down (button 4/5) moves it by 3 rows. */
+void app_mouse(App *a, int y, int x, int button);
+
+/* Draws the whole screen for the current view on cv. */
+void app_draw(App *a, Canvas *cv);
+
+/* Rows the current view needs to show everything at width w without scrolling
+ * (for --once). */
+int app_natural_height(const App *a, int w);
+
+/* Name of a view for --view: "heatmap", "heads". */
+const char *app_view_name(ViewKind v);
+int app_view_parse(const char *s, ViewKind *out);
+
+#endif

@@ -1,0 +1,226 @@
+/* canvas.c - see canvas.h. */
+#include "canvas.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "text.h"
+#include "utf8.h"
+
+static void blank(Cell *c) {
+    c->ch[0] = ' ';
+    c->ch[1] = '\0';
+    c->width = 1;
+    c->st = style_plain();
+}
+
+Canvas *cv_new(int w, int h) {
+    Canvas *cv = calloc(1, sizeof *cv);
+    if (!cv) return NULL;
+    if (cv_resize(cv, w, h)) {
+        free(cv);
+        return NULL;
+    }
+    return cv;
+}
+
+void cv_free(Canvas *cv) {
+    if (!cv) return;
+    free(cv->cells);
+    free(cv);
+}
+
+int cv_resize(Canvas *cv, int w, int h) {
+    if (w < 1) w = 1;
+    if (h < 1) h = 1;
+    Cell *cells = malloc(sizeof(Cell) * (size_t)w * (size_t)h);
+    if (!cells) return -1;
+    free(cv->cells);
+    cv->cells = cells;
+    cv->w = w;
+    cv->h = h;
+    cv_clear(cv);
+    return 0;
+}
+
+void cv_clear(Canvas *cv) {
+    for (size_t i = 0; i < (size_t)cv->w * cv->h; i++) blank(&cv->cells[i]);
+}
+
+/* Before a cell is overwritten, a wide character it is half of becomes blanks
+ * on both halves, so that no half character is ever left behind. */
+static void unsplit(Canvas *cv, int y, int x) {
+    Cell *c = cv_cell(cv, y, x);
+    if (c->width == 0 && x > 0) blank(cv_cell(cv, y, x - 1));
+    if (c->width == 2 && x + 1 < cv->w) blank(cv_cell(cv, y, x + 1));
+}
+
+int cv_text(Canvas *cv, int y, int x, const char *s, int max_cols, Style st) {
+    if (y < 0 || y >= cv->h || x >= cv->w || max_cols <= 0 || !s) return 0;
+    int limit = x + max_cols < cv->w ? x + max_cols : cv->w;
+    int col = x;
+    size_t len = strlen(s);
+    Cell *last = NULL;
+    for (size_t i = 0; i < len;) {
+        uint32_t cp;
+        int n = utf8_decode(s + i, len - i, &cp);
+        if (n < 1) n = 1;
+        int w, replaced = 0;
+        if (cp == UTF8_INVALID || utf8_is_unsafe(cp)) {
+            replaced = 1;
+            w = 1;
+        } else {
+            w = text_cp_width(cp);
+        }
+        if (w == 0) { /* a combining mark joins the character before it */
+            if (last) {
+                size_t have = strlen(last->ch);
+                if (have + (size_t)n < sizeof last->ch) {
+                    memcpy(last->ch + have, s + i, (size_t)n);
+                    last->ch[have + (size_t)n] = '\0';
+                }
+            }
+            i += (size_t)n;
+            continue;
+        }
+        if (col + w > limit) {
+            /* A wide character that does not fit whole: a blank in its place. */
+            if (w == 2 && col < limit && col >= 0) {
+                unsplit(cv, y, col);
+                Cell *c = cv_cell(cv, y, col);
+                blank(c);
+                c->st = st;
+                col++;
+            }
+            break;
+        }
+        if (col >= 0) {
+            unsplit(cv, y, col);
+            if (w == 2) unsplit(cv, y, col + 1);
+            Cell *c = cv_cell(cv, y, col);
+            if (replaced) {
+                c->ch[0] = '?';
+                c->ch[1] = '\0';
+            } else {
+                memcpy(c->ch, s + i, (size_t)n);
+                c->ch[n] = '\0';
+            }
+            c->width = (unsigned char)w;
+            c->st = st;
+            last = c;
+            if (w == 2) {
+                Cell *r = cv_cell(cv, y, col + 1);
+                r->ch[0] = '\0';
+                r->width = 0;
+                r->st = st;
+            }
+        }
+        col += w;
+        i += (size_t)n;
+    }
+    return col - x;
+}
+
+int cv_text_pad(Canvas *cv, int y, int x, const char *s, int cols, Style st) {
+    int n = cv_text(cv, y, x, s, cols, st);
+    if (n < cols) cv_fill(cv, y, x + n, cols - n, " ", st);
+    return cols;
+}
+
+void cv_text_right(Canvas *cv, int y, int x, const char *s, int cols, Style st) {
+    int w = text_width(s, strlen(s));
+    if (w > cols) w = cols;
+    cv_text(cv, y, x + cols - w, s, w, st);
+}
+
+void cv_fill(Canvas *cv, int y, int x, int n, const char *glyph, Style st) {
+    for (int i = 0; i < n; i++) cv_text(cv, y, x + i, glyph, 1, st);
+}
+
+int cv_printf(Canvas *cv, int y, int x, int max_cols, Style st, const char *fmt, ...) {
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    return cv_text(cv, y, x, buf, max_cols, st);
+}
+
+// ----------------------------------------------------------------------------
+// rendering to text
+
+typedef struct {
+    char *s;
+    size_t len, cap;
+    int oom;
+} Buf;
+
+static void buf_add(Buf *b, const char *s, size_t n) {
+    if (b->oom) return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 1024;
+        while (cap < b->len + n + 1) cap *= 2;
+        char *p = realloc(b->s, cap);
+        if (!p) {
+            b->oom = 1;
+            return;
+        }
+        b->s = p;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+static void sgr(Buf *b, Style st, ColorTier tier) {
+    char tmp[64];
+    int n = snprintf(tmp, sizeof tmp, "\033[0");
+    if (st.attr & ST_BOLD) n += snprintf(tmp + n, sizeof tmp - (size_t)n, ";1");
+    if (st.attr & ST_DIM) n += snprintf(tmp + n, sizeof tmp - (size_t)n, ";2");
+    if (st.attr & ST_UNDERLINE) n += snprintf(tmp + n, sizeof tmp - (size_t)n, ";4");
+    if (st.attr & ST_REVERSE) n += snprintf(tmp + n, sizeof tmp - (size_t)n, ";7");
+    if (tier == TIER_256) {
+        if (st.fg >= 0) n += snprintf(tmp + n, sizeof tmp - (size_t)n, ";38;5;%d", st.fg);
+        if (st.bg >= 0) n += snprintf(tmp + n, sizeof tmp - (size_t)n, ";48;5;%d", st.bg);
+    } else if (tier == TIER_8) {
+        if (st.fg >= 0) n += snprintf(tmp + n, sizeof tmp - (size_t)n, ";%d", 30 + st.fg % 8);
+        if (st.bg >= 0) n += snprintf(tmp + n, sizeof tmp - (size_t)n, ";%d", 40 + st.bg % 8);
+    }
+    n += snprintf(tmp + n, sizeof tmp - (size_t)n, "m");
+    buf_add(b, tmp, (size_t)n);
+}
+
+static int style_eq(Style a, Style b) { return a.fg == b.fg && a.bg == b.bg && a.attr == b.attr; }
+
+char *cv_render(const Canvas *cv, int ansi, ColorTier tier) {
+    Buf b = {0};
+    for (int y = 0; y < cv->h; y++) {
+        const Cell *row = &cv->cells[(size_t)y * cv->w];
+        /* Trailing default blanks are dropped. */
+        int end = cv->w;
+        while (end > 0 && row[end - 1].width == 1 && strcmp(row[end - 1].ch, " ") == 0 &&
+               (!ansi || style_eq(row[end - 1].st, style_plain())))
+            end--;
+        Style cur = style_plain();
+        for (int x = 0; x < end; x++) {
+            const Cell *c = &row[x];
+            if (c->width == 0) continue;
+            if (ansi && !style_eq(c->st, cur)) {
+                sgr(&b, c->st, tier);
+                cur = c->st;
+            }
+            buf_add(&b, c->ch, strlen(c->ch));
+        }
+        if (ansi && !style_eq(cur, style_plain())) buf_add(&b, "\033[0m", 4);
+        buf_add(&b, "\n", 1);
+    }
+    if (b.oom) {
+        free(b.s);
+        return NULL;
+    }
+    if (!b.s) buf_add(&b, "", 0);
+    return b.s;
+}

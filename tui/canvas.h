@@ -1,0 +1,77 @@
+/* canvas.h - the drawing surface every view draws on: a grid of cells, each a
+ * character (with its combining marks), its width and a style.
+ *
+ * Two back ends read the same grid: screen.c copies it into ncurses (which
+ * sends only the cells that changed), and cv_render turns it into plain text
+ * or ANSI-coloured text for --once and the tests. So a test of a rendered
+ * canvas is a test of what the user sees. */
+#ifndef ATTNVIZ_CANVAS_H
+#define ATTNVIZ_CANVAS_H
+
+#include <stddef.h>
+
+#include "palette.h"
+
+enum { ST_BOLD = 1, ST_DIM = 2, ST_REVERSE = 4, ST_UNDERLINE = 8 };
+
+typedef struct {
+    short fg, bg;        /* colour index (xterm-256 or 0..7), -1 = the terminal's default */
+    unsigned short attr; /* ST_* flags */
+} Style;
+
+static inline Style style_plain(void) {
+    Style s = {-1, -1, 0};
+    return s;
+}
+static inline Style style_attr(unsigned short attr) {
+    Style s = {-1, -1, attr};
+    return s;
+}
+
+typedef struct {
+    char ch[16];         /* UTF-8: one character and its combining marks; "" for the right half of a wide one */
+    unsigned char width; /* 1 or 2; 0 for the right half of a wide character */
+    Style st;
+} Cell;
+
+typedef struct {
+    int w, h;
+    Cell *cells; /* h rows of w cells */
+} Canvas;
+
+/* A w x h canvas of blanks. NULL when out of memory. */
+Canvas *cv_new(int w, int h);
+void cv_free(Canvas *cv);                    /* NULL-safe */
+int cv_resize(Canvas *cv, int w, int h);     /* clears; -1 when out of memory */
+void cv_clear(Canvas *cv);
+
+static inline Cell *cv_cell(Canvas *cv, int y, int x) { return &cv->cells[(size_t)y * cv->w + x]; }
+
+/* Writes UTF-8 text at (y, x), at most max_cols columns (and never past the
+ * right edge). A wide character that would not fit whole is replaced by a
+ * space. Unsafe characters (control, bidi) are drawn as '?': callers escape
+ * labels first (text_safe_label). Returns the columns written. */
+int cv_text(Canvas *cv, int y, int x, const char *s, int max_cols, Style st);
+
+/* Like cv_text, then pads with spaces to exactly `cols` columns. */
+int cv_text_pad(Canvas *cv, int y, int x, const char *s, int cols, Style st);
+
+/* Right-aligns s in a field of `cols` columns ending at x + cols. */
+void cv_text_right(Canvas *cv, int y, int x, const char *s, int cols, Style st);
+
+/* Repeats a one-column glyph over n columns. */
+void cv_fill(Canvas *cv, int y, int x, int n, const char *glyph, Style st);
+
+/* printf into the canvas (at most 512 bytes); returns the columns written. */
+int cv_printf(Canvas *cv, int y, int x, int max_cols, Style st, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
+
+/* The canvas as text, one line per row, trailing blanks removed, each line
+ * ending in '\n'. With ansi, SGR sequences carry the styles for `tier`
+ * (TIER_NONE: attributes only). Caller frees. */
+char *cv_render(const Canvas *cv, int ansi, ColorTier tier);
+
+#endif

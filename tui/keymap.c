@@ -1,0 +1,62 @@
+/* keymap.c - the key table. DESIGN.md §4 lists the keys of the contract:
+ * none of them may be reused for something else. */
+#include "keymap.h"
+
+#include <curses.h>
+
+#define CTRL(c) ((c)&0x1f)
+
+const KeyBinding keymap[] = {
+    {{'q', 0}, "q", NULL, ACT_QUIT, "quit (in help: close help)", "q quit", 0},
+    {{'?', 0}, "?", NULL, ACT_HELP, "help: every key and what the view shows", "? help", 1},
+    {{27, 0}, "Esc", NULL, ACT_ESCAPE, "close help or an overlay; cancel a prompt", NULL, 99},
+    {{KEY_UP, 'k', 0}, "↑ k", "Up k", ACT_UP, "cursor up (previous query)", NULL, 99},
+    {{KEY_DOWN, 'j', 0}, "↓ j", "Down j", ACT_DOWN, "cursor down (next query)", NULL, 99},
+    {{KEY_LEFT, 'h', 0}, "← h", "Left h", ACT_LEFT, "cursor left (previous key)", NULL, 99},
+    {{KEY_RIGHT, 'l', 0}, "→ l", "Right l", ACT_RIGHT, "cursor right (next key)", NULL, 99},
+    {{KEY_PPAGE, 0}, "PgUp", NULL, ACT_PAGE_UP, "a page up", NULL, 99},
+    {{KEY_NPAGE, 0}, "PgDn", NULL, ACT_PAGE_DOWN, "a page down", NULL, 99},
+    {{KEY_HOME, 'g', 0}, "Home g", NULL, ACT_HOME, "first query and key", NULL, 99},
+    {{KEY_END, 'G', 0}, "End G", NULL, ACT_END, "last query and key", NULL, 99},
+    {{'\t', 0}, "Tab", NULL, ACT_NEXT_HEAD, "next head", "Tab head", 5},
+    {{KEY_BTAB, 0}, "Shift-Tab", NULL, ACT_PREV_HEAD, "previous head", NULL, 99},
+    {{'1', 0}, "1 … 9", "1 ... 9", ACT_HEAD_1, "show that head", NULL, 99},
+    {{'2', 0}, NULL, NULL, ACT_HEAD_1 + 1, NULL, NULL, 99},
+    {{'3', 0}, NULL, NULL, ACT_HEAD_1 + 2, NULL, NULL, 99},
+    {{'4', 0}, NULL, NULL, ACT_HEAD_1 + 3, NULL, NULL, 99},
+    {{'5', 0}, NULL, NULL, ACT_HEAD_1 + 4, NULL, NULL, 99},
+    {{'6', 0}, NULL, NULL, ACT_HEAD_1 + 5, NULL, NULL, 99},
+    {{'7', 0}, NULL, NULL, ACT_HEAD_1 + 6, NULL, NULL, 99},
+    {{'8', 0}, NULL, NULL, ACT_HEAD_1 + 7, NULL, NULL, 99},
+    {{'9', 0}, NULL, NULL, ACT_HEAD_1 + 8, NULL, NULL, 99},
+    {{'a', 0}, "a", NULL, ACT_ALL_HEADS, "all heads side by side / one head", "a all", 6},
+    {{'\n', '\r', KEY_ENTER, 0}, "Enter", NULL, ACT_OPEN, "in all heads: open the chosen head", NULL, 99},
+    {{'m', 0}, "m", NULL, ACT_MASK, "next mask kind (none -> causal -> ...)", "m mask", 2},
+    {{'s', 0}, "s", NULL, ACT_SCALE, "scaling by 1/sqrt(d_k) on/off", "s scale", 3},
+    {{'+', '=', 0}, "+", NULL, ACT_DK_DOUBLE, "d_k doubled", "+/- d_k", 7},
+    {{'-', '_', 0}, "-", NULL, ACT_DK_HALVE, "d_k halved", NULL, 99},
+    {{'>', '.', 0}, ">", NULL, ACT_HEAD_MORE, "one head more", "</> heads", 8},
+    {{'<', ',', 0}, "<", NULL, ACT_HEAD_FEWER, "one head fewer", NULL, 99},
+    {{'d', 0}, "d", NULL, ACT_DK_PROMPT, "type an exact d_k", "d d_k", 13},
+    {{'r', 0}, "r", NULL, ACT_SEED, "next seed", "r seed", 9},
+    {{'p', 0}, "p", NULL, ACT_POS, "positional encoding on/off", "p pos", 11},
+    {{'e', 0}, "e", NULL, ACT_EDIT, "edit the sentence", "e edit", 10},
+    {{'t', 0}, "t", NULL, ACT_TOKENIZER, "next tokenizer preset (words, gpt2, chars)", "t tok", 12},
+    {{'v', 0}, "v", NULL, ACT_STAGE, "next stage shown (weights, raw scores, scaled, masked, output)", "v stage", 4},
+    {{CTRL('l'), 0}, "Ctrl-L", NULL, ACT_REDRAW, "redraw the screen", NULL, 99},
+};
+
+const int keymap_count = (int)(sizeof keymap / sizeof *keymap);
+
+Action keymap_action(int key) {
+    for (int i = 0; i < keymap_count; i++)
+        for (int k = 0; k < 4 && keymap[i].keys[k]; k++)
+            if (keymap[i].keys[k] == key) return keymap[i].action;
+    return ACT_NONE;
+}
+
+const KeyBinding *keymap_binding(Action a) {
+    for (int i = 0; i < keymap_count; i++)
+        if (keymap[i].action == a) return &keymap[i];
+    return NULL;
+}

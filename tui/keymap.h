@@ -1,0 +1,63 @@
+/* keymap.h - the ONE table of keys: each binding's keys, action and help
+ * text. The help screen and the key-hint line are generated from it, so they
+ * cannot drift apart from what the keys do. */
+#ifndef ATTNVIZ_KEYMAP_H
+#define ATTNVIZ_KEYMAP_H
+
+typedef enum {
+    ACT_NONE,
+    ACT_QUIT,
+    ACT_HELP,
+    ACT_ESCAPE,
+    ACT_UP,
+    ACT_DOWN,
+    ACT_LEFT,
+    ACT_RIGHT,
+    ACT_PAGE_UP,
+    ACT_PAGE_DOWN,
+    ACT_HOME,
+    ACT_END,
+    ACT_NEXT_HEAD,
+    ACT_PREV_HEAD,
+    ACT_HEAD_1, /* ACT_HEAD_1 + k shows head k + 1, k = 0..8 */
+    ACT_HEAD_9 = ACT_HEAD_1 + 8,
+    ACT_ALL_HEADS,
+    ACT_OPEN,
+    ACT_MASK,
+    ACT_SCALE,
+    ACT_DK_DOUBLE,
+    ACT_DK_HALVE,
+    ACT_HEAD_MORE,
+    ACT_HEAD_FEWER,
+    ACT_DK_PROMPT,
+    ACT_SEED,
+    ACT_POS,
+    ACT_EDIT,
+    ACT_TOKENIZER,
+    ACT_STAGE,
+    ACT_REDRAW,
+    ACT_COUNT
+} Action;
+
+/* Key codes are ncurses': a character, or a KEY_* constant. */
+typedef struct {
+    int keys[4];       /* up to 4 codes, 0-terminated */
+    const char *label; /* how help shows the keys: "←↓↑→ h j k l" */
+    const char *ascii_label; /* the same in ASCII, or NULL when label is ASCII */
+    Action action;
+    const char *help;  /* one line for the help screen */
+    const char *hint;  /* item of the hint line, "<keys> <word>" (keys of this binding
+                          or of its pair, e.g. "+/- d_k"), or NULL: not hinted */
+    int hint_rank;     /* hint order: lower first; the hint line drops the highest first */
+} KeyBinding;
+
+extern const KeyBinding keymap[];
+extern const int keymap_count;
+
+/* The action of a key code, or ACT_NONE. */
+Action keymap_action(int key);
+
+/* The binding of an action (the first one), or NULL. */
+const KeyBinding *keymap_binding(Action a);
+
+#endif

@@ -1,0 +1,43 @@
+/* palette.h - colour tiers and value ramps.
+ *
+ * Tiers: 256 colours (a perceptual, viridis-like sequential ramp and a
+ * blue-white-red diverging ramp in the xterm-256 palette; the palette itself is
+ * never redefined), 8 colours (a short ramp of the basic colours, with bold
+ * for the brightest steps), and none (NO_COLOR, --color=never, a terminal
+ * without colours): then shade glyphs carry the value. */
+#ifndef ATTNVIZ_PALETTE_H
+#define ATTNVIZ_PALETTE_H
+
+typedef enum { TIER_NONE, TIER_8, TIER_256 } ColorTier;
+
+/* Picks the tier: `mode` 0 auto, 1 always, 2 never (as ColorMode in cli.h);
+ * no_color_env is getenv("NO_COLOR") (non-empty means never in auto mode);
+ * colors is the terminal's COLORS (0 or less when it has none). `always` with a
+ * terminal of fewer than 8 colours still gives TIER_8 (for --once to a pipe). */
+ColorTier palette_tier(int mode, const char *no_color_env, int colors);
+
+/* A ramp step: background colour index (xterm-256 or 0..7), a foreground
+ * colour that stays readable on it, and whether the step wants bold. */
+typedef struct {
+    short bg, fg;
+    int bold;
+} RampColor;
+
+/* Sequential ramp: value t in [0, 1] (clamped; NaN gives 0) to a colour. */
+RampColor palette_seq(ColorTier tier, double t);
+/* Diverging ramp: t in [-1, 1] (clamped), 0 is the neutral middle. */
+RampColor palette_div(ColorTier tier, double t);
+
+/* Number of distinct steps of each ramp at a tier (for legends). */
+int palette_seq_steps(ColorTier tier);
+int palette_div_steps(ColorTier tier);
+
+/* Shade glyph for t in [0, 1] when there is no colour: " ░▒▓█" in Unicode
+ * mode, " .:-=+*#%@" in ASCII mode. Returns a NUL-terminated UTF-8 string. */
+const char *palette_shade(double t, int ascii);
+/* Glyph for t in [-1, 1] without colour, keeping the sign visible (same in
+ * both modes; all ASCII): by |t| in four levels, negatives " .-=" and
+ * positives " :+#" (so -1 is "=", +1 is "#", values near 0 a space). */
+const char *palette_shade_signed(double t, int ascii);
+
+#endif

@@ -1,0 +1,153 @@
+/* screen.c - the interactive loop on ncursesw. The app draws on a canvas;
+ * this file copies the canvas into curses (erase, then every cell; ncurses
+ * sends only what changed on doupdate) and turns terminal input into keys.
+ *
+ * Input blocks in get_wch (no timeout): an idle attnviz uses no CPU. Signals
+ * only set a flag; the loop sees it when get_wch returns, and ends through
+ * endwin like a normal quit. */
+#define _XOPEN_SOURCE_EXTENDED 1
+#include "screen.h"
+
+#include <curses.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "utf8.h"
+
+static volatile sig_atomic_t got_signal = 0;
+
+static void on_signal(int sig) { got_signal = sig; }
+
+static void install_signals(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = 0; /* no SA_RESTART: a blocked read returns, the loop sees the flag */
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+
+ColorTier screen_tier(ColorMode mode) {
+    int colors = 0;
+    if (has_colors()) colors = COLORS;
+    return palette_tier((int)mode, getenv("NO_COLOR"), colors);
+}
+
+/* Colour pairs are allocated on demand (ncurses >= 6.1 alloc_pair) and
+ * remembered by ncurses itself. */
+static int pair_for(ColorTier tier, Style st) {
+    if (tier == TIER_NONE || (st.fg < 0 && st.bg < 0)) return 0;
+    int p = alloc_pair(st.fg, st.bg);
+    return p < 0 ? 0 : p;
+}
+
+static attr_t attrs_for(Style st) {
+    attr_t a = A_NORMAL;
+    if (st.attr & ST_BOLD) a |= A_BOLD;
+    if (st.attr & ST_DIM) a |= A_DIM;
+    if (st.attr & ST_REVERSE) a |= A_REVERSE;
+    if (st.attr & ST_UNDERLINE) a |= A_UNDERLINE;
+    return a;
+}
+
+static void blit(const Canvas *cv, ColorTier tier) {
+    erase();
+    for (int y = 0; y < cv->h && y < LINES; y++)
+        for (int x = 0; x < cv->w && x < COLS; x++) {
+            const Cell *c = &cv->cells[(size_t)y * cv->w + x];
+            if (c->width == 0) continue;
+            wchar_t wch[CCHARW_MAX + 1];
+            int n = 0;
+            size_t len = strlen(c->ch);
+            for (size_t i = 0; i < len && n < CCHARW_MAX;) {
+                uint32_t cp;
+                int k = utf8_decode(c->ch + i, len - i, &cp);
+                wch[n++] = cp == UTF8_INVALID ? L'?' : (wchar_t)cp;
+                i += (size_t)(k > 0 ? k : 1);
+            }
+            if (n == 0) wch[n++] = L' ';
+            wch[n] = L'\0';
+            cchar_t cc;
+            int pair = pair_for(tier, c->st);
+            setcchar(&cc, wch, attrs_for(c->st), (short)(pair < 32767 ? pair : 0), &pair);
+            mvadd_wch(y, x, &cc);
+        }
+    wnoutrefresh(stdscr);
+    doupdate();
+}
+
+int screen_run(App *a, const CliOptions *o, AvError *err) {
+    install_signals();
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
+        return av_errorf(err, "the interactive view needs a terminal; use --once or --dump for output to a pipe"), 1;
+    if (!newterm(NULL, stdout, stdin))
+        return av_errorf(err, "cannot set up the terminal (TERM=%s)", getenv("TERM") ? getenv("TERM") : ""), 1;
+    cbreak();
+    noecho();
+    keypad(stdscr, TRUE);
+    nonl();
+    curs_set(0);
+    set_escdelay(75);
+    if (has_colors()) {
+        start_color();
+        use_default_colors();
+    }
+    a->tier = screen_tier(o->color);
+    a->enforce_min = 1;
+    if (o->mouse) mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON4_PRESSED
+#if NCURSES_MOUSE_VERSION > 1
+                                | BUTTON5_PRESSED
+#endif
+                            , NULL);
+    mouseinterval(0);
+    Canvas *cv = cv_new(COLS, LINES);
+    if (!cv) {
+        endwin();
+        return av_errorf(err, "out of memory"), 1;
+    }
+    int redraw = 1;
+    while (!a->quit && !got_signal) {
+        if (redraw) {
+            if (cv->w != COLS || cv->h != LINES) cv_resize(cv, COLS, LINES);
+            app_draw(a, cv);
+            blit(cv, a->tier);
+            redraw = 0;
+        }
+        wint_t ch;
+        int rc = get_wch(&ch);
+        if (got_signal) break;
+        if (rc == ERR) continue; /* interrupted */
+        if (rc == KEY_CODE_YES && ch == KEY_RESIZE) {
+            redraw = 1;
+            continue;
+        }
+        if (rc == KEY_CODE_YES && ch == KEY_MOUSE) {
+            MEVENT ev;
+            if (getmouse(&ev) == OK) {
+                int button = 0;
+                if (ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)) button = 1;
+                if (ev.bstate & BUTTON4_PRESSED) button = 4;
+#if NCURSES_MOUSE_VERSION > 1
+                if (ev.bstate & BUTTON5_PRESSED) button = 5;
+#endif
+                if (button) {
+                    app_mouse(a, ev.y, ev.x, button);
+                    redraw = 1;
+                }
+            }
+            continue;
+        }
+        AppKey k = {rc == KEY_CODE_YES, (uint32_t)ch};
+        if (rc == OK && ch == 12) clearok(curscr, TRUE); /* Ctrl-L */
+        if (app_key(a, k)) redraw = 1;
+    }
+    cv_free(cv);
+    endwin();
+    /* Ended by a signal: the conventional status 128 + its number. */
+    return got_signal ? 128 + got_signal : 0;
+}

@@ -1,0 +1,128 @@
+/* text.c - labels measured and cut in terminal columns, the way ncurses will
+ * draw them (see text.h). */
+#ifndef _XOPEN_SOURCE
+#define _XOPEN_SOURCE 700 /* wcwidth */
+#endif
+#include "text.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "utf8.h"
+
+int text_cp_width(uint32_t cp) {
+    /* wchar_t is UCS-4 on glibc; anything that is not a code point would wrap
+     * into a negative wchar_t, so it is answered here. */
+    if (cp > 0x10FFFF) return 1;
+    int w = wcwidth((wchar_t)cp);
+    if (w < 0) return 1; /* controls, unassigned: escaped before display anyway */
+    return w > 2 ? 2 : w;
+}
+
+/* Columns of the character at s[0..len) and the bytes it uses (at least 1):
+ * an invalid byte is one column, like the \xNN it will be shown as. */
+static int text_char(const char *s, size_t len, int *bytes) {
+    uint32_t cp;
+    int n = utf8_decode(s, len, &cp);
+    *bytes = n > 0 ? n : 1;
+    return cp == UTF8_INVALID ? 1 : text_cp_width(cp);
+}
+
+int text_width(const char *s, size_t len) {
+    int w = 0;
+    for (size_t i = 0; i < len;) {
+        int n;
+        w += text_char(s + i, len - i, &n);
+        i += (size_t)n;
+    }
+    return w;
+}
+
+/* Bytes of the cluster at s[0..len): one character and the zero-width
+ * characters (combining marks) after it, which must never be cut off from
+ * their base. Sets *cols to its width. */
+static size_t text_cluster(const char *s, size_t len, int *cols) {
+    int n;
+    *cols = text_char(s, len, &n);
+    size_t used = (size_t)n;
+    while (used < len) {
+        uint32_t cp;
+        int m = utf8_decode(s + used, len - used, &cp);
+        if (cp == UTF8_INVALID || text_cp_width(cp) != 0) break;
+        used += (size_t)m;
+    }
+    return used;
+}
+
+int text_truncate(char *out, size_t cap, const char *s, size_t len, int max_cols,
+                  const char *ellipsis) {
+    if (!out || cap == 0) return 0;
+    if (!s) len = 0;
+    if (!ellipsis) ellipsis = "";
+    if (max_cols < 0) max_cols = 0;
+    out[0] = '\0';
+
+    int whole = text_width(s, len);
+    if (whole <= max_cols && len < cap) {
+        if (len) memcpy(out, s, len);
+        out[len] = '\0';
+        return whole;
+    }
+
+    /* Cut: the ellipsis is what tells the reader the label goes on, so when
+     * not even it fits, nothing is written rather than a silently cut label. */
+    size_t ellipsis_len = strlen(ellipsis);
+    int ellipsis_cols = text_width(ellipsis, ellipsis_len);
+    if (ellipsis_cols > max_cols || ellipsis_len >= cap) return 0;
+    int col_budget = max_cols - ellipsis_cols;
+    size_t byte_budget = cap - 1 - ellipsis_len;
+
+    size_t used = 0;
+    int cols = 0;
+    while (used < len) {
+        int cw;
+        size_t cb = text_cluster(s + used, len - used, &cw);
+        /* A 2-column character where 1 column is left stops here too. */
+        if (cols + cw > col_budget || used + cb > byte_budget) break;
+        used += cb;
+        cols += cw;
+    }
+    memcpy(out, s, used);
+    memcpy(out + used, ellipsis, ellipsis_len + 1);
+    return cols + ellipsis_cols;
+}
+
+char *text_safe_label(const char *s, size_t len, int ascii_only) {
+    char *escaped = utf8_escape(s, len);
+    if (!escaped || !ascii_only) return escaped;
+
+    /* utf8_escape left only valid UTF-8; each non-ASCII character of n >= 2
+     * bytes becomes "\u{XXXX}".."\u{10FFFF}" (8..10 bytes), at most 4 bytes
+     * of output per input byte. */
+    size_t in_len = strlen(escaped);
+    char *out = malloc(in_len * 4 + 1);
+    if (!out) {
+        free(escaped);
+        return NULL;
+    }
+    size_t o = 0;
+    for (size_t i = 0; i < in_len;) {
+        uint32_t cp;
+        int n = utf8_decode(escaped + i, in_len - i, &cp);
+        size_t room = in_len * 4 + 1 - o;
+        if (cp < 0x80) {
+            out[o++] = escaped[i];
+        } else if (cp == UTF8_INVALID) {
+            /* Not produced by utf8_escape; kept ASCII should that change. */
+            o += (size_t)snprintf(out + o, room, "\\x%02X", (unsigned char)escaped[i]);
+        } else {
+            o += (size_t)snprintf(out + o, room, "\\u{%04X}", (unsigned)cp);
+        }
+        i += (size_t)(n > 0 ? n : 1);
+    }
+    out[o] = '\0';
+    free(escaped);
+    return out;
+}

@@ -1,0 +1,697 @@
+/* views.c - every screen of the app, drawn on a canvas: the single-head
+ * heatmap, all heads side by side, the help overlay, and the lines around
+ * them (status, title, legend, inspector, message, key hints or prompt).
+ *
+ * Screen rows (H = canvas height):
+ *   0        status: the configuration as key=value words (contract)
+ *   1        title: head i/h, the stage shown and its formula
+ *   2..      column labels, then the heatmap rows
+ *   H-5      legend (colour bar, masked look, flags)
+ *   H-4..H-3 inspector: the arithmetic of the cell under the cursor
+ *   H-2      message (result of the last key, or an error)
+ *   H-1      key hints, or the prompt being typed */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "cli.h"
+#include "keymap.h"
+#include "text.h"
+#include "utf8.h"
+
+enum { TOP_LINES = 2, BOTTOM_LINES = 5, MAX_LABEL = 16, MAX_CELL_W = 12 };
+
+typedef struct {
+    const char *ellipsis, *masked, *flag, *sigma, *arrow, *sqrt, *neg_inf, *dot, *times, *space;
+    const char *transpose, *minus, *div;
+} Glyphs;
+
+static const Glyphs glyphs_unicode = {"…", "·", "!", "Σ", "→", "√", "−∞", "·", "×", "␣", "ᵀ", "−", "÷"};
+static const Glyphs glyphs_ascii = {"~", "x", "!", "sum", "->", "sqrt", "-inf", ".", "x", "_", "^T", "-", "/"};
+
+static const Glyphs *G(const App *a) { return a->ascii ? &glyphs_ascii : &glyphs_unicode; }
+
+// ----------------------------------------------------------------------------
+// what is shown
+
+/* The matrix of the shown stage of one head, with its colour scale. */
+typedef struct {
+    const float *v;  /* rows x cols */
+    int rows, cols;
+    int is_signed;   /* diverging ramp around 0 (scores, outputs) */
+    int can_mask;    /* masked cells get the masked look */
+    double lo, hi;   /* range of the finite values */
+    double maxabs;   /* scale of the diverging ramp */
+} ShownMat;
+
+static void shown_matrix(const App *a, int h, ShownMat *sm) {
+    const Model *m = a->m;
+    const HeadData *hd = &m->head[h];
+    memset(sm, 0, sizeof *sm);
+    sm->rows = m->n_q;
+    sm->cols = m->n_k;
+    switch (a->shown) {
+    case SHOW_WEIGHTS: sm->v = hd->weights, sm->can_mask = 1; break;
+    case SHOW_SCORES: sm->v = hd->scores, sm->is_signed = 1; break;
+    case SHOW_SCALED: sm->v = hd->scaled, sm->is_signed = 1; break;
+    case SHOW_MASKED: sm->v = hd->masked, sm->is_signed = 1, sm->can_mask = 1; break;
+    default: sm->v = hd->out, sm->cols = m->cfg.d_v, sm->is_signed = 1; break;
+    }
+    double lo = INFINITY, hi = -INFINITY;
+    size_t cells = (size_t)sm->rows * sm->cols;
+    for (size_t i = 0; i < cells; i++) {
+        double x = sm->v[i];
+        if (!isfinite(x)) continue;
+        if (x < lo) lo = x;
+        if (x > hi) hi = x;
+    }
+    if (lo > hi) lo = hi = 0;
+    sm->lo = lo, sm->hi = hi;
+    sm->maxabs = fabs(lo) > fabs(hi) ? fabs(lo) : fabs(hi);
+    if (!sm->is_signed) sm->lo = 0, sm->hi = 1;
+}
+
+static int cell_masked(const App *a, const ShownMat *sm, int i, int j) {
+    return sm->can_mask && !a->m->allowed[(size_t)i * a->m->n_k + j];
+}
+
+static int row_fully_masked(const App *a, int i) {
+    const Model *m = a->m;
+    for (int j = 0; j < m->n_k; j++)
+        if (m->allowed[(size_t)i * m->n_k + j]) return 0;
+    return m->n_k > 0;
+}
+
+static const char *stage_title(const App *a, char *buf, size_t cap) {
+    const Glyphs *g = G(a);
+    const ModelConfig *c = &a->m->cfg;
+    char div[32];
+    if (c->scale) snprintf(div, sizeof div, "%s%s%d", g->div, g->sqrt, c->d_k);
+    else snprintf(div, sizeof div, " (scaling off)");
+    switch (a->shown) {
+    case SHOW_WEIGHTS: snprintf(buf, cap, "weights A = softmax(QK%s%s, mask)", g->transpose, c->scale ? div : ""); break;
+    case SHOW_SCORES: snprintf(buf, cap, "raw scores S = QK%s (before scaling)", g->transpose); break;
+    case SHOW_SCALED: snprintf(buf, cap, "scaled scores S' = QK%s%s", g->transpose, div); break;
+    case SHOW_MASKED: snprintf(buf, cap, "masked scores: S' with %s where mask=%s forbids", g->neg_inf, mask_name(c->mask)); break;
+    default: snprintf(buf, cap, "output O = A V  (%d x d_v=%d)", a->m->n_q, c->d_v); break;
+    }
+    return buf;
+}
+
+static const char *shown_name(Shown s) {
+    static const char *const names[SHOW_COUNT] = {"weights", "raw scores", "scaled scores", "masked scores", "output"};
+    return (unsigned)s < SHOW_COUNT ? names[s] : "?";
+}
+
+// ----------------------------------------------------------------------------
+// text helpers
+
+/* A label safe to show, cut to max_cols with the ellipsis. Spaces inside a
+ * token (GPT-2 keeps the leading one) are shown as a visible mark. */
+static void make_label(const App *a, char *out, size_t cap, const char *raw, int max_cols) {
+    size_t len = strlen(raw);
+    char tmp[256];
+    size_t t = 0;
+    const char *sp = G(a)->space;
+    for (size_t i = 0; i < len && t + 8 < sizeof tmp; i++) {
+        if (raw[i] == ' ') {
+            memcpy(tmp + t, sp, strlen(sp));
+            t += strlen(sp);
+        } else {
+            tmp[t++] = raw[i];
+        }
+    }
+    /* Do not cut inside a UTF-8 sequence at the tmp limit. */
+    while (t > 0 && t < len && ((unsigned char)tmp[t] & 0xC0) == 0x80) t--;
+    char *safe = text_safe_label(tmp, t, a->ascii);
+    text_truncate(out, cap, safe ? safe : "?", safe ? strlen(safe) : 1, max_cols, G(a)->ellipsis);
+    free(safe);
+}
+
+static void query_label(const App *a, char *out, size_t cap, int i, int max_cols) {
+    make_label(a, out, cap, model_query_label(a->m, i), max_cols);
+}
+
+static void col_label(const App *a, char *out, size_t cap, int j, int max_cols) {
+    if (a->shown == SHOW_OUTPUT) {
+        char tmp[16];
+        snprintf(tmp, sizeof tmp, "%d", j);
+        text_truncate(out, cap, tmp, strlen(tmp), max_cols, G(a)->ellipsis);
+        return;
+    }
+    make_label(a, out, cap, model_key_label(a->m, j), max_cols);
+}
+
+/* A number in at most `width` columns: weights with 2 decimals, other values
+ * with as many decimals as fit. */
+static void fmt_num(char *buf, size_t cap, double v, int width, int weight) {
+    if (weight) {
+        if (width >= 4) snprintf(buf, cap, "%.2f", v);
+        else if (v >= 0.995) snprintf(buf, cap, "1.0");
+        else snprintf(buf, cap, ".%02d", (int)lround(v * 100));
+        return;
+    }
+    for (int dec = 2; dec >= 0; dec--) {
+        snprintf(buf, cap, "%.*f", dec, v);
+        if ((int)strlen(buf) <= width) return;
+    }
+    snprintf(buf, cap, "%.0e", v);
+    if ((int)strlen(buf) > width) snprintf(buf, cap, "%s", v < 0 ? "-" : "+");
+}
+
+// ----------------------------------------------------------------------------
+// cells
+
+static Style value_style(const App *a, const ShownMat *sm, double v, const char **glyph) {
+    Style st = style_plain();
+    double t;
+    if (sm->is_signed) t = sm->maxabs > 0 ? v / sm->maxabs : 0.0;
+    else t = v;
+    if (a->tier != TIER_NONE) {
+        RampColor rc = sm->is_signed ? palette_div(a->tier, t) : palette_seq(a->tier, t);
+        st.bg = rc.bg;
+        st.fg = rc.fg;
+        if (rc.bold) st.attr |= ST_BOLD;
+        *glyph = NULL;
+    } else {
+        *glyph = sm->is_signed ? palette_shade_signed(t, a->ascii) : palette_shade(t, a->ascii);
+    }
+    return st;
+}
+
+/* One cell of cw x ch screen cells at (y, x). */
+static void draw_cell(const App *a, Canvas *cv, int y, int x, int cw, int ch, const ShownMat *sm,
+                      int i, int j, int cursor, int numbers) {
+    int mid = y + (ch - 1) / 2;
+    if (cell_masked(a, sm, i, j)) {
+        Style st = style_attr(ST_DIM);
+        if (cursor) st.attr = ST_REVERSE | ST_BOLD;
+        for (int r = 0; r < ch; r++) cv_fill(cv, y + r, x, cw, " ", st);
+        cv_text(cv, mid, x + (cw - 1) / 2, G(a)->masked, 1, st);
+        return;
+    }
+    double v = sm->v[(size_t)i * sm->cols + j];
+    const char *glyph;
+    Style st = value_style(a, sm, v, &glyph);
+    if (cursor) st.attr |= ST_REVERSE | ST_BOLD;
+    char num[32];
+    if (!glyph) { /* colour: the background carries the value */
+        for (int r = 0; r < ch; r++) cv_fill(cv, y + r, x, cw, " ", st);
+        if (numbers && cw >= 4) {
+            /* Centred, with at least one blank before it so that the numbers
+             * of neighbouring cells never run together. */
+            fmt_num(num, sizeof num, v, cw - 1, !sm->is_signed);
+            int nw = (int)strlen(num);
+            cv_text(cv, mid, x + 1 + (cw - 1 - nw) / 2, num, nw, st);
+        }
+        return;
+    }
+    /* no colour: shade glyphs carry the value, a blank column separates cells */
+    int gw = cw > 1 ? cw - 1 : 1;
+    for (int r = 0; r < ch; r++) {
+        cv_fill(cv, y + r, x, gw, glyph, st);
+        if (cw > 1) cv_fill(cv, y + r, x + gw, 1, " ", style_plain());
+    }
+    if (numbers && cw >= 5) {
+        fmt_num(num, sizeof num, v, cw - 2, !sm->is_signed);
+        Style ns = st;
+        cv_fill(cv, mid, x + 1, cw - 2, " ", ns);
+        cv_text_right(cv, mid, x + 1, num, cw - 2, ns);
+    }
+}
+
+// ----------------------------------------------------------------------------
+// status, title, legend, inspector, message, hints
+
+static void draw_status(const App *a, Canvas *cv) {
+    const Model *m = a->m;
+    const ModelConfig *c = &m->cfg;
+    char buf[256], dv[32] = "";
+    if (c->d_v != c->d_k) snprintf(dv, sizeof dv, " d_v=%d", c->d_v);
+    if (m->source == SOURCE_QKV)
+        snprintf(buf, sizeof buf, "d_model=- heads=1 d_k=%d%s mask=%s scale=%s pos=none seed=-", c->d_k, dv,
+                 mask_name(c->mask), c->scale ? "on" : "off");
+    else
+        snprintf(buf, sizeof buf, "d_model=%d heads=%d d_k=%d%s mask=%s scale=%s pos=%s seed=%llu", c->d_model,
+                 c->heads, c->d_k, dv, mask_name(c->mask), c->scale ? "on" : "off", pos_name(c->pos),
+                 (unsigned long long)c->seed);
+    Style st = style_attr(ST_REVERSE);
+    cv_fill(cv, 0, 0, cv->w, " ", st);
+    cv_text(cv, 0, 0, buf, cv->w, st);
+    /* Right end: tokens and tokenizer, when there is room. */
+    char right[96];
+    if (m->source == SOURCE_QKV) snprintf(right, sizeof right, "%d x %d from file ", m->n_q, m->n_k);
+    else snprintf(right, sizeof right, "%d tokens, %s ", m->n_q, tok_preset_name(tok_preset(m->tokenizer)));
+    int used = text_width(buf, strlen(buf)), rw = (int)strlen(right);
+    if (used + 2 + rw <= cv->w) cv_text(cv, 0, cv->w - rw, right, rw, st);
+}
+
+static void draw_title(const App *a, Canvas *cv) {
+    char stage[160], buf[320];
+    stage_title(a, stage, sizeof stage);
+    if (a->view == VIEW_HEADS)
+        snprintf(buf, sizeof buf, "all %d heads, %s  (Tab/1-9 choose, Enter opens)  head %d/%d", a->m->cfg.heads,
+                 shown_name(a->shown), a->head + 1, a->m->cfg.heads);
+    else
+        snprintf(buf, sizeof buf, "head %d/%d  %s", a->head + 1, a->m->cfg.heads, stage);
+    cv_text(cv, 1, 0, buf, cv->w, style_attr(ST_BOLD));
+}
+
+static void swatch(const App *a, Canvas *cv, int y, int x, double t, int is_signed) {
+    ShownMat sm = {0};
+    sm.is_signed = is_signed;
+    sm.maxabs = 1;
+    const char *glyph;
+    Style st = value_style(a, &sm, t, &glyph);
+    cv_fill(cv, y, x, 2, glyph ? glyph : " ", st);
+}
+
+static void draw_legend(const App *a, Canvas *cv, int y, const ShownMat *sm) {
+    const Glyphs *g = G(a);
+    int x = 0, steps = 10;
+    char buf[160];
+    if (!sm->is_signed) {
+        x += cv_text(cv, y, x, "0 ", cv->w - x, style_plain());
+        for (int s = 0; s < steps && x + 2 < cv->w; s++, x += 2) swatch(a, cv, y, x, (double)s / (steps - 1), 0);
+        x += cv_text(cv, y, x, " 1", cv->w - x, style_plain());
+    } else {
+        snprintf(buf, sizeof buf, "min %.3g ", sm->lo);
+        x += cv_text(cv, y, x, buf, cv->w - x, style_plain());
+        for (int s = 0; s < steps + 1 && x + 2 < cv->w; s++, x += 2)
+            swatch(a, cv, y, x, -1.0 + 2.0 * s / steps, 1);
+        snprintf(buf, sizeof buf, " max %.3g", sm->hi);
+        x += cv_text(cv, y, x, buf, cv->w - x, style_plain());
+    }
+    if (sm->can_mask) {
+        x += 3;
+        int w = cv_text(cv, y, x, g->masked, 1, style_attr(ST_DIM));
+        snprintf(buf, sizeof buf, " masked: %s, weight 0", g->neg_inf);
+        x += w + cv_text(cv, y, x + w, buf, cv->w - x - w, style_plain());
+    }
+    snprintf(buf, sizeof buf, "   %s row sum, %s all keys masked", g->sigma, g->flag);
+    if (a->view == VIEW_HEATMAP) cv_text(cv, y, x, buf, cv->w - x, style_plain());
+}
+
+static void draw_inspector(const App *a, Canvas *cv, int y) {
+    const Model *m = a->m;
+    const Glyphs *g = G(a);
+    if (m->n_q == 0) return;
+    int i = a->ci, j = a->cj;
+    char q[64], k[64], l1[400], l2[400];
+    query_label(a, q, sizeof q, i, 20);
+    if (a->shown == SHOW_OUTPUT) {
+        const HeadData *hd = &m->head[a->head];
+        int dv = m->cfg.d_v;
+        snprintf(l1, sizeof l1, "%s [%d], output column %d:  O[%d][%d] = %s_j A[%d][j] %s V[j][%d] = %.4f", q, i, j, i, j,
+                 g->sigma, i, g->times, j, hd->out[(size_t)i * dv + j]);
+        int n = snprintf(l2, sizeof l2, "=");
+        for (int t = 0; t < m->n_k && n < (int)sizeof l2 - 40; t++) {
+            float w = hd->weights[(size_t)i * m->n_k + t];
+            if (w == 0.0f && !m->allowed[(size_t)i * m->n_k + t]) continue;
+            n += snprintf(l2 + n, sizeof l2 - (size_t)n, "%s %.2f%s%.2f", n > 1 ? " +" : "", w, g->times,
+                          hd->v[(size_t)t * dv + j]);
+        }
+        cv_text(cv, y, 0, l1, cv->w, style_plain());
+        cv_text(cv, y + 1, 0, l2, cv->w, style_plain());
+        return;
+    }
+    make_label(a, k, sizeof k, model_key_label(m, j), 20);
+    CellDetail d;
+    model_cell_detail(m, a->head, i, j, &d);
+    char div[48];
+    if (m->cfg.scale) snprintf(div, sizeof div, "%s%s%d = %.4f", g->div, g->sqrt, m->cfg.d_k, d.scaled);
+    else snprintf(div, sizeof div, "(scaling off) = %.4f", d.scaled);
+    const char *why = "allowed";
+    char whybuf[64];
+    if (!d.allowed) {
+        if (m->cfg.mask == MASK_CAUSAL) snprintf(whybuf, sizeof whybuf, "masked: key %d is after query %d", j, i);
+        else snprintf(whybuf, sizeof whybuf, "masked");
+        why = whybuf;
+    }
+    snprintf(l1, sizeof l1, "%s[%d] %s %s[%d]   q%sk = %.4f   %s   %s", q, i, g->arrow, k, j, g->dot, d.raw, div, why);
+    if (d.allowed)
+        snprintf(l2, sizeof l2, "exp(%.4f %s max %.4f) = %.4f   %s %s %.4f   = weight %.4f", d.scaled, g->minus,
+                 d.row_max, d.exp, g->div, g->sigma, d.denom, d.weight);
+    else if (d.row_allowed == 0)
+        snprintf(l2, sizeof l2, "score %s, every key of this row is masked: all weights 0, row sum 0", g->neg_inf);
+    else
+        snprintf(l2, sizeof l2, "score %s %s exp 0 %s weight 0 (this key is hidden from this query)", g->neg_inf,
+                 g->arrow, g->arrow);
+    cv_text(cv, y, 0, l1, cv->w, style_plain());
+    cv_text(cv, y + 1, 0, l2, cv->w, style_plain());
+}
+
+static void draw_hints(const App *a, Canvas *cv, int y) {
+    /* Hints in rank order, as many as fit. */
+    int order[64], n = 0;
+    for (int i = 0; i < keymap_count && n < 64; i++)
+        if (keymap[i].hint) order[n++] = i;
+    for (int s = 1; s < n; s++)
+        for (int t = s; t > 0 && keymap[order[t]].hint_rank < keymap[order[t - 1]].hint_rank; t--) {
+            int tmp = order[t];
+            order[t] = order[t - 1];
+            order[t - 1] = tmp;
+        }
+    int x = 0;
+    for (int s = 0; s < n; s++) {
+        const char *h = keymap[order[s]].hint;
+        int w = text_width(h, strlen(h));
+        if (x + w > cv->w) break;
+        const char *sp = strchr(h, ' ');
+        int kw = sp ? (int)(sp - h) : w;
+        char keys[32];
+        snprintf(keys, sizeof keys, "%.*s", kw, h);
+        cv_text(cv, y, x, keys, kw, style_attr(ST_BOLD));
+        cv_text(cv, y, x + kw, h + kw, w - kw, style_plain());
+        x += w + 2;
+    }
+    (void)a;
+}
+
+static void draw_prompt(const App *a, Canvas *cv, int y) {
+    const char *label = a->prompt == PROMPT_DK ? "d_k (1..4096): " : "sentence: ";
+    const char *tail = "  Enter apply, Esc cancel";
+    int x = cv_text(cv, y, 0, label, cv->w, style_attr(ST_BOLD));
+    int tw = (int)strlen(tail);
+    int field = cv->w - x - tw;
+    if (field < 10) field = cv->w - x, tw = 0;
+    size_t from, to;
+    int ccol;
+    le_view(&a->edit, field, &from, &to, &ccol);
+    char *shown = malloc(to - from + 1);
+    if (shown) {
+        memcpy(shown, a->edit.buf + from, to - from);
+        shown[to - from] = '\0';
+        cv_text(cv, y, x, shown, field, style_attr(ST_UNDERLINE));
+        free(shown);
+    }
+    /* The cursor: a reversed cell (the terminal cursor stays hidden). */
+    if (x + ccol < cv->w) {
+        Cell *c = cv_cell(cv, y, x + ccol);
+        c->st.attr |= ST_REVERSE;
+    }
+    if (tw) cv_text(cv, y, cv->w - tw, tail, tw, style_attr(ST_DIM));
+}
+
+static void draw_bottom(const App *a, Canvas *cv, const ShownMat *sm) {
+    int H = cv->h;
+    if (sm) draw_legend(a, cv, H - 5, sm);
+    draw_inspector(a, cv, H - 4);
+    if (a->msg[0]) {
+        char *safe = text_safe_label(a->msg, strlen(a->msg), a->ascii);
+        Style st = style_attr(ST_BOLD);
+        if (a->msg_error && a->tier != TIER_NONE) st.fg = 1; /* red */
+        cv_text(cv, H - 2, 0, safe ? safe : "", cv->w, st);
+        free(safe);
+    }
+    if (a->prompt != PROMPT_NONE) draw_prompt(a, cv, H - 1);
+    else draw_hints(a, cv, H - 1);
+}
+
+// ----------------------------------------------------------------------------
+// the single-head heatmap
+
+typedef struct {
+    int label_w, sum_w;  /* columns of the row labels and of the sum column */
+    int cw, ch;          /* cell size */
+    int header_rows;     /* 1 (labels) or 2 (index ruler) */
+    int rows_vis, cols_vis;
+} HeatGeom;
+
+static int max_label_width(const App *a, int cap) {
+    int w = 1;
+    char buf[128];
+    for (int i = 0; i < a->m->n_q; i++) {
+        query_label(a, buf, sizeof buf, i, cap);
+        int lw = text_width(buf, strlen(buf));
+        if (lw > w) w = lw;
+    }
+    return w;
+}
+
+static void heat_geometry(const App *a, int W, int H, HeatGeom *g) {
+    const Model *m = a->m;
+    int ncols = a->shown == SHOW_OUTPUT ? m->cfg.d_v : m->n_k;
+    int cap = MAX_LABEL < W / 4 ? MAX_LABEL : W / 4;
+    if (cap < 3) cap = 3;
+    g->label_w = max_label_width(a, cap) + 1;
+    g->sum_w = 8;
+    int avail_w = W - g->label_w - g->sum_w;
+    if (avail_w < 1) avail_w = 1;
+    g->cw = ncols > 0 ? avail_w / ncols : 1;
+    if (g->cw > MAX_CELL_W) g->cw = MAX_CELL_W;
+    if (g->cw < 1) g->cw = 1;
+    g->cols_vis = avail_w / g->cw;
+    if (g->cols_vis > ncols) g->cols_vis = ncols;
+    g->header_rows = g->cw >= 3 ? 1 : 2;
+    int avail_h = H - TOP_LINES - g->header_rows - BOTTOM_LINES;
+    if (avail_h < 1) avail_h = 1;
+    int ch_max = g->cw / 3 > 1 ? g->cw / 3 : 1;
+    g->ch = m->n_q > 0 ? avail_h / m->n_q : 1;
+    if (g->ch > ch_max) g->ch = ch_max;
+    if (g->ch > 3) g->ch = 3;
+    if (g->ch < 1) g->ch = 1;
+    g->rows_vis = avail_h / g->ch;
+    if (g->rows_vis > m->n_q) g->rows_vis = m->n_q;
+}
+
+/* Keeps the cursor inside the visible window of n items. */
+static int scroll_to(int first, int cursor, int visible, int n) {
+    if (visible < 1) visible = 1;
+    if (cursor < first) first = cursor;
+    if (cursor >= first + visible) first = cursor - visible + 1;
+    if (first > n - visible) first = n - visible;
+    if (first < 0) first = 0;
+    return first;
+}
+
+static void draw_col_header(App *a, Canvas *cv, int y, int x0, const HeatGeom *g, int col0) {
+    char buf[128];
+    for (int c = 0; c < g->cols_vis; c++) {
+        int j = col0 + c, x = x0 + c * g->cw;
+        Style st = j == a->cj ? style_attr(ST_REVERSE | ST_BOLD) : style_plain();
+        if (g->header_rows == 1) {
+            col_label(a, buf, sizeof buf, j, g->cw - 1);
+            cv_text(cv, y, x, buf, g->cw - 1, st);
+        } else {
+            /* A ruler of indices: tens above, units below. */
+            if (j % 10 == 0 || j == a->cj) cv_printf(cv, y, x, g->cw, st, "%d", (j / 10) % 10);
+            cv_printf(cv, y + 1, x, g->cw, st, "%d", j % 10);
+        }
+    }
+}
+
+static void draw_heatmap(App *a, Canvas *cv) {
+    const Model *m = a->m;
+    HeatGeom g;
+    heat_geometry(a, cv->w, cv->h, &g);
+    ShownMat sm;
+    shown_matrix(a, a->head, &sm);
+    a->row0 = scroll_to(a->row0, a->ci, g.rows_vis, m->n_q);
+    a->col0 = scroll_to(a->col0, a->cj, g.cols_vis, sm.cols);
+    int y0 = TOP_LINES + g.header_rows, x0 = g.label_w;
+    char buf[128];
+    draw_col_header(a, cv, TOP_LINES, x0, &g, a->col0);
+    int sx = x0 + g.cols_vis * g.cw + 1;
+    cv_text_right(cv, TOP_LINES + g.header_rows - 1, sx, G(a)->sigma, 5, style_attr(ST_BOLD));
+    for (int r = 0; r < g.rows_vis; r++) {
+        int i = a->row0 + r, y = y0 + r * g.ch;
+        query_label(a, buf, sizeof buf, i, g.label_w - 1);
+        Style ls = i == a->ci ? style_attr(ST_REVERSE | ST_BOLD) : style_plain();
+        cv_text(cv, y + (g.ch - 1) / 2, 0, buf, g.label_w - 1, ls);
+        for (int c = 0; c < g.cols_vis; c++) {
+            int j = a->col0 + c;
+            draw_cell(a, cv, y, x0 + c * g.cw, g.cw, g.ch, &sm, i, j, i == a->ci && j == a->cj, 1);
+        }
+        double sum = m->head[a->head].row_sums[i];
+        int flagged = row_fully_masked(a, i);
+        cv_printf(cv, y + (g.ch - 1) / 2, sx, 6, flagged ? style_attr(ST_BOLD) : style_plain(), "%5.3f%s", sum,
+                  flagged ? G(a)->flag : "");
+    }
+    /* Where the rows or columns go on beyond the window. */
+    if (a->row0 + g.rows_vis < m->n_q)
+        cv_printf(cv, y0 + g.rows_vis * g.ch - 1, sx + 6, 2, style_attr(ST_DIM), "%s", a->ascii ? "v" : "↓");
+    HeatLayout *L = &a->layout;
+    L->valid = 1, L->y0 = y0, L->x0 = x0, L->cw = g.cw, L->ch = g.ch;
+    L->rows = g.rows_vis, L->cols = g.cols_vis, L->row0 = a->row0, L->col0 = a->col0;
+    draw_bottom(a, cv, &sm);
+}
+
+// ----------------------------------------------------------------------------
+// all heads side by side
+
+typedef struct {
+    int label_w, cw, per_row, block_w, block_h, rows_vis, cols_vis, block_rows_vis;
+} HeadsGeom;
+
+static void heads_geometry(const App *a, int W, int H, HeadsGeom *g) {
+    const Model *m = a->m;
+    int h = m->cfg.heads;
+    int ncols = a->shown == SHOW_OUTPUT ? m->cfg.d_v : m->n_k;
+    int cap = 8 < W / 8 ? 8 : W / 8;
+    if (cap < 2) cap = 2;
+    g->label_w = max_label_width(a, cap) + 1;
+    int avail_w = W - g->label_w, avail_h = H - TOP_LINES - BOTTOM_LINES;
+    if (avail_w < 1) avail_w = 1;
+    if (avail_h < 2) avail_h = 2;
+    /* The widest cells with which every head fits; else the narrowest. */
+    for (g->cw = 6; g->cw >= 1; g->cw--) {
+        g->block_w = ncols * g->cw + 2;
+        g->per_row = avail_w / g->block_w;
+        if (g->per_row < 1) continue;
+        int block_rows = (h + g->per_row - 1) / g->per_row;
+        if (block_rows * (m->n_q + 1) <= avail_h) break;
+    }
+    if (g->cw < 1) g->cw = 1;
+    g->block_w = ncols * g->cw + 2;
+    g->per_row = avail_w / g->block_w;
+    if (g->per_row < 1) g->per_row = 1;
+    if (g->per_row > h) g->per_row = h;
+    g->cols_vis = (avail_w - 2) / g->cw;
+    if (g->cols_vis > ncols) g->cols_vis = ncols;
+    g->block_h = m->n_q + 1;
+    g->rows_vis = m->n_q;
+    if (g->block_h > avail_h) g->rows_vis = avail_h - 1, g->block_h = avail_h;
+    g->block_rows_vis = avail_h / g->block_h;
+    if (g->block_rows_vis < 1) g->block_rows_vis = 1;
+}
+
+static void draw_heads(App *a, Canvas *cv) {
+    const Model *m = a->m;
+    HeadsGeom g;
+    heads_geometry(a, cv->w, cv->h, &g);
+    int heads = m->cfg.heads;
+    int block_rows = (heads + g.per_row - 1) / g.per_row;
+    /* Keep the chosen head's row of blocks in view. */
+    a->head0 = scroll_to(a->head0, a->head / g.per_row, g.block_rows_vis, block_rows);
+    int cols = a->shown == SHOW_OUTPUT ? m->cfg.d_v : m->n_k;
+    a->row0 = scroll_to(a->row0, a->ci, g.rows_vis, m->n_q);
+    a->col0 = scroll_to(a->col0, a->cj, g.cols_vis, cols);
+    char buf[64];
+    ShownMat sm;
+    for (int br = 0; br < g.block_rows_vis && a->head0 + br < block_rows; br++) {
+        int y = TOP_LINES + br * g.block_h;
+        for (int r = 0; r < g.rows_vis && a->row0 + r < m->n_q; r++) {
+            int i = a->row0 + r;
+            query_label(a, buf, sizeof buf, i, g.label_w - 1);
+            cv_text(cv, y + 1 + r, 0, buf, g.label_w - 1, i == a->ci ? style_attr(ST_REVERSE) : style_plain());
+        }
+        for (int b = 0; b < g.per_row; b++) {
+            int h = (a->head0 + br) * g.per_row + b;
+            if (h >= heads) break;
+            int x = g.label_w + b * g.block_w;
+            Style ts = h == a->head ? style_attr(ST_REVERSE | ST_BOLD) : style_attr(ST_BOLD);
+            snprintf(buf, sizeof buf, "head %d", h + 1);
+            if (g.block_w - 2 < 6) snprintf(buf, sizeof buf, "%d", h + 1);
+            cv_text(cv, y, x, buf, g.block_w - 2, ts);
+            shown_matrix(a, h, &sm);
+            int wcols = g.cols_vis < cols - a->col0 ? g.cols_vis : cols - a->col0;
+            if (wcols > (g.block_w - 2) / g.cw) wcols = (g.block_w - 2) / g.cw;
+            for (int r = 0; r < g.rows_vis && a->row0 + r < m->n_q; r++)
+                for (int c = 0; c < wcols; c++) {
+                    int i = a->row0 + r, j = a->col0 + c;
+                    draw_cell(a, cv, y + 1 + r, x + c * g.cw, g.cw, 1, &sm, i, j, i == a->ci && j == a->cj, 1);
+                }
+        }
+    }
+    if (block_rows > g.block_rows_vis) {
+        snprintf(buf, sizeof buf, "rows %d-%d of %d", a->head0 + 1,
+                 a->head0 + g.block_rows_vis < block_rows ? a->head0 + g.block_rows_vis : block_rows, block_rows);
+        cv_text_right(cv, 1, 0, buf, cv->w, style_attr(ST_DIM));
+    }
+    a->layout.valid = 0; /* clicks are for the single-head view */
+    shown_matrix(a, a->head, &sm);
+    draw_bottom(a, cv, &sm);
+}
+
+// ----------------------------------------------------------------------------
+// help
+
+static int help_lines(const App *a, char lines[][192], int max) {
+    int n = 0;
+    snprintf(lines[n++], 192, "attnviz %s - keys (q, ? or Esc closes; arrows scroll)", ATTNVIZ_VERSION);
+    lines[n++][0] = '\0';
+    for (int i = 0; i < keymap_count && n < max; i++) {
+        const KeyBinding *b = &keymap[i];
+        if (!b->label) continue;
+        const char *label = a->ascii && b->ascii_label ? b->ascii_label : b->label;
+        char padded[64];
+        text_truncate(padded, sizeof padded, label, strlen(label), 12, "");
+        int w = text_width(padded, strlen(padded));
+        int n2 = snprintf(lines[n], 192, "  %s", padded);
+        for (; w < 12 && n2 < 190; w++) lines[n][n2++] = ' ', lines[n][n2] = '\0';
+        snprintf(lines[n] + n2, (size_t)(192 - n2), "  %s", b->help);
+        n++;
+    }
+    const char *about[] = {
+        "",
+        "What am I looking at",
+        "  Each row is a query token, each column a key token. A cell is how much the",
+        "  query attends to the key: softmax(q.k / sqrt(d_k)) over the row. The sum",
+        "  column shows that every row of weights adds up to 1 (0 when all keys are",
+        "  masked). v shows the steps before the softmax and the output A V.",
+        "  The mask hides keys: causal = a token sees only itself and earlier tokens.",
+        "  The inspector line under the map shows the arithmetic of the cursor's cell.",
+    };
+    for (size_t i = 0; i < sizeof about / sizeof *about && n < max; i++) snprintf(lines[n++], 192, "%s", about[i]);
+    return n;
+}
+
+static void draw_help(App *a, Canvas *cv) {
+    char lines[80][192];
+    int n = help_lines(a, lines, 80);
+    int visible = cv->h - 1;
+    if (a->help0 > n - visible) a->help0 = n - visible > 0 ? n - visible : 0;
+    for (int r = 0; r < visible && a->help0 + r < n; r++) {
+        int i = a->help0 + r;
+        cv_text(cv, r, 0, lines[i], cv->w, i == 0 ? style_attr(ST_BOLD | ST_REVERSE) : style_plain());
+    }
+    cv_text(cv, cv->h - 1, 0, "q, ? or Esc: back", cv->w, style_attr(ST_DIM));
+}
+
+// ----------------------------------------------------------------------------
+// the whole screen
+
+void app_draw(App *a, Canvas *cv) {
+    cv_clear(cv);
+    a->layout.valid = 0;
+    if (a->enforce_min && (cv->w < APP_MIN_W || cv->h < APP_MIN_H)) {
+        char buf[96];
+        snprintf(buf, sizeof buf, "terminal too small: need %dx%d, have %dx%d", APP_MIN_W, APP_MIN_H, cv->w, cv->h);
+        int w = (int)strlen(buf);
+        int x = cv->w > w ? (cv->w - w) / 2 : 0;
+        cv_text(cv, cv->h / 2, x, buf, cv->w, style_attr(ST_BOLD));
+        return;
+    }
+    if (a->help) {
+        draw_help(a, cv);
+        return;
+    }
+    draw_status(a, cv);
+    draw_title(a, cv);
+    if (a->m->n_q == 0 || a->m->n_k == 0) {
+        cv_text(cv, TOP_LINES + 1, 2, "no tokens: the sentence is empty or only spaces (press e to edit it)", cv->w - 2,
+                style_attr(ST_BOLD));
+        draw_bottom(a, cv, NULL);
+        return;
+    }
+    if (a->view == VIEW_HEADS) draw_heads(a, cv);
+    else draw_heatmap(a, cv);
+}
+
+int app_natural_height(const App *a, int w) {
+    const Model *m = a->m;
+    if (a->help) return 60;
+    if (m->n_q == 0) return TOP_LINES + 2 + BOTTOM_LINES;
+    if (a->view == VIEW_HEADS) {
+        HeadsGeom g;
+        heads_geometry(a, w, 100000, &g);
+        int block_rows = (m->cfg.heads + g.per_row - 1) / g.per_row;
+        return TOP_LINES + block_rows * (m->n_q + 1) + BOTTOM_LINES;
+    }
+    HeatGeom g;
+    heat_geometry(a, w, TOP_LINES + 2 + m->n_q + BOTTOM_LINES, &g);
+    return TOP_LINES + g.header_rows + m->n_q + BOTTOM_LINES;
+}
