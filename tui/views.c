@@ -33,6 +33,13 @@ static const Glyphs glyphs_ascii = {"~", "x", "!", "sum", "->", "sqrt", "-inf", 
 
 static const Glyphs *G(const App *a) { return a->ascii ? &glyphs_ascii : &glyphs_unicode; }
 
+/* "√16" or, in ASCII, "sqrt(16)". */
+static const char *sqrt_of(const App *a, int n, char *buf, size_t cap) {
+    if (a->ascii) snprintf(buf, cap, "sqrt(%d)", n);
+    else snprintf(buf, cap, "√%d", n);
+    return buf;
+}
+
 // ----------------------------------------------------------------------------
 // what is shown
 
@@ -87,8 +94,8 @@ static int row_fully_masked(const App *a, int i) {
 static const char *stage_title(const App *a, char *buf, size_t cap) {
     const Glyphs *g = G(a);
     const ModelConfig *c = &a->m->cfg;
-    char div[32];
-    if (c->scale) snprintf(div, sizeof div, "%s%s%d", g->div, g->sqrt, c->d_k);
+    char div[32], root[24];
+    if (c->scale) snprintf(div, sizeof div, "%s%s", g->div, sqrt_of(a, c->d_k, root, sizeof root));
     else snprintf(div, sizeof div, " (scaling off)");
     switch (a->shown) {
     case SHOW_WEIGHTS: snprintf(buf, cap, "weights A = softmax(QK%s%s, mask)", g->transpose, c->scale ? div : ""); break;
@@ -125,7 +132,9 @@ static void make_label(const App *a, char *out, size_t cap, const char *raw, int
     }
     /* Do not cut inside a UTF-8 sequence at the tmp limit. */
     while (t > 0 && t < len && ((unsigned char)tmp[t] & 0xC0) == 0x80) t--;
-    char *safe = text_safe_label(tmp, t, a->ascii);
+    /* --ascii is about our glyphs (ambiguous-width symbols); the user's
+     * text is shown as it is, escaped only where it is unsafe. */
+    char *safe = text_safe_label(tmp, t, 0);
     text_truncate(out, cap, safe ? safe : "?", safe ? strlen(safe) : 1, max_cols, G(a)->ellipsis);
     free(safe);
 }
@@ -290,8 +299,8 @@ static void draw_legend(const App *a, Canvas *cv, int y, const ShownMat *sm) {
         snprintf(buf, sizeof buf, " masked: %s, weight 0", g->neg_inf);
         x += w + cv_text(cv, y, x + w, buf, cv->w - x - w, style_plain());
     }
-    snprintf(buf, sizeof buf, "   %s row sum, %s all keys masked", g->sigma, g->flag);
-    if (a->view == VIEW_HEATMAP) cv_text(cv, y, x, buf, cv->w - x, style_plain());
+    snprintf(buf, sizeof buf, "   %s all keys masked", g->flag);
+    if (a->view == VIEW_HEATMAP && sm->can_mask) cv_text(cv, y, x, buf, cv->w - x, style_plain());
 }
 
 static void draw_inspector(const App *a, Canvas *cv, int y) {
@@ -320,8 +329,8 @@ static void draw_inspector(const App *a, Canvas *cv, int y) {
     make_label(a, k, sizeof k, model_key_label(m, j), 20);
     CellDetail d;
     model_cell_detail(m, a->head, i, j, &d);
-    char div[48];
-    if (m->cfg.scale) snprintf(div, sizeof div, "%s%s%d = %.4f", g->div, g->sqrt, m->cfg.d_k, d.scaled);
+    char div[64], root[24];
+    if (m->cfg.scale) snprintf(div, sizeof div, "%s%s = %.4f", g->div, sqrt_of(a, m->cfg.d_k, root, sizeof root), d.scaled);
     else snprintf(div, sizeof div, "(scaling off) = %.4f", d.scaled);
     const char *why = "allowed";
     char whybuf[64];
@@ -400,7 +409,7 @@ static void draw_bottom(const App *a, Canvas *cv, const ShownMat *sm) {
     if (sm) draw_legend(a, cv, H - 5, sm);
     draw_inspector(a, cv, H - 4);
     if (a->msg[0]) {
-        char *safe = text_safe_label(a->msg, strlen(a->msg), a->ascii);
+        char *safe = text_safe_label(a->msg, strlen(a->msg), 0);
         Style st = style_attr(ST_BOLD);
         if (a->msg_error && a->tier != TIER_NONE) st.fg = 1; /* red */
         cv_text(cv, H - 2, 0, safe ? safe : "", cv->w, st);
@@ -661,8 +670,15 @@ void app_draw(App *a, Canvas *cv) {
         char buf[96];
         snprintf(buf, sizeof buf, "terminal too small: need %dx%d, have %dx%d", APP_MIN_W, APP_MIN_H, cv->w, cv->h);
         int w = (int)strlen(buf);
-        int x = cv->w > w ? (cv->w - w) / 2 : 0;
-        cv_text(cv, cv->h / 2, x, buf, cv->w, style_attr(ST_BOLD));
+        if (w <= cv->w) {
+            cv_text(cv, cv->h / 2, (cv->w - w) / 2, buf, cv->w, style_attr(ST_BOLD));
+        } else { /* narrower than the message: on two lines, split after the colon */
+            char *rest = strchr(buf, ':') + 2;
+            rest[-1] = '\0';
+            int y = cv->h > 1 ? cv->h / 2 - 1 : 0;
+            cv_text(cv, y, 0, buf, cv->w, style_attr(ST_BOLD));
+            cv_text(cv, y + 1, 0, rest, cv->w, style_attr(ST_BOLD));
+        }
         return;
     }
     if (a->help) {

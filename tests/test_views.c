@@ -1,0 +1,510 @@
+/* test_views.c - the screens on the text back end of the canvas: golden
+ * screens at 80x24 and 200x50, what keys do to the app (and which stages they
+ * recompute), the key table, and the canvas itself.
+ *
+ * Golden files live in tests/golden/; UPDATE_GOLDEN=1 rewrites them (review
+ * the diff like code). */
+#define _POSIX_C_SOURCE 200809L
+#include "testutil.h"
+
+#include <curses.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "app.h"
+#include "canvas.h"
+#include "keymap.h"
+#include "utf8.h"
+
+static char *render(App *a, int w, int h) {
+    Canvas *cv = cv_new(w, h);
+    app_draw(a, cv);
+    char *s = cv_render(cv, 0, TIER_NONE);
+    cv_free(cv);
+    return s;
+}
+
+static char *line(const char *screen, int n) {
+    static char buf[2048];
+    const char *p = screen;
+    for (int i = 0; i < n && p; i++) {
+        p = strchr(p, '\n');
+        if (p) p++;
+    }
+    if (!p) return strcpy(buf, "");
+    const char *e = strchr(p, '\n');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    if (len >= sizeof buf) len = sizeof buf - 1;
+    memcpy(buf, p, len);
+    buf[len] = '\0';
+    return buf;
+}
+
+static void golden(const char *name, const char *got) {
+    char path[256];
+    snprintf(path, sizeof path, "tests/golden/%s", name);
+    if (getenv("UPDATE_GOLDEN")) {
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs(got, f);
+        fclose(f);
+        return;
+    }
+    FILE *f = fopen(path, "r");
+    if (!f) fail_msg("missing golden file %s (run with UPDATE_GOLDEN=1)", path);
+    char *want = NULL;
+    size_t cap = 0;
+    ssize_t n = getdelim(&want, &cap, '\0', f);
+    fclose(f);
+    assert_true(n >= 0);
+    if (strcmp(want, got) != 0) {
+        fprintf(stderr, "--- %s (expected)\n%s--- got\n%s", path, want, got);
+        free(want);
+        fail_msg("screen differs from %s", path);
+    }
+    free(want);
+}
+
+static AppKey ch(uint32_t c) {
+    AppKey k = {0, c};
+    return k;
+}
+static AppKey code(int c) {
+    AppKey k = {1, (uint32_t)c};
+    return k;
+}
+
+static Model *sample_model(const char *text) {
+    ModelConfig c;
+    model_config_default(&c);
+    return tu_model(text, &c);
+}
+
+// ----------------------------------------------------------------------------
+// golden screens
+
+static void test_golden_heatmap(void **state) {
+    (void)state;
+    Model *m = sample_model("the cat sat on the mat because the cat was tired");
+    App a;
+    app_init(&a, m, TIER_NONE, 0, 1, NULL);
+    a.enforce_min = 1;
+    char *s = render(&a, 80, 24);
+    golden("heatmap-80x24.txt", s);
+    free(s);
+    app_key(&a, ch('m'));
+    s = render(&a, 200, 50);
+    golden("heatmap-causal-200x50.txt", s);
+    free(s);
+    app_free(&a);
+    model_free(m);
+}
+
+static void test_golden_korean_ascii(void **state) {
+    (void)state;
+    Model *m = sample_model("나는 어제 친구와 영화를 봤는데, 그 영화는 정말 재미있었다");
+    App a;
+    app_init(&a, m, TIER_NONE, 1, 1, NULL);
+    app_key(&a, ch('m'));
+    char *s = render(&a, 80, 24);
+    golden("heatmap-korean-ascii-80x24.txt", s);
+    free(s);
+    app_free(&a);
+    model_free(m);
+}
+
+static void test_golden_heads(void **state) {
+    (void)state;
+    Model *m = sample_model("나는 학교에 간다");
+    App a;
+    app_init(&a, m, TIER_NONE, 0, 1, NULL);
+    app_key(&a, ch('a'));
+    app_key(&a, ch('\t'));
+    char *s = render(&a, 80, 24);
+    golden("heads-80x24.txt", s);
+    free(s);
+    s = render(&a, 200, 50);
+    golden("heads-200x50.txt", s);
+    free(s);
+    app_free(&a);
+    model_free(m);
+}
+
+// ----------------------------------------------------------------------------
+// screens: what must be on them
+
+static void test_status_and_title(void **state) {
+    (void)state;
+    Model *m = sample_model("Mary greeted Bob");
+    App a;
+    app_init(&a, m, TIER_NONE, 0, 1, NULL);
+    char *s = render(&a, 80, 24);
+    assert_non_null(strstr(line(s, 0), "d_model=64 heads=4 d_k=16 mask=none scale=on pos=none seed=42"));
+    assert_non_null(strstr(line(s, 1), "head 1/4"));
+    assert_non_null(strstr(line(s, 1), "weights"));
+    assert_non_null(strstr(line(s, 2), "Mary"));
+    assert_non_null(strstr(s, "1.000"));            /* the row sum */
+    assert_non_null(strstr(line(s, 23), "q quit")); /* hints */
+    free(s);
+    app_free(&a);
+    model_free(m);
+}
+
+static void test_too_small(void **state) {
+    (void)state;
+    Model *m = sample_model("Mary greeted Bob");
+    App a;
+    app_init(&a, m, TIER_NONE, 0, 1, NULL);
+    a.enforce_min = 1;
+    char *s = render(&a, 60, 20);
+    assert_non_null(strstr(s, "terminal too small: need 80x24, have 60x20"));
+    free(s);
+    s = render(&a, 24, 6); /* narrower than the message: two lines */
+    assert_non_null(strstr(s, "terminal too small:\nneed 80x24, have 24x6"));
+    free(s);
+    app_free(&a);
+    model_free(m);
+}
+
+static void test_causal_zeros_and_sums(void **state) {
+    (void)state;
+    Model *m = sample_model("Mary greeted Bob and Bob ignored Mary");
+    App a;
+    app_init(&a, m, TIER_NONE, 1, 1, NULL);
+    app_key(&a, ch('m'));
+    char *s = render(&a, 100, 15); /* one screen row per query at this height */
+    assert_non_null(strstr(line(s, 0), "mask=causal"));
+    /* row i (line 3 + i): i + 1 allowed cells, then 6 - i masked ones drawn as 'x' */
+    for (int i = 0; i < 7; i++) {
+        const char *r = line(s, 3 + i);
+        int xs = 0;
+        for (const char *p = r; *p; p++) xs += *p == 'x';
+        assert_int_equal(xs, 6 - i);
+        assert_non_null(strstr(r, "1.000"));
+    }
+    free(s);
+    app_free(&a);
+    model_free(m);
+}
+
+static void test_escaped_labels(void **state) {
+    (void)state;
+    Model *m = model_new();
+    AvError err;
+    assert_int_equal(model_set_tokenizer(m, TOK_CUSTOM, "\\S+", &err), 0);
+    const char *txt = "a\x1b]0;title\x07 b\xc2\x9b" "c";
+    assert_int_equal(model_set_text(m, txt, strlen(txt), &err), 0);
+    assert_int_equal(model_update(m, &err), 0);
+    App a;
+    app_init(&a, m, TIER_NONE, 0, 1, NULL);
+    char *s = render(&a, 120, 24);
+    for (const char *p = s; *p; p++) assert_false(*p == 0x1b || *p == 0x07);
+    assert_null(strstr(s, "\xc2\x9b"));
+    assert_non_null(strstr(s, "a\\x1B]0;"));
+    free(s);
+    app_free(&a);
+    model_free(m);
+}
+
+static void test_zero_tokens(void **state) {
+    (void)state;
+    Model *m = sample_model("  ");
+    App a;
+    app_init(&a, m, TIER_NONE, 0, 1, NULL);
+    char *s = render(&a, 80, 24);
+    assert_non_null(strstr(s, "no tokens"));
+    /* keys on an empty model do not crash */
+    const char keys[] = "jklhm+->.<vvvvva\t1";
+    for (const char *p = keys; *p; p++) app_key(&a, ch((unsigned char)*p));
+    free(s);
+    s = render(&a, 80, 24);
+    assert_non_null(strstr(s, "no tokens"));
+    free(s);
+    app_free(&a);
+    model_free(m);
+}
+
+static void test_many_tokens_scroll(void **state) {
+    (void)state;
+    char text[4000] = "";
+    for (int i = 0; i < 120; i++) {
+        char w[16];
+        snprintf(w, sizeof w, "w%d ", i);
+        strcat(text, w);
+    }
+    Model *m = sample_model(text);
+    App a;
+    app_init(&a, m, TIER_NONE, 0, 1, NULL);
+    app_key(&a, code(KEY_END)); /* cursor to (119, 119): the window scrolls */
+    char *s = render(&a, 80, 24);
+    assert_int_equal(a.ci, 119);
+    assert_true(a.row0 > 0 && a.row0 + a.layout.rows > 119);
+    assert_true(a.col0 > 0);
+    assert_non_null(strstr(s, "w119"));
+    assert_non_null(strstr(line(s, 1), "head 1/4"));
+    free(s);
+    app_free(&a);
+    model_free(m);
+}
+
+// ----------------------------------------------------------------------------
+// keys
+
+static void test_keys_change_config(void **state) {
+    (void)state;
+    Model *m = sample_model("Mary greeted Bob");
+    App a;
+    app_init(&a, m, TIER_NONE, 0, 1, NULL);
+    app_key(&a, ch('m'));
+    assert_int_equal(m->cfg.mask, MASK_CAUSAL);
+    app_key(&a, ch('m'));
+    assert_int_equal(m->cfg.mask, MASK_NONE);
+    app_key(&a, ch('+'));
+    assert_int_equal(m->cfg.d_k, 32);
+    assert_int_equal(m->cfg.d_v, 32); /* d_v follows d_k when not given */
+    app_key(&a, ch('-'));
+    app_key(&a, ch('-'));
+    assert_int_equal(m->cfg.d_k, 8);
+    app_key(&a, ch('>'));
+    assert_int_equal(m->cfg.heads, 5);
+    app_key(&a, ch('<'));
+    app_key(&a, ch('<'));
+    assert_int_equal(m->cfg.heads, 3);
+    app_key(&a, ch('s'));
+    assert_int_equal(m->cfg.scale, 0);
+    app_key(&a, ch('r'));
+    assert_true(m->cfg.seed == 43);
+    app_key(&a, ch('p'));
+    assert_int_equal(m->cfg.pos, POS_SINUSOIDAL);
+    app_key(&a, ch('t'));
+    assert_int_equal(tok_preset(m->tokenizer), TOK_GPT2);
+    assert_int_equal(m->stale, STAGE_NONE);
+    app_free(&a);
+    model_free(m);
+}
+
+static void test_heads_and_stages_recompute_nothing(void **state) {
+    (void)state;
+    Model *m = sample_model("Mary greeted Bob");
+    App a;
+    app_init(&a, m, TIER_NONE, 0, 1, NULL);
+    unsigned long before[STAGE_COUNT];
+    memcpy(before, m->computed, sizeof before);
+    app_key(&a, ch('\t'));
+    assert_int_equal(a.head, 1);
+    app_key(&a, code(KEY_BTAB));
+    app_key(&a, code(KEY_BTAB));
+    assert_int_equal(a.head, 3);
+    app_key(&a, ch('2'));
+    assert_int_equal(a.head, 1);
+    for (int i = 0; i < SHOW_COUNT; i++) app_key(&a, ch('v'));
+    app_key(&a, ch('a'));
+    app_key(&a, ch('a'));
+    app_key(&a, code(KEY_DOWN));
+    char *s = render(&a, 80, 24);
+    free(s);
+    assert_memory_equal(before, m->computed, sizeof before);
+    /* A mask change recomputes from the mask on, not the scores. */
+    app_key(&a, ch('m'));
+    assert_true(m->computed[STAGE_SCORES] == before[STAGE_SCORES]);
+    assert_true(m->computed[STAGE_MASKED] == before[STAGE_MASKED] + 1);
+    app_key(&a, ch('9'));
+    assert_non_null(strstr(a.msg, "only 4 heads"));
+    app_free(&a);
+    model_free(m);
+}
+
+static void test_limits_say_why(void **state) {
+    (void)state;
+    Model *m = sample_model("Mary greeted Bob");
+    App a;
+    app_init(&a, m, TIER_NONE, 0, 1, NULL);
+    for (int i = 0; i < 5; i++) app_key(&a, ch('-'));
+    assert_int_equal(m->cfg.d_k, 1);
+    assert_non_null(strstr(a.msg, "d_k is 1 already"));
+    assert_int_equal(a.msg_error, 1);
+    for (int i = 0; i < 5; i++) app_key(&a, ch('<'));
+    assert_int_equal(m->cfg.heads, 1);
+    assert_non_null(strstr(a.msg, "heads is 1 already"));
+    app_free(&a);
+    model_free(m);
+}
+
+static void type(App *a, const char *s) {
+    for (const char *p = s; *p;) {
+        uint32_t cp;
+        int n = utf8_decode(p, strlen(p), &cp);
+        app_key(a, ch(cp));
+        p += n;
+    }
+}
+
+static void test_prompts(void **state) {
+    (void)state;
+    Model *m = sample_model("Mary greeted Bob");
+    App a;
+    app_init(&a, m, TIER_NONE, 0, 1, NULL);
+    /* d: an exact d_k */
+    app_key(&a, ch('d'));
+    assert_int_equal(a.prompt, PROMPT_DK);
+    char *s = render(&a, 80, 24);
+    assert_non_null(strstr(line(s, 23), "d_k (1..4096): 16"));
+    free(s);
+    app_key(&a, code(KEY_BACKSPACE));
+    app_key(&a, code(KEY_BACKSPACE));
+    type(&a, "24\r");
+    assert_int_equal(a.prompt, PROMPT_NONE);
+    assert_int_equal(m->cfg.d_k, 24);
+    /* an invalid one: a message, nothing changes */
+    app_key(&a, ch('d'));
+    type(&a, "x\r");
+    assert_int_equal(m->cfg.d_k, 24);
+    assert_non_null(strstr(a.msg, "not a whole number"));
+    app_key(&a, ch('d'));
+    app_key(&a, ch(21)); /* Ctrl-U */
+    type(&a, "99999\r");
+    assert_int_equal(m->cfg.d_k, 24);
+    assert_non_null(strstr(a.msg, "out of range 1..4096"));
+    /* Esc cancels */
+    app_key(&a, ch('d'));
+    type(&a, "5");
+    app_key(&a, ch(27));
+    assert_int_equal(a.prompt, PROMPT_NONE);
+    assert_int_equal(m->cfg.d_k, 24);
+    /* e: a new sentence, Hangul typed and a character removed */
+    app_key(&a, ch('e'));
+    app_key(&a, ch(21));
+    type(&a, "나는 학교에 간다다");
+    app_key(&a, code(KEY_BACKSPACE));
+    type(&a, "\r");
+    assert_int_equal(m->n_q, 3);
+    assert_string_equal(model_key_label(m, 2), "간다");
+    /* invalid text keeps the old sentence */
+    app_key(&a, ch('e'));
+    app_key(&a, ch(21));
+    type(&a, "  \r");
+    assert_int_equal(m->n_q, 0); /* spaces only: allowed, the view says so */
+    app_free(&a);
+    model_free(m);
+}
+
+static void test_help_lists_every_key(void **state) {
+    (void)state;
+    Model *m = sample_model("Mary greeted Bob");
+    App a;
+    app_init(&a, m, TIER_NONE, 0, 1, NULL);
+    app_key(&a, ch('?'));
+    assert_int_equal(a.help, 1);
+    /* tall enough to show the whole help */
+    char *s = render(&a, 100, 80);
+    for (int i = 0; i < keymap_count; i++) {
+        if (!keymap[i].label) continue;
+        if (!strstr(s, keymap[i].help)) fail_msg("help lacks '%s'", keymap[i].help);
+        if (!strstr(s, keymap[i].label)) fail_msg("help lacks key '%s'", keymap[i].label);
+    }
+    free(s);
+    app_key(&a, ch('q'));
+    assert_int_equal(a.help, 0);
+    assert_int_equal(a.quit, 0); /* q in help closes help */
+    app_key(&a, ch('q'));
+    assert_int_equal(a.quit, 1);
+    app_free(&a);
+    model_free(m);
+}
+
+static void test_keymap_unique(void **state) {
+    (void)state;
+    for (int i = 0; i < keymap_count; i++)
+        for (int k = 0; k < 4 && keymap[i].keys[k]; k++)
+            for (int j = 0; j < keymap_count; j++)
+                for (int l = 0; l < 4 && keymap[j].keys[l]; l++)
+                    if ((i != j || k != l) && keymap[i].keys[k] == keymap[j].keys[l])
+                        fail_msg("key %d bound twice", keymap[i].keys[k]);
+    /* The contract keys of DESIGN.md §4 are bound to their actions. */
+    struct { int key; Action act; } contract[] = {
+        {'q', ACT_QUIT}, {'?', ACT_HELP}, {27, ACT_ESCAPE}, {KEY_UP, ACT_UP}, {'j', ACT_DOWN},
+        {'h', ACT_LEFT}, {'l', ACT_RIGHT}, {'k', ACT_UP}, {'\t', ACT_NEXT_HEAD},
+        {KEY_BTAB, ACT_PREV_HEAD}, {'1', ACT_HEAD_1}, {'9', ACT_HEAD_9}, {'a', ACT_ALL_HEADS},
+        {'m', ACT_MASK}, {'s', ACT_SCALE}, {'+', ACT_DK_DOUBLE}, {'-', ACT_DK_HALVE},
+        {'>', ACT_HEAD_MORE}, {'<', ACT_HEAD_FEWER}, {'d', ACT_DK_PROMPT}, {'r', ACT_SEED},
+        {'p', ACT_POS}, {'e', ACT_EDIT}, {'t', ACT_TOKENIZER}, {'v', ACT_STAGE},
+    };
+    for (size_t i = 0; i < sizeof contract / sizeof *contract; i++)
+        assert_int_equal(keymap_action(contract[i].key), contract[i].act);
+    /* Each hint names keys of its own binding (or of its pair). */
+    for (int i = 0; i < keymap_count; i++) {
+        const char *h = keymap[i].hint;
+        if (!h) continue;
+        Action act = keymap_action((unsigned char)h[0]);
+        if (strncmp(h, "Tab", 3) == 0) act = keymap_action('\t');
+        assert_int_equal(act, keymap[i].action);
+    }
+}
+
+static void test_mouse_click_moves_cursor(void **state) {
+    (void)state;
+    Model *m = sample_model("Mary greeted Bob");
+    App a;
+    app_init(&a, m, TIER_NONE, 0, 1, NULL);
+    char *s = render(&a, 80, 24);
+    free(s);
+    assert_true(a.layout.valid);
+    app_mouse(&a, a.layout.y0 + 2 * a.layout.ch, a.layout.x0 + 1 * a.layout.cw + 1, 1);
+    assert_int_equal(a.ci, 2);
+    assert_int_equal(a.cj, 1);
+    app_mouse(&a, 0, 0, 4); /* wheel up */
+    assert_int_equal(a.ci, 0);
+    app_free(&a);
+    model_free(m);
+}
+
+// ----------------------------------------------------------------------------
+// the canvas
+
+static void test_canvas_wide_and_clipping(void **state) {
+    (void)state;
+    Canvas *cv = cv_new(6, 2);
+    assert_int_equal(cv_text(cv, 0, 0, "학교에", 5, style_plain()), 5); /* 학교 + a blank */
+    char *s = cv_render(cv, 0, TIER_NONE);
+    assert_string_equal(s, "학교\n\n");
+    free(s);
+    cv_text(cv, 0, 1, "x", 1, style_plain()); /* over the right half of 학 */
+    s = cv_render(cv, 0, TIER_NONE);
+    assert_string_equal(s, " x교\n\n");
+    free(s);
+    cv_text(cv, 1, 0, "a\x1b[2Jb", 6, style_plain());
+    s = cv_render(cv, 0, TIER_NONE);
+    assert_string_equal(line(s, 1), "a?[2Jb");
+    free(s);
+    cv_free(cv);
+}
+
+static int setup(void **state) {
+    (void)state;
+    if (!setlocale(LC_ALL, "C.UTF-8")) return -1;
+    return 0;
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_golden_heatmap),
+        cmocka_unit_test(test_golden_korean_ascii),
+        cmocka_unit_test(test_golden_heads),
+        cmocka_unit_test(test_status_and_title),
+        cmocka_unit_test(test_too_small),
+        cmocka_unit_test(test_causal_zeros_and_sums),
+        cmocka_unit_test(test_escaped_labels),
+        cmocka_unit_test(test_zero_tokens),
+        cmocka_unit_test(test_many_tokens_scroll),
+        cmocka_unit_test(test_keys_change_config),
+        cmocka_unit_test(test_heads_and_stages_recompute_nothing),
+        cmocka_unit_test(test_limits_say_why),
+        cmocka_unit_test(test_prompts),
+        cmocka_unit_test(test_help_lists_every_key),
+        cmocka_unit_test(test_keymap_unique),
+        cmocka_unit_test(test_mouse_click_moves_cursor),
+        cmocka_unit_test(test_canvas_wide_and_clipping),
+    };
+    return cmocka_run_group_tests_name("views", tests, setup, NULL);
+}
