@@ -58,6 +58,22 @@ expect_contains "csv causal weight" "$out" "0,weights,1,0,0.45680666"
 out=$(printf '나는 학교에 간다\n' | $ATTNVIZ -f - --dump=json -H 2 --d-model 8)
 expect_contains "stdin sentence" "$out" '"tokens": ["나는", "학교에", "간다"]'
 
+# --- --once draws the view the TUI shows, plain when piped
+out=$($ATTNVIZ --once --width 80 -m causal "나는 학교에 간다"); rc=$?
+expect_rc "--once" 0 $rc
+expect_contains "--once status" "$out" "d_model=64 heads=4 d_k=16 mask=causal scale=on pos=none seed=42"
+expect_contains "--once title" "$out" "head 1/4"
+expect_contains "--once row sum" "$out" "1.000"
+expect_contains "--once hints" "$out" "q quit"
+case $out in *"$(printf '\033')"*) fail "--once piped: escape sequences in plain output";; *) pass;; esac
+out=$($ATTNVIZ --once --color=always --width 100 "나는 학교에 간다")
+expect_contains "--once --color=always" "$out" "$(printf '\033')[0"
+expect_contains "--once 256 colours" "$out" "48;5;"
+out=$(NO_COLOR=1 $ATTNVIZ --once --view heads "Mary greeted Bob")
+expect_contains "--once --view heads" "$out" "all 4 heads"
+lines=$($ATTNVIZ --once --width 120 "$(printf 'w%d ' $(seq 1 40))" | wc -l)
+[ "$lines" -ge 48 ] && pass || fail "--once shows every row: $lines lines for 40 tokens"
+
 # --- every stage recomputed in NumPy, over sentences, seeds, heads, d_k,
 # masks and scaling (DESIGN.md §2 tolerances)
 if /usr/bin/python3 -c 'import numpy' 2>/dev/null; then

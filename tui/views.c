@@ -194,9 +194,11 @@ static Style value_style(const App *a, const ShownMat *sm, double v, const char 
 static void draw_cell(const App *a, Canvas *cv, int y, int x, int cw, int ch, const ShownMat *sm,
                       int i, int j, int cursor, int numbers) {
     int mid = y + (ch - 1) / 2;
+    /* The cursor keeps the cell's colour (its value stays readable) and is
+     * marked bold and underlined; its row and column labels are reversed. */
     if (cell_masked(a, sm, i, j)) {
         Style st = style_attr(ST_DIM);
-        if (cursor) st.attr = ST_REVERSE | ST_BOLD;
+        if (cursor) st.attr = ST_BOLD | ST_UNDERLINE;
         for (int r = 0; r < ch; r++) cv_fill(cv, y + r, x, cw, " ", st);
         cv_text(cv, mid, x + (cw - 1) / 2, G(a)->masked, 1, st);
         return;
@@ -204,30 +206,33 @@ static void draw_cell(const App *a, Canvas *cv, int y, int x, int cw, int ch, co
     double v = sm->v[(size_t)i * sm->cols + j];
     const char *glyph;
     Style st = value_style(a, sm, v, &glyph);
-    if (cursor) st.attr |= ST_REVERSE | ST_BOLD;
+    if (cursor) st.attr |= ST_BOLD;
+    Style mst = st; /* the middle row: underlined under the cursor */
+    if (cursor) mst.attr |= ST_UNDERLINE;
     char num[32];
     if (!glyph) { /* colour: the background carries the value */
-        for (int r = 0; r < ch; r++) cv_fill(cv, y + r, x, cw, " ", st);
+        for (int r = 0; r < ch; r++) cv_fill(cv, y + r, x, cw, " ", y + r == mid ? mst : st);
         if (numbers && cw >= 4) {
             /* Centred, with at least one blank before it so that the numbers
              * of neighbouring cells never run together. */
             fmt_num(num, sizeof num, v, cw - 1, !sm->is_signed);
             int nw = (int)strlen(num);
-            cv_text(cv, mid, x + 1 + (cw - 1 - nw) / 2, num, nw, st);
+            cv_text(cv, mid, x + 1 + (cw - 1 - nw) / 2, num, nw, mst);
         }
         return;
     }
     /* no colour: shade glyphs carry the value, a blank column separates cells */
     int gw = cw > 1 ? cw - 1 : 1;
     for (int r = 0; r < ch; r++) {
-        cv_fill(cv, y + r, x, gw, glyph, st);
+        cv_fill(cv, y + r, x, gw, glyph, y + r == mid ? mst : st);
         if (cw > 1) cv_fill(cv, y + r, x + gw, 1, " ", style_plain());
     }
     if (numbers && cw >= 5) {
+        /* The number at the right, after a blank; glyphs keep the rest. */
         fmt_num(num, sizeof num, v, cw - 2, !sm->is_signed);
-        Style ns = st;
-        cv_fill(cv, mid, x + 1, cw - 2, " ", ns);
-        cv_text_right(cv, mid, x + 1, num, cw - 2, ns);
+        int nw = (int)strlen(num);
+        if (gw >= nw + 2) cv_fill(cv, mid, x + gw - nw - 1, 1, " ", mst);
+        cv_text(cv, mid, x + gw - nw, num, nw, mst);
     }
 }
 
@@ -404,15 +409,20 @@ static void draw_prompt(const App *a, Canvas *cv, int y) {
     if (tw) cv_text(cv, y, cv->w - tw, tail, tw, style_attr(ST_DIM));
 }
 
-static void draw_bottom(const App *a, Canvas *cv, const ShownMat *sm) {
+/* The legend, inspector and message follow the map (at `y`, or higher when
+ * the map leaves no room), so the eye need not travel; the hints stay on the
+ * last line. */
+static void draw_bottom(const App *a, Canvas *cv, const ShownMat *sm, int y) {
     int H = cv->h;
-    if (sm) draw_legend(a, cv, H - 5, sm);
-    draw_inspector(a, cv, H - 4);
+    if (y > H - BOTTOM_LINES) y = H - BOTTOM_LINES;
+    if (y < TOP_LINES) y = TOP_LINES;
+    if (sm) draw_legend(a, cv, y, sm);
+    draw_inspector(a, cv, y + 1);
     if (a->msg[0]) {
         char *safe = text_safe_label(a->msg, strlen(a->msg), 0);
         Style st = style_attr(ST_BOLD);
         if (a->msg_error && a->tier != TIER_NONE) st.fg = 1; /* red */
-        cv_text(cv, H - 2, 0, safe ? safe : "", cv->w, st);
+        cv_text(cv, y + 3, 0, safe ? safe : "", cv->w, st);
         free(safe);
     }
     if (a->prompt != PROMPT_NONE) draw_prompt(a, cv, H - 1);
@@ -525,7 +535,7 @@ static void draw_heatmap(App *a, Canvas *cv) {
     HeatLayout *L = &a->layout;
     L->valid = 1, L->y0 = y0, L->x0 = x0, L->cw = g.cw, L->ch = g.ch;
     L->rows = g.rows_vis, L->cols = g.cols_vis, L->row0 = a->row0, L->col0 = a->col0;
-    draw_bottom(a, cv, &sm);
+    draw_bottom(a, cv, &sm, y0 + g.rows_vis * g.ch + 1);
 }
 
 // ----------------------------------------------------------------------------
@@ -612,7 +622,8 @@ static void draw_heads(App *a, Canvas *cv) {
     }
     a->layout.valid = 0; /* clicks are for the single-head view */
     shown_matrix(a, a->head, &sm);
-    draw_bottom(a, cv, &sm);
+    int shown_rows = block_rows - a->head0 < g.block_rows_vis ? block_rows - a->head0 : g.block_rows_vis;
+    draw_bottom(a, cv, &sm, TOP_LINES + shown_rows * g.block_h + 1);
 }
 
 // ----------------------------------------------------------------------------
@@ -690,7 +701,7 @@ void app_draw(App *a, Canvas *cv) {
     if (a->m->n_q == 0 || a->m->n_k == 0) {
         cv_text(cv, TOP_LINES + 1, 2, "no tokens: the sentence is empty or only spaces (press e to edit it)", cv->w - 2,
                 style_attr(ST_BOLD));
-        draw_bottom(a, cv, NULL);
+        draw_bottom(a, cv, NULL, TOP_LINES + 3);
         return;
     }
     if (a->view == VIEW_HEADS) draw_heads(a, cv);
