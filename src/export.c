@@ -92,6 +92,7 @@ static void export_json(FILE *f, const Model *m) {
         fputs("\"tokenizer\": null", f);
     }
     fprintf(f, ", \"source\": \"%s\"},\n", text ? "text" : "qkv");
+    fputs("  \"entropy_unit\": \"bits\",\n", f);
     fputs("  \"tokens\": ", f);
     json_labels(f, m, 0);
     if (m->n_q != m->n_k || !text) {
@@ -125,6 +126,16 @@ static void export_json(FILE *f, const Model *m) {
         for (int i = 0; i < m->n_q; i++) {
             if (i) fputc(',', f);
             json_number(f, hd->row_sums[i]);
+        }
+        fputs("],\n     \"entropy\": [", f);
+        for (int i = 0; i < m->n_q; i++) {
+            if (i) fputc(',', f);
+            json_number(f, hd->entropy[i]);
+        }
+        fputs("],\n     \"max_weight\": [", f);
+        for (int i = 0; i < m->n_q; i++) {
+            if (i) fputc(',', f);
+            json_number(f, hd->max_weight[i]);
         }
         fputs("],\n     \"output\": ", f);
         json_matrix(f, hd->out, m->n_q, c->d_v, 0);
@@ -183,6 +194,8 @@ static void export_csv(FILE *f, const Model *m) {
         csv_matrix(f, h, "masked", hd->masked, m->n_q, m->n_k);
         csv_matrix(f, h, "weights", hd->weights, m->n_q, m->n_k);
         for (int i = 0; i < m->n_q; i++) fprintf(f, "%d,row_sums,%d,0,%.9g\n", h, i, hd->row_sums[i]);
+        for (int i = 0; i < m->n_q; i++) fprintf(f, "%d,entropy,%d,0,%.9g\n", h, i, hd->entropy[i]);
+        for (int i = 0; i < m->n_q; i++) fprintf(f, "%d,max_weight,%d,0,%.9g\n", h, i, hd->max_weight[i]);
         csv_matrix(f, h, "output", hd->out, m->n_q, c->d_v);
     }
     if (m->source == SOURCE_TEXT) csv_matrix(f, -1, "output", m->y, m->n_q, c->d_model);
@@ -255,13 +268,16 @@ static void export_text(FILE *f, const Model *m) {
         snprintf(title, sizeof title, "masked (mask=%s, -inf = forbidden)", mask_name(c->mask));
         text_matrix(f, m, title, hd->masked, m->n_q, m->n_k, 1);
         text_matrix(f, m, "weights A = softmax(masked)", hd->weights, m->n_q, m->n_k, 1);
-        fprintf(f, "row sums (%d)\n", m->n_q);
+        fprintf(f, "row sums, entropy (bits) and largest weight (%d)\n", m->n_q);
+        fprintf(f, "  %-10s %9s %9s %9s\n", "", "sum", "entropy", "max");
         for (int i = 0; i < m->n_q; i++) {
             fputs("  ", f);
             text_label(f, model_query_label(m, i), 10);
-            fprintf(f, " %9.4f\n", hd->row_sums[i]);
+            fprintf(f, " %9.4f %9.4f %9.4f\n", hd->row_sums[i], hd->entropy[i], hd->max_weight[i]);
         }
-        fputc('\n', f);
+        double mean, max;
+        model_mean_entropy(m, h, &mean, &max);
+        fprintf(f, "  mean entropy %.4f bits of at most %.4f\n\n", mean, max);
         text_matrix(f, m, "output O = A V", hd->out, m->n_q, c->d_v, 1);
     }
     if (text) {

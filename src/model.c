@@ -88,7 +88,9 @@ static void *zalloc(size_t count, size_t size) { return calloc(count ? count : 1
 static void free_head_stages(HeadData *hd) {
     free(hd->q), free(hd->k), free(hd->v);
     free(hd->scores), free(hd->scaled), free(hd->masked), free(hd->weights);
-    free(hd->row_sums), free(hd->out);
+    free(hd->row_sums), free(hd->out), free(hd->entropy), free(hd->max_weight);
+    hd->entropy = NULL;
+    hd->max_weight = NULL;
     hd->q = hd->k = hd->v = hd->scores = hd->scaled = hd->masked = hd->weights = hd->out = NULL;
     hd->row_sums = NULL;
 }
@@ -105,8 +107,10 @@ static void free_heads(Model *m, int heads) {
 
 static void free_model_stages(Model *m) {
     free(m->embed), free(m->pe), free(m->x), free(m->concat), free(m->y), free(m->allowed);
+    free(m->n_allowed);
     m->embed = m->pe = m->x = m->concat = m->y = NULL;
     m->allowed = NULL;
+    m->n_allowed = NULL;
 }
 
 /* Heads the current head array was allocated for. */
@@ -322,10 +326,11 @@ static int alloc_stages(Model *m, Stage from) {
         m->x = zalloc(nk * dm, sizeof(float));
         if (!m->embed || !m->pe || !m->x) return -1;
     }
-    free(m->allowed), free(m->concat), free(m->y);
+    free(m->allowed), free(m->n_allowed), free(m->concat), free(m->y);
     m->concat = m->y = NULL;
     m->allowed = zalloc(nq * nk, 1);
-    if (!m->allowed) return -1;
+    m->n_allowed = zalloc(nq, sizeof(int));
+    if (!m->allowed || !m->n_allowed) return -1;
     if (m->source == SOURCE_TEXT) {
         m->concat = zalloc(nq * c->heads * c->d_v, sizeof(float));
         m->y = zalloc(nq * dm, sizeof(float));
@@ -342,9 +347,11 @@ static int alloc_stages(Model *m, Stage from) {
         hd->masked = zalloc(nq * nk, sizeof(float));
         hd->weights = zalloc(nq * nk, sizeof(float));
         hd->row_sums = zalloc(nq, sizeof(double));
+        hd->entropy = zalloc(nq, sizeof(double));
+        hd->max_weight = zalloc(nq, sizeof(float));
         hd->out = zalloc(nq * c->d_v, sizeof(float));
         if (!hd->q || !hd->k || !hd->v || !hd->scores || !hd->scaled || !hd->masked ||
-            !hd->weights || !hd->row_sums || !hd->out)
+            !hd->weights || !hd->row_sums || !hd->entropy || !hd->max_weight || !hd->out)
             return -1;
     }
     return 0;
@@ -427,6 +434,11 @@ static void compute_scaled(Model *m) {
 static void compute_masked(Model *m) {
     size_t cells = (size_t)m->n_q * m->n_k;
     mask_fill(m->allowed, m->cfg.mask, m->n_q, m->n_k);
+    for (int i = 0; i < m->n_q; i++) {
+        int n = 0;
+        for (int j = 0; j < m->n_k; j++) n += m->allowed[(size_t)i * m->n_k + j];
+        m->n_allowed[i] = n;
+    }
     for (int h = 0; h < m->cfg.heads; h++) {
         HeadData *hd = &m->head[h];
         for (size_t i = 0; i < cells; i++) hd->masked[i] = m->allowed[i] ? hd->scaled[i] : -INFINITY;
@@ -452,14 +464,38 @@ double attn_softmax_row(float *w, const float *s, int n) {
     return sum;
 }
 
+/* Entropy in bits, accumulated in double; 0 log 0 = 0. */
+static double entropy_bits(const float *w, int n) {
+    double h = 0.0;
+    for (int j = 0; j < n; j++)
+        if (w[j] > 0.0f) h -= (double)w[j] * log2((double)w[j]);
+    return h > 0.0 ? h : 0.0; /* rounding can leave -0.0 or -1e-17 for a one-hot row */
+}
+
 static void compute_weights(Model *m) {
     int nk = m->n_k;
     for (int h = 0; h < m->cfg.heads; h++) {
         HeadData *hd = &m->head[h];
-        for (int i = 0; i < m->n_q; i++)
-            hd->row_sums[i] =
-                attn_softmax_row(hd->weights + (size_t)i * nk, hd->masked + (size_t)i * nk, nk);
+        for (int i = 0; i < m->n_q; i++) {
+            float *w = hd->weights + (size_t)i * nk;
+            hd->row_sums[i] = attn_softmax_row(w, hd->masked + (size_t)i * nk, nk);
+            hd->entropy[i] = entropy_bits(w, nk);
+            float mx = 0.0f;
+            for (int j = 0; j < nk; j++)
+                if (w[j] > mx) mx = w[j];
+            hd->max_weight[i] = mx;
+        }
     }
+}
+
+void model_mean_entropy(const Model *m, int h, double *mean, double *max) {
+    double s = 0.0, mx = 0.0;
+    for (int i = 0; i < m->n_q; i++) {
+        s += m->head[h].entropy[i];
+        if (m->n_allowed[i] > 0) mx += log2((double)m->n_allowed[i]);
+    }
+    *mean = m->n_q ? s / m->n_q : 0.0;
+    *max = m->n_q ? mx / m->n_q : 0.0;
 }
 
 static void compute_output(Model *m) {

@@ -79,6 +79,8 @@ typedef struct {
     float *masked;   /* (n_q, n_k) scaled, -inf where the mask forbids */
     float *weights;  /* (n_q, n_k) softmax rows; exactly 0 where masked */
     double *row_sums;/* (n_q) sum of the row's weights: 1, or 0 for a fully masked row */
+    double *entropy; /* (n_q) entropy of the row's weights in bits: -sum w log2 w */
+    float *max_weight; /* (n_q) the row's largest weight */
     float *out;      /* (n_q, d_v) A V */
 } HeadData;
 
@@ -105,6 +107,7 @@ typedef struct {
     float *concat;          /* (n_q, heads * d_v) */
     float *y;               /* (n_q, d_model) */
     unsigned char *allowed; /* (n_q, n_k) 1 = key visible to query */
+    int *n_allowed;         /* (n_q) keys visible to each query */
 
     Stage stale;            /* earliest stage to recompute; STAGE_NONE when fresh */
     int weights_stale;      /* the random weights must be drawn again */
@@ -130,6 +133,11 @@ int model_check_budget(const ModelConfig *c, int n_q, int n_k, ModelSource src, 
 
 /* Recomputes every stale stage. Returns -1 only when out of memory. */
 int model_update(Model *m, AvError *err);
+
+/* Mean over the rows of head h of the entropy of the weights, and of its
+ * largest possible value log2(n_allowed) (rows with no allowed key count 0),
+ * in bits. */
+void model_mean_entropy(const Model *m, int h, double *mean, double *max);
 
 /* Labels of query row i and key column j (NUL-terminated, raw: escape them
  * before printing). */

@@ -32,6 +32,7 @@ static void test_json_round_trip(void **state) {
     J *j = j_parse(text, len, &error);
     if (!j) fail_msg("invalid JSON: %s", error);
     assert_int_equal((int)j_get(j, "version")->num, 1);
+    assert_string_equal(j_get(j, "entropy_unit")->str, "bits");
     J *cfg = j_get(j, "config");
     assert_int_equal((int)j_get(cfg, "d_model")->num, 8);
     assert_int_equal((int)j_get(cfg, "heads")->num, 2);
@@ -79,6 +80,13 @@ static void test_json_round_trip(void **state) {
         J *sums = j_get(hd, "row_sums");
         assert_int_equal(sums->n, 3);
         for (int i = 0; i < 3; i++) assert_near(j_at(sums, i)->num, 1.0, 1e-6);
+        /* entropy (bits) and the largest weight per row */
+        J *ent = j_get(hd, "entropy"), *mw = j_get(hd, "max_weight");
+        assert_int_equal(ent->n, 3);
+        assert_int_equal(mw->n, 3);
+        assert_near(j_at(ent, 0)->num, 0.0, 1e-12); /* causal row 0: one-hot */
+        assert_near(j_at(mw, 0)->num, 1.0, 0);
+        for (int i = 0; i < 3; i++) assert_true(j_at(ent, i)->num <= log2(i + 1) + 1e-9);
         /* The masked upper triangle is null. */
         assert_int_equal(j_at(j_at(j_get(hd, "masked"), 0), 2)->type, J_NULL);
     }
@@ -158,10 +166,10 @@ static void test_csv_rows(void **state) {
     snprintf(want, sizeof want, "\n0,weights,2,1,%.9g\n", m->head[0].weights[2 * 3 + 1]);
     assert_non_null(strstr(csv, want));
     assert_non_null(strstr(csv, "\n,token,1,0,\"greeted\"\n"));
-    /* rows: 3 tokens + 12 embeddings + head (6 q + 6 k + 6 v + 4 x 9 + 3 sums + 6 out) + 12 y */
+    /* rows: 3 tokens + 12 embeddings + head (6 q + 6 k + 6 v + 4 x 9 + 3 x 3 row values + 6 out) + 12 y */
     int lines = 0;
     for (size_t i = 0; i < len; i++) lines += csv[i] == '\n';
-    assert_int_equal(lines, 1 + 3 + 12 + (6 + 6 + 6 + 36 + 3 + 6) + 12);
+    assert_int_equal(lines, 1 + 3 + 12 + (6 + 6 + 6 + 36 + 9 + 6) + 12);
     free(csv);
     model_free(m);
 }

@@ -74,6 +74,63 @@ static void test_worked_example_causal(void **state) {
     model_free(m);
 }
 
+/* Entropy (bits) and largest weight of the worked example's rows, by hand:
+ * H = -sum a log2 a over the weights above. */
+static void test_entropy_and_max_weight(void **state) {
+    (void)state;
+    Model *m = worked(MASK_NONE, 1);
+    const HeadData *h = &m->head[0];
+    for (int i = 0; i < 3; i++) {
+        double want = 0, mx = 0;
+        for (int j = 0; j < 3; j++) {
+            want -= A[i][j] * log2(A[i][j]);
+            if (A[i][j] > mx) mx = A[i][j];
+        }
+        assert_near(h->entropy[i], want, 1e-6);
+        assert_near(h->max_weight[i], mx, 1e-6);
+    }
+    assert_near(h->entropy[0], 1.5798, 1e-4); /* close to log2(3) = 1.585: nearly uniform */
+    double mean, max;
+    model_mean_entropy(m, 0, &mean, &max);
+    assert_near(max, log2(3.0), 1e-12);
+    assert_near(mean, (h->entropy[0] + h->entropy[1] + h->entropy[2]) / 3, 1e-12);
+    model_free(m);
+    m = worked(MASK_CAUSAL, 1);
+    h = &m->head[0];
+    assert_near(h->entropy[0], 0.0, 0);
+    assert_near(h->max_weight[0], 1.0, 0);
+    assert_near(h->entropy[1], -(AC[1][0] * log2(AC[1][0]) + AC[1][1] * log2(AC[1][1])), 1e-6);
+    model_mean_entropy(m, 0, &mean, &max);
+    assert_near(max, (0 + 1 + log2(3.0)) / 3, 1e-12);
+    model_free(m);
+}
+
+/* The texts' claim: without scaling, or with a larger d_k, the rows
+ * saturate towards one-hot (entropy falls, the largest weight grows). */
+static void test_saturation(void **state) {
+    (void)state;
+    const char *txt = "the cat sat on the mat because the cat was tired";
+    double e[3], w[3];
+    ModelConfig cs[3];
+    cs[0] = tu_config(256, 1, 4, 4);
+    cs[1] = tu_config(256, 1, 256, 4);
+    cs[1].scale = 1;
+    cs[2] = cs[1];
+    cs[2].scale = 0;
+    for (int k = 0; k < 3; k++) {
+        Model *m = tu_model(txt, &cs[k]);
+        double mx;
+        model_mean_entropy(m, 0, &e[k], &mx);
+        w[k] = 0;
+        for (int i = 0; i < m->n_q; i++) w[k] += m->head[0].max_weight[i] / m->n_q;
+        model_free(m);
+    }
+    /* Scaled, d_k 4 and 256 are alike (variance 1); unscaled d_k 256 collapses. */
+    assert_true(e[2] < 0.5 * e[1]);
+    assert_true(w[2] > w[1] + 0.3);
+    assert_true(fabs(e[0] - e[1]) < 0.5);
+}
+
 static void test_cell_detail_adds_up(void **state) {
     (void)state;
     Model *m = worked(MASK_CAUSAL, 1);
@@ -458,6 +515,8 @@ int main(void) {
         cmocka_unit_test(test_worked_example),
         cmocka_unit_test(test_worked_example_causal),
         cmocka_unit_test(test_cell_detail_adds_up),
+        cmocka_unit_test(test_entropy_and_max_weight),
+        cmocka_unit_test(test_saturation),
         cmocka_unit_test(test_row_sums_are_one),
         cmocka_unit_test(test_softmax_stable_with_large_scores),
         cmocka_unit_test(test_fully_masked_row),
