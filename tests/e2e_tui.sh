@@ -27,6 +27,10 @@ tmx_expect "v: raw scores" "raw scores S = QK" v
 tmx_expect "v: scaled" "scaled scores" v
 tmx_expect "v: masked" "masked scores" v
 tmx_expect "v: output" "output O = A V" v
+tmx_expect "v: X" "X = E + PE  (11, 64)" v
+tmx_expect "v: PE" "PE: sinusoidal positional encoding" v
+tmx_expect "v: heads joined" "concat(O_1 .. O_4)" v
+tmx_expect "v: Y" "Y = concat W_O  (11, 64)" v
 tmx_expect "v: back to weights" "weights A = softmax" v
 tmx_expect "Tab: head 2" "head 2/4" Tab
 tmx_expect "BTab: head 1" "head 1/4" BTab
@@ -45,7 +49,7 @@ tmx_expect "masked cell" "masked: key 2 is after query 1" Right
 # a masked row's weights read exactly 0 and each row sums to 1.000
 screen=$(tmx_screen)
 expect_contains "causal row 0" "$(printf '%s\n' "$screen" | sed -n 4p)" "1.00"
-sums=$(printf '%s\n' "$screen" | grep -c '1\.000$')
+sums=$(printf '%s\n' "$screen" | grep -c ' 1\.000  ')
 [ "$sums" -eq 11 ] && pass || fail "expected 11 row sums of 1.000, got $sums"
 
 # --- prompts: an exact d_k, an invalid one, the sentence
@@ -87,9 +91,9 @@ tmx_stop
 tmx_start 80 24 LC_ALL=C.UTF-8 TERM=xterm-256color -- "$ATTNVIZ" -m causal "'$KO'"
 tmx_expect "ko start" "재미있었다" ""
 screen=$(tmx_screen)
-cols=$(printf '%s\n' "$screen" | grep '1\.000$' | while IFS= read -r l; do
-    printf '%s' "$l" | wc -L; done | sort -u | wc -l)
-[ "$cols" -eq 1 ] && pass || fail "Korean rows end at different columns"
+cols=$(printf '%s\n' "$screen" | grep ' 1\.000  ' | while IFS= read -r l; do
+    printf '%s' "${l%% 1.000  *}" | LC_ALL=C.UTF-8 wc -L; done | sort -u | wc -l)
+[ "$cols" -eq 1 ] && pass || fail "Korean rows: the sum column is not straight"
 expect_contains "ko 256 colours" "$(tmx_screen_e)" "48;5;"
 tmx send-keys q
 tmx_stop

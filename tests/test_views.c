@@ -131,6 +131,91 @@ static void test_golden_heads(void **state) {
     model_free(m);
 }
 
+static Model *worked_model(void) {
+    QkvData d;
+    AvError err = {{0}};
+    if (qkv_load(&d, "samples/worked-example.qkv", &err)) fail_msg("%s", err.msg);
+    Model *m = model_new();
+    if (model_set_qkv(m, &d, &err) || model_update(m, &err)) fail_msg("%s", err.msg);
+    return m;
+}
+
+/* The pipeline of the worked example: the chain as the source text sets it
+ * out, with shapes and the correct values (arithmetic, not the text's). */
+static void test_golden_pipeline(void **state) {
+    (void)state;
+    Model *m = worked_model();
+    App a;
+    app_init(&a, m, TIER_NONE, 0, 1, NULL);
+    a.view = VIEW_PIPELINE;
+    char *s = render(&a, 80, 24);
+    golden("pipeline-worked-80x24.txt", s);
+    assert_non_null(strstr(s, "Q  (3, 3)"));
+    assert_non_null(strstr(s, "S = QKᵀ  (3, 3)"));
+    assert_non_null(strstr(s, "S' = S ÷ √3  (3, 3)"));
+    assert_non_null(strstr(s, "A = softmax(S')  (3, 3)"));
+    assert_non_null(strstr(s, "0.30 ░ 0.34 ░ 0.36  1.000")); /* row 0 of A */
+    assert_non_null(strstr(s, "0.20 : 0.46 : 0.55"));         /* row 0 of S: 0.20, not 0.26 */
+    free(s);
+    s = render(&a, 120, 40);
+    golden("pipeline-worked-120x40.txt", s);
+    assert_non_null(strstr(s, "O = A V  (3, 3)"));
+    assert_non_null(strstr(s, "0.62 # 0.52 # 0.49")); /* row 0 of O */
+    free(s);
+    app_free(&a);
+    model_free(m);
+}
+
+static void test_pipeline_text_model(void **state) {
+    (void)state;
+    ModelConfig c = tu_config(4, 2, 4, 4);
+    c.pos = POS_SINUSOIDAL;
+    c.mask = MASK_CAUSAL;
+    Model *m = tu_model("나는 회사에 간다.", &c);
+    App a;
+    app_init(&a, m, TIER_NONE, 0, 1, NULL);
+    a.view = VIEW_PIPELINE;
+    app_key(&a, ch('\t')); /* head 2 */
+    int h = app_natural_height(&a, 100);
+    char *s = render(&a, 100, h);
+    const char *want[] = {"head 2/2", "tokens → ids  (4)", "E = embedding(ids)  (4, 4)", "PE  (4, 4)",
+                          "X = E + PE  (4, 4)", "W_Q  (4, 4)", "Q = X W_Q  (4, 4)", "S = QKᵀ  (4, 4)",
+                          "M = mask(S'), causal  (4, 4)", "A = softmax(M)  (4, 4)", "O = A V  (4, 4)",
+                          "concat(O_1..O_2)  (4, 8)", "W_O  (8, 4)", "Y = concat W_O  (4, 4)", "회사에"};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        if (!strstr(s, want[i])) fail_msg("pipeline lacks '%s':\n%s", want[i], s);
+    free(s);
+    app_free(&a);
+    model_free(m);
+}
+
+/* Enter: the arithmetic of the cursor's cell adds up to the weight shown. */
+static void test_cell_arithmetic(void **state) {
+    (void)state;
+    Model *m = worked_model();
+    App a;
+    app_init(&a, m, TIER_NONE, 0, 1, NULL);
+    app_key(&a, code(KEY_DOWN));
+    app_key(&a, code(KEY_RIGHT)); /* (1, 1): 학교에 -> 학교에 */
+    app_key(&a, ch('\r'));
+    assert_int_equal(a.overlay, OVERLAY_CELL);
+    char *s = render(&a, 100, 40);
+    /* q_1 = (0.4 0.2 0.6), k_1 = (0.5 0.7 0.4): products 0.20 0.14 0.24, sum 0.58 */
+    assert_non_null(strstr(s, "+ 0.40 : 0.20 # 0.60"));
+    assert_non_null(strstr(s, "+ 0.50 # 0.70 + 0.40"));
+    assert_non_null(strstr(s, "# 0.20 + 0.14 # 0.24"));
+    assert_non_null(strstr(s, "q·k = Σ of the products = 0.5800"));
+    assert_non_null(strstr(s, "s = 0.5800 ÷ √3 (= 1.7321) = 0.3349"));
+    assert_non_null(strstr(s, "weight        "));
+    assert_non_null(strstr(s, "= 0.3300")); /* A[1][1] = 0.3300248 */
+    assert_non_null(strstr(s, "entropy"));
+    free(s);
+    app_key(&a, ch(27));
+    assert_int_equal(a.overlay, OVERLAY_NONE);
+    app_free(&a);
+    model_free(m);
+}
+
 // ----------------------------------------------------------------------------
 // screens: what must be on them
 
@@ -395,7 +480,7 @@ static void test_help_lists_every_key(void **state) {
     App a;
     app_init(&a, m, TIER_NONE, 0, 1, NULL);
     app_key(&a, ch('?'));
-    assert_int_equal(a.help, 1);
+    assert_int_equal(a.overlay, OVERLAY_HELP);
     /* tall enough to show the whole help */
     char *s = render(&a, 100, 80);
     for (int i = 0; i < keymap_count; i++) {
@@ -405,7 +490,7 @@ static void test_help_lists_every_key(void **state) {
     }
     free(s);
     app_key(&a, ch('q'));
-    assert_int_equal(a.help, 0);
+    assert_int_equal(a.overlay, OVERLAY_NONE);
     assert_int_equal(a.quit, 0); /* q in help closes help */
     app_key(&a, ch('q'));
     assert_int_equal(a.quit, 1);
@@ -438,6 +523,7 @@ static void test_keymap_unique(void **state) {
         if (!h) continue;
         Action act = keymap_action((unsigned char)h[0]);
         if (strncmp(h, "Tab", 3) == 0) act = keymap_action('\t');
+        if (strncmp(h, "Enter", 5) == 0) act = keymap_action('\r');
         assert_int_equal(act, keymap[i].action);
     }
 }
@@ -491,6 +577,9 @@ int main(void) {
         cmocka_unit_test(test_golden_heatmap),
         cmocka_unit_test(test_golden_korean_ascii),
         cmocka_unit_test(test_golden_heads),
+        cmocka_unit_test(test_golden_pipeline),
+        cmocka_unit_test(test_pipeline_text_model),
+        cmocka_unit_test(test_cell_arithmetic),
         cmocka_unit_test(test_status_and_title),
         cmocka_unit_test(test_too_small),
         cmocka_unit_test(test_causal_zeros_and_sums),

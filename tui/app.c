@@ -13,7 +13,7 @@
 #include "keymap.h"
 #include "readfile.h"
 
-static const char *const view_names[VIEW_KIND_COUNT] = {"heatmap", "heads"};
+static const char *const view_names[VIEW_KIND_COUNT] = {"heatmap", "heads", "pipeline"};
 
 const char *app_view_name(ViewKind v) { return (unsigned)v < VIEW_KIND_COUNT ? view_names[v] : "?"; }
 
@@ -51,11 +51,44 @@ static void say(App *a, int error, const char *fmt, ...) {
     a->msg_error = error;
 }
 
-/* Columns of the matrix shown: keys, or the d_v output columns. */
-static int shown_cols(const App *a) { return a->shown == SHOW_OUTPUT ? a->m->cfg.d_v : a->m->n_k; }
+int app_shown_available(const App *a, Shown s) {
+    const Model *m = a->m;
+    if (s < SHOW_X) return 1;
+    if (m->source != SOURCE_TEXT) return 0;
+    if (s == SHOW_PE) return m->cfg.pos != POS_NONE;
+    return s < SHOW_COUNT;
+}
+
+/* Columns of the matrix shown: keys, or the widths of the other stages. */
+static int shown_cols(const App *a) {
+    const ModelConfig *c = &a->m->cfg;
+    switch (a->shown) {
+    case SHOW_OUTPUT: return c->d_v;
+    case SHOW_X:
+    case SHOW_PE:
+    case SHOW_Y: return c->d_model;
+    case SHOW_CONCAT: return c->heads * c->d_v;
+    default: return a->m->n_k;
+    }
+}
+
+/* The next stage shown by v: the all-heads view only cycles through the
+ * stages of a head; stages that do not apply are skipped. */
+static void next_shown(App *a) {
+    for (int k = 1; k <= SHOW_COUNT; k++) {
+        Shown s = (Shown)((a->shown + k) % SHOW_COUNT);
+        if (a->view == VIEW_HEADS && s >= SHOW_X) continue;
+        if (app_shown_available(a, s)) {
+            a->shown = s;
+            return;
+        }
+    }
+}
 
 static void clamp_cursor(App *a) {
     const Model *m = a->m;
+    if (!app_shown_available(a, a->shown) || (a->view == VIEW_HEADS && a->shown >= SHOW_X))
+        a->shown = SHOW_WEIGHTS;
     if (a->head >= m->cfg.heads) a->head = m->cfg.heads - 1;
     if (a->head < 0) a->head = 0;
     int rows = m->n_q, cols = shown_cols(a);
@@ -204,21 +237,35 @@ int app_key(App *a, AppKey k) {
     Model *m = a->m;
     ModelConfig c = m->cfg;
     char done[128];
-    if (a->help) {
-        int page = 10;
+    if (a->overlay != OVERLAY_NONE || a->view == VIEW_PIPELINE) {
+        /* Pages scroll; Esc, q (and the key that opened the page) close it. */
+        int page = a->layout.rows > 2 ? a->layout.rows - 2 : 10;
+        int handled = 1;
         switch (act) {
-        case ACT_QUIT:
-        case ACT_ESCAPE:
-        case ACT_HELP: a->help = 0; break;
-        case ACT_UP: a->help0--; break;
-        case ACT_DOWN: a->help0++; break;
-        case ACT_PAGE_UP: a->help0 -= page; break;
-        case ACT_PAGE_DOWN: a->help0 += page; break;
-        case ACT_HOME: a->help0 = 0; break;
-        default: return 0;
+        case ACT_UP: a->doc_y--; break;
+        case ACT_DOWN: a->doc_y++; break;
+        case ACT_LEFT: a->doc_x -= 8; break;
+        case ACT_RIGHT: a->doc_x += 8; break;
+        case ACT_PAGE_UP: a->doc_y -= page; break;
+        case ACT_PAGE_DOWN: a->doc_y += page; break;
+        case ACT_HOME: a->doc_y = a->doc_x = 0; break;
+        case ACT_END: a->doc_y = 1 << 20; break;
+        default: handled = 0; break;
         }
-        if (a->help0 < 0) a->help0 = 0;
-        return 1;
+        if (a->doc_y < 0) a->doc_y = 0;
+        if (a->doc_x < 0) a->doc_x = 0;
+        if (handled) return 1;
+        if (a->overlay != OVERLAY_NONE) {
+            if (act == ACT_QUIT || act == ACT_ESCAPE || act == ACT_HELP ||
+                (act == ACT_OPEN && a->overlay == OVERLAY_CELL)) {
+                a->overlay = OVERLAY_NONE;
+                a->doc_y = a->doc_x = 0;
+                return 1;
+            }
+            if (a->overlay == OVERLAY_HELP) return 0;
+            /* The cell page follows head changes; other keys close it first. */
+            if (act != ACT_NEXT_HEAD && act != ACT_PREV_HEAD) a->overlay = OVERLAY_NONE;
+        }
     }
     a->msg[0] = '\0';
     int page = a->layout.valid && a->layout.rows > 1 ? a->layout.rows - 1 : 10;
@@ -226,11 +273,11 @@ int app_key(App *a, AppKey k) {
     case ACT_NONE: return 0;
     case ACT_QUIT: a->quit = 1; break;
     case ACT_HELP:
-        a->help = 1;
-        a->help0 = 0;
+        a->overlay = OVERLAY_HELP;
+        a->doc_y = a->doc_x = 0;
         break;
     case ACT_ESCAPE:
-        if (a->view == VIEW_HEADS) a->view = VIEW_HEATMAP;
+        if (a->view != VIEW_HEATMAP) a->view = VIEW_HEATMAP;
         break;
     case ACT_UP: move_cursor(a, -1, 0); break;
     case ACT_DOWN: move_cursor(a, 1, 0); break;
@@ -245,9 +292,20 @@ int app_key(App *a, AppKey k) {
         break;
     case ACT_NEXT_HEAD: a->head = (a->head + 1) % c.heads; break;
     case ACT_PREV_HEAD: a->head = (a->head + c.heads - 1) % c.heads; break;
-    case ACT_ALL_HEADS: a->view = a->view == VIEW_HEADS ? VIEW_HEATMAP : VIEW_HEADS; break;
+    case ACT_ALL_HEADS:
+        a->view = a->view == VIEW_HEADS ? VIEW_HEATMAP : VIEW_HEADS;
+        clamp_cursor(a);
+        break;
+    case ACT_PIPELINE:
+        a->view = a->view == VIEW_PIPELINE ? VIEW_HEATMAP : VIEW_PIPELINE;
+        a->doc_y = a->doc_x = 0;
+        break;
     case ACT_OPEN:
         if (a->view == VIEW_HEADS) a->view = VIEW_HEATMAP;
+        else if (a->view == VIEW_HEATMAP && m->n_q > 0 && a->shown != SHOW_X && a->shown != SHOW_PE) {
+            a->overlay = OVERLAY_CELL;
+            a->doc_y = a->doc_x = 0;
+        }
         break;
     case ACT_MASK:
         c.mask = (MaskKind)((c.mask + 1) % MASK_KIND_COUNT);
@@ -323,7 +381,7 @@ int app_key(App *a, AppKey k) {
         next_tokenizer(a);
         break;
     case ACT_STAGE:
-        a->shown = (Shown)((a->shown + 1) % SHOW_COUNT);
+        next_shown(a);
         clamp_cursor(a);
         break;
     case ACT_REDRAW: break;
@@ -339,7 +397,7 @@ int app_key(App *a, AppKey k) {
 }
 
 void app_mouse(App *a, int y, int x, int button) {
-    if (a->help || a->prompt) return;
+    if (a->overlay != OVERLAY_NONE || a->prompt) return;
     if (button == 4 || button == 5) {
         move_cursor(a, button == 4 ? -3 : 3, 0);
         return;

@@ -18,10 +18,25 @@
 #define APP_MIN_W 80
 #define APP_MIN_H 24
 
-typedef enum { VIEW_HEATMAP, VIEW_HEADS, VIEW_KIND_COUNT } ViewKind;
+typedef enum { VIEW_HEATMAP, VIEW_HEADS, VIEW_PIPELINE, VIEW_KIND_COUNT } ViewKind;
 
-/* The stage the heatmap shows (v cycles). */
-typedef enum { SHOW_WEIGHTS, SHOW_SCORES, SHOW_SCALED, SHOW_MASKED, SHOW_OUTPUT, SHOW_COUNT } Shown;
+/* The stage the heatmap shows (v cycles). The first five belong to a head;
+ * the others to the whole layer (not for a Q/K/V file; PE only when on). */
+typedef enum {
+    SHOW_WEIGHTS,
+    SHOW_SCORES,
+    SHOW_SCALED,
+    SHOW_MASKED,
+    SHOW_OUTPUT,
+    SHOW_X,
+    SHOW_PE,
+    SHOW_CONCAT,
+    SHOW_Y,
+    SHOW_COUNT
+} Shown;
+
+/* A full-screen page over the view: help, or the arithmetic of one cell. */
+typedef enum { OVERLAY_NONE, OVERLAY_HELP, OVERLAY_CELL } Overlay;
 
 typedef enum { PROMPT_NONE, PROMPT_DK, PROMPT_TEXT } PromptKind;
 
@@ -37,7 +52,8 @@ typedef struct {
 typedef struct {
     Model *m;            /* not owned */
     ViewKind view;
-    int help;            /* the help overlay is open */
+    Overlay overlay;     /* help or cell arithmetic over the view */
+    int doc_y, doc_x;    /* scroll of the overlay or of the pipeline view */
     int head;            /* head shown, 0-based */
     Shown shown;
     int ci, cj;          /* cursor: query row, key column (or d_v column in output) */
@@ -52,7 +68,6 @@ typedef struct {
     int dv_follows_dk;   /* d_v was not given: it moves with d_k */
     const char *pattern; /* --pattern, included in the t cycle when given */
     int quit;
-    int help0;           /* first line of the help text shown */
     int enforce_min;     /* interactive: below APP_MIN_W x APP_MIN_H say so */
     HeatLayout layout;
 } App;
@@ -81,7 +96,11 @@ void app_draw(App *a, Canvas *cv);
  * (for --once). */
 int app_natural_height(const App *a, int w);
 
-/* Name of a view for --view: "heatmap", "heads". */
+/* 1 when stage s can be shown for this model (PE only with positional
+ * encoding on; layer stages not for a Q/K/V file). */
+int app_shown_available(const App *a, Shown s);
+
+/* Name of a view for --view: "heatmap", "heads", "pipeline". */
 const char *app_view_name(ViewKind v);
 int app_view_parse(const char *s, ViewKind *out);
 

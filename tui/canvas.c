@@ -148,6 +148,26 @@ int cv_printf(Canvas *cv, int y, int x, int max_cols, Style st, const char *fmt,
     return cv_text(cv, y, x, buf, max_cols, st);
 }
 
+void cv_blit(Canvas *dst, int dy, int dx, const Canvas *src, int sy, int sx, int h, int w) {
+    for (int r = 0; r < h; r++) {
+        int y = dy + r, srow = sy + r;
+        if (y < 0 || y >= dst->h || srow < 0 || srow >= src->h) continue;
+        for (int c = 0; c < w; c++) {
+            int x = dx + c, scol = sx + c;
+            if (x < 0 || x >= dst->w || scol < 0 || scol >= src->w) continue;
+            const Cell *from = &src->cells[(size_t)srow * src->w + scol];
+            Cell *to = cv_cell(dst, y, x);
+            *to = *from;
+            /* A right half without its left half, or a left half without
+             * room for its right half, is drawn as a blank. */
+            if ((from->width == 0 && c == 0) || (from->width == 2 && (c == w - 1 || x == dst->w - 1))) {
+                blank(to);
+                to->st = from->st;
+            }
+        }
+    }
+}
+
 // ----------------------------------------------------------------------------
 // rendering to text
 

@@ -69,6 +69,10 @@ int cv_printf(Canvas *cv, int y, int x, int max_cols, Style st, const char *fmt,
 #endif
     ;
 
+/* Copies the h x w window of src at (sy, sx) to dst at (dy, dx), clipped to
+ * both canvases. Half of a wide character cut by the window becomes a blank. */
+void cv_blit(Canvas *dst, int dy, int dx, const Canvas *src, int sy, int sx, int h, int w);
+
 /* The canvas as text, one line per row, trailing blanks removed, each line
  * ending in '\n'. With ansi, SGR sequences carry the styles for `tier`
  * (TIER_NONE: attributes only). Caller frees. */

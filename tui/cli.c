@@ -10,7 +10,7 @@
 
 
 /* Views the TUI knows; --view is checked against this list. */
-static const char *const view_names[] = {"heatmap", "heads", NULL};
+static const char *const view_names[] = {"heatmap", "heads", "pipeline", NULL};
 
 const char *cli_usage(void) {
     return "Usage: attnviz [OPTIONS] [TEXT...]\n"
@@ -37,7 +37,7 @@ const char *cli_usage(void) {
            "      --dump[=FORMAT]    print every stage and exit: text (default) | json | csv\n"
            "      --once             draw the view once on standard output and exit\n"
            "      --width N          width for --once, 20..1000 (default: terminal, COLUMNS or 80)\n"
-           "      --view NAME        view to start in: heatmap | heads  (default heatmap)\n"
+           "      --view NAME        view to start in: heatmap | heads | pipeline  (default heatmap)\n"
            "      --no-mouse         leave the mouse to the terminal (text selection)\n"
            "      --color WHEN       auto | always | never  (default auto; NO_COLOR set = never)\n"
            "      --ascii            ASCII glyphs only\n"
@@ -201,7 +201,7 @@ int cli_parse(CliOptions *o, int argc, char **argv, AvError *err) {
         case OPT_VIEW: {
             int ok = 0;
             for (int i = 0; view_names[i]; i++) ok |= strcmp(optarg, view_names[i]) == 0;
-            if (!ok) return av_errorf(err, "--view: unknown view '%s' (expected heatmap or heads)", optarg);
+            if (!ok) return av_errorf(err, "--view: unknown view '%s' (expected heatmap, heads or pipeline)", optarg);
             o->view = optarg;
             break;
         }

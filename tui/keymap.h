@@ -22,6 +22,7 @@ typedef enum {
     ACT_HEAD_1, /* ACT_HEAD_1 + k shows head k + 1, k = 0..8 */
     ACT_HEAD_9 = ACT_HEAD_1 + 8,
     ACT_ALL_HEADS,
+    ACT_PIPELINE,
     ACT_OPEN,
     ACT_MASK,
     ACT_SCALE,

@@ -17,24 +17,22 @@
 
 #include "app.h"
 #include "cli.h"
+#include "views.h"
 #include "keymap.h"
 #include "text.h"
 #include "utf8.h"
 
 enum { TOP_LINES = 2, BOTTOM_LINES = 5, MAX_LABEL = 16, MAX_CELL_W = 12 };
 
-typedef struct {
-    const char *ellipsis, *masked, *flag, *sigma, *arrow, *sqrt, *neg_inf, *dot, *times, *space;
-    const char *transpose, *minus, *div;
-} Glyphs;
+static const Glyphs glyphs_unicode = {"…", "·", "!", "Σ", "→", "√", "−∞", "·", "×", "␣", "ᵀ",
+                                      "−", "÷", "│", "█", "H̄", "⊙"};
+static const Glyphs glyphs_ascii = {"~", "x", "!", "sum", "->", "sqrt", "-inf", ".", "x", "_", "^T",
+                                    "-", "/", "|", "#", "mean H", "*"};
 
-static const Glyphs glyphs_unicode = {"…", "·", "!", "Σ", "→", "√", "−∞", "·", "×", "␣", "ᵀ", "−", "÷"};
-static const Glyphs glyphs_ascii = {"~", "x", "!", "sum", "->", "sqrt", "-inf", ".", "x", "_", "^T", "-", "/"};
+const Glyphs *view_glyphs(const App *a) { return a->ascii ? &glyphs_ascii : &glyphs_unicode; }
+#define G view_glyphs
 
-static const Glyphs *G(const App *a) { return a->ascii ? &glyphs_ascii : &glyphs_unicode; }
-
-/* "√16" or, in ASCII, "sqrt(16)". */
-static const char *sqrt_of(const App *a, int n, char *buf, size_t cap) {
+const char *view_sqrt(const App *a, int n, char *buf, size_t cap) {
     if (a->ascii) snprintf(buf, cap, "sqrt(%d)", n);
     else snprintf(buf, cap, "√%d", n);
     return buf;
@@ -43,33 +41,17 @@ static const char *sqrt_of(const App *a, int n, char *buf, size_t cap) {
 // ----------------------------------------------------------------------------
 // what is shown
 
-/* The matrix of the shown stage of one head, with its colour scale. */
-typedef struct {
-    const float *v;  /* rows x cols */
-    int rows, cols;
-    int is_signed;   /* diverging ramp around 0 (scores, outputs) */
-    int can_mask;    /* masked cells get the masked look */
-    double lo, hi;   /* range of the finite values */
-    double maxabs;   /* scale of the diverging ramp */
-} ShownMat;
-
-static void shown_matrix(const App *a, int h, ShownMat *sm) {
-    const Model *m = a->m;
-    const HeadData *hd = &m->head[h];
+void view_matrix_of(ShownMat *sm, const float *v, int rows, int cols, int is_signed) {
     memset(sm, 0, sizeof *sm);
-    sm->rows = m->n_q;
-    sm->cols = m->n_k;
-    switch (a->shown) {
-    case SHOW_WEIGHTS: sm->v = hd->weights, sm->can_mask = 1; break;
-    case SHOW_SCORES: sm->v = hd->scores, sm->is_signed = 1; break;
-    case SHOW_SCALED: sm->v = hd->scaled, sm->is_signed = 1; break;
-    case SHOW_MASKED: sm->v = hd->masked, sm->is_signed = 1, sm->can_mask = 1; break;
-    default: sm->v = hd->out, sm->cols = m->cfg.d_v, sm->is_signed = 1; break;
-    }
+    sm->v = v;
+    sm->rows = rows;
+    sm->cols = cols;
+    sm->is_signed = is_signed;
+    sm->col_labels = LABELS_DIMS;
     double lo = INFINITY, hi = -INFINITY;
-    size_t cells = (size_t)sm->rows * sm->cols;
+    size_t cells = (size_t)rows * cols;
     for (size_t i = 0; i < cells; i++) {
-        double x = sm->v[i];
+        double x = v[i];
         if (!isfinite(x)) continue;
         if (x < lo) lo = x;
         if (x > hi) hi = x;
@@ -77,39 +59,67 @@ static void shown_matrix(const App *a, int h, ShownMat *sm) {
     if (lo > hi) lo = hi = 0;
     sm->lo = lo, sm->hi = hi;
     sm->maxabs = fabs(lo) > fabs(hi) ? fabs(lo) : fabs(hi);
-    if (!sm->is_signed) sm->lo = 0, sm->hi = 1;
+    if (!is_signed) sm->lo = 0, sm->hi = 1;
 }
 
-static int cell_masked(const App *a, const ShownMat *sm, int i, int j) {
+void view_matrix(const App *a, Shown s, int h, ShownMat *sm) {
+    const Model *m = a->m;
+    const ModelConfig *c = &m->cfg;
+    const HeadData *hd = &m->head[h];
+    switch (s) {
+    case SHOW_WEIGHTS: view_matrix_of(sm, hd->weights, m->n_q, m->n_k, 0); break;
+    case SHOW_SCORES: view_matrix_of(sm, hd->scores, m->n_q, m->n_k, 1); break;
+    case SHOW_SCALED: view_matrix_of(sm, hd->scaled, m->n_q, m->n_k, 1); break;
+    case SHOW_MASKED: view_matrix_of(sm, hd->masked, m->n_q, m->n_k, 1); break;
+    case SHOW_OUTPUT: view_matrix_of(sm, hd->out, m->n_q, c->d_v, 1); break;
+    case SHOW_X: view_matrix_of(sm, m->x, m->n_k, c->d_model, 1); break;
+    case SHOW_PE: view_matrix_of(sm, m->pe, m->n_k, c->d_model, 1); break;
+    case SHOW_CONCAT:
+        view_matrix_of(sm, m->concat, m->n_q, c->heads * c->d_v, 1);
+        sm->col_labels = LABELS_CONCAT;
+        sm->d_v = c->d_v;
+        break;
+    default: view_matrix_of(sm, m->y, m->n_q, c->d_model, 1); break;
+    }
+    if (s <= SHOW_MASKED) sm->col_labels = LABELS_KEYS;
+    sm->can_mask = s == SHOW_WEIGHTS || s == SHOW_MASKED;
+    sm->row_stats = s <= SHOW_OUTPUT;
+}
+
+int view_cell_masked(const App *a, const ShownMat *sm, int i, int j) {
     return sm->can_mask && !a->m->allowed[(size_t)i * a->m->n_k + j];
 }
 
-static int row_fully_masked(const App *a, int i) {
-    const Model *m = a->m;
-    for (int j = 0; j < m->n_k; j++)
-        if (m->allowed[(size_t)i * m->n_k + j]) return 0;
-    return m->n_k > 0;
-}
+static int row_fully_masked(const App *a, int i) { return a->m->n_k > 0 && a->m->n_allowed[i] == 0; }
+
+static const char *const stage_names[SHOW_COUNT] = {
+    "weights", "raw scores", "scaled scores", "masked scores", "output",
+    "X = E + PE", "positional encoding", "heads joined", "layer output Y"};
+
+const char *view_stage_name(Shown s) { return (unsigned)s < SHOW_COUNT ? stage_names[s] : "?"; }
 
 static const char *stage_title(const App *a, char *buf, size_t cap) {
     const Glyphs *g = G(a);
-    const ModelConfig *c = &a->m->cfg;
+    const Model *m = a->m;
+    const ModelConfig *c = &m->cfg;
     char div[32], root[24];
-    if (c->scale) snprintf(div, sizeof div, "%s%s", g->div, sqrt_of(a, c->d_k, root, sizeof root));
+    if (c->scale) snprintf(div, sizeof div, "%s%s", g->div, view_sqrt(a, c->d_k, root, sizeof root));
     else snprintf(div, sizeof div, " (scaling off)");
     switch (a->shown) {
     case SHOW_WEIGHTS: snprintf(buf, cap, "weights A = softmax(QK%s%s, mask)", g->transpose, c->scale ? div : ""); break;
     case SHOW_SCORES: snprintf(buf, cap, "raw scores S = QK%s (before scaling)", g->transpose); break;
     case SHOW_SCALED: snprintf(buf, cap, "scaled scores S' = QK%s%s", g->transpose, div); break;
     case SHOW_MASKED: snprintf(buf, cap, "masked scores: S' with %s where mask=%s forbids", g->neg_inf, mask_name(c->mask)); break;
-    default: snprintf(buf, cap, "output O = A V  (%d x d_v=%d)", a->m->n_q, c->d_v); break;
+    case SHOW_OUTPUT: snprintf(buf, cap, "output O = A V  (%d, %d)", m->n_q, c->d_v); break;
+    case SHOW_X:
+        if (c->pos == POS_NONE) snprintf(buf, cap, "X = E: token embeddings, no positional encoding  (%d, %d)", m->n_k, c->d_model);
+        else snprintf(buf, cap, "X = E + PE  (%d, %d)", m->n_k, c->d_model);
+        break;
+    case SHOW_PE: snprintf(buf, cap, "PE: sinusoidal positional encoding  (%d, %d)", m->n_k, c->d_model); break;
+    case SHOW_CONCAT: snprintf(buf, cap, "concat(O_1 .. O_%d), heads marked  (%d, %d)", c->heads, m->n_q, c->heads * c->d_v); break;
+    default: snprintf(buf, cap, "Y = concat W_O  (%d, %d)", m->n_q, c->d_model); break;
     }
     return buf;
-}
-
-static const char *shown_name(Shown s) {
-    static const char *const names[SHOW_COUNT] = {"weights", "raw scores", "scaled scores", "masked scores", "output"};
-    return (unsigned)s < SHOW_COUNT ? names[s] : "?";
 }
 
 // ----------------------------------------------------------------------------
@@ -117,7 +127,7 @@ static const char *shown_name(Shown s) {
 
 /* A label safe to show, cut to max_cols with the ellipsis. Spaces inside a
  * token (GPT-2 keeps the leading one) are shown as a visible mark. */
-static void make_label(const App *a, char *out, size_t cap, const char *raw, int max_cols) {
+void view_label(const App *a, char *out, size_t cap, const char *raw, int max_cols) {
     size_t len = strlen(raw);
     char tmp[256];
     size_t t = 0;
@@ -139,23 +149,20 @@ static void make_label(const App *a, char *out, size_t cap, const char *raw, int
     free(safe);
 }
 
-static void query_label(const App *a, char *out, size_t cap, int i, int max_cols) {
-    make_label(a, out, cap, model_query_label(a->m, i), max_cols);
-}
 
-static void col_label(const App *a, char *out, size_t cap, int j, int max_cols) {
-    if (a->shown == SHOW_OUTPUT) {
-        char tmp[16];
-        snprintf(tmp, sizeof tmp, "%d", j);
-        text_truncate(out, cap, tmp, strlen(tmp), max_cols, G(a)->ellipsis);
-        return;
+static void col_label(const App *a, const ShownMat *sm, char *out, size_t cap, int j, int max_cols) {
+    char tmp[32];
+    switch (sm->col_labels) {
+    case LABELS_KEYS: view_label(a, out, cap, model_key_label(a->m, j), max_cols); return;
+    case LABELS_CONCAT: snprintf(tmp, sizeof tmp, "%d.%d", j / sm->d_v + 1, j % sm->d_v); break;
+    default: snprintf(tmp, sizeof tmp, "%d", j); break;
     }
-    make_label(a, out, cap, model_key_label(a->m, j), max_cols);
+    text_truncate(out, cap, tmp, strlen(tmp), max_cols, G(a)->ellipsis);
 }
 
 /* A number in at most `width` columns: weights with 2 decimals, other values
  * with as many decimals as fit. */
-static void fmt_num(char *buf, size_t cap, double v, int width, int weight) {
+void view_num(char *buf, size_t cap, double v, int width, int weight) {
     if (weight) {
         if (width >= 4) snprintf(buf, cap, "%.2f", v);
         else if (v >= 0.995) snprintf(buf, cap, "1.0");
@@ -173,7 +180,7 @@ static void fmt_num(char *buf, size_t cap, double v, int width, int weight) {
 // ----------------------------------------------------------------------------
 // cells
 
-static Style value_style(const App *a, const ShownMat *sm, double v, const char **glyph) {
+Style view_value_style(const App *a, const ShownMat *sm, double v, const char **glyph) {
     Style st = style_plain();
     double t;
     if (sm->is_signed) t = sm->maxabs > 0 ? v / sm->maxabs : 0.0;
@@ -191,12 +198,12 @@ static Style value_style(const App *a, const ShownMat *sm, double v, const char 
 }
 
 /* One cell of cw x ch screen cells at (y, x). */
-static void draw_cell(const App *a, Canvas *cv, int y, int x, int cw, int ch, const ShownMat *sm,
-                      int i, int j, int cursor, int numbers) {
+void view_cell(const App *a, Canvas *cv, int y, int x, int cw, int ch, const ShownMat *sm, int i, int j,
+               int cursor, int numbers) {
     int mid = y + (ch - 1) / 2;
     /* The cursor keeps the cell's colour (its value stays readable) and is
      * marked bold and underlined; its row and column labels are reversed. */
-    if (cell_masked(a, sm, i, j)) {
+    if (view_cell_masked(a, sm, i, j)) {
         Style st = style_attr(ST_DIM);
         if (cursor) st.attr = ST_BOLD | ST_UNDERLINE;
         for (int r = 0; r < ch; r++) cv_fill(cv, y + r, x, cw, " ", st);
@@ -205,7 +212,7 @@ static void draw_cell(const App *a, Canvas *cv, int y, int x, int cw, int ch, co
     }
     double v = sm->v[(size_t)i * sm->cols + j];
     const char *glyph;
-    Style st = value_style(a, sm, v, &glyph);
+    Style st = view_value_style(a, sm, v, &glyph);
     if (cursor) st.attr |= ST_BOLD;
     Style mst = st; /* the middle row: underlined under the cursor */
     if (cursor) mst.attr |= ST_UNDERLINE;
@@ -215,7 +222,7 @@ static void draw_cell(const App *a, Canvas *cv, int y, int x, int cw, int ch, co
         if (numbers && cw >= 4) {
             /* Centred, with at least one blank before it so that the numbers
              * of neighbouring cells never run together. */
-            fmt_num(num, sizeof num, v, cw - 1, !sm->is_signed);
+            view_num(num, sizeof num, v, cw - 1, !sm->is_signed);
             int nw = (int)strlen(num);
             cv_text(cv, mid, x + 1 + (cw - 1 - nw) / 2, num, nw, mst);
         }
@@ -229,7 +236,7 @@ static void draw_cell(const App *a, Canvas *cv, int y, int x, int cw, int ch, co
     }
     if (numbers && cw >= 5) {
         /* The number at the right, after a blank; glyphs keep the rest. */
-        fmt_num(num, sizeof num, v, cw - 2, !sm->is_signed);
+        view_num(num, sizeof num, v, cw - 2, !sm->is_signed);
         int nw = (int)strlen(num);
         if (gw >= nw + 2) cv_fill(cv, mid, x + gw - nw - 1, 1, " ", mst);
         cv_text(cv, mid, x + gw - nw, num, nw, mst);
@@ -263,14 +270,26 @@ static void draw_status(const App *a, Canvas *cv) {
 }
 
 static void draw_title(const App *a, Canvas *cv) {
-    char stage[160], buf[320];
+    char stage[192], buf[384];
     stage_title(a, stage, sizeof stage);
+    const Model *m = a->m;
     if (a->view == VIEW_HEADS)
-        snprintf(buf, sizeof buf, "all %d heads, %s  (Tab/1-9 choose, Enter opens)  head %d/%d", a->m->cfg.heads,
-                 shown_name(a->shown), a->head + 1, a->m->cfg.heads);
+        snprintf(buf, sizeof buf, "all %d heads, %s  (Tab/1-9 choose, Enter opens)  head %d/%d", m->cfg.heads,
+                 view_stage_name(a->shown), a->head + 1, m->cfg.heads);
+    else if (a->view == VIEW_PIPELINE)
+        snprintf(buf, sizeof buf, "head %d/%d  the whole chain, stage by stage (Tab: head, arrows scroll, c: back)",
+                 a->head + 1, m->cfg.heads);
     else
-        snprintf(buf, sizeof buf, "head %d/%d  %s", a->head + 1, a->m->cfg.heads, stage);
-    cv_text(cv, 1, 0, buf, cv->w, style_attr(ST_BOLD));
+        snprintf(buf, sizeof buf, "head %d/%d  %s", a->head + 1, m->cfg.heads, stage);
+    int x = cv_text(cv, 1, 0, buf, cv->w, style_attr(ST_BOLD));
+    /* Saturation of the head: its mean row entropy against the largest possible. */
+    if (a->view != VIEW_PIPELINE && a->shown <= SHOW_OUTPUT && m->n_q > 0) {
+        double mean, max;
+        model_mean_entropy(m, a->head, &mean, &max);
+        snprintf(buf, sizeof buf, "%s %.2f of %.2f bits", G(a)->mean_h, mean, max);
+        int w = text_width(buf, strlen(buf));
+        if (x + 3 + w <= cv->w) cv_text(cv, 1, cv->w - w, buf, w, style_plain());
+    }
 }
 
 static void swatch(const App *a, Canvas *cv, int y, int x, double t, int is_signed) {
@@ -278,7 +297,7 @@ static void swatch(const App *a, Canvas *cv, int y, int x, double t, int is_sign
     sm.is_signed = is_signed;
     sm.maxabs = 1;
     const char *glyph;
-    Style st = value_style(a, &sm, t, &glyph);
+    Style st = view_value_style(a, &sm, t, &glyph);
     cv_fill(cv, y, x, 2, glyph ? glyph : " ", st);
 }
 
@@ -301,58 +320,92 @@ static void draw_legend(const App *a, Canvas *cv, int y, const ShownMat *sm) {
     if (sm->can_mask) {
         x += 3;
         int w = cv_text(cv, y, x, g->masked, 1, style_attr(ST_DIM));
-        snprintf(buf, sizeof buf, " masked: %s, weight 0", g->neg_inf);
+        snprintf(buf, sizeof buf, " masked (%s, weight 0)", g->neg_inf);
         x += w + cv_text(cv, y, x + w, buf, cv->w - x - w, style_plain());
+        snprintf(buf, sizeof buf, "  %s all masked", g->flag);
+        if (a->view == VIEW_HEATMAP) x += cv_text(cv, y, x, buf, cv->w - x, style_plain());
     }
-    snprintf(buf, sizeof buf, "   %s all keys masked", g->flag);
-    if (a->view == VIEW_HEATMAP && sm->can_mask) cv_text(cv, y, x, buf, cv->w - x, style_plain());
+    if (sm->row_stats && a->view == VIEW_HEATMAP) cv_text(cv, y, x, "  H in bits", cv->w - x, style_plain());
 }
 
+/* The inspector: the arithmetic of the cell under the cursor, in two lines. */
 static void draw_inspector(const App *a, Canvas *cv, int y) {
     const Model *m = a->m;
+    const ModelConfig *c = &m->cfg;
     const Glyphs *g = G(a);
     if (m->n_q == 0) return;
     int i = a->ci, j = a->cj;
-    char q[64], k[64], l1[400], l2[400];
-    query_label(a, q, sizeof q, i, 20);
-    if (a->shown == SHOW_OUTPUT) {
+    char q[64], k[64], l1[512], l2[512] = "";
+    view_label(a, q, sizeof q, a->shown >= SHOW_X && a->shown <= SHOW_PE ? model_key_label(m, i) : model_query_label(m, i), 20);
+    size_t dm = (size_t)c->d_model;
+    switch (a->shown) {
+    case SHOW_OUTPUT: {
         const HeadData *hd = &m->head[a->head];
-        int dv = m->cfg.d_v;
-        snprintf(l1, sizeof l1, "%s [%d], output column %d:  O[%d][%d] = %s_j A[%d][j] %s V[j][%d] = %.4f", q, i, j, i, j,
+        int dv = c->d_v;
+        snprintf(l1, sizeof l1, "%s[%d], output column %d:  O[%d][%d] = %s_j A[%d][j] %s V[j][%d] = %.4f", q, i, j, i, j,
                  g->sigma, i, g->times, j, hd->out[(size_t)i * dv + j]);
         int n = snprintf(l2, sizeof l2, "=");
         for (int t = 0; t < m->n_k && n < (int)sizeof l2 - 40; t++) {
             float w = hd->weights[(size_t)i * m->n_k + t];
-            if (w == 0.0f && !m->allowed[(size_t)i * m->n_k + t]) continue;
+            if (!m->allowed[(size_t)i * m->n_k + t]) continue;
             n += snprintf(l2 + n, sizeof l2 - (size_t)n, "%s %.2f%s%.2f", n > 1 ? " +" : "", w, g->times,
                           hd->v[(size_t)t * dv + j]);
         }
-        cv_text(cv, y, 0, l1, cv->w, style_plain());
-        cv_text(cv, y + 1, 0, l2, cv->w, style_plain());
-        return;
+        break;
     }
-    make_label(a, k, sizeof k, model_key_label(m, j), 20);
-    CellDetail d;
-    model_cell_detail(m, a->head, i, j, &d);
-    char div[64], root[24];
-    if (m->cfg.scale) snprintf(div, sizeof div, "%s%s = %.4f", g->div, sqrt_of(a, m->cfg.d_k, root, sizeof root), d.scaled);
-    else snprintf(div, sizeof div, "(scaling off) = %.4f", d.scaled);
-    const char *why = "allowed";
-    char whybuf[64];
-    if (!d.allowed) {
-        if (m->cfg.mask == MASK_CAUSAL) snprintf(whybuf, sizeof whybuf, "masked: key %d is after query %d", j, i);
-        else snprintf(whybuf, sizeof whybuf, "masked");
-        why = whybuf;
+    case SHOW_X:
+        snprintf(l1, sizeof l1, "%s[%d], dimension %d:  X = E + PE = %.4f + %.4f = %.4f", q, i, j, m->embed[i * dm + j],
+                 m->pe[i * dm + j], m->x[i * dm + j]);
+        snprintf(l2, sizeof l2, "E: the token's vector, N(0,1) keyed by the seed and the token's text (id %d)",
+                 model_key_id(m, i));
+        break;
+    case SHOW_PE: {
+        int i2 = j & ~1;
+        snprintf(l1, sizeof l1, "position %d, dimension %d:  PE = %s(%d / 10000^(%d/%d)) = %.4f", i, j,
+                 j & 1 ? "cos" : "sin", i, i2, c->d_model, m->pe[i * dm + j]);
+        snprintf(l2, sizeof l2, "even dimensions use sin, odd ones cos; each pair turns at its own wavelength");
+        break;
     }
-    snprintf(l1, sizeof l1, "%s[%d] %s %s[%d]   q%sk = %.4f   %s   %s", q, i, g->arrow, k, j, g->dot, d.raw, div, why);
-    if (d.allowed)
-        snprintf(l2, sizeof l2, "exp(%.4f %s max %.4f) = %.4f   %s %s %.4f   = weight %.4f", d.scaled, g->minus,
-                 d.row_max, d.exp, g->div, g->sigma, d.denom, d.weight);
-    else if (d.row_allowed == 0)
-        snprintf(l2, sizeof l2, "score %s, every key of this row is masked: all weights 0, row sum 0", g->neg_inf);
-    else
-        snprintf(l2, sizeof l2, "score %s %s exp 0 %s weight 0 (this key is hidden from this query)", g->neg_inf,
-                 g->arrow, g->arrow);
+    case SHOW_CONCAT: {
+        int h = j / c->d_v, col = j % c->d_v;
+        snprintf(l1, sizeof l1, "%s[%d], column %d = head %d's output column %d:  %.4f", q, i, j, h + 1, col,
+                 m->concat[(size_t)i * c->heads * c->d_v + j]);
+        snprintf(l2, sizeof l2, "the heads' outputs O_1 .. O_%d side by side: %d x %d = %d columns", c->heads,
+                 c->heads, c->d_v, c->heads * c->d_v);
+        break;
+    }
+    case SHOW_Y:
+        snprintf(l1, sizeof l1, "%s[%d], dimension %d:  Y = %s_c concat[%d][c] %s W_O[c][%d] = %.4f", q, i, j, g->sigma,
+                 i, g->times, j, m->y[(size_t)i * dm + j]);
+        snprintf(l2, sizeof l2, "W_O (%d, %d) mixes what the heads found back into d_model = %d dimensions",
+                 c->heads * c->d_v, c->d_model, c->d_model);
+        break;
+    default: {
+        view_label(a, k, sizeof k, model_key_label(m, j), 20);
+        CellDetail d;
+        model_cell_detail(m, a->head, i, j, &d);
+        char div[64], root[24];
+        if (c->scale) snprintf(div, sizeof div, "%s%s = %.4f", g->div, view_sqrt(a, c->d_k, root, sizeof root), d.scaled);
+        else snprintf(div, sizeof div, "(scaling off) = %.4f", d.scaled);
+        const char *why = "allowed";
+        char whybuf[64];
+        if (!d.allowed) {
+            if (c->mask == MASK_CAUSAL) snprintf(whybuf, sizeof whybuf, "masked: key %d is after query %d", j, i);
+            else snprintf(whybuf, sizeof whybuf, "masked");
+            why = whybuf;
+        }
+        snprintf(l1, sizeof l1, "%s[%d] %s %s[%d]  %s   raw q%sk = %.4f   %s", q, i, g->arrow, k, j, why, g->dot, d.raw, div);
+        if (d.allowed)
+            snprintf(l2, sizeof l2, "exp(%.4f %s max %.4f) = %.4f   %s %s %.4f   = weight %.4f   (Enter: details)", d.scaled,
+                     g->minus, d.row_max, d.exp, g->div, g->sigma, d.denom, d.weight);
+        else if (d.row_allowed == 0)
+            snprintf(l2, sizeof l2, "score %s, every key of this row is masked: all weights 0, row sum 0", g->neg_inf);
+        else
+            snprintf(l2, sizeof l2, "score %s %s exp 0 %s weight 0 (this key is hidden from this query)", g->neg_inf,
+                     g->arrow, g->arrow);
+        break;
+    }
+    }
     cv_text(cv, y, 0, l1, cv->w, style_plain());
     cv_text(cv, y + 1, 0, l2, cv->w, style_plain());
 }
@@ -417,7 +470,8 @@ static void draw_bottom(const App *a, Canvas *cv, const ShownMat *sm, int y) {
     if (y > H - BOTTOM_LINES) y = H - BOTTOM_LINES;
     if (y < TOP_LINES) y = TOP_LINES;
     if (sm) draw_legend(a, cv, y, sm);
-    draw_inspector(a, cv, y + 1);
+    if (a->view != VIEW_PIPELINE) draw_inspector(a, cv, y + 1);
+    else y = H - 5; /* the pipeline has only the message and the hints */
     if (a->msg[0]) {
         char *safe = text_safe_label(a->msg, strlen(a->msg), 0);
         Style st = style_attr(ST_BOLD);
@@ -433,47 +487,47 @@ static void draw_bottom(const App *a, Canvas *cv, const ShownMat *sm, int y) {
 // the single-head heatmap
 
 typedef struct {
-    int label_w, sum_w;  /* columns of the row labels and of the sum column */
+    int label_w, sum_w;  /* columns of the row labels and of the row statistics */
     int cw, ch;          /* cell size */
     int header_rows;     /* 1 (labels) or 2 (index ruler) */
     int rows_vis, cols_vis;
 } HeatGeom;
 
+enum { STATS_W = 16 }; /* " 1.000! 2.31 .42" */
+
 static int max_label_width(const App *a, int cap) {
     int w = 1;
     char buf[128];
     for (int i = 0; i < a->m->n_q; i++) {
-        query_label(a, buf, sizeof buf, i, cap);
+        view_label(a, buf, sizeof buf, model_query_label(a->m, i), cap);
         int lw = text_width(buf, strlen(buf));
         if (lw > w) w = lw;
     }
     return w;
 }
 
-static void heat_geometry(const App *a, int W, int H, HeatGeom *g) {
-    const Model *m = a->m;
-    int ncols = a->shown == SHOW_OUTPUT ? m->cfg.d_v : m->n_k;
+static void heat_geometry(const App *a, const ShownMat *sm, int W, int H, HeatGeom *g) {
     int cap = MAX_LABEL < W / 4 ? MAX_LABEL : W / 4;
     if (cap < 3) cap = 3;
     g->label_w = max_label_width(a, cap) + 1;
-    g->sum_w = 8;
+    g->sum_w = sm->row_stats ? STATS_W : 1;
     int avail_w = W - g->label_w - g->sum_w;
     if (avail_w < 1) avail_w = 1;
-    g->cw = ncols > 0 ? avail_w / ncols : 1;
+    g->cw = sm->cols > 0 ? avail_w / sm->cols : 1;
     if (g->cw > MAX_CELL_W) g->cw = MAX_CELL_W;
     if (g->cw < 1) g->cw = 1;
     g->cols_vis = avail_w / g->cw;
-    if (g->cols_vis > ncols) g->cols_vis = ncols;
+    if (g->cols_vis > sm->cols) g->cols_vis = sm->cols;
     g->header_rows = g->cw >= 3 ? 1 : 2;
     int avail_h = H - TOP_LINES - g->header_rows - BOTTOM_LINES;
     if (avail_h < 1) avail_h = 1;
     int ch_max = g->cw / 3 > 1 ? g->cw / 3 : 1;
-    g->ch = m->n_q > 0 ? avail_h / m->n_q : 1;
+    g->ch = sm->rows > 0 ? avail_h / sm->rows : 1;
     if (g->ch > ch_max) g->ch = ch_max;
     if (g->ch > 3) g->ch = 3;
     if (g->ch < 1) g->ch = 1;
     g->rows_vis = avail_h / g->ch;
-    if (g->rows_vis > m->n_q) g->rows_vis = m->n_q;
+    if (g->rows_vis > sm->rows) g->rows_vis = sm->rows;
 }
 
 /* Keeps the cursor inside the visible window of n items. */
@@ -486,14 +540,20 @@ static int scroll_to(int first, int cursor, int visible, int n) {
     return first;
 }
 
-static void draw_col_header(App *a, Canvas *cv, int y, int x0, const HeatGeom *g, int col0) {
+static void draw_col_header(App *a, Canvas *cv, int y, int x0, const HeatGeom *g, const ShownMat *sm, int col0) {
     char buf[128];
     for (int c = 0; c < g->cols_vis; c++) {
         int j = col0 + c, x = x0 + c * g->cw;
         Style st = j == a->cj ? style_attr(ST_REVERSE | ST_BOLD) : style_plain();
         if (g->header_rows == 1) {
-            col_label(a, buf, sizeof buf, j, g->cw - 1);
+            col_label(a, sm, buf, sizeof buf, j, g->cw - 1);
+            /* Heads joined: the first column of each head is marked. */
+            if (sm->col_labels == LABELS_CONCAT && j % sm->d_v == 0 && j != a->cj) st = style_attr(ST_BOLD | ST_UNDERLINE);
             cv_text(cv, y, x, buf, g->cw - 1, st);
+        } else if (sm->col_labels == LABELS_CONCAT) {
+            /* A ruler: the head's number where it starts, the column inside the head below. */
+            if (j % sm->d_v == 0) cv_printf(cv, y, x, g->cw * 3, style_attr(ST_BOLD), "%sh%d", G(a)->vbar, j / sm->d_v + 1);
+            cv_printf(cv, y + 1, x, g->cw, st, "%d", (j % sm->d_v) % 10);
         } else {
             /* A ruler of indices: tens above, units below. */
             if (j % 10 == 0 || j == a->cj) cv_printf(cv, y, x, g->cw, st, "%d", (j / 10) % 10);
@@ -504,34 +564,40 @@ static void draw_col_header(App *a, Canvas *cv, int y, int x0, const HeatGeom *g
 
 static void draw_heatmap(App *a, Canvas *cv) {
     const Model *m = a->m;
-    HeatGeom g;
-    heat_geometry(a, cv->w, cv->h, &g);
     ShownMat sm;
-    shown_matrix(a, a->head, &sm);
-    a->row0 = scroll_to(a->row0, a->ci, g.rows_vis, m->n_q);
+    view_matrix(a, a->shown, a->head, &sm);
+    HeatGeom g;
+    heat_geometry(a, &sm, cv->w, cv->h, &g);
+    a->row0 = scroll_to(a->row0, a->ci, g.rows_vis, sm.rows);
     a->col0 = scroll_to(a->col0, a->cj, g.cols_vis, sm.cols);
     int y0 = TOP_LINES + g.header_rows, x0 = g.label_w;
     char buf[128];
-    draw_col_header(a, cv, TOP_LINES, x0, &g, a->col0);
+    draw_col_header(a, cv, TOP_LINES, x0, &g, &sm, a->col0);
     int sx = x0 + g.cols_vis * g.cw + 1;
-    cv_text_right(cv, TOP_LINES + g.header_rows - 1, sx, G(a)->sigma, 5, style_attr(ST_BOLD));
+    const HeadData *hd = &m->head[a->head];
+    if (sm.row_stats) cv_text(cv, TOP_LINES + g.header_rows - 1, sx, a->ascii ? "  sum     H max" : "    Σ     H max",
+                              STATS_W - 1, style_attr(ST_BOLD));
     for (int r = 0; r < g.rows_vis; r++) {
-        int i = a->row0 + r, y = y0 + r * g.ch;
-        query_label(a, buf, sizeof buf, i, g.label_w - 1);
+        int i = a->row0 + r, y = y0 + r * g.ch, mid = y + (g.ch - 1) / 2;
+        view_label(a, buf, sizeof buf, model_query_label(m, i), g.label_w - 1);
         Style ls = i == a->ci ? style_attr(ST_REVERSE | ST_BOLD) : style_plain();
-        cv_text(cv, y + (g.ch - 1) / 2, 0, buf, g.label_w - 1, ls);
+        cv_text(cv, mid, 0, buf, g.label_w - 1, ls);
         for (int c = 0; c < g.cols_vis; c++) {
             int j = a->col0 + c;
-            draw_cell(a, cv, y, x0 + c * g.cw, g.cw, g.ch, &sm, i, j, i == a->ci && j == a->cj, 1);
+            view_cell(a, cv, y, x0 + c * g.cw, g.cw, g.ch, &sm, i, j, i == a->ci && j == a->cj, 1);
         }
-        double sum = m->head[a->head].row_sums[i];
+        if (!sm.row_stats) continue;
+        /* The row sum (1, or 0 with the flag), its entropy and its largest weight. */
         int flagged = row_fully_masked(a, i);
-        cv_printf(cv, y + (g.ch - 1) / 2, sx, 6, flagged ? style_attr(ST_BOLD) : style_plain(), "%5.3f%s", sum,
+        cv_printf(cv, mid, sx, 6, flagged ? style_attr(ST_BOLD) : style_plain(), "%5.3f%s", hd->row_sums[i],
                   flagged ? G(a)->flag : "");
+        char mx[8];
+        view_num(mx, sizeof mx, hd->max_weight[i], 3, 1);
+        cv_printf(cv, mid, sx + 7, 8, style_plain(), "%4.2f %s", hd->entropy[i], mx);
     }
-    /* Where the rows or columns go on beyond the window. */
-    if (a->row0 + g.rows_vis < m->n_q)
-        cv_printf(cv, y0 + g.rows_vis * g.ch - 1, sx + 6, 2, style_attr(ST_DIM), "%s", a->ascii ? "v" : "↓");
+    /* Where the rows go on beyond the window. */
+    if (a->row0 + g.rows_vis < sm.rows)
+        cv_printf(cv, y0 + g.rows_vis * g.ch - 1, x0 - 1, 1, style_attr(ST_DIM), "%s", a->ascii ? "v" : "↓");
     HeatLayout *L = &a->layout;
     L->valid = 1, L->y0 = y0, L->x0 = x0, L->cw = g.cw, L->ch = g.ch;
     L->rows = g.rows_vis, L->cols = g.cols_vis, L->row0 = a->row0, L->col0 = a->col0;
@@ -594,7 +660,7 @@ static void draw_heads(App *a, Canvas *cv) {
         int y = TOP_LINES + br * g.block_h;
         for (int r = 0; r < g.rows_vis && a->row0 + r < m->n_q; r++) {
             int i = a->row0 + r;
-            query_label(a, buf, sizeof buf, i, g.label_w - 1);
+            view_label(a, buf, sizeof buf, model_query_label(m, i), g.label_w - 1);
             cv_text(cv, y + 1 + r, 0, buf, g.label_w - 1, i == a->ci ? style_attr(ST_REVERSE) : style_plain());
         }
         for (int b = 0; b < g.per_row; b++) {
@@ -602,16 +668,19 @@ static void draw_heads(App *a, Canvas *cv) {
             if (h >= heads) break;
             int x = g.label_w + b * g.block_w;
             Style ts = h == a->head ? style_attr(ST_REVERSE | ST_BOLD) : style_attr(ST_BOLD);
-            snprintf(buf, sizeof buf, "head %d", h + 1);
+            double mean, max;
+            model_mean_entropy(m, h, &mean, &max);
+            snprintf(buf, sizeof buf, "head %d H %.2f", h + 1, mean);
+            if (g.block_w - 2 < (int)strlen(buf)) snprintf(buf, sizeof buf, "head %d", h + 1);
             if (g.block_w - 2 < 6) snprintf(buf, sizeof buf, "%d", h + 1);
             cv_text(cv, y, x, buf, g.block_w - 2, ts);
-            shown_matrix(a, h, &sm);
+            view_matrix(a, a->shown, h, &sm);
             int wcols = g.cols_vis < cols - a->col0 ? g.cols_vis : cols - a->col0;
             if (wcols > (g.block_w - 2) / g.cw) wcols = (g.block_w - 2) / g.cw;
             for (int r = 0; r < g.rows_vis && a->row0 + r < m->n_q; r++)
                 for (int c = 0; c < wcols; c++) {
                     int i = a->row0 + r, j = a->col0 + c;
-                    draw_cell(a, cv, y + 1 + r, x + c * g.cw, g.cw, 1, &sm, i, j, i == a->ci && j == a->cj, 1);
+                    view_cell(a, cv, y + 1 + r, x + c * g.cw, g.cw, 1, &sm, i, j, i == a->ci && j == a->cj, 1);
                 }
         }
     }
@@ -621,54 +690,9 @@ static void draw_heads(App *a, Canvas *cv) {
         cv_text_right(cv, 1, 0, buf, cv->w, style_attr(ST_DIM));
     }
     a->layout.valid = 0; /* clicks are for the single-head view */
-    shown_matrix(a, a->head, &sm);
+    view_matrix(a, a->shown, a->head, &sm);
     int shown_rows = block_rows - a->head0 < g.block_rows_vis ? block_rows - a->head0 : g.block_rows_vis;
     draw_bottom(a, cv, &sm, TOP_LINES + shown_rows * g.block_h + 1);
-}
-
-// ----------------------------------------------------------------------------
-// help
-
-static int help_lines(const App *a, char lines[][192], int max) {
-    int n = 0;
-    snprintf(lines[n++], 192, "attnviz %s - keys (q, ? or Esc closes; arrows scroll)", ATTNVIZ_VERSION);
-    lines[n++][0] = '\0';
-    for (int i = 0; i < keymap_count && n < max; i++) {
-        const KeyBinding *b = &keymap[i];
-        if (!b->label) continue;
-        const char *label = a->ascii && b->ascii_label ? b->ascii_label : b->label;
-        char padded[64];
-        text_truncate(padded, sizeof padded, label, strlen(label), 12, "");
-        int w = text_width(padded, strlen(padded));
-        int n2 = snprintf(lines[n], 192, "  %s", padded);
-        for (; w < 12 && n2 < 190; w++) lines[n][n2++] = ' ', lines[n][n2] = '\0';
-        snprintf(lines[n] + n2, (size_t)(192 - n2), "  %s", b->help);
-        n++;
-    }
-    const char *about[] = {
-        "",
-        "What am I looking at",
-        "  Each row is a query token, each column a key token. A cell is how much the",
-        "  query attends to the key: softmax(q.k / sqrt(d_k)) over the row. The sum",
-        "  column shows that every row of weights adds up to 1 (0 when all keys are",
-        "  masked). v shows the steps before the softmax and the output A V.",
-        "  The mask hides keys: causal = a token sees only itself and earlier tokens.",
-        "  The inspector line under the map shows the arithmetic of the cursor's cell.",
-    };
-    for (size_t i = 0; i < sizeof about / sizeof *about && n < max; i++) snprintf(lines[n++], 192, "%s", about[i]);
-    return n;
-}
-
-static void draw_help(App *a, Canvas *cv) {
-    char lines[80][192];
-    int n = help_lines(a, lines, 80);
-    int visible = cv->h - 1;
-    if (a->help0 > n - visible) a->help0 = n - visible > 0 ? n - visible : 0;
-    for (int r = 0; r < visible && a->help0 + r < n; r++) {
-        int i = a->help0 + r;
-        cv_text(cv, r, 0, lines[i], cv->w, i == 0 ? style_attr(ST_BOLD | ST_REVERSE) : style_plain());
-    }
-    cv_text(cv, cv->h - 1, 0, "q, ? or Esc: back", cv->w, style_attr(ST_DIM));
 }
 
 // ----------------------------------------------------------------------------
@@ -692,8 +716,12 @@ void app_draw(App *a, Canvas *cv) {
         }
         return;
     }
-    if (a->help) {
-        draw_help(a, cv);
+    if (a->overlay == OVERLAY_HELP) {
+        docs_draw_help(a, cv);
+        return;
+    }
+    if (a->overlay == OVERLAY_CELL && a->m->n_q > 0) {
+        docs_draw_cell(a, cv);
         return;
     }
     draw_status(a, cv);
@@ -704,21 +732,30 @@ void app_draw(App *a, Canvas *cv) {
         draw_bottom(a, cv, NULL, TOP_LINES + 3);
         return;
     }
-    if (a->view == VIEW_HEADS) draw_heads(a, cv);
-    else draw_heatmap(a, cv);
+    switch (a->view) {
+    case VIEW_HEADS: draw_heads(a, cv); break;
+    case VIEW_PIPELINE:
+        docs_draw_pipeline(a, cv, TOP_LINES, cv->h - TOP_LINES - 2);
+        draw_bottom(a, cv, NULL, cv->h - 2);
+        break;
+    default: draw_heatmap(a, cv); break;
+    }
 }
 
 int app_natural_height(const App *a, int w) {
     const Model *m = a->m;
-    if (a->help) return 60;
-    if (m->n_q == 0) return TOP_LINES + 2 + BOTTOM_LINES;
+    if (a->overlay != OVERLAY_NONE) return 60;
+    if (m->n_q == 0) return TOP_LINES + 3 + BOTTOM_LINES;
+    if (a->view == VIEW_PIPELINE) return TOP_LINES + docs_pipeline_height(a, w) + 2;
     if (a->view == VIEW_HEADS) {
         HeadsGeom g;
         heads_geometry(a, w, 100000, &g);
         int block_rows = (m->cfg.heads + g.per_row - 1) / g.per_row;
         return TOP_LINES + block_rows * (m->n_q + 1) + BOTTOM_LINES;
     }
+    ShownMat sm;
+    view_matrix(a, a->shown, a->head, &sm);
     HeatGeom g;
-    heat_geometry(a, w, TOP_LINES + 2 + m->n_q + BOTTOM_LINES, &g);
-    return TOP_LINES + g.header_rows + m->n_q + BOTTOM_LINES;
+    heat_geometry(a, &sm, w, TOP_LINES + 2 + sm.rows + BOTTOM_LINES, &g);
+    return TOP_LINES + g.header_rows + sm.rows + BOTTOM_LINES;
 }

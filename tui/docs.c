@@ -1,0 +1,460 @@
+/* docs.c - the pages of attnviz that are documents rather than one map: the
+ * pipeline view (every stage of the chain with its shape), the arithmetic of
+ * one cell, and the help. Each is drawn on an off-screen canvas of its
+ * natural size; the screen shows a window of it, scrolled with the arrows. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "keymap.h"
+#include "text.h"
+#include "views.h"
+
+#define G view_glyphs
+
+// ----------------------------------------------------------------------------
+// what am I looking at: 2-4 lines per view and per stage, shown by the help
+
+static const char *const about_heatmap[] = {
+    "One head's attention as a map: each row is a query token, each column a key token.",
+    "A cell is how much the query takes from the key; each row of weights sums to 1 (the",
+    "sum column). H is the row's entropy in bits: log2(n) when spread evenly, 0 when all",
+    "weight is on one key (saturation). Enter shows the arithmetic of the cursor's cell.", NULL};
+static const char *const about_heads[] = {
+    "Every head side by side, small. Each head has its own W_Q, W_K, W_V, so each finds",
+    "its own pattern in the same sentence. H is the head's mean row entropy. Tab or 1-9",
+    "chooses a head, Enter opens it.", NULL};
+static const char *const about_pipeline[] = {
+    "The whole chain for one head, as the texts write it: tokens -> ids -> embeddings E",
+    "-> Q = XW_Q, K = XW_K, V = XW_V -> scores QK^T -> / sqrt(d_k) -> mask -> softmax A",
+    "-> output O = AV, then the heads joined and projected by W_O. Each stage shows its",
+    "shape (rows, cols). Tab changes the head; arrows and PgUp/PgDn scroll.", NULL};
+static const char *const about_stage[SHOW_COUNT][4] = {
+    {"weights A: the softmax of each row of masked scores; what the query takes from each key.", NULL},
+    {"raw scores S = Q K^T: the dot product of each query with each key, before scaling.",
+     "Its spread grows with d_k (variance d_k), which is why the next step divides.", NULL},
+    {"scaled scores S / sqrt(d_k): back to variance 1, so the softmax does not saturate.",
+     "Press s to switch scaling off and watch the rows turn one-hot (H falls).", NULL},
+    {"masked scores: -inf where the mask forbids a key, so that its weight is exactly 0.",
+     "causal: a token sees itself and the tokens before it, never the future.", NULL},
+    {"output O = A V: each query's mix of the value vectors, weighted by its row of A.",
+     "Columns are the d_v dimensions of the values.", NULL},
+    {"X = E + PE: the token vectors the layer starts from. Without positional encoding a",
+     "repeated word has the same row, and so the same query: press p to tell them apart.", NULL},
+    {"PE: the sinusoidal positional encoding, sin on even and cos on odd dimensions, each",
+     "pair at its own wavelength; added to E so that positions differ.", NULL},
+    {"heads joined: the outputs of all heads side by side (h x d_v columns), head by head.", NULL},
+    {"Y = concat W_O: the layer's output, the joined heads mixed back to d_model.", NULL},
+};
+
+const char *const *view_about(ViewKind v) {
+    switch (v) {
+    case VIEW_HEADS: return about_heads;
+    case VIEW_PIPELINE: return about_pipeline;
+    default: return about_heatmap;
+    }
+}
+
+const char *const *stage_about(Shown s) { return about_stage[(unsigned)s < SHOW_COUNT ? s : 0]; }
+
+// ----------------------------------------------------------------------------
+// a scrolled window onto a document
+
+static void show_doc(App *a, Canvas *cv, const Canvas *doc, int y0, int h) {
+    if (h < 1) return;
+    int max_y = doc->h - h > 0 ? doc->h - h : 0;
+    int max_x = doc->w - cv->w > 0 ? doc->w - cv->w : 0;
+    if (a->doc_y > max_y) a->doc_y = max_y;
+    if (a->doc_x > max_x) a->doc_x = max_x;
+    cv_blit(cv, y0, 0, doc, a->doc_y, a->doc_x, h, cv->w);
+    a->layout.rows = h; /* the page size of PgUp/PgDn */
+    if (max_y > 0 || max_x > 0) {
+        char buf[64];
+        snprintf(buf, sizeof buf, " lines %d-%d of %d ", a->doc_y + 1,
+                 a->doc_y + h < doc->h ? a->doc_y + h : doc->h, doc->h);
+        if (max_x > 0) snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "cols %d+ ", a->doc_x + 1);
+        cv_text_right(cv, y0 + h - 1, 0, buf, cv->w, style_attr(ST_REVERSE));
+    }
+}
+
+// ----------------------------------------------------------------------------
+// the pipeline
+
+enum { PIPE_CW = 7, PIPE_MAX_ROWS = 64, PIPE_MAX_COLS = 32, PIPE_LABEL = 8 };
+
+typedef enum { ROWS_QUERIES, ROWS_KEYS, ROWS_DIMS } RowLabels;
+
+typedef struct {
+    char title[96];
+    ShownMat sm;
+    RowLabels rows;
+    int is_tokens; /* the tokens -> ids block */
+    int sums;      /* a column with each row's sum */
+    int x, y, w, h; /* place in the document */
+} Block;
+
+static void block_set(Block *b, const char *title, int rows, int cols, RowLabels rl, ColLabels cl) {
+    snprintf(b->title, sizeof b->title, "%s  (%d, %d)", title, rows, cols);
+    b->rows = rl;
+    b->sm.col_labels = cl;
+}
+
+/* The stages of the chain for the chosen head, in order. */
+static int pipeline_blocks(const App *a, Block *out, int max) {
+    const Model *m = a->m;
+    const ModelConfig *c = &m->cfg;
+    const HeadData *hd = &m->head[a->head];
+    const Glyphs *g = G(a);
+    int n = 0, text = m->source == SOURCE_TEXT;
+    char t[96], root[24];
+    memset(out, 0, sizeof(Block) * (size_t)max);
+#define ADD(title, v, r, cc, sig, rl, cl)                                                                              \
+    do {                                                                                                              \
+        if (n < max) {                                                                                                \
+            view_matrix_of(&out[n].sm, v, r, cc, sig);                                                                \
+            block_set(&out[n], title, r, cc, rl, cl);                                                                 \
+            n++;                                                                                                      \
+        }                                                                                                             \
+    } while (0)
+    if (text) {
+        out[n].is_tokens = 1;
+        snprintf(out[n].title, sizeof out[n].title, "tokens %s ids  (%d)", g->arrow, m->n_k);
+        out[n].sm.rows = m->n_k;
+        n++;
+        ADD("E = embedding(ids)", m->embed, m->n_k, c->d_model, 1, ROWS_KEYS, LABELS_DIMS);
+        if (c->pos != POS_NONE) {
+            ADD("PE", m->pe, m->n_k, c->d_model, 1, ROWS_KEYS, LABELS_DIMS);
+            ADD("X = E + PE", m->x, m->n_k, c->d_model, 1, ROWS_KEYS, LABELS_DIMS);
+        }
+        ADD("W_Q", hd->wq, c->d_model, c->d_k, 1, ROWS_DIMS, LABELS_DIMS);
+        ADD("W_K", hd->wk, c->d_model, c->d_k, 1, ROWS_DIMS, LABELS_DIMS);
+        ADD("W_V", hd->wv, c->d_model, c->d_v, 1, ROWS_DIMS, LABELS_DIMS);
+        ADD("Q = X W_Q", hd->q, m->n_q, c->d_k, 1, ROWS_QUERIES, LABELS_DIMS);
+        ADD("K = X W_K", hd->k, m->n_k, c->d_k, 1, ROWS_KEYS, LABELS_DIMS);
+        ADD("V = X W_V", hd->v, m->n_k, c->d_v, 1, ROWS_KEYS, LABELS_DIMS);
+    } else {
+        ADD("Q", hd->q, m->n_q, c->d_k, 1, ROWS_QUERIES, LABELS_DIMS);
+        ADD("K", hd->k, m->n_k, c->d_k, 1, ROWS_KEYS, LABELS_DIMS);
+        ADD("V", hd->v, m->n_k, c->d_v, 1, ROWS_KEYS, LABELS_DIMS);
+    }
+    snprintf(t, sizeof t, "S = QK%s", g->transpose);
+    ADD(t, hd->scores, m->n_q, m->n_k, 1, ROWS_QUERIES, LABELS_KEYS);
+    if (c->scale) snprintf(t, sizeof t, "S' = S %s %s", g->div, view_sqrt(a, c->d_k, root, sizeof root));
+    else snprintf(t, sizeof t, "S' = S (scaling off)");
+    ADD(t, hd->scaled, m->n_q, m->n_k, 1, ROWS_QUERIES, LABELS_KEYS);
+    if (c->mask != MASK_NONE) {
+        snprintf(t, sizeof t, "M = mask(S'), %s", mask_name(c->mask));
+        ADD(t, hd->masked, m->n_q, m->n_k, 1, ROWS_QUERIES, LABELS_KEYS);
+        out[n - 1].sm.can_mask = 1;
+    }
+    ADD(c->mask != MASK_NONE ? "A = softmax(M)" : "A = softmax(S')", hd->weights, m->n_q, m->n_k, 0, ROWS_QUERIES,
+        LABELS_KEYS);
+    out[n - 1].sm.can_mask = 1;
+    out[n - 1].sums = 1;
+    ADD("O = A V", hd->out, m->n_q, c->d_v, 1, ROWS_QUERIES, LABELS_DIMS);
+    if (text) {
+        snprintf(t, sizeof t, "concat(O_1..O_%d)", c->heads);
+        ADD(t, m->concat, m->n_q, c->heads * c->d_v, 1, ROWS_QUERIES, LABELS_CONCAT);
+        out[n - 1].sm.d_v = c->d_v;
+        ADD("W_O", m->wo, c->heads * c->d_v, c->d_model, 1, ROWS_DIMS, LABELS_DIMS);
+        ADD("Y = concat W_O", m->y, m->n_q, c->d_model, 1, ROWS_QUERIES, LABELS_DIMS);
+    }
+#undef ADD
+    return n;
+}
+
+static int shown_rows(const Block *b) { return b->sm.rows < PIPE_MAX_ROWS ? b->sm.rows : PIPE_MAX_ROWS; }
+static int shown_cols(const Block *b) { return b->sm.cols < PIPE_MAX_COLS ? b->sm.cols : PIPE_MAX_COLS; }
+
+/* Width and height of a block on the page. */
+static void block_size(const App *a, Block *b) {
+    int title_w = text_width(b->title, strlen(b->title));
+    if (b->is_tokens) {
+        b->w = PIPE_LABEL * 2 + 8;
+        b->h = 2 + b->sm.rows;
+    } else {
+        b->w = PIPE_LABEL + 1 + shown_cols(b) * PIPE_CW + (b->sm.cols > PIPE_MAX_COLS ? 6 : 0) + (b->sums ? 7 : 0);
+        b->h = 2 + shown_rows(b) + (b->sm.rows > PIPE_MAX_ROWS ? 1 : 0);
+    }
+    if (b->w < title_w) b->w = title_w;
+    (void)a;
+}
+
+/* Places the blocks left to right, wrapping at width w (as the texts set Q,
+ * K and V side by side). Returns the document's height; *doc_w its width. */
+static int pipeline_layout(const App *a, Block *b, int n, int w, int *doc_w) {
+    int x = 0, y = 0, row_h = 0, maxw = w;
+    for (int k = 0; k < n; k++) {
+        block_size(a, &b[k]);
+        if (x > 0 && x + b[k].w > w) {
+            y += row_h + 1;
+            x = 0, row_h = 0;
+        }
+        b[k].x = x, b[k].y = y;
+        x += b[k].w + 3;
+        if (b[k].h > row_h) row_h = b[k].h;
+        if (b[k].x + b[k].w > maxw) maxw = b[k].x + b[k].w;
+    }
+    *doc_w = maxw;
+    return y + row_h;
+}
+
+static void row_label(const App *a, const Block *b, int i, char *buf, size_t cap) {
+    char tmp[16];
+    switch (b->rows) {
+    case ROWS_QUERIES: view_label(a, buf, cap, model_query_label(a->m, i), PIPE_LABEL); break;
+    case ROWS_KEYS: view_label(a, buf, cap, model_key_label(a->m, i), PIPE_LABEL); break;
+    default:
+        snprintf(tmp, sizeof tmp, "%d", i);
+        snprintf(buf, cap, "%s", tmp);
+        break;
+    }
+}
+
+static void draw_block(const App *a, Canvas *doc, const Block *b) {
+    const Model *m = a->m;
+    char buf[128];
+    cv_text(doc, b->y, b->x, b->title, b->w, style_attr(ST_BOLD | ST_UNDERLINE));
+    if (b->is_tokens) {
+        for (int i = 0; i < m->n_k; i++) {
+            view_label(a, buf, sizeof buf, model_key_label(m, i), PIPE_LABEL * 2);
+            cv_text(doc, b->y + 2 + i, b->x, buf, PIPE_LABEL * 2, style_plain());
+            cv_printf(doc, b->y + 2 + i, b->x + PIPE_LABEL * 2 + 1, 7, style_plain(), "%s %d", G(a)->arrow,
+                      model_key_id(m, i));
+        }
+        return;
+    }
+    int x0 = b->x + PIPE_LABEL + 1, rows = shown_rows(b), cols = shown_cols(b);
+    for (int j = 0; j < cols; j++) {
+        if (b->sm.col_labels == LABELS_KEYS) view_label(a, buf, sizeof buf, model_key_label(m, j), PIPE_CW - 1);
+        else if (b->sm.col_labels == LABELS_CONCAT) snprintf(buf, sizeof buf, "%d.%d", j / b->sm.d_v + 1, j % b->sm.d_v);
+        else snprintf(buf, sizeof buf, "%d", j);
+        cv_text_right(doc, b->y + 1, x0 + j * PIPE_CW, buf, PIPE_CW - 1, style_attr(ST_DIM));
+    }
+    if (b->sm.cols > cols) cv_printf(doc, b->y + 1, x0 + cols * PIPE_CW, 6, style_attr(ST_DIM), "+%d", b->sm.cols - cols);
+    if (b->sums) cv_text_right(doc, b->y + 1, x0 + cols * PIPE_CW, G(a)->sigma, 6, style_attr(ST_BOLD));
+    for (int i = 0; i < rows; i++) {
+        int y = b->y + 2 + i;
+        row_label(a, b, i, buf, sizeof buf);
+        cv_text(doc, y, b->x, buf, PIPE_LABEL, style_plain());
+        for (int j = 0; j < cols; j++) view_cell(a, doc, y, x0 + j * PIPE_CW, PIPE_CW, 1, &b->sm, i, j, 0, 1);
+        if (b->sums) cv_printf(doc, y, x0 + cols * PIPE_CW + 1, 6, style_plain(), "%5.3f", m->head[a->head].row_sums[i]);
+    }
+    if (b->sm.rows > rows)
+        cv_printf(doc, b->y + 2 + rows, b->x, b->w, style_attr(ST_DIM), "... %d more rows (the heatmap view, v, shows all)",
+                  b->sm.rows - rows);
+}
+
+/* Draws the pipeline for the current head at natural size; NULL when out of
+ * memory. */
+static Canvas *pipeline_doc(const App *a, int w) {
+    Block blocks[24];
+    int n = pipeline_blocks(a, blocks, 24), doc_w;
+    int h = pipeline_layout(a, blocks, n, w, &doc_w);
+    Canvas *doc = cv_new(doc_w, h > 0 ? h : 1);
+    if (!doc) return NULL;
+    for (int k = 0; k < n; k++) draw_block(a, doc, &blocks[k]);
+    return doc;
+}
+
+int docs_pipeline_height(const App *a, int w) {
+    Block blocks[24];
+    int n = pipeline_blocks(a, blocks, 24), doc_w;
+    return pipeline_layout(a, blocks, n, w, &doc_w);
+}
+
+void docs_draw_pipeline(App *a, Canvas *cv, int y0, int h) {
+    Canvas *doc = pipeline_doc(a, cv->w);
+    if (!doc) return;
+    show_doc(a, cv, doc, y0, h);
+    cv_free(doc);
+}
+
+// ----------------------------------------------------------------------------
+// the arithmetic of one cell
+
+/* A vector as coloured numbers, wrapped over at most max_lines lines; returns
+ * the lines used. */
+static int draw_vector(const App *a, Canvas *doc, int y, int x, int w, const float *v, int n, int max_lines) {
+    ShownMat sm;
+    view_matrix_of(&sm, v, 1, n, 1);
+    int per_line = (w - x) / PIPE_CW;
+    if (per_line < 1) per_line = 1;
+    int lines = 0;
+    for (int k = 0; k < n; k++) {
+        int line = k / per_line, col = k % per_line;
+        if (line >= max_lines) {
+            cv_printf(doc, y + max_lines - 1, x + per_line * PIPE_CW - 1, 12, style_attr(ST_DIM), " +%d", n - k);
+            break;
+        }
+        view_cell(a, doc, y + line, x + col * PIPE_CW, PIPE_CW, 1, &sm, 0, k, 0, 1);
+        lines = line + 1;
+    }
+    return lines ? lines : 1;
+}
+
+static int draw_attention_cell(const App *a, Canvas *doc) {
+    const Model *m = a->m;
+    const ModelConfig *c = &m->cfg;
+    const Glyphs *g = G(a);
+    const HeadData *hd = &m->head[a->head];
+    int i = a->ci, j = a->cj, W = doc->w, y = 0, dk = c->d_k;
+    char q[64], k[64], buf[512], root[24];
+    view_label(a, q, sizeof q, model_query_label(m, i), 24);
+    view_label(a, k, sizeof k, model_key_label(m, j), 24);
+    CellDetail d;
+    model_cell_detail(m, a->head, i, j, &d);
+    snprintf(buf, sizeof buf, "cell arithmetic  head %d/%d  query %d %s %s key %d %s   (Enter or Esc: back)",
+             a->head + 1, c->heads, i, q, g->arrow, j, k);
+    cv_text(doc, y++, 0, buf, W, style_attr(ST_BOLD | ST_REVERSE));
+    y++;
+    float *prod = malloc(sizeof(float) * (size_t)dk);
+    const float *qi = hd->q + (size_t)i * dk, *kj = hd->k + (size_t)j * dk;
+    if (prod)
+        for (int p = 0; p < dk; p++) prod[p] = (float)((double)qi[p] * kj[p]);
+    int lx = 22;
+    snprintf(buf, sizeof buf, "q_%d  (d_k = %d)", i, dk);
+    cv_text(doc, y, 0, buf, lx, style_attr(ST_BOLD));
+    y += draw_vector(a, doc, y, lx, W, qi, dk, 3);
+    snprintf(buf, sizeof buf, "k_%d", j);
+    cv_text(doc, y, 0, buf, lx, style_attr(ST_BOLD));
+    y += draw_vector(a, doc, y, lx, W, kj, dk, 3);
+    snprintf(buf, sizeof buf, "q %s k  (each product)", g->odot);
+    cv_text(doc, y, 0, buf, lx, style_attr(ST_BOLD));
+    if (prod) y += draw_vector(a, doc, y, lx, W, prod, dk, 3);
+    free(prod);
+    y++;
+    snprintf(buf, sizeof buf, "raw score     q%sk = %s of the products = %.4f   (the \"raw scores\" stage)", g->dot,
+             g->sigma, d.raw);
+    cv_text(doc, y++, 0, buf, W, style_plain());
+    if (c->scale)
+        snprintf(buf, sizeof buf, "scaled score  s = %.4f %s %s (= %.4f) = %.4f   (what the softmax sees)", d.raw, g->div,
+                 view_sqrt(a, dk, root, sizeof root), d.divisor, d.scaled);
+    else
+        snprintf(buf, sizeof buf, "scaled score  s = %.4f   (scaling off: s is the raw score)", d.scaled);
+    cv_text(doc, y++, 0, buf, W, style_plain());
+    if (d.allowed) snprintf(buf, sizeof buf, "mask          %s: key %d is visible to query %d -> allowed", mask_name(c->mask), j, i);
+    else snprintf(buf, sizeof buf, "mask          %s: key %d is after query %d -> masked: score %s, weight 0",
+                  mask_name(c->mask), j, i, g->neg_inf);
+    cv_text(doc, y++, 0, buf, W, d.allowed ? style_plain() : style_attr(ST_BOLD));
+    if (d.row_allowed > 0) {
+        snprintf(buf, sizeof buf, "exp(s %s max) exp(%.4f %s %.4f) = %.6f   (max: largest allowed s of the row)",
+                 g->minus, d.allowed ? d.scaled : 0.0, g->minus, d.row_max, d.exp);
+        if (!d.allowed) snprintf(buf, sizeof buf, "exp(s %s max) 0 (masked)", g->minus);
+        cv_text(doc, y++, 0, buf, W, style_plain());
+        snprintf(buf, sizeof buf, "row sum       %s exp(s_j %s max) over the %d allowed keys = %.6f", g->sigma, g->minus,
+                 d.row_allowed, d.denom);
+        cv_text(doc, y++, 0, buf, W, style_plain());
+        snprintf(buf, sizeof buf, "weight        %.6f %s %.6f = %.4f", d.exp, g->div, d.denom, d.weight);
+        cv_text(doc, y++, 0, buf, W, style_attr(ST_BOLD));
+    } else {
+        cv_text(doc, y++, 0, "every key of this row is masked: all its weights are 0, its sum is 0", W, style_attr(ST_BOLD));
+    }
+    y++;
+    snprintf(buf, sizeof buf, "the weights of row %d %s: sum %.3f, entropy %.2f bits, largest %.2f", i, q, hd->row_sums[i],
+             hd->entropy[i], hd->max_weight[i]);
+    cv_text(doc, y++, 0, buf, W, style_attr(ST_BOLD));
+    int barw = W - 12 - 14 > 50 ? 50 : W - 12 - 14;
+    if (barw < 5) barw = 5;
+    for (int t = 0; t < m->n_k; t++, y++) {
+        view_label(a, k, sizeof k, model_key_label(m, t), 10);
+        Style ls = t == j ? style_attr(ST_REVERSE | ST_BOLD) : style_plain();
+        cv_text(doc, y, 0, k, 10, ls);
+        if (!m->allowed[(size_t)i * m->n_k + t]) {
+            cv_printf(doc, y, 12, 20, style_attr(ST_DIM), "%s masked", g->masked);
+            continue;
+        }
+        float w = hd->weights[(size_t)i * m->n_k + t];
+        int len = (int)lround(w * barw);
+        cv_fill(doc, y, 12, len, g->bar, style_plain());
+        cv_printf(doc, y, 12 + barw + 1, 12, ls, "%.4f", w);
+    }
+    return y;
+}
+
+/* Enter on the output stage: O[i][d] as the row's weights times V's column. */
+static int draw_output_cell(const App *a, Canvas *doc) {
+    const Model *m = a->m;
+    const Glyphs *g = G(a);
+    const HeadData *hd = &m->head[a->head];
+    int i = a->ci, d = a->cj, dv = m->cfg.d_v, y = 0, W = doc->w;
+    char q[64], k[64], buf[256];
+    view_label(a, q, sizeof q, model_query_label(m, i), 24);
+    snprintf(buf, sizeof buf, "output arithmetic  head %d/%d  O[%d][%d] = %s_j A[%d][j] %s V[j][%d]   (Enter or Esc: back)",
+             a->head + 1, m->cfg.heads, i, d, g->sigma, i, g->times, d);
+    cv_text(doc, y++, 0, buf, W, style_attr(ST_BOLD | ST_REVERSE));
+    y++;
+    cv_printf(doc, y++, 0, W, style_attr(ST_BOLD), "%-12s %10s %10s %12s", "key j", "A[i][j]", "V[j][d]", "product");
+    double sum = 0;
+    for (int t = 0; t < m->n_k; t++, y++) {
+        view_label(a, k, sizeof k, model_key_label(m, t), 12);
+        float w = hd->weights[(size_t)i * m->n_k + t], v = hd->v[(size_t)t * dv + d];
+        cv_text(doc, y, 0, k, 12, style_plain());
+        if (!m->allowed[(size_t)i * m->n_k + t]) {
+            cv_printf(doc, y, 13, W, style_attr(ST_DIM), "%10s %10.4f %12s", g->masked, v, "(masked)");
+            continue;
+        }
+        sum += (double)w * v;
+        cv_printf(doc, y, 13, W, style_plain(), "%10.4f %10.4f %12.6f", w, v, (double)w * v);
+    }
+    cv_printf(doc, y++, 0, W, style_attr(ST_BOLD), "%-12s %10s %10s %12.6f   (stored: %.6f)", "sum", "", "", sum,
+              hd->out[(size_t)i * dv + d]);
+    (void)q;
+    return y;
+}
+
+void docs_draw_cell(App *a, Canvas *cv) {
+    Canvas *doc = cv_new(cv->w, 40 + 3 * a->m->n_k + 12);
+    if (!doc) return;
+    int h = a->shown == SHOW_OUTPUT ? draw_output_cell(a, doc) : draw_attention_cell(a, doc);
+    doc->h = h < doc->h ? (h > 0 ? h : 1) : doc->h;
+    show_doc(a, cv, doc, 0, cv->h);
+    cv_free(doc);
+}
+
+// ----------------------------------------------------------------------------
+// help: the key table, then what each view and stage shows
+
+void docs_draw_help(App *a, Canvas *cv) {
+    int lines = 12 + keymap_count + 5 * VIEW_KIND_COUNT + 4 * SHOW_COUNT + 8;
+    Canvas *doc = cv_new(cv->w, lines);
+    if (!doc) return;
+    int y = 0;
+    char buf[256];
+    snprintf(buf, sizeof buf, "attnviz %s - help  (q, ? or Esc: back; arrows scroll)", ATTNVIZ_VERSION);
+    cv_text(doc, y++, 0, buf, doc->w, style_attr(ST_BOLD | ST_REVERSE));
+    y++;
+    cv_text(doc, y++, 0, "What am I looking at", doc->w, style_attr(ST_BOLD | ST_UNDERLINE));
+    const char *const *about = view_about(a->view);
+    for (int k = 0; about[k]; k++) cv_printf(doc, y++, 2, doc->w - 2, style_plain(), "%s", about[k]);
+    if (a->view == VIEW_HEATMAP) {
+        const char *const *st = stage_about(a->shown);
+        for (int k = 0; st[k]; k++) cv_printf(doc, y++, 2, doc->w - 2, style_plain(), "%s", st[k]);
+    }
+    y++;
+    cv_text(doc, y++, 0, "Keys", doc->w, style_attr(ST_BOLD | ST_UNDERLINE));
+    for (int i = 0; i < keymap_count; i++) {
+        const KeyBinding *b = &keymap[i];
+        if (!b->label) continue;
+        const char *label = a->ascii && b->ascii_label ? b->ascii_label : b->label;
+        cv_text(doc, y, 2, label, 12, style_attr(ST_BOLD));
+        cv_text(doc, y++, 16, b->help, doc->w - 16, style_plain());
+    }
+    y++;
+    cv_text(doc, y++, 0, "The views", doc->w, style_attr(ST_BOLD | ST_UNDERLINE));
+    for (int v = 0; v < VIEW_KIND_COUNT; v++) {
+        cv_text(doc, y++, 2, app_view_name((ViewKind)v), doc->w - 2, style_attr(ST_BOLD));
+        for (const char *const *l = view_about((ViewKind)v); *l; l++) cv_text(doc, y++, 4, *l, doc->w - 4, style_plain());
+    }
+    y++;
+    cv_text(doc, y++, 0, "The stages (v)", doc->w, style_attr(ST_BOLD | ST_UNDERLINE));
+    for (int s = 0; s < SHOW_COUNT; s++) {
+        cv_text(doc, y++, 2, view_stage_name((Shown)s), doc->w - 2, style_attr(ST_BOLD));
+        for (const char *const *l = stage_about((Shown)s); *l; l++) cv_text(doc, y++, 4, *l, doc->w - 4, style_plain());
+    }
+    doc->h = y < lines ? y : lines;
+    show_doc(a, cv, doc, 0, cv->h);
+    cv_free(doc);
+}

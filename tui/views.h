@@ -1,0 +1,66 @@
+/* views.h - what the views of views.c and docs.c share (internal to tui/). */
+#ifndef ATTNVIZ_VIEWS_H
+#define ATTNVIZ_VIEWS_H
+
+#include "app.h"
+#include "canvas.h"
+
+/* attnviz's own glyphs; the ASCII set for --ascii (the Unicode ones are
+ * East Asian Ambiguous and two columns wide in many Korean set-ups). */
+typedef struct {
+    const char *ellipsis, *masked, *flag, *sigma, *arrow, *sqrt, *neg_inf, *dot, *times, *space;
+    const char *transpose, *minus, *div, *vbar, *bar, *mean_h, *odot;
+} Glyphs;
+const Glyphs *view_glyphs(const App *a);
+
+/* "√16" or, in ASCII, "sqrt(16)". */
+const char *view_sqrt(const App *a, int n, char *buf, size_t cap);
+
+typedef enum { LABELS_KEYS, LABELS_DIMS, LABELS_CONCAT } ColLabels;
+
+/* A matrix a view shows, with its colour scale. */
+typedef struct {
+    const float *v;       /* rows x cols, row-major */
+    int rows, cols;
+    int is_signed;        /* diverging ramp around 0 */
+    int can_mask;         /* masked cells get the masked look */
+    int row_stats;        /* rows are queries of a head: sum, entropy, max apply */
+    ColLabels col_labels;
+    int d_v;              /* LABELS_CONCAT: columns per head */
+    double lo, hi;        /* range of the finite values (0..1 for weights) */
+    double maxabs;        /* scale of the diverging ramp */
+} ShownMat;
+
+/* The matrix of stage s of head h (h is ignored for layer stages). */
+void view_matrix(const App *a, Shown s, int h, ShownMat *sm);
+/* Any matrix with its range, for the pipeline view. */
+void view_matrix_of(ShownMat *sm, const float *v, int rows, int cols, int is_signed);
+
+int view_cell_masked(const App *a, const ShownMat *sm, int i, int j);
+
+/* Colour (or shade glyph, returned in *glyph) of value v on sm's scale. */
+Style view_value_style(const App *a, const ShownMat *sm, double v, const char **glyph);
+
+/* One cell of cw x ch screen cells at (y, x), with its number when numbers
+ * is set and the cell is wide enough. */
+void view_cell(const App *a, Canvas *cv, int y, int x, int cw, int ch, const ShownMat *sm, int i, int j,
+               int cursor, int numbers);
+
+/* A number in at most width columns (weights with 2 decimals). */
+void view_num(char *buf, size_t cap, double v, int width, int weight);
+
+/* A label safe to show, cut to max_cols with the ellipsis. */
+void view_label(const App *a, char *out, size_t cap, const char *raw, int max_cols);
+
+/* The pages drawn by docs.c. */
+void docs_draw_pipeline(App *a, Canvas *cv, int y0, int h);
+void docs_draw_cell(App *a, Canvas *cv);
+void docs_draw_help(App *a, Canvas *cv);
+int docs_pipeline_height(const App *a, int w);
+
+/* Short explanations ("what am I looking at") of a view and of a stage. */
+const char *const *view_about(ViewKind v);
+const char *const *stage_about(Shown s);
+const char *view_stage_name(Shown s);
+
+#endif
