@@ -396,7 +396,7 @@ static void draw_inspector(const App *a, Canvas *cv, int y) {
         }
         snprintf(l1, sizeof l1, "%s[%d] %s %s[%d]  %s   raw q%sk = %.4f   %s", q, i, g->arrow, k, j, why, g->dot, d.raw, div);
         if (d.allowed)
-            snprintf(l2, sizeof l2, "exp(%.4f %s max %.4f) = %.4f   %s %s %.4f   = weight %.4f   (Enter: details)", d.scaled,
+            snprintf(l2, sizeof l2, "exp(%.4f %s max %.4f) = %.4f   %s %s %.4f   = weight %.4f", d.scaled,
                      g->minus, d.row_max, d.exp, g->div, g->sigma, d.denom, d.weight);
         else if (d.row_allowed == 0)
             snprintf(l2, sizeof l2, "score %s, every key of this row is masked: all weights 0, row sum 0", g->neg_inf);
