@@ -24,8 +24,7 @@ const char *export_tokenizer_name(const Model *m) { return tok_preset_name(tok_p
 /* A JSON string: quotes, backslash and every control character escaped; C1
  * controls and the bidi characters too (\u0080), so that a JSON dump printed
  * on a terminal carries no escape sequence. Input is valid UTF-8. */
-static void json_string(FILE *f, const char *s) {
-    size_t len = strlen(s);
+static void json_string(FILE *f, const char *s, size_t len) {
     fputc('"', f);
     for (size_t i = 0; i < len;) {
         uint32_t cp;
@@ -34,6 +33,7 @@ static void json_string(FILE *f, const char *s) {
         else if (cp == '\n') fputs("\\n", f);
         else if (cp == '\t') fputs("\\t", f);
         else if (cp == UTF8_INVALID) fputs("\\ufffd", f);
+        else if (cp == 0) fputs("\\u0000", f);
         else if (utf8_is_unsafe(cp)) fprintf(f, "\\u%04x", (unsigned)cp);
         else fwrite(s + i, 1, (size_t)n, f);
         i += (size_t)(n > 0 ? n : 1);
@@ -66,7 +66,9 @@ static void json_labels(FILE *f, const Model *m, int query) {
     fputc('[', f);
     for (int i = 0; i < n; i++) {
         if (i) fputs(", ", f);
-        json_string(f, query ? model_query_label(m, i) : model_key_label(m, i));
+        size_t len;
+        const char *s = query ? model_query_text(m, i, &len) : model_key_text(m, i, &len);
+        json_string(f, s, len);
     }
     fputc(']', f);
 }
@@ -86,7 +88,7 @@ static void export_json(FILE *f, const Model *m) {
         fprintf(f, "\"tokenizer\": \"%s\"", export_tokenizer_name(m));
         if (tok_preset(m->tokenizer) == TOK_CUSTOM) {
             fputs(", \"pattern\": ", f);
-            json_string(f, tok_pattern(m->tokenizer));
+            json_string(f, tok_pattern(m->tokenizer), strlen(tok_pattern(m->tokenizer)));
         }
     } else {
         fputs("\"tokenizer\": null", f);
@@ -164,8 +166,8 @@ static void csv_matrix(FILE *f, int head, const char *stage, const float *a, int
 
 /* A CSV field (RFC 4180): quoted, quotes doubled, unsafe characters escaped
  * with utf8_escape so that the file can be shown on a terminal. */
-static void csv_field(FILE *f, const char *s) {
-    char *e = utf8_escape(s, strlen(s));
+static void csv_field(FILE *f, const char *s, size_t len) {
+    char *e = utf8_escape(s, len);
     fputc('"', f);
     for (const char *p = e ? e : ""; *p; p++) {
         if (*p == '"') fputc('"', f);
@@ -180,7 +182,9 @@ static void export_csv(FILE *f, const Model *m) {
     fputs("head,stage,i,j,value\n", f);
     for (int j = 0; j < m->n_k; j++) {
         fprintf(f, ",token,%d,0,", j);
-        csv_field(f, model_key_label(m, j));
+        size_t len;
+        const char *s = model_key_text(m, j, &len);
+        csv_field(f, s, len);
         fputc('\n', f);
     }
     if (m->source == SOURCE_TEXT) csv_matrix(f, -1, "embeddings", m->x, m->n_k, c->d_model);
@@ -204,8 +208,8 @@ static void export_csv(FILE *f, const Model *m) {
 // ----------------------------------------------------------------------------
 // text: labelled matrices with shapes, as the source texts write them
 
-static void text_label(FILE *f, const char *s, int width) {
-    char *e = utf8_escape(s, strlen(s));
+static void text_label(FILE *f, const char *s, size_t len, int width) {
+    char *e = utf8_escape(s, len);
     const char *p = e ? e : "?";
     /* Pad by terminal columns, so Hangul labels line up. */
     int cols = utf8_width(p, strlen(p));
@@ -219,7 +223,9 @@ static void text_matrix(FILE *f, const Model *m, const char *title, const float 
     fprintf(f, "%s (%d, %d)\n", title, rows, cols);
     for (int i = 0; i < rows; i++) {
         fputs("  ", f);
-        text_label(f, query_rows ? model_query_label(m, i) : model_key_label(m, i), 10);
+        size_t len;
+        const char *s = query_rows ? model_query_text(m, i, &len) : model_key_text(m, i, &len);
+        text_label(f, s, len, 10);
         for (int j = 0; j < cols; j++) {
             float v = a[(size_t)i * cols + j];
             if (v == -INFINITY) fprintf(f, " %9s", "-inf");
@@ -243,7 +249,9 @@ static void export_text(FILE *f, const Model *m) {
     fprintf(f, "tokens (%d)\n", m->n_k);
     for (int j = 0; j < m->n_k; j++) {
         fprintf(f, "  %3d  id %-4d ", j, model_key_id(m, j));
-        text_label(f, model_key_label(m, j), 0);
+        size_t len;
+        const char *s = model_key_text(m, j, &len);
+        text_label(f, s, len, 0);
         fputc('\n', f);
     }
     fputc('\n', f);
@@ -272,7 +280,9 @@ static void export_text(FILE *f, const Model *m) {
         fprintf(f, "  %-10s %9s %9s %9s\n", "", "sum", "entropy", "max");
         for (int i = 0; i < m->n_q; i++) {
             fputs("  ", f);
-            text_label(f, model_query_label(m, i), 10);
+            size_t len;
+            const char *s = model_query_text(m, i, &len);
+            text_label(f, s, len, 10);
             fprintf(f, " %9.4f %9.4f %9.4f\n", hd->row_sums[i], hd->entropy[i], hd->max_weight[i]);
         }
         double mean, max;

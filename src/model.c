@@ -560,6 +560,24 @@ const char *model_key_label(const Model *m, int j) {
     return m->tokens.tok[j].text;
 }
 
+const char *model_query_text(const Model *m, int i, size_t *len) {
+    if (m->source == SOURCE_QKV) {
+        *len = strlen(m->qkv.query_tokens[i]);
+        return m->qkv.query_tokens[i];
+    }
+    *len = m->tokens.tok[i].len;
+    return m->tokens.tok[i].text;
+}
+
+const char *model_key_text(const Model *m, int j, size_t *len) {
+    if (m->source == SOURCE_QKV) {
+        *len = strlen(m->qkv.key_tokens[j]);
+        return m->qkv.key_tokens[j];
+    }
+    *len = m->tokens.tok[j].len;
+    return m->tokens.tok[j].text;
+}
+
 int model_query_id(const Model *m, int i) {
     return m->source == SOURCE_QKV ? i : m->tokens.tok[i].id;
 }

@@ -143,6 +143,9 @@ void model_mean_entropy(const Model *m, int h, double *mean, double *max);
  * before printing). */
 const char *model_query_label(const Model *m, int i);
 const char *model_key_label(const Model *m, int j);
+/* The same with their length in bytes: a token may hold a NUL byte. */
+const char *model_query_text(const Model *m, int i, size_t *len);
+const char *model_key_text(const Model *m, int j, size_t *len);
 int model_query_id(const Model *m, int i); /* vocabulary id, or i for a Q/K/V file */
 int model_key_id(const Model *m, int j);
 

@@ -204,8 +204,8 @@ static int pipeline_layout(const App *a, Block *b, int n, int w, int *doc_w) {
 static void row_label(const App *a, const Block *b, int i, char *buf, size_t cap) {
     char tmp[16];
     switch (b->rows) {
-    case ROWS_QUERIES: view_label(a, buf, cap, model_query_label(a->m, i), PIPE_LABEL); break;
-    case ROWS_KEYS: view_label(a, buf, cap, model_key_label(a->m, i), PIPE_LABEL); break;
+    case ROWS_QUERIES: view_qlabel(a, buf, cap, i, PIPE_LABEL); break;
+    case ROWS_KEYS: view_klabel(a, buf, cap, i, PIPE_LABEL); break;
     default:
         snprintf(tmp, sizeof tmp, "%d", i);
         snprintf(buf, cap, "%s", tmp);
@@ -219,7 +219,7 @@ static void draw_block(const App *a, Canvas *doc, const Block *b) {
     cv_text(doc, b->y, b->x, b->title, b->w, style_attr(ST_BOLD | ST_UNDERLINE));
     if (b->is_tokens) {
         for (int i = 0; i < m->n_k; i++) {
-            view_label(a, buf, sizeof buf, model_key_label(m, i), PIPE_LABEL * 2);
+            view_klabel(a, buf, sizeof buf, i, PIPE_LABEL * 2);
             cv_text(doc, b->y + 2 + i, b->x, buf, PIPE_LABEL * 2, style_plain());
             cv_printf(doc, b->y + 2 + i, b->x + PIPE_LABEL * 2 + 1, 7, style_plain(), "%s %d", G(a)->arrow,
                       model_key_id(m, i));
@@ -228,7 +228,7 @@ static void draw_block(const App *a, Canvas *doc, const Block *b) {
     }
     int x0 = b->x + PIPE_LABEL + 1, rows = shown_rows(b), cols = shown_cols(b);
     for (int j = 0; j < cols; j++) {
-        if (b->sm.col_labels == LABELS_KEYS) view_label(a, buf, sizeof buf, model_key_label(m, j), PIPE_CW - 1);
+        if (b->sm.col_labels == LABELS_KEYS) view_klabel(a, buf, sizeof buf, j, PIPE_CW - 1);
         else if (b->sm.col_labels == LABELS_CONCAT) snprintf(buf, sizeof buf, "%d.%d", j / b->sm.d_v + 1, j % b->sm.d_v);
         else snprintf(buf, sizeof buf, "%d", j);
         cv_text_right(doc, b->y + 1, x0 + j * PIPE_CW, buf, PIPE_CW - 1, style_attr(ST_DIM));
@@ -302,8 +302,8 @@ static int draw_attention_cell(const App *a, Canvas *doc) {
     const HeadData *hd = &m->head[a->head];
     int i = a->ci, j = a->cj, W = doc->w, y = 0, dk = c->d_k;
     char q[64], k[64], buf[512], root[24];
-    view_label(a, q, sizeof q, model_query_label(m, i), 24);
-    view_label(a, k, sizeof k, model_key_label(m, j), 24);
+    view_qlabel(a, q, sizeof q, i, 24);
+    view_klabel(a, k, sizeof k, j, 24);
     CellDetail d;
     model_cell_detail(m, a->head, i, j, &d);
     snprintf(buf, sizeof buf, "cell arithmetic  head %d/%d  query %d %s %s key %d %s   (Enter or Esc: back)",
@@ -359,7 +359,7 @@ static int draw_attention_cell(const App *a, Canvas *doc) {
     int barw = W - 12 - 14 > 50 ? 50 : W - 12 - 14;
     if (barw < 5) barw = 5;
     for (int t = 0; t < m->n_k; t++, y++) {
-        view_label(a, k, sizeof k, model_key_label(m, t), 10);
+        view_klabel(a, k, sizeof k, t, 10);
         Style ls = t == j ? style_attr(ST_REVERSE | ST_BOLD) : style_plain();
         cv_text(doc, y, 0, k, 10, ls);
         if (!m->allowed[(size_t)i * m->n_k + t]) {
@@ -381,7 +381,7 @@ static int draw_output_cell(const App *a, Canvas *doc) {
     const HeadData *hd = &m->head[a->head];
     int i = a->ci, d = a->cj, dv = m->cfg.d_v, y = 0, W = doc->w;
     char q[64], k[64], buf[256];
-    view_label(a, q, sizeof q, model_query_label(m, i), 24);
+    view_qlabel(a, q, sizeof q, i, 24);
     snprintf(buf, sizeof buf, "output arithmetic  head %d/%d  O[%d][%d] = %s_j A[%d][j] %s V[j][%d]   (Enter or Esc: back)",
              a->head + 1, m->cfg.heads, i, d, g->sigma, i, g->times, d);
     cv_text(doc, y++, 0, buf, W, style_attr(ST_BOLD | ST_REVERSE));
@@ -389,7 +389,7 @@ static int draw_output_cell(const App *a, Canvas *doc) {
     cv_printf(doc, y++, 0, W, style_attr(ST_BOLD), "%-12s %10s %10s %12s", "key j", "A[i][j]", "V[j][d]", "product");
     double sum = 0;
     for (int t = 0; t < m->n_k; t++, y++) {
-        view_label(a, k, sizeof k, model_key_label(m, t), 12);
+        view_klabel(a, k, sizeof k, t, 12);
         float w = hd->weights[(size_t)i * m->n_k + t], v = hd->v[(size_t)t * dv + d];
         cv_text(doc, y, 0, k, 12, style_plain());
         if (!m->allowed[(size_t)i * m->n_k + t]) {

@@ -127,21 +127,36 @@ static const char *stage_title(const App *a, char *buf, size_t cap) {
 
 /* A label safe to show, cut to max_cols with the ellipsis. Spaces inside a
  * token (GPT-2 keeps the leading one) are shown as a visible mark. */
-void view_label(const App *a, char *out, size_t cap, const char *raw, int max_cols) {
-    size_t len = strlen(raw);
+void view_qlabel(const App *a, char *out, size_t cap, int i, int max_cols) {
+    size_t len;
+    const char *s = model_query_text(a->m, i, &len);
+    view_label(a, out, cap, s, len, max_cols);
+}
+
+void view_klabel(const App *a, char *out, size_t cap, int j, int max_cols) {
+    size_t len;
+    const char *s = model_key_text(a->m, j, &len);
+    view_label(a, out, cap, s, len, max_cols);
+}
+
+void view_label(const App *a, char *out, size_t cap, const char *raw, size_t len, int max_cols) {
+    /* Whole characters of the (possibly huge) token, as many as a screen
+     * label can use; spaces become a visible mark (GPT-2 keeps them). */
     char tmp[256];
     size_t t = 0;
     const char *sp = G(a)->space;
-    for (size_t i = 0; i < len && t + 8 < sizeof tmp; i++) {
-        if (raw[i] == ' ') {
-            memcpy(tmp + t, sp, strlen(sp));
-            t += strlen(sp);
-        } else {
-            tmp[t++] = raw[i];
-        }
+    size_t splen = strlen(sp);
+    for (size_t i = 0; i < len;) {
+        uint32_t cp;
+        int n = utf8_decode(raw + i, len - i, &cp);
+        if (n < 1) n = 1;
+        size_t need = raw[i] == ' ' ? splen : (size_t)n;
+        if (t + need >= sizeof tmp) break;
+        if (raw[i] == ' ') memcpy(tmp + t, sp, splen);
+        else memcpy(tmp + t, raw + i, (size_t)n);
+        t += need;
+        i += (size_t)n;
     }
-    /* Do not cut inside a UTF-8 sequence at the tmp limit. */
-    while (t > 0 && t < len && ((unsigned char)tmp[t] & 0xC0) == 0x80) t--;
     /* --ascii is about our glyphs (ambiguous-width symbols); the user's
      * text is shown as it is, escaped only where it is unsafe. */
     char *safe = text_safe_label(tmp, t, 0);
@@ -153,7 +168,7 @@ void view_label(const App *a, char *out, size_t cap, const char *raw, int max_co
 static void col_label(const App *a, const ShownMat *sm, char *out, size_t cap, int j, int max_cols) {
     char tmp[32];
     switch (sm->col_labels) {
-    case LABELS_KEYS: view_label(a, out, cap, model_key_label(a->m, j), max_cols); return;
+    case LABELS_KEYS: view_klabel(a, out, cap, j, max_cols); return;
     case LABELS_CONCAT: snprintf(tmp, sizeof tmp, "%d.%d", j / sm->d_v + 1, j % sm->d_v); break;
     default: snprintf(tmp, sizeof tmp, "%d", j); break;
     }
@@ -336,7 +351,8 @@ static void draw_inspector(const App *a, Canvas *cv, int y) {
     if (m->n_q == 0) return;
     int i = a->ci, j = a->cj;
     char q[64], k[64], l1[512], l2[512] = "";
-    view_label(a, q, sizeof q, a->shown >= SHOW_X && a->shown <= SHOW_PE ? model_key_label(m, i) : model_query_label(m, i), 20);
+    if (a->shown >= SHOW_X && a->shown <= SHOW_PE) view_klabel(a, q, sizeof q, i, 20);
+    else view_qlabel(a, q, sizeof q, i, 20);
     size_t dm = (size_t)c->d_model;
     switch (a->shown) {
     case SHOW_OUTPUT: {
@@ -381,7 +397,7 @@ static void draw_inspector(const App *a, Canvas *cv, int y) {
                  c->heads * c->d_v, c->d_model, c->d_model);
         break;
     default: {
-        view_label(a, k, sizeof k, model_key_label(m, j), 20);
+        view_klabel(a, k, sizeof k, j, 20);
         CellDetail d;
         model_cell_detail(m, a->head, i, j, &d);
         char div[64], root[24];
@@ -499,7 +515,7 @@ static int max_label_width(const App *a, int cap) {
     int w = 1;
     char buf[128];
     for (int i = 0; i < a->m->n_q; i++) {
-        view_label(a, buf, sizeof buf, model_query_label(a->m, i), cap);
+        view_qlabel(a, buf, sizeof buf, i, cap);
         int lw = text_width(buf, strlen(buf));
         if (lw > w) w = lw;
     }
@@ -579,7 +595,7 @@ static void draw_heatmap(App *a, Canvas *cv) {
                               STATS_W - 1, style_attr(ST_BOLD));
     for (int r = 0; r < g.rows_vis; r++) {
         int i = a->row0 + r, y = y0 + r * g.ch, mid = y + (g.ch - 1) / 2;
-        view_label(a, buf, sizeof buf, model_query_label(m, i), g.label_w - 1);
+        view_qlabel(a, buf, sizeof buf, i, g.label_w - 1);
         Style ls = i == a->ci ? style_attr(ST_REVERSE | ST_BOLD) : style_plain();
         cv_text(cv, mid, 0, buf, g.label_w - 1, ls);
         for (int c = 0; c < g.cols_vis; c++) {
@@ -660,7 +676,7 @@ static void draw_heads(App *a, Canvas *cv) {
         int y = TOP_LINES + br * g.block_h;
         for (int r = 0; r < g.rows_vis && a->row0 + r < m->n_q; r++) {
             int i = a->row0 + r;
-            view_label(a, buf, sizeof buf, model_query_label(m, i), g.label_w - 1);
+            view_qlabel(a, buf, sizeof buf, i, g.label_w - 1);
             cv_text(cv, y + 1 + r, 0, buf, g.label_w - 1, i == a->ci ? style_attr(ST_REVERSE) : style_plain());
         }
         for (int b = 0; b < g.per_row; b++) {

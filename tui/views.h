@@ -49,8 +49,11 @@ void view_cell(const App *a, Canvas *cv, int y, int x, int cw, int ch, const Sho
 /* A number in at most width columns (weights with 2 decimals). */
 void view_num(char *buf, size_t cap, double v, int width, int weight);
 
-/* A label safe to show, cut to max_cols with the ellipsis. */
-void view_label(const App *a, char *out, size_t cap, const char *raw, int max_cols);
+/* A label safe to show, cut to max_cols with the ellipsis: of raw[0..len),
+ * of query token i, of key token j. */
+void view_label(const App *a, char *out, size_t cap, const char *raw, size_t len, int max_cols);
+void view_qlabel(const App *a, char *out, size_t cap, int i, int max_cols);
+void view_klabel(const App *a, char *out, size_t cap, int j, int max_cols);
 
 /* The pages drawn by docs.c. */
 void docs_draw_pipeline(App *a, Canvas *cv, int y0, int h);

@@ -1,0 +1,85 @@
+# fuzz.mk - libFuzzer targets (tests/fuzz/), built with clang and ASan + UBSan.
+#
+#   make fuzz             build build/fuzz/fuzz_{tokenize,qkvfile,cli,keys}
+#   make fuzz-smoke       run each for FUZZ_SECONDS (default 60) on a copy of its
+#                         seed corpus; fails on any crash, leak, timeout or OOM
+#   make fuzz-regress     run each once over tests/fuzz/regress/<target>/
+#   make -j2 fuzz-smoke-keys FUZZ_SECONDS=300    one target, longer
+#
+# Included by the Makefile (`include fuzz.mk`), or alone: `make -f fuzz.mk fuzz`.
+# Needs clang (Debian: clang, libclang-rt-14-dev for the fuzzer runtime) and the
+# same -dev packages as the main build. See tests/fuzz/README.md.
+
+# Whatever the including Makefile made its default goal stays its default goal
+# (restored at the end of this file).
+FUZZ_SAVED_GOAL := $(.DEFAULT_GOAL)
+
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_BUILD   := build/fuzz
+FUZZ_TARGETS := tokenize qkvfile cli keys
+FUZZ_PKGS    := ncursesw libpcre2-8
+# UBSan recovers by default (prints, goes on): -fno-sanitize-recover makes every
+# report abort, so that libFuzzer keeps the input as a crash.
+FUZZ_SAN     := address,undefined
+FUZZ_CFLAGS  := -std=c11 -g -O1 -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -fno-sanitize-recover=all \
+                -fno-omit-frame-pointer -ffp-contract=off -D_DEFAULT_SOURCE -D_XOPEN_SOURCE=600 \
+                -Isrc -Itui $(shell pkg-config --cflags $(FUZZ_PKGS) 2>/dev/null)
+FUZZ_LDFLAGS := -fsanitize=fuzzer,$(FUZZ_SAN) -fno-sanitize-recover=all
+FUZZ_LIBS    := $(shell pkg-config --libs $(FUZZ_PKGS) 2>/dev/null) -lm
+# Options of every fuzzing run (smoke and by hand).
+FUZZ_RUN_OPTS := -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+
+# The core and the front end without main.c and screen.c (which needs a terminal).
+FUZZ_LIB_SRC := $(wildcard src/*.c) $(filter-out tui/main.c tui/screen.c,$(wildcard tui/*.c))
+FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
+FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
+FUZZ_HDRS    := $(wildcard src/*.h tui/*.h tests/fuzz/*.h)
+
+.PHONY: fuzz fuzz-smoke fuzz-regress $(FUZZ_TARGETS:%=fuzz-smoke-%) $(FUZZ_TARGETS:%=fuzz-regress-%)
+
+fuzz: $(FUZZ_BINS)
+
+$(FUZZ_BUILD)/obj/%.o: %.c $(FUZZ_HDRS) fuzz.mk
+	@mkdir -p $(dir $@)
+	@echo "FUZZ CC $<"
+	@$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
+
+$(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/obj/tests/fuzz/fuzz_%.o $(FUZZ_LIB_OBJ)
+	@echo "FUZZ LD $@"
+	@$(FUZZ_CC) $(FUZZ_LDFLAGS) -o $@ $^ $(FUZZ_LIBS)
+
+# Each run fuzzes a fresh copy of the seed corpus (the seeds stay as they are);
+# new inputs go to build/fuzz/corpus-<target>/, a crash to build/fuzz/<target>-crash-* (or -leak-, -timeout-, -oom-).
+# A dictionary tests/fuzz/<target>.dict is used when there is one.
+fuzz-smoke: $(FUZZ_TARGETS:%=fuzz-smoke-%)
+
+$(FUZZ_TARGETS:%=fuzz-smoke-%): fuzz-smoke-%: $(FUZZ_BUILD)/fuzz_%
+	@rm -rf $(FUZZ_BUILD)/corpus-$*
+	@mkdir -p $(FUZZ_BUILD)/corpus-$*
+	@cp -R tests/fuzz/corpus/$*/. $(FUZZ_BUILD)/corpus-$*/
+	@echo "FUZZ $* for $(FUZZ_SECONDS) s (log: $(FUZZ_BUILD)/smoke-$*.log)"
+	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	 ./$< $(FUZZ_RUN_OPTS) -max_total_time=$(FUZZ_SECONDS) \
+		-artifact_prefix=$(FUZZ_BUILD)/$*- \
+		$(if $(wildcard tests/fuzz/$*.dict),-dict=tests/fuzz/$*.dict) \
+		$(FUZZ_BUILD)/corpus-$* >$(FUZZ_BUILD)/smoke-$*.log 2>&1; \
+	 rc=$$?; grep -E '^(#[0-9]+[[:space:]]+DONE|stat::)' $(FUZZ_BUILD)/smoke-$*.log | head -6; \
+	 if [ $$rc != 0 ]; then tail -60 $(FUZZ_BUILD)/smoke-$*.log; \
+		echo "FUZZ $*: FAILED (exit $$rc); the input is in $(FUZZ_BUILD)/$*-crash-*"; exit 1; fi
+
+# Every kept crash input runs once; the directories may be empty.
+fuzz-regress: $(FUZZ_TARGETS:%=fuzz-regress-%)
+
+$(FUZZ_TARGETS:%=fuzz-regress-%): fuzz-regress-%: $(FUZZ_BUILD)/fuzz_%
+	@files=$$(find tests/fuzz/regress/$* -type f ! -name '.keep' ! -name 'README*' | sort); \
+	 if [ -z "$$files" ]; then echo "FUZZ REGRESS $*: no inputs"; exit 0; fi; \
+	 echo "FUZZ REGRESS $*: $$(echo "$$files" | wc -l) inputs"; \
+	 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	 ./$< -timeout=10 -rss_limit_mb=2048 $$files >$(FUZZ_BUILD)/regress-$*.log 2>&1 \
+		|| { tail -60 $(FUZZ_BUILD)/regress-$*.log; echo "FUZZ REGRESS $*: FAILED"; exit 1; }
+
+# Keep the objects of the pattern rules (make would delete them as intermediates).
+.SECONDARY: $(FUZZ_LIB_OBJ) $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/obj/tests/fuzz/fuzz_%.o)
+
+.DEFAULT_GOAL := $(FUZZ_SAVED_GOAL)

@@ -1,0 +1,263 @@
+/* fuzz_keys.c - libFuzzer target for the key handler and the views
+ * (tui/app.h): a byte stream is played to the app as keys, mouse events and
+ * resizes, and every step is drawn on a text canvas.
+ *
+ * Byte 0 chooses the set-up:  bits 0-1 colour tier (none, 8, 256), bit 2
+ * --ascii, bit 3 d_v follows d_k, bit 4 a --pattern ("\S+", in the t cycle),
+ * bit 5 enforce the 80x24 minimum, bit 6 the model comes from the worked
+ * example Q/K/V file instead of the sentence "the cat sat on the mat".
+ * The canvas starts at 80x24. Each following byte:
+ *   0x02 Up 0x03 Down 0x04 Left 0x06 Right 0x07 Shift-Tab 0x0E Backspace
+ *   0x0F Delete 0x10 Home 0x11 End 0x12 PgDn 0x13 PgUp 0x14 KEY_ENTER
+ *   0x16 KEY_RESIZE   0x17 any KEY_* code: 0x100 + the next byte
+ *   0x18 resize the canvas to (1 + next % 250, 1 + next % 70)
+ *   0x19 resize to a classic size: 80x24, 200x50, 120x40, 20x5 (next % 4)
+ *   0x1A mouse: app_mouse(y = next % 80, x = next, button = next % 8)
+ *   a byte that starts a valid UTF-8 sequence: that code point
+ *   anything else (other controls, Esc, DEL, stray UTF-8 bytes): the byte
+ *   itself as a character.
+ * Quitting ('q') is undone (a.quit = 0) and the stream goes on.
+ *
+ * After every key: app_draw. Every RENDER_EVERY keys and at the end: the plain
+ * render (cv_render without ANSI) must hold no C0 control but '\n', no DEL, no
+ * C1 control, and be valid UTF-8 of exactly h lines; the ANSI render may hold
+ * ESC only as the start of an SGR sequence ("\x1b[" digits/';' "m"). At the end the
+ * model's weights are checked (no NaN, in [0, 1], rows sum to 1 or 0).
+ *
+ * Keeping each run fast: at most MAX_KEYS keys per input; the keys that grow
+ * the model ('+' '=' double d_k, '>' '.' add a head) are skipped once
+ * model_cost() passes GROW_LIMIT (typing a d_k at the 'd' prompt is not
+ * limited: it is one jump, bounded by 4096); and the input stops once the
+ * recomputations have cost WORK_BUDGET in total (a long text typed at the 'e'
+ * prompt makes every later recomputation expensive). */
+#include <curses.h>
+#include <locale.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "canvas.h"
+#include "fuzz_util.h"
+#include "model.h"
+#include "qkvfile.h"
+#include "utf8.h"
+
+#define MAX_KEYS 2000
+#define RENDER_EVERY 64
+#define GROW_LIMIT 4000000.0 /* model_cost of d_k 4096 with 2 heads and 6 tokens is ~5e6 */
+#define WORK_BUDGET 4e8
+
+static const char SENTENCE[] = "the cat sat on the mat";
+static const char WORKED_QKV[] = "tokens: 나는 학교에 간다\n"
+                                 "Q:\n0.1 0.3 0.5\n0.4 0.2 0.6\n0.7 0.8 0.9\n"
+                                 "K:\n0.2 0.1 0.3\n0.5 0.7 0.4\n0.9 0.2 0.8\n"
+                                 "V:\n0.3 0.7 0.5\n0.6 0.4 0.8\n0.9 0.5 0.2\n";
+
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+    (void)argc, (void)argv;
+    setlocale(LC_ALL, "C.UTF-8");
+    return 0;
+}
+
+/* Rough multiply-adds of a full recomputation: projections and the (n, n)
+ * stages of every head. */
+static double model_cost(const Model *m) {
+    const ModelConfig *c = &m->cfg;
+    double n = m->n_q > m->n_k ? m->n_q : m->n_k;
+    return c->heads * n * ((double)c->d_model * (2.0 * c->d_k + c->d_v) + n * (c->d_k + c->d_v + 4.0)) +
+           n * c->d_model;
+}
+
+static unsigned long computed_total(const Model *m) {
+    unsigned long t = 0;
+    for (int s = 0; s < STAGE_COUNT; s++) t += m->computed[s];
+    return t;
+}
+
+static Model *make_model(int from_qkv) {
+    Model *m = model_new();
+    FUZZ_CHECK(m != NULL, "out of memory");
+    AvError err = {{0}};
+    if (from_qkv) {
+        QkvData d;
+        FUZZ_CHECK(qkv_parse(&d, WORKED_QKV, sizeof WORKED_QKV - 1, "worked.qkv", &err) == 0, "%s", err.msg);
+        FUZZ_CHECK(model_set_qkv(m, &d, &err) == 0, "%s", err.msg);
+    } else {
+        ModelConfig c;
+        model_config_default(&c);
+        c.d_model = 16, c.heads = 2, c.d_k = 4, c.d_v = 4;
+        FUZZ_CHECK(model_set_config(m, &c, &err) == 0, "%s", err.msg);
+        FUZZ_CHECK(model_set_text(m, SENTENCE, sizeof SENTENCE - 1, &err) == 0, "%s", err.msg);
+    }
+    FUZZ_CHECK(model_update(m, &err) == 0, "%s", err.msg);
+    return m;
+}
+
+static void check_plain(const char *s, int h) {
+    size_t len = strlen(s);
+    long bad = fuzz_first_unsafe(s, len, "\n");
+    if (bad >= 0) fuzz_dump("screen", s, len);
+    FUZZ_CHECK(bad < 0, "plain render has an unsafe byte at %ld", bad);
+    int lines = 0;
+    for (size_t i = 0; i < len;) {
+        uint32_t cp;
+        int k = utf8_decode(s + i, len - i, &cp);
+        if (cp == UTF8_INVALID) fuzz_dump("screen", s, len);
+        FUZZ_CHECK(cp != UTF8_INVALID, "plain render is not valid UTF-8 at byte %zu", i);
+        lines += cp == '\n';
+        i += (size_t)k;
+    }
+    FUZZ_CHECK(lines == h, "plain render has %d lines for a canvas of %d rows", lines, h);
+}
+
+static void check_ansi(const char *s) {
+    size_t len = strlen(s);
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == 0x1B) {
+            size_t j = i + 1;
+            FUZZ_CHECK(j < len && s[j] == '[', "ESC not followed by '[' at byte %zu", i);
+            for (j++; j < len && ((s[j] >= '0' && s[j] <= '9') || s[j] == ';'); j++) {}
+            if (j >= len || s[j] != 'm') fuzz_dump("screen", s, len);
+            FUZZ_CHECK(j < len && s[j] == 'm', "escape sequence at byte %zu is not an SGR", i);
+            i = j;
+            continue;
+        }
+        long bad = fuzz_first_unsafe(s + i, len - i > 1 ? 2 : 1, "\n");
+        if (bad == 0) fuzz_dump("screen", s, len);
+        FUZZ_CHECK(bad != 0, "ANSI render has an unsafe byte at %zu", i);
+    }
+}
+
+static void render_and_check(const Canvas *cv, ColorTier tier) {
+    char *s = cv_render(cv, 0, TIER_NONE);
+    FUZZ_CHECK(s != NULL, "cv_render failed");
+    check_plain(s, cv->h);
+    free(s);
+    s = cv_render(cv, 1, tier);
+    FUZZ_CHECK(s != NULL, "cv_render (ANSI) failed");
+    check_ansi(s);
+    free(s);
+}
+
+static void check_weights(const Model *m) {
+    for (int h = 0; h < m->cfg.heads; h++) {
+        const HeadData *hd = &m->head[h];
+        for (int i = 0; i < m->n_q; i++) {
+            for (int j = 0; j < m->n_k; j++) {
+                float w = hd->weights[(size_t)i * m->n_k + j];
+                FUZZ_CHECK(w >= 0.0f && w <= 1.0f, "head %d weight [%d][%d] = %g", h, i, j, (double)w);
+            }
+            double s = hd->row_sums[i];
+            FUZZ_CHECK(fabs(s - 1.0) <= 1e-5 || s == 0.0, "head %d row %d sums to %.12g", h, i, s);
+        }
+    }
+}
+
+static void check_app(const App *a) {
+    const Model *m = a->m;
+    FUZZ_CHECK(m->stale == STAGE_NONE, "the app left the model stale (from stage %d)", (int)m->stale);
+    FUZZ_CHECK(a->head >= 0 && a->head < m->cfg.heads, "head %d of %d", a->head, m->cfg.heads);
+    FUZZ_CHECK(a->ci >= 0 && (a->ci < m->n_q || (m->n_q == 0 && a->ci == 0)), "cursor row %d of %d", a->ci,
+               m->n_q);
+    FUZZ_CHECK(a->cj >= 0, "cursor column %d", a->cj);
+    FUZZ_CHECK(memchr(a->msg, '\0', sizeof a->msg) != NULL, "status message not NUL-terminated");
+}
+
+static uint8_t next_byte(const uint8_t *data, size_t size, size_t *i) {
+    return *i < size ? data[(*i)++] : 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    if (size == 0) return 0;
+    uint8_t setup = data[0];
+    ColorTier tier = (ColorTier)((setup & 3) % 3);
+    int ascii = (setup >> 2) & 1, dv_follows = (setup >> 3) & 1;
+    const char *pattern = (setup >> 4) & 1 ? "\\S+" : NULL;
+    Model *m = make_model((setup >> 6) & 1);
+    App a;
+    app_init(&a, m, tier, ascii, dv_follows, pattern);
+    a.enforce_min = (setup >> 5) & 1;
+    Canvas *cv = cv_new(80, 24);
+    FUZZ_CHECK(cv != NULL, "out of memory");
+    app_draw(&a, cv);
+
+    double work = 0.0;
+    int keys = 0;
+    size_t i = 1;
+    while (i < size && keys < MAX_KEYS && work < WORK_BUDGET) {
+        uint8_t b = data[i++];
+        AppKey k = {0, b};
+        int is_key = 1;
+        switch (b) {
+        case 0x02: k = (AppKey){1, KEY_UP}; break;
+        case 0x03: k = (AppKey){1, KEY_DOWN}; break;
+        case 0x04: k = (AppKey){1, KEY_LEFT}; break;
+        case 0x06: k = (AppKey){1, KEY_RIGHT}; break;
+        case 0x07: k = (AppKey){1, KEY_BTAB}; break;
+        case 0x0E: k = (AppKey){1, KEY_BACKSPACE}; break;
+        case 0x0F: k = (AppKey){1, KEY_DC}; break;
+        case 0x10: k = (AppKey){1, KEY_HOME}; break;
+        case 0x11: k = (AppKey){1, KEY_END}; break;
+        case 0x12: k = (AppKey){1, KEY_NPAGE}; break;
+        case 0x13: k = (AppKey){1, KEY_PPAGE}; break;
+        case 0x14: k = (AppKey){1, KEY_ENTER}; break;
+        case 0x16: k = (AppKey){1, KEY_RESIZE}; break;
+        case 0x17: k = (AppKey){1, 0x100u + next_byte(data, size, &i)}; break;
+        case 0x18: {
+            int w = 1 + next_byte(data, size, &i) % 250;
+            int h = 1 + next_byte(data, size, &i) % 70;
+            FUZZ_CHECK(cv_resize(cv, w, h) == 0, "cv_resize(%d, %d) failed", w, h);
+            is_key = 0;
+            break;
+        }
+        case 0x19: {
+            static const int sizes[4][2] = {{80, 24}, {200, 50}, {120, 40}, {20, 5}};
+            int s = next_byte(data, size, &i) % 4;
+            FUZZ_CHECK(cv_resize(cv, sizes[s][0], sizes[s][1]) == 0, "cv_resize failed");
+            is_key = 0;
+            break;
+        }
+        case 0x1A: {
+            int y = next_byte(data, size, &i) % 80;
+            int x = next_byte(data, size, &i);
+            int button = next_byte(data, size, &i) % 8;
+            app_mouse(&a, y, x, button);
+            is_key = 0;
+            break;
+        }
+        default:
+            if (b >= 0x80) {
+                uint32_t cp;
+                int n = utf8_decode((const char *)data + i - 1, size - (i - 1), &cp);
+                if (cp != UTF8_INVALID) {
+                    k.ch = cp;
+                    i += (size_t)n - 1;
+                }
+            }
+            break;
+        }
+        if (is_key) {
+            keys++;
+            /* Growing keys are skipped past GROW_LIMIT; not inside a prompt,
+             * where they are text. */
+            int grows = !k.is_code && (k.ch == '+' || k.ch == '=' || k.ch == '>' || k.ch == '.');
+            if (grows && a.prompt == PROMPT_NONE && model_cost(m) > GROW_LIMIT) continue;
+            unsigned long before = computed_total(m);
+            app_key(&a, k);
+            if (a.quit) a.quit = 0;
+            if (computed_total(m) != before) work += model_cost(m);
+        }
+        check_app(&a);
+        app_draw(&a, cv);
+        if (keys % RENDER_EVERY == 0) render_and_check(cv, tier);
+    }
+    render_and_check(cv, tier);
+    check_weights(m);
+    cv_free(cv);
+    app_free(&a);
+    model_free(m);
+    return 0;
+}
