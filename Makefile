@@ -26,7 +26,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BIN      := $(BUILD)/attnviz
 
-.PHONY: all run test check clean deps unit e2e tests-bin
+.PHONY: all run test check clean deps unit e2e tests-bin valgrind
 
 all: attnviz
 
@@ -76,6 +76,19 @@ check: deps
 		$(MAKE) --no-print-directory BUILD=build/check OPT=-O1 \
 		SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 		unit e2e
+
+# The unit tests and a --dump of each kind under valgrind: zero errors and
+# zero definite leaks (ncurses' still-reachable memory is not a leak).
+VALGRIND := valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite
+valgrind: tests-bin attnviz
+	@command -v valgrind >/dev/null || { echo "valgrind is not installed (apt-get install valgrind)"; exit 1; }
+	@fail=0; for t in $(TEST_BIN); do echo "== valgrind $$t"; $(VALGRIND) $$t >/dev/null || fail=1; done; \
+	echo "== valgrind ./attnviz --dump"; \
+	$(VALGRIND) ./attnviz --dump=json -m causal --pos sinusoidal "나는 어제 친구와 영화를 봤는데" >/dev/null || fail=1; \
+	$(VALGRIND) ./attnviz --dump --qkv samples/worked-example.qkv >/dev/null || fail=1; \
+	$(VALGRIND) ./attnviz --once --view pipeline -H 2 "Mary greeted Bob" >/dev/null || fail=1; \
+	$(VALGRIND) ./attnviz -H 99 >/dev/null 2>&1; [ $$? = 2 ] || fail=1; \
+	if [ $$fail = 0 ]; then echo "valgrind: no errors, no definite leaks"; else echo "valgrind: FAILED"; exit 1; fi
 
 # Installs the Debian packages the build and the tests need when pkg-config or
 # tmux cannot find them: through apt-get as root, otherwise prints the line.
