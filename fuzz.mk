@@ -24,6 +24,7 @@ FUZZ_PKGS    := ncursesw libpcre2-8
 FUZZ_SAN     := address,undefined
 FUZZ_CFLAGS  := -std=c11 -g -O1 -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -fno-sanitize-recover=all \
                 -fno-omit-frame-pointer -ffp-contract=off -D_DEFAULT_SOURCE -D_XOPEN_SOURCE=600 \
+                -fsanitize-coverage-ignorelist=tests/fuzz/coverage-ignore.txt \
                 -Isrc -Itui $(shell pkg-config --cflags $(FUZZ_PKGS) 2>/dev/null)
 FUZZ_LDFLAGS := -fsanitize=fuzzer,$(FUZZ_SAN) -fno-sanitize-recover=all
 FUZZ_LIBS    := $(shell pkg-config --libs $(FUZZ_PKGS) 2>/dev/null) -lm
@@ -40,7 +41,7 @@ FUZZ_HDRS    := $(wildcard src/*.h tui/*.h tests/fuzz/*.h)
 
 fuzz: $(FUZZ_BINS)
 
-$(FUZZ_BUILD)/obj/%.o: %.c $(FUZZ_HDRS) fuzz.mk
+$(FUZZ_BUILD)/obj/%.o: %.c $(FUZZ_HDRS) fuzz.mk tests/fuzz/coverage-ignore.txt
 	@mkdir -p $(dir $@)
 	@echo "FUZZ CC $<"
 	@$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<

@@ -4,6 +4,7 @@
 #include "model.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,50 +72,185 @@ int model_check_budget(const ModelConfig *c, int n_q, int n_k, ModelSource src, 
         floats += 3 * (int64_t)n_k * dm + h * dm * (2 * dk + dv) + h * dv * dm +
                   (int64_t)n_q * (h * dv + dm);
     int64_t bytes = floats * 4;
+    char tokens[48] = "";
+    if (n_k > 0) snprintf(tokens, sizeof tokens, " and %d tokens", n_k);
     if (bytes > MODEL_MAX_BYTES)
         return av_errorf(err,
-                         "too large: d_model=%d heads=%d d_k=%d d_v=%d and %d tokens need "
-                         "%lld MiB of weights and stages, the limit is %lld MiB",
-                         c->d_model, c->heads, c->d_k, c->d_v, n_k,
+                         "too large: d_model=%d heads=%d d_k=%d d_v=%d%s need %lld MiB of "
+                         "weights and stages, the limit is %lld MiB",
+                         c->d_model, c->heads, c->d_k, c->d_v, tokens,
                          (long long)(bytes >> 20), (long long)(MODEL_MAX_BYTES >> 20));
+    /* Memory is not the only limit: a recompute must stay a matter of
+     * seconds, or the screen freezes. Count the multiply-adds of a full pass
+     * and the random numbers drawn. */
+    int64_t ops = h * ((int64_t)n_q * n_k * (dk + dv));
+    if (src == SOURCE_TEXT)
+        ops += h * ((int64_t)n_k * dm * (2 * dk + dv) + dm * (2 * dk + dv)) + (int64_t)n_q * h * dv * dm +
+               h * dv * dm;
+    if (ops > MODEL_MAX_OPS)
+        return av_errorf(err,
+                         "too slow: d_model=%d heads=%d d_k=%d d_v=%d%s need %lld million "
+                         "multiply-adds a pass, the limit is %lld million",
+                         c->d_model, c->heads, c->d_k, c->d_v, tokens, (long long)(ops / 1000000),
+                         (long long)(MODEL_MAX_OPS / 1000000));
+    return 0;
+}
+
+// ----------------------------------------------------------------------------
+// storage: three arenas, each one allocation (llm.c), replaced all or nothing
+
+/* Which arenas a change of shape needs anew. */
+enum { AR_EMBED = 1, AR_WEIGHTS = 2, AR_STAGES = 4, AR_HEADS = 8 };
+
+typedef struct {
+    void *embed;     /* E, PE, X: n_k x d_model each (text only) */
+    void *weights;   /* W_Q, W_K, W_V of every head, W_O (text only) */
+    void *stages;    /* per-head stages, the mask, concat, Y */
+    HeadData *head;  /* heads entries */
+} Storage;
+
+/* Bump allocation inside an arena: every piece 16-byte aligned. */
+static size_t round16(size_t n) { return (n + 15) & ~(size_t)15; }
+static void *carve(char **p, size_t bytes) {
+    void *r = *p;
+    *p += round16(bytes);
+    return r;
+}
+
+static size_t embed_bytes(const ModelConfig *c, int n_k) { return 3 * round16(sizeof(float) * (size_t)n_k * c->d_model); }
+
+static size_t weights_bytes(const ModelConfig *c) {
+    size_t dm = (size_t)c->d_model;
+    return (size_t)c->heads * (2 * round16(sizeof(float) * dm * c->d_k) + round16(sizeof(float) * dm * c->d_v)) +
+           round16(sizeof(float) * (size_t)c->heads * c->d_v * dm);
+}
+
+static size_t stages_bytes(const ModelConfig *c, int n_q, int n_k, ModelSource src) {
+    size_t nq = (size_t)n_q, nk = (size_t)n_k, f = sizeof(float);
+    size_t per_head = round16(f * nq * c->d_k) + round16(f * nk * c->d_k) + round16(f * nk * c->d_v) +
+                      4 * round16(f * nq * nk) + 2 * round16(sizeof(double) * nq) + round16(f * nq) +
+                      round16(f * nq * c->d_v);
+    size_t total = (size_t)c->heads * per_head + round16(nq * nk) + round16(sizeof(int) * nq);
+    if (src == SOURCE_TEXT) total += round16(f * nq * c->heads * c->d_v) + round16(f * nq * c->d_model);
+    return total;
+}
+
+static void storage_free(Storage *s) {
+    free(s->embed), free(s->weights), free(s->stages), free(s->head);
+    memset(s, 0, sizeof *s);
+}
+
+/* Allocates the arenas named in `which` for configuration c; all or nothing. */
+static int storage_alloc(Storage *s, int which, const ModelConfig *c, int n_q, int n_k, ModelSource src) {
+    memset(s, 0, sizeof *s);
+    int text = src == SOURCE_TEXT;
+    if ((which & AR_EMBED) && text) s->embed = calloc(1, embed_bytes(c, n_k) + 16);
+    if ((which & AR_WEIGHTS) && text) s->weights = calloc(1, weights_bytes(c) + 16);
+    if (which & AR_STAGES) s->stages = calloc(1, stages_bytes(c, n_q, n_k, src) + 16);
+    if (which & AR_HEADS) s->head = calloc((size_t)c->heads, sizeof *s->head);
+    if (((which & AR_EMBED) && text && !s->embed) || ((which & AR_WEIGHTS) && text && !s->weights) ||
+        ((which & AR_STAGES) && !s->stages) || ((which & AR_HEADS) && !s->head)) {
+        storage_free(s);
+        return -1;
+    }
+    return 0;
+}
+
+/* Points the model's matrices into its arenas (after a change of shape). */
+static void storage_point(Model *m) {
+    const ModelConfig *c = &m->cfg;
+    size_t nq = (size_t)m->n_q, nk = (size_t)m->n_k, dm = (size_t)c->d_model, f = sizeof(float);
+    char *p;
+    if (m->embed_arena) {
+        p = m->embed_arena;
+        m->embed = carve(&p, f * nk * dm);
+        m->pe = carve(&p, f * nk * dm);
+        m->x = carve(&p, f * nk * dm);
+    } else {
+        m->embed = m->pe = m->x = NULL;
+    }
+    if (m->weights_arena) {
+        p = m->weights_arena;
+        for (int h = 0; h < c->heads; h++) {
+            m->head[h].wq = carve(&p, f * dm * c->d_k);
+            m->head[h].wk = carve(&p, f * dm * c->d_k);
+            m->head[h].wv = carve(&p, f * dm * c->d_v);
+        }
+        m->wo = carve(&p, f * (size_t)c->heads * c->d_v * dm);
+    } else {
+        for (int h = 0; h < c->heads; h++) m->head[h].wq = m->head[h].wk = m->head[h].wv = NULL;
+        m->wo = NULL;
+    }
+    p = m->stages_arena;
+    for (int h = 0; h < c->heads; h++) {
+        HeadData *hd = &m->head[h];
+        hd->row_sums = carve(&p, sizeof(double) * nq);
+        hd->entropy = carve(&p, sizeof(double) * nq);
+        hd->q = carve(&p, f * nq * c->d_k);
+        hd->k = carve(&p, f * nk * c->d_k);
+        hd->v = carve(&p, f * nk * c->d_v);
+        hd->scores = carve(&p, f * nq * nk);
+        hd->scaled = carve(&p, f * nq * nk);
+        hd->masked = carve(&p, f * nq * nk);
+        hd->weights = carve(&p, f * nq * nk);
+        hd->max_weight = carve(&p, f * nq);
+        hd->out = carve(&p, f * nq * c->d_v);
+    }
+    m->n_allowed = carve(&p, sizeof(int) * nq);
+    m->allowed = carve(&p, nq * nk);
+    if (m->source == SOURCE_TEXT) {
+        m->concat = carve(&p, f * nq * c->heads * c->d_v);
+        m->y = carve(&p, f * nq * dm);
+    } else {
+        m->concat = m->y = NULL;
+    }
+}
+
+/* Makes room for configuration c with n_q x n_k tokens from src: the arenas
+ * whose shape changes are allocated anew; on failure nothing changes. On
+ * success the configuration, sizes and source are the new ones (the caller
+ * commits its own tokens or matrices) and *stale_from says where to
+ * recompute from. */
+static int reshape(Model *m, const ModelConfig *c, int n_q, int n_k, ModelSource src, AvError *err) {
+    const ModelConfig *o = &m->cfg;
+    int fresh = !m->stages_arena, src_changed = src != m->source;
+    int dims = c->d_model != o->d_model, heads = c->heads != o->heads, dkv = c->d_k != o->d_k || c->d_v != o->d_v;
+    int tokens = n_q != m->n_q || n_k != m->n_k;
+    int which = 0;
+    if (fresh || src_changed || heads) which |= AR_HEADS;
+    if (fresh || src_changed || dims || tokens) which |= AR_EMBED;
+    if (fresh || src_changed || dims || heads || dkv) which |= AR_WEIGHTS;
+    if (fresh || src_changed || dims || heads || dkv || tokens) which |= AR_STAGES;
+    if (which & AR_HEADS) which |= AR_WEIGHTS | AR_STAGES; /* their pointers live in the heads */
+    if (!which) {
+        m->cfg = *c; /* same shapes: nothing to allocate */
+        return 0;
+    }
+    Storage s;
+    if (storage_alloc(&s, which, c, n_q, n_k, src))
+        return av_errorf(err, "out of memory for d_model=%d heads=%d d_k=%d d_v=%d and %d tokens", c->d_model,
+                         c->heads, c->d_k, c->d_v, n_k);
+    if (which & AR_EMBED) free(m->embed_arena), m->embed_arena = s.embed;
+    if (which & AR_WEIGHTS) free(m->weights_arena), m->weights_arena = s.weights, m->weights_stale = 1;
+    if (which & AR_STAGES) free(m->stages_arena), m->stages_arena = s.stages;
+    if (which & AR_HEADS) free(m->head), m->head = s.head;
+    if (src != SOURCE_TEXT) {
+        free(m->embed_arena), free(m->weights_arena);
+        m->embed_arena = m->weights_arena = NULL;
+    }
+    m->cfg = *c;
+    m->n_q = n_q;
+    m->n_k = n_k;
+    m->source = src;
+    storage_point(m);
+    /* Everything after a change of shape is recomputed. */
+    Stage from = (which & AR_EMBED) ? STAGE_EMBED : STAGE_PROJECT;
+    if (m->stale > from) m->stale = from;
     return 0;
 }
 
 // ----------------------------------------------------------------------------
 // life cycle
-
-static void *zalloc(size_t count, size_t size) { return calloc(count ? count : 1, size); }
-
-static void free_head_stages(HeadData *hd) {
-    free(hd->q), free(hd->k), free(hd->v);
-    free(hd->scores), free(hd->scaled), free(hd->masked), free(hd->weights);
-    free(hd->row_sums), free(hd->out), free(hd->entropy), free(hd->max_weight);
-    hd->entropy = NULL;
-    hd->max_weight = NULL;
-    hd->q = hd->k = hd->v = hd->scores = hd->scaled = hd->masked = hd->weights = hd->out = NULL;
-    hd->row_sums = NULL;
-}
-
-static void free_heads(Model *m, int heads) {
-    if (!m->head) return;
-    for (int h = 0; h < heads; h++) {
-        free_head_stages(&m->head[h]);
-        free(m->head[h].wq), free(m->head[h].wk), free(m->head[h].wv);
-    }
-    free(m->head);
-    m->head = NULL;
-}
-
-static void free_model_stages(Model *m) {
-    free(m->embed), free(m->pe), free(m->x), free(m->concat), free(m->y), free(m->allowed);
-    free(m->n_allowed);
-    m->embed = m->pe = m->x = m->concat = m->y = NULL;
-    m->allowed = NULL;
-    m->n_allowed = NULL;
-}
-
-/* Heads the current head array was allocated for. */
-static int alloc_heads_count(const Model *m) { return m->head ? m->cfg.heads : 0; }
 
 Model *model_new(void) {
     Model *m = calloc(1, sizeof *m);
@@ -123,20 +259,19 @@ Model *model_new(void) {
     m->source = SOURCE_TEXT;
     m->text = calloc(1, 1);
     m->tokenizer = tok_new(TOK_WORDS, NULL, NULL);
-    if (!m->text || !m->tokenizer) {
+    m->stale = STAGE_EMBED;
+    m->weights_stale = 1;
+    ModelConfig c = m->cfg;
+    if (!m->text || !m->tokenizer || reshape(m, &c, 0, 0, SOURCE_TEXT, NULL)) {
         model_free(m);
         return NULL;
     }
-    m->stale = STAGE_EMBED;
-    m->weights_stale = 1;
     return m;
 }
 
 void model_free(Model *m) {
     if (!m) return;
-    free_heads(m, alloc_heads_count(m));
-    free_model_stages(m);
-    free(m->wo);
+    free(m->embed_arena), free(m->weights_arena), free(m->stages_arena), free(m->head);
     free(m->text);
     tok_free(m->tokenizer);
     tok_list_free(&m->tokens);
@@ -149,42 +284,41 @@ static void mark_stale(Model *m, Stage s) {
 }
 
 // ----------------------------------------------------------------------------
-// setters
+// setters: validate, make room, then commit; a failure changes nothing
 
 int model_set_config(Model *m, const ModelConfig *c, AvError *err) {
     if (model_config_check(c, err)) return -1;
-    const ModelConfig *o = &m->cfg;
+    ModelConfig o = m->cfg;
     if (m->source == SOURCE_QKV) {
-        if (c->d_model != o->d_model || c->heads != o->heads || c->d_k != o->d_k ||
-            c->d_v != o->d_v || c->seed != o->seed || c->pos != o->pos)
+        if (c->d_model != o.d_model || c->heads != o.heads || c->d_k != o.d_k || c->d_v != o.d_v ||
+            c->seed != o.seed || c->pos != o.pos)
             return av_errorf(err, "Q, K and V come from a file: only the mask and the "
                                   "scaling can change");
     }
     if (model_check_budget(c, m->n_q, m->n_k, m->source, err)) return -1;
-    /* Heads must be freed with the count they were allocated with. */
-    if (c->heads != o->heads && m->head) {
-        free_heads(m, o->heads);
-    }
-    if (c->seed != o->seed || c->d_model != o->d_model) {
+    if (reshape(m, c, m->n_q, m->n_k, m->source, err)) return -1;
+    if (c->seed != o.seed || c->d_model != o.d_model) {
         mark_stale(m, STAGE_EMBED);
         m->weights_stale = 1;
     }
-    if (c->pos != o->pos) mark_stale(m, STAGE_EMBED);
-    if (c->heads != o->heads || c->d_k != o->d_k || c->d_v != o->d_v) {
+    if (c->pos != o.pos) mark_stale(m, STAGE_EMBED);
+    if (c->heads != o.heads || c->d_k != o.d_k || c->d_v != o.d_v) {
         mark_stale(m, STAGE_PROJECT);
         m->weights_stale = 1;
     }
-    if (c->scale != o->scale) mark_stale(m, STAGE_SCALED);
-    if (c->mask != o->mask) mark_stale(m, STAGE_MASKED);
-    m->cfg = *c;
+    if (c->scale != o.scale) mark_stale(m, STAGE_SCALED);
+    if (c->mask != o.mask) mark_stale(m, STAGE_MASKED);
     return 0;
 }
 
-/* Tokenizes text with t into a new list and checks the budget for it. */
-static int tokenize_checked(Model *m, Tokenizer *t, const char *text, size_t len, TokenList *out,
-                            AvError *err) {
+/* Tokenizes text with t into a new list, checks the budget and makes room.
+ * On success the model has its new sizes; the caller commits the list. */
+static int tokenize_and_reshape(Model *m, Tokenizer *t, const char *text, size_t len, TokenList *out,
+                                AvError *err) {
     if (tok_split(t, text, len, TOK_MAX_TOKENS, out, err)) return -1;
-    if (model_check_budget(&m->cfg, out->n, out->n, SOURCE_TEXT, err)) {
+    ModelConfig c = m->cfg;
+    if (model_check_budget(&c, out->n, out->n, SOURCE_TEXT, err) ||
+        reshape(m, &c, out->n, out->n, SOURCE_TEXT, err)) {
         tok_list_free(out);
         return -1;
     }
@@ -195,22 +329,21 @@ static void take_tokens(Model *m, TokenList *list) {
     tok_list_free(&m->tokens);
     m->tokens = *list;
     memset(list, 0, sizeof *list);
-    m->n_q = m->n_k = m->tokens.n;
     mark_stale(m, STAGE_EMBED);
 }
 
 int model_set_text(Model *m, const char *text, size_t len, AvError *err) {
     if (m->source != SOURCE_TEXT)
         return av_errorf(err, "Q, K and V come from a file: there is no sentence to change");
-    TokenList list = {0};
-    if (tokenize_checked(m, m->tokenizer, text, len, &list, err)) return -1;
     char *copy = malloc(len + 1);
-    if (!copy) {
-        tok_list_free(&list);
-        return av_errorf(err, "out of memory");
-    }
+    if (!copy) return av_errorf(err, "out of memory");
     memcpy(copy, text, len);
     copy[len] = '\0';
+    TokenList list = {0};
+    if (tokenize_and_reshape(m, m->tokenizer, text, len, &list, err)) {
+        free(copy);
+        return -1;
+    }
     free(m->text);
     m->text = copy;
     m->text_len = len;
@@ -224,7 +357,7 @@ int model_set_tokenizer(Model *m, TokPreset preset, const char *pattern, AvError
     Tokenizer *t = tok_new(preset, pattern, err);
     if (!t) return -1;
     TokenList list = {0};
-    if (tokenize_checked(m, t, m->text, m->text_len, &list, err)) {
+    if (tokenize_and_reshape(m, t, m->text, m->text_len, &list, err)) {
         tok_free(t);
         return -1;
     }
@@ -242,17 +375,11 @@ int model_set_qkv(Model *m, QkvData *d, AvError *err) {
     c.pos = POS_NONE;
     if (model_config_check(&c, err)) return -1;
     if (model_check_budget(&c, d->n_q, d->n_k, SOURCE_QKV, err)) return -1;
-    free_heads(m, alloc_heads_count(m));
-    free_model_stages(m);
-    free(m->wo);
-    m->wo = NULL;
+    if (reshape(m, &c, d->n_q, d->n_k, SOURCE_QKV, err)) return -1;
     qkv_free(&m->qkv);
     m->qkv = *d;
     memset(d, 0, sizeof *d);
-    m->source = SOURCE_QKV;
-    m->cfg = c;
-    m->n_q = m->qkv.n_q;
-    m->n_k = m->qkv.n_k;
+    tok_list_free(&m->tokens);
     m->stale = STAGE_PROJECT;
     m->weights_stale = 0;
     return 0;
@@ -262,7 +389,8 @@ int model_set_qkv(Model *m, QkvData *d, AvError *err) {
 // weights
 
 /* Column j of a (rows, cols) matrix from the stream (seed, kind, head, j):
- * growing rows or cols only appends entries. Entries are N(0, 1/fan_in). */
+ * growing rows or cols only appends unit normals; entries are those normals
+ * times 1/sqrt(fan_in), so that they are N(0, 1/fan_in). */
 static void draw_columns(float *w, int rows, int cols, uint64_t seed, RngKind kind, int head,
                          double fan_in) {
     double scale = 1.0 / sqrt(fan_in);
@@ -273,28 +401,16 @@ static void draw_columns(float *w, int rows, int cols, uint64_t seed, RngKind ki
     }
 }
 
-static int draw_weights(Model *m) {
+static void draw_weights(Model *m) {
     const ModelConfig *c = &m->cfg;
-    if (!m->head) {
-        m->head = zalloc((size_t)c->heads, sizeof *m->head);
-        if (!m->head) return -1;
-    }
     size_t dm = (size_t)c->d_model;
     for (int h = 0; h < c->heads; h++) {
         HeadData *hd = &m->head[h];
-        free(hd->wq), free(hd->wk), free(hd->wv);
-        hd->wq = zalloc(dm * c->d_k, sizeof(float));
-        hd->wk = zalloc(dm * c->d_k, sizeof(float));
-        hd->wv = zalloc(dm * c->d_v, sizeof(float));
-        if (!hd->wq || !hd->wk || !hd->wv) return -1;
         draw_columns(hd->wq, c->d_model, c->d_k, c->seed, RNG_KIND_WQ, h, c->d_model);
         draw_columns(hd->wk, c->d_model, c->d_k, c->seed, RNG_KIND_WK, h, c->d_model);
         draw_columns(hd->wv, c->d_model, c->d_v, c->seed, RNG_KIND_WV, h, c->d_model);
     }
     /* W_O (heads * d_v, d_model): row (h, c) is the stream (seed, WO, h, c). */
-    free(m->wo);
-    m->wo = zalloc((size_t)c->heads * c->d_v * dm, sizeof(float));
-    if (!m->wo) return -1;
     double scale = 1.0 / sqrt((double)c->heads * c->d_v);
     for (int h = 0; h < c->heads; h++)
         for (int col = 0; col < c->d_v; col++) {
@@ -304,57 +420,6 @@ static int draw_weights(Model *m) {
             for (size_t i = 0; i < dm; i++) row[i] = (float)(rng_normal(&r) * scale);
         }
     m->weights_stale = 0;
-    return 0;
-}
-
-// ----------------------------------------------------------------------------
-// storage of the stages
-
-/* Storage of the stages from `from` on: E, PE and X depend on the tokens and
- * d_model (STAGE_EMBED); everything after them also on the head shapes. */
-static int alloc_stages(Model *m, Stage from) {
-    const ModelConfig *c = &m->cfg;
-    size_t nq = (size_t)m->n_q, nk = (size_t)m->n_k, dm = (size_t)c->d_model;
-    if (!m->head) {
-        m->head = zalloc((size_t)c->heads, sizeof *m->head);
-        if (!m->head) return -1;
-    }
-    if (from <= STAGE_EMBED && m->source == SOURCE_TEXT) {
-        free(m->embed), free(m->pe), free(m->x);
-        m->embed = zalloc(nk * dm, sizeof(float));
-        m->pe = zalloc(nk * dm, sizeof(float));
-        m->x = zalloc(nk * dm, sizeof(float));
-        if (!m->embed || !m->pe || !m->x) return -1;
-    }
-    free(m->allowed), free(m->n_allowed), free(m->concat), free(m->y);
-    m->concat = m->y = NULL;
-    m->allowed = zalloc(nq * nk, 1);
-    m->n_allowed = zalloc(nq, sizeof(int));
-    if (!m->allowed || !m->n_allowed) return -1;
-    if (m->source == SOURCE_TEXT) {
-        m->concat = zalloc(nq * c->heads * c->d_v, sizeof(float));
-        m->y = zalloc(nq * dm, sizeof(float));
-        if (!m->concat || !m->y) return -1;
-    }
-    for (int h = 0; h < c->heads; h++) {
-        HeadData *hd = &m->head[h];
-        free_head_stages(hd);
-        hd->q = zalloc(nq * c->d_k, sizeof(float));
-        hd->k = zalloc(nk * c->d_k, sizeof(float));
-        hd->v = zalloc(nk * c->d_v, sizeof(float));
-        hd->scores = zalloc(nq * nk, sizeof(float));
-        hd->scaled = zalloc(nq * nk, sizeof(float));
-        hd->masked = zalloc(nq * nk, sizeof(float));
-        hd->weights = zalloc(nq * nk, sizeof(float));
-        hd->row_sums = zalloc(nq, sizeof(double));
-        hd->entropy = zalloc(nq, sizeof(double));
-        hd->max_weight = zalloc(nq, sizeof(float));
-        hd->out = zalloc(nq * c->d_v, sizeof(float));
-        if (!hd->q || !hd->k || !hd->v || !hd->scores || !hd->scaled || !hd->masked ||
-            !hd->weights || !hd->row_sums || !hd->entropy || !hd->max_weight || !hd->out)
-            return -1;
-    }
-    return 0;
 }
 
 // ----------------------------------------------------------------------------
@@ -517,15 +582,11 @@ static void compute_final(Model *m) {
 }
 
 int model_update(Model *m, AvError *err) {
+    (void)err; /* storage is made by the setters: a recompute cannot fail */
     if (m->stale == STAGE_NONE) return 0;
     Stage from = m->stale;
-    if (m->source == SOURCE_TEXT && m->weights_stale) {
-        if (draw_weights(m)) return av_errorf(err, "out of memory drawing the weights");
-    }
+    if (m->source == SOURCE_TEXT && m->weights_stale) draw_weights(m);
     if (m->source == SOURCE_QKV && from < STAGE_PROJECT) from = STAGE_PROJECT;
-    if (from <= STAGE_PROJECT) {
-        if (alloc_stages(m, from)) return av_errorf(err, "out of memory for the stages");
-    }
     for (Stage s = from; s < STAGE_COUNT; s++) {
         switch (s) {
         case STAGE_EMBED: compute_embed(m); break;

@@ -33,6 +33,9 @@
 #define MODEL_MAX_CELLS ((int64_t)1 << 24)
 /* Budget of all other float storage (embeddings, weights, Q/K/V, outputs). */
 #define MODEL_MAX_BYTES ((int64_t)1 << 30)
+/* Budget of the multiply-adds of one full pass (and random numbers drawn):
+ * a few seconds at worst, so that a key never freezes the screen for long. */
+#define MODEL_MAX_OPS ((int64_t)1 << 32)
 
 typedef enum { POS_NONE, POS_SINUSOIDAL, POS_KIND_COUNT } PosKind;
 const char *pos_name(PosKind p);
@@ -98,6 +101,9 @@ typedef struct {
     QkvData qkv;            /* SOURCE_QKV: the file's matrices and labels */
     int n_q, n_k;           /* query rows, key rows (equal for self-attention) */
 
+    /* storage: three arenas (see model.c), the matrices below point into them */
+    void *embed_arena, *weights_arena, *stages_arena;
+
     /* stages */
     float *embed;           /* (n_k, d_model) E: token vectors */
     float *pe;              /* (n_k, d_model) positional encoding (zeros when off) */
@@ -119,19 +125,21 @@ typedef struct {
 Model *model_new(void);
 void model_free(Model *m);
 
-/* Each setter validates first; on failure nothing changes and err says why
- * (range, tokenizer error, memory budget). On success the affected stages are
- * marked stale; call model_update() to recompute. */
+/* Each setter validates first and makes room for the new shapes; on failure
+ * (range, tokenizer error, budget, out of memory) nothing changes and err says
+ * why. On success the affected stages are marked stale; call model_update()
+ * to recompute, which cannot fail. */
 int model_set_config(Model *m, const ModelConfig *c, AvError *err);
 int model_set_text(Model *m, const char *text, size_t len, AvError *err);
 int model_set_tokenizer(Model *m, TokPreset preset, const char *pattern, AvError *err);
 /* Takes the matrices of *d (which is left zeroed) and switches to SOURCE_QKV. */
 int model_set_qkv(Model *m, QkvData *d, AvError *err);
 
-/* Checks the memory budgets for a configuration and token counts. */
+/* Checks the budgets for a configuration and token counts: attention cells,
+ * bytes of matrices, multiply-adds of a pass. */
 int model_check_budget(const ModelConfig *c, int n_q, int n_k, ModelSource src, AvError *err);
 
-/* Recomputes every stale stage. Returns -1 only when out of memory. */
+/* Recomputes every stale stage. Returns 0 (kept for callers that check). */
 int model_update(Model *m, AvError *err);
 
 /* Mean over the rows of head h of the entropy of the weights, and of its

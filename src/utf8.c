@@ -98,27 +98,27 @@ char *utf8_escape(const char *s, size_t len) {
     return out;
 }
 
-/* Terminal columns of a code point, locale-independent: 0 for combining marks
- * and zero-width characters, 2 for East Asian Wide and Fullwidth ranges (after
- * Markus Kuhn's wcwidth), 1 otherwise. Used where no curses is involved
- * (dumps); the TUI measures with the C library's wcwidth, as ncurses does. */
+#include "utf8_width.h"
+
+static int in_table(const uint32_t (*t)[2], size_t n, uint32_t cp) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (cp < t[mid][0]) hi = mid;
+        else if (cp > t[mid][1]) lo = mid + 1;
+        else return 1;
+    }
+    return 0;
+}
+
+/* Terminal columns of a code point, locale-independent, from tables made of
+ * the Unicode data (tools/gen_widths.py): 0 for combining marks and format
+ * characters, 2 for East Asian Wide and Fullwidth, 1 otherwise. Used where no
+ * curses is involved (dumps); the TUI measures with the C library's wcwidth,
+ * as ncurses does. */
 int utf8_cp_width(uint32_t cp) {
-    static const uint32_t zero[][2] = {
-        {0x0300, 0x036F}, {0x0483, 0x0489}, {0x0591, 0x05BD}, {0x0610, 0x061A},
-        {0x064B, 0x065F}, {0x0E31, 0x0E31}, {0x0E34, 0x0E3A}, {0x1160, 0x11FF},
-        {0x200B, 0x200F}, {0x20D0, 0x20FF}, {0xFE00, 0xFE0F}, {0xFE20, 0xFE2F},
-        {0xFEFF, 0xFEFF}, {0xD7B0, 0xD7FF},
-    };
-    static const uint32_t wide[][2] = {
-        {0x1100, 0x115F}, {0x2E80, 0x303E}, {0x3041, 0x33FF}, {0x3400, 0x4DBF},
-        {0x4E00, 0x9FFF}, {0xA000, 0xA4CF}, {0xA960, 0xA97F}, {0xAC00, 0xD7A3},
-        {0xF900, 0xFAFF}, {0xFE10, 0xFE19}, {0xFE30, 0xFE6F}, {0xFF00, 0xFF60},
-        {0xFFE0, 0xFFE6}, {0x1F300, 0x1F64F}, {0x1F900, 0x1F9FF}, {0x20000, 0x3FFFD},
-    };
-    for (size_t i = 0; i < sizeof zero / sizeof *zero; i++)
-        if (cp >= zero[i][0] && cp <= zero[i][1]) return 0;
-    for (size_t i = 0; i < sizeof wide / sizeof *wide; i++)
-        if (cp >= wide[i][0] && cp <= wide[i][1]) return 2;
+    if (in_table(utf8_zero_width, sizeof utf8_zero_width / sizeof *utf8_zero_width, cp)) return 0;
+    if (in_table(utf8_double_width, sizeof utf8_double_width / sizeof *utf8_double_width, cp)) return 2;
     return 1;
 }
 

@@ -73,7 +73,7 @@ expect_not_contains "e: no 간다다" "$(tmx_screen)" "간다다"
 
 # --- resize below the minimum and back
 tmx resize-window -x 40 -y 10
-tmx_expect "too small" "need 80x24, have 40x10" ""
+tmx_expect "too small" "too small: 40x10" ""
 tmx resize-window -x 80 -y 24
 tmx_expect "back to normal" "d_model=64" ""
 tmx resize-window -x 200 -y 50
@@ -145,5 +145,18 @@ for sig in INT TERM HUP; do
     expect_not_contains "SIG$sig restores" "$(tmx_screen)" "seed=777"
     tmx_stop
 done
+
+# --- the sentence from standard input, keys from the terminal
+tmx_start 80 24 LC_ALL=C.UTF-8 -- "printf 'hello world' |" "$ATTNVIZ" -f -
+tmx_expect "-f -: interactive" "2 tokens, words" ""
+tmx_expect "-f -: keys work" "mask=causal" m
+tmx_expect "-f -: quit" "EXITED rc=0" q
+tmx_stop
+
+# --- a terminal that cannot address the cursor is refused, not garbled
+tmx_start 80 24 LC_ALL=C.UTF-8 -- TERM=dumb "$ATTNVIZ"
+tmx_expect "TERM=dumb refused" "cannot move the cursor; use --once or --dump" ""
+tmx_expect "TERM=dumb exit status" "EXITED rc=1" ""
+tmx_stop
 
 finish

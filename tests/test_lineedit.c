@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <locale.h>
 #include <string.h>
 
 #include "lineedit.h"
@@ -452,6 +453,7 @@ static void test_view_combining_and_edges(void **state) {
 }
 
 int main(void) {
+    if (!setlocale(LC_ALL, "C.UTF-8")) return 1; /* widths come from wcwidth */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_type_ascii_and_hangul),
         cmocka_unit_test(test_init_puts_cursor_at_end),

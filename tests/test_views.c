@@ -15,6 +15,7 @@
 #include "app.h"
 #include "canvas.h"
 #include "keymap.h"
+#include "views.h"
 #include "utf8.h"
 
 static char *render(App *a, int w, int h) {
@@ -246,7 +247,7 @@ static void test_too_small(void **state) {
     assert_non_null(strstr(s, "terminal too small: need 80x24, have 60x20"));
     free(s);
     s = render(&a, 24, 6); /* narrower than the message: two lines */
-    assert_non_null(strstr(s, "terminal too small:\nneed 80x24, have 24x6"));
+    assert_non_null(strstr(s, "too small: 24x6\nneed 80x24"));
     free(s);
     app_free(&a);
     model_free(m);
@@ -545,6 +546,55 @@ static void test_mouse_click_moves_cursor(void **state) {
     model_free(m);
 }
 
+/* Found in review: Enter on a layer stage (heads joined, Y) must not open the
+ * attention arithmetic with a column index that is not a key. */
+static void test_enter_only_where_it_applies(void **state) {
+    (void)state;
+    Model *m = sample_model("the cat sat");
+    App a;
+    app_init(&a, m, TIER_NONE, 0, 1, NULL);
+    while (a.shown != SHOW_CONCAT) app_key(&a, ch('v'));
+    app_key(&a, code(KEY_END));
+    assert_true(a.cj > m->n_k);
+    app_key(&a, ch('\r'));
+    assert_int_equal(a.overlay, OVERLAY_NONE);
+    char *s = render(&a, 80, 24);
+    assert_non_null(strstr(s, "concat(O_1 .. O_4)"));
+    free(s);
+    app_free(&a);
+    model_free(m);
+}
+
+static void test_numbers_and_labels(void **state) {
+    (void)state;
+    char buf[32];
+    view_num(buf, sizeof buf, -0.89, 3, 0);
+    assert_string_equal(buf, "-.9");
+    view_num(buf, sizeof buf, -0.3, 3, 0);
+    assert_string_equal(buf, "-.3");
+    view_num(buf, sizeof buf, 0.25, 3, 0);
+    assert_string_equal(buf, ".25");
+    view_num(buf, sizeof buf, 12.6, 3, 0);
+    assert_string_equal(buf, "13");
+    view_num(buf, sizeof buf, -1234.5, 5, 0);
+    assert_string_equal(buf, "-1234");
+    view_num(buf, sizeof buf, 0.5, 4, 1);
+    assert_string_equal(buf, "0.50");
+    /* a token that starts with a combining mark gets a base to sit on */
+    Model *m = model_new();
+    AvError err;
+    assert_int_equal(model_set_tokenizer(m, TOK_CUSTOM, "\\S+", &err), 0);
+    const char *txt = "\xcc\x81x e";
+    assert_int_equal(model_set_text(m, txt, strlen(txt), &err), 0);
+    assert_int_equal(model_update(m, &err), 0);
+    App a;
+    app_init(&a, m, TIER_NONE, 0, 1, NULL);
+    view_qlabel(&a, buf, sizeof buf, 0, 10);
+    assert_string_equal(buf, "◌\xcc\x81x");
+    app_free(&a);
+    model_free(m);
+}
+
 // ----------------------------------------------------------------------------
 // the canvas
 
@@ -593,6 +643,8 @@ int main(void) {
         cmocka_unit_test(test_help_lists_every_key),
         cmocka_unit_test(test_keymap_unique),
         cmocka_unit_test(test_mouse_click_moves_cursor),
+        cmocka_unit_test(test_enter_only_where_it_applies),
+        cmocka_unit_test(test_numbers_and_labels),
         cmocka_unit_test(test_canvas_wide_and_clipping),
     };
     return cmocka_run_group_tests_name("views", tests, setup, NULL);

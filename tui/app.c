@@ -267,6 +267,7 @@ int app_key(App *a, AppKey k) {
             if (act != ACT_NEXT_HEAD && act != ACT_PREV_HEAD) a->overlay = OVERLAY_NONE;
         }
     }
+    if (act == ACT_NONE) return 0;
     a->msg[0] = '\0';
     int page = a->layout.valid && a->layout.rows > 1 ? a->layout.rows - 1 : 10;
     switch (act) {
@@ -302,7 +303,7 @@ int app_key(App *a, AppKey k) {
         break;
     case ACT_OPEN:
         if (a->view == VIEW_HEADS) a->view = VIEW_HEATMAP;
-        else if (a->view == VIEW_HEATMAP && m->n_q > 0 && a->shown != SHOW_X && a->shown != SHOW_PE) {
+        else if (a->view == VIEW_HEATMAP && m->n_q > 0 && a->shown <= SHOW_OUTPUT) {
             a->overlay = OVERLAY_CELL;
             a->doc_y = a->doc_x = 0;
         }

@@ -45,7 +45,8 @@ const char *cli_usage(void) {
            "  -V, --version          the version\n"
            "\n"
            "Limits: 4096 tokens, 1 MiB of input, heads x tokens x tokens <= 16777216,\n"
-           "1 GiB of matrices. Exit status: 0 ok, 1 runtime failure, 2 bad input.\n";
+           "1 GiB of matrices, 2^32 multiply-adds a pass.\n"
+           "Exit status: 0 ok, 1 runtime failure, 2 bad input, 128+N ended by signal N.\n";
 }
 
 int cli_parse_int(const char *s, long lo, long hi, const char *what, long *out, AvError *err) {
@@ -144,7 +145,7 @@ int cli_parse(CliOptions *o, int argc, char **argv, AvError *err) {
     o->tokenizer = TOK_WORDS;
     o->mouse = 1;
     o->color = COLOR_AUTO;
-    int dmodel_given = 0, heads_given = 0;
+    int dmodel_given = 0, heads_given = 0, seed_given = 0, tok_given = 0;
     long v;
     optind = 0; /* GNU: restart scanning, so that the parser can run more than once */
     opterr = 0; /* our own messages */
@@ -177,10 +178,12 @@ int cli_parse(CliOptions *o, int argc, char **argv, AvError *err) {
             break;
         case 's':
             if (parse_seed(optarg, &o->cfg.seed, err)) return -1;
+            seed_given = 1;
             break;
         case 't':
             if (tok_preset_parse(optarg, &o->tokenizer) || o->tokenizer == TOK_CUSTOM)
                 return av_errorf(err, "--tokenizer: unknown tokenizer '%s' (expected words, gpt2 or chars)", optarg);
+            tok_given = 1;
             break;
         case OPT_PATTERN:
             if (optarg[0] == '\0') return av_errorf(err, "--pattern: the pattern is empty");
@@ -239,9 +242,9 @@ int cli_parse(CliOptions *o, int argc, char **argv, AvError *err) {
     if (o->qkv_file && (o->text || o->file))
         return av_errorf(err, "--qkv: Q, K and V come from the file; do not also give a sentence");
     if (o->qkv_file && (dmodel_given || heads_given || o->dk_given || o->dv_given || o->pattern ||
-                        o->cfg.pos != POS_NONE))
-        return av_errorf(err, "--qkv: the file sets the shapes; --d-model, --heads, --d-k, --d-v, "
-                              "--pos and --pattern do not apply");
+                        o->cfg.pos != POS_NONE || seed_given || tok_given))
+        return av_errorf(err, "--qkv: the file gives Q, K and V; --d-model, --heads, --d-k, --d-v, "
+                              "--pos, --seed, --tokenizer and --pattern do not apply");
     if (o->pattern) o->tokenizer = TOK_CUSTOM;
     if (o->dump && o->once) return av_errorf(err, "--dump and --once: choose one");
     if (!o->dk_given) {

@@ -5,13 +5,15 @@
  * zero-width code points (combining marks, conjoining jamo, joiners) that
  * draw on top of it. Left/Right/Backspace/Delete move over or remove whole
  * cells, so "e\u0301" behaves as one é and a Hangul syllable as one 학.
- * Zero width and column widths come from utf8_cp_width, which needs no
- * locale, so the editor behaves the same in tests as in the app. */
+ * Zero width and column widths come from text_cp_width (the C library's
+ * wcwidth, as ncurses and the canvas measure), which needs a UTF-8 locale:
+ * the cursor lands where the screen draws it. */
 #include "lineedit.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "text.h"
 #include "utf8.h"
 
 /* Columns of context le_view tries to keep on each side of the cursor. */
@@ -28,7 +30,7 @@ static size_t le_decode_at(const LineEdit *e, size_t i, uint32_t *cp) {
     return n > 0 ? (size_t)n : 1;
 }
 
-static int le_is_zero_width(uint32_t cp) { return cp != UTF8_INVALID && utf8_cp_width(cp) == 0; }
+static int le_is_zero_width(uint32_t cp) { return cp != UTF8_INVALID && text_cp_width(cp) == 0; }
 
 /* Byte offset of the code point that ends at i (i > 0). */
 static size_t le_prev_cp(const LineEdit *e, size_t i, uint32_t *cp) {
@@ -70,7 +72,7 @@ static size_t le_prev_cell(const LineEdit *e, size_t i) {
 static int le_cell_width(const LineEdit *e, size_t i) {
     uint32_t cp;
     le_decode_at(e, i, &cp);
-    return cp == UTF8_INVALID ? 1 : utf8_cp_width(cp);
+    return cp == UTF8_INVALID ? 1 : text_cp_width(cp);
 }
 
 /* ===== Buffer ===== */

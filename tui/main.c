@@ -34,7 +34,7 @@ static void print_error(const char *msg) {
 static int build_model(Model *m, const CliOptions *o, AvError *err) {
     if (o->qkv_file) {
         QkvData d;
-        if (qkv_load(&d, o->qkv_file, err)) return -1;
+        if (qkv_load(&d, o->qkv_file, err)) return av_error_prefix(err, "--qkv");
         int rc = model_set_qkv(m, &d, err);
         qkv_free(&d);
         if (rc) return av_error_prefix(err, "--qkv %s", o->qkv_file);
@@ -50,7 +50,7 @@ static int build_model(Model *m, const CliOptions *o, AvError *err) {
     if (o->file) {
         char *buf;
         size_t len;
-        if (av_read_file(o->file, AV_MAX_INPUT_BYTES, &buf, &len, err)) return -1;
+        if (av_read_file(o->file, AV_MAX_INPUT_BYTES, &buf, &len, err)) return av_error_prefix(err, "-f");
         /* A file's final line break is not part of the sentence. */
         while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r')) buf[--len] = '\0';
         int rc = model_set_text(m, buf, len, err);

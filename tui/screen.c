@@ -9,6 +9,7 @@
 #include "screen.h"
 
 #include <curses.h>
+#include <term.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -83,10 +84,28 @@ static void blit(const Canvas *cv, ColorTier tier) {
 
 int screen_run(App *a, const CliOptions *o, AvError *err) {
     install_signals();
-    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
+    if (!isatty(STDOUT_FILENO))
         return av_errorf(err, "the interactive view needs a terminal; use --once or --dump for output to a pipe"), 1;
-    if (!newterm(NULL, stdout, stdin))
-        return av_errorf(err, "cannot set up the terminal (TERM=%s)", getenv("TERM") ? getenv("TERM") : ""), 1;
+    /* With the sentence on standard input (-f -), keys come from the terminal. */
+    FILE *in = stdin, *tty = NULL;
+    if (!isatty(STDIN_FILENO)) {
+        tty = fopen("/dev/tty", "r");
+        if (!tty) return av_errorf(err, "no terminal to read keys from; use --once or --dump"), 1;
+        in = tty;
+    }
+    const char *term = getenv("TERM") ? getenv("TERM") : "";
+    SCREEN *scr = newterm(NULL, stdout, in);
+    if (!scr) {
+        if (tty) fclose(tty);
+        return av_errorf(err, "cannot set up the terminal (TERM=%s)", term), 1;
+    }
+    const char *cup = tigetstr("cup");
+    if (!cup || cup == (char *)-1) {
+        endwin();
+        delscreen(scr);
+        if (tty) fclose(tty);
+        return av_errorf(err, "the terminal (TERM=%s) cannot move the cursor; use --once or --dump", term), 1;
+    }
     cbreak();
     noecho();
     keypad(stdscr, TRUE);
@@ -108,6 +127,8 @@ int screen_run(App *a, const CliOptions *o, AvError *err) {
     Canvas *cv = cv_new(COLS, LINES);
     if (!cv) {
         endwin();
+        delscreen(scr);
+        if (tty) fclose(tty);
         return av_errorf(err, "out of memory"), 1;
     }
     int redraw = 1;
@@ -119,9 +140,13 @@ int screen_run(App *a, const CliOptions *o, AvError *err) {
             redraw = 0;
         }
         wint_t ch;
+        errno = 0;
         int rc = get_wch(&ch);
         if (got_signal) break;
-        if (rc == ERR) continue; /* interrupted */
+        if (rc == ERR) {
+            if (errno == EINTR) continue; /* a signal we do not act on */
+            break;                        /* the terminal is gone (EOF, EIO) */
+        }
         if (rc == KEY_CODE_YES && ch == KEY_RESIZE) {
             redraw = 1;
             continue;
@@ -148,6 +173,8 @@ int screen_run(App *a, const CliOptions *o, AvError *err) {
     }
     cv_free(cv);
     endwin();
+    delscreen(scr);
+    if (tty) fclose(tty);
     /* Ended by a signal: the conventional status 128 + its number. */
     return got_signal ? 128 + got_signal : 0;
 }

@@ -157,6 +157,17 @@ void view_label(const App *a, char *out, size_t cap, const char *raw, size_t len
         t += need;
         i += (size_t)n;
     }
+    /* A token that starts with a combining mark has no base to draw it on:
+     * a dotted circle stands in (as in Unicode charts). */
+    uint32_t first;
+    if (t > 0 && utf8_decode(tmp, t, &first) > 0 && first != UTF8_INVALID && text_cp_width(first) == 0 &&
+        !utf8_is_unsafe(first) && t + 4 < sizeof tmp) {
+        const char *base = a->ascii ? " " : "◌";
+        size_t bl = strlen(base);
+        memmove(tmp + bl, tmp, t);
+        memcpy(tmp, base, bl);
+        t += bl;
+    }
     /* --ascii is about our glyphs (ambiguous-width symbols); the user's
      * text is shown as it is, escaped only where it is unsafe. */
     char *safe = text_safe_label(tmp, t, 0);
@@ -184,10 +195,16 @@ void view_num(char *buf, size_t cap, double v, int width, int weight) {
         else snprintf(buf, cap, ".%02d", (int)lround(v * 100));
         return;
     }
-    for (int dec = 2; dec >= 0; dec--) {
+    for (int dec = 2; dec >= 1; dec--) {
         snprintf(buf, cap, "%.*f", dec, v);
         if ((int)strlen(buf) <= width) return;
+        /* "-0.3" -> "-.3", "0.25" -> ".25": the decimals matter more */
+        char *z = strstr(buf, "0.");
+        if (z && (z == buf || (z == buf + 1 && buf[0] == '-'))) memmove(z, z + 1, strlen(z + 1) + 1);
+        if ((int)strlen(buf) <= width) return;
     }
+    snprintf(buf, cap, "%.0f", v);
+    if ((int)strlen(buf) <= width && strcmp(buf, "-0") != 0) return;
     snprintf(buf, cap, "%.0e", v);
     if ((int)strlen(buf) > width) snprintf(buf, cap, "%s", v < 0 ? "-" : "+");
 }
@@ -609,7 +626,7 @@ static void draw_heatmap(App *a, Canvas *cv) {
                   flagged ? G(a)->flag : "");
         char mx[8];
         view_num(mx, sizeof mx, hd->max_weight[i], 3, 1);
-        cv_printf(cv, mid, sx + 7, 8, style_plain(), "%4.2f %s", hd->entropy[i], mx);
+        cv_printf(cv, mid, sx + 7, 8, style_plain(), hd->entropy[i] < 9.995 ? "%4.2f %s" : "%4.1f %s", hd->entropy[i], mx);
     }
     /* Where the rows go on beyond the window. */
     if (a->row0 + g.rows_vis < sm.rows)
@@ -701,9 +718,12 @@ static void draw_heads(App *a, Canvas *cv) {
         }
     }
     if (block_rows > g.block_rows_vis) {
+        /* Which rows of heads are shown, on the title line where it fits. */
         snprintf(buf, sizeof buf, "rows %d-%d of %d", a->head0 + 1,
                  a->head0 + g.block_rows_vis < block_rows ? a->head0 + g.block_rows_vis : block_rows, block_rows);
-        cv_text_right(cv, 1, 0, buf, cv->w, style_attr(ST_DIM));
+        int w = (int)strlen(buf), used = cv->w;
+        while (used > 0 && strcmp(cv_cell(cv, 1, used - 1)->ch, " ") == 0) used--;
+        if (used + 2 + w <= cv->w) cv_text_right(cv, 1, 0, buf, cv->w, style_attr(ST_DIM));
     }
     a->layout.valid = 0; /* clicks are for the single-head view */
     view_matrix(a, a->shown, a->head, &sm);
@@ -723,12 +743,13 @@ void app_draw(App *a, Canvas *cv) {
         int w = (int)strlen(buf);
         if (w <= cv->w) {
             cv_text(cv, cv->h / 2, (cv->w - w) / 2, buf, cv->w, style_attr(ST_BOLD));
-        } else { /* narrower than the message: on two lines, split after the colon */
-            char *rest = strchr(buf, ':') + 2;
-            rest[-1] = '\0';
+        } else { /* narrower than the message: a short form on two lines */
+            char l1[48], l2[48];
+            snprintf(l1, sizeof l1, "too small: %dx%d", cv->w, cv->h);
+            snprintf(l2, sizeof l2, "need %dx%d", APP_MIN_W, APP_MIN_H);
             int y = cv->h > 1 ? cv->h / 2 - 1 : 0;
-            cv_text(cv, y, 0, buf, cv->w, style_attr(ST_BOLD));
-            cv_text(cv, y + 1, 0, rest, cv->w, style_attr(ST_BOLD));
+            cv_text(cv, y, 0, l1, cv->w, style_attr(ST_BOLD));
+            cv_text(cv, y + 1, 0, l2, cv->w, style_attr(ST_BOLD));
         }
         return;
     }
@@ -736,7 +757,7 @@ void app_draw(App *a, Canvas *cv) {
         docs_draw_help(a, cv);
         return;
     }
-    if (a->overlay == OVERLAY_CELL && a->m->n_q > 0) {
+    if (a->overlay == OVERLAY_CELL && a->m->n_q > 0 && a->shown <= SHOW_OUTPUT) {
         docs_draw_cell(a, cv);
         return;
     }
