@@ -28,6 +28,8 @@ FUZZ_CFLAGS  := -std=c11 -g -O1 -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -fno-sanit
                 -Isrc -Itui $(shell pkg-config --cflags $(FUZZ_PKGS) 2>/dev/null)
 FUZZ_LDFLAGS := -fsanitize=fuzzer,$(FUZZ_SAN) -fno-sanitize-recover=all
 FUZZ_LIBS    := $(shell pkg-config --libs $(FUZZ_PKGS) 2>/dev/null) -lm
+# The lines of a sanitizer or invariant report worth printing on failure.
+FUZZ_REPORT_LINES := ^(==[0-9]+==ERROR|SUMMARY|==fuzz==|Running: |    \#[0-9]+ |.*runtime error|MS: |artifact_prefix)
 # Options of every fuzzing run (smoke and by hand).
 FUZZ_RUN_OPTS := -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
 
@@ -41,10 +43,14 @@ FUZZ_HDRS    := $(wildcard src/*.h tui/*.h tests/fuzz/*.h)
 
 fuzz: $(FUZZ_BINS)
 
+# The targets themselves are held to the house warnings (the project's sources
+# get theirs from the main build).
+$(FUZZ_BUILD)/obj/tests/fuzz/%.o: FUZZ_WARN := -Wall -Wextra -Wpedantic -Werror
+
 $(FUZZ_BUILD)/obj/%.o: %.c $(FUZZ_HDRS) fuzz.mk tests/fuzz/coverage-ignore.txt
 	@mkdir -p $(dir $@)
 	@echo "FUZZ CC $<"
-	@$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
+	@$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_WARN) -c -o $@ $<
 
 $(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/obj/tests/fuzz/fuzz_%.o $(FUZZ_LIB_OBJ)
 	@echo "FUZZ LD $@"
@@ -66,7 +72,7 @@ $(FUZZ_TARGETS:%=fuzz-smoke-%): fuzz-smoke-%: $(FUZZ_BUILD)/fuzz_%
 		$(if $(wildcard tests/fuzz/$*.dict),-dict=tests/fuzz/$*.dict) \
 		$(FUZZ_BUILD)/corpus-$* >$(FUZZ_BUILD)/smoke-$*.log 2>&1; \
 	 rc=$$?; grep -E '^(#[0-9]+[[:space:]]+DONE|stat::)' $(FUZZ_BUILD)/smoke-$*.log | head -6; \
-	 if [ $$rc != 0 ]; then tail -60 $(FUZZ_BUILD)/smoke-$*.log; \
+	 if [ $$rc != 0 ]; then grep -E '$(FUZZ_REPORT_LINES)' $(FUZZ_BUILD)/smoke-$*.log | head -40; \
 		echo "FUZZ $*: FAILED (exit $$rc); the input is in $(FUZZ_BUILD)/$*-crash-*"; exit 1; fi
 
 # Every kept crash input runs once; the directories may be empty.
@@ -78,9 +84,16 @@ $(FUZZ_TARGETS:%=fuzz-regress-%): fuzz-regress-%: $(FUZZ_BUILD)/fuzz_%
 	 echo "FUZZ REGRESS $*: $$(echo "$$files" | wc -l) inputs"; \
 	 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	 ./$< -timeout=10 -rss_limit_mb=2048 $$files >$(FUZZ_BUILD)/regress-$*.log 2>&1 \
-		|| { tail -60 $(FUZZ_BUILD)/regress-$*.log; echo "FUZZ REGRESS $*: FAILED"; exit 1; }
+		|| { grep -E '$(FUZZ_REPORT_LINES)' $(FUZZ_BUILD)/regress-$*.log | head -40; \
+		     echo "FUZZ REGRESS $*: FAILED (log: $(FUZZ_BUILD)/regress-$*.log)"; exit 1; }
 
 # Keep the objects of the pattern rules (make would delete them as intermediates).
 .SECONDARY: $(FUZZ_LIB_OBJ) $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/obj/tests/fuzz/fuzz_%.o)
 
+# Alone (make -f fuzz.mk), the default goal is `fuzz`; included, the including
+# Makefile's stays, whether fuzz.mk comes before or after its first rule.
+ifeq ($(FUZZ_SAVED_GOAL)$(words $(MAKEFILE_LIST)),1)
+.DEFAULT_GOAL := fuzz
+else
 .DEFAULT_GOAL := $(FUZZ_SAVED_GOAL)
+endif

@@ -82,8 +82,12 @@ static void export_json(FILE *f, const Model *m) {
     fprintf(f, "\"heads\": %d, \"d_k\": %d, \"d_v\": %d, ", c->heads, c->d_k, c->d_v);
     if (text) fprintf(f, "\"seed\": %llu, ", (unsigned long long)c->seed);
     else fputs("\"seed\": null, ", f);
-    fprintf(f, "\"mask\": \"%s\", \"scale\": %s, \"pos\": \"%s\", ", mask_name(c->mask),
-            c->scale ? "true" : "false", pos_name(c->pos));
+    char mask[32];
+    model_mask_name(c, mask, sizeof mask);
+    fprintf(f, "\"mask\": \"%s\", \"scale\": %s, \"pos\": \"%s\", ", mask, c->scale ? "true" : "false",
+            pos_name(c->pos));
+    fprintf(f, "\"score\": \"%s\", \"tie_qk\": %s, \"attn\": \"%s\", \"pad\": %d, ", score_name(c->score, c->scale),
+            c->tie_qk ? "true" : "false", attn_mode_name(c->attn), m->n_pad);
     if (text) {
         fprintf(f, "\"tokenizer\": \"%s\"", export_tokenizer_name(m));
         if (tok_preset(m->tokenizer) == TOK_CUSTOM) {
@@ -97,7 +101,7 @@ static void export_json(FILE *f, const Model *m) {
     fputs("  \"entropy_unit\": \"bits\",\n", f);
     fputs("  \"tokens\": ", f);
     json_labels(f, m, 0);
-    if (m->n_q != m->n_k || !text) {
+    if (m->n_q != m->n_k || !text || m->q_target != m->k_target) {
         fputs(",\n  \"query_tokens\": ", f);
         json_labels(f, m, 1);
     }
@@ -106,6 +110,10 @@ static void export_json(FILE *f, const Model *m) {
     fputs("],\n  \"embeddings\": ", f);
     if (text) json_matrix(f, m->x, m->n_k, c->d_model, 0);
     else fputs("null", f);
+    if (text && m->xq != m->x) {
+        fputs(",\n  \"query_embeddings\": ", f);
+        json_matrix(f, m->xq, m->n_q, c->d_model, 0);
+    }
     fputs(",\n  \"heads\": [", f);
     for (int h = 0; h < c->heads; h++) {
         const HeadData *hd = &m->head[h];
@@ -239,13 +247,17 @@ static void text_matrix(FILE *f, const Model *m, const char *title, const float 
 static void export_text(FILE *f, const Model *m) {
     const ModelConfig *c = &m->cfg;
     int text = m->source == SOURCE_TEXT;
+    char mask[32];
+    model_mask_name(c, mask, sizeof mask);
     if (text)
-        fprintf(f, "d_model=%d heads=%d d_k=%d d_v=%d mask=%s scale=%s pos=%s seed=%llu tokenizer=%s\n\n",
-                c->d_model, c->heads, c->d_k, c->d_v, mask_name(c->mask), c->scale ? "on" : "off",
-                pos_name(c->pos), (unsigned long long)c->seed, export_tokenizer_name(m));
+        fprintf(f, "d_model=%d heads=%d d_k=%d d_v=%d mask=%s scale=%s pos=%s seed=%llu tokenizer=%s score=%s%s "
+                   "attn=%s\n\n",
+                c->d_model, c->heads, c->d_k, c->d_v, mask, c->scale ? "on" : "off", pos_name(c->pos),
+                (unsigned long long)c->seed, export_tokenizer_name(m), score_name(c->score, c->scale),
+                c->tie_qk ? " tie-qk" : "", attn_mode_name(c->attn));
     else
-        fprintf(f, "source=qkv heads=1 d_k=%d d_v=%d mask=%s scale=%s\n\n", c->d_k, c->d_v,
-                mask_name(c->mask), c->scale ? "on" : "off");
+        fprintf(f, "source=qkv heads=1 d_k=%d d_v=%d mask=%s scale=%s score=%s\n\n", c->d_k, c->d_v, mask,
+                c->scale ? "on" : "off", score_name(c->score, c->scale));
     fprintf(f, "tokens (%d)\n", m->n_k);
     for (int j = 0; j < m->n_k; j++) {
         fprintf(f, "  %3d  id %-4d ", j, model_key_id(m, j));
@@ -269,11 +281,15 @@ static void export_text(FILE *f, const Model *m) {
         text_matrix(f, m, "Q", hd->q, m->n_q, c->d_k, 1);
         text_matrix(f, m, "K", hd->k, m->n_k, c->d_k, 0);
         text_matrix(f, m, "V", hd->v, m->n_k, c->d_v, 0);
-        text_matrix(f, m, "scores = Q K^T", hd->scores, m->n_q, m->n_k, 1);
-        if (c->scale) snprintf(title, sizeof title, "scaled = scores / sqrt(%d)", c->d_k);
-        else snprintf(title, sizeof title, "scaled = scores (scaling off)");
+        static const char *const raw_title[SCORE_KIND_COUNT] = {
+            "scores = Q K^T", "scores = cosine(q, k) = q.k / (|q| |k|)", "scores = -|q - k|^2",
+            "scores = v^T tanh(W1 q + W2 k)"};
+        text_matrix(f, m, raw_title[c->score], hd->scores, m->n_q, m->n_k, 1);
+        if (!c->scale || c->score == SCORE_ADDITIVE) snprintf(title, sizeof title, "scaled = scores (no scaling)");
+        else if (c->score == SCORE_COSINE) snprintf(title, sizeof title, "scaled = scores * sqrt(%d)", c->d_k);
+        else snprintf(title, sizeof title, "scaled = scores / sqrt(%d)", c->d_k);
         text_matrix(f, m, title, hd->scaled, m->n_q, m->n_k, 1);
-        snprintf(title, sizeof title, "masked (mask=%s, -inf = forbidden)", mask_name(c->mask));
+        snprintf(title, sizeof title, "masked (mask=%s, -inf = forbidden)", mask);
         text_matrix(f, m, title, hd->masked, m->n_q, m->n_k, 1);
         text_matrix(f, m, "weights A = softmax(masked)", hd->weights, m->n_q, m->n_k, 1);
         fprintf(f, "row sums, entropy (bits) and largest weight (%d)\n", m->n_q);

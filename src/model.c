@@ -3,6 +3,7 @@
  * for every numeric choice made here. */
 #include "model.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,41 @@ int pos_parse(const char *s, PosKind *out, AvError *err) {
     return av_errorf(err, "unknown positional encoding '%s' (expected none or sinusoidal)", s);
 }
 
+static const char *const attn_names[ATTN_MODE_COUNT] = {"self", "causal-self", "cross"};
+
+const char *attn_mode_name(AttnMode a) { return (unsigned)a < ATTN_MODE_COUNT ? attn_names[a] : "?"; }
+
+int attn_mode_parse(const char *s, AttnMode *out, AvError *err) {
+    for (int a = 0; a < ATTN_MODE_COUNT; a++)
+        if (strcmp(s, attn_names[a]) == 0) {
+            *out = (AttnMode)a;
+            return 0;
+        }
+    return av_errorf(err, "unknown attention '%s' (expected self, causal-self or cross)", s);
+}
+
+const char *score_name(ScoreKind k, int scale) {
+    switch (k) {
+    case SCORE_DOT: return scale ? "scaled" : "dot";
+    case SCORE_COSINE: return "cosine";
+    case SCORE_DISTANCE: return "distance";
+    case SCORE_ADDITIVE: return "additive";
+    default: return "?";
+    }
+}
+
+int score_parse(const char *s, ScoreKind *kind, int *scale, AvError *err) {
+    if (strcmp(s, "scaled") == 0) *kind = SCORE_DOT, *scale = 1;
+    else if (strcmp(s, "dot") == 0) *kind = SCORE_DOT, *scale = 0;
+    else if (strcmp(s, "cosine") == 0) *kind = SCORE_COSINE;
+    else if (strcmp(s, "distance") == 0) *kind = SCORE_DISTANCE;
+    else if (strcmp(s, "additive") == 0) *kind = SCORE_ADDITIVE;
+    else return av_errorf(err, "unknown score '%s' (expected dot, scaled, cosine, distance or additive)", s);
+    return 0;
+}
+
+void model_mask_name(const ModelConfig *c, char *buf, size_t cap) { mask_format(buf, cap, c->mask, c->window, c->prefix); }
+
 static const char *const stage_names[STAGE_COUNT] = {
     "embed", "project", "scores", "scaled", "masked", "weights", "output", "final"};
 
@@ -41,8 +77,13 @@ void model_config_default(ModelConfig *c) {
     c->d_v = 16;
     c->seed = 42;
     c->mask = MASK_NONE;
+    c->window = 3;
+    c->prefix = 2;
     c->scale = 1;
     c->pos = POS_NONE;
+    c->score = SCORE_DOT;
+    c->tie_qk = 0;
+    c->attn = ATTN_SELF;
 }
 
 int model_config_check(const ModelConfig *c, AvError *err) {
@@ -55,7 +96,13 @@ int model_config_check(const ModelConfig *c, AvError *err) {
     if (c->d_v < 1 || c->d_v > MODEL_MAX_DIM)
         return av_errorf(err, "d_v %d is out of range 1..%d", c->d_v, MODEL_MAX_DIM);
     if ((unsigned)c->mask >= MASK_KIND_COUNT) return av_errorf(err, "unknown mask kind");
+    if (c->window < 1 || c->window > MASK_MAX_PARAM)
+        return av_errorf(err, "window %d is out of range 1..%d", c->window, MASK_MAX_PARAM);
+    if (c->prefix < 0 || c->prefix > MASK_MAX_PARAM)
+        return av_errorf(err, "prefix %d is out of range 0..%d", c->prefix, MASK_MAX_PARAM);
     if ((unsigned)c->pos >= POS_KIND_COUNT) return av_errorf(err, "unknown positional encoding");
+    if ((unsigned)c->score >= SCORE_KIND_COUNT) return av_errorf(err, "unknown score kind");
+    if ((unsigned)c->attn >= ATTN_MODE_COUNT) return av_errorf(err, "unknown attention mode");
     return 0;
 }
 
@@ -84,6 +131,7 @@ int model_check_budget(const ModelConfig *c, int n_q, int n_k, ModelSource src, 
      * seconds, or the screen freezes. Count the multiply-adds of a full pass
      * and the random numbers drawn. */
     int64_t ops = h * ((int64_t)n_q * n_k * (dk + dv));
+    if (c->score == SCORE_ADDITIVE) ops += h * ((int64_t)n_q * n_k * dk + 2 * dk * dk + (int64_t)(n_q + n_k) * dk * dk);
     if (src == SOURCE_TEXT)
         ops += h * ((int64_t)n_k * dm * (2 * dk + dv) + dm * (2 * dk + dv)) + (int64_t)n_q * h * dv * dm +
                h * dv * dm;
@@ -117,7 +165,12 @@ static void *carve(char **p, size_t bytes) {
     return r;
 }
 
-static size_t embed_bytes(const ModelConfig *c, int n_k) { return 3 * round16(sizeof(float) * (size_t)n_k * c->d_model); }
+/* E, PE, X of the keys' sentence, and of the queries' when it is another. */
+static size_t embed_bytes(const ModelConfig *c, int n_q, int n_k, int two_sides) {
+    size_t b = 3 * round16(sizeof(float) * (size_t)n_k * c->d_model);
+    if (two_sides) b += 3 * round16(sizeof(float) * (size_t)n_q * c->d_model);
+    return b;
+}
 
 static size_t weights_bytes(const ModelConfig *c) {
     size_t dm = (size_t)c->d_model;
@@ -130,7 +183,8 @@ static size_t stages_bytes(const ModelConfig *c, int n_q, int n_k, ModelSource s
     size_t per_head = round16(f * nq * c->d_k) + round16(f * nk * c->d_k) + round16(f * nk * c->d_v) +
                       4 * round16(f * nq * nk) + 2 * round16(sizeof(double) * nq) + round16(f * nq) +
                       round16(f * nq * c->d_v);
-    size_t total = (size_t)c->heads * per_head + round16(nq * nk) + round16(sizeof(int) * nq);
+    if (c->score == SCORE_ADDITIVE) per_head += 2 * round16(f * c->d_k * c->d_k) + round16(f * c->d_k);
+    size_t total = (size_t)c->heads * per_head + round16(nq * nk) + round16(sizeof(int) * nq) + round16(nk);
     if (src == SOURCE_TEXT) total += round16(f * nq * c->heads * c->d_v) + round16(f * nq * c->d_model);
     return total;
 }
@@ -141,10 +195,11 @@ static void storage_free(Storage *s) {
 }
 
 /* Allocates the arenas named in `which` for configuration c; all or nothing. */
-static int storage_alloc(Storage *s, int which, const ModelConfig *c, int n_q, int n_k, ModelSource src) {
+static int storage_alloc(Storage *s, int which, const ModelConfig *c, int n_q, int n_k, ModelSource src,
+                         int two_sides) {
     memset(s, 0, sizeof *s);
     int text = src == SOURCE_TEXT;
-    if ((which & AR_EMBED) && text) s->embed = calloc(1, embed_bytes(c, n_k) + 16);
+    if ((which & AR_EMBED) && text) s->embed = calloc(1, embed_bytes(c, n_q, n_k, two_sides) + 16);
     if ((which & AR_WEIGHTS) && text) s->weights = calloc(1, weights_bytes(c) + 16);
     if (which & AR_STAGES) s->stages = calloc(1, stages_bytes(c, n_q, n_k, src) + 16);
     if (which & AR_HEADS) s->head = calloc((size_t)c->heads, sizeof *s->head);
@@ -166,8 +221,15 @@ static void storage_point(Model *m) {
         m->embed = carve(&p, f * nk * dm);
         m->pe = carve(&p, f * nk * dm);
         m->x = carve(&p, f * nk * dm);
+        if (m->q_target != m->k_target) {
+            m->embed_q = carve(&p, f * nq * dm);
+            m->pe_q = carve(&p, f * nq * dm);
+            m->xq = carve(&p, f * nq * dm);
+        } else {
+            m->embed_q = m->embed, m->pe_q = m->pe, m->xq = m->x;
+        }
     } else {
-        m->embed = m->pe = m->x = NULL;
+        m->embed = m->pe = m->x = m->embed_q = m->pe_q = m->xq = NULL;
     }
     if (m->weights_arena) {
         p = m->weights_arena;
@@ -195,9 +257,17 @@ static void storage_point(Model *m) {
         hd->weights = carve(&p, f * nq * nk);
         hd->max_weight = carve(&p, f * nq);
         hd->out = carve(&p, f * nq * c->d_v);
+        if (c->score == SCORE_ADDITIVE) {
+            hd->w1 = carve(&p, f * c->d_k * c->d_k);
+            hd->w2 = carve(&p, f * c->d_k * c->d_k);
+            hd->va = carve(&p, f * c->d_k);
+        } else {
+            hd->w1 = hd->w2 = hd->va = NULL;
+        }
     }
     m->n_allowed = carve(&p, sizeof(int) * nq);
     m->allowed = carve(&p, nq * nk);
+    m->pad_key = carve(&p, nk);
     if (m->source == SOURCE_TEXT) {
         m->concat = carve(&p, f * nq * c->heads * c->d_v);
         m->y = carve(&p, f * nq * dm);
@@ -211,23 +281,26 @@ static void storage_point(Model *m) {
  * success the configuration, sizes and source are the new ones (the caller
  * commits its own tokens or matrices) and *stale_from says where to
  * recompute from. */
-static int reshape(Model *m, const ModelConfig *c, int n_q, int n_k, ModelSource src, AvError *err) {
+static int reshape(Model *m, const ModelConfig *c, int n_q, int n_k, ModelSource src, int q_target, int k_target,
+                   AvError *err) {
     const ModelConfig *o = &m->cfg;
     int fresh = !m->stages_arena, src_changed = src != m->source;
     int dims = c->d_model != o->d_model, heads = c->heads != o->heads, dkv = c->d_k != o->d_k || c->d_v != o->d_v;
     int tokens = n_q != m->n_q || n_k != m->n_k;
+    int sides = q_target != m->q_target || k_target != m->k_target;
+    int additive = (c->score == SCORE_ADDITIVE) != (o->score == SCORE_ADDITIVE);
     int which = 0;
     if (fresh || src_changed || heads) which |= AR_HEADS;
-    if (fresh || src_changed || dims || tokens) which |= AR_EMBED;
+    if (fresh || src_changed || dims || tokens || sides) which |= AR_EMBED;
     if (fresh || src_changed || dims || heads || dkv) which |= AR_WEIGHTS;
-    if (fresh || src_changed || dims || heads || dkv || tokens) which |= AR_STAGES;
+    if (fresh || src_changed || dims || heads || dkv || tokens || sides || additive) which |= AR_STAGES;
     if (which & AR_HEADS) which |= AR_WEIGHTS | AR_STAGES; /* their pointers live in the heads */
     if (!which) {
         m->cfg = *c; /* same shapes: nothing to allocate */
         return 0;
     }
     Storage s;
-    if (storage_alloc(&s, which, c, n_q, n_k, src))
+    if (storage_alloc(&s, which, c, n_q, n_k, src, q_target != k_target))
         return av_errorf(err, "out of memory for d_model=%d heads=%d d_k=%d d_v=%d and %d tokens", c->d_model,
                          c->heads, c->d_k, c->d_v, n_k);
     if (which & AR_EMBED) free(m->embed_arena), m->embed_arena = s.embed;
@@ -242,6 +315,8 @@ static int reshape(Model *m, const ModelConfig *c, int n_q, int n_k, ModelSource
     m->n_q = n_q;
     m->n_k = n_k;
     m->source = src;
+    m->q_target = q_target;
+    m->k_target = k_target;
     storage_point(m);
     /* Everything after a change of shape is recomputed. */
     Stage from = (which & AR_EMBED) ? STAGE_EMBED : STAGE_PROJECT;
@@ -262,7 +337,7 @@ Model *model_new(void) {
     m->stale = STAGE_EMBED;
     m->weights_stale = 1;
     ModelConfig c = m->cfg;
-    if (!m->text || !m->tokenizer || reshape(m, &c, 0, 0, SOURCE_TEXT, NULL)) {
+    if (!m->text || !m->tokenizer || reshape(m, &c, 0, 0, SOURCE_TEXT, 0, 0, NULL)) {
         model_free(m);
         return NULL;
     }
@@ -275,12 +350,58 @@ void model_free(Model *m) {
     free(m->text);
     tok_free(m->tokenizer);
     tok_list_free(&m->tokens);
+    free(m->target);
+    tok_list_free(&m->target_tokens);
+    free(m->painted);
     qkv_free(&m->qkv);
     free(m);
 }
 
 static void mark_stale(Model *m, Stage s) {
     if (s < m->stale) m->stale = s;
+}
+
+// ----------------------------------------------------------------------------
+// the sentences on each side
+
+/* Which sentence the queries and the keys come from, for a configuration:
+ * self: the sentence; causal-self: the target (when there is one); cross:
+ * queries from the target, keys from the sentence. */
+static void sides_for(const Model *m, AttnMode attn, int have_target, int *q_target, int *k_target) {
+    *q_target = *k_target = 0;
+    if (m->source != SOURCE_TEXT || !have_target) return;
+    if (attn == ATTN_CAUSAL_SELF) *q_target = *k_target = 1;
+    if (attn == ATTN_CROSS) *q_target = 1;
+}
+
+/* Tokens on a side: the target's, or the sentence's plus the <pad> tokens. */
+static int side_count(const TokenList *sentence, int n_pad, const TokenList *target, int is_target) {
+    return is_target ? target->n : sentence->n + n_pad;
+}
+
+static const char pad_text[] = "<pad>";
+
+/* Token t of a side: its text, length and vocabulary id. */
+static const char *side_token(const Model *m, int is_target, int t, size_t *len, int *id) {
+    const TokenList *l = is_target ? &m->target_tokens : &m->tokens;
+    if (t >= l->n) { /* a <pad> token: one id after the sentence's vocabulary */
+        *len = sizeof pad_text - 1;
+        if (id) *id = l->vocab;
+        return pad_text;
+    }
+    *len = l->tok[t].len;
+    if (id) *id = l->tok[t].id;
+    return l->tok[t].text;
+}
+
+/* Makes room for a configuration with the current sentences and <pad>s. */
+static int reshape_sides(Model *m, const ModelConfig *c, const TokenList *sentence, int n_pad, const TokenList *target,
+                         int have_target, AvError *err) {
+    int qt, kt;
+    sides_for(m, c->attn, have_target, &qt, &kt);
+    int n_q = side_count(sentence, n_pad, target, qt), n_k = side_count(sentence, n_pad, target, kt);
+    if (model_check_budget(c, n_q, n_k, m->source, err)) return -1;
+    return reshape(m, c, n_q, n_k, m->source, qt, kt, err);
 }
 
 // ----------------------------------------------------------------------------
@@ -295,8 +416,17 @@ int model_set_config(Model *m, const ModelConfig *c, AvError *err) {
             return av_errorf(err, "Q, K and V come from a file: only the mask and the "
                                   "scaling can change");
     }
-    if (model_check_budget(c, m->n_q, m->n_k, m->source, err)) return -1;
-    if (reshape(m, c, m->n_q, m->n_k, m->source, err)) return -1;
+    if (c->attn == ATTN_CROSS && !m->target)
+        return av_errorf(err, "cross-attention needs a target sentence: --target TEXT, or E to type one");
+    if (m->source == SOURCE_QKV && c->score == SCORE_ADDITIVE) {
+        /* the additive weights are seeded: fine for a file too */
+    }
+    if (m->source == SOURCE_QKV) {
+        if (model_check_budget(c, m->n_q, m->n_k, m->source, err)) return -1;
+        if (reshape(m, c, m->n_q, m->n_k, m->source, 0, 0, err)) return -1;
+    } else if (reshape_sides(m, c, &m->tokens, m->n_pad, &m->target_tokens, m->target != NULL, err)) {
+        return -1;
+    }
     if (c->seed != o.seed || c->d_model != o.d_model) {
         mark_stale(m, STAGE_EMBED);
         m->weights_stale = 1;
@@ -306,19 +436,21 @@ int model_set_config(Model *m, const ModelConfig *c, AvError *err) {
         mark_stale(m, STAGE_PROJECT);
         m->weights_stale = 1;
     }
+    if (c->tie_qk != o.tie_qk) mark_stale(m, STAGE_PROJECT);
+    if (c->attn != o.attn) mark_stale(m, STAGE_EMBED);
+    if (c->score != o.score) mark_stale(m, STAGE_SCORES);
     if (c->scale != o.scale) mark_stale(m, STAGE_SCALED);
-    if (c->mask != o.mask) mark_stale(m, STAGE_MASKED);
+    if (c->mask != o.mask || c->window != o.window || c->prefix != o.prefix) mark_stale(m, STAGE_MASKED);
     return 0;
 }
 
-/* Tokenizes text with t into a new list, checks the budget and makes room.
- * On success the model has its new sizes; the caller commits the list. */
+/* Tokenizes text with t into a new list; checks the limits and makes room. On
+ * success the model has its new sizes; the caller commits the list. */
 static int tokenize_and_reshape(Model *m, Tokenizer *t, const char *text, size_t len, TokenList *out,
                                 AvError *err) {
-    if (tok_split(t, text, len, TOK_MAX_TOKENS, out, err)) return -1;
+    if (tok_split(t, text, len, TOK_MAX_TOKENS - m->n_pad, out, err)) return -1;
     ModelConfig c = m->cfg;
-    if (model_check_budget(&c, out->n, out->n, SOURCE_TEXT, err) ||
-        reshape(m, &c, out->n, out->n, SOURCE_TEXT, err)) {
+    if (reshape_sides(m, &c, out, m->n_pad, &m->target_tokens, m->target != NULL, err)) {
         tok_list_free(out);
         return -1;
     }
@@ -356,13 +488,23 @@ int model_set_tokenizer(Model *m, TokPreset preset, const char *pattern, AvError
         return av_errorf(err, "Q, K and V come from a file: there is no sentence to tokenize");
     Tokenizer *t = tok_new(preset, pattern, err);
     if (!t) return -1;
-    TokenList list = {0};
-    if (tokenize_and_reshape(m, t, m->text, m->text_len, &list, err)) {
+    TokenList list = {0}, tlist = {0};
+    if (m->target && tok_split(t, m->target, m->target_len, TOK_MAX_TOKENS, &tlist, err)) {
+        tok_free(t);
+        return av_error_prefix(err, "target");
+    }
+    ModelConfig c = m->cfg;
+    if (tok_split(t, m->text, m->text_len, TOK_MAX_TOKENS - m->n_pad, &list, err) ||
+        reshape_sides(m, &c, &list, m->n_pad, &tlist, m->target != NULL, err)) {
+        tok_list_free(&list);
+        tok_list_free(&tlist);
         tok_free(t);
         return -1;
     }
     tok_free(m->tokenizer);
     m->tokenizer = t;
+    tok_list_free(&m->target_tokens);
+    m->target_tokens = tlist;
     take_tokens(m, &list);
     return 0;
 }
@@ -374,14 +516,111 @@ int model_set_qkv(Model *m, QkvData *d, AvError *err) {
     c.d_v = d->d_v;
     c.pos = POS_NONE;
     if (model_config_check(&c, err)) return -1;
+    c.attn = ATTN_SELF;
+    c.tie_qk = 0;
     if (model_check_budget(&c, d->n_q, d->n_k, SOURCE_QKV, err)) return -1;
-    if (reshape(m, &c, d->n_q, d->n_k, SOURCE_QKV, err)) return -1;
+    if (reshape(m, &c, d->n_q, d->n_k, SOURCE_QKV, 0, 0, err)) return -1;
     qkv_free(&m->qkv);
     m->qkv = *d;
     memset(d, 0, sizeof *d);
     tok_list_free(&m->tokens);
     m->stale = STAGE_PROJECT;
     m->weights_stale = 0;
+    return 0;
+}
+
+int model_set_target(Model *m, const char *text, size_t len, AvError *err) {
+    if (m->source != SOURCE_TEXT) return av_errorf(err, "Q, K and V come from a file: there is no target sentence");
+    ModelConfig c = m->cfg;
+    if (!text) {
+        if (c.attn == ATTN_CROSS) c.attn = ATTN_SELF;
+        TokenList none = {0};
+        if (reshape_sides(m, &c, &m->tokens, m->n_pad, &none, 0, err)) return -1;
+        free(m->target);
+        m->target = NULL;
+        m->target_len = 0;
+        tok_list_free(&m->target_tokens);
+        mark_stale(m, STAGE_EMBED);
+        return 0;
+    }
+    char *copy = malloc(len + 1);
+    if (!copy) return av_errorf(err, "out of memory");
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    TokenList list = {0};
+    if (tok_split(m->tokenizer, text, len, TOK_MAX_TOKENS, &list, err)) {
+        free(copy);
+        return av_error_prefix(err, "target");
+    }
+    if (reshape_sides(m, &c, &m->tokens, m->n_pad, &list, 1, err)) {
+        tok_list_free(&list);
+        free(copy);
+        return -1;
+    }
+    free(m->target);
+    m->target = copy;
+    m->target_len = len;
+    tok_list_free(&m->target_tokens);
+    m->target_tokens = list;
+    mark_stale(m, STAGE_EMBED);
+    return 0;
+}
+
+int model_set_pad(Model *m, int n, AvError *err) {
+    if (m->source != SOURCE_TEXT) return av_errorf(err, "Q, K and V come from a file: there is no sentence to pad");
+    if (n < 0 || m->tokens.n + n > TOK_MAX_TOKENS)
+        return av_errorf(err, "pad %d: the sentence's %d tokens and the pads must stay within %d", n, m->tokens.n,
+                         TOK_MAX_TOKENS);
+    ModelConfig c = m->cfg;
+    if (reshape_sides(m, &c, &m->tokens, n, &m->target_tokens, m->target != NULL, err)) return -1;
+    m->n_pad = n;
+    mark_stale(m, STAGE_EMBED);
+    return 0;
+}
+
+int model_painted_at(const Model *m, int i, int j) {
+    if (!m->painted || i >= m->painted_q || j >= m->painted_k) return 1;
+    return m->painted[(size_t)i * m->painted_k + j];
+}
+
+/* Makes the painted grid as big as the attention, keeping what was painted. */
+static int paint_grow(Model *m) {
+    if (m->painted && m->painted_q >= m->n_q && m->painted_k >= m->n_k) return 0;
+    int nq = m->n_q > m->painted_q ? m->n_q : m->painted_q, nk = m->n_k > m->painted_k ? m->n_k : m->painted_k;
+    unsigned char *g = malloc((size_t)(nq ? nq : 1) * (size_t)(nk ? nk : 1));
+    if (!g) return -1;
+    for (int i = 0; i < nq; i++)
+        for (int j = 0; j < nk; j++) g[(size_t)i * nk + j] = (unsigned char)model_painted_at(m, i, j);
+    free(m->painted);
+    m->painted = g;
+    m->painted_q = nq;
+    m->painted_k = nk;
+    return 0;
+}
+
+void model_paint_toggle(Model *m, int i, int j) {
+    if (i < 0 || j < 0 || i >= m->n_q || j >= m->n_k || paint_grow(m)) return;
+    unsigned char *c = &m->painted[(size_t)i * m->painted_k + j];
+    *c = !*c;
+    if (m->cfg.mask == MASK_PAINTED) mark_stale(m, STAGE_MASKED);
+}
+
+void model_paint_clear(Model *m) {
+    free(m->painted);
+    m->painted = NULL;
+    m->painted_q = m->painted_k = 0;
+    if (m->cfg.mask == MASK_PAINTED) mark_stale(m, STAGE_MASKED);
+}
+
+int model_set_painted(Model *m, const unsigned char *grid, int n_q, int n_k, AvError *err) {
+    unsigned char *g = malloc((size_t)(n_q ? n_q : 1) * (size_t)(n_k ? n_k : 1));
+    if (!g) return av_errorf(err, "out of memory");
+    memcpy(g, grid, (size_t)n_q * (size_t)n_k);
+    free(m->painted);
+    m->painted = g;
+    m->painted_q = n_q;
+    m->painted_k = n_k;
+    if (m->cfg.mask == MASK_PAINTED) mark_stale(m, STAGE_MASKED);
     return 0;
 }
 
@@ -425,37 +664,47 @@ static void draw_weights(Model *m) {
 // ----------------------------------------------------------------------------
 // the stages
 
-static void compute_embed(Model *m) {
-    int n = m->n_k, dm = m->cfg.d_model;
+/* E, PE and X of one side (n tokens) into embed, pe, x (n, d_model). */
+static void embed_side(Model *m, int is_target, int n, float *embed, float *pe, float *x) {
+    int dm = m->cfg.d_model;
+    const TokenList *l = is_target ? &m->target_tokens : &m->tokens;
+    int vocab = l->vocab + 1; /* + the <pad> id */
     /* Row of the first occurrence of each vocabulary id: repeats are copies. */
-    int *first = malloc(sizeof(int) * (size_t)(m->tokens.vocab ? m->tokens.vocab : 1));
+    int *first = malloc(sizeof(int) * (size_t)vocab);
     if (first)
-        for (int v = 0; v < m->tokens.vocab; v++) first[v] = -1;
+        for (int v = 0; v < vocab; v++) first[v] = -1;
     for (int t = 0; t < n; t++) {
-        const Token *tok = &m->tokens.tok[t];
-        float *row = m->embed + (size_t)t * dm;
-        if (first && first[tok->id] >= 0) {
-            memcpy(row, m->embed + (size_t)first[tok->id] * dm, sizeof(float) * (size_t)dm);
+        size_t len;
+        int id;
+        const char *text = side_token(m, is_target, t, &len, &id);
+        float *row = embed + (size_t)t * dm;
+        if (first && first[id] >= 0) {
+            memcpy(row, embed + (size_t)first[id] * dm, sizeof(float) * (size_t)dm);
             continue;
         }
-        if (first) first[tok->id] = t;
+        if (first) first[id] = t;
         RngStream r;
-        rng_init(&r, rng_key_text(m->cfg.seed, tok->text, tok->len));
+        rng_init(&r, rng_key_text(m->cfg.seed, text, len));
         for (int d = 0; d < dm; d++) row[d] = (float)rng_normal(&r);
     }
     free(first);
     for (int t = 0; t < n; t++)
         for (int d = 0; d < dm; d++) {
             size_t at = (size_t)t * dm + d;
-            float pe = 0.0f;
+            float p = 0.0f;
             if (m->cfg.pos == POS_SINUSOIDAL) {
                 int i2 = d & ~1; /* 2i */
                 double angle = t / pow(10000.0, (double)i2 / dm);
-                pe = (float)((d & 1) ? cos(angle) : sin(angle));
+                p = (float)((d & 1) ? cos(angle) : sin(angle));
             }
-            m->pe[at] = pe;
-            m->x[at] = m->embed[at] + pe;
+            pe[at] = p;
+            x[at] = embed[at] + p;
         }
+}
+
+static void compute_embed(Model *m) {
+    embed_side(m, m->k_target, m->n_k, m->embed, m->pe, m->x);
+    if (m->xq != m->x) embed_side(m, m->q_target, m->n_q, m->embed_q, m->pe_q, m->xq);
 }
 
 static void compute_project(Model *m) {
@@ -468,37 +717,150 @@ static void compute_project(Model *m) {
             memcpy(hd->v, m->qkv.v, sizeof(float) * (size_t)m->n_k * c->d_v);
             continue;
         }
-        /* Queries and keys both come from X in self-attention (n_q == n_k). */
-        mat_mul(hd->q, c->d_k, m->x, c->d_model, hd->wq, c->d_k, m->n_q, c->d_model, c->d_k);
-        mat_mul(hd->k, c->d_k, m->x, c->d_model, hd->wk, c->d_k, m->n_k, c->d_model, c->d_k);
+        /* Queries from the queries' sentence, keys and values from the keys';
+         * with tied Q and K, W_K is W_Q. */
+        const float *wk = c->tie_qk ? hd->wq : hd->wk;
+        mat_mul(hd->q, c->d_k, m->xq, c->d_model, hd->wq, c->d_k, m->n_q, c->d_model, c->d_k);
+        mat_mul(hd->k, c->d_k, m->x, c->d_model, wk, c->d_k, m->n_k, c->d_model, c->d_k);
         mat_mul(hd->v, c->d_v, m->x, c->d_model, hd->wv, c->d_v, m->n_k, c->d_model, c->d_v);
     }
 }
 
+/* Additive attention's W1, W2 (d_k, d_k) of N(0, 1/d_k) and v (d_k) of N(0, 1)
+ * for head h, each row its own stream (prefix-stable like the others). */
+static void draw_additive(Model *m, int h) {
+    const ModelConfig *c = &m->cfg;
+    HeadData *hd = &m->head[h];
+    int dk = c->d_k;
+    double s = 1.0 / sqrt((double)dk);
+    for (int a = 0; a < dk; a++) {
+        RngStream r1, r2;
+        rng_init(&r1, rng_key(c->seed, RNG_KIND_ADD_W1, (uint32_t)h, (uint32_t)a));
+        rng_init(&r2, rng_key(c->seed, RNG_KIND_ADD_W2, (uint32_t)h, (uint32_t)a));
+        for (int p = 0; p < dk; p++) {
+            hd->w1[(size_t)a * dk + p] = (float)(rng_normal(&r1) * s);
+            hd->w2[(size_t)a * dk + p] = (float)(rng_normal(&r2) * s);
+        }
+    }
+    RngStream rv;
+    rng_init(&rv, rng_key(c->seed, RNG_KIND_ADD_V, (uint32_t)h, 0));
+    for (int a = 0; a < dk; a++) hd->va[a] = (float)rng_normal(&rv);
+}
+
+static float saturate(double v) {
+    if (v > FLT_MAX) return FLT_MAX;
+    if (v < -FLT_MAX) return -FLT_MAX;
+    return (float)v;
+}
+
+static double norm_of(const float *v, int n) { return sqrt(vec_dot(v, v, n)); }
+
 static void compute_scores(Model *m) {
     const ModelConfig *c = &m->cfg;
+    int dk = c->d_k, nq = m->n_q, nk = m->n_k;
     for (int h = 0; h < c->heads; h++) {
         HeadData *hd = &m->head[h];
-        mat_mul_bt(hd->scores, m->n_k, hd->q, c->d_k, hd->k, c->d_k, m->n_q, c->d_k, m->n_k);
+        switch (c->score) {
+        case SCORE_COSINE:
+            mat_mul_bt(hd->scores, nk, hd->q, dk, hd->k, dk, nq, dk, nk);
+            for (int i = 0; i < nq; i++) {
+                double qn = norm_of(hd->q + (size_t)i * dk, dk);
+                for (int j = 0; j < nk; j++) {
+                    double kn = norm_of(hd->k + (size_t)j * dk, dk);
+                    float *s = &hd->scores[(size_t)i * nk + j];
+                    *s = qn > 0 && kn > 0 ? (float)(vec_dot(hd->q + (size_t)i * dk, hd->k + (size_t)j * dk, dk) / (qn * kn))
+                                          : 0.0f;
+                }
+            }
+            break;
+        case SCORE_DISTANCE:
+            for (int i = 0; i < nq; i++)
+                for (int j = 0; j < nk; j++) {
+                    const float *q = hd->q + (size_t)i * dk, *k = hd->k + (size_t)j * dk;
+                    double d2 = 0;
+                    for (int p = 0; p < dk; p++) d2 += ((double)q[p] - k[p]) * ((double)q[p] - k[p]);
+                    hd->scores[(size_t)i * nk + j] = saturate(-d2);
+                }
+            break;
+        case SCORE_ADDITIVE: {
+            draw_additive(m, h);
+            /* A = Q W1^T (n_q, d_k), B = K W2^T (n_k, d_k); s_ij = v . tanh(A_i + B_j) */
+            float *A = malloc(sizeof(float) * ((size_t)nq + (size_t)nk) * (size_t)dk + 1);
+            if (!A) { /* out of memory mid-pass: a defined result, all scores 0 */
+                memset(hd->scores, 0, sizeof(float) * (size_t)nq * nk);
+                break;
+            }
+            float *B = A + (size_t)nq * dk;
+            mat_mul_bt(A, dk, hd->q, dk, hd->w1, dk, nq, dk, dk);
+            mat_mul_bt(B, dk, hd->k, dk, hd->w2, dk, nk, dk, dk);
+            for (int i = 0; i < nq; i++)
+                for (int j = 0; j < nk; j++) {
+                    double s = 0;
+                    for (int a = 0; a < dk; a++)
+                        s += (double)hd->va[a] * tanh((double)A[(size_t)i * dk + a] + B[(size_t)j * dk + a]);
+                    hd->scores[(size_t)i * nk + j] = (float)s;
+                }
+            free(A);
+            break;
+        }
+        default: mat_mul_bt(hd->scores, nk, hd->q, dk, hd->k, dk, nq, dk, nk); break;
+        }
+        /* How far the raw scores are from symmetric (square heads only). */
+        double asym = 0;
+        if (nq == nk)
+            for (int i = 0; i < nq; i++)
+                for (int j = i + 1; j < nk; j++) {
+                    double d = fabs((double)hd->scores[(size_t)i * nk + j] - hd->scores[(size_t)j * nk + i]);
+                    if (d > asym) asym = d;
+                }
+        hd->asym = asym;
+    }
+}
+
+/* What the scaling stage multiplies by, per score kind (model.h). */
+static double scale_factor(const ModelConfig *c) {
+    if (!c->scale) return 1.0;
+    switch (c->score) {
+    case SCORE_DOT:
+    case SCORE_DISTANCE: return 1.0 / sqrt((double)c->d_k);
+    case SCORE_COSINE: return sqrt((double)c->d_k);
+    default: return 1.0;
     }
 }
 
 static void compute_scaled(Model *m) {
     size_t cells = (size_t)m->n_q * m->n_k;
-    double divisor = sqrt((double)m->cfg.d_k);
-    for (int h = 0; h < m->cfg.heads; h++) {
+    const ModelConfig *c = &m->cfg;
+    int divide = c->score == SCORE_DOT || c->score == SCORE_DISTANCE;
+    double divisor = sqrt((double)c->d_k), factor = scale_factor(c);
+    for (int h = 0; h < c->heads; h++) {
         HeadData *hd = &m->head[h];
-        if (!m->cfg.scale) {
+        if (factor == 1.0) {
             memcpy(hd->scaled, hd->scores, sizeof(float) * cells);
             continue;
         }
-        for (size_t i = 0; i < cells; i++) hd->scaled[i] = (float)((double)hd->scores[i] / divisor);
+        /* Division for dot and distance (scaled = raw / sqrt(d_k) exactly as
+         * the texts write it); the cosine's temperature multiplies. */
+        for (size_t i = 0; i < cells; i++)
+            hd->scaled[i] = divide ? (float)((double)hd->scores[i] / divisor) : saturate((double)hd->scores[i] * factor);
     }
 }
 
 static void compute_masked(Model *m) {
     size_t cells = (size_t)m->n_q * m->n_k;
-    mask_fill(m->allowed, m->cfg.mask, m->n_q, m->n_k);
+    const TokenList *keys = m->k_target ? &m->target_tokens : &m->tokens;
+    for (int j = 0; j < m->n_k; j++) m->pad_key[j] = m->source == SOURCE_TEXT && j >= keys->n;
+    MaskSpec spec = {m->cfg.mask, m->cfg.window, m->cfg.prefix, m->q_target != m->k_target, m->pad_key, NULL};
+    unsigned char *grid = NULL;
+    if (m->cfg.mask == MASK_PAINTED && m->painted) {
+        grid = malloc(cells ? cells : 1);
+        if (grid)
+            for (int i = 0; i < m->n_q; i++)
+                for (int j = 0; j < m->n_k; j++) grid[(size_t)i * m->n_k + j] = (unsigned char)model_painted_at(m, i, j);
+        spec.painted = grid;
+    }
+    mask_fill(m->allowed, &spec, m->n_q, m->n_k);
+    free(grid);
     for (int i = 0; i < m->n_q; i++) {
         int n = 0;
         for (int j = 0; j < m->n_k; j++) n += m->allowed[(size_t)i * m->n_k + j];
@@ -611,23 +973,12 @@ int model_update(Model *m, AvError *err) {
 // ----------------------------------------------------------------------------
 // reading
 
-const char *model_query_label(const Model *m, int i) {
-    if (m->source == SOURCE_QKV) return m->qkv.query_tokens[i];
-    return m->tokens.tok[i].text;
-}
-
-const char *model_key_label(const Model *m, int j) {
-    if (m->source == SOURCE_QKV) return m->qkv.key_tokens[j];
-    return m->tokens.tok[j].text;
-}
-
 const char *model_query_text(const Model *m, int i, size_t *len) {
     if (m->source == SOURCE_QKV) {
         *len = strlen(m->qkv.query_tokens[i]);
         return m->qkv.query_tokens[i];
     }
-    *len = m->tokens.tok[i].len;
-    return m->tokens.tok[i].text;
+    return side_token(m, m->q_target, i, len, NULL);
 }
 
 const char *model_key_text(const Model *m, int j, size_t *len) {
@@ -635,37 +986,62 @@ const char *model_key_text(const Model *m, int j, size_t *len) {
         *len = strlen(m->qkv.key_tokens[j]);
         return m->qkv.key_tokens[j];
     }
-    *len = m->tokens.tok[j].len;
-    return m->tokens.tok[j].text;
+    return side_token(m, m->k_target, j, len, NULL);
+}
+
+const char *model_query_label(const Model *m, int i) {
+    size_t len;
+    return model_query_text(m, i, &len);
+}
+
+const char *model_key_label(const Model *m, int j) {
+    size_t len;
+    return model_key_text(m, j, &len);
 }
 
 int model_query_id(const Model *m, int i) {
-    return m->source == SOURCE_QKV ? i : m->tokens.tok[i].id;
+    if (m->source == SOURCE_QKV) return i;
+    size_t len;
+    int id;
+    side_token(m, m->q_target, i, &len, &id);
+    return id;
 }
 
 int model_key_id(const Model *m, int j) {
-    return m->source == SOURCE_QKV ? j : m->tokens.tok[j].id;
+    if (m->source == SOURCE_QKV) return j;
+    size_t len;
+    int id;
+    side_token(m, m->k_target, j, &len, &id);
+    return id;
 }
 
 void model_cell_detail(const Model *m, int h, int i, int j, CellDetail *out) {
     const HeadData *hd = &m->head[h];
+    const ModelConfig *c = &m->cfg;
     size_t nk = (size_t)m->n_k, at = (size_t)i * nk + j;
     const float *row = hd->masked + (size_t)i * nk;
+    const float *q = hd->q + (size_t)i * c->d_k, *k = hd->k + (size_t)j * c->d_k;
     memset(out, 0, sizeof *out);
+    out->kind = c->score;
     out->raw = hd->scores[at];
-    out->divisor = m->cfg.scale ? sqrt((double)m->cfg.d_k) : 1.0;
+    out->dot = vec_dot(q, k, c->d_k);
+    out->q_norm = norm_of(q, c->d_k);
+    out->k_norm = norm_of(k, c->d_k);
+    for (int p = 0; p < c->d_k; p++) out->dist2 += ((double)q[p] - k[p]) * ((double)q[p] - k[p]);
+    double f = scale_factor(c);
+    out->divisor = f == 1.0 ? 1.0 : 1.0 / f;
     out->scaled = hd->scaled[at];
     out->allowed = m->allowed[at];
     double max = -INFINITY;
-    for (size_t c = 0; c < nk; c++)
-        if (row[c] != -INFINITY) {
+    for (size_t col = 0; col < nk; col++)
+        if (row[col] != -INFINITY) {
             out->row_allowed++;
-            if (row[c] > max) max = row[c];
+            if (row[col] > max) max = row[col];
         }
     out->row_max = max;
     if (out->row_allowed) {
-        for (size_t c = 0; c < nk; c++)
-            if (row[c] != -INFINITY) out->denom += exp((double)row[c] - max);
+        for (size_t col = 0; col < nk; col++)
+            if (row[col] != -INFINITY) out->denom += exp((double)row[col] - max);
         if (out->allowed) out->exp = exp((double)row[j] - max);
     }
     out->weight = hd->weights[at];

@@ -41,6 +41,30 @@ typedef enum { POS_NONE, POS_SINUSOIDAL, POS_KIND_COUNT } PosKind;
 const char *pos_name(PosKind p);
 int pos_parse(const char *s, PosKind *out, AvError *err);
 
+/* How a query and a key are compared (the raw scores stage):
+ *   dot       q.k                    then / sqrt(d_k) when scaling is on ("scaled")
+ *   cosine    q.k / (|q| |k|)        then * sqrt(d_k) when scaling is on: the
+ *                                    temperature that gives cosines the spread of
+ *                                    scaled dot products (q, k of norm ~sqrt(d_k))
+ *   distance  -|q - k|^2             then / sqrt(d_k) when scaling is on
+ *   additive  v^T tanh(W1 q + W2 k)  (Bahdanau; W1, W2: d_k x d_k of N(0, 1/d_k),
+ *                                    v: d_k of N(0, 1), seeded per head; no scaling) */
+typedef enum { SCORE_DOT, SCORE_COSINE, SCORE_DISTANCE, SCORE_ADDITIVE, SCORE_KIND_COUNT } ScoreKind;
+/* "dot" or "scaled" (dot with scaling on), "cosine", "distance", "additive". */
+const char *score_name(ScoreKind k, int scale);
+/* Parses --score: "scaled" sets scaling on, "dot" off; the others leave it. */
+int score_parse(const char *s, ScoreKind *kind, int *scale, AvError *err);
+
+/* The three uses of attention in the Transformer:
+ *   self        encoder self-attention: queries and keys from the sentence
+ *   causal-self masked decoder self-attention: the target sentence (or the
+ *               sentence when there is none), with the causal mask
+ *   cross       encoder-decoder attention: queries from the target, keys and
+ *               values from the source; position masks do not apply */
+typedef enum { ATTN_SELF, ATTN_CAUSAL_SELF, ATTN_CROSS, ATTN_MODE_COUNT } AttnMode;
+const char *attn_mode_name(AttnMode a);
+int attn_mode_parse(const char *s, AttnMode *out, AvError *err);
+
 typedef struct {
     int d_model;   /* embedding width */
     int heads;     /* number of heads h */
@@ -48,9 +72,17 @@ typedef struct {
     int d_v;       /* value width per head */
     uint64_t seed; /* key of every random stream */
     MaskKind mask;
-    int scale;     /* 1: scores divided by sqrt(d_k) */
+    int window;    /* W of mask window:W */
+    int prefix;    /* P of mask prefix:P */
+    int scale;     /* 1: the score's scaling (see ScoreKind) is on */
     PosKind pos;
+    ScoreKind score;
+    int tie_qk;    /* 1: W_K = W_Q, so raw dot scores are symmetric */
+    AttnMode attn;
 } ModelConfig;
+
+/* The mask as written in the status line and --mask: "window:3". */
+void model_mask_name(const ModelConfig *c, char *buf, size_t cap);
 
 /* d_model 64, 4 heads, d_k = d_v = 16, seed 42, no mask, scaling on, no PE. */
 void model_config_default(ModelConfig *c);
@@ -85,6 +117,9 @@ typedef struct {
     double *entropy; /* (n_q) entropy of the row's weights in bits: -sum w log2 w */
     float *max_weight; /* (n_q) the row's largest weight */
     float *out;      /* (n_q, d_v) A V */
+    float *w1, *w2;  /* (d_k, d_k) additive attention, only with score additive */
+    float *va;       /* (d_k) additive attention's v */
+    double asym;     /* max |S - S^T| of the raw scores (square heads), 0 when tied */
 } HeadData;
 
 typedef enum { SOURCE_TEXT, SOURCE_QKV } ModelSource;
@@ -94,25 +129,35 @@ typedef struct {
     ModelConfig cfg;        /* for SOURCE_QKV: heads 1, d_k/d_v from the file */
 
     /* input */
-    char *text;             /* the sentence (SOURCE_TEXT), NUL-terminated */
+    char *text;             /* the (source) sentence (SOURCE_TEXT), NUL-terminated */
     size_t text_len;
     Tokenizer *tokenizer;
-    TokenList tokens;       /* SOURCE_TEXT: queries and keys are these tokens */
+    TokenList tokens;       /* the sentence's tokens; n_pad <pad> tokens follow them */
+    int n_pad;              /* <pad> tokens after the sentence (--pad) */
+    char *target;           /* the target sentence (--target), or NULL */
+    size_t target_len;
+    TokenList target_tokens;
     QkvData qkv;            /* SOURCE_QKV: the file's matrices and labels */
     int n_q, n_k;           /* query rows, key rows (equal for self-attention) */
+    int q_target, k_target; /* the queries / keys are the target sentence's tokens */
+    unsigned char *painted; /* painted mask (n_q x n_k, 1 = visible), or NULL: all visible */
+    int painted_q, painted_k; /* its shape */
 
     /* storage: three arenas (see model.c), the matrices below point into them */
     void *embed_arena, *weights_arena, *stages_arena;
 
     /* stages */
-    float *embed;           /* (n_k, d_model) E: token vectors */
+    float *embed;           /* (n_k, d_model) E: token vectors of the keys' sentence */
     float *pe;              /* (n_k, d_model) positional encoding (zeros when off) */
     float *x;               /* (n_k, d_model) X = E + PE */
+    float *embed_q, *pe_q, *xq; /* (n_q, d_model) the same for the queries' sentence
+                               (the same arrays in self-attention) */
     HeadData *head;         /* heads entries */
     float *wo;              /* (heads * d_v, d_model) */
     float *concat;          /* (n_q, heads * d_v) */
     float *y;               /* (n_q, d_model) */
     unsigned char *allowed; /* (n_q, n_k) 1 = key visible to query */
+    unsigned char *pad_key; /* (n_k) 1 for a <pad> key */
     int *n_allowed;         /* (n_q) keys visible to each query */
 
     Stage stale;            /* earliest stage to recompute; STAGE_NONE when fresh */
@@ -134,6 +179,19 @@ int model_set_text(Model *m, const char *text, size_t len, AvError *err);
 int model_set_tokenizer(Model *m, TokPreset preset, const char *pattern, AvError *err);
 /* Takes the matrices of *d (which is left zeroed) and switches to SOURCE_QKV. */
 int model_set_qkv(Model *m, QkvData *d, AvError *err);
+/* The target sentence of cross-attention (and of causal self-attention);
+ * len 0 with text NULL removes it (back to self-attention). */
+int model_set_target(Model *m, const char *text, size_t len, AvError *err);
+/* n <pad> tokens after the sentence (0..TOK_MAX_TOKENS in all). */
+int model_set_pad(Model *m, int n, AvError *err);
+/* The painted mask: toggle one cell, make every cell visible, or take a grid
+ * (n_q x n_k, 1 = visible; copied). Cells outside a grid of another shape
+ * are visible. */
+void model_paint_toggle(Model *m, int i, int j);
+void model_paint_clear(Model *m);
+int model_set_painted(Model *m, const unsigned char *grid, int n_q, int n_k, AvError *err);
+/* 1 when cell (i, j) is visible in the painted grid. */
+int model_painted_at(const Model *m, int i, int j);
 
 /* Checks the budgets for a configuration and token counts: attention cells,
  * bytes of matrices, multiply-adds of a pass. */
@@ -165,8 +223,12 @@ double attn_softmax_row(float *w, const float *s, int n);
 
 /* The arithmetic of one cell (head h, query i, key j), from the stored stages. */
 typedef struct {
-    double raw;       /* q_i . k_j */
-    double divisor;   /* sqrt(d_k), or 1 when scaling is off */
+    ScoreKind kind;
+    double raw;       /* the raw score of the kind: q.k, cosine, -|q-k|^2 or additive */
+    double dot;       /* q_i . k_j */
+    double q_norm, k_norm; /* |q_i|, |k_j| */
+    double dist2;     /* |q_i - k_j|^2 */
+    double divisor;   /* what scaling divides by: sqrt(d_k), 1/sqrt(d_k) for cosine, 1 when off */
     double scaled;    /* raw / divisor (as stored, float32) */
     int allowed;      /* 0 when the mask forbids the cell */
     double row_max;   /* max over the row's allowed scaled scores */

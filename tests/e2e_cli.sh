@@ -86,7 +86,20 @@ if /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
         "-H 3 -k 64 --d-v 5 --no-scale -m causal --pos sinusoidal -s 99 -t gpt2 I'm here, it's 2024!" \
         "-H 8 -k 32 --d-model 128 -t chars 나는 회사에 간다." \
         "--qkv samples/worked-example.qkv -m causal" \
-        "--qkv samples/worked-example.qkv --no-scale"; do
+        "--qkv samples/worked-example.qkv --no-scale" \
+        "--qkv samples/worked-example.qkv --score cosine" \
+        "--qkv samples/worked-example.qkv --score distance -m window:2" \
+        "--qkv samples/worked-example.qkv --score additive" \
+        "-H 3 --score cosine -m prefix:2 the cat sat on the mat" \
+        "-H 2 --score cosine --no-scale Bob saw Mary" \
+        "-H 2 --score distance --no-scale -m window:3 Bob saw Mary and Mary saw Bob" \
+        "-H 2 --score additive -m causal Bob saw Mary" \
+        "-H 2 --tie-qk Mary greeted Bob and Bob ignored Mary" \
+        "-H 2 --tie-qk --score cosine Mary greeted Bob" \
+        "-H 2 --pad 3 -m padding Bob saw Mary" \
+        "-H 2 --target 나는 밥을 보았다 --attn cross -m causal Bob saw Mary" \
+        "-H 2 --target 나는 밥을 보았다 --attn causal-self Bob saw Mary" \
+        "-H 2 --target 나는 밥을 보았다 --attn cross --pad 2 -m padding Bob saw Mary"; do
         i=$((i + 1))
         # shellcheck disable=SC2086
         $ATTNVIZ $args --dump=json >"$TMP/d$i.json" || fail "dump $args"

@@ -45,10 +45,10 @@ tmx_expect "Down" "cat[1] → cat[1]" Down
 tmx_expect "j/l" "sat[2] → sat[2]" j l
 tmx_expect "k/h" "cat[1] → cat[1]" k h
 # masked cell under the causal mask
-tmx_expect "masked cell" "masked: key 2 is after query 1" Right
+tmx_expect "masked cell" "masked: key 2 hidden from query 1" Right
 # a masked row's weights read exactly 0 and each row sums to 1.000
 screen=$(tmx_screen)
-expect_contains "causal row 0" "$(printf '%s\n' "$screen" | sed -n 4p)" "1.00"
+expect_contains "causal row 0" "$(printf '%s\n' "$screen" | sed -n 5p)" "1.00"
 sums=$(printf '%s\n' "$screen" | grep -c ' 1\.000  ')
 [ "$sums" -eq 11 ] && pass || fail "expected 11 row sums of 1.000, got $sums"
 

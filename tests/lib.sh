@@ -21,7 +21,10 @@ finish() {
 }
 
 # --- a private tmux server per test (STYLE.md recipe)
-TMUX_SOCK="attnviz-e2e-$$"
+# Each tmx_start gets a server of its own: a server that is still shutting
+# down must never take the next test's session with it.
+TMUX_N=0
+TMUX_SOCK="attnviz-e2e-$$-0"
 tmx() { tmux -L "$TMUX_SOCK" -f /dev/null "$@"; }
 # tmx_start W H [VAR=value ...] -- command...   (the command runs in sh under
 # env, as tmux sets TERM itself; after it ends the pane prints "EXITED rc=N"
@@ -32,6 +35,8 @@ tmx_start() {
     while [ "$1" != "--" ]; do envs="$envs $1"; shift; done
     shift
     tmx kill-server 2>/dev/null
+    TMUX_N=$((TMUX_N + 1))
+    TMUX_SOCK="attnviz-e2e-$$-$TMUX_N"
     tmx -u new-session -d -x "$w" -y "$h" "env $envs $* ; echo EXITED rc=\$?; sleep 600"
 }
 tmx_screen() { tmx capture-pane -p 2>/dev/null; }

@@ -106,6 +106,40 @@ static void test_bad_values(void **state) {
     PARSE_ERR("--qkv", "--qkv", "a.qkv", "-H", "2");
     PARSE_ERR("choose one", "--dump", "--once");
     PARSE_ERR("--pattern: the pattern is empty", "--pattern", "");
+    PARSE_ERR("--score: unknown score 'euclid'", "--score", "euclid");
+    PARSE_ERR("choose one", "--score", "scaled", "--no-scale");
+    PARSE_ERR("--attn: unknown attention 'both'", "--attn", "both");
+    PARSE_ERR("--attn cross: needs a target sentence", "--attn", "cross");
+    PARSE_ERR("--pad: 5000 is out of range 0..4096", "--pad", "5000");
+    PARSE_ERR("--mask: 'window:0': window must be a whole number in 1..4096", "-m", "window:0");
+    PARSE_ERR("--qkv: --target, --pad", "--qkv", "a.qkv", "--target", "x");
+    PARSE_ERR("--target: the sentence is empty", "--target", "");
+}
+
+static void test_variant_options(void **state) {
+    (void)state;
+    CliOptions o;
+    AvError err;
+    PARSE_OK("--score", "cosine", "--tie-qk", "--target", "나는 밥을", "--attn", "cross", "--pad", "2", "-m",
+             "prefix:3", "--mask-file", "m.txt", "Bob");
+    assert_int_equal(o.cfg.score, SCORE_COSINE);
+    assert_int_equal(o.cfg.tie_qk, 1);
+    assert_string_equal(o.target, "나는 밥을");
+    assert_int_equal(o.cfg.attn, ATTN_CROSS);
+    assert_int_equal(o.pad, 2);
+    assert_int_equal(o.cfg.mask, MASK_PREFIX);
+    assert_int_equal(o.cfg.prefix, 3);
+    assert_string_equal(o.mask_file, "m.txt");
+    cli_free(&o);
+    PARSE_OK("--score", "dot");
+    assert_int_equal(o.cfg.scale, 0);
+    cli_free(&o);
+    PARSE_OK("--mask-file", "m.txt");
+    assert_int_equal(o.cfg.mask, MASK_PAINTED); /* a mask file means the painted mask */
+    cli_free(&o);
+    PARSE_OK("--target", "a b", "--attn", "causal-self");
+    assert_int_equal(o.cfg.mask, MASK_CAUSAL);
+    cli_free(&o);
 }
 
 static void test_reparse(void **state) {
@@ -127,7 +161,8 @@ static void test_usage_lists_options(void **state) {
     const char *opts[] = {"--d-model", "--heads", "--d-k", "--d-v", "--mask", "--no-scale", "--pos",
                           "--seed", "--tokenizer", "--pattern", "--qkv", "--dump", "--once",
                           "--width", "--view", "--no-mouse", "--color", "--ascii", "--help",
-                          "--version", "--file", "1..64", "1..4096"};
+                          "--version", "--file", "1..64", "1..4096", "--score", "--tie-qk",
+                          "--target", "--attn", "--pad", "--mask-file", "window:W", "prefix:P"};
     for (size_t i = 0; i < sizeof opts / sizeof *opts; i++)
         if (!strstr(u, opts[i])) fail_msg("--help lacks %s", opts[i]);
 }
@@ -136,6 +171,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults),    cmocka_unit_test(test_values),
         cmocka_unit_test(test_bad_values),  cmocka_unit_test(test_reparse),
+        cmocka_unit_test(test_variant_options),
         cmocka_unit_test(test_usage_lists_options),
     };
     return cmocka_run_group_tests_name("cli", tests, NULL, NULL);

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "mask.h"
 #include "qkvfile.h"
 
 // ----------------------------------------------------------------------------
@@ -510,6 +511,247 @@ static void test_zero_tokens(void **state) {
     model_free(m);
 }
 
+
+// ----------------------------------------------------------------------------
+// issue 6: score kinds, tied Q/K, masks, cross-attention
+
+static Model *worked_cfg(ScoreKind kind, int scale, MaskKind mask) {
+    Model *m = worked(MASK_NONE, 1);
+    AvError err = {{0}};
+    ModelConfig c = m->cfg;
+    c.score = kind, c.scale = scale, c.mask = mask;
+    if (model_set_config(m, &c, &err) || model_update(m, &err)) fail_msg("%s", err.msg);
+    return m;
+}
+
+/* Each kind on the worked example's Q and K, by hand. */
+static void test_score_kinds(void **state) {
+    (void)state;
+    const double Q[3][3] = {{0.1, 0.3, 0.5}, {0.4, 0.2, 0.6}, {0.7, 0.8, 0.9}};
+    const double K[3][3] = {{0.2, 0.1, 0.3}, {0.5, 0.7, 0.4}, {0.9, 0.2, 0.8}};
+    Model *cos_m = worked_cfg(SCORE_COSINE, 1, MASK_NONE);
+    Model *dist_m = worked_cfg(SCORE_DISTANCE, 1, MASK_NONE);
+    Model *dot_m = worked_cfg(SCORE_DOT, 0, MASK_NONE);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            double dot = 0, qq = 0, kk = 0, d2 = 0;
+            for (int p = 0; p < 3; p++) {
+                dot += Q[i][p] * K[j][p], qq += Q[i][p] * Q[i][p], kk += K[j][p] * K[j][p];
+                d2 += (Q[i][p] - K[j][p]) * (Q[i][p] - K[j][p]);
+            }
+            double cosv = dot / (sqrt(qq) * sqrt(kk));
+            assert_near(cos_m->head[0].scores[i * 3 + j], cosv, 1e-6);
+            assert_near(cos_m->head[0].scaled[i * 3 + j], cosv * sqrt(3.0), 1e-6); /* temperature */
+            assert_near(dist_m->head[0].scores[i * 3 + j], -d2, 1e-6);
+            assert_near(dist_m->head[0].scaled[i * 3 + j], -d2 / sqrt(3.0), 1e-6);
+            assert_near(dot_m->head[0].scores[i * 3 + j], dot, 1e-6);
+            assert_true(dot_m->head[0].scaled[i * 3 + j] == dot_m->head[0].scores[i * 3 + j]); /* dot: not scaled */
+        }
+    /* (0,0): cos = 0.20 / (|(.1,.3,.5)| |(.2,.1,.3)|) = 0.20 / (0.591608 * 0.374166) */
+    assert_near(cos_m->head[0].scores[0], 0.20 / (sqrt(0.35) * sqrt(0.14)), 1e-6);
+    assert_near(dist_m->head[0].scores[0], -(0.01 + 0.04 + 0.04), 1e-6);
+    CellDetail d;
+    model_cell_detail(cos_m, 0, 1, 2, &d);
+    assert_int_equal(d.kind, SCORE_COSINE);
+    assert_near(d.dot, 0.88, 1e-6);
+    assert_near(d.raw, d.dot / (d.q_norm * d.k_norm), 1e-6);
+    model_free(cos_m), model_free(dist_m), model_free(dot_m);
+    /* additive: v^T tanh(W1 q + W2 k) with the seeded W1, W2, v of head 0 */
+    Model *add_m = worked_cfg(SCORE_ADDITIVE, 1, MASK_NONE);
+    const HeadData *hd = &add_m->head[0];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            double s = 0;
+            for (int a = 0; a < 3; a++) {
+                double z = 0;
+                for (int p = 0; p < 3; p++) z += (double)hd->w1[a * 3 + p] * Q[i][p] + (double)hd->w2[a * 3 + p] * K[j][p];
+                s += (double)hd->va[a] * tanh(z);
+            }
+            assert_near(hd->scores[i * 3 + j], s, 1e-5);
+            assert_true(hd->scaled[i * 3 + j] == hd->scores[i * 3 + j]); /* no scaling */
+        }
+    model_free(add_m);
+    /* names */
+    ScoreKind k;
+    int scale = 1;
+    AvError err;
+    assert_int_equal(score_parse("dot", &k, &scale, &err), 0);
+    assert_int_equal(scale, 0);
+    assert_string_equal(score_name(k, scale), "dot");
+    assert_int_equal(score_parse("scaled", &k, &scale, &err), 0);
+    assert_string_equal(score_name(k, scale), "scaled");
+    assert_int_equal(score_parse("euclid", &k, &scale, &err), -1);
+}
+
+static void test_tied_qk_symmetric(void **state) {
+    (void)state;
+    ModelConfig c = tu_config(16, 2, 4, 4);
+    c.tie_qk = 1;
+    Model *m = tu_model("Mary greeted Bob and Bob ignored Mary", &c);
+    int n = m->n_q;
+    for (int h = 0; h < 2; h++) {
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++) assert_true(m->head[h].scores[i * n + j] == m->head[h].scores[j * n + i]);
+        assert_true(m->head[h].asym == 0.0);
+        assert_memory_equal(m->head[h].q, m->head[h].k, sizeof(float) * (size_t)n * 4); /* K = X W_Q = Q */
+    }
+    AvError err;
+    c.tie_qk = 0;
+    assert_int_equal(model_set_config(m, &c, &err), 0);
+    assert_int_equal(m->stale, STAGE_PROJECT);
+    model_update(m, &err);
+    assert_true(m->head[0].asym > 0.1); /* "Bob" moves "saw" more than the reverse */
+    model_free(m);
+}
+
+static void pattern(const Model *m, const char *want) {
+    char got[128];
+    int k = 0;
+    for (int i = 0; i < m->n_q; i++) {
+        for (int j = 0; j < m->n_k; j++) got[k++] = m->allowed[i * m->n_k + j] ? '1' : '.';
+        got[k++] = '/';
+    }
+    got[k] = '\0';
+    assert_string_equal(got, want);
+}
+
+static void test_mask_kinds(void **state) {
+    (void)state;
+    ModelConfig c = tu_config(8, 1, 4, 4);
+    c.mask = MASK_WINDOW, c.window = 2;
+    Model *m = tu_model("a b c d e", &c);
+    pattern(m, "1..../11.../.11../..11./...11/");
+    AvError err;
+    c.mask = MASK_PREFIX, c.prefix = 3;
+    model_set_config(m, &c, &err), model_update(m, &err);
+    pattern(m, "111../111../111../1111./11111/");
+    c.prefix = 0;
+    model_set_config(m, &c, &err), model_update(m, &err);
+    pattern(m, "1..../11.../111../1111./11111/"); /* prefix 0 is causal */
+    c.mask = MASK_PADDING;
+    model_set_config(m, &c, &err);
+    assert_int_equal(model_set_pad(m, 2, &err), 0);
+    model_update(m, &err);
+    assert_int_equal(m->n_k, 7);
+    assert_string_equal(model_key_label(m, 6), "<pad>");
+    assert_int_equal(model_key_id(m, 5), model_key_id(m, 6)); /* one id for <pad> */
+    for (int i = 0; i < 7; i++) {
+        assert_int_equal(m->allowed[i * 7 + 5], 0);
+        assert_int_equal(m->allowed[i * 7 + 6], 0);
+        assert_int_equal(m->allowed[i * 7 + 4], 1);
+        assert_near(m->head[0].row_sums[i], 1.0, 1e-6);
+    }
+    model_free(m);
+    /* painted: toggled cells and a whole row */
+    c = tu_config(8, 1, 4, 4);
+    c.mask = MASK_PAINTED;
+    m = tu_model("a b c", &c);
+    pattern(m, "111/111/111/");
+    model_paint_toggle(m, 0, 1);
+    model_paint_toggle(m, 2, 0), model_paint_toggle(m, 2, 1), model_paint_toggle(m, 2, 2);
+    model_update(m, &err);
+    pattern(m, "1.1/111/.../");
+    /* a fully masked row: weights 0, sum 0, entropy 0 (the flag of the view) */
+    assert_int_equal(m->n_allowed[2], 0);
+    assert_true(m->head[0].row_sums[2] == 0.0);
+    for (int j = 0; j < 3; j++) assert_true(m->head[0].weights[2 * 3 + j] == 0.0f);
+    model_paint_clear(m);
+    model_update(m, &err);
+    pattern(m, "111/111/111/");
+    unsigned char grid[9] = {1, 0, 0, 1, 1, 0, 0, 0, 1};
+    assert_int_equal(model_set_painted(m, grid, 3, 3, &err), 0);
+    model_update(m, &err);
+    pattern(m, "1../11./..1/");
+    model_free(m);
+}
+
+static void test_mask_parse_and_grid(void **state) {
+    (void)state;
+    MaskKind k;
+    int w = 3, p = 2;
+    AvError err;
+    assert_int_equal(mask_parse("window:5", &k, &w, &p, &err), 0);
+    assert_int_equal(k, MASK_WINDOW);
+    assert_int_equal(w, 5);
+    assert_int_equal(mask_parse("prefix:0", &k, &w, &p, &err), 0);
+    assert_int_equal(p, 0);
+    assert_int_equal(mask_parse("window:0", &k, &w, &p, &err), -1);
+    assert_non_null(strstr(err.msg, "1..4096"));
+    assert_int_equal(mask_parse("window:x", &k, &w, &p, &err), -1);
+    assert_int_equal(mask_parse("diagonal", &k, &w, &p, &err), -1);
+    char buf[32];
+    mask_format(buf, sizeof buf, MASK_PREFIX, 3, 7);
+    assert_string_equal(buf, "prefix:7");
+    unsigned char *g;
+    const char *txt = "# a mask\n1 0 1\n\n0 1 1  # row 2\n";
+    assert_int_equal(mask_parse_grid(&g, 2, 3, txt, strlen(txt), "m.txt", &err), 0);
+    assert_int_equal(g[1], 0);
+    assert_int_equal(g[3], 0);
+    assert_int_equal(g[5], 1);
+    char *out = mask_format_grid(g, 2, 3);
+    assert_non_null(strstr(out, "1 0 1\n0 1 1\n"));
+    free(out);
+    free(g);
+    const char *bad = "1 0 1\n0 2 1\n";
+    assert_int_equal(mask_parse_grid(&g, 2, 3, bad, strlen(bad), "m.txt", &err), -1);
+    assert_non_null(strstr(err.msg, "m.txt:2:3: expected 0 or 1, found '2'"));
+    const char *short_row = "1 0\n0 1 1\n";
+    assert_int_equal(mask_parse_grid(&g, 2, 3, short_row, strlen(short_row), "m.txt", &err), -1);
+    assert_non_null(strstr(err.msg, "m.txt:1: 2 values, expected 3"));
+    assert_int_equal(mask_parse_grid(&g, 3, 3, txt, strlen(txt), "m.txt", &err), -1);
+    assert_non_null(strstr(err.msg, "2 rows, expected 3"));
+}
+
+static void test_cross_attention(void **state) {
+    (void)state;
+    ModelConfig c = tu_config(16, 2, 4, 4);
+    c.mask = MASK_CAUSAL;
+    Model *m = tu_model("Bob saw Mary", &c);
+    AvError err;
+    c.attn = ATTN_CROSS;
+    assert_int_equal(model_set_config(m, &c, &err), -1); /* no target yet */
+    assert_non_null(strstr(err.msg, "needs a target"));
+    assert_int_equal(model_set_target(m, "나는 밥을 봤다 .", strlen("나는 밥을 봤다 ."), &err), 0);
+    assert_int_equal(model_set_config(m, &c, &err), 0);
+    assert_int_equal(model_update(m, &err), 0);
+    assert_int_equal(m->n_q, 4); /* target tokens down the side */
+    assert_int_equal(m->n_k, 3); /* source tokens across */
+    assert_string_equal(model_query_label(m, 1), "밥을");
+    assert_string_equal(model_key_label(m, 2), "Mary");
+    /* the causal rule does not apply to cross-attention */
+    for (int i = 0; i < 12; i++) assert_int_equal(m->allowed[i], 1);
+    /* Q from the target's X, K from the source's X */
+    for (int p = 0; p < 4; p++) {
+        double s = 0;
+        for (int d = 0; d < 16; d++) s += (double)m->xq[1 * 16 + d] * m->head[1].wq[d * 4 + p];
+        assert_near(m->head[1].q[1 * 4 + p], s, 1e-5);
+        s = 0;
+        for (int d = 0; d < 16; d++) s += (double)m->x[2 * 16 + d] * m->head[1].wk[d * 4 + p];
+        assert_near(m->head[1].k[2 * 4 + p], s, 1e-5);
+    }
+    assert_int_equal(m->head[0].asym == 0.0, 1); /* not square: no asymmetry measured */
+    /* the same word has the same embedding on both sides */
+    assert_int_equal(model_set_target(m, "Mary saw", 8, &err), 0);
+    model_update(m, &err);
+    assert_memory_equal(m->xq, m->x + 2 * 16, 16 * sizeof(float));
+    /* causal self-attention on the target */
+    c.attn = ATTN_CAUSAL_SELF;
+    assert_int_equal(model_set_config(m, &c, &err), 0);
+    model_update(m, &err);
+    assert_int_equal(m->n_q, 2);
+    assert_int_equal(m->n_k, 2);
+    assert_int_equal(m->allowed[1], 0);
+    assert_string_equal(model_key_label(m, 0), "Mary");
+    /* removing the target falls back to self-attention on the sentence */
+    c.attn = ATTN_CROSS;
+    model_set_config(m, &c, &err);
+    assert_int_equal(model_set_target(m, NULL, 0, &err), 0);
+    assert_int_equal(m->cfg.attn, ATTN_SELF);
+    model_update(m, &err);
+    assert_int_equal(m->n_q, 3);
+    model_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_worked_example),
@@ -536,6 +778,11 @@ int main(void) {
         cmocka_unit_test(test_budget),
         cmocka_unit_test(test_text_errors_keep_state),
         cmocka_unit_test(test_zero_tokens),
+        cmocka_unit_test(test_score_kinds),
+        cmocka_unit_test(test_tied_qk_symmetric),
+        cmocka_unit_test(test_mask_kinds),
+        cmocka_unit_test(test_mask_parse_and_grid),
+        cmocka_unit_test(test_cross_attention),
     };
     return cmocka_run_group_tests_name("model", tests, NULL, NULL);
 }

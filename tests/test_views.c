@@ -76,6 +76,15 @@ static AppKey code(int c) {
     return k;
 }
 
+static void type(App *a, const char *s) {
+    for (const char *p = s; *p;) {
+        uint32_t cp;
+        int n = utf8_decode(p, strlen(p), &cp);
+        app_key(a, ch(cp));
+        p += n;
+    }
+}
+
 static Model *sample_model(const char *text) {
     ModelConfig c;
     model_config_default(&c);
@@ -229,7 +238,9 @@ static void test_status_and_title(void **state) {
     assert_non_null(strstr(line(s, 0), "d_model=64 heads=4 d_k=16 mask=none scale=on pos=none seed=42"));
     assert_non_null(strstr(line(s, 1), "head 1/4"));
     assert_non_null(strstr(line(s, 1), "weights"));
-    assert_non_null(strstr(line(s, 2), "Mary"));
+    assert_non_null(strstr(line(s, 2), "score=scaled attn=self")); /* the variants */
+    assert_non_null(strstr(line(s, 2), "3 tokens, words"));
+    assert_non_null(strstr(line(s, 3), "Mary"));
     assert_non_null(strstr(s, "1.000"));            /* the row sum */
     assert_non_null(strstr(line(s, 23), "q quit")); /* hints */
     free(s);
@@ -259,11 +270,11 @@ static void test_causal_zeros_and_sums(void **state) {
     App a;
     app_init(&a, m, TIER_NONE, 1, 1, NULL);
     app_key(&a, ch('m'));
-    char *s = render(&a, 100, 15); /* one screen row per query at this height */
+    char *s = render(&a, 100, 16); /* one screen row per query at this height */
     assert_non_null(strstr(line(s, 0), "mask=causal"));
     /* row i (line 3 + i): i + 1 allowed cells, then 6 - i masked ones drawn as 'x' */
     for (int i = 0; i < 7; i++) {
-        const char *r = line(s, 3 + i);
+        const char *r = line(s, 4 + i);
         int xs = 0;
         for (const char *p = r; *p; p++) xs += *p == 'x';
         assert_int_equal(xs, 6 - i);
@@ -345,6 +356,18 @@ static void test_keys_change_config(void **state) {
     app_key(&a, ch('m'));
     assert_int_equal(m->cfg.mask, MASK_CAUSAL);
     app_key(&a, ch('m'));
+    assert_int_equal(m->cfg.mask, MASK_WINDOW);
+    app_key(&a, ch(']'));
+    assert_int_equal(m->cfg.window, 4);
+    app_key(&a, ch('m'));
+    assert_int_equal(m->cfg.mask, MASK_PREFIX);
+    app_key(&a, ch('['));
+    assert_int_equal(m->cfg.prefix, 1);
+    app_key(&a, ch('m'));
+    assert_int_equal(m->cfg.mask, MASK_PADDING);
+    app_key(&a, ch('m'));
+    assert_int_equal(m->cfg.mask, MASK_PAINTED);
+    app_key(&a, ch('m'));
     assert_int_equal(m->cfg.mask, MASK_NONE);
     app_key(&a, ch('+'));
     assert_int_equal(m->cfg.d_k, 32);
@@ -366,6 +389,69 @@ static void test_keys_change_config(void **state) {
     app_key(&a, ch('t'));
     assert_int_equal(tok_preset(m->tokenizer), TOK_GPT2);
     assert_int_equal(m->stale, STAGE_NONE);
+    app_free(&a);
+    model_free(m);
+}
+
+/* Issue 6 keys: score kinds, tied Q/K, attention modes, the target, painting. */
+static void test_variant_keys(void **state) {
+    (void)state;
+    Model *m = sample_model("Bob saw Mary");
+    App a;
+    app_init(&a, m, TIER_NONE, 0, 1, NULL);
+    const char *names[] = {"dot", "cosine", "distance", "additive", "scaled"};
+    for (int i = 0; i < 5; i++) {
+        app_key(&a, ch('o'));
+        assert_string_equal(score_name(m->cfg.score, m->cfg.scale), names[i]);
+        char *s = render(&a, 100, 24);
+        char want[32];
+        snprintf(want, sizeof want, "score=%s", names[i]);
+        assert_non_null(strstr(s, want));
+        free(s);
+    }
+    /* tied: the raw scores are symmetric, the indicator says 0 */
+    assert_true(m->head[0].asym > 0.01);
+    app_key(&a, ch('T'));
+    assert_int_equal(m->cfg.tie_qk, 1);
+    assert_true(m->head[0].asym < 1e-5);
+    char *s = render(&a, 100, 24);
+    assert_non_null(strstr(s, "tie-qk"));
+    assert_non_null(strstr(s, "asym 0.00"));
+    free(s);
+    app_key(&a, ch('T'));
+    /* attention modes: cross needs a target */
+    app_key(&a, ch('x'));
+    assert_int_equal(m->cfg.attn, ATTN_CAUSAL_SELF);
+    assert_int_equal(m->cfg.mask, MASK_CAUSAL);
+    app_key(&a, ch('x'));
+    assert_int_equal(m->cfg.attn, ATTN_SELF); /* no target: cross refused */
+    assert_non_null(strstr(a.msg, "needs a target"));
+    app_key(&a, ch('E'));
+    type(&a, "나는 밥을 보았다 .\r");
+    assert_int_equal(m->target_tokens.n, 4);
+    app_key(&a, ch('x'));
+    app_key(&a, ch('x'));
+    assert_int_equal(m->cfg.attn, ATTN_CROSS);
+    assert_int_equal(m->n_q, 4);
+    assert_int_equal(m->n_k, 3);
+    s = render(&a, 100, 24);
+    assert_non_null(strstr(s, "attn=cross"));
+    assert_non_null(strstr(s, "4 x 3 tokens"));
+    assert_non_null(strstr(s, "밥을")); /* target tokens down the side */
+    free(s);
+    /* painting: M, then Space hides the cell under the cursor */
+    app_key(&a, ch('x')); /* back to self */
+    app_key(&a, ch('M'));
+    assert_int_equal(m->cfg.mask, MASK_PAINTED);
+    app_key(&a, code(KEY_RIGHT));
+    app_key(&a, ch(' '));
+    assert_int_equal(m->allowed[0 * m->n_k + 1], 0);
+    assert_true(m->head[0].weights[1] == 0.0f);
+    app_key(&a, ch('C'));
+    assert_int_equal(m->allowed[1], 1);
+    app_key(&a, ch('M'));
+    app_key(&a, ch(' '));
+    assert_non_null(strstr(a.msg, "M starts mask-edit mode"));
     app_free(&a);
     model_free(m);
 }
@@ -417,14 +503,6 @@ static void test_limits_say_why(void **state) {
     model_free(m);
 }
 
-static void type(App *a, const char *s) {
-    for (const char *p = s; *p;) {
-        uint32_t cp;
-        int n = utf8_decode(p, strlen(p), &cp);
-        app_key(a, ch(cp));
-        p += n;
-    }
-}
 
 static void test_prompts(void **state) {
     (void)state;
@@ -638,6 +716,7 @@ int main(void) {
         cmocka_unit_test(test_many_tokens_scroll),
         cmocka_unit_test(test_keys_change_config),
         cmocka_unit_test(test_heads_and_stages_recompute_nothing),
+        cmocka_unit_test(test_variant_keys),
         cmocka_unit_test(test_limits_say_why),
         cmocka_unit_test(test_prompts),
         cmocka_unit_test(test_help_lists_every_key),

@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Recompute every stage of an attnviz --dump=json from its own q, k, v in
-NumPy (float64) and compare: scores, scaling, mask, softmax, row sums, A V.
+NumPy (float64) and compare: scores (dot, cosine, distance; additive is taken
+from the dump), scaling, the mask (from its kind, or for padding and painted
+masks from the dump's nulls, checked against the <pad> tokens), softmax, row
+sums, entropy, largest weight and A V.
 
 Usage: verify_dump.py DUMP.json   (exit 0 when everything agrees to 1e-5)
 """
@@ -11,21 +14,62 @@ import sys
 import numpy as np
 
 
+def mask_of(cfg, n_q, n_k, tokens, given):
+    kind = cfg["mask"]
+    cross = cfg.get("attn") == "cross"
+    i = np.arange(n_q)[:, None]
+    j = np.arange(n_k)[None, :]
+    if cross and (kind == "causal" or kind.startswith("window") or kind.startswith("prefix")):
+        kind = "none"  # position rules do not apply to cross-attention
+    if kind == "none":
+        return np.ones((n_q, n_k), dtype=bool)
+    if kind == "causal":
+        return j <= i
+    if kind.startswith("window:"):
+        w = int(kind.split(":")[1])
+        return (j <= i) & (j > i - w)
+    if kind.startswith("prefix:"):
+        p = int(kind.split(":")[1])
+        return ((i < p) & (j < p)) | (j <= i)
+    if kind == "padding":
+        pad = cfg.get("pad", 0)
+        is_pad = np.array([t == "<pad>" and k >= n_k - pad for k, t in enumerate(tokens)])
+        return np.broadcast_to(~is_pad[None, :], (n_q, n_k))
+    return given  # painted: what the dump says
+
+
 def main(path):
     with open(path, encoding="utf-8") as f:
         d = json.load(f)
     cfg = d["config"]
+    kind = cfg.get("score", "scaled" if cfg["scale"] else "dot")
+    dk = cfg["d_k"]
     worst = 0.0
     for h, hd in enumerate(d["heads"]):
         q = np.array(hd["q"], dtype=np.float64)
         k = np.array(hd["k"], dtype=np.float64)
         v = np.array(hd["v"], dtype=np.float64)
         n_q, n_k = q.shape[0], k.shape[0]
-        s = q @ k.T
-        scaled = s / math.sqrt(cfg["d_k"]) if cfg["scale"] else s
-        allowed = np.ones((n_q, n_k), dtype=bool)
-        if cfg["mask"] == "causal":
-            allowed = np.tril(allowed)
+        if kind in ("dot", "scaled"):
+            s = q @ k.T
+        elif kind == "cosine":
+            qn = np.linalg.norm(q, axis=1)[:, None]
+            kn = np.linalg.norm(k, axis=1)[None, :]
+            s = np.where((qn > 0) & (kn > 0), (q @ k.T) / np.maximum(qn * kn, 1e-300), 0.0)
+        elif kind == "distance":
+            s = -((q[:, None, :] - k[None, :, :]) ** 2).sum(axis=2)
+        else:  # additive: its W1, W2, v are not in the dump; check the rest from its scores
+            s = np.array(hd["scores"], dtype=np.float64)
+        if cfg["scale"] and kind in ("dot", "scaled", "distance"):
+            scaled = s / math.sqrt(dk)
+        elif cfg["scale"] and kind == "cosine":
+            scaled = s * math.sqrt(dk)
+        else:
+            scaled = s
+        given = np.array([[x is not None for x in row] for row in hd["masked"]], dtype=bool).reshape(n_q, n_k)
+        allowed = mask_of(cfg, n_q, n_k, d["tokens"], given)
+        if not np.array_equal(given, allowed):
+            sys.exit(f"head {h}: the null entries of 'masked' are not the {cfg['mask']} mask")
         masked = np.where(allowed, scaled, -np.inf)
         a = np.zeros_like(masked)
         for i in range(n_q):
@@ -33,19 +77,21 @@ def main(path):
                 e = np.exp(masked[i] - masked[i][allowed[i]].max())
                 a[i] = e / e.sum()
         out = a @ v
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ent = -np.where(a > 0, a * np.log2(np.where(a > 0, a, 1)), 0).sum(axis=1)
         got = {k2: np.array(hd[k2], dtype=np.float64) for k2 in ("scores", "scaled", "weights", "output")}
-        got_masked = np.array([[np.nan if x is None else x for x in row] for row in hd["masked"]])
-        if not np.array_equal(np.isnan(got_masked), ~allowed):
-            sys.exit(f"head {h}: null entries of 'masked' are not the mask")
         checks = [
-            ("scores", got["scores"], s, 1e-5 * max(1.0, np.abs(s).max())),
-            ("scaled", got["scaled"], scaled, 1e-5 * max(1.0, np.abs(scaled).max())),
+            ("scores", got["scores"], s, 1e-5 * max(1.0, np.abs(s).max() if s.size else 1.0)),
+            ("scaled", got["scaled"], scaled, 1e-5 * max(1.0, np.abs(scaled).max() if s.size else 1.0)),
             ("weights", got["weights"], a, 1e-5),
             ("row_sums", np.array(hd["row_sums"]), a.sum(axis=1), 1e-5),
+            ("entropy", np.array(hd["entropy"]), ent, 1e-4),
+            ("max_weight", np.array(hd["max_weight"]), a.max(axis=1) if n_k else np.zeros(n_q), 1e-5),
         ]
         for name, g, want, tol in checks:
             err = np.abs(g - want).max() if g.size else 0.0
-            worst = max(worst, err if name != "scores" else 0.0)
+            if name == "weights":
+                worst = max(worst, err)
             if err > tol:
                 sys.exit(f"head {h}: {name} differs by {err:g} (tolerance {tol:g})")
         rel = np.abs(got["output"] - out).max() / max(1e-30, np.abs(out).max()) if out.size else 0.0
@@ -53,7 +99,11 @@ def main(path):
             sys.exit(f"head {h}: output differs by {rel:g} relative (tolerance 1e-4)")
         if (a[~allowed] != 0).any() or (got["weights"][~allowed] != 0).any():
             sys.exit(f"head {h}: a masked weight is not exactly 0")
-    print(f"ok {path}: {len(d['heads'])} heads, {len(d['tokens'])} tokens, worst weight error {worst:.2g}")
+        if cfg.get("tie_qk") and kind in ("dot", "scaled", "cosine") and n_q == n_k:
+            if np.abs(got["scores"] - got["scores"].T).max() > 1e-5 * max(1.0, np.abs(s).max()):
+                sys.exit(f"head {h}: tied Q and K but the raw scores are not symmetric")
+    print(f"ok {path}: {len(d['heads'])} heads, score {kind}, mask {cfg['mask']}, "
+          f"worst weight error {worst:.2g}")
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@
 #include "keymap.h"
 #include "readfile.h"
 
-static const char *const view_names[VIEW_KIND_COUNT] = {"heatmap", "heads", "pipeline"};
+static const char *const view_names[VIEW_KIND_COUNT] = {"heatmap", "heads", "pipeline", "gravity"};
 
 const char *app_view_name(ViewKind v) { return (unsigned)v < VIEW_KIND_COUNT ? view_names[v] : "?"; }
 
@@ -149,6 +149,9 @@ static void open_prompt(App *a, PromptKind kind) {
     size_t max = 16;
     if (kind == PROMPT_DK) {
         snprintf(init, sizeof init, "%d", a->m->cfg.d_k);
+    } else if (kind == PROMPT_TARGET) {
+        text = a->m->target ? a->m->target : "";
+        max = AV_MAX_INPUT_BYTES;
     } else {
         text = a->m->text;
         max = AV_MAX_INPUT_BYTES;
@@ -173,6 +176,16 @@ static void finish_prompt(App *a) {
             return;
         }
         set_dk(a, v);
+    } else if (kind == PROMPT_TARGET) {
+        AvError err = {{0}};
+        int none = a->edit.len == 0;
+        if (model_set_target(a->m, none ? NULL : a->edit.buf, a->edit.len, &err) || model_update(a->m, &err)) {
+            say(a, 1, "%s; the target stays as it was", err.msg);
+            return;
+        }
+        clamp_cursor(a);
+        if (none) say(a, 0, "no target sentence: self-attention only");
+        else say(a, 0, "target: %d tokens (x: cross-attention)", a->m->target_tokens.n);
     } else if (kind == PROMPT_TEXT) {
         AvError err = {{0}};
         if (model_set_text(a->m, a->edit.buf, a->edit.len, &err) || model_update(a->m, &err)) {
@@ -222,6 +235,29 @@ static int prompt_key(App *a, AppKey k) {
     default: break;
     }
     return 1;
+}
+
+/* W in mask-edit mode: the painted grid to --mask-file. */
+void app_save_mask(App *a) {
+    if (!a->mask_file) {
+        say(a, 1, "no --mask-file given: nowhere to write the mask");
+        return;
+    }
+    const Model *m = a->m;
+    unsigned char *grid = malloc((size_t)(m->n_q ? m->n_q : 1) * (size_t)(m->n_k ? m->n_k : 1));
+    char *text = NULL;
+    if (grid) {
+        for (int i = 0; i < m->n_q; i++)
+            for (int j = 0; j < m->n_k; j++) grid[(size_t)i * m->n_k + j] = (unsigned char)model_painted_at(m, i, j);
+        text = mask_format_grid(grid, m->n_q, m->n_k);
+    }
+    free(grid);
+    FILE *f = text ? fopen(a->mask_file, "w") : NULL;
+    int ok = f && fputs(text, f) >= 0;
+    if (f && fclose(f) != 0) ok = 0;
+    free(text);
+    if (ok) say(a, 0, "mask written to %s (%d x %d)", a->mask_file, m->n_q, m->n_k);
+    else say(a, 1, "cannot write the mask to %s", a->mask_file);
 }
 
 static void move_cursor(App *a, int di, int dj) {
@@ -308,11 +344,111 @@ int app_key(App *a, AppKey k) {
             a->doc_y = a->doc_x = 0;
         }
         break;
-    case ACT_MASK:
+    case ACT_MASK: {
         c.mask = (MaskKind)((c.mask + 1) % MASK_KIND_COUNT);
-        snprintf(done, sizeof done, "mask=%s", mask_name(c.mask));
+        char mk[32];
+        model_mask_name(&c, mk, sizeof mk);
+        const char *note = "";
+        if (!mask_applies(c.mask, m->q_target != m->k_target)) note = " (does not apply to cross-attention: all keys visible)";
+        else if (c.mask == MASK_PADDING && m->n_pad == 0) note = " (no <pad> tokens: start with --pad N)";
+        else if (c.mask == MASK_WINDOW || c.mask == MASK_PREFIX) note = " ([ and ] change it)";
+        else if (c.mask == MASK_PAINTED) note = " (M to paint it)";
+        snprintf(done, sizeof done, "mask=%s%s", mk, note);
         reconfigure(a, &c, done);
         break;
+    }
+    case ACT_MASK_PARAM_UP:
+    case ACT_MASK_PARAM_DOWN: {
+        int d = act == ACT_MASK_PARAM_UP ? 1 : -1;
+        if (c.mask == MASK_WINDOW) c.window += d;
+        else if (c.mask == MASK_PREFIX) c.prefix += d;
+        else {
+            say(a, 1, "[ and ] change the window or prefix mask (m chooses the mask)");
+            break;
+        }
+        char mk[32];
+        model_mask_name(&c, mk, sizeof mk);
+        snprintf(done, sizeof done, "mask=%s", mk);
+        reconfigure(a, &c, done);
+        break;
+    }
+    case ACT_SCORE: {
+        /* scaled -> dot -> cosine -> distance -> additive -> scaled */
+        if (c.score == SCORE_DOT && c.scale) c.scale = 0;
+        else if (c.score == SCORE_DOT) c.score = SCORE_COSINE, c.scale = 1;
+        else if (c.score == SCORE_COSINE) c.score = SCORE_DISTANCE;
+        else if (c.score == SCORE_DISTANCE) c.score = SCORE_ADDITIVE;
+        else c.score = SCORE_DOT, c.scale = 1;
+        static const char *const what[] = {"q.k", "q.k / (|q||k|), times sqrt(d_k) as temperature",
+                                           "-|q-k|^2, divided by sqrt(d_k)", "v^T tanh(W1 q + W2 k) (Bahdanau)"};
+        snprintf(done, sizeof done, "score=%s: %s", score_name(c.score, c.scale),
+                 c.score == SCORE_DOT ? (c.scale ? "q.k / sqrt(d_k)" : "q.k, not scaled") : what[c.score]);
+        reconfigure(a, &c, done);
+        break;
+    }
+    case ACT_TIE:
+        if (from_file(a)) break;
+        c.tie_qk = !c.tie_qk;
+        snprintf(done, sizeof done, c.tie_qk ? "Q and K tied (W_K = W_Q): the raw scores are symmetric"
+                                             : "Q and K untied: influence is not symmetric");
+        reconfigure(a, &c, done);
+        break;
+    case ACT_ATTN:
+        if (from_file(a)) break;
+        c.attn = (AttnMode)((c.attn + 1) % ATTN_MODE_COUNT);
+        int refused = c.attn == ATTN_CROSS && !m->target;
+        if (refused) c.attn = ATTN_SELF;
+        if (c.attn == ATTN_CAUSAL_SELF) c.mask = MASK_CAUSAL;
+        if (c.attn == ATTN_CROSS && !mask_applies(c.mask, 1)) c.mask = MASK_NONE;
+        snprintf(done, sizeof done, "attn=%s: %s", attn_mode_name(c.attn),
+                 c.attn == ATTN_SELF ? "encoder self-attention"
+                 : c.attn == ATTN_CAUSAL_SELF ? "masked decoder self-attention (causal)"
+                                              : "encoder-decoder: target queries, source keys and values");
+        if (c.attn != m->cfg.attn || c.mask != m->cfg.mask) reconfigure(a, &c, done);
+        if (refused) say(a, 1, "cross-attention needs a target sentence: press E to type one (or --target)");
+        break;
+    case ACT_TARGET:
+        if (from_file(a)) break;
+        open_prompt(a, PROMPT_TARGET);
+        break;
+    case ACT_PAINT_MODE:
+        a->painting = !a->painting;
+        if (a->painting) {
+            a->view = VIEW_HEATMAP;
+            a->shown = SHOW_WEIGHTS;
+            if (c.mask != MASK_PAINTED) {
+                c.mask = MASK_PAINTED;
+                reconfigure(a, &c, "");
+            }
+            say(a, 0, "mask-edit: Space hides/shows the cell, C clears, W writes %s, M ends",
+                a->mask_file ? a->mask_file : "(give --mask-file to save)");
+        } else {
+            say(a, 0, "mask-edit off (mask=painted stays; m for another mask)");
+        }
+        break;
+    case ACT_PAINT_TOGGLE:
+    case ACT_PAINT_CLEAR:
+    case ACT_PAINT_SAVE:
+        if (!a->painting) {
+            say(a, 1, "M starts mask-edit mode (Space, C and W paint, clear and save the mask)");
+            break;
+        }
+        if (act == ACT_PAINT_TOGGLE) {
+            model_paint_toggle(m, a->ci, a->cj);
+            say(a, 0, "cell (%d, %d) %s", a->ci, a->cj, model_painted_at(m, a->ci, a->cj) ? "shown" : "hidden");
+        } else if (act == ACT_PAINT_CLEAR) {
+            model_paint_clear(m);
+            say(a, 0, "painted mask cleared: every cell visible");
+        } else {
+            app_save_mask(a);
+        }
+        model_update(m, NULL);
+        break;
+    case ACT_GRAVITY:
+        if (a->view == VIEW_GRAVITY) a->gravity_all = !a->gravity_all;
+        a->view = VIEW_GRAVITY;
+        break;
+    case ACT_REDRAW: break;
     case ACT_SCALE:
         c.scale = !c.scale;
         if (c.scale)
@@ -385,7 +521,6 @@ int app_key(App *a, AppKey k) {
         next_shown(a);
         clamp_cursor(a);
         break;
-    case ACT_REDRAW: break;
     default:
         if (act >= ACT_HEAD_1 && act <= ACT_HEAD_9) {
             int h = act - ACT_HEAD_1;

@@ -18,7 +18,7 @@
 #define APP_MIN_W 80
 #define APP_MIN_H 24
 
-typedef enum { VIEW_HEATMAP, VIEW_HEADS, VIEW_PIPELINE, VIEW_KIND_COUNT } ViewKind;
+typedef enum { VIEW_HEATMAP, VIEW_HEADS, VIEW_PIPELINE, VIEW_GRAVITY, VIEW_KIND_COUNT } ViewKind;
 
 /* The stage the heatmap shows (v cycles). The first five belong to a head;
  * the others to the whole layer (not for a Q/K/V file; PE only when on). */
@@ -38,7 +38,7 @@ typedef enum {
 /* A full-screen page over the view: help, or the arithmetic of one cell. */
 typedef enum { OVERLAY_NONE, OVERLAY_HELP, OVERLAY_CELL } Overlay;
 
-typedef enum { PROMPT_NONE, PROMPT_DK, PROMPT_TEXT } PromptKind;
+typedef enum { PROMPT_NONE, PROMPT_DK, PROMPT_TEXT, PROMPT_TARGET } PromptKind;
 
 /* Where the last frame put the heatmap cells: for mouse clicks. */
 typedef struct {
@@ -68,6 +68,9 @@ typedef struct {
     int dv_follows_dk;   /* d_v was not given: it moves with d_k */
     const char *pattern; /* --pattern, included in the t cycle when given */
     int quit;
+    int painting;        /* mask-edit mode: Space toggles a cell */
+    const char *mask_file; /* --mask-file: where W writes the painted mask */
+    int gravity_all;     /* gravity view: all heads (Y) instead of the head shown */
     int enforce_min;     /* interactive: below APP_MIN_W x APP_MIN_H say so */
     HeatLayout layout;
 } App;
@@ -88,6 +91,9 @@ int app_key(App *a, AppKey k);
 /* A mouse event: press of button 1 at (y, x) moves the cursor to that cell;
  * wheel up/down (button 4/5) moves it by 3 rows. */
 void app_mouse(App *a, int y, int x, int button);
+
+/* Writes the painted mask to a->mask_file (W in mask-edit mode). */
+void app_save_mask(App *a);
 
 /* Draws the whole screen for the current view on cv. */
 void app_draw(App *a, Canvas *cv);

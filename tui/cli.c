@@ -10,7 +10,7 @@
 
 
 /* Views the TUI knows; --view is checked against this list. */
-static const char *const view_names[] = {"heatmap", "heads", "pipeline", NULL};
+static const char *const view_names[] = {"heatmap", "heads", "pipeline", "gravity", NULL};
 
 const char *cli_usage(void) {
     return "Usage: attnviz [OPTIONS] [TEXT...]\n"
@@ -28,8 +28,15 @@ const char *cli_usage(void) {
            "  -H, --heads N          number of heads, 1..64 (default 4)\n"
            "  -k, --d-k N            query/key width per head, 1..4096 (default d_model/heads)\n"
            "      --d-v N            value width per head, 1..4096 (default d_k)\n"
-           "  -m, --mask KIND        none | causal  (default none)\n"
-           "      --no-scale         scores are Q K^T, not divided by sqrt(d_k)\n"
+           "  -m, --mask KIND        none | causal | window:W | prefix:P | padding | painted\n"
+           "                         (default none; W 1..4096, P 0..4096)\n"
+           "      --mask-file FILE   the painted mask: rows of 0/1 (1 = visible); W writes it\n"
+           "      --pad N            N <pad> tokens after the sentence, 0..4096 (mask padding hides them)\n"
+           "      --score KIND       scaled | dot | cosine | distance | additive  (default scaled)\n"
+           "      --no-scale         no scaling of the scores (score dot: Q K^T, not / sqrt(d_k))\n"
+           "      --tie-qk           W_K = W_Q: the scores turn symmetric\n"
+           "      --target TEXT      a second sentence: queries of cross-attention\n"
+           "      --attn MODE        self | causal-self | cross  (default self)\n"
            "      --pos KIND         none | sinusoidal positional encoding (default none)\n"
            "  -s, --seed N           seed of every random number, 0..2^64-1 (default 42)\n"
            "\n"
@@ -37,7 +44,7 @@ const char *cli_usage(void) {
            "      --dump[=FORMAT]    print every stage and exit: text (default) | json | csv\n"
            "      --once             draw the view once on standard output and exit\n"
            "      --width N          width for --once, 20..1000 (default: terminal, COLUMNS or 80)\n"
-           "      --view NAME        view to start in: heatmap | heads | pipeline  (default heatmap)\n"
+           "      --view NAME        view to start in: heatmap | heads | pipeline | gravity\n"
            "      --no-mouse         leave the mouse to the terminal (text selection)\n"
            "      --color WHEN       auto | always | never  (default auto; NO_COLOR set = never)\n"
            "      --ascii            ASCII glyphs only\n"
@@ -88,6 +95,12 @@ enum {
     OPT_NO_MOUSE,
     OPT_COLOR,
     OPT_ASCII,
+    OPT_SCORE,
+    OPT_TIE,
+    OPT_TARGET,
+    OPT_ATTN,
+    OPT_PAD,
+    OPT_MASK_FILE,
 };
 
 static const struct option long_options[] = {
@@ -111,6 +124,12 @@ static const struct option long_options[] = {
     {"color", required_argument, NULL, OPT_COLOR},
     {"colour", required_argument, NULL, OPT_COLOR},
     {"ascii", no_argument, NULL, OPT_ASCII},
+    {"score", required_argument, NULL, OPT_SCORE},
+    {"tie-qk", no_argument, NULL, OPT_TIE},
+    {"target", required_argument, NULL, OPT_TARGET},
+    {"attn", required_argument, NULL, OPT_ATTN},
+    {"pad", required_argument, NULL, OPT_PAD},
+    {"mask-file", required_argument, NULL, OPT_MASK_FILE},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -146,6 +165,7 @@ int cli_parse(CliOptions *o, int argc, char **argv, AvError *err) {
     o->mouse = 1;
     o->color = COLOR_AUTO;
     int dmodel_given = 0, heads_given = 0, seed_given = 0, tok_given = 0;
+    int score_scale = -1; /* --score dot / scaled set the scaling; -1: not given */
     long v;
     optind = 0; /* GNU: restart scanning, so that the parser can run more than once */
     opterr = 0; /* our own messages */
@@ -170,8 +190,25 @@ int cli_parse(CliOptions *o, int argc, char **argv, AvError *err) {
             o->cfg.d_v = (int)v, o->dv_given = 1;
             break;
         case 'm':
-            if (mask_parse(optarg, &o->cfg.mask, err)) return av_error_prefix(err, "--mask");
+            if (mask_parse(optarg, &o->cfg.mask, &o->cfg.window, &o->cfg.prefix, err)) return av_error_prefix(err, "--mask");
+            o->mask_given = 1;
             break;
+        case OPT_SCORE: {
+            int scale = o->cfg.scale;
+            if (score_parse(optarg, &o->cfg.score, &scale, err)) return av_error_prefix(err, "--score");
+            if (strcmp(optarg, "dot") == 0 || strcmp(optarg, "scaled") == 0) score_scale = scale;
+            break;
+        }
+        case OPT_TIE: o->cfg.tie_qk = 1; break;
+        case OPT_TARGET: o->target = optarg; break;
+        case OPT_ATTN:
+            if (attn_mode_parse(optarg, &o->cfg.attn, err)) return av_error_prefix(err, "--attn");
+            break;
+        case OPT_PAD:
+            if (cli_parse_int(optarg, 0, TOK_MAX_TOKENS, "--pad", &v, err)) return -1;
+            o->pad = (int)v;
+            break;
+        case OPT_MASK_FILE: o->mask_file = optarg; break;
         case OPT_NO_SCALE: o->cfg.scale = 0; break;
         case OPT_POS:
             if (pos_parse(optarg, &o->cfg.pos, err)) return av_error_prefix(err, "--pos");
@@ -246,6 +283,16 @@ int cli_parse(CliOptions *o, int argc, char **argv, AvError *err) {
         return av_errorf(err, "--qkv: the file gives Q, K and V; --d-model, --heads, --d-k, --d-v, "
                               "--pos, --seed, --tokenizer and --pattern do not apply");
     if (o->pattern) o->tokenizer = TOK_CUSTOM;
+    if (score_scale == 1 && !o->cfg.scale)
+        return av_errorf(err, "--score scaled and --no-scale: choose one");
+    if (score_scale == 0) o->cfg.scale = 0;
+    if (o->qkv_file && (o->target || o->pad || o->cfg.tie_qk || o->cfg.attn != ATTN_SELF))
+        return av_errorf(err, "--qkv: --target, --pad, --tie-qk and --attn need a sentence, not a Q/K/V file");
+    if (o->cfg.attn == ATTN_CROSS && !o->target)
+        return av_errorf(err, "--attn cross: needs a target sentence (--target TEXT)");
+    if (o->target && o->target[0] == '\0') return av_errorf(err, "--target: the sentence is empty");
+    if (o->mask_file && !o->mask_given) o->cfg.mask = MASK_PAINTED;
+    if (o->cfg.attn == ATTN_CAUSAL_SELF && !o->mask_given) o->cfg.mask = MASK_CAUSAL;
     if (o->dump && o->once) return av_errorf(err, "--dump and --once: choose one");
     if (!o->dk_given) {
         o->cfg.d_k = o->cfg.d_model / o->cfg.heads;

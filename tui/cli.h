@@ -22,6 +22,10 @@ typedef struct {
     char *text;             /* TEXT arguments joined by spaces (owned), or NULL */
     const char *file;       /* -f FILE ("-" is stdin), or NULL */
     const char *qkv_file;   /* --qkv FILE, or NULL */
+    const char *target;     /* --target TEXT, or NULL */
+    const char *mask_file;  /* --mask-file FILE, or NULL */
+    int pad;                /* --pad N */
+    int mask_given;         /* --mask was on the command line */
     TokPreset tokenizer;
     const char *pattern;    /* --pattern REGEX, or NULL */
     int dump;               /* --dump given */

@@ -145,7 +145,9 @@ static int pipeline_blocks(const App *a, Block *out, int max) {
     else snprintf(t, sizeof t, "S' = S (scaling off)");
     ADD(t, hd->scaled, m->n_q, m->n_k, 1, ROWS_QUERIES, LABELS_KEYS);
     if (c->mask != MASK_NONE) {
-        snprintf(t, sizeof t, "M = mask(S'), %s", mask_name(c->mask));
+        char mk[32];
+        model_mask_name(c, mk, sizeof mk);
+        snprintf(t, sizeof t, "M = mask(S'), %s", mk);
         ADD(t, hd->masked, m->n_q, m->n_k, 1, ROWS_QUERIES, LABELS_KEYS);
         out[n - 1].sm.can_mask = 1;
     }
@@ -335,9 +337,11 @@ static int draw_attention_cell(const App *a, Canvas *doc) {
     else
         snprintf(buf, sizeof buf, "scaled score  s = %.4f   (scaling off: s is the raw score)", d.scaled);
     cv_text(doc, y++, 0, buf, W, style_plain());
-    if (d.allowed) snprintf(buf, sizeof buf, "mask          %s: key %d is visible to query %d -> allowed", mask_name(c->mask), j, i);
-    else snprintf(buf, sizeof buf, "mask          %s: key %d is after query %d -> masked: score %s, weight 0",
-                  mask_name(c->mask), j, i, g->neg_inf);
+    char mk[32];
+    model_mask_name(c, mk, sizeof mk);
+    if (d.allowed) snprintf(buf, sizeof buf, "mask          %s: key %d is visible to query %d -> allowed", mk, j, i);
+    else snprintf(buf, sizeof buf, "mask          %s: key %d is hidden from query %d -> masked: score %s, weight 0", mk,
+                  j, i, g->neg_inf);
     cv_text(doc, y++, 0, buf, W, d.allowed ? style_plain() : style_attr(ST_BOLD));
     if (d.row_allowed > 0) {
         snprintf(buf, sizeof buf, "exp(s %s max) exp(%.4f %s %.4f) = %.6f   (max: largest allowed s of the row)",

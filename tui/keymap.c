@@ -44,6 +44,17 @@ const KeyBinding keymap[] = {
     {{'e', 0}, "e", NULL, ACT_EDIT, "edit the sentence", "e edit", 12},
     {{'t', 0}, "t", NULL, ACT_TOKENIZER, "next tokenizer preset (words, gpt2, chars)", "t tok", 14},
     {{'v', 0}, "v", NULL, ACT_STAGE, "next stage shown (weights, raw scores, scaled, masked, output)", "v stage", 4},
+    {{'o', 0}, "o", NULL, ACT_SCORE, "next score kind: scaled, dot, cosine, distance, additive", "o score", 16},
+    {{'T', 0}, "T", NULL, ACT_TIE, "tie Q and K (W_K = W_Q): the scores turn symmetric", "T tie", 19},
+    {{'x', 0}, "x", NULL, ACT_ATTN, "next attention: self, causal-self (decoder), cross (encoder-decoder)", "x attn", 17},
+    {{'E', 0}, "E", NULL, ACT_TARGET, "edit the target sentence (of cross-attention)", NULL, 99},
+    {{']', 0}, "]", NULL, ACT_MASK_PARAM_UP, "window W or prefix P one more", NULL, 99},
+    {{'[', 0}, "[", NULL, ACT_MASK_PARAM_DOWN, "window W or prefix P one less", NULL, 99},
+    {{'M', 0}, "M", NULL, ACT_PAINT_MODE, "mask-edit mode on/off: paint the mask by hand", "M paint", 18},
+    {{' ', 0}, "Space", NULL, ACT_PAINT_TOGGLE, "in mask-edit mode: hide or show the cell under the cursor", NULL, 99},
+    {{'C', 0}, "C", NULL, ACT_PAINT_CLEAR, "in mask-edit mode: clear the painted mask (all visible)", NULL, 99},
+    {{'W', 0}, "W", NULL, ACT_PAINT_SAVE, "in mask-edit mode: write the painted mask to the --mask-file", NULL, 99},
+    {{'g', 0}, "g", NULL, ACT_GRAVITY, "word gravity: tokens pulled by attention, in 2-D", "g gravity", 20},
     {{CTRL('l'), 0}, "Ctrl-L", NULL, ACT_REDRAW, "redraw the screen", NULL, 99},
 };
 

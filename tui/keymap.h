@@ -37,6 +37,17 @@ typedef enum {
     ACT_TOKENIZER,
     ACT_STAGE,
     ACT_REDRAW,
+    ACT_SCORE,       /* next score kind */
+    ACT_TIE,         /* tie Q and K */
+    ACT_ATTN,        /* next attention mode */
+    ACT_TARGET,      /* edit the target sentence */
+    ACT_MASK_PARAM_UP,
+    ACT_MASK_PARAM_DOWN,
+    ACT_PAINT_MODE,  /* mask-edit mode on/off */
+    ACT_PAINT_TOGGLE,
+    ACT_PAINT_CLEAR,
+    ACT_PAINT_SAVE,
+    ACT_GRAVITY,
     ACT_COUNT
 } Action;
 

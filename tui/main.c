@@ -30,6 +30,23 @@ static void print_error(const char *msg) {
     free(e);
 }
 
+/* --mask-file: the painted mask, one row per query and one value per key.
+ * A file that does not exist yet is fine: W will create it. */
+static int load_mask_file(Model *m, const CliOptions *o, AvError *err) {
+    if (!o->mask_file) return 0;
+    if (access(o->mask_file, F_OK) != 0) return 0;
+    char *buf;
+    size_t len;
+    if (av_read_file(o->mask_file, AV_MAX_INPUT_BYTES, &buf, &len, err)) return av_error_prefix(err, "--mask-file");
+    unsigned char *grid;
+    int rc = mask_parse_grid(&grid, m->n_q, m->n_k, buf, len, o->mask_file, err);
+    free(buf);
+    if (rc) return av_error_prefix(err, "--mask-file");
+    rc = model_set_painted(m, grid, m->n_q, m->n_k, err);
+    free(grid);
+    return rc;
+}
+
 /* Builds the model the options describe. Returns 0, or -1 with err set. */
 static int build_model(Model *m, const CliOptions *o, AvError *err) {
     if (o->qkv_file) {
@@ -40,13 +57,20 @@ static int build_model(Model *m, const CliOptions *o, AvError *err) {
         if (rc) return av_error_prefix(err, "--qkv %s", o->qkv_file);
         ModelConfig c = m->cfg;
         c.mask = o->cfg.mask;
+        c.window = o->cfg.window;
+        c.prefix = o->cfg.prefix;
+        c.score = o->cfg.score;
         c.scale = o->cfg.scale;
-        return model_set_config(m, &c, err);
+        if (model_set_config(m, &c, err)) return -1;
+        return load_mask_file(m, o, err);
     }
     if (o->tokenizer != TOK_WORDS || o->pattern) {
         if (model_set_tokenizer(m, o->tokenizer, o->pattern, err)) return -1;
     }
-    if (model_set_config(m, &o->cfg, err)) return -1;
+    /* The attention mode last: cross-attention needs the target first. */
+    ModelConfig first = o->cfg;
+    first.attn = ATTN_SELF;
+    if (model_set_config(m, &first, err)) return -1;
     if (o->file) {
         char *buf;
         size_t len;
@@ -56,11 +80,14 @@ static int build_model(Model *m, const CliOptions *o, AvError *err) {
         int rc = model_set_text(m, buf, len, err);
         free(buf);
         if (rc) return av_error_prefix(err, "%s", o->file);
-        return 0;
+    } else {
+        const char *text = o->text ? o->text : CLI_DEFAULT_TEXT;
+        if (model_set_text(m, text, strlen(text), err)) return av_error_prefix(err, "TEXT");
     }
-    const char *text = o->text ? o->text : CLI_DEFAULT_TEXT;
-    if (model_set_text(m, text, strlen(text), err)) return av_error_prefix(err, "TEXT");
-    return 0;
+    if (o->target && model_set_target(m, o->target, strlen(o->target), err)) return av_error_prefix(err, "--target");
+    if (o->pad && model_set_pad(m, o->pad, err)) return av_error_prefix(err, "--pad");
+    if (model_set_config(m, &o->cfg, err)) return -1;
+    return load_mask_file(m, o, err);
 }
 
 /* attnviz needs UTF-8 to measure and draw its labels. In a locale that is not
@@ -156,6 +183,7 @@ int main(int argc, char **argv) {
     } else {
         App app;
         app_init(&app, m, TIER_NONE, opt.ascii || forced_utf8, !opt.dv_given, opt.pattern);
+        app.mask_file = opt.mask_file;
         if (opt.view) app_view_parse(opt.view, &app.view);
         if (opt.once) {
             app.tier = once_tier(&opt);

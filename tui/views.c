@@ -22,7 +22,7 @@
 #include "text.h"
 #include "utf8.h"
 
-enum { TOP_LINES = 2, BOTTOM_LINES = 5, MAX_LABEL = 16, MAX_CELL_W = 12 };
+enum { TOP_LINES = 3, BOTTOM_LINES = 5, MAX_LABEL = 16, MAX_CELL_W = 12 };
 
 static const Glyphs glyphs_unicode = {"…", "·", "!", "Σ", "→", "√", "−∞", "·", "×", "␣", "ᵀ",
                                       "−", "÷", "│", "█", "H̄", "⊙"};
@@ -109,7 +109,12 @@ static const char *stage_title(const App *a, char *buf, size_t cap) {
     case SHOW_WEIGHTS: snprintf(buf, cap, "weights A = softmax(QK%s%s, mask)", g->transpose, c->scale ? div : ""); break;
     case SHOW_SCORES: snprintf(buf, cap, "raw scores S = QK%s (before scaling)", g->transpose); break;
     case SHOW_SCALED: snprintf(buf, cap, "scaled scores S' = QK%s%s", g->transpose, div); break;
-    case SHOW_MASKED: snprintf(buf, cap, "masked scores: S' with %s where mask=%s forbids", g->neg_inf, mask_name(c->mask)); break;
+    case SHOW_MASKED: {
+        char mk[32];
+        model_mask_name(c, mk, sizeof mk);
+        snprintf(buf, cap, "masked scores: S' with %s where mask=%s forbids", g->neg_inf, mk);
+        break;
+    }
     case SHOW_OUTPUT: snprintf(buf, cap, "output O = A V  (%d, %d)", m->n_q, c->d_v); break;
     case SHOW_X:
         if (c->pos == POS_NONE) snprintf(buf, cap, "X = E: token embeddings, no positional encoding  (%d, %d)", m->n_k, c->d_model);
@@ -278,27 +283,59 @@ void view_cell(const App *a, Canvas *cv, int y, int x, int cw, int ch, const Sho
 // ----------------------------------------------------------------------------
 // status, title, legend, inspector, message, hints
 
+/* "score=scaled attn=self" and, when on, "tie-qk" and "pad=N". */
+static void status_extras(const App *a, char *buf, size_t cap) {
+    const Model *m = a->m;
+    const ModelConfig *c = &m->cfg;
+    int n = snprintf(buf, cap, "score=%s", score_name(c->score, c->scale));
+    if (m->source == SOURCE_TEXT) n += snprintf(buf + n, cap - (size_t)n, " attn=%s", attn_mode_name(c->attn));
+    if (c->tie_qk) n += snprintf(buf + n, cap - (size_t)n, " tie-qk");
+    if (m->n_pad) snprintf(buf + n, cap - (size_t)n, " pad=%d", m->n_pad);
+}
+
 static void draw_status(const App *a, Canvas *cv) {
     const Model *m = a->m;
     const ModelConfig *c = &m->cfg;
-    char buf[256], dv[32] = "";
+    char buf[256], dv[32] = "", mk[32];
     if (c->d_v != c->d_k) snprintf(dv, sizeof dv, " d_v=%d", c->d_v);
+    model_mask_name(c, mk, sizeof mk);
     if (m->source == SOURCE_QKV)
-        snprintf(buf, sizeof buf, "d_model=- heads=1 d_k=%d%s mask=%s scale=%s pos=none seed=-", c->d_k, dv,
-                 mask_name(c->mask), c->scale ? "on" : "off");
+        snprintf(buf, sizeof buf, "d_model=- heads=1 d_k=%d%s mask=%s scale=%s pos=none seed=-", c->d_k, dv, mk,
+                 c->scale ? "on" : "off");
     else
         snprintf(buf, sizeof buf, "d_model=%d heads=%d d_k=%d%s mask=%s scale=%s pos=%s seed=%llu", c->d_model,
-                 c->heads, c->d_k, dv, mask_name(c->mask), c->scale ? "on" : "off", pos_name(c->pos),
-                 (unsigned long long)c->seed);
+                 c->heads, c->d_k, dv, mk, c->scale ? "on" : "off", pos_name(c->pos), (unsigned long long)c->seed);
     Style st = style_attr(ST_REVERSE);
     cv_fill(cv, 0, 0, cv->w, " ", st);
     cv_text(cv, 0, 0, buf, cv->w, st);
-    /* Right end: tokens and tokenizer, when there is room. */
-    char right[96];
-    if (m->source == SOURCE_QKV) snprintf(right, sizeof right, "%d x %d from file ", m->n_q, m->n_k);
-    else snprintf(right, sizeof right, "%d tokens, %s ", m->n_q, tok_preset_name(tok_preset(m->tokenizer)));
-    int used = text_width(buf, strlen(buf)), rw = (int)strlen(right);
-    if (used + 2 + rw <= cv->w) cv_text(cv, 0, cv->w - rw, right, rw, st);
+}
+
+/* The size of the input: "11 tokens, words". */
+static void token_count(const App *a, char *buf, size_t cap) {
+    const Model *m = a->m;
+    if (m->source == SOURCE_QKV) snprintf(buf, cap, "%d x %d from file", m->n_q, m->n_k);
+    else if (m->q_target != m->k_target)
+        snprintf(buf, cap, "%d x %d tokens, %s", m->n_q, m->n_k, tok_preset_name(tok_preset(m->tokenizer)));
+    else snprintf(buf, cap, "%d tokens, %s", m->n_q, tok_preset_name(tok_preset(m->tokenizer)));
+}
+
+/* Line 2: the variants (score, attention, tie, pads), the size, and for the
+ * head shown its saturation (mean entropy against its maximum) and the
+ * asymmetry of its raw scores (0 when Q and K are tied). */
+static void draw_info(const App *a, Canvas *cv) {
+    const Model *m = a->m;
+    char buf[256];
+    status_extras(a, buf, sizeof buf);
+    int x = cv_text(cv, 2, 0, buf, cv->w, style_plain());
+    token_count(a, buf, sizeof buf);
+    x += 3 + cv_text(cv, 2, x + 3, buf, cv->w - x - 3, style_attr(ST_DIM));
+    if (a->view == VIEW_PIPELINE || m->n_q == 0) return;
+    double mean, max;
+    model_mean_entropy(m, a->head, &mean, &max);
+    int n = snprintf(buf, sizeof buf, "%s %.2f of %.2f bits", G(a)->mean_h, mean, max);
+    if (m->n_q == m->n_k) snprintf(buf + n, sizeof buf - (size_t)n, "   asym %.2f", m->head[a->head].asym);
+    int w = text_width(buf, strlen(buf));
+    if (x + 3 + w <= cv->w) cv_text(cv, 2, cv->w - w, buf, w, style_plain());
 }
 
 static void draw_title(const App *a, Canvas *cv) {
@@ -313,15 +350,7 @@ static void draw_title(const App *a, Canvas *cv) {
                  a->head + 1, m->cfg.heads);
     else
         snprintf(buf, sizeof buf, "head %d/%d  %s", a->head + 1, m->cfg.heads, stage);
-    int x = cv_text(cv, 1, 0, buf, cv->w, style_attr(ST_BOLD));
-    /* Saturation of the head: its mean row entropy against the largest possible. */
-    if (a->view != VIEW_PIPELINE && a->shown <= SHOW_OUTPUT && m->n_q > 0) {
-        double mean, max;
-        model_mean_entropy(m, a->head, &mean, &max);
-        snprintf(buf, sizeof buf, "%s %.2f of %.2f bits", G(a)->mean_h, mean, max);
-        int w = text_width(buf, strlen(buf));
-        if (x + 3 + w <= cv->w) cv_text(cv, 1, cv->w - w, buf, w, style_plain());
-    }
+    cv_text(cv, 1, 0, buf, cv->w, style_attr(ST_BOLD));
 }
 
 static void swatch(const App *a, Canvas *cv, int y, int x, double t, int is_signed) {
@@ -417,17 +446,27 @@ static void draw_inspector(const App *a, Canvas *cv, int y) {
         view_klabel(a, k, sizeof k, j, 20);
         CellDetail d;
         model_cell_detail(m, a->head, i, j, &d);
-        char div[64], root[24];
-        if (c->scale) snprintf(div, sizeof div, "%s%s = %.4f", g->div, view_sqrt(a, c->d_k, root, sizeof root), d.scaled);
-        else snprintf(div, sizeof div, "(scaling off) = %.4f", d.scaled);
+        char div[64], root[24], raw[96];
+        view_sqrt(a, c->d_k, root, sizeof root);
+        if (d.divisor == 1.0) snprintf(div, sizeof div, "(no scaling) = %.4f", d.scaled);
+        else if (c->score == SCORE_COSINE) snprintf(div, sizeof div, "%s%s = %.4f", g->times, root, d.scaled);
+        else snprintf(div, sizeof div, "%s%s = %.4f", g->div, root, d.scaled);
+        switch (c->score) {
+        case SCORE_COSINE: snprintf(raw, sizeof raw, "cos = q%sk/(|q||k|) = %.4f", g->dot, d.raw); break;
+        case SCORE_DISTANCE: snprintf(raw, sizeof raw, "%s|q%sk|%s = %.4f", g->minus, g->minus, a->ascii ? "^2" : "²", d.raw); break;
+        case SCORE_ADDITIVE: snprintf(raw, sizeof raw, "v%stanh(W1q+W2k) = %.4f", g->transpose, d.raw); break;
+        default: snprintf(raw, sizeof raw, "raw q%sk = %.4f", g->dot, d.raw); break;
+        }
         const char *why = "allowed";
         char whybuf[64];
         if (!d.allowed) {
-            if (c->mask == MASK_CAUSAL) snprintf(whybuf, sizeof whybuf, "masked: key %d is after query %d", j, i);
-            else snprintf(whybuf, sizeof whybuf, "masked");
+            if (c->mask == MASK_CAUSAL || c->mask == MASK_WINDOW || c->mask == MASK_PREFIX)
+                snprintf(whybuf, sizeof whybuf, "masked: key %d hidden from query %d", j, i);
+            else if (c->mask == MASK_PADDING) snprintf(whybuf, sizeof whybuf, "masked: a <pad> key");
+            else snprintf(whybuf, sizeof whybuf, "masked (painted)");
             why = whybuf;
         }
-        snprintf(l1, sizeof l1, "%s[%d] %s %s[%d]  %s   raw q%sk = %.4f   %s", q, i, g->arrow, k, j, why, g->dot, d.raw, div);
+        snprintf(l1, sizeof l1, "%s[%d] %s %s[%d]  %s   %s   %s", q, i, g->arrow, k, j, why, raw, div);
         if (d.allowed)
             snprintf(l2, sizeof l2, "exp(%.4f %s max %.4f) = %.4f   %s %s %.4f   = weight %.4f", d.scaled,
                      g->minus, d.row_max, d.exp, g->div, g->sigma, d.denom, d.weight);
@@ -763,6 +802,7 @@ void app_draw(App *a, Canvas *cv) {
     }
     draw_status(a, cv);
     draw_title(a, cv);
+    draw_info(a, cv);
     if (a->m->n_q == 0 || a->m->n_k == 0) {
         cv_text(cv, TOP_LINES + 1, 2, "no tokens: the sentence is empty or only spaces (press e to edit it)", cv->w - 2,
                 style_attr(ST_BOLD));

@@ -102,13 +102,38 @@ static void check_list(const TokenList *l, const char *text, size_t len, int max
     free(first);
 }
 
+/* What each preset promises about the text between its tokens: gpt2's
+ * alternatives match every character, so its tokens tile the text (the
+ * pre-tokenizer is lossless); words and chars drop whitespace only, so no token
+ * of theirs starts with ASCII whitespace. */
+static void check_preset(const TokenList *l, TokPreset p, size_t len, int max_tokens) {
+    if (p == TOK_GPT2) {
+        if (l->n == max_tokens) return; /* may have stopped early: checked by the caller */
+        size_t at = 0;
+        for (int i = 0; i < l->n; i++) {
+            FUZZ_CHECK(l->tok[i].offset == at, "gpt2: token %d starts at %zu, the previous ended at %zu", i,
+                       l->tok[i].offset, at);
+            at += l->tok[i].len;
+        }
+        FUZZ_CHECK(at == len, "gpt2: tokens end at %zu of %zu bytes", at, len);
+    } else if (p == TOK_WORDS || p == TOK_CHARS) {
+        for (int i = 0; i < l->n; i++)
+            FUZZ_CHECK(!(l->tok[i].text[0] && strchr(" \t\n\v\f\r", l->tok[i].text[0])), "%s: token %d starts with whitespace 0x%02X",
+                       tok_preset_name(p), i, (unsigned char)l->tok[i].text[0]);
+    }
+}
+
 static void split_and_check(Tokenizer *t, const char *text, size_t len, int max_tokens,
                             const char *who) {
     TokenList out;
     AvError err = {{0}};
     memset(&out, 0xA5, sizeof out); /* tok_split must initialise it */
-    if (tok_split(t, text, len, max_tokens, &out, &err) == 0) check_list(&out, text, len, max_tokens, who);
-    else check_error(&err, &out, who);
+    if (tok_split(t, text, len, max_tokens, &out, &err) == 0) {
+        check_list(&out, text, len, max_tokens, who);
+        check_preset(&out, tok_preset(t), len, max_tokens);
+    } else {
+        check_error(&err, &out, who);
+    }
     tok_list_free(&out);
     FUZZ_CHECK(out.n == 0 && out.tok == NULL, "tok_list_free left the list non-empty");
 }

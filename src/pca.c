@@ -1,0 +1,250 @@
+/* pca.c - the two leading principal axes by power iteration with deflation;
+ * the method is described in pca.h. */
+#include "pca.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Fractional part of the golden ratio: the step of the start vector's ripple. */
+#define PCA_WEYL 0.6180339887498949
+
+void pca_mean(float *out_mean, const float *x, int n, int d) {
+    for (int j = 0; j < d; j++) {
+        double s = 0;
+        for (int i = 0; i < n; i++)
+            s += x[(size_t)i * d + j];
+        out_mean[j] = n > 0 ? (float)(s / n) : 0.0f;
+    }
+}
+
+double pca_total_variance(const float *x, const float *mean, int n, int d) {
+    if (n < 2) return 0;
+    double ss = 0;
+    for (int i = 0; i < n; i++) {
+        const float *row = x + (size_t)i * d;
+        for (int j = 0; j < d; j++) {
+            double c = (double)row[j] - mean[j];
+            ss += c * c;
+        }
+    }
+    return ss / (n - 1);
+}
+
+void pca_project(float *out, const float *x, const float *mean, const float *axes, int n, int d) {
+    for (int i = 0; i < n; i++) {
+        const float *row = x + (size_t)i * d;
+        double p0 = 0, p1 = 0;
+        for (int j = 0; j < d; j++) {
+            double c = (double)row[j] - mean[j];
+            p0 += c * axes[j];
+            p1 += c * axes[d + j];
+        }
+        out[2 * i] = (float)p0;
+        out[2 * i + 1] = (float)p1;
+    }
+}
+
+// ----------------------------------------------------------------------------
+// power iteration
+
+/* What one power iteration works on: the centred data, never copied. */
+typedef struct {
+    const float *x;     /* (n, d) */
+    const double *mean; /* (d) column means */
+    int n, d;
+    double *t; /* (n) scratch */
+} Data;
+
+static double xc(const Data *D, int i, int j) {
+    return (double)D->x[(size_t)i * D->d + j] - D->mean[j];
+}
+
+/* t (n) = Xc v; returns ||t||^2. */
+static double times_x(const Data *D, const double *v) {
+    double ss = 0;
+    for (int i = 0; i < D->n; i++) {
+        double s = 0;
+        for (int j = 0; j < D->d; j++)
+            s += xc(D, i, j) * v[j];
+        D->t[i] = s;
+        ss += s * s;
+    }
+    return ss;
+}
+
+/* w (d) = Xc^T (Xc v) = (n - 1) C v. */
+static void times_cov(const Data *D, double *w, const double *v) {
+    times_x(D, v);
+    for (int j = 0; j < D->d; j++)
+        w[j] = 0;
+    for (int i = 0; i < D->n; i++) {
+        double ti = D->t[i];
+        for (int j = 0; j < D->d; j++)
+            w[j] += xc(D, i, j) * ti;
+    }
+}
+
+static double dot(const double *a, const double *b, int d) {
+    double s = 0;
+    for (int j = 0; j < d; j++)
+        s += a[j] * b[j];
+    return s;
+}
+
+/* v -= (v . a) a: removes the direction of the unit vector a (deflation). */
+static void deflate(double *v, const double *a, int d) {
+    if (!a) return;
+    double p = dot(v, a, d);
+    for (int j = 0; j < d; j++)
+        v[j] -= p * a[j];
+}
+
+/* Scales v to unit length; returns its former length (v unchanged when 0). */
+static double normalize(double *v, int d) {
+    double nrm = sqrt(dot(v, v, d));
+    if (nrm > 0)
+        for (int j = 0; j < d; j++)
+            v[j] /= nrm;
+    return nrm;
+}
+
+/* The coordinate axis e_j (with a's direction removed) along which the
+ * (deflated) data spread most, as a unit vector in v. Returns 0 when no
+ * column has more than `zero` of squared spread. */
+static int restart_vector(const Data *D, double *v, const double *a, double zero) {
+    if (a) times_x(D, a); /* t = Xc a */
+    int best = -1;
+    double best_ss = zero;
+    for (int j = 0; j < D->d; j++) {
+        /* Xc (e_j - a_j a) = column j of Xc - a_j (Xc a). */
+        double ss = 0, aj = a ? a[j] : 0;
+        for (int i = 0; i < D->n; i++) {
+            double c = xc(D, i, j) - (a ? aj * D->t[i] : 0);
+            ss += c * c;
+        }
+        if (ss > best_ss) best_ss = ss, best = j;
+    }
+    if (best < 0) return 0;
+    for (int j = 0; j < D->d; j++)
+        v[j] = j == best;
+    deflate(v, a, D->d);
+    return normalize(v, D->d) > 0;
+}
+
+/* Power iteration for the leading axis of the data with `a` (a unit vector,
+ * or NULL) projected out, into v (d). w is (d) scratch. `zero` is the
+ * length of Xc^T Xc v below which a direction counts as having no variance.
+ * Returns 1, or 0 when no variance is left (v then undefined). */
+static int power(const Data *D, double *v, double *w, const double *a, int iters, double zero) {
+    int d = D->d;
+    for (int j = 0; j < d; j++) {
+        double r = (j + 1) * PCA_WEYL;
+        v[j] = 1.0 + (r - floor(r));
+    }
+    deflate(v, a, d);
+    if (normalize(v, d) == 0 && !restart_vector(D, v, a, zero)) return 0;
+    int restarted = 0;
+    for (int it = 0; it < iters; it++) {
+        times_cov(D, w, v);
+        deflate(w, a, d);
+        double nrm = normalize(w, d);
+        if (nrm <= zero) {
+            /* The start saw no variance: take the column that surely does. */
+            if (restarted || !restart_vector(D, v, a, zero)) return 0;
+            restarted = 1;
+            continue;
+        }
+        double delta = 0;
+        for (int j = 0; j < d; j++) {
+            double c = fabs(w[j] - v[j]);
+            if (c > delta) delta = c;
+            v[j] = w[j];
+        }
+        if (delta <= PCA_TOL) break;
+    }
+    deflate(v, a, d); /* exactly orthogonal to axis 1, whatever rounding did */
+    return normalize(v, d) > 0;
+}
+
+/* Makes the first component within a relative 1e-6 of the largest magnitude
+ * positive. */
+static void fix_sign(double *v, int d) {
+    double big = 0;
+    for (int j = 0; j < d; j++)
+        if (fabs(v[j]) > big) big = fabs(v[j]);
+    for (int j = 0; j < d; j++) {
+        if (fabs(v[j]) >= big * (1 - 1e-6)) {
+            if (v[j] < 0)
+                for (int k = 0; k < d; k++)
+                    v[k] = -v[k];
+            return;
+        }
+    }
+}
+
+int pca_top2(float *out_axes, double *out_var, const float *x, int n, int d, AvError *err) {
+    if (n < 0 || d < 1) return av_errorf(err, "pca: need n >= 0 and d >= 1, got n=%d d=%d", n, d);
+    for (size_t k = 0; k < (size_t)n * d; k++)
+        if (!isfinite(x[k]))
+            return av_errorf(err, "pca: row %zu, column %zu is not a finite number", k / (size_t)d,
+                             k % (size_t)d);
+    double *mem = malloc(sizeof(double) * (4 * (size_t)d + (size_t)n + 1));
+    if (!mem) return av_errorf(err, "pca: out of memory for %d x %d", n, d);
+    double *mean = mem, *a1 = mean + d, *a2 = a1 + d, *w = a2 + d, *t = w + d;
+    Data D = {x, mean, n, d, t};
+
+    double ss = 0; /* total sum of squares of the centred data */
+    for (int j = 0; j < d; j++) {
+        double s = 0;
+        for (int i = 0; i < n; i++)
+            s += x[(size_t)i * d + j];
+        mean[j] = n > 0 ? s / n : 0;
+    }
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < d; j++)
+            ss += xc(&D, i, j) * xc(&D, i, j);
+
+    /* Default: the coordinate axes e1, e2 (e2 zero when d == 1), no variance. */
+    for (int j = 0; j < d; j++)
+        a1[j] = j == 0, a2[j] = j == 1;
+    double var1 = 0, var2 = 0;
+    if (n >= 2 && ss > 0) {
+        double zero = 1e-10 * ss;
+        double ops = 2.0 * n * d;
+        int iters = PCA_MAX_ITER;
+        if (ops * iters > PCA_MAX_OPS) iters = (int)(PCA_MAX_OPS / ops);
+        if (iters < PCA_MIN_ITER) iters = PCA_MIN_ITER;
+        if (power(&D, a1, w, NULL, iters, zero)) {
+            fix_sign(a1, d);
+            var1 = times_x(&D, a1) / (n - 1);
+            if (d >= 2) {
+                if (power(&D, a2, w, a1, iters, zero)) {
+                    var2 = times_x(&D, a2) / (n - 1);
+                } else {
+                    /* Rank 1: any unit vector orthogonal to axis 1; take the
+                     * coordinate axis least aligned with it. */
+                    int best = 0;
+                    for (int j = 1; j < d; j++)
+                        if (fabs(a1[j]) < fabs(a1[best])) best = j;
+                    for (int j = 0; j < d; j++)
+                        a2[j] = j == best;
+                    deflate(a2, a1, d);
+                    normalize(a2, d);
+                }
+                fix_sign(a2, d);
+            }
+        } else {
+            for (int j = 0; j < d; j++)
+                a1[j] = j == 0;
+        }
+    }
+    for (int j = 0; j < d; j++) {
+        out_axes[j] = (float)a1[j];
+        out_axes[d + j] = (float)a2[j];
+    }
+    out_var[0] = var1;
+    out_var[1] = var2;
+    free(mem);
+    return 0;
+}

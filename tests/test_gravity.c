@@ -1,0 +1,410 @@
+/* test_gravity.c - the word gravity view on the text back end of the canvas:
+ * its points against an independent computation of X + D, the picture in
+ * Unicode (braille) and ASCII at 80x20 and 120x40, labels, caption, cursor,
+ * head and all-heads changes, determinism, tiny canvases, clipping to its
+ * rows, and the reason shown for a Q/K/V-file model. */
+#define _POSIX_C_SOURCE 200809L
+#include "testutil.h"
+
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "app.h"
+#include "canvas.h"
+#include "gravity.h"
+#include "pca.h"
+
+static const char *const SENTENCE = "Mary greeted Bob and Bob ignored Mary";
+static const char *const WORDS[] = {"Mary", "greeted", "Bob", "and", "ignored"};
+
+static Model *sentence_model(void) {
+    ModelConfig c = tu_config(16, 2, 8, 8);
+    return tu_model(SENTENCE, &c);
+}
+
+static Canvas *draw(App *a, int w, int h, int all_heads) {
+    Canvas *cv = cv_new(w, h);
+    assert_non_null(cv);
+    gravity_draw(a, cv, 0, h, all_heads);
+    return cv;
+}
+
+static char *render(App *a, int w, int h, int all_heads) {
+    Canvas *cv = draw(a, w, h, all_heads);
+    char *s = cv_render(cv, 0, TIER_NONE);
+    assert_non_null(s);
+    cv_free(cv);
+    return s;
+}
+
+/* Number of braille characters (U+2800..U+28FF: E2 A0..A3 xx in UTF-8). */
+static int count_braille(const char *s) {
+    int k = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if (p[0] == 0xE2 && p[1] >= 0xA0 && p[1] <= 0xA3 && p[2]) k++;
+    return k;
+}
+
+static int count_cells(Canvas *cv, int rows, const char *ch, unsigned short attr_mask,
+                       unsigned short attr) {
+    int k = 0;
+    for (int y = 0; y < rows && y < cv->h; y++)
+        for (int x = 0; x < cv->w; x++) {
+            const Cell *c = cv_cell(cv, y, x);
+            if (strcmp(c->ch, ch) == 0 && (c->st.attr & attr_mask) == attr) k++;
+        }
+    return k;
+}
+
+// ----------------------------------------------------------------------------
+// the points
+
+/* X + D on the axes, computed here from the model's matrices: D = O_h W_O[h]
+ * (n, d_model) in full, or Y; then (X + D - mean) . axes. */
+static void reference_moved(const Model *m, int h, int all_heads, const float *axes,
+                            const float *mean, float *out /* (n, 2) */) {
+    int n = m->n_q, d = m->cfg.d_model, dv = m->cfg.d_v;
+    float *xd = malloc(sizeof(float) * (size_t)n * d);
+    assert_non_null(xd);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < d; j++) {
+            double s = 0;
+            if (all_heads)
+                s = m->y[i * d + j];
+            else
+                for (int r = 0; r < dv; r++)
+                    s += (double)m->head[h].out[i * dv + r] * m->wo[(h * dv + r) * d + j];
+            xd[i * d + j] = (float)(m->x[i * d + j] + s);
+        }
+    pca_project(out, xd, mean, axes, n, d);
+    free(xd);
+}
+
+static void test_points(void **state) {
+    (void)state;
+    Model *m = sentence_model();
+    App a;
+    app_init(&a, m, TIER_NONE, 0, 1, NULL);
+    int n = m->n_q, d = m->cfg.d_model;
+    assert_int_equal(n, 7);
+    float axes[2 * 16], mean[16];
+    double var[2];
+    assert_int_equal(pca_top2(axes, var, m->x, n, d, NULL), 0);
+    pca_mean(mean, m->x, n, d);
+    double gv[2];
+    const float *ga = gravity_axes(&a, gv);
+    assert_non_null(ga);
+    assert_memory_equal(ga, axes, sizeof axes);
+    assert_true(gv[0] == var[0] && gv[1] == var[1]);
+
+    float px[14], pm[14], ref[14], sum[14] = {0};
+    for (int h = 0; h < 2; h++) {
+        a.head = h;
+        assert_int_equal(gravity_points(&a, 0, px, pm), 0);
+        reference_moved(m, h, 0, axes, mean, ref);
+        for (int k = 0; k < 2 * n; k++) {
+            assert_near(pm[k], ref[k], 1e-4);
+            sum[k] += pm[k] - px[k];
+        }
+    }
+    /* All heads: X + Y, and Y is the sum of the heads' D. */
+    assert_int_equal(gravity_points(&a, 1, px, pm), 0);
+    reference_moved(m, 0, 1, axes, mean, ref);
+    for (int k = 0; k < 2 * n; k++) {
+        assert_near(pm[k], ref[k], 1e-4);
+        assert_near(pm[k] - px[k], sum[k], 1e-4);
+    }
+    /* Without positions the two Marys share X, Q, K, V: the same move. */
+    assert_true(px[0] == px[12] && px[1] == px[13] && pm[0] == pm[12] && pm[1] == pm[13]);
+    app_free(&a);
+    model_free(m);
+}
+
+// ----------------------------------------------------------------------------
+// the picture
+
+static void check_picture(int ascii, int w, int h) {
+    Model *m = sentence_model();
+    App a;
+    app_init(&a, m, TIER_NONE, ascii, 1, NULL);
+    Canvas *cv = draw(&a, w, h, 0);
+    char *s = cv_render(cv, 0, TIER_NONE);
+    for (size_t k = 0; k < sizeof WORDS / sizeof *WORDS; k++)
+        if (!strstr(s, WORDS[k]))
+            fail_msg("label %s missing at %dx%d ascii=%d:\n%s", WORDS[k], w, h, ascii, s);
+    assert_non_null(strstr(s, "pulled towards the words it attends to"));
+    assert_non_null(strstr(s, "a verb stays a verb"));
+    assert_non_null(strstr(s, "head 1/2: D = O_1 W_O[1]"));
+    assert_non_null(strstr(s, "PC1 "));
+    int plot_rows = h - 3;
+    if (ascii) {
+        assert_int_equal(count_braille(s), 0);
+        for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+            assert_true(*p < 0x80);
+        /* '*' for X (plain, or bold for the cursor's token), 'o' for X + D (bold). */
+        assert_true(count_cells(cv, plot_rows, "*", ST_REVERSE, 0) >= 1);
+        assert_true(count_cells(cv, plot_rows, "o", ST_BOLD | ST_REVERSE, ST_BOLD) >= 1);
+        assert_true(count_cells(cv, plot_rows, ".", ST_REVERSE, 0) >= 1);
+    } else {
+        assert_true(count_braille(s) > 10);
+        assert_true(count_cells(cv, plot_rows, "\xe2\xa0\xb6", ST_REVERSE, 0) >= 1); /* X: U+2836 */
+        assert_true(count_cells(cv, plot_rows, "\xe2\xa3\xbf", ST_REVERSE, 0) >=
+                    1); /* X + D: U+28FF */
+    }
+    /* The cursor's token (row 0, Mary) has the one reversed label. */
+    int rev = 0;
+    for (int y = 0; y < cv->h; y++)
+        for (int x = 0; x < cv->w; x++)
+            rev += (cv_cell(cv, y, x)->st.attr & ST_REVERSE) != 0;
+    assert_int_equal(rev, 4);
+    free(s);
+    cv_free(cv);
+    app_free(&a);
+    model_free(m);
+}
+
+static void test_unicode_80x20(void **state) { (void)state, check_picture(0, 80, 20); }
+static void test_unicode_120x40(void **state) { (void)state, check_picture(0, 120, 40); }
+static void test_ascii_80x20(void **state) { (void)state, check_picture(1, 80, 20); }
+static void test_ascii_120x40(void **state) { (void)state, check_picture(1, 120, 40); }
+
+static void test_head_and_all_heads_change_picture(void **state) {
+    (void)state;
+    Model *m = sentence_model();
+    App a;
+    app_init(&a, m, TIER_NONE, 0, 1, NULL);
+    char *h1 = render(&a, 80, 20, 0);
+    a.head = 1;
+    char *h2 = render(&a, 80, 20, 0);
+    char *all = render(&a, 80, 20, 1);
+    assert_string_not_equal(h1, h2);
+    assert_string_not_equal(h1, all);
+    assert_string_not_equal(h2, all);
+    assert_non_null(strstr(h2, "head 2/2: D = O_2 W_O[2]"));
+    assert_non_null(strstr(all, "all 2 heads: D = Y"));
+    /* Moving the cursor moves the highlight, not the points. */
+    a.ci = 2;
+    char *c2 = render(&a, 80, 20, 1);
+    Canvas *cv = draw(&a, 80, 20, 1);
+    int found = 0;
+    for (int y = 0; y < cv->h && !found; y++)
+        for (int x = 0; x + 3 <= cv->w; x++)
+            if (strcmp(cv_cell(cv, y, x)->ch, "B") == 0 &&
+                (cv_cell(cv, y, x)->st.attr & ST_REVERSE))
+                found = 1;
+    assert_true(found);
+    cv_free(cv);
+    free(h1);
+    free(h2);
+    free(all);
+    free(c2);
+    app_free(&a);
+    model_free(m);
+}
+
+static void test_deterministic(void **state) {
+    (void)state;
+    for (int ascii = 0; ascii < 2; ascii++) {
+        Model *m1 = sentence_model(), *m2 = sentence_model();
+        App a1, a2;
+        app_init(&a1, m1, TIER_256, ascii, 1, NULL);
+        app_init(&a2, m2, TIER_256, ascii, 1, NULL);
+        Canvas *c1 = draw(&a1, 120, 40, 0), *c2 = draw(&a2, 120, 40, 0);
+        char *s1 = cv_render(c1, 1, TIER_256), *s2 = cv_render(c2, 1, TIER_256);
+        assert_string_equal(s1, s2);
+        /* Colour: the X points and the moved points in different colours. */
+        assert_non_null(strstr(s1, "\033[0;38;5;6m"));
+        assert_non_null(strstr(s1, "\033[0;1;38;5;1m"));
+        free(s1);
+        free(s2);
+        /* Drawn again on the same app: the same cells. */
+        Canvas *c3 = draw(&a1, 120, 40, 0);
+        for (int k = 0; k < 120 * 40; k++) {
+            const Cell *x = &c1->cells[k], *y = &c3->cells[k];
+            assert_string_equal(x->ch, y->ch);
+            assert_true(x->width == y->width && x->st.fg == y->st.fg && x->st.bg == y->st.bg &&
+                        x->st.attr == y->st.attr);
+        }
+        cv_free(c1);
+        cv_free(c2);
+        cv_free(c3);
+        app_free(&a1);
+        app_free(&a2);
+        model_free(m1);
+        model_free(m2);
+    }
+}
+
+static int nonblank(const char *s) {
+    for (; *s; s++)
+        if (*s != ' ' && *s != '\n') return 1;
+    return 0;
+}
+
+static void test_small_canvases(void **state) {
+    (void)state;
+    Model *m = sentence_model();
+    App a;
+    for (int ascii = 0; ascii < 2; ascii++) {
+        app_init(&a, m, TIER_8, ascii, 1, NULL);
+        char *s = render(&a, 20, 6, 0);
+        assert_true(nonblank(s));
+        assert_non_null(strstr(s, "X: where"));
+        free(s);
+        s = render(&a, 20, 2, 0);
+        assert_non_null(strstr(s, "too small"));
+        free(s);
+        static const int sizes[][2] = {{1, 1},  {2, 9},   {9, 2},   {10, 3},
+                                       {11, 7}, {200, 4}, {30, 100}};
+        for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+            s = render(&a, sizes[k][0], sizes[k][1], k % 2);
+            free(s);
+        }
+        app_free(&a);
+    }
+    model_free(m);
+}
+
+/* The view writes only into rows y0 .. y0+h-1. */
+static void test_stays_in_its_rows(void **state) {
+    (void)state;
+    Model *m = sentence_model();
+    App a;
+    app_init(&a, m, TIER_NONE, 0, 1, NULL);
+    Canvas *cv = cv_new(80, 30);
+    for (int y = 0; y < 30; y++)
+        cv_fill(cv, y, 0, 80, "Z", style_plain());
+    gravity_draw(&a, cv, 5, 20, 0);
+    int inside = 0;
+    for (int y = 0; y < 30; y++)
+        for (int x = 0; x < 80; x++) {
+            int z = strcmp(cv_cell(cv, y, x)->ch, "Z") == 0;
+            if (y < 5 || y >= 25)
+                assert_true(z);
+            else
+                inside += !z;
+        }
+    assert_true(inside > 50);
+    /* Rows past the canvas are clipped, not written. */
+    gravity_draw(&a, cv, 20, 40, 1);
+    gravity_draw(&a, cv, -10, 15, 1);
+    cv_free(cv);
+    app_free(&a);
+    model_free(m);
+}
+
+static void test_qkv_not_available(void **state) {
+    (void)state;
+    static const char txt[] = "tokens: a b\nQ:\n1 0\n0 1\nK:\n1 0\n0 1\nV:\n1 2\n3 4\n";
+    QkvData d;
+    AvError err = {{0}};
+    if (qkv_parse(&d, txt, strlen(txt), "mem", &err)) fail_msg("%s", err.msg);
+    Model *m = model_new();
+    assert_non_null(m);
+    assert_int_equal(model_set_qkv(m, &d, &err), 0);
+    model_update(m, &err);
+    App a;
+    app_init(&a, m, TIER_NONE, 0, 1, NULL);
+    const char *why = NULL;
+    assert_int_equal(gravity_available(&a, &why), 0);
+    assert_non_null(why);
+    assert_non_null(strstr(why, "sentence"));
+    char *s = render(&a, 80, 20, 0);
+    assert_non_null(strstr(s, why));
+    assert_int_equal(count_braille(s), 0);
+    free(s);
+    float px[4], pm[4];
+    assert_int_equal(gravity_points(&a, 0, px, pm), -1);
+    assert_null(gravity_axes(&a, NULL));
+    app_free(&a);
+    model_free(m);
+    qkv_free(&d);
+}
+
+/* Cross-attention: queries from another sentence, even of the same length,
+ * are not the points of X. */
+static void test_cross_not_available(void **state) {
+    (void)state;
+    ModelConfig c = tu_config(16, 2, 8, 8);
+    c.attn = ATTN_CROSS;
+    Model *m = model_new();
+    assert_non_null(m);
+    AvError err = {{0}};
+    const char *target = "Bob ignored Mary";
+    /* The target first: cross-attention without one is refused. */
+    if (model_set_text(m, "Mary greeted Bob", 16, &err) ||
+        model_set_target(m, target, strlen(target), &err) || model_set_config(m, &c, &err))
+        fail_msg("%s", err.msg);
+    model_update(m, &err);
+    assert_int_equal(m->n_q, m->n_k);
+    App a;
+    app_init(&a, m, TIER_NONE, 0, 1, NULL);
+    const char *why = NULL;
+    assert_int_equal(gravity_available(&a, &why), 0);
+    assert_non_null(strstr(why, "self-attention"));
+    char *s = render(&a, 80, 20, 0);
+    assert_non_null(strstr(s, "self-attention"));
+    free(s);
+    app_free(&a);
+    model_free(m);
+}
+
+/* Korean labels (two columns a syllable) keep their width; a long sentence
+ * labels what fits and still draws every point. */
+static void test_korean_and_many_tokens(void **state) {
+    (void)state;
+    ModelConfig c = tu_config(16, 2, 8, 8);
+    c.pos = POS_SINUSOIDAL;
+    Model *m = tu_model("나는 어제 친구와 영화를 봤다", &c);
+    App a;
+    app_init(&a, m, TIER_NONE, 0, 1, NULL);
+    char *s = render(&a, 80, 20, 1);
+    assert_non_null(strstr(s, "친구와"));
+    assert_non_null(strstr(s, "영화를"));
+    free(s);
+    app_free(&a);
+    model_free(m);
+
+    char *text = malloc(6 * 600 + 1);
+    assert_non_null(text);
+    size_t len = 0;
+    for (int i = 0; i < 600; i++)
+        len += (size_t)sprintf(text + len, "w%03d ", i % 300);
+    m = tu_model(text, &c);
+    free(text);
+    app_init(&a, m, TIER_256, 0, 1, NULL);
+    a.ci = 599;
+    Canvas *cv = draw(&a, 100, 30, 0);
+    s = cv_render(cv, 0, TIER_NONE);
+    assert_non_null(strstr(s, "w299")); /* the cursor's label always shows */
+    assert_true(count_braille(s) > 100);
+    free(s);
+    cv_free(cv);
+    app_free(&a);
+    model_free(m);
+}
+
+static int setup(void **state) {
+    (void)state;
+    return setlocale(LC_ALL, "C.UTF-8") ? 0 : -1;
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_points),
+        cmocka_unit_test(test_unicode_80x20),
+        cmocka_unit_test(test_unicode_120x40),
+        cmocka_unit_test(test_ascii_80x20),
+        cmocka_unit_test(test_ascii_120x40),
+        cmocka_unit_test(test_head_and_all_heads_change_picture),
+        cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_small_canvases),
+        cmocka_unit_test(test_stays_in_its_rows),
+        cmocka_unit_test(test_qkv_not_available),
+        cmocka_unit_test(test_cross_not_available),
+        cmocka_unit_test(test_korean_and_many_tokens),
+    };
+    return cmocka_run_group_tests_name("gravity", tests, setup, NULL);
+}
