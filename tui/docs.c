@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "keymap.h"
 #include "text.h"
+#include "gravity.h"
 #include "views.h"
 
 #define G view_glyphs
@@ -51,6 +52,7 @@ static const char *const about_stage[SHOW_COUNT][4] = {
 
 const char *const *view_about(ViewKind v) {
     switch (v) {
+    case VIEW_GRAVITY: return gravity_about();
     case VIEW_HEADS: return about_heads;
     case VIEW_PIPELINE: return about_pipeline;
     default: return about_heatmap;

@@ -17,6 +17,7 @@
 
 #include "app.h"
 #include "cli.h"
+#include "gravity.h"
 #include "views.h"
 #include "keymap.h"
 #include "text.h"
@@ -345,6 +346,9 @@ static void draw_title(const App *a, Canvas *cv) {
     if (a->view == VIEW_HEADS)
         snprintf(buf, sizeof buf, "all %d heads, %s  (Tab/1-9 choose, Enter opens)  head %d/%d", m->cfg.heads,
                  view_stage_name(a->shown), a->head + 1, m->cfg.heads);
+    else if (a->view == VIEW_GRAVITY)
+        snprintf(buf, sizeof buf, "head %d/%d  word gravity: X and where %s moves it (g: %s, Tab: head)", a->head + 1,
+                 m->cfg.heads, a->gravity_all ? "the whole layer" : "this head", a->gravity_all ? "one head" : "all heads");
     else if (a->view == VIEW_PIPELINE)
         snprintf(buf, sizeof buf, "head %d/%d  the whole chain, stage by stage (Tab: head, arrows scroll, c: back)",
                  a->head + 1, m->cfg.heads);
@@ -510,7 +514,9 @@ static void draw_hints(const App *a, Canvas *cv, int y) {
 }
 
 static void draw_prompt(const App *a, Canvas *cv, int y) {
-    const char *label = a->prompt == PROMPT_DK ? "d_k (1..4096): " : "sentence: ";
+    const char *label = a->prompt == PROMPT_DK       ? "d_k (1..4096): "
+                        : a->prompt == PROMPT_TARGET ? "target (empty: none): "
+                                                     : "sentence: ";
     const char *tail = "  Enter apply, Esc cancel";
     int x = cv_text(cv, y, 0, label, cv->w, style_attr(ST_BOLD));
     int tw = (int)strlen(tail);
@@ -542,8 +548,8 @@ static void draw_bottom(const App *a, Canvas *cv, const ShownMat *sm, int y) {
     if (y > H - BOTTOM_LINES) y = H - BOTTOM_LINES;
     if (y < TOP_LINES) y = TOP_LINES;
     if (sm) draw_legend(a, cv, y, sm);
-    if (a->view != VIEW_PIPELINE) draw_inspector(a, cv, y + 1);
-    else y = H - 5; /* the pipeline has only the message and the hints */
+    if (a->view != VIEW_PIPELINE && a->view != VIEW_GRAVITY) draw_inspector(a, cv, y + 1);
+    else y = H - 5; /* pages without a map: only the message and the hints */
     if (a->msg[0]) {
         char *safe = text_safe_label(a->msg, strlen(a->msg), 0);
         Style st = style_attr(ST_BOLD);
@@ -815,6 +821,10 @@ void app_draw(App *a, Canvas *cv) {
         docs_draw_pipeline(a, cv, TOP_LINES, cv->h - TOP_LINES - 2);
         draw_bottom(a, cv, NULL, cv->h - 2);
         break;
+    case VIEW_GRAVITY:
+        gravity_draw(a, cv, TOP_LINES, cv->h - TOP_LINES - 2, a->gravity_all);
+        draw_bottom(a, cv, NULL, cv->h - 2);
+        break;
     default: draw_heatmap(a, cv); break;
     }
 }
@@ -824,6 +834,7 @@ int app_natural_height(const App *a, int w) {
     if (a->overlay != OVERLAY_NONE) return 60;
     if (m->n_q == 0) return TOP_LINES + 3 + BOTTOM_LINES;
     if (a->view == VIEW_PIPELINE) return TOP_LINES + docs_pipeline_height(a, w) + 2;
+    if (a->view == VIEW_GRAVITY) return 30;
     if (a->view == VIEW_HEADS) {
         HeadsGeom g;
         heads_geometry(a, w, 100000, &g);
