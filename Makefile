@@ -15,7 +15,7 @@ WARN    := -Wall -Wextra -Wpedantic -Werror -Wno-format-truncation
 CFLAGS  ?= $(OPT) -g
 ALLFLAGS = -std=c11 $(WARN) -ffp-contract=off $(CFLAGS) $(SAN) \
            -Isrc -Itui $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
+LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -pthread
 TESTLIBS = $(shell pkg-config --libs $(TESTPKG) 2>/dev/null)
 
 CORE_SRC := $(wildcard src/*.c)
@@ -111,3 +111,6 @@ deps:
 
 clean:
 	rm -rf build attnviz
+
+# libFuzzer targets (make fuzz, fuzz-smoke, fuzz-regress) and the benchmark.
+include fuzz.mk

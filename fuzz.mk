@@ -27,7 +27,7 @@ FUZZ_CFLAGS  := -std=c11 -g -O1 -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -fno-sanit
                 -fsanitize-coverage-ignorelist=tests/fuzz/coverage-ignore.txt \
                 -Isrc -Itui $(shell pkg-config --cflags $(FUZZ_PKGS) 2>/dev/null)
 FUZZ_LDFLAGS := -fsanitize=fuzzer,$(FUZZ_SAN) -fno-sanitize-recover=all
-FUZZ_LIBS    := $(shell pkg-config --libs $(FUZZ_PKGS) 2>/dev/null) -lm
+FUZZ_LIBS    := $(shell pkg-config --libs $(FUZZ_PKGS) 2>/dev/null) -lm -pthread
 # The lines of a sanitizer or invariant report worth printing on failure.
 FUZZ_REPORT_LINES := ^(==[0-9]+==ERROR|SUMMARY|==fuzz==|Running: |    \#[0-9]+ |.*runtime error|MS: |artifact_prefix)
 # Options of every fuzzing run (smoke and by hand).

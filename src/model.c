@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parallel.h"
 #include "rng.h"
+#include "rowops.h"
 
 // ----------------------------------------------------------------------------
 // names
@@ -130,11 +132,15 @@ int model_check_budget(const ModelConfig *c, int n_q, int n_k, ModelSource src, 
     /* Memory is not the only limit: a recompute must stay a matter of
      * seconds, or the screen freezes. Count the multiply-adds of a full pass
      * and the random numbers drawn. */
+    /* A random normal (Box-Muller: a log, a sine, a root) costs about as much
+     * as 64 multiply-adds of the kernels. */
+    const int64_t normal = 64;
     int64_t ops = h * ((int64_t)n_q * n_k * (dk + dv));
-    if (c->score == SCORE_ADDITIVE) ops += h * ((int64_t)n_q * n_k * dk + 2 * dk * dk + (int64_t)(n_q + n_k) * dk * dk);
+    if (c->score == SCORE_ADDITIVE)
+        ops += h * ((int64_t)n_q * n_k * dk * 8 /* tanh */ + 2 * dk * dk * normal + (int64_t)(n_q + n_k) * dk * dk);
     if (src == SOURCE_TEXT)
-        ops += h * ((int64_t)n_k * dm * (2 * dk + dv) + dm * (2 * dk + dv)) + (int64_t)n_q * h * dv * dm +
-               h * dv * dm;
+        ops += h * (int64_t)n_k * dm * (2 * dk + dv) + (int64_t)n_q * h * dv * dm +
+               normal * (h * dm * (2 * dk + dv) + h * dv * dm + (int64_t)(n_q + n_k) * dm);
     if (ops > MODEL_MAX_OPS)
         return av_errorf(err,
                          "too slow: d_model=%d heads=%d d_k=%d d_v=%d%s need %lld million "
@@ -157,8 +163,11 @@ typedef struct {
     HeadData *head;  /* heads entries */
 } Storage;
 
-/* Bump allocation inside an arena: every piece 16-byte aligned. */
-static size_t round16(size_t n) { return (n + 15) & ~(size_t)15; }
+/* Bump allocation inside an arena: every piece 16-byte aligned and followed
+ * by 320 bytes, so that rows of different matrices (n x n floats, a multiple
+ * of 4 KiB) do not all start at the same offset in a page: loads and stores
+ * at equal page offsets stall each other (4K aliasing). */
+static size_t round16(size_t n) { return ((n + 15) & ~(size_t)15) + 320; }
 static void *carve(char **p, size_t bytes) {
     void *r = *p;
     *p += round16(bytes);
@@ -173,9 +182,11 @@ static size_t embed_bytes(const ModelConfig *c, int n_q, int n_k, int two_sides)
 }
 
 static size_t weights_bytes(const ModelConfig *c) {
-    size_t dm = (size_t)c->d_model;
-    return (size_t)c->heads * (2 * round16(sizeof(float) * dm * c->d_k) + round16(sizeof(float) * dm * c->d_v)) +
-           round16(sizeof(float) * (size_t)c->heads * c->d_v * dm);
+    size_t dm = (size_t)c->d_model, f = sizeof(float);
+    size_t per_head = 2 * round16(f * dm * c->d_k) + round16(f * dm * c->d_v) +
+                      2 * round16(f * mat_packed_floats(c->d_model, c->d_k)) + round16(f * mat_packed_floats(c->d_model, c->d_v));
+    return (size_t)c->heads * per_head + round16(f * (size_t)c->heads * c->d_v * dm) +
+           round16(f * mat_packed_floats(c->heads * c->d_v, c->d_model));
 }
 
 static size_t stages_bytes(const ModelConfig *c, int n_q, int n_k, ModelSource src) {
@@ -184,6 +195,7 @@ static size_t stages_bytes(const ModelConfig *c, int n_q, int n_k, ModelSource s
                       4 * round16(f * nq * nk) + 2 * round16(sizeof(double) * nq) + round16(f * nq) +
                       round16(f * nq * c->d_v);
     if (c->score == SCORE_ADDITIVE) per_head += 2 * round16(f * c->d_k * c->d_k) + round16(f * c->d_k);
+    per_head += round16(f * mat_packed_floats(c->d_k, n_k)) + round16(f * mat_packed_floats(n_k, c->d_v));
     size_t total = (size_t)c->heads * per_head + round16(nq * nk) + round16(sizeof(int) * nq) + round16(nk);
     if (src == SOURCE_TEXT) total += round16(f * nq * c->heads * c->d_v) + round16(f * nq * c->d_model);
     return total;
@@ -234,14 +246,27 @@ static void storage_point(Model *m) {
     if (m->weights_arena) {
         p = m->weights_arena;
         for (int h = 0; h < c->heads; h++) {
-            m->head[h].wq = carve(&p, f * dm * c->d_k);
-            m->head[h].wk = carve(&p, f * dm * c->d_k);
-            m->head[h].wv = carve(&p, f * dm * c->d_v);
+            HeadData *hd = &m->head[h];
+            hd->wq = carve(&p, f * dm * c->d_k);
+            hd->wk = carve(&p, f * dm * c->d_k);
+            hd->wv = carve(&p, f * dm * c->d_v);
+            /* the packed weights: filled when the weights are drawn */
+            memset(&hd->pq, 0, sizeof hd->pq), memset(&hd->pk, 0, sizeof hd->pk), memset(&hd->pv, 0, sizeof hd->pv);
+            hd->pq.data = carve(&p, f * mat_packed_floats(c->d_model, c->d_k));
+            hd->pk.data = carve(&p, f * mat_packed_floats(c->d_model, c->d_k));
+            hd->pv.data = carve(&p, f * mat_packed_floats(c->d_model, c->d_v));
         }
         m->wo = carve(&p, f * (size_t)c->heads * c->d_v * dm);
+        memset(&m->po, 0, sizeof m->po);
+        m->po.data = carve(&p, f * mat_packed_floats(c->heads * c->d_v, c->d_model));
     } else {
-        for (int h = 0; h < c->heads; h++) m->head[h].wq = m->head[h].wk = m->head[h].wv = NULL;
+        for (int h = 0; h < c->heads; h++) {
+            HeadData *hd = &m->head[h];
+            hd->wq = hd->wk = hd->wv = NULL;
+            memset(&hd->pq, 0, sizeof hd->pq), memset(&hd->pk, 0, sizeof hd->pk), memset(&hd->pv, 0, sizeof hd->pv);
+        }
         m->wo = NULL;
+        memset(&m->po, 0, sizeof m->po);
     }
     p = m->stages_arena;
     for (int h = 0; h < c->heads; h++) {
@@ -257,6 +282,8 @@ static void storage_point(Model *m) {
         hd->weights = carve(&p, f * nq * nk);
         hd->max_weight = carve(&p, f * nq);
         hd->out = carve(&p, f * nq * c->d_v);
+        hd->pack_k = carve(&p, f * mat_packed_floats(c->d_k, (int)nk));
+        hd->pack_v = carve(&p, f * mat_packed_floats((int)nk, c->d_v));
         if (c->score == SCORE_ADDITIVE) {
             hd->w1 = carve(&p, f * c->d_k * c->d_k);
             hd->w2 = carve(&p, f * c->d_k * c->d_k);
@@ -360,6 +387,8 @@ void model_free(Model *m) {
 static void mark_stale(Model *m, Stage s) {
     if (s < m->stale) m->stale = s;
 }
+
+void model_invalidate(Model *m, Stage s) { mark_stale(m, s); }
 
 // ----------------------------------------------------------------------------
 // the sentences on each side
@@ -640,29 +669,56 @@ static void draw_columns(float *w, int rows, int cols, uint64_t seed, RngKind ki
     }
 }
 
-static void draw_weights(Model *m) {
+/* The packed copies of the weights, for the kernel in use: made when the
+ * weights are drawn (they change rarely), again if the kernel changed. */
+static void pack_head_weights(Model *m, int h) {
+    const ModelConfig *c = &m->cfg;
+    HeadData *hd = &m->head[h];
+    mat_pack_into(&hd->pq, hd->pq.data, hd->wq, c->d_k, c->d_model, c->d_k, 0);
+    mat_pack_into(&hd->pk, hd->pk.data, hd->wk, c->d_k, c->d_model, c->d_k, 0);
+    mat_pack_into(&hd->pv, hd->pv.data, hd->wv, c->d_v, c->d_model, c->d_v, 0);
+}
+
+static void pack_wo(Model *m) {
+    const ModelConfig *c = &m->cfg;
+    mat_pack_into(&m->po, m->po.data, m->wo, c->d_model, c->heads * c->d_v, c->d_model, 0);
+}
+
+static void repack_task(void *ctx, int h) { pack_head_weights(ctx, h); }
+
+/* The weights, a head at a time on the threads: streams are independent, so
+ * the numbers do not depend on who draws them. */
+static void draw_head_task(void *ctx, int h) {
+    Model *m = ctx;
     const ModelConfig *c = &m->cfg;
     size_t dm = (size_t)c->d_model;
-    for (int h = 0; h < c->heads; h++) {
-        HeadData *hd = &m->head[h];
-        draw_columns(hd->wq, c->d_model, c->d_k, c->seed, RNG_KIND_WQ, h, c->d_model);
-        draw_columns(hd->wk, c->d_model, c->d_k, c->seed, RNG_KIND_WK, h, c->d_model);
-        draw_columns(hd->wv, c->d_model, c->d_v, c->seed, RNG_KIND_WV, h, c->d_model);
-    }
+    HeadData *hd = &m->head[h];
+    draw_columns(hd->wq, c->d_model, c->d_k, c->seed, RNG_KIND_WQ, h, c->d_model);
+    draw_columns(hd->wk, c->d_model, c->d_k, c->seed, RNG_KIND_WK, h, c->d_model);
+    draw_columns(hd->wv, c->d_model, c->d_v, c->seed, RNG_KIND_WV, h, c->d_model);
+    pack_head_weights(m, h);
     /* W_O (heads * d_v, d_model): row (h, c) is the stream (seed, WO, h, c). */
     double scale = 1.0 / sqrt((double)c->heads * c->d_v);
-    for (int h = 0; h < c->heads; h++)
-        for (int col = 0; col < c->d_v; col++) {
-            RngStream r;
-            rng_init(&r, rng_key(c->seed, RNG_KIND_WO, (uint32_t)h, (uint32_t)col));
-            float *row = m->wo + ((size_t)h * c->d_v + col) * dm;
-            for (size_t i = 0; i < dm; i++) row[i] = (float)(rng_normal(&r) * scale);
-        }
+    for (int col = 0; col < c->d_v; col++) {
+        RngStream r;
+        rng_init(&r, rng_key(c->seed, RNG_KIND_WO, (uint32_t)h, (uint32_t)col));
+        float *row = m->wo + ((size_t)h * c->d_v + col) * dm;
+        for (size_t i = 0; i < dm; i++) row[i] = (float)(rng_normal(&r) * scale);
+    }
+}
+
+static void draw_weights(Model *m) {
+    par_for(m->cfg.heads, draw_head_task, m);
+    pack_wo(m);
     m->weights_stale = 0;
 }
 
 // ----------------------------------------------------------------------------
-// the stages
+// the stages, split into tasks for the threads: a head, or a block of rows
+
+enum { ROW_BLOCK = 64 };
+
+static int row_blocks(int n) { return (n + ROW_BLOCK - 1) / ROW_BLOCK; }
 
 /* E, PE and X of one side (n tokens) into embed, pe, x (n, d_model). */
 static void embed_side(Model *m, int is_target, int n, float *embed, float *pe, float *x) {
@@ -707,23 +763,45 @@ static void compute_embed(Model *m) {
     if (m->xq != m->x) embed_side(m, m->q_target, m->n_q, m->embed_q, m->pe_q, m->xq);
 }
 
+/* Work shared by the tasks of one stage. */
+typedef struct {
+    Model *m;
+    MatPacked *pack; /* packed right-hand matrices, by task kind */
+    int nb;          /* row blocks per head */
+    Stage from;      /* the row stages: recompute from this one */
+} Job;
+
+/* Projections: blocks of rows of (head, which) with the packed weights. */
+static void project_rows_task(void *ctx, int t) {
+    Job *j = ctx;
+    Model *m = j->m;
+    const ModelConfig *c = &m->cfg;
+    int pt = t / j->nb, rb = t % j->nb, h = pt / 3, which = pt % 3;
+    HeadData *hd = &m->head[h];
+    int n = which == 0 ? m->n_q : m->n_k, cols = which == 2 ? c->d_v : c->d_k;
+    const float *x = which == 0 ? m->xq : m->x;
+    float *out = which == 0 ? hd->q : which == 1 ? hd->k : hd->v;
+    const MatPacked *w = which == 0 ? &hd->pq : which == 1 ? (c->tie_qk ? &hd->pq : &hd->pk) : &hd->pv;
+    int r0 = rb * ROW_BLOCK, rows = n - r0 < ROW_BLOCK ? n - r0 : ROW_BLOCK;
+    if (rows > 0) mat_mul_rows(out, cols, x, c->d_model, w, r0, rows);
+}
+
 static void compute_project(Model *m) {
     const ModelConfig *c = &m->cfg;
-    for (int h = 0; h < c->heads; h++) {
-        HeadData *hd = &m->head[h];
-        if (m->source == SOURCE_QKV) {
-            memcpy(hd->q, m->qkv.q, sizeof(float) * (size_t)m->n_q * c->d_k);
-            memcpy(hd->k, m->qkv.k, sizeof(float) * (size_t)m->n_k * c->d_k);
-            memcpy(hd->v, m->qkv.v, sizeof(float) * (size_t)m->n_k * c->d_v);
-            continue;
-        }
-        /* Queries from the queries' sentence, keys and values from the keys';
-         * with tied Q and K, W_K is W_Q. */
-        const float *wk = c->tie_qk ? hd->wq : hd->wk;
-        mat_mul(hd->q, c->d_k, m->xq, c->d_model, hd->wq, c->d_k, m->n_q, c->d_model, c->d_k);
-        mat_mul(hd->k, c->d_k, m->x, c->d_model, wk, c->d_k, m->n_k, c->d_model, c->d_k);
-        mat_mul(hd->v, c->d_v, m->x, c->d_model, hd->wv, c->d_v, m->n_k, c->d_model, c->d_v);
+    if (m->source == SOURCE_QKV) {
+        HeadData *hd = &m->head[0];
+        memcpy(hd->q, m->qkv.q, sizeof(float) * (size_t)m->n_q * c->d_k);
+        memcpy(hd->k, m->qkv.k, sizeof(float) * (size_t)m->n_k * c->d_k);
+        memcpy(hd->v, m->qkv.v, sizeof(float) * (size_t)m->n_k * c->d_v);
+        return;
     }
+    if (!mat_packed_current(&m->head[0].pq)) { /* the kernel changed since the weights were packed */
+        par_for(c->heads, repack_task, m);
+        pack_wo(m);
+    }
+    int nmax = m->n_q > m->n_k ? m->n_q : m->n_k;
+    Job j = {m, NULL, row_blocks(nmax), STAGE_PROJECT};
+    par_for(c->heads * 3 * j.nb, project_rows_task, &j);
 }
 
 /* Additive attention's W1, W2 (d_k, d_k) of N(0, 1/d_k) and v (d_k) of N(0, 1)
@@ -755,68 +833,6 @@ static float saturate(double v) {
 
 static double norm_of(const float *v, int n) { return sqrt(vec_dot(v, v, n)); }
 
-static void compute_scores(Model *m) {
-    const ModelConfig *c = &m->cfg;
-    int dk = c->d_k, nq = m->n_q, nk = m->n_k;
-    for (int h = 0; h < c->heads; h++) {
-        HeadData *hd = &m->head[h];
-        switch (c->score) {
-        case SCORE_COSINE:
-            mat_mul_bt(hd->scores, nk, hd->q, dk, hd->k, dk, nq, dk, nk);
-            for (int i = 0; i < nq; i++) {
-                double qn = norm_of(hd->q + (size_t)i * dk, dk);
-                for (int j = 0; j < nk; j++) {
-                    double kn = norm_of(hd->k + (size_t)j * dk, dk);
-                    float *s = &hd->scores[(size_t)i * nk + j];
-                    *s = qn > 0 && kn > 0 ? (float)(vec_dot(hd->q + (size_t)i * dk, hd->k + (size_t)j * dk, dk) / (qn * kn))
-                                          : 0.0f;
-                }
-            }
-            break;
-        case SCORE_DISTANCE:
-            for (int i = 0; i < nq; i++)
-                for (int j = 0; j < nk; j++) {
-                    const float *q = hd->q + (size_t)i * dk, *k = hd->k + (size_t)j * dk;
-                    double d2 = 0;
-                    for (int p = 0; p < dk; p++) d2 += ((double)q[p] - k[p]) * ((double)q[p] - k[p]);
-                    hd->scores[(size_t)i * nk + j] = saturate(-d2);
-                }
-            break;
-        case SCORE_ADDITIVE: {
-            draw_additive(m, h);
-            /* A = Q W1^T (n_q, d_k), B = K W2^T (n_k, d_k); s_ij = v . tanh(A_i + B_j) */
-            float *A = malloc(sizeof(float) * ((size_t)nq + (size_t)nk) * (size_t)dk + 1);
-            if (!A) { /* out of memory mid-pass: a defined result, all scores 0 */
-                memset(hd->scores, 0, sizeof(float) * (size_t)nq * nk);
-                break;
-            }
-            float *B = A + (size_t)nq * dk;
-            mat_mul_bt(A, dk, hd->q, dk, hd->w1, dk, nq, dk, dk);
-            mat_mul_bt(B, dk, hd->k, dk, hd->w2, dk, nk, dk, dk);
-            for (int i = 0; i < nq; i++)
-                for (int j = 0; j < nk; j++) {
-                    double s = 0;
-                    for (int a = 0; a < dk; a++)
-                        s += (double)hd->va[a] * tanh((double)A[(size_t)i * dk + a] + B[(size_t)j * dk + a]);
-                    hd->scores[(size_t)i * nk + j] = (float)s;
-                }
-            free(A);
-            break;
-        }
-        default: mat_mul_bt(hd->scores, nk, hd->q, dk, hd->k, dk, nq, dk, nk); break;
-        }
-        /* How far the raw scores are from symmetric (square heads only). */
-        double asym = 0;
-        if (nq == nk)
-            for (int i = 0; i < nq; i++)
-                for (int j = i + 1; j < nk; j++) {
-                    double d = fabs((double)hd->scores[(size_t)i * nk + j] - hd->scores[(size_t)j * nk + i]);
-                    if (d > asym) asym = d;
-                }
-        hd->asym = asym;
-    }
-}
-
 /* What the scaling stage multiplies by, per score kind (model.h). */
 static double scale_factor(const ModelConfig *c) {
     if (!c->scale) return 1.0;
@@ -828,25 +844,120 @@ static double scale_factor(const ModelConfig *c) {
     }
 }
 
-static void compute_scaled(Model *m) {
-    size_t cells = (size_t)m->n_q * m->n_k;
+/* The raw scores of rows [r0, r0 + rows) of head h. */
+static void scores_rows(Model *m, int h, const MatPacked *kt, int r0, int rows) {
     const ModelConfig *c = &m->cfg;
-    int divide = c->score == SCORE_DOT || c->score == SCORE_DISTANCE;
-    double divisor = sqrt((double)c->d_k), factor = scale_factor(c);
-    for (int h = 0; h < c->heads; h++) {
-        HeadData *hd = &m->head[h];
-        if (factor == 1.0) {
-            memcpy(hd->scaled, hd->scores, sizeof(float) * cells);
-            continue;
+    HeadData *hd = &m->head[h];
+    int dk = c->d_k, nk = m->n_k;
+    switch (c->score) {
+    case SCORE_DISTANCE:
+        for (int i = r0; i < r0 + rows; i++)
+            for (int j = 0; j < nk; j++) {
+                const float *q = hd->q + (size_t)i * dk, *k = hd->k + (size_t)j * dk;
+                double d2 = 0;
+                for (int p = 0; p < dk; p++) d2 += ((double)q[p] - k[p]) * ((double)q[p] - k[p]);
+                hd->scores[(size_t)i * nk + j] = saturate(-d2);
+            }
+        return;
+    case SCORE_ADDITIVE: {
+        /* A = Q W1^T, B = K W2^T; s_ij = v . tanh(A_i + B_j) */
+        float *A = malloc(sizeof(float) * ((size_t)rows + (size_t)nk) * (size_t)dk + 1);
+        if (!A) { /* out of memory mid-pass: a defined result, all scores 0 */
+            memset(hd->scores + (size_t)r0 * nk, 0, sizeof(float) * (size_t)rows * nk);
+            return;
         }
-        /* Division for dot and distance (scaled = raw / sqrt(d_k) exactly as
-         * the texts write it); the cosine's temperature multiplies. */
-        for (size_t i = 0; i < cells; i++)
-            hd->scaled[i] = divide ? (float)((double)hd->scores[i] / divisor) : saturate((double)hd->scores[i] * factor);
+        float *B = A + (size_t)rows * dk;
+        mat_mul_bt(A, dk, hd->q + (size_t)r0 * dk, dk, hd->w1, dk, rows, dk, dk);
+        mat_mul_bt(B, dk, hd->k, dk, hd->w2, dk, nk, dk, dk);
+        for (int i = 0; i < rows; i++)
+            for (int j = 0; j < nk; j++) {
+                double s = 0;
+                for (int a = 0; a < dk; a++) s += (double)hd->va[a] * tanh((double)A[(size_t)i * dk + a] + B[(size_t)j * dk + a]);
+                hd->scores[(size_t)(r0 + i) * nk + j] = (float)s;
+            }
+        free(A);
+        return;
+    }
+    default:
+        if (kt && kt->data) mat_mul_rows(hd->scores, nk, hd->q, dk, kt, r0, rows);
+        else mat_mul_bt(hd->scores + (size_t)r0 * nk, nk, hd->q + (size_t)r0 * dk, dk, hd->k, dk, rows, dk, nk);
+        if (c->score == SCORE_COSINE)
+            for (int i = r0; i < r0 + rows; i++) {
+                double qn = norm_of(hd->q + (size_t)i * dk, dk);
+                for (int j = 0; j < nk; j++) {
+                    double kn = norm_of(hd->k + (size_t)j * dk, dk);
+                    float *s = &hd->scores[(size_t)i * nk + j];
+                    *s = qn > 0 && kn > 0 ? (float)(vec_dot(hd->q + (size_t)i * dk, hd->k + (size_t)j * dk, dk) / (qn * kn))
+                                          : 0.0f;
+                }
+            }
+        return;
     }
 }
 
-static void compute_masked(Model *m) {
+/* Rows [r0, r0 + rows) of head h from stage `from` to the weights: scaled,
+ * masked, then the softmax with its sum, entropy and largest weight. The
+ * stages stay stored (the views show each), computed row by row while the
+ * row is in the cache. */
+static void row_stages(Model *m, int h, Stage from, int r0, int rows) {
+    const ModelConfig *c = &m->cfg;
+    HeadData *hd = &m->head[h];
+    int nk = m->n_k;
+    double factor = scale_factor(c);
+    for (int i = r0; i < r0 + rows; i++) {
+        size_t at = (size_t)i * nk;
+        const float *raw = hd->scores + at;
+        float *scaled = hd->scaled + at, *masked = hd->masked + at;
+        const unsigned char *ok = m->allowed + at;
+        if (from <= STAGE_SCALED) {
+            attn_scale_mask_row(scaled, masked, raw, ok, nk, factor == 1.0 ? SCALE_COPY : SCALE_MULTIPLY, factor);
+        } else if (from <= STAGE_MASKED) {
+            attn_mask_row(masked, scaled, ok, nk);
+        }
+        SoftmaxRow sr;
+        attn_softmax(hd->weights + at, masked, nk, &sr);
+        hd->row_sums[i] = sr.sum;
+        hd->entropy[i] = sr.entropy;
+        hd->max_weight[i] = sr.max_weight;
+    }
+}
+
+static void scores_pack_task(void *ctx, int h) {
+    Job *j = ctx;
+    const ModelConfig *c = &j->m->cfg;
+    HeadData *hd = &j->m->head[h];
+    if (c->score == SCORE_ADDITIVE) draw_additive(j->m, h);
+    if (c->score == SCORE_DOT || c->score == SCORE_COSINE)
+        mat_pack_into(&j->pack[h], hd->pack_k, hd->k, c->d_k, c->d_k, j->m->n_k, 1);
+}
+
+/* Scores of a block of rows, then (from the scores on) its row stages. */
+static void scores_rows_task(void *ctx, int t) {
+    Job *j = ctx;
+    int h = t / j->nb, r0 = (t % j->nb) * ROW_BLOCK;
+    int rows = j->m->n_q - r0 < ROW_BLOCK ? j->m->n_q - r0 : ROW_BLOCK;
+    if (rows <= 0) return;
+    if (j->from <= STAGE_SCORES) scores_rows(j->m, h, &j->pack[h], r0, rows);
+    if (j->from <= STAGE_WEIGHTS) row_stages(j->m, h, j->from, r0, rows);
+}
+
+double model_asymmetry(const Model *m, int h) {
+    const HeadData *hd = &m->head[h];
+    int n = m->n_k;
+    double asym = 0;
+    enum { T = 64 }; /* tiles, so that S[j][i] is read from the cache */
+    if (m->n_q == n)
+        for (int bi = 0; bi < n; bi += T)
+            for (int bj = bi; bj < n; bj += T)
+                for (int i = bi; i < bi + T && i < n; i++)
+                    for (int j = bj > i + 1 ? bj : i + 1; j < bj + T && j < n; j++) {
+                        double d = fabs((double)hd->scores[(size_t)i * n + j] - hd->scores[(size_t)j * n + i]);
+                        if (d > asym) asym = d;
+                    }
+    return asym;
+}
+
+static void compute_mask(Model *m) {
     size_t cells = (size_t)m->n_q * m->n_k;
     const TokenList *keys = m->k_target ? &m->target_tokens : &m->tokens;
     for (int j = 0; j < m->n_k; j++) m->pad_key[j] = m->source == SOURCE_TEXT && j >= keys->n;
@@ -866,53 +977,24 @@ static void compute_masked(Model *m) {
         for (int j = 0; j < m->n_k; j++) n += m->allowed[(size_t)i * m->n_k + j];
         m->n_allowed[i] = n;
     }
-    for (int h = 0; h < m->cfg.heads; h++) {
-        HeadData *hd = &m->head[h];
-        for (size_t i = 0; i < cells; i++) hd->masked[i] = m->allowed[i] ? hd->scaled[i] : -INFINITY;
-    }
+}
+
+/* Scores (when stale), scaled, masked and weights, in one pass over the rows. */
+static void compute_attention(Model *m, Stage from) {
+    int heads = m->cfg.heads;
+    if (from <= STAGE_MASKED) compute_mask(m);
+    Job j = {m, calloc((size_t)heads, sizeof(MatPacked)), row_blocks(m->n_q), from};
+    if (!j.pack) return; /* out of memory: the stages keep their last values */
+    if (from <= STAGE_SCORES) par_for(heads, scores_pack_task, &j);
+    par_for(heads * j.nb, scores_rows_task, &j);
+    for (int h = 0; h < heads; h++) mat_packed_free(&j.pack[h]);
+    free(j.pack);
 }
 
 double attn_softmax_row(float *w, const float *s, int n) {
-    double max = -INFINITY;
-    for (int j = 0; j < n; j++)
-        if (s[j] > max) max = s[j];
-    if (max == -INFINITY) {
-        for (int j = 0; j < n; j++) w[j] = 0.0f;
-        return 0.0;
-    }
-    double denom = 0.0;
-    for (int j = 0; j < n; j++)
-        if (s[j] != -INFINITY) denom += exp((double)s[j] - max);
-    double sum = 0.0;
-    for (int j = 0; j < n; j++) {
-        w[j] = s[j] == -INFINITY ? 0.0f : (float)(exp((double)s[j] - max) / denom);
-        sum += w[j];
-    }
-    return sum;
-}
-
-/* Entropy in bits, accumulated in double; 0 log 0 = 0. */
-static double entropy_bits(const float *w, int n) {
-    double h = 0.0;
-    for (int j = 0; j < n; j++)
-        if (w[j] > 0.0f) h -= (double)w[j] * log2((double)w[j]);
-    return h > 0.0 ? h : 0.0; /* rounding can leave -0.0 or -1e-17 for a one-hot row */
-}
-
-static void compute_weights(Model *m) {
-    int nk = m->n_k;
-    for (int h = 0; h < m->cfg.heads; h++) {
-        HeadData *hd = &m->head[h];
-        for (int i = 0; i < m->n_q; i++) {
-            float *w = hd->weights + (size_t)i * nk;
-            hd->row_sums[i] = attn_softmax_row(w, hd->masked + (size_t)i * nk, nk);
-            hd->entropy[i] = entropy_bits(w, nk);
-            float mx = 0.0f;
-            for (int j = 0; j < nk; j++)
-                if (w[j] > mx) mx = w[j];
-            hd->max_weight[i] = mx;
-        }
-    }
+    SoftmaxRow r;
+    attn_softmax(w, s, n, &r);
+    return r.sum;
 }
 
 void model_mean_entropy(const Model *m, int h, double *mean, double *max) {
@@ -925,22 +1007,61 @@ void model_mean_entropy(const Model *m, int h, double *mean, double *max) {
     *max = m->n_q ? mx / m->n_q : 0.0;
 }
 
-static void compute_output(Model *m) {
-    const ModelConfig *c = &m->cfg;
-    for (int h = 0; h < c->heads; h++) {
-        HeadData *hd = &m->head[h];
-        mat_mul(hd->out, c->d_v, hd->weights, m->n_k, hd->v, c->d_v, m->n_q, m->n_k, c->d_v);
+/* O_h = A_h V_h: V packed per head, then blocks of rows. */
+static void output_pack_task(void *ctx, int h) {
+    Job *j = ctx;
+    HeadData *hd = &j->m->head[h];
+    mat_pack_into(&j->pack[h], hd->pack_v, hd->v, j->m->cfg.d_v, j->m->n_k, j->m->cfg.d_v, 0);
+}
+
+static void output_rows_task(void *ctx, int t) {
+    Job *j = ctx;
+    Model *m = j->m;
+    int h = t / j->nb, r0 = (t % j->nb) * ROW_BLOCK, dv = m->cfg.d_v;
+    int rows = m->n_q - r0 < ROW_BLOCK ? m->n_q - r0 : ROW_BLOCK;
+    if (rows <= 0) return;
+    HeadData *hd = &m->head[h];
+    /* Keys past the last one any row of the block may see have weight 0 in
+     * every row: their products add nothing (causal: half the work). */
+    int kmax = 0;
+    for (int i = r0; i < r0 + rows; i++) {
+        const unsigned char *ok = m->allowed + (size_t)i * m->n_k;
+        for (int jj = m->n_k - 1; jj >= kmax; jj--)
+            if (ok[jj]) {
+                kmax = jj + 1;
+                break;
+            }
     }
+    mat_mul_rows_k(hd->out, dv, hd->weights, m->n_k, &j->pack[h], r0, rows, kmax);
+}
+
+static void compute_output(Model *m) {
+    int heads = m->cfg.heads;
+    Job j = {m, calloc((size_t)heads, sizeof(MatPacked)), row_blocks(m->n_q), STAGE_OUTPUT};
+    if (!j.pack) return;
+    par_for(heads, output_pack_task, &j);
+    par_for(heads * j.nb, output_rows_task, &j);
+    for (int h = 0; h < heads; h++) mat_packed_free(&j.pack[h]);
+    free(j.pack);
+}
+
+/* Y = concat(O_h) W_O: W_O packed once, blocks of rows on the threads. */
+static void final_rows_task(void *ctx, int t) {
+    Job *j = ctx;
+    Model *m = j->m;
+    const ModelConfig *c = &m->cfg;
+    int width = c->heads * c->d_v, r0 = t * ROW_BLOCK;
+    int rows = m->n_q - r0 < ROW_BLOCK ? m->n_q - r0 : ROW_BLOCK;
+    for (int i = r0; i < r0 + rows; i++)
+        for (int h = 0; h < c->heads; h++)
+            memcpy(m->concat + (size_t)i * width + (size_t)h * c->d_v, m->head[h].out + (size_t)i * c->d_v,
+                   sizeof(float) * (size_t)c->d_v);
+    mat_mul_rows(m->y, c->d_model, m->concat, width, &m->po, r0, rows);
 }
 
 static void compute_final(Model *m) {
-    const ModelConfig *c = &m->cfg;
-    int width = c->heads * c->d_v;
-    for (int h = 0; h < c->heads; h++)
-        for (int i = 0; i < m->n_q; i++)
-            memcpy(m->concat + (size_t)i * width + (size_t)h * c->d_v,
-                   m->head[h].out + (size_t)i * c->d_v, sizeof(float) * (size_t)c->d_v);
-    mat_mul(m->y, c->d_model, m->concat, width, m->wo, c->d_model, m->n_q, width, c->d_model);
+    Job j = {m, NULL, row_blocks(m->n_q), STAGE_FINAL};
+    par_for(j.nb, final_rows_task, &j);
 }
 
 int model_update(Model *m, AvError *err) {
@@ -949,23 +1070,13 @@ int model_update(Model *m, AvError *err) {
     Stage from = m->stale;
     if (m->source == SOURCE_TEXT && m->weights_stale) draw_weights(m);
     if (m->source == SOURCE_QKV && from < STAGE_PROJECT) from = STAGE_PROJECT;
-    for (Stage s = from; s < STAGE_COUNT; s++) {
-        switch (s) {
-        case STAGE_EMBED: compute_embed(m); break;
-        case STAGE_PROJECT: compute_project(m); break;
-        case STAGE_SCORES: compute_scores(m); break;
-        case STAGE_SCALED: compute_scaled(m); break;
-        case STAGE_MASKED: compute_masked(m); break;
-        case STAGE_WEIGHTS: compute_weights(m); break;
-        case STAGE_OUTPUT: compute_output(m); break;
-        case STAGE_FINAL:
-            if (m->source != SOURCE_TEXT) continue;
-            compute_final(m);
-            break;
-        default: break;
-        }
-        m->computed[s]++;
-    }
+    if (from <= STAGE_EMBED) compute_embed(m);
+    if (from <= STAGE_PROJECT) compute_project(m);
+    if (from <= STAGE_WEIGHTS) compute_attention(m, from);
+    if (from <= STAGE_OUTPUT) compute_output(m);
+    if (from <= STAGE_FINAL && m->source == SOURCE_TEXT) compute_final(m);
+    for (Stage s = from; s < STAGE_COUNT; s++)
+        if (s != STAGE_FINAL || m->source == SOURCE_TEXT) m->computed[s]++;
     m->stale = STAGE_NONE;
     return 0;
 }
@@ -1032,17 +1143,18 @@ void model_cell_detail(const Model *m, int h, int i, int j, CellDetail *out) {
     out->divisor = f == 1.0 ? 1.0 : 1.0 / f;
     out->scaled = hd->scaled[at];
     out->allowed = m->allowed[at];
-    double max = -INFINITY;
-    for (size_t col = 0; col < nk; col++)
-        if (row[col] != -INFINITY) {
-            out->row_allowed++;
-            if (row[col] > max) max = row[col];
-        }
-    out->row_max = max;
-    if (out->row_allowed) {
-        for (size_t col = 0; col < nk; col++)
-            if (row[col] != -INFINITY) out->denom += exp((double)row[col] - max);
-        if (out->allowed) out->exp = exp((double)row[j] - max);
-    }
+    out->row_allowed = m->n_allowed[i];
     out->weight = hd->weights[at];
+    /* The softmax's own numbers: its exp and its denominator (rowops.c). */
+    float max = -INFINITY;
+    for (size_t col = 0; col < nk; col++)
+        if (row[col] > max) max = row[col];
+    out->row_max = max;
+    if (max == -INFINITY) return;
+    float *e = malloc(sizeof(float) * nk);
+    if (!e) return;
+    attn_exp_row(e, row, max, (int)nk);
+    out->denom = attn_sum(e, (int)nk);
+    out->exp = e[j];
+    free(e);
 }

@@ -117,9 +117,10 @@ typedef struct {
     double *entropy; /* (n_q) entropy of the row's weights in bits: -sum w log2 w */
     float *max_weight; /* (n_q) the row's largest weight */
     float *out;      /* (n_q, d_v) A V */
+    MatPacked pq, pk, pv; /* W_Q, W_K, W_V packed for the kernels (weights arena) */
+    float *pack_k, *pack_v; /* room to pack K^T and V in each pass (stages arena) */
     float *w1, *w2;  /* (d_k, d_k) additive attention, only with score additive */
     float *va;       /* (d_k) additive attention's v */
-    double asym;     /* max |S - S^T| of the raw scores (square heads), 0 when tied */
 } HeadData;
 
 typedef enum { SOURCE_TEXT, SOURCE_QKV } ModelSource;
@@ -154,6 +155,7 @@ typedef struct {
                                (the same arrays in self-attention) */
     HeadData *head;         /* heads entries */
     float *wo;              /* (heads * d_v, d_model) */
+    MatPacked po;           /* W_O packed */
     float *concat;          /* (n_q, heads * d_v) */
     float *y;               /* (n_q, d_model) */
     unsigned char *allowed; /* (n_q, n_k) 1 = key visible to query */
@@ -197,6 +199,10 @@ int model_painted_at(const Model *m, int i, int j);
  * bytes of matrices, multiply-adds of a pass. */
 int model_check_budget(const ModelConfig *c, int n_q, int n_k, ModelSource src, AvError *err);
 
+/* Marks stage s (and all after it) stale, as a setter would: for benchmarks
+ * and tests of the stage cache. */
+void model_invalidate(Model *m, Stage s);
+
 /* Recomputes every stale stage. Returns 0 (kept for callers that check). */
 int model_update(Model *m, AvError *err);
 
@@ -204,6 +210,11 @@ int model_update(Model *m, AvError *err);
  * largest possible value log2(n_allowed) (rows with no allowed key count 0),
  * in bits. */
 void model_mean_entropy(const Model *m, int h, double *mean, double *max);
+
+/* How far head h's raw scores are from symmetric: max |S - S^T| (square
+ * heads; 0 otherwise, and 0 when Q and K are tied). O(n^2): the views ask for
+ * the head they show. */
+double model_asymmetry(const Model *m, int h);
 
 /* Labels of query row i and key column j (NUL-terminated, raw: escape them
  * before printing). */

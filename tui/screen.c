@@ -56,7 +56,7 @@ static attr_t attrs_for(Style st) {
     return a;
 }
 
-static void blit(const Canvas *cv, ColorTier tier) {
+void screen_blit(const Canvas *cv, ColorTier tier) {
     erase();
     for (int y = 0; y < cv->h && y < LINES; y++)
         for (int x = 0; x < cv->w && x < COLS; x++) {
@@ -136,7 +136,7 @@ int screen_run(App *a, const CliOptions *o, AvError *err) {
         if (redraw) {
             if (cv->w != COLS || cv->h != LINES) cv_resize(cv, COLS, LINES);
             app_draw(a, cv);
-            blit(cv, a->tier);
+            screen_blit(cv, a->tier);
             redraw = 0;
         }
         wint_t ch;

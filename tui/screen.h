@@ -12,6 +12,11 @@
  * signal's number when a signal ended it). */
 int screen_run(App *a, const CliOptions *o, AvError *err);
 
+/* Copies a canvas into the current ncurses screen and sends what changed
+ * (erase, every cell, wnoutrefresh, doupdate). For screen_run and for
+ * benchmarks that drive the app on a headless newterm. */
+void screen_blit(const Canvas *cv, ColorTier tier);
+
 /* The colour tier the terminal supports, for the app (call after initscr). */
 ColorTier screen_tier(ColorMode mode);
 

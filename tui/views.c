@@ -334,7 +334,7 @@ static void draw_info(const App *a, Canvas *cv) {
     double mean, max;
     model_mean_entropy(m, a->head, &mean, &max);
     int n = snprintf(buf, sizeof buf, "%s %.2f of %.2f bits", G(a)->mean_h, mean, max);
-    if (m->n_q == m->n_k) snprintf(buf + n, sizeof buf - (size_t)n, "   asym %.2f", m->head[a->head].asym);
+    if (m->n_q == m->n_k) snprintf(buf + n, sizeof buf - (size_t)n, "   asym %.2f", model_asymmetry(m, a->head));
     int w = text_width(buf, strlen(buf));
     if (x + 3 + w <= cv->w) cv_text(cv, 2, cv->w - w, buf, w, style_plain());
 }
@@ -762,7 +762,7 @@ static void draw_heads(App *a, Canvas *cv) {
                 }
         }
     }
-    if (block_rows > g.block_rows_vis) {
+    if (block_rows > g.block_rows_vis && cv->h > 1) {
         /* Which rows of heads are shown, on the title line where it fits. */
         snprintf(buf, sizeof buf, "rows %d-%d of %d", a->head0 + 1,
                  a->head0 + g.block_rows_vis < block_rows ? a->head0 + g.block_rows_vis : block_rows, block_rows);

@@ -1,0 +1,99 @@
+/* parallel.c - see parallel.h. A fixed pool of pthreads; par_for hands out
+ * task numbers from a shared counter under a mutex (tasks are coarse: a head
+ * or a block of rows), and the caller works too. */
+#define _POSIX_C_SOURCE 200809L
+#include "parallel.h"
+
+#include <pthread.h>
+#include <unistd.h>
+
+static struct {
+    pthread_t thread[PAR_MAX_THREADS];
+    int started;          /* worker threads running (threads - 1) */
+    int threads;          /* threads in use, the caller included */
+    pthread_mutex_t lock;
+    pthread_cond_t work;  /* a new job, or quit */
+    pthread_cond_t done;  /* a job finished */
+    ParTask fn;
+    void *ctx;
+    int ntasks, next, running, generation, quit;
+} pool = {.lock = PTHREAD_MUTEX_INITIALIZER, .work = PTHREAD_COND_INITIALIZER, .done = PTHREAD_COND_INITIALIZER,
+          .threads = 1};
+
+/* Takes and runs tasks of the current job until none is left. Called with the
+ * lock held; returns with it held. */
+static void drain(void) {
+    while (pool.next < pool.ntasks) {
+        int t = pool.next++;
+        ParTask fn = pool.fn;
+        void *ctx = pool.ctx;
+        pool.running++;
+        pthread_mutex_unlock(&pool.lock);
+        fn(ctx, t);
+        pthread_mutex_lock(&pool.lock);
+        pool.running--;
+    }
+}
+
+static void *worker(void *arg) {
+    (void)arg;
+    pthread_mutex_lock(&pool.lock);
+    int seen = pool.generation;
+    for (;;) {
+        while (!pool.quit && pool.generation == seen) pthread_cond_wait(&pool.work, &pool.lock);
+        if (pool.quit) break;
+        seen = pool.generation;
+        drain();
+        if (pool.running == 0 && pool.next >= pool.ntasks) pthread_cond_broadcast(&pool.done);
+    }
+    pthread_mutex_unlock(&pool.lock);
+    return NULL;
+}
+
+static void stop_workers(void) {
+    pthread_mutex_lock(&pool.lock);
+    pool.quit = 1;
+    pthread_cond_broadcast(&pool.work);
+    pthread_mutex_unlock(&pool.lock);
+    for (int i = 0; i < pool.started; i++) pthread_join(pool.thread[i], NULL);
+    pool.started = 0;
+    pool.quit = 0;
+}
+
+int par_set_threads(int n) {
+    if (n <= 0) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        n = cpus > 0 ? (int)cpus : 1;
+        if (n > 8) n = 8;
+    }
+    if (n > PAR_MAX_THREADS) n = PAR_MAX_THREADS;
+    if (pool.started) stop_workers();
+    pool.threads = 1;
+    for (int i = 0; i < n - 1; i++) {
+        if (pthread_create(&pool.thread[i], NULL, worker, NULL) != 0) break; /* fewer threads, same results */
+        pool.started++;
+    }
+    pool.threads = pool.started + 1;
+    return pool.threads;
+}
+
+int par_threads(void) { return pool.threads; }
+
+void par_for(int ntasks, ParTask fn, void *ctx) {
+    if (ntasks <= 0) return;
+    if (pool.threads <= 1 || ntasks == 1) {
+        for (int t = 0; t < ntasks; t++) fn(ctx, t);
+        return;
+    }
+    pthread_mutex_lock(&pool.lock);
+    pool.fn = fn;
+    pool.ctx = ctx;
+    pool.ntasks = ntasks;
+    pool.next = 0;
+    pool.generation++;
+    pthread_cond_broadcast(&pool.work);
+    drain();
+    while (pool.running > 0 || pool.next < pool.ntasks) pthread_cond_wait(&pool.done, &pool.lock);
+    pool.ntasks = 0;
+    pthread_mutex_unlock(&pool.lock);
+}

@@ -1,0 +1,22 @@
+/* parallel.h - a small pool of worker threads for the forward pass.
+ *
+ * Work is split into independent tasks (a head, a block of rows); each output
+ * element is computed by exactly one task, in the same order whatever the
+ * number of threads, so results are bit-identical for any thread count. */
+#ifndef ATTNVIZ_PARALLEL_H
+#define ATTNVIZ_PARALLEL_H
+
+/* Most threads attnviz starts. */
+#define PAR_MAX_THREADS 64
+
+/* Sets the number of threads (n <= 0: the online CPUs, at most 8). Returns the
+ * number now in use. Not thread-safe: call it from the main thread only. */
+int par_set_threads(int n);
+int par_threads(void);
+
+/* Runs fn(ctx, t) for every t in [0, ntasks) on the pool and returns when all
+ * are done. With one thread (or one task) runs them in order on the caller. */
+typedef void (*ParTask)(void *ctx, int task);
+void par_for(int ntasks, ParTask fn, void *ctx);
+
+#endif

@@ -1,0 +1,334 @@
+/* rowops.c - see rowops.h. */
+#include "rowops.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+// ----------------------------------------------------------------------------
+// exp: the constants and the sequence every version follows
+
+#define EXP_LO (-87.33654f)          /* below: 0 (e^x < FLT_MIN) */
+#define EXP_LOG2E 1.44269504088896341f
+#define EXP_LN2_HI 0.693359375f       /* ln 2 = HI - LO, HI exact in 10 bits */
+#define EXP_LN2_LO (-2.12194440e-4f)
+#define EXP_P0 1.9875691500e-4f       /* Cephes expf */
+#define EXP_P1 1.3981999507e-3f
+#define EXP_P2 8.3334519073e-3f
+#define EXP_P3 4.1665795894e-2f
+#define EXP_P4 1.6666665459e-1f
+#define EXP_P5 5.0000001201e-1f
+
+float attn_expf(float x) {
+    if (!(x >= EXP_LO)) return 0.0f; /* also -inf */
+    if (x > 88.0f) x = 88.0f;
+    float t = x * EXP_LOG2E;
+    float n = nearbyintf(t); /* to nearest, ties to even: as the SIMD rounding */
+    float r = fmaf(n, -EXP_LN2_HI, x);
+    r = fmaf(n, -EXP_LN2_LO, r);
+    float z = r * r;
+    float y = EXP_P0;
+    y = fmaf(y, r, EXP_P1);
+    y = fmaf(y, r, EXP_P2);
+    y = fmaf(y, r, EXP_P3);
+    y = fmaf(y, r, EXP_P4);
+    y = fmaf(y, r, EXP_P5);
+    y = fmaf(y, z, r);
+    y = y + 1.0f;
+    int32_t bits = ((int32_t)n + 127) << 23;
+    float scale;
+    memcpy(&scale, &bits, sizeof scale);
+    return y * scale;
+}
+
+static void exp_row_portable(float *e, const float *s, float max, int n) {
+    for (int j = 0; j < n; j++) e[j] = s[j] == -INFINITY ? 0.0f : attn_expf(s[j] - max);
+}
+
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define HAVE_X86 1
+#include <immintrin.h>
+
+__attribute__((target("avx512f"))) static void exp_row_avx512(float *e, const float *s, float max, int n) {
+    const __m512 lo = _mm512_set1_ps(EXP_LO), hi = _mm512_set1_ps(88.0f), vmax = _mm512_set1_ps(max);
+    int j = 0;
+    for (; j + 16 <= n; j += 16) {
+        __m512 sv = _mm512_loadu_ps(s + j);
+        __mmask16 ok = _mm512_cmp_ps_mask(sv, _mm512_set1_ps(-INFINITY), _CMP_NEQ_OQ);
+        __m512 x = _mm512_sub_ps(sv, vmax);
+        ok &= _mm512_cmp_ps_mask(x, lo, _CMP_GE_OQ);
+        x = _mm512_min_ps(x, hi);
+        __m512 t = _mm512_mul_ps(x, _mm512_set1_ps(EXP_LOG2E));
+        __m512 nn = _mm512_roundscale_ps(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        __m512 r = _mm512_fmadd_ps(nn, _mm512_set1_ps(-EXP_LN2_HI), x);
+        r = _mm512_fmadd_ps(nn, _mm512_set1_ps(-EXP_LN2_LO), r);
+        __m512 z = _mm512_mul_ps(r, r);
+        __m512 y = _mm512_set1_ps(EXP_P0);
+        y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(EXP_P1));
+        y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(EXP_P2));
+        y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(EXP_P3));
+        y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(EXP_P4));
+        y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(EXP_P5));
+        y = _mm512_fmadd_ps(y, z, r);
+        y = _mm512_add_ps(y, _mm512_set1_ps(1.0f));
+        __m512i bits = _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(nn), _mm512_set1_epi32(127)), 23);
+        y = _mm512_mul_ps(y, _mm512_castsi512_ps(bits));
+        _mm512_storeu_ps(e + j, _mm512_maskz_mov_ps(ok, y));
+    }
+    exp_row_portable(e + j, s + j, max, n - j);
+}
+
+__attribute__((target("avx2,fma"))) static void exp_row_avx2(float *e, const float *s, float max, int n) {
+    const __m256 lo = _mm256_set1_ps(EXP_LO), hi = _mm256_set1_ps(88.0f), vmax = _mm256_set1_ps(max);
+    int j = 0;
+    for (; j + 8 <= n; j += 8) {
+        __m256 sv = _mm256_loadu_ps(s + j);
+        __m256 ok = _mm256_cmp_ps(sv, _mm256_set1_ps(-INFINITY), _CMP_NEQ_OQ);
+        __m256 x = _mm256_sub_ps(sv, vmax);
+        ok = _mm256_and_ps(ok, _mm256_cmp_ps(x, lo, _CMP_GE_OQ));
+        x = _mm256_min_ps(x, hi);
+        __m256 t = _mm256_mul_ps(x, _mm256_set1_ps(EXP_LOG2E));
+        __m256 nn = _mm256_round_ps(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        __m256 r = _mm256_fmadd_ps(nn, _mm256_set1_ps(-EXP_LN2_HI), x);
+        r = _mm256_fmadd_ps(nn, _mm256_set1_ps(-EXP_LN2_LO), r);
+        __m256 z = _mm256_mul_ps(r, r);
+        __m256 y = _mm256_set1_ps(EXP_P0);
+        y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(EXP_P1));
+        y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(EXP_P2));
+        y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(EXP_P3));
+        y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(EXP_P4));
+        y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(EXP_P5));
+        y = _mm256_fmadd_ps(y, z, r);
+        y = _mm256_add_ps(y, _mm256_set1_ps(1.0f));
+        __m256i bits = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(nn), _mm256_set1_epi32(127)), 23);
+        y = _mm256_mul_ps(y, _mm256_castsi256_ps(bits));
+        _mm256_storeu_ps(e + j, _mm256_and_ps(ok, y));
+    }
+    exp_row_portable(e + j, s + j, max, n - j);
+}
+#endif
+
+typedef void (*ExpRow)(float *, const float *, float, int);
+static ExpRow exp_row;
+
+void attn_exp_row(float *e, const float *s, float max, int n) {
+    if (!exp_row) {
+        exp_row = exp_row_portable;
+#ifdef HAVE_X86
+        __builtin_cpu_init();
+        if (__builtin_cpu_supports("avx512f")) exp_row = exp_row_avx512;
+        else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) exp_row = exp_row_avx2;
+#endif
+    }
+    exp_row(e, s, max, n);
+}
+
+// ----------------------------------------------------------------------------
+// the other row operations: a portable version and an AVX-512 one that does
+// the same operations element by element (sums: the same eight lanes)
+
+static double combine8(const double t[8]) { return ((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7])); }
+
+static double sum_portable(const float *x, int n) {
+    double t[8] = {0};
+    for (int j = 0; j < n; j++) t[j & 7] += x[j];
+    return combine8(t);
+}
+
+static float max_portable(const float *x, int n) {
+    float m = -INFINITY;
+    for (int j = 0; j < n; j++)
+        if (x[j] > m) m = x[j];
+    return m;
+}
+
+/* w[j] = (float)(w[j] * inv); returns the largest. */
+static float normalize_portable(float *w, int n, double inv) {
+    float mx = 0.0f;
+    for (int j = 0; j < n; j++) {
+        w[j] = (float)((double)w[j] * inv);
+        if (w[j] > mx) mx = w[j];
+    }
+    return mx;
+}
+
+/* sum over the unmasked j of w[j] * (s[j] - max), in eight lanes. */
+static double wdot_portable(const float *w, const float *s, float max, int n) {
+    double t[8] = {0};
+    for (int j = 0; j < n; j++)
+        if (s[j] != -INFINITY) t[j & 7] += (double)w[j] * (double)(s[j] - max);
+    return combine8(t);
+}
+
+static float clampf(float v) { return v > FLT_MAX ? FLT_MAX : v < -FLT_MAX ? -FLT_MAX : v; }
+
+static void scale_portable(float *out, const float *raw, int n, ScaleOp op, double by) {
+    for (int j = 0; j < n; j++) {
+        if (op == SCALE_DIVIDE) out[j] = (float)((double)raw[j] / by);
+        else if (op == SCALE_MULTIPLY) out[j] = clampf((float)((double)raw[j] * by));
+        else out[j] = raw[j];
+    }
+}
+
+static void mask_portable(float *out, const float *s, const unsigned char *ok, int n) {
+    for (int j = 0; j < n; j++) out[j] = ok[j] ? s[j] : -INFINITY;
+}
+
+#ifdef HAVE_X86
+__attribute__((target("avx512f,avx512vl,avx512bw"))) static double sum_avx512(const float *x, int n) {
+    __m512d acc = _mm512_setzero_pd();
+    int j = 0;
+    for (; j + 8 <= n; j += 8) acc = _mm512_add_pd(acc, _mm512_cvtps_pd(_mm256_loadu_ps(x + j)));
+    double t[8];
+    _mm512_storeu_pd(t, acc);
+    for (; j < n; j++) t[j & 7] += x[j];
+    return combine8(t);
+}
+
+__attribute__((target("avx512f,avx512vl,avx512bw"))) static float max_avx512(const float *x, int n) {
+    __m512 m = _mm512_set1_ps(-INFINITY);
+    int j = 0;
+    for (; j + 16 <= n; j += 16) m = _mm512_max_ps(m, _mm512_loadu_ps(x + j));
+    float r = _mm512_reduce_max_ps(m);
+    for (; j < n; j++)
+        if (x[j] > r) r = x[j];
+    return r;
+}
+
+__attribute__((target("avx512f,avx512vl,avx512bw"))) static float normalize_avx512(float *w, int n, double inv) {
+    __m512d vinv = _mm512_set1_pd(inv);
+    __m256 mx = _mm256_setzero_ps();
+    int j = 0;
+    for (; j + 8 <= n; j += 8) {
+        __m256 v = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_cvtps_pd(_mm256_loadu_ps(w + j)), vinv));
+        _mm256_storeu_ps(w + j, v);
+        mx = _mm256_max_ps(mx, v);
+    }
+    float t[8], r = 0.0f;
+    _mm256_storeu_ps(t, mx);
+    for (int l = 0; l < 8; l++)
+        if (t[l] > r) r = t[l];
+    float rest = normalize_portable(w + j, n - j, inv);
+    return rest > r ? rest : r;
+}
+
+__attribute__((target("avx512f,avx512vl,avx512bw"))) static double wdot_avx512(const float *w, const float *s, float max, int n) {
+    __m512d acc = _mm512_setzero_pd();
+    __m256 vmax = _mm256_set1_ps(max), ninf = _mm256_set1_ps(-INFINITY);
+    int j = 0;
+    for (; j + 8 <= n; j += 8) {
+        __m256 sv = _mm256_loadu_ps(s + j);
+        __mmask8 ok = _mm256_cmp_ps_mask(sv, ninf, _CMP_NEQ_OQ);
+        __m512d d = _mm512_cvtps_pd(_mm256_sub_ps(sv, vmax));
+        __m512d wv = _mm512_cvtps_pd(_mm256_loadu_ps(w + j));
+        acc = _mm512_mask_add_pd(acc, ok, acc, _mm512_mul_pd(wv, d));
+    }
+    double t[8];
+    _mm512_storeu_pd(t, acc);
+    for (; j < n; j++)
+        if (s[j] != -INFINITY) t[j & 7] += (double)w[j] * (double)(s[j] - max);
+    return combine8(t);
+}
+
+__attribute__((target("avx512f,avx512vl,avx512bw"))) static void scale_avx512(float *out, const float *raw, int n, ScaleOp op, double by) {
+    if (op == SCALE_COPY) {
+        memcpy(out, raw, sizeof(float) * (size_t)n);
+        return;
+    }
+    __m512d vby = _mm512_set1_pd(by);
+    __m256 lim = _mm256_set1_ps(FLT_MAX);
+    int j = 0;
+    for (; j + 8 <= n; j += 8) {
+        __m512d x = _mm512_cvtps_pd(_mm256_loadu_ps(raw + j));
+        __m256 v;
+        if (op == SCALE_DIVIDE) {
+            v = _mm512_cvtpd_ps(_mm512_div_pd(x, vby));
+        } else {
+            v = _mm512_cvtpd_ps(_mm512_mul_pd(x, vby));
+            v = _mm256_max_ps(_mm256_min_ps(v, lim), _mm256_sub_ps(_mm256_setzero_ps(), lim));
+        }
+        _mm256_storeu_ps(out + j, v);
+    }
+    scale_portable(out + j, raw + j, n - j, op, by);
+}
+
+__attribute__((target("avx512f,avx512vl,avx512bw"))) static void mask_avx512(float *out, const float *s, const unsigned char *ok,
+                                                                     int n) {
+    __m512 ninf = _mm512_set1_ps(-INFINITY);
+    int j = 0;
+    for (; j + 16 <= n; j += 16) {
+        __mmask16 k = _mm_test_epi8_mask(_mm_loadu_si128((const __m128i *)(ok + j)), _mm_set1_epi8(-1));
+        _mm512_storeu_ps(out + j, _mm512_mask_blend_ps(k, ninf, _mm512_loadu_ps(s + j)));
+    }
+    mask_portable(out + j, s + j, ok + j, n - j);
+}
+#endif
+
+typedef struct {
+    double (*sum)(const float *, int);
+    float (*max)(const float *, int);
+    float (*normalize)(float *, int, double);
+    double (*wdot)(const float *, const float *, float, int);
+    void (*scale)(float *, const float *, int, ScaleOp, double);
+    void (*mask)(float *, const float *, const unsigned char *, int);
+} RowOps;
+
+static const RowOps ops_portable = {sum_portable, max_portable, normalize_portable, wdot_portable, scale_portable,
+                                    mask_portable};
+#ifdef HAVE_X86
+static const RowOps ops_avx512 = {sum_avx512, max_avx512, normalize_avx512, wdot_avx512, scale_avx512, mask_avx512};
+#endif
+static const RowOps *row_ops;
+
+static const RowOps *ops(void) {
+    if (!row_ops) {
+        row_ops = &ops_portable;
+#ifdef HAVE_X86
+        __builtin_cpu_init();
+        if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw"))
+            row_ops = &ops_avx512;
+#endif
+    }
+    return row_ops;
+}
+
+// ----------------------------------------------------------------------------
+// sums and the softmax
+
+double attn_sum(const float *x, int n) { return ops()->sum(x, n); }
+
+void attn_scale_row(float *scaled, const float *raw, int n, ScaleOp op, double by) { ops()->scale(scaled, raw, n, op, by); }
+
+void attn_scale_mask_row(float *scaled, float *masked, const float *raw, const unsigned char *allowed, int n,
+                         ScaleOp op, double by) {
+    /* In blocks that stay in the L1 cache between the two passes. */
+    for (int j = 0; j < n; j += 256) {
+        int len = n - j < 256 ? n - j : 256;
+        ops()->scale(scaled + j, raw + j, len, op, by);
+        ops()->mask(masked + j, scaled + j, allowed + j, len);
+    }
+}
+
+void attn_mask_row(float *masked, const float *scaled, const unsigned char *allowed, int n) {
+    ops()->mask(masked, scaled, allowed, n);
+}
+
+void attn_softmax(float *w, const float *s, int n, SoftmaxRow *out) {
+    const RowOps *o = ops();
+    memset(out, 0, sizeof *out);
+    float max = o->max(s, n);
+    out->max_score = max;
+    if (max == -INFINITY) {
+        memset(w, 0, sizeof(float) * (size_t)n);
+        return;
+    }
+    attn_exp_row(w, s, max, n);
+    double denom = o->sum(w, n);
+    out->max_weight = o->normalize(w, n, 1.0 / denom);
+    /* The entropy in one log: H = ln(denom) - sum w (s - max), in nats. */
+    double h = (log(denom) - o->wdot(w, s, max, n)) / log(2.0);
+    out->denom = denom;
+    out->sum = o->sum(w, n);
+    out->entropy = h > 0 ? h : 0.0;
+}

@@ -1,0 +1,283 @@
+"""ref.py - the NumPy and PyTorch references of `make bench` (issue 7).
+
+The same full forward attnviz computes, in float32, on the anchor shapes:
+
+    X (n, d_model) -> Q, K, V = X W_Q, X W_K, X W_V   (d_model x d_model each)
+    per head h: softmax(Q_h K_h^T / sqrt(d_k) + causal -inf mask) V_h
+    concat (n, d_model) -> Y = concat W_O
+
+Run with /usr/bin/python3 (Debian's python3-numpy, python3-torch):
+
+    ref.py info                     the BLAS NumPy uses (and PyTorch's build)
+    ref.py numpy [--shapes S] [--check]
+    ref.py torch [--shapes S] [--check]
+
+S is "64,512,8;256,768,12". Thread counts are not set here for NumPy: run.sh
+sets OPENBLAS_NUM_THREADS / OMP_NUM_THREADS in the environment of each child
+process (the BLAS reads them when it loads); for PyTorch torch.set_num_threads
+takes the same count from --threads. Each result is one line:
+
+    ref=numpy n=256 d_model=768 heads=12 threads=1 ms=14.4 reps=21 blas_threads=1 coretype=SkylakeX maxrel=3.1e-07
+
+ms is the median of repeated runs after a warm-up; maxrel (with --check) is
+max |Y - Y64| / max |Y64| against the same forward in float64 NumPy.
+A benchmark: it never fails on a number.
+"""
+
+import argparse
+import os
+import sys
+import time
+
+SHAPES = [(64, 512, 8), (256, 768, 12), (1024, 768, 12)]
+
+
+def parse_shapes(s):
+    out = []
+    for part in s.split(";"):
+        part = part.strip()
+        if part:
+            n, dm, h = (int(v) for v in part.split(","))
+            out.append((n, dm, h))
+    return out
+
+
+def inputs(np, n, dm):
+    """X from N(0, 1), weights from N(0, 1/d_model) (DESIGN.md section 2), float32."""
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((n, dm), dtype=np.float32)
+    sd = np.float32(1.0 / np.sqrt(dm))
+    w = [rng.standard_normal((dm, dm), dtype=np.float32) * sd for _ in range(4)]
+    return x, w
+
+
+def causal_add(np, n, dtype):
+    """(n, n): 0 where key j <= query i, -inf above the diagonal."""
+    m = np.zeros((n, n), dtype=dtype)
+    m[np.triu_indices(n, 1)] = -np.inf
+    return m
+
+
+def forward_numpy(np, x, wq, wk, wv, wo, h, addmask):
+    """One head at a time, as people write it (a batched (h, n, n) version
+    measured the same or slower with OpenBLAS)."""
+    n, dm = x.shape
+    dk = dm // h
+    scale = x.dtype.type(1.0 / np.sqrt(dk))
+    q, k, v = x @ wq, x @ wk, x @ wv  # (n, dm) each; head i is columns i*dk..
+    concat = np.empty((n, dm), dtype=x.dtype)
+    for i in range(h):
+        cols = slice(i * dk, (i + 1) * dk)
+        s = q[:, cols] @ k[:, cols].T  # (n, n)
+        s *= scale
+        s += addmask
+        s -= s.max(axis=-1, keepdims=True)
+        np.exp(s, out=s)
+        s /= s.sum(axis=-1, keepdims=True)
+        concat[:, cols] = s @ v[:, cols]  # (n, dk)
+    return concat @ wo  # (n, dm)
+
+
+def reference64(np, x, w, h):
+    n = x.shape[0]
+    w64 = [a.astype(np.float64) for a in w]
+    return forward_numpy(np, x.astype(np.float64), *w64, h, causal_add(np, n, np.float64))
+
+
+def maxrel(np, y, y64):
+    y = np.asarray(y, dtype=np.float64)
+    return float(np.max(np.abs(y - y64)) / max(float(np.max(np.abs(y64))), 1e-30))
+
+
+def time_median(fn, min_reps=5, max_reps=200, target_s=0.3, warmup=2):
+    for _ in range(warmup):
+        fn()
+    t = []
+    spent = 0.0
+    while len(t) < max_reps:
+        t0 = time.perf_counter()
+        fn()
+        dt = time.perf_counter() - t0
+        t.append(dt)
+        spent += dt
+        if len(t) >= min_reps and spent >= target_s:
+            break
+    t.sort()
+    k = len(t)
+    med = t[k // 2] if k % 2 else 0.5 * (t[k // 2 - 1] + t[k // 2])
+    return med * 1e3, k
+
+
+def quote(s):
+    return '"' + str(s).replace('"', "'").replace("\n", " ") + '"'
+
+
+# ----------------------------------------------------------------------------
+# which BLAS
+
+
+def openblas_ctypes():
+    """Core name and config of the OpenBLAS already loaded by NumPy, without
+    threadpoolctl: the same shared object answers through ctypes."""
+    import ctypes
+
+    for name in ("libopenblas.so.0", "libopenblasp.so.0", "libblas.so.3"):
+        try:
+            lib = ctypes.CDLL(name, mode=os.RTLD_NOLOAD | os.RTLD_GLOBAL)
+        except OSError:
+            continue
+        if not hasattr(lib, "openblas_get_corename"):
+            continue
+        lib.openblas_get_corename.restype = ctypes.c_char_p
+        lib.openblas_get_config.restype = ctypes.c_char_p
+        core = lib.openblas_get_corename().decode()
+        config = lib.openblas_get_config().decode()
+        version = config.split()[1] if config.startswith("OpenBLAS ") else "unknown"
+        threads = lib.openblas_get_num_threads() if hasattr(lib, "openblas_get_num_threads") else "unknown"
+        return {"internal_api": "openblas", "version": version, "architecture": core,
+                "threading_layer": "unknown", "num_threads": threads, "source": "ctypes"}
+    return None
+
+
+def blas_info():
+    """A dict describing NumPy's BLAS: threadpoolctl when present, else
+    OpenBLAS through ctypes, else the libraries numpy.show_config() names."""
+    import numpy  # noqa: F401  (loads the BLAS)
+
+    try:
+        from threadpoolctl import threadpool_info
+
+        for d in threadpool_info():
+            if d.get("user_api") == "blas":
+                d = dict(d)
+                d["source"] = "threadpoolctl"
+                return d
+    except ImportError:
+        pass
+    d = openblas_ctypes()
+    if d:
+        return d
+    import contextlib
+    import io
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        numpy.show_config()
+    text = buf.getvalue().lower()
+    for lib in ("mkl", "openblas", "blis", "accelerate", "atlas", "blas"):
+        if lib in text:
+            return {"internal_api": lib, "version": "unknown", "architecture": "unknown",
+                    "threading_layer": "unknown", "num_threads": "unknown", "source": "show_config"}
+    return {"internal_api": "unknown", "version": "unknown", "architecture": "unknown",
+            "threading_layer": "unknown", "num_threads": "unknown", "source": "none"}
+
+
+def cmd_info():
+    import numpy
+
+    d = blas_info()
+    print("ref=info numpy=%s blas=%s version=%s coretype=%s threading=%s num_threads=%s source=%s" % (
+        numpy.__version__, d.get("internal_api", "unknown"), d.get("version") or "unknown",
+        d.get("architecture") or "unknown", d.get("threading_layer") or "unknown",
+        d.get("num_threads", "unknown"), d.get("source", "unknown")))
+
+
+# ----------------------------------------------------------------------------
+# the forwards
+
+
+def cmd_numpy(shapes, check, threads):
+    import numpy as np
+
+    d = blas_info()
+    for n, dm, h in shapes:
+        x, w = inputs(np, n, dm)
+        addmask = causal_add(np, n, np.float32)
+        ms, reps = time_median(lambda: forward_numpy(np, x, *w, h, addmask))
+        line = "ref=numpy n=%d d_model=%d heads=%d threads=%s ms=%.3f reps=%d blas_threads=%s coretype=%s" % (
+            n, dm, h, threads, ms, reps, d.get("num_threads", "unknown"), d.get("architecture") or "unknown")
+        if check:
+            y = forward_numpy(np, x, *w, h, addmask)
+            line += " maxrel=%.3g" % maxrel(np, y, reference64(np, x, w, h))
+        print(line, flush=True)
+
+
+def sdpa_function(torch):
+    """(name, f(q, k, v) -> causal attention output) for this PyTorch."""
+    F = torch.nn.functional
+    if hasattr(F, "scaled_dot_product_attention"):  # PyTorch >= 2.0
+        return "F.scaled_dot_product_attention", lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    if hasattr(F, "_scaled_dot_product_attention"):  # PyTorch 1.13: the same, private
+        return "F._scaled_dot_product_attention", lambda q, k, v: F._scaled_dot_product_attention(
+            q, k, v, None, 0.0, False, True)[0]
+
+    def manual(q, k, v):
+        n = q.shape[-2]
+        s = (q @ k.transpose(-2, -1)) / (q.shape[-1] ** 0.5)
+        mask = torch.ones(n, n, dtype=torch.bool).triu(1)
+        return torch.softmax(s.masked_fill(mask, float("-inf")), dim=-1) @ v
+
+    return "manual softmax", manual
+
+
+def cmd_torch(shapes, check, threads):
+    import numpy as np
+    import torch
+
+    if threads:
+        torch.set_num_threads(int(threads))
+    name, sdpa = sdpa_function(torch)
+    cfg = torch.__config__.show()
+    blas = "unknown"
+    for tok in cfg.replace(",", " ").split():
+        if tok.startswith("BLAS_INFO="):
+            blas = tok.split("=", 1)[1]
+    print("ref=torch_info version=%s sdpa=%s blas_info=%s threads=%d" % (
+        torch.__version__, quote(name), blas, torch.get_num_threads()), flush=True)
+
+    def forward(x, wq, wk, wv, wo, h):
+        n, dm = x.shape
+        dk = dm // h
+        q = (x @ wq).view(n, h, dk).transpose(0, 1)  # (h, n, dk)
+        k = (x @ wk).view(n, h, dk).transpose(0, 1)
+        v = (x @ wv).view(n, h, dk).transpose(0, 1)
+        o = sdpa(q, k, v)  # (h, n, dk)
+        return o.transpose(0, 1).reshape(n, dm) @ wo
+
+    with torch.no_grad():
+        for n, dm, h in shapes:
+            x, w = inputs(np, n, dm)
+            tx = torch.from_numpy(x)
+            tw = [torch.from_numpy(a) for a in w]
+            ms, reps = time_median(lambda: forward(tx, *tw, h))
+            line = "ref=torch n=%d d_model=%d heads=%d threads=%d ms=%.3f reps=%d" % (
+                n, dm, h, torch.get_num_threads(), ms, reps)
+            if check:
+                y = forward(tx, *tw, h).numpy()
+                line += " maxrel=%.3g" % maxrel(np, y, reference64(np, x, w, h))
+            print(line, flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("what", choices=["info", "numpy", "torch"])
+    ap.add_argument("--shapes", default=None, help='"n,d_model,heads;..." (default: the three anchors)')
+    ap.add_argument("--threads", default="", help="thread count to report (numpy) or set (torch)")
+    ap.add_argument("--check", action="store_true", help="compare with float64 NumPy")
+    a = ap.parse_args()
+    shapes = parse_shapes(a.shapes) if a.shapes else SHAPES
+    try:
+        if a.what == "info":
+            cmd_info()
+        elif a.what == "numpy":
+            cmd_numpy(shapes, a.check, a.threads or os.environ.get("OPENBLAS_NUM_THREADS", "default"))
+        else:
+            cmd_torch(shapes, a.check, a.threads)
+    except ImportError as e:
+        print("ref=missing what=%s reason=%s" % (a.what, quote(e)), flush=True)
+        return 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

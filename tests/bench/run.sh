@@ -1,0 +1,239 @@
+#!/bin/sh
+# run.sh - `make bench` (issue 7): runs the C benchmark (bench.c), the NumPy
+# and PyTorch references (ref.py), the terminal byte counts (bytes.sh) and the
+# startup runs, and prints one key=value line per figure:
+#
+#   bench=machine   CPU, flags, cores, attnviz's kernel and default threads
+#   bench=numpy     the BLAS NumPy used, its core type, the OpenBLAS core tried
+#   bench=torch     PyTorch's version and attention function
+#   bench=forward   full forward per shape and thread count, beside NumPy/PyTorch
+#   bench=incremental  mask / scale toggle and head switch vs a full forward
+#   bench=latency   key -> doupdate, headless ncurses
+#   bench=bytes     bytes sent to a tmux pty per key and while idle
+#   bench=startup   --once / --dump start-up time and peak memory
+#   bench=target    each target of issue 7: value, limit, met
+#   bench=skip      what was not measured, and why
+#
+# usage: BENCH=build/release/tests/bench/bench ATTNVIZ=build/release/attnviz sh tests/bench/run.sh
+# Knobs: PYTHON (default /usr/bin/python3), BENCH_FORWARD_BUDGET and
+# BENCH_LATENCY_BUDGET (seconds, default 60 and 30: slow kernels run fewer
+# repetitions rather than longer). Installs nothing; never fails on a number.
+set -u
+
+: "${BENCH:?set BENCH to the bench binary (make bench does)}"
+ATTNVIZ=${ATTNVIZ:-./attnviz}
+PY=${PYTHON:-/usr/bin/python3}
+HERE=$(cd "$(dirname "$0")" && pwd)
+FORWARD_BUDGET=${BENCH_FORWARD_BUDGET:-60}
+LATENCY_BUDGET=${BENCH_LATENCY_BUDGET:-30}
+START=$(date +%s)
+TMPD=$(mktemp -d /tmp/attnviz-bench.XXXXXX)
+trap 'rm -rf "$TMPD"' EXIT
+trap 'exit 130' INT TERM
+OUT="$TMPD/out" # every bench= line, for the targets at the end
+: >"$OUT"
+
+say() { printf '%s\n' "$*" | tee -a "$OUT"; }
+# kv KEY < line: the value of KEY=value (unquoted values)
+kv() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" | head -n 1; }
+# Why a Debian package is not usable: its dpkg status (an install may be running).
+dpkg_note() {
+    st=$(dpkg -s "$1" 2>/dev/null | sed -n 's/^Status: //p')
+    if [ -z "$st" ]; then echo "$1 not installed"; else echo "$1: $st"; fi
+}
+lastline() { tail -n 1 "$1" 2>/dev/null | tr '"' "'" | cut -c1-200; }
+
+# ---------------------------------------------------------------- machine
+"$BENCH" machine >"$TMPD/machine" 2>&1
+say "$(cat "$TMPD/machine") build=\"${BENCH_BUILD:-unknown}\""
+case ${BENCH_BUILD:-} in *sanitize* | *-O0*) say 'bench=warn reason="not the release build: the figures mean little"' ;; esac
+AVX512=$(kv avx512f <"$TMPD/machine")
+AVX2=$(kv avx2 <"$TMPD/machine")
+
+# ---------------------------------------------------------------- references
+REF="$TMPD/ref" # ref= lines of every child process
+: >"$REF"
+HAVE_NUMPY=0 HAVE_TORCH=0
+if [ ! -x "$PY" ]; then
+    say "bench=skip what=numpy reason=\"$PY not found (apt-get install python3 python3-numpy)\""
+    say "bench=skip what=torch reason=\"$PY not found (apt-get install python3 python3-torch)\""
+else
+    if "$PY" -c 'import numpy' 2>"$TMPD/err"; then HAVE_NUMPY=1; else
+        say "bench=skip what=numpy reason=\"import numpy failed: $(lastline "$TMPD/err"); $(dpkg_note python3-numpy)\""
+    fi
+    if "$PY" -c 'import torch' 2>"$TMPD/err"; then HAVE_TORCH=1; else
+        say "bench=skip what=torch reason=\"import torch failed: $(lastline "$TMPD/err"); $(dpkg_note python3-torch)\""
+    fi
+fi
+
+# threads_env T: the environment that gives a child process T BLAS/OpenMP threads
+threads_env() { echo "OPENBLAS_NUM_THREADS=$1 OMP_NUM_THREADS=$1 MKL_NUM_THREADS=$1 BLIS_NUM_THREADS=$1"; }
+CORE_ENV="" # OPENBLAS_CORETYPE=... when forcing the core was faster and correct
+
+if [ $HAVE_NUMPY = 1 ]; then
+    # shellcheck disable=SC2046
+    env $(threads_env 1) "$PY" "$HERE/ref.py" info >"$TMPD/info" 2>"$TMPD/err"
+    INFO=$(grep '^ref=info' "$TMPD/info")
+    BLAS=$(echo "$INFO" | kv blas)
+    DETECTED=$(echo "$INFO" | kv coretype)
+    # OpenBLAS 0.3.21 may take a new CPU for an old core and run SSE3 kernels:
+    # try the core the CPU really is, keep it when faster and correct.
+    FORCE=""
+    if [ "$BLAS" = openblas ]; then
+        if [ "$AVX512" = yes ]; then FORCE=SkylakeX; elif [ "$AVX2" = yes ]; then FORCE=Haswell; fi
+    fi
+    PROBE=""
+    CHOSEN=default
+    if [ -n "$FORCE" ]; then
+        best_ms=""
+        for core in default "$FORCE"; do
+            ce=""
+            [ "$core" = default ] || ce="OPENBLAS_CORETYPE=$core"
+            # shellcheck disable=SC2046,SC2086
+            env $ce $(threads_env 1) "$PY" "$HERE/ref.py" numpy --threads 1 --check --shapes '256,768,12' \
+                >"$TMPD/probe" 2>"$TMPD/err"
+            line=$(grep '^ref=numpy' "$TMPD/probe")
+            ms=$(echo "$line" | kv ms)
+            rel=$(echo "$line" | kv maxrel)
+            got=$(echo "$line" | kv coretype)
+            ok=$(awk -v r="${rel:-1}" 'BEGIN { print (r + 0 < 1e-3) ? "ok" : "wrong" }')
+            PROBE="$PROBE $core:${ms:-failed}ms:$got:$ok"
+            if [ -z "$ms" ] || [ "$ok" != ok ]; then continue; fi
+            if [ -z "$best_ms" ]; then
+                best_ms=$ms
+                [ "$core" = default ] || { CHOSEN=$core; CORE_ENV=$ce; }
+            elif awk -v a="$ms" -v b="$best_ms" 'BEGIN { exit !(a < 0.97 * b) }'; then
+                best_ms=$ms CHOSEN=$core CORE_ENV=$ce
+            fi
+        done
+    fi
+    # The BLAS as the timed runs see it (with the chosen core).
+    # shellcheck disable=SC2046,SC2086
+    env $CORE_ENV $(threads_env 1) "$PY" "$HERE/ref.py" info >"$TMPD/info" 2>>"$TMPD/err"
+    INFO=$(grep '^ref=info' "$TMPD/info")
+    say "bench=numpy blas=$(echo "$INFO" | kv blas) version=$(echo "$INFO" | kv version)" \
+        "coretype=$(echo "$INFO" | kv coretype) numpy=$(echo "$INFO" | kv numpy)" \
+        "threading=$(echo "$INFO" | kv threading) source=$(echo "$INFO" | kv source)" \
+        "detected=${DETECTED:-unknown} used=$CHOSEN${PROBE:+ probe=\"${PROBE# }\"}"
+    for t in 1 2; do
+        # shellcheck disable=SC2046,SC2086
+        env $CORE_ENV $(threads_env $t) "$PY" "$HERE/ref.py" numpy --threads $t --check >"$TMPD/np$t" 2>"$TMPD/err"
+        grep '^ref=numpy' "$TMPD/np$t" >>"$REF" ||
+            say "bench=skip what=numpy threads=$t reason=\"ref.py numpy failed: $(lastline "$TMPD/err")\""
+    done
+fi
+
+if [ $HAVE_TORCH = 1 ]; then
+    for t in 1 2; do
+        # shellcheck disable=SC2046,SC2086
+        env $CORE_ENV $(threads_env $t) "$PY" "$HERE/ref.py" torch --threads $t --check >"$TMPD/pt$t" 2>"$TMPD/err"
+        grep '^ref=torch ' "$TMPD/pt$t" >>"$REF" ||
+            say "bench=skip what=torch threads=$t reason=\"ref.py torch failed: $(lastline "$TMPD/err")\""
+        grep -q '^ref=missing' "$TMPD/pt$t" && say "bench=skip what=torch threads=$t reason=\"$(lastline "$TMPD/pt$t")\""
+    done
+    info=$(grep -h '^ref=torch_info' "$TMPD/pt1" | head -n 1)
+    [ -n "$info" ] && say "bench=torch version=$(echo "$info" | kv version)" \
+        "sdpa=$(echo "$info" | sed -n 's/.* sdpa="\([^"]*\)".*/\1/p') blas_info=$(echo "$info" | kv blas_info)" \
+        "core_env=${CORE_ENV:-none}"
+fi
+# A reference that disagrees with float64 NumPy is reported, and still shown.
+awk '/^ref=(numpy|torch) / && match($0, / maxrel=[^ ]*/) {
+    r = substr($0, RSTART + 8, RLENGTH - 8) + 0
+    if (r >= 1e-3) { sub(/^ref=/, ""); print "bench=warn what=reference_wrong " $0 }
+}' "$REF" | tee -a "$OUT"
+
+# ---------------------------------------------------------------- forward
+"$BENCH" forward "$FORWARD_BUDGET" >"$TMPD/forward" 2>"$TMPD/err"
+grep '^bench=' "$TMPD/forward" | tee -a "$OUT"
+awk -v have_np=$HAVE_NUMPY -v have_pt=$HAVE_TORCH '
+function kv(line, key) {
+    if (match(line, " " key "=[^ ]*")) return substr(line, RSTART + length(key) + 2, RLENGTH - length(key) - 2)
+    return ""
+}
+function id(line) { return kv(line, "n") SUBSEP kv(line, "d_model") SUBSEP kv(line, "heads") SUBSEP kv(line, "threads") }
+FNR == NR {
+    if ($0 ~ /^ref=numpy /) np[id($0)] = kv($0, "ms")
+    if ($0 ~ /^ref=torch /) pt[id($0)] = kv($0, "ms")
+    next
+}
+/^raw=forward / {
+    k = id($0); a = kv($0, "attnviz_ms")
+    npm = (k in np) ? np[k] : "skipped"; ptm = (k in pt) ? pt[k] : "skipped"
+    rn = (k in np) && np[k] > 0 ? sprintf("%.3f", a / np[k]) : "skipped"
+    rt = (k in pt) && pt[k] > 0 ? sprintf("%.3f", a / pt[k]) : "skipped"
+    printf "bench=forward n=%s d_model=%s heads=%s threads=%s attnviz_ms=%s gflops=%s numpy_ms=%s torch_ms=%s ratio_numpy=%s ratio_torch=%s reps=%s\n",
+        kv($0, "n"), kv($0, "d_model"), kv($0, "heads"), kv($0, "threads"), a, kv($0, "gflops"), npm, ptm, rn, rt, kv($0, "reps")
+}' "$REF" "$TMPD/forward" | tee -a "$OUT"
+grep -q '^raw=forward' "$TMPD/forward" || say "bench=skip what=forward reason=\"bench forward failed: $(lastline "$TMPD/err")\""
+
+# ---------------------------------------------------------------- incremental, latency
+"$BENCH" incremental 2>"$TMPD/err" | tee -a "$OUT"
+grep -q '^bench=incremental' "$OUT" || say "bench=skip what=incremental reason=\"$(lastline "$TMPD/err")\""
+"$BENCH" latency "$LATENCY_BUDGET" 2>"$TMPD/err" | tee -a "$OUT"
+grep -q '^bench=latency' "$OUT" || say "bench=skip what=latency reason=\"$(lastline "$TMPD/err")\""
+
+# ---------------------------------------------------------------- bytes (tmux)
+sh "$HERE/bytes.sh" "$ATTNVIZ" >"$TMPD/bytes" 2>"$TMPD/err"
+grep '^bench=' "$TMPD/bytes" | tee -a "$OUT"
+HWM=$(grep '^raw=tui_vmhwm' "$TMPD/bytes" | kv kib)
+
+# ---------------------------------------------------------------- startup
+"$BENCH" spawn 20 "$ATTNVIZ" --once --width 80 >"$TMPD/once" 2>&1
+"$BENCH" spawn 20 "$ATTNVIZ" --dump=json >"$TMPD/dump" 2>&1
+once_ms=$(kv ms <"$TMPD/once") dump_ms=$(kv ms <"$TMPD/dump")
+once_rss=$(kv rss_kib <"$TMPD/once") dump_rss=$(kv rss_kib <"$TMPD/dump")
+if [ -n "$once_ms" ] && [ -n "$dump_ms" ]; then
+    rss=$once_rss
+    [ "${dump_rss:-0}" -gt "${once_rss:-0}" ] && rss=$dump_rss
+    say "bench=startup once_ms=$once_ms dump_ms=$dump_ms rss_kib=$rss tui_vmhwm_kib=${HWM:-skipped}" \
+        "once_rss_kib=$once_rss dump_rss_kib=$dump_rss runs=20" \
+        "once_status=$(kv status <"$TMPD/once") dump_status=$(kv status <"$TMPD/dump")"
+else
+    say "bench=skip what=startup reason=\"$(lastline "$TMPD/once") $(lastline "$TMPD/dump")\""
+fi
+
+# ---------------------------------------------------------------- targets of issue 7
+awk '
+function kv(line, key) {
+    if (match(line, " " key "=[^ ]*")) return substr(line, RSTART + length(key) + 2, RLENGTH - length(key) - 2)
+    return ""
+}
+function target(what, value, max) {
+    if (value == "" || value == "skipped" || value == "unknown") return
+    printf "bench=target what=%s value=%s max=%s met=%s\n", what, value, max, (value + 0 <= max + 0) ? "yes" : "no"
+}
+/^bench=forward / {
+    n = kv($0, "n"); t = kv($0, "threads")
+    if (n == 256 || n == 1024) {
+        target("forward_vs_numpy_n" n "_t" t, kv($0, "ratio_numpy"), "1.0")
+        target("forward_vs_torch_n" n "_t" t, kv($0, "ratio_torch"), "0.7")
+    }
+}
+/^bench=incremental / {
+    target("mask_toggle_ratio", kv($0, "mask_ratio"), "0.3")
+    target("scale_toggle_ratio", kv($0, "scale_ratio"), "0.3")
+    target("head_switch_stages_recomputed", kv($0, "head_switch_stages"), "0")
+}
+/^bench=latency / {
+    n = kv($0, "n")
+    target("latency_p99_ms_n" n "_" kv($0, "size"), kv($0, "p99_ms"), n == 128 ? "16" : "100")
+}
+/^bench=bytes / {
+    s = kv($0, "size")
+    target("cursor_bytes_" s, kv($0, "cursor"), "300")
+    target("idle_bytes_" s, kv($0, "idle_5s"), "0")
+    target("idle_wakeups_" s, kv($0, "idle_wakeups"), "0")
+}
+/^bench=startup / {
+    target("startup_once_ms", kv($0, "once_ms"), "20")
+    target("startup_dump_ms", kv($0, "dump_ms"), "20")
+    target("peak_rss_kib", kv($0, "rss_kib"), "8192")
+    target("tui_vmhwm_kib", kv($0, "tui_vmhwm_kib"), "8192")
+}' "$OUT" | tee "$TMPD/targets"
+
+met=$(grep -c 'met=yes' "$TMPD/targets")
+missed=$(grep -c 'met=no' "$TMPD/targets")
+skipped=$(grep -c '^bench=skip' "$OUT")
+echo "bench=done seconds=$(($(date +%s) - START)) targets_met=$met targets_missed=$missed skipped=$skipped" \
+    "load1=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo unknown)"
+exit 0
