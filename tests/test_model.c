@@ -5,9 +5,11 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "mask.h"
+#include "parallel.h"
 #include "qkvfile.h"
 
 // ----------------------------------------------------------------------------
@@ -752,6 +754,42 @@ static void test_cross_attention(void **state) {
     model_free(m);
 }
 
+/* The numbers do not depend on the number of threads (each element is
+ * computed by one task, in the same order). */
+static void test_threads_identical(void **state) {
+    (void)state;
+    char text[2000] = "";
+    for (int i = 0; i < 150; i++) {
+        char w[16];
+        snprintf(w, sizeof w, "w%d ", i % 97);
+        strcat(text, w);
+    }
+    ModelConfig c = tu_config(48, 3, 16, 8);
+    c.mask = MASK_CAUSAL;
+    c.pos = POS_SINUSOIDAL;
+    Model *ref = NULL;
+    for (int th = 1; th <= 3; th++) {
+        par_set_threads(th);
+        Model *m = tu_model(text, &c);
+        if (!ref) {
+            ref = m;
+            continue;
+        }
+        size_t cells = (size_t)m->n_q * m->n_k;
+        for (int h = 0; h < 3; h++) {
+            assert_memory_equal(m->head[h].q, ref->head[h].q, sizeof(float) * (size_t)m->n_q * 16);
+            assert_memory_equal(m->head[h].scores, ref->head[h].scores, sizeof(float) * cells);
+            assert_memory_equal(m->head[h].weights, ref->head[h].weights, sizeof(float) * cells);
+            assert_memory_equal(m->head[h].entropy, ref->head[h].entropy, sizeof(double) * (size_t)m->n_q);
+            assert_memory_equal(m->head[h].out, ref->head[h].out, sizeof(float) * (size_t)m->n_q * 8);
+        }
+        assert_memory_equal(m->y, ref->y, sizeof(float) * (size_t)m->n_q * 48);
+        model_free(m);
+    }
+    model_free(ref);
+    par_set_threads(1);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_worked_example),
@@ -783,6 +821,7 @@ int main(void) {
         cmocka_unit_test(test_mask_kinds),
         cmocka_unit_test(test_mask_parse_and_grid),
         cmocka_unit_test(test_cross_attention),
+        cmocka_unit_test(test_threads_identical),
     };
     return cmocka_run_group_tests_name("model", tests, NULL, NULL);
 }

@@ -67,6 +67,13 @@ static void golden(const char *name, const char *got) {
     free(want);
 }
 
+/* A key as the app gets it, then the recompute the next frame would do. */
+static int press(App *a, AppKey k) {
+    int r = app_key(a, k);
+    app_update(a);
+    return r;
+}
+
 static AppKey ch(uint32_t c) {
     AppKey k = {0, c};
     return k;
@@ -80,7 +87,7 @@ static void type(App *a, const char *s) {
     for (const char *p = s; *p;) {
         uint32_t cp;
         int n = utf8_decode(p, strlen(p), &cp);
-        app_key(a, ch(cp));
+        press(a, ch(cp));
         p += n;
     }
 }
@@ -103,7 +110,7 @@ static void test_golden_heatmap(void **state) {
     char *s = render(&a, 80, 24);
     golden("heatmap-80x24.txt", s);
     free(s);
-    app_key(&a, ch('m'));
+    press(&a, ch('m'));
     s = render(&a, 200, 50);
     golden("heatmap-causal-200x50.txt", s);
     free(s);
@@ -116,7 +123,7 @@ static void test_golden_korean_ascii(void **state) {
     Model *m = sample_model("나는 어제 친구와 영화를 봤는데, 그 영화는 정말 재미있었다");
     App a;
     app_init(&a, m, TIER_NONE, 1, 1, NULL);
-    app_key(&a, ch('m'));
+    press(&a, ch('m'));
     char *s = render(&a, 80, 24);
     golden("heatmap-korean-ascii-80x24.txt", s);
     free(s);
@@ -129,8 +136,8 @@ static void test_golden_heads(void **state) {
     Model *m = sample_model("나는 학교에 간다");
     App a;
     app_init(&a, m, TIER_NONE, 0, 1, NULL);
-    app_key(&a, ch('a'));
-    app_key(&a, ch('\t'));
+    press(&a, ch('a'));
+    press(&a, ch('\t'));
     char *s = render(&a, 80, 24);
     golden("heads-80x24.txt", s);
     free(s);
@@ -185,7 +192,7 @@ static void test_pipeline_text_model(void **state) {
     App a;
     app_init(&a, m, TIER_NONE, 0, 1, NULL);
     a.view = VIEW_PIPELINE;
-    app_key(&a, ch('\t')); /* head 2 */
+    press(&a, ch('\t')); /* head 2 */
     int h = app_natural_height(&a, 100);
     char *s = render(&a, 100, h);
     const char *want[] = {"head 2/2", "tokens → ids  (4)", "E = embedding(ids)  (4, 4)", "PE  (4, 4)",
@@ -205,9 +212,9 @@ static void test_cell_arithmetic(void **state) {
     Model *m = worked_model();
     App a;
     app_init(&a, m, TIER_NONE, 0, 1, NULL);
-    app_key(&a, code(KEY_DOWN));
-    app_key(&a, code(KEY_RIGHT)); /* (1, 1): 학교에 -> 학교에 */
-    app_key(&a, ch('\r'));
+    press(&a, code(KEY_DOWN));
+    press(&a, code(KEY_RIGHT)); /* (1, 1): 학교에 -> 학교에 */
+    press(&a, ch('\r'));
     assert_int_equal(a.overlay, OVERLAY_CELL);
     char *s = render(&a, 100, 40);
     /* q_1 = (0.4 0.2 0.6), k_1 = (0.5 0.7 0.4): products 0.20 0.14 0.24, sum 0.58 */
@@ -220,7 +227,7 @@ static void test_cell_arithmetic(void **state) {
     assert_non_null(strstr(s, "= 0.3300")); /* A[1][1] = 0.3300248 */
     assert_non_null(strstr(s, "entropy"));
     free(s);
-    app_key(&a, ch(27));
+    press(&a, ch(27));
     assert_int_equal(a.overlay, OVERLAY_NONE);
     app_free(&a);
     model_free(m);
@@ -269,7 +276,7 @@ static void test_causal_zeros_and_sums(void **state) {
     Model *m = sample_model("Mary greeted Bob and Bob ignored Mary");
     App a;
     app_init(&a, m, TIER_NONE, 1, 1, NULL);
-    app_key(&a, ch('m'));
+    press(&a, ch('m'));
     char *s = render(&a, 100, 16); /* one screen row per query at this height */
     assert_non_null(strstr(line(s, 0), "mask=causal"));
     /* row i (line 3 + i): i + 1 allowed cells, then 6 - i masked ones drawn as 'x' */
@@ -313,7 +320,7 @@ static void test_zero_tokens(void **state) {
     assert_non_null(strstr(s, "no tokens"));
     /* keys on an empty model do not crash */
     const char keys[] = "jklhm+->.<vvvvva\t1";
-    for (const char *p = keys; *p; p++) app_key(&a, ch((unsigned char)*p));
+    for (const char *p = keys; *p; p++) press(&a, ch((unsigned char)*p));
     free(s);
     s = render(&a, 80, 24);
     assert_non_null(strstr(s, "no tokens"));
@@ -333,7 +340,7 @@ static void test_many_tokens_scroll(void **state) {
     Model *m = sample_model(text);
     App a;
     app_init(&a, m, TIER_NONE, 0, 1, NULL);
-    app_key(&a, code(KEY_END)); /* cursor to (119, 119): the window scrolls */
+    press(&a, code(KEY_END)); /* cursor to (119, 119): the window scrolls */
     char *s = render(&a, 80, 24);
     assert_int_equal(a.ci, 119);
     assert_true(a.row0 > 0 && a.row0 + a.layout.rows > 119);
@@ -353,40 +360,40 @@ static void test_keys_change_config(void **state) {
     Model *m = sample_model("Mary greeted Bob");
     App a;
     app_init(&a, m, TIER_NONE, 0, 1, NULL);
-    app_key(&a, ch('m'));
+    press(&a, ch('m'));
     assert_int_equal(m->cfg.mask, MASK_CAUSAL);
-    app_key(&a, ch('m'));
+    press(&a, ch('m'));
     assert_int_equal(m->cfg.mask, MASK_WINDOW);
-    app_key(&a, ch(']'));
+    press(&a, ch(']'));
     assert_int_equal(m->cfg.window, 4);
-    app_key(&a, ch('m'));
+    press(&a, ch('m'));
     assert_int_equal(m->cfg.mask, MASK_PREFIX);
-    app_key(&a, ch('['));
+    press(&a, ch('['));
     assert_int_equal(m->cfg.prefix, 1);
-    app_key(&a, ch('m'));
+    press(&a, ch('m'));
     assert_int_equal(m->cfg.mask, MASK_PADDING);
-    app_key(&a, ch('m'));
+    press(&a, ch('m'));
     assert_int_equal(m->cfg.mask, MASK_PAINTED);
-    app_key(&a, ch('m'));
+    press(&a, ch('m'));
     assert_int_equal(m->cfg.mask, MASK_NONE);
-    app_key(&a, ch('+'));
+    press(&a, ch('+'));
     assert_int_equal(m->cfg.d_k, 32);
     assert_int_equal(m->cfg.d_v, 32); /* d_v follows d_k when not given */
-    app_key(&a, ch('-'));
-    app_key(&a, ch('-'));
+    press(&a, ch('-'));
+    press(&a, ch('-'));
     assert_int_equal(m->cfg.d_k, 8);
-    app_key(&a, ch('>'));
+    press(&a, ch('>'));
     assert_int_equal(m->cfg.heads, 5);
-    app_key(&a, ch('<'));
-    app_key(&a, ch('<'));
+    press(&a, ch('<'));
+    press(&a, ch('<'));
     assert_int_equal(m->cfg.heads, 3);
-    app_key(&a, ch('s'));
+    press(&a, ch('s'));
     assert_int_equal(m->cfg.scale, 0);
-    app_key(&a, ch('r'));
+    press(&a, ch('r'));
     assert_true(m->cfg.seed == 43);
-    app_key(&a, ch('p'));
+    press(&a, ch('p'));
     assert_int_equal(m->cfg.pos, POS_SINUSOIDAL);
-    app_key(&a, ch('t'));
+    press(&a, ch('t'));
     assert_int_equal(tok_preset(m->tokenizer), TOK_GPT2);
     assert_int_equal(m->stale, STAGE_NONE);
     app_free(&a);
@@ -401,7 +408,7 @@ static void test_variant_keys(void **state) {
     app_init(&a, m, TIER_NONE, 0, 1, NULL);
     const char *names[] = {"dot", "cosine", "distance", "additive", "scaled"};
     for (int i = 0; i < 5; i++) {
-        app_key(&a, ch('o'));
+        press(&a, ch('o'));
         assert_string_equal(score_name(m->cfg.score, m->cfg.scale), names[i]);
         char *s = render(&a, 100, 24);
         char want[32];
@@ -411,26 +418,26 @@ static void test_variant_keys(void **state) {
     }
     /* tied: the raw scores are symmetric, the indicator says 0 */
     assert_true(model_asymmetry(m, 0) > 0.01);
-    app_key(&a, ch('T'));
+    press(&a, ch('T'));
     assert_int_equal(m->cfg.tie_qk, 1);
     assert_true(model_asymmetry(m, 0) < 1e-5);
     char *s = render(&a, 100, 24);
     assert_non_null(strstr(s, "tie-qk"));
     assert_non_null(strstr(s, "asym 0.00"));
     free(s);
-    app_key(&a, ch('T'));
+    press(&a, ch('T'));
     /* attention modes: cross needs a target */
-    app_key(&a, ch('x'));
+    press(&a, ch('x'));
     assert_int_equal(m->cfg.attn, ATTN_CAUSAL_SELF);
     assert_int_equal(m->cfg.mask, MASK_CAUSAL);
-    app_key(&a, ch('x'));
+    press(&a, ch('x'));
     assert_int_equal(m->cfg.attn, ATTN_SELF); /* no target: cross refused */
     assert_non_null(strstr(a.msg, "needs a target"));
-    app_key(&a, ch('E'));
+    press(&a, ch('E'));
     type(&a, "나는 밥을 보았다 .\r");
     assert_int_equal(m->target_tokens.n, 4);
-    app_key(&a, ch('x'));
-    app_key(&a, ch('x'));
+    press(&a, ch('x'));
+    press(&a, ch('x'));
     assert_int_equal(m->cfg.attn, ATTN_CROSS);
     assert_int_equal(m->n_q, 4);
     assert_int_equal(m->n_k, 3);
@@ -440,18 +447,39 @@ static void test_variant_keys(void **state) {
     assert_non_null(strstr(s, "밥을")); /* target tokens down the side */
     free(s);
     /* painting: M, then Space hides the cell under the cursor */
-    app_key(&a, ch('x')); /* back to self */
-    app_key(&a, ch('M'));
+    press(&a, ch('x')); /* back to self */
+    press(&a, ch('M'));
     assert_int_equal(m->cfg.mask, MASK_PAINTED);
-    app_key(&a, code(KEY_RIGHT));
-    app_key(&a, ch(' '));
+    press(&a, code(KEY_RIGHT));
+    press(&a, ch(' '));
     assert_int_equal(m->allowed[0 * m->n_k + 1], 0);
     assert_true(m->head[0].weights[1] == 0.0f);
-    app_key(&a, ch('C'));
+    press(&a, ch('C'));
     assert_int_equal(m->allowed[1], 1);
-    app_key(&a, ch('M'));
-    app_key(&a, ch(' '));
+    press(&a, ch('M'));
+    press(&a, ch(' '));
     assert_non_null(strstr(a.msg, "M starts mask-edit mode"));
+    app_free(&a);
+    model_free(m);
+}
+
+/* Keys that arrive together are applied together and recomputed once. */
+static void test_keys_coalesce(void **state) {
+    (void)state;
+    Model *m = sample_model("Mary greeted Bob");
+    App a;
+    app_init(&a, m, TIER_NONE, 0, 1, NULL);
+    unsigned long before = m->computed[STAGE_PROJECT];
+    app_key(&a, ch('+'));
+    app_key(&a, ch('+'));
+    app_key(&a, ch('>'));
+    assert_int_equal(m->cfg.d_k, 64);
+    assert_int_equal(m->cfg.heads, 5);
+    assert_true(m->computed[STAGE_PROJECT] == before); /* nothing yet */
+    char *s = render(&a, 80, 24); /* the next frame recomputes, once */
+    assert_true(m->computed[STAGE_PROJECT] == before + 1);
+    assert_non_null(strstr(s, "d_k=64"));
+    free(s);
     app_free(&a);
     model_free(m);
 }
@@ -463,25 +491,25 @@ static void test_heads_and_stages_recompute_nothing(void **state) {
     app_init(&a, m, TIER_NONE, 0, 1, NULL);
     unsigned long before[STAGE_COUNT];
     memcpy(before, m->computed, sizeof before);
-    app_key(&a, ch('\t'));
+    press(&a, ch('\t'));
     assert_int_equal(a.head, 1);
-    app_key(&a, code(KEY_BTAB));
-    app_key(&a, code(KEY_BTAB));
+    press(&a, code(KEY_BTAB));
+    press(&a, code(KEY_BTAB));
     assert_int_equal(a.head, 3);
-    app_key(&a, ch('2'));
+    press(&a, ch('2'));
     assert_int_equal(a.head, 1);
-    for (int i = 0; i < SHOW_COUNT; i++) app_key(&a, ch('v'));
-    app_key(&a, ch('a'));
-    app_key(&a, ch('a'));
-    app_key(&a, code(KEY_DOWN));
+    for (int i = 0; i < SHOW_COUNT; i++) press(&a, ch('v'));
+    press(&a, ch('a'));
+    press(&a, ch('a'));
+    press(&a, code(KEY_DOWN));
     char *s = render(&a, 80, 24);
     free(s);
     assert_memory_equal(before, m->computed, sizeof before);
     /* A mask change recomputes from the mask on, not the scores. */
-    app_key(&a, ch('m'));
+    press(&a, ch('m'));
     assert_true(m->computed[STAGE_SCORES] == before[STAGE_SCORES]);
     assert_true(m->computed[STAGE_MASKED] == before[STAGE_MASKED] + 1);
-    app_key(&a, ch('9'));
+    press(&a, ch('9'));
     assert_non_null(strstr(a.msg, "only 4 heads"));
     app_free(&a);
     model_free(m);
@@ -492,11 +520,11 @@ static void test_limits_say_why(void **state) {
     Model *m = sample_model("Mary greeted Bob");
     App a;
     app_init(&a, m, TIER_NONE, 0, 1, NULL);
-    for (int i = 0; i < 5; i++) app_key(&a, ch('-'));
+    for (int i = 0; i < 5; i++) press(&a, ch('-'));
     assert_int_equal(m->cfg.d_k, 1);
     assert_non_null(strstr(a.msg, "d_k is 1 already"));
     assert_int_equal(a.msg_error, 1);
-    for (int i = 0; i < 5; i++) app_key(&a, ch('<'));
+    for (int i = 0; i < 5; i++) press(&a, ch('<'));
     assert_int_equal(m->cfg.heads, 1);
     assert_non_null(strstr(a.msg, "heads is 1 already"));
     app_free(&a);
@@ -510,43 +538,43 @@ static void test_prompts(void **state) {
     App a;
     app_init(&a, m, TIER_NONE, 0, 1, NULL);
     /* d: an exact d_k */
-    app_key(&a, ch('d'));
+    press(&a, ch('d'));
     assert_int_equal(a.prompt, PROMPT_DK);
     char *s = render(&a, 80, 24);
     assert_non_null(strstr(line(s, 23), "d_k (1..4096): 16"));
     free(s);
-    app_key(&a, code(KEY_BACKSPACE));
-    app_key(&a, code(KEY_BACKSPACE));
+    press(&a, code(KEY_BACKSPACE));
+    press(&a, code(KEY_BACKSPACE));
     type(&a, "24\r");
     assert_int_equal(a.prompt, PROMPT_NONE);
     assert_int_equal(m->cfg.d_k, 24);
     /* an invalid one: a message, nothing changes */
-    app_key(&a, ch('d'));
+    press(&a, ch('d'));
     type(&a, "x\r");
     assert_int_equal(m->cfg.d_k, 24);
     assert_non_null(strstr(a.msg, "not a whole number"));
-    app_key(&a, ch('d'));
-    app_key(&a, ch(21)); /* Ctrl-U */
+    press(&a, ch('d'));
+    press(&a, ch(21)); /* Ctrl-U */
     type(&a, "99999\r");
     assert_int_equal(m->cfg.d_k, 24);
     assert_non_null(strstr(a.msg, "out of range 1..4096"));
     /* Esc cancels */
-    app_key(&a, ch('d'));
+    press(&a, ch('d'));
     type(&a, "5");
-    app_key(&a, ch(27));
+    press(&a, ch(27));
     assert_int_equal(a.prompt, PROMPT_NONE);
     assert_int_equal(m->cfg.d_k, 24);
     /* e: a new sentence, Hangul typed and a character removed */
-    app_key(&a, ch('e'));
-    app_key(&a, ch(21));
+    press(&a, ch('e'));
+    press(&a, ch(21));
     type(&a, "나는 학교에 간다다");
-    app_key(&a, code(KEY_BACKSPACE));
+    press(&a, code(KEY_BACKSPACE));
     type(&a, "\r");
     assert_int_equal(m->n_q, 3);
     assert_string_equal(model_key_label(m, 2), "간다");
     /* invalid text keeps the old sentence */
-    app_key(&a, ch('e'));
-    app_key(&a, ch(21));
+    press(&a, ch('e'));
+    press(&a, ch(21));
     type(&a, "  \r");
     assert_int_equal(m->n_q, 0); /* spaces only: allowed, the view says so */
     app_free(&a);
@@ -558,7 +586,7 @@ static void test_help_lists_every_key(void **state) {
     Model *m = sample_model("Mary greeted Bob");
     App a;
     app_init(&a, m, TIER_NONE, 0, 1, NULL);
-    app_key(&a, ch('?'));
+    press(&a, ch('?'));
     assert_int_equal(a.overlay, OVERLAY_HELP);
     /* tall enough to show the whole help */
     char *s = render(&a, 100, 80);
@@ -568,10 +596,10 @@ static void test_help_lists_every_key(void **state) {
         if (!strstr(s, keymap[i].label)) fail_msg("help lacks key '%s'", keymap[i].label);
     }
     free(s);
-    app_key(&a, ch('q'));
+    press(&a, ch('q'));
     assert_int_equal(a.overlay, OVERLAY_NONE);
     assert_int_equal(a.quit, 0); /* q in help closes help */
-    app_key(&a, ch('q'));
+    press(&a, ch('q'));
     assert_int_equal(a.quit, 1);
     app_free(&a);
     model_free(m);
@@ -631,10 +659,10 @@ static void test_enter_only_where_it_applies(void **state) {
     Model *m = sample_model("the cat sat");
     App a;
     app_init(&a, m, TIER_NONE, 0, 1, NULL);
-    while (a.shown != SHOW_CONCAT) app_key(&a, ch('v'));
-    app_key(&a, code(KEY_END));
+    while (a.shown != SHOW_CONCAT) press(&a, ch('v'));
+    press(&a, code(KEY_END));
     assert_true(a.cj > m->n_k);
-    app_key(&a, ch('\r'));
+    press(&a, ch('\r'));
     assert_int_equal(a.overlay, OVERLAY_NONE);
     char *s = render(&a, 80, 24);
     assert_non_null(strstr(s, "concat(O_1 .. O_4)"));
@@ -717,6 +745,7 @@ int main(void) {
         cmocka_unit_test(test_keys_change_config),
         cmocka_unit_test(test_heads_and_stages_recompute_nothing),
         cmocka_unit_test(test_variant_keys),
+        cmocka_unit_test(test_keys_coalesce),
         cmocka_unit_test(test_limits_say_why),
         cmocka_unit_test(test_prompts),
         cmocka_unit_test(test_help_lists_every_key),

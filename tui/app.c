@@ -98,11 +98,13 @@ static void clamp_cursor(App *a) {
     if (a->cj < 0) a->cj = 0;
 }
 
-/* Applies a new configuration: on success the stale stages are recomputed
- * and `done` is said; on failure the message says why and nothing changed. */
+/* Applies a new configuration: on success `done` is said (the stale stages
+ * are recomputed by app_update before the next frame, once for all the keys
+ * that arrived together); on failure the message says why and nothing
+ * changed. */
 static void reconfigure(App *a, const ModelConfig *c, const char *done) {
     AvError err = {{0}};
-    if (model_set_config(a->m, c, &err) || model_update(a->m, &err)) {
+    if (model_set_config(a->m, c, &err)) {
         say(a, 1, "%s", err.msg);
         return;
     }
@@ -134,8 +136,7 @@ static void next_tokenizer(App *a) {
     default: next = TOK_WORDS; break;
     }
     AvError err = {{0}};
-    if (model_set_tokenizer(a->m, next, next == TOK_CUSTOM ? a->pattern : NULL, &err) ||
-        model_update(a->m, &err)) {
+    if (model_set_tokenizer(a->m, next, next == TOK_CUSTOM ? a->pattern : NULL, &err)) {
         say(a, 1, "%s", err.msg);
         return;
     }
@@ -179,7 +180,7 @@ static void finish_prompt(App *a) {
     } else if (kind == PROMPT_TARGET) {
         AvError err = {{0}};
         int none = a->edit.len == 0;
-        if (model_set_target(a->m, none ? NULL : a->edit.buf, a->edit.len, &err) || model_update(a->m, &err)) {
+        if (model_set_target(a->m, none ? NULL : a->edit.buf, a->edit.len, &err)) {
             say(a, 1, "%s; the target stays as it was", err.msg);
             return;
         }
@@ -188,7 +189,7 @@ static void finish_prompt(App *a) {
         else say(a, 0, "target: %d tokens (x: cross-attention)", a->m->target_tokens.n);
     } else if (kind == PROMPT_TEXT) {
         AvError err = {{0}};
-        if (model_set_text(a->m, a->edit.buf, a->edit.len, &err) || model_update(a->m, &err)) {
+        if (model_set_text(a->m, a->edit.buf, a->edit.len, &err)) {
             say(a, 1, "%s; the sentence stays as it was", err.msg);
             return;
         }
@@ -442,7 +443,6 @@ int app_key(App *a, AppKey k) {
         } else {
             app_save_mask(a);
         }
-        model_update(m, NULL);
         break;
     case ACT_GRAVITY:
         if (a->view == VIEW_GRAVITY) a->gravity_all = !a->gravity_all;
@@ -530,6 +530,12 @@ int app_key(App *a, AppKey k) {
         break;
     }
     return 1;
+}
+
+void app_update(App *a) {
+    if (a->m->stale == STAGE_NONE) return;
+    model_update(a->m, NULL);
+    clamp_cursor(a);
 }
 
 void app_mouse(App *a, int y, int x, int button) {

@@ -71,6 +71,7 @@ typedef struct {
     int painting;        /* mask-edit mode: Space toggles a cell */
     const char *mask_file; /* --mask-file: where W writes the painted mask */
     int gravity_all;     /* gravity view: all heads (Y) instead of the head shown */
+    int computing;       /* a recompute is under way: the status line says so */
     int enforce_min;     /* interactive: below APP_MIN_W x APP_MIN_H say so */
     HeatLayout layout;
 } App;
@@ -85,8 +86,13 @@ typedef struct {
     uint32_t ch;
 } AppKey;
 
-/* Applies one key. Returns 1 when the screen should be redrawn. */
+/* Applies one key: changes the model's configuration (cheap setters) but
+ * does not recompute; app_update (called by app_draw) does, once for however
+ * many keys came in a row. Returns 1 when the screen should be redrawn. */
 int app_key(App *a, AppKey k);
+
+/* Recomputes the stale stages, if any. */
+void app_update(App *a);
 
 /* A mouse event: press of button 1 at (y, x) moves the cursor to that cell;
  * wheel up/down (button 4/5) moves it by 3 rows. */

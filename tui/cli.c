@@ -41,6 +41,8 @@ const char *cli_usage(void) {
            "  -s, --seed N           seed of every random number, 0..2^64-1 (default 42)\n"
            "\n"
            "Output:\n"
+           "      --threads N        threads for the products, 1..64 (default: the CPUs, at most 8);\n"
+           "                         the numbers are the same for any N\n"
            "      --dump[=FORMAT]    print every stage and exit: text (default) | json | csv\n"
            "      --once             draw the view once on standard output and exit\n"
            "      --width N          width for --once, 20..1000 (default: terminal, COLUMNS or 80)\n"
@@ -101,6 +103,7 @@ enum {
     OPT_ATTN,
     OPT_PAD,
     OPT_MASK_FILE,
+    OPT_THREADS,
 };
 
 static const struct option long_options[] = {
@@ -130,6 +133,7 @@ static const struct option long_options[] = {
     {"attn", required_argument, NULL, OPT_ATTN},
     {"pad", required_argument, NULL, OPT_PAD},
     {"mask-file", required_argument, NULL, OPT_MASK_FILE},
+    {"threads", required_argument, NULL, OPT_THREADS},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -209,6 +213,10 @@ int cli_parse(CliOptions *o, int argc, char **argv, AvError *err) {
             o->pad = (int)v;
             break;
         case OPT_MASK_FILE: o->mask_file = optarg; break;
+        case OPT_THREADS:
+            if (cli_parse_int(optarg, 1, 64, "--threads", &v, err)) return -1;
+            o->threads = (int)v;
+            break;
         case OPT_NO_SCALE: o->cfg.scale = 0; break;
         case OPT_POS:
             if (pos_parse(optarg, &o->cfg.pos, err)) return av_error_prefix(err, "--pos");

@@ -25,6 +25,7 @@ typedef struct {
     const char *target;     /* --target TEXT, or NULL */
     const char *mask_file;  /* --mask-file FILE, or NULL */
     int pad;                /* --pad N */
+    int threads;            /* --threads N, 0: the online CPUs (at most 8) */
     int mask_given;         /* --mask was on the command line */
     TokPreset tokenizer;
     const char *pattern;    /* --pattern REGEX, or NULL */

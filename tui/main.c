@@ -15,6 +15,7 @@
 #include "canvas.h"
 #include "cli.h"
 #include "palette.h"
+#include "parallel.h"
 #include "screen.h"
 #include "export.h"
 #include "model.h"
@@ -162,6 +163,7 @@ int main(int argc, char **argv) {
         cli_free(&opt);
         return 0;
     }
+    par_set_threads(opt.threads);
     Model *m = model_new();
     if (!m) {
         print_error("out of memory");

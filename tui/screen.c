@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "utf8.h"
@@ -82,6 +83,34 @@ void screen_blit(const Canvas *cv, ColorTier tier) {
     doupdate();
 }
 
+static double now_seconds(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* One event from get_wch: a resize, a mouse event or a key. Returns 1 when
+ * the screen must be drawn again. */
+static int handle_input(App *a, int rc, wint_t ch) {
+    if (rc == KEY_CODE_YES && ch == KEY_RESIZE) return 1;
+    if (rc == KEY_CODE_YES && ch == KEY_MOUSE) {
+        MEVENT ev;
+        if (getmouse(&ev) != OK) return 0;
+        int button = 0;
+        if (ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)) button = 1;
+        if (ev.bstate & BUTTON4_PRESSED) button = 4;
+#if NCURSES_MOUSE_VERSION > 1
+        if (ev.bstate & BUTTON5_PRESSED) button = 5;
+#endif
+        if (!button) return 0;
+        app_mouse(a, ev.y, ev.x, button);
+        return 1;
+    }
+    AppKey k = {rc == KEY_CODE_YES, (uint32_t)ch};
+    if (rc == OK && ch == 12) clearok(curscr, TRUE); /* Ctrl-L */
+    return app_key(a, k);
+}
+
 int screen_run(App *a, const CliOptions *o, AvError *err) {
     install_signals();
     if (!isatty(STDOUT_FILENO))
@@ -132,9 +161,21 @@ int screen_run(App *a, const CliOptions *o, AvError *err) {
         return av_errorf(err, "out of memory"), 1;
     }
     int redraw = 1;
+    double last_update = 0; /* seconds the last recompute took */
     while (!a->quit && !got_signal) {
         if (redraw) {
             if (cv->w != COLS || cv->h != LINES) cv_resize(cv, COLS, LINES);
+            if (a->m->stale != STAGE_NONE) {
+                /* A recompute longer than a frame: say so on the screen first. */
+                if (last_update > 0.016) {
+                    const char *mark = a->ascii ? " computing... " : " computing… ";
+                    cv_text_right(cv, 0, 0, mark, cv->w, style_attr(ST_REVERSE | ST_BOLD));
+                    screen_blit(cv, a->tier);
+                }
+                double t0 = now_seconds();
+                app_update(a);
+                last_update = now_seconds() - t0;
+            }
             app_draw(a, cv);
             screen_blit(cv, a->tier);
             redraw = 0;
@@ -147,29 +188,12 @@ int screen_run(App *a, const CliOptions *o, AvError *err) {
             if (errno == EINTR) continue; /* a signal we do not act on */
             break;                        /* the terminal is gone (EOF, EIO) */
         }
-        if (rc == KEY_CODE_YES && ch == KEY_RESIZE) {
-            redraw = 1;
-            continue;
-        }
-        if (rc == KEY_CODE_YES && ch == KEY_MOUSE) {
-            MEVENT ev;
-            if (getmouse(&ev) == OK) {
-                int button = 0;
-                if (ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)) button = 1;
-                if (ev.bstate & BUTTON4_PRESSED) button = 4;
-#if NCURSES_MOUSE_VERSION > 1
-                if (ev.bstate & BUTTON5_PRESSED) button = 5;
-#endif
-                if (button) {
-                    app_mouse(a, ev.y, ev.x, button);
-                    redraw = 1;
-                }
-            }
-            continue;
-        }
-        AppKey k = {rc == KEY_CODE_YES, (uint32_t)ch};
-        if (rc == OK && ch == 12) clearok(curscr, TRUE); /* Ctrl-L */
-        if (app_key(a, k)) redraw = 1;
+        redraw |= handle_input(a, rc, ch);
+        /* Every key already waiting is applied before the next frame: a held
+         * key or a burst of keys costs one recompute, not one per key. */
+        nodelay(stdscr, TRUE);
+        while (!a->quit && !got_signal && (rc = get_wch(&ch)) != ERR) redraw |= handle_input(a, rc, ch);
+        nodelay(stdscr, FALSE);
     }
     cv_free(cv);
     endwin();

@@ -780,6 +780,7 @@ static void draw_heads(App *a, Canvas *cv) {
 // the whole screen
 
 void app_draw(App *a, Canvas *cv) {
+    app_update(a);
     cv_clear(cv);
     a->layout.valid = 0;
     if (a->enforce_min && (cv->w < APP_MIN_W || cv->h < APP_MIN_H)) {
