@@ -114,3 +114,4 @@ clean:
 
 # libFuzzer targets (make fuzz, fuzz-smoke, fuzz-regress) and the benchmark.
 include fuzz.mk
+include bench.mk

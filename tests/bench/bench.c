@@ -371,7 +371,8 @@ static void key_label(char *buf, size_t cap, AppKey k) {
 }
 
 /* Drives the real app on ncurses writing to /dev/null at w x h: for every
- * key, the time from app_key to the end of screen_blit (doupdate). */
+ * key, the time from app_key to the end of the screen_blit (doupdate) of the
+ * frame that shows its result. */
 static void latency_run(int n, int dm, int heads, int w, int h, int min_keys, double budget_ms) {
     char why[512];
     Model *m = make_model(n, dm, heads, why, sizeof why);
@@ -405,7 +406,8 @@ static void latency_run(int n, int dm, int heads, int w, int h, int min_keys, do
     Canvas *cv = cv_new(COLS, LINES);
     int cap = min_keys > SCRIPT_LEN ? min_keys + SCRIPT_LEN : 2 * SCRIPT_LEN;
     double *t = malloc(sizeof *t * (size_t)cap);
-    int keys = 0, truncated = 0, slowest = 0;
+    int keys = 0, truncated = 0, slowest = 0, marks = 0;
+    double last_update = 0.0; /* ms the last recompute took */
     if (cv && t) {
         app_draw(&a, cv);
         screen_blit(cv, a.tier);
@@ -418,7 +420,21 @@ static void latency_run(int n, int dm, int heads, int w, int h, int min_keys, do
             }
             double t0 = now_ms();
             if (app_key(&a, script[k % SCRIPT_LEN])) {
+                /* One frame as screen_run makes it (tui/screen.c): when the
+                 * last recompute took longer than a frame, a "computing" mark
+                 * is sent first; then the recompute, the draw, the blit. */
                 if (cv->w != COLS || cv->h != LINES) cv_resize(cv, COLS, LINES);
+                if (a.m->stale != STAGE_NONE) {
+                    if (last_update > 16.0) {
+                        cv_text_right(cv, 0, 0, a.ascii ? " computing... " : " computing… ", cv->w,
+                                      style_attr(ST_REVERSE | ST_BOLD));
+                        screen_blit(cv, a.tier);
+                        marks++;
+                    }
+                    double u0 = now_ms();
+                    app_update(&a);
+                    last_update = now_ms() - u0;
+                }
                 app_draw(&a, cv);
                 screen_blit(cv, a.tier);
             }
@@ -427,15 +443,19 @@ static void latency_run(int n, int dm, int heads, int w, int h, int min_keys, do
             keys++;
         }
     }
+    if (!cv || !t)
+        printf("bench=skip what=latency n=%d d_model=%d heads=%d reason=\"out of memory\"\n", n, dm,
+               heads);
     double mx = keys ? t[slowest] : 0.0;
     char slow_key[64] = "none";
     if (keys) key_label(slow_key, sizeof slow_key, script[slowest % SCRIPT_LEN]);
     double p50 = quantile(t, keys, 0.50), p99 = quantile(t, keys, 0.99);
-    printf("bench=latency n=%d d_model=%d heads=%d size=%dx%d keys=%d p50_ms=%.3f p99_ms=%.3f "
-           "max_ms=%.3f "
-           "max_key=%s threads=%d%s\n",
-           n, dm, heads, COLS, LINES, keys, p50, p99, mx, slow_key, par_threads(),
-           truncated ? " truncated=\"time budget reached before the end of the script\"" : "");
+    if (cv && t)
+        printf("bench=latency n=%d d_model=%d heads=%d size=%dx%d keys=%d p50_ms=%.3f p99_ms=%.3f "
+               "max_ms=%.3f "
+               "max_key=%s computing_marks=%d threads=%d%s\n",
+               n, dm, heads, COLS, LINES, keys, p50, p99, mx, slow_key, marks, par_threads(),
+               truncated ? " truncated=\"time budget reached before the end of the script\"" : "");
     fflush(stdout);
     free(t);
     cv_free(cv);

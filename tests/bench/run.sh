@@ -162,7 +162,7 @@ function kv(line, key) {
     return ""
 }
 function id(line) { return kv(line, "n") SUBSEP kv(line, "d_model") SUBSEP kv(line, "heads") SUBSEP kv(line, "threads") }
-FNR == NR {
+FILENAME == ARGV[1] { # the references
     if ($0 ~ /^ref=numpy /) np[id($0)] = kv($0, "ms")
     if ($0 ~ /^ref=torch /) { # the faster variant of the environment
         k = id($0); ms = kv($0, "ms") + 0
