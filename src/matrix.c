@@ -9,6 +9,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -262,12 +263,43 @@ void mat_packed_free(MatPacked *p) {
     p->owned = 0;
 }
 
+/* 1 when every x[0..n) is finite: the exponent bits are not all ones. */
+static int all_finite_portable(const float *x, int n) {
+    uint32_t bad = 0;
+    for (int j = 0; j < n; j++) {
+        uint32_t b;
+        memcpy(&b, &x[j], sizeof b);
+        bad |= (b & 0x7F800000u) == 0x7F800000u;
+    }
+    return !bad;
+}
+
+#ifdef HAVE_X86
+__attribute__((target("avx512f"))) static int all_finite_avx512(const float *x, int n) {
+    const __m512i expo = _mm512_set1_epi32(0x7F800000);
+    __mmask16 bad = 0;
+    int j = 0;
+    for (; j + 16 <= n; j += 16)
+        bad |= _mm512_cmpeq_epi32_mask(_mm512_and_si512(_mm512_loadu_si512(x + j), expo), expo);
+    return !bad && all_finite_portable(x + j, n - j);
+}
+#endif
+
+static int all_finite(const float *x, int n) {
+#ifdef HAVE_X86
+    if (active() == &k_avx512) return all_finite_avx512(x, n);
+#endif
+    return all_finite_portable(x, n);
+}
+
 /* An element whose float sum left the range (or met inf - inf) is summed
  * again in double, which cannot overflow for float inputs of this size, and
  * saturates. The same rule on every kernel keeps the bits identical. */
-static void fix_overflow(float *c, int ldc, const float *a, int lda, const MatPacked *p, int row0, int rows) {
-    for (int i = row0; i < row0 + rows; i++)
-        for (int j = 0; j < p->n; j++) {
+static void fix_overflow(float *c, int ldc, const float *a, int lda, const MatPacked *p, int row0, int rows, int c0,
+                         int c1) {
+    for (int i = row0; i < row0 + rows; i++) {
+        if (all_finite(c + (size_t)i * ldc + c0, c1 - c0)) continue; /* the common case, checked fast */
+        for (int j = c0; j < c1; j++) {
             float *cij = &c[(size_t)i * ldc + j];
             if (isfinite(*cij)) continue;
             /* b(p, j) from the packed layout */
@@ -281,15 +313,22 @@ static void fix_overflow(float *c, int ldc, const float *a, int lda, const MatPa
             }
             *cij = to_float_saturated(s);
         }
+    }
 }
 
-void mat_mul_rows_k(float *c, int ldc, const float *a, int lda, const MatPacked *p, int row0, int rows, int kmax) {
+/* The blocked product over rows [row0, row0 + rows), panels [jp0, jp1) and
+ * k < kmax. */
+static void mul_block(float *c, int ldc, const float *a, int lda, const MatPacked *p, int row0, int rows, int jp0,
+                      int jp1, int kmax) {
     const Kernel *kn = active();
     int nr = p->nr, mr = kn->mr, panels = (p->n + nr - 1) / nr;
     if (nr != kn->nr) return; /* packed for another kernel: a caller's bug, never silently wrong */
+    if (jp1 > panels) jp1 = panels;
     int k = kmax < p->k ? kmax : p->k;
     if (k <= 0) {
-        for (int i = row0; i < row0 + rows; i++) memset(c + (size_t)i * ldc, 0, sizeof(float) * (size_t)p->n);
+        int c0 = jp0 * nr, c1 = jp1 * nr < p->n ? jp1 * nr : p->n;
+        for (int i = row0; i < row0 + rows; i++)
+            if (c1 > c0) memset(c + (size_t)i * ldc + c0, 0, sizeof(float) * (size_t)(c1 - c0));
         return;
     }
     for (int p0 = 0; p0 < k; p0 += KC) {
@@ -297,7 +336,7 @@ void mat_mul_rows_k(float *c, int ldc, const float *a, int lda, const MatPacked 
          * only the first k - p0 rows of the last block are used). */
         int kc = p->k - p0 < KC ? p->k - p0 : KC, kuse = k - p0 < kc ? k - p0 : kc;
         const float *blk = p->data + (size_t)(p0 / KC) * KC * panels * nr;
-        for (int jp = 0; jp < panels; jp++) {
+        for (int jp = jp0; jp < jp1; jp++) {
             const float *bp = blk + (size_t)jp * kc * nr;
             int j0 = jp * nr, nrv = p->n - j0 < nr ? p->n - j0 : nr;
             for (int i0 = row0; i0 < row0 + rows; i0 += mr) {
@@ -308,7 +347,17 @@ void mat_mul_rows_k(float *c, int ldc, const float *a, int lda, const MatPacked 
             }
         }
     }
-    fix_overflow(c, ldc, a, lda, p, row0, rows);
+    fix_overflow(c, ldc, a, lda, p, row0, rows, jp0 * nr, jp1 * nr < p->n ? jp1 * nr : p->n);
+}
+
+void mat_mul_rows_k(float *c, int ldc, const float *a, int lda, const MatPacked *p, int row0, int rows, int kmax) {
+    mul_block(c, ldc, a, lda, p, row0, rows, 0, (p->n + p->nr - 1) / (p->nr ? p->nr : 1), kmax);
+}
+
+void mat_mul_block(float *c, int ldc, const float *a, int lda, const MatPacked *p, int row0, int rows, int col0,
+                   int cols) {
+    if (!p->nr) return;
+    mul_block(c, ldc, a, lda, p, row0, rows, col0 / p->nr, (col0 + cols + p->nr - 1) / p->nr, p->k);
 }
 
 void mat_mul_rows(float *c, int ldc, const float *a, int lda, const MatPacked *p, int row0, int rows) {

@@ -56,6 +56,11 @@ void mat_packed_free(MatPacked *p);
 /* Rows [row0, row0 + rows) of c (m, n; ldc) = a (m, k; lda) * p. */
 void mat_mul_rows(float *c, int ldc, const float *a, int lda, const MatPacked *p, int row0, int rows);
 
+/* Rows [row0, row0 + rows) and columns [col0, col0 + cols) of the product;
+ * col0 a multiple of 32 (every kernel's panel width divides it). */
+void mat_mul_block(float *c, int ldc, const float *a, int lda, const MatPacked *p, int row0, int rows, int col0,
+                   int cols);
+
 /* The same, summing only over k < kmax: for a left matrix known to be 0 from
  * column kmax on (causal attention weights), whose products would add
  * nothing. */

@@ -183,10 +183,11 @@ static size_t embed_bytes(const ModelConfig *c, int n_q, int n_k, int two_sides)
 
 static size_t weights_bytes(const ModelConfig *c) {
     size_t dm = (size_t)c->d_model, f = sizeof(float);
-    size_t per_head = 2 * round16(f * dm * c->d_k) + round16(f * dm * c->d_v) +
-                      2 * round16(f * mat_packed_floats(c->d_model, c->d_k)) + round16(f * mat_packed_floats(c->d_model, c->d_v));
+    size_t per_head = 2 * round16(f * dm * c->d_k) + round16(f * dm * c->d_v);
     return (size_t)c->heads * per_head + round16(f * (size_t)c->heads * c->d_v * dm) +
-           round16(f * mat_packed_floats(c->heads * c->d_v, c->d_model));
+           round16(f * mat_packed_floats(c->heads * c->d_v, c->d_model)) +
+           round16(f * mat_packed_floats(c->d_model, c->heads * c->d_k)) +
+           round16(f * mat_packed_floats(c->d_model, c->heads * (c->d_k + c->d_v)));
 }
 
 static size_t stages_bytes(const ModelConfig *c, int n_q, int n_k, ModelSource src) {
@@ -197,6 +198,8 @@ static size_t stages_bytes(const ModelConfig *c, int n_q, int n_k, ModelSource s
     if (c->score == SCORE_ADDITIVE) per_head += 2 * round16(f * c->d_k * c->d_k) + round16(f * c->d_k);
     per_head += round16(f * mat_packed_floats(c->d_k, n_k)) + round16(f * mat_packed_floats(n_k, c->d_v));
     size_t total = (size_t)c->heads * per_head + round16(nq * nk) + round16(sizeof(int) * nq) + round16(nk);
+    if (src == SOURCE_TEXT)
+        total += round16(f * nq * c->heads * c->d_k) + round16(f * nk * c->heads * (c->d_k + c->d_v));
     if (src == SOURCE_TEXT) total += round16(f * nq * c->heads * c->d_v) + round16(f * nq * c->d_model);
     return total;
 }
@@ -250,23 +253,17 @@ static void storage_point(Model *m) {
             hd->wq = carve(&p, f * dm * c->d_k);
             hd->wk = carve(&p, f * dm * c->d_k);
             hd->wv = carve(&p, f * dm * c->d_v);
-            /* the packed weights: filled when the weights are drawn */
-            memset(&hd->pq, 0, sizeof hd->pq), memset(&hd->pk, 0, sizeof hd->pk), memset(&hd->pv, 0, sizeof hd->pv);
-            hd->pq.data = carve(&p, f * mat_packed_floats(c->d_model, c->d_k));
-            hd->pk.data = carve(&p, f * mat_packed_floats(c->d_model, c->d_k));
-            hd->pv.data = carve(&p, f * mat_packed_floats(c->d_model, c->d_v));
         }
         m->wo = carve(&p, f * (size_t)c->heads * c->d_v * dm);
-        memset(&m->po, 0, sizeof m->po);
+        /* the packed weights: filled when the weights are drawn */
+        memset(&m->po, 0, sizeof m->po), memset(&m->pq, 0, sizeof m->pq), memset(&m->pkv, 0, sizeof m->pkv);
         m->po.data = carve(&p, f * mat_packed_floats(c->heads * c->d_v, c->d_model));
+        m->pq.data = carve(&p, f * mat_packed_floats(c->d_model, c->heads * c->d_k));
+        m->pkv.data = carve(&p, f * mat_packed_floats(c->d_model, c->heads * (c->d_k + c->d_v)));
     } else {
-        for (int h = 0; h < c->heads; h++) {
-            HeadData *hd = &m->head[h];
-            hd->wq = hd->wk = hd->wv = NULL;
-            memset(&hd->pq, 0, sizeof hd->pq), memset(&hd->pk, 0, sizeof hd->pk), memset(&hd->pv, 0, sizeof hd->pv);
-        }
+        for (int h = 0; h < c->heads; h++) m->head[h].wq = m->head[h].wk = m->head[h].wv = NULL;
         m->wo = NULL;
-        memset(&m->po, 0, sizeof m->po);
+        memset(&m->po, 0, sizeof m->po), memset(&m->pq, 0, sizeof m->pq), memset(&m->pkv, 0, sizeof m->pkv);
     }
     p = m->stages_arena;
     for (int h = 0; h < c->heads; h++) {
@@ -298,8 +295,10 @@ static void storage_point(Model *m) {
     if (m->source == SOURCE_TEXT) {
         m->concat = carve(&p, f * nq * c->heads * c->d_v);
         m->y = carve(&p, f * nq * dm);
+        m->tq = carve(&p, f * nq * c->heads * c->d_k);
+        m->tkv = carve(&p, f * nk * c->heads * (c->d_k + c->d_v));
     } else {
-        m->concat = m->y = NULL;
+        m->concat = m->y = m->tq = m->tkv = NULL;
     }
 }
 
@@ -670,21 +669,33 @@ static void draw_columns(float *w, int rows, int cols, uint64_t seed, RngKind ki
 }
 
 /* The packed copies of the weights, for the kernel in use: made when the
- * weights are drawn (they change rarely), again if the kernel changed. */
-static void pack_head_weights(Model *m, int h) {
+ * weights are drawn (they change rarely), again if the kernel or the tying
+ * of Q and K changed. The heads' W_Q side by side make one product for every
+ * head's queries; W_K and W_V side by side one for the keys and values. */
+static void pack_weights(Model *m) {
     const ModelConfig *c = &m->cfg;
-    HeadData *hd = &m->head[h];
-    mat_pack_into(&hd->pq, hd->pq.data, hd->wq, c->d_k, c->d_model, c->d_k, 0);
-    mat_pack_into(&hd->pk, hd->pk.data, hd->wk, c->d_k, c->d_model, c->d_k, 0);
-    mat_pack_into(&hd->pv, hd->pv.data, hd->wv, c->d_v, c->d_model, c->d_v, 0);
-}
-
-static void pack_wo(Model *m) {
-    const ModelConfig *c = &m->cfg;
+    int dm = c->d_model, h = c->heads, nq = h * c->d_k, nkv = h * (c->d_k + c->d_v);
+    float *t = calloc((size_t)dm * (size_t)nkv + 1, sizeof(float));
+    if (!t) { /* out of memory: packs marked invalid, compute_project falls back */
+        m->pq.nr = m->pkv.nr = 0;
+        return;
+    }
+    for (int r = 0; r < dm; r++)
+        for (int k = 0; k < h; k++)
+            memcpy(t + (size_t)r * nq + (size_t)k * c->d_k, m->head[k].wq + (size_t)r * c->d_k, sizeof(float) * (size_t)c->d_k);
+    mat_pack_into(&m->pq, m->pq.data, t, nq, dm, nq, 0);
+    for (int r = 0; r < dm; r++)
+        for (int k = 0; k < h; k++) {
+            const float *wk = c->tie_qk ? m->head[k].wq : m->head[k].wk;
+            memcpy(t + (size_t)r * nkv + (size_t)k * c->d_k, wk + (size_t)r * c->d_k, sizeof(float) * (size_t)c->d_k);
+            memcpy(t + (size_t)r * nkv + (size_t)h * c->d_k + (size_t)k * c->d_v, m->head[k].wv + (size_t)r * c->d_v,
+                   sizeof(float) * (size_t)c->d_v);
+        }
+    mat_pack_into(&m->pkv, m->pkv.data, t, nkv, dm, nkv, 0);
+    free(t);
     mat_pack_into(&m->po, m->po.data, m->wo, c->d_model, c->heads * c->d_v, c->d_model, 0);
+    m->packed_tie = c->tie_qk;
 }
-
-static void repack_task(void *ctx, int h) { pack_head_weights(ctx, h); }
 
 /* The weights, a head at a time on the threads: streams are independent, so
  * the numbers do not depend on who draws them. */
@@ -696,7 +707,6 @@ static void draw_head_task(void *ctx, int h) {
     draw_columns(hd->wq, c->d_model, c->d_k, c->seed, RNG_KIND_WQ, h, c->d_model);
     draw_columns(hd->wk, c->d_model, c->d_k, c->seed, RNG_KIND_WK, h, c->d_model);
     draw_columns(hd->wv, c->d_model, c->d_v, c->seed, RNG_KIND_WV, h, c->d_model);
-    pack_head_weights(m, h);
     /* W_O (heads * d_v, d_model): row (h, c) is the stream (seed, WO, h, c). */
     double scale = 1.0 / sqrt((double)c->heads * c->d_v);
     for (int col = 0; col < c->d_v; col++) {
@@ -709,7 +719,7 @@ static void draw_head_task(void *ctx, int h) {
 
 static void draw_weights(Model *m) {
     par_for(m->cfg.heads, draw_head_task, m);
-    pack_wo(m);
+    pack_weights(m);
     m->weights_stale = 0;
 }
 
@@ -771,19 +781,58 @@ typedef struct {
     Stage from;      /* the row stages: recompute from this one */
 } Job;
 
-/* Projections: blocks of rows of (head, which) with the packed weights. */
+/* Projections: every head's queries in one product, every head's keys and
+ * values in another, a block of rows per task; then the rows are split into
+ * the heads. */
+enum { PROJ_ROWS = 128, PROJ_COLS = 256 }; /* a task's block: its part of the packed weights stays in L2 */
+
 static void project_rows_task(void *ctx, int t) {
     Job *j = ctx;
     Model *m = j->m;
     const ModelConfig *c = &m->cfg;
-    int pt = t / j->nb, rb = t % j->nb, h = pt / 3, which = pt % 3;
-    HeadData *hd = &m->head[h];
-    int n = which == 0 ? m->n_q : m->n_k, cols = which == 2 ? c->d_v : c->d_k;
-    const float *x = which == 0 ? m->xq : m->x;
-    float *out = which == 0 ? hd->q : which == 1 ? hd->k : hd->v;
-    const MatPacked *w = which == 0 ? &hd->pq : which == 1 ? (c->tie_qk ? &hd->pq : &hd->pk) : &hd->pv;
-    int r0 = rb * ROW_BLOCK, rows = n - r0 < ROW_BLOCK ? n - r0 : ROW_BLOCK;
-    if (rows > 0) mat_mul_rows(out, cols, x, c->d_model, w, r0, rows);
+    int h = c->heads, wq = h * c->d_k, wkv = h * (c->d_k + c->d_v);
+    int qrb = (m->n_q + PROJ_ROWS - 1) / PROJ_ROWS, qcb = (wq + PROJ_COLS - 1) / PROJ_COLS;
+    int kcb = (wkv + PROJ_COLS - 1) / PROJ_COLS;
+    int queries = t < qrb * qcb;
+    if (!queries) t -= qrb * qcb;
+    int cb = queries ? qcb : kcb, rb = t / cb, col0 = (t % cb) * PROJ_COLS;
+    int n = queries ? m->n_q : m->n_k, width = queries ? wq : wkv;
+    int r0 = rb * PROJ_ROWS, rows = n - r0 < PROJ_ROWS ? n - r0 : PROJ_ROWS;
+    int cols = width - col0 < PROJ_COLS ? width - col0 : PROJ_COLS;
+    if (rows <= 0 || cols <= 0) return;
+    float *tmp = queries ? m->tq : m->tkv;
+    mat_mul_block(tmp, width, queries ? m->xq : m->x, c->d_model, queries ? &m->pq : &m->pkv, r0, rows, col0, cols);
+    /* Split the block's columns into the heads' matrices. */
+    for (int col = col0; col < col0 + cols;) {
+        float *dst;
+        int ld, off, run;
+        if (queries) {
+            int k = col / c->d_k;
+            dst = m->head[k].q, ld = c->d_k, off = col % c->d_k, run = c->d_k - off;
+        } else if (col < wq) {
+            int k = col / c->d_k;
+            dst = m->head[k].k, ld = c->d_k, off = col % c->d_k, run = c->d_k - off;
+        } else {
+            int k = (col - wq) / c->d_v;
+            dst = m->head[k].v, ld = c->d_v, off = (col - wq) % c->d_v, run = c->d_v - off;
+        }
+        if (run > col0 + cols - col) run = col0 + cols - col;
+        for (int i = r0; i < r0 + rows; i++)
+            memcpy(dst + (size_t)i * ld + off, tmp + (size_t)i * width + col, sizeof(float) * (size_t)run);
+        col += run;
+    }
+}
+
+/* Without memory to pack the weights: each head's product unpacked (the same
+ * sums, only slower). */
+static void project_unpacked(Model *m) {
+    const ModelConfig *c = &m->cfg;
+    for (int k = 0; k < c->heads; k++) {
+        HeadData *hd = &m->head[k];
+        mat_mul(hd->q, c->d_k, m->xq, c->d_model, hd->wq, c->d_k, m->n_q, c->d_model, c->d_k);
+        mat_mul(hd->k, c->d_k, m->x, c->d_model, c->tie_qk ? hd->wq : hd->wk, c->d_k, m->n_k, c->d_model, c->d_k);
+        mat_mul(hd->v, c->d_v, m->x, c->d_model, hd->wv, c->d_v, m->n_k, c->d_model, c->d_v);
+    }
 }
 
 static void compute_project(Model *m) {
@@ -795,13 +844,17 @@ static void compute_project(Model *m) {
         memcpy(hd->v, m->qkv.v, sizeof(float) * (size_t)m->n_k * c->d_v);
         return;
     }
-    if (!mat_packed_current(&m->head[0].pq)) { /* the kernel changed since the weights were packed */
-        par_for(c->heads, repack_task, m);
-        pack_wo(m);
+    /* The kernel or the tying changed since the weights were packed. */
+    if (!mat_packed_current(&m->pq) || m->packed_tie != c->tie_qk) pack_weights(m);
+    if (!mat_packed_current(&m->pq) || !mat_packed_current(&m->pkv)) {
+        project_unpacked(m);
+        return;
     }
-    int nmax = m->n_q > m->n_k ? m->n_q : m->n_k;
-    Job j = {m, NULL, row_blocks(nmax), STAGE_PROJECT};
-    par_for(c->heads * 3 * j.nb, project_rows_task, &j);
+    Job j = {m, NULL, 0, STAGE_PROJECT};
+    int h = c->heads, wq = h * c->d_k, wkv = h * (c->d_k + c->d_v);
+    int tasks = ((m->n_q + PROJ_ROWS - 1) / PROJ_ROWS) * ((wq + PROJ_COLS - 1) / PROJ_COLS) +
+                ((m->n_k + PROJ_ROWS - 1) / PROJ_ROWS) * ((wkv + PROJ_COLS - 1) / PROJ_COLS);
+    par_for(tasks, project_rows_task, &j);
 }
 
 /* Additive attention's W1, W2 (d_k, d_k) of N(0, 1/d_k) and v (d_k) of N(0, 1)
@@ -1056,7 +1109,9 @@ static void final_rows_task(void *ctx, int t) {
         for (int h = 0; h < c->heads; h++)
             memcpy(m->concat + (size_t)i * width + (size_t)h * c->d_v, m->head[h].out + (size_t)i * c->d_v,
                    sizeof(float) * (size_t)c->d_v);
-    mat_mul_rows(m->y, c->d_model, m->concat, width, &m->po, r0, rows);
+    if (mat_packed_current(&m->po)) mat_mul_rows(m->y, c->d_model, m->concat, width, &m->po, r0, rows);
+    else mat_mul(m->y + (size_t)r0 * c->d_model, c->d_model, m->concat + (size_t)r0 * width, width, m->wo, c->d_model,
+                 rows, width, c->d_model);
 }
 
 static void compute_final(Model *m) {
@@ -1064,20 +1119,25 @@ static void compute_final(Model *m) {
     par_for(j.nb, final_rows_task, &j);
 }
 
-int model_update(Model *m, AvError *err) {
-    (void)err; /* storage is made by the setters: a recompute cannot fail */
-    if (m->stale == STAGE_NONE) return 0;
+void model_update_to(Model *m, Stage last) {
+    if (m->stale == STAGE_NONE || m->stale > last) return;
     Stage from = m->stale;
     if (m->source == SOURCE_TEXT && m->weights_stale) draw_weights(m);
     if (m->source == SOURCE_QKV && from < STAGE_PROJECT) from = STAGE_PROJECT;
     if (from <= STAGE_EMBED) compute_embed(m);
     if (from <= STAGE_PROJECT) compute_project(m);
-    if (from <= STAGE_WEIGHTS) compute_attention(m, from);
-    if (from <= STAGE_OUTPUT) compute_output(m);
-    if (from <= STAGE_FINAL && m->source == SOURCE_TEXT) compute_final(m);
-    for (Stage s = from; s < STAGE_COUNT; s++)
+    if (from <= STAGE_WEIGHTS && last >= STAGE_SCORES) compute_attention(m, from);
+    if (from <= STAGE_OUTPUT && last >= STAGE_OUTPUT) compute_output(m);
+    if (from <= STAGE_FINAL && last >= STAGE_FINAL && m->source == SOURCE_TEXT) compute_final(m);
+    for (Stage s = from; s <= last && s < STAGE_COUNT; s++)
         if (s != STAGE_FINAL || m->source == SOURCE_TEXT) m->computed[s]++;
-    m->stale = STAGE_NONE;
+    /* A file has no Y: nothing stays stale after its output. */
+    m->stale = last >= STAGE_FINAL || (m->source != SOURCE_TEXT && last >= STAGE_OUTPUT) ? STAGE_NONE : last + 1;
+}
+
+int model_update(Model *m, AvError *err) {
+    (void)err; /* storage is made by the setters: a recompute cannot fail */
+    model_update_to(m, STAGE_FINAL);
     return 0;
 }
 

@@ -117,7 +117,6 @@ typedef struct {
     double *entropy; /* (n_q) entropy of the row's weights in bits: -sum w log2 w */
     float *max_weight; /* (n_q) the row's largest weight */
     float *out;      /* (n_q, d_v) A V */
-    MatPacked pq, pk, pv; /* W_Q, W_K, W_V packed for the kernels (weights arena) */
     float *pack_k, *pack_v; /* room to pack K^T and V in each pass (stages arena) */
     float *w1, *w2;  /* (d_k, d_k) additive attention, only with score additive */
     float *va;       /* (d_k) additive attention's v */
@@ -156,6 +155,11 @@ typedef struct {
     HeadData *head;         /* heads entries */
     float *wo;              /* (heads * d_v, d_model) */
     MatPacked po;           /* W_O packed */
+    MatPacked pq;           /* [W_Q of every head] (d_model, heads * d_k), packed */
+    MatPacked pkv;          /* [W_K of every head | W_V of every head] (d_model, heads * (d_k + d_v)) */
+    int packed_tie;         /* pkv holds W_Q in place of W_K */
+    float *tq, *tkv;        /* (n_q, heads * d_k), (n_k, heads * (d_k + d_v)): products before they are
+                               split into the heads */
     float *concat;          /* (n_q, heads * d_v) */
     float *y;               /* (n_q, d_model) */
     unsigned char *allowed; /* (n_q, n_k) 1 = key visible to query */
@@ -202,6 +206,11 @@ int model_check_budget(const ModelConfig *c, int n_q, int n_k, ModelSource src, 
 /* Marks stage s (and all after it) stale, as a setter would: for benchmarks
  * and tests of the stage cache. */
 void model_invalidate(Model *m, Stage s);
+
+/* Recomputes the stale stages up to `last` (inclusive) and leaves the later
+ * ones stale: the front end computes the layer output Y (STAGE_FINAL) only
+ * for the views that show it. */
+void model_update_to(Model *m, Stage last);
 
 /* Recomputes every stale stage. Returns 0 (kept for callers that check). */
 int model_update(Model *m, AvError *err);

@@ -395,6 +395,9 @@ static void test_keys_change_config(void **state) {
     assert_int_equal(m->cfg.pos, POS_SINUSOIDAL);
     press(&a, ch('t'));
     assert_int_equal(tok_preset(m->tokenizer), TOK_GPT2);
+    /* the heatmap needs the stages up to the output; Y waits for a view of it */
+    assert_int_equal(m->stale, STAGE_FINAL);
+    while (a.shown != SHOW_Y) press(&a, ch('v'));
     assert_int_equal(m->stale, STAGE_NONE);
     app_free(&a);
     model_free(m);

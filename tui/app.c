@@ -532,9 +532,19 @@ int app_key(App *a, AppKey k) {
     return 1;
 }
 
+/* The last stage the current screen shows: Y (and the joined heads, which
+ * are made with it) only for the views that draw them. */
+static Stage needed_stage(const App *a) {
+    if (a->view == VIEW_PIPELINE || (a->view == VIEW_GRAVITY && a->gravity_all)) return STAGE_FINAL;
+    if (a->view == VIEW_HEATMAP && (a->shown == SHOW_CONCAT || a->shown == SHOW_Y)) return STAGE_FINAL;
+    return STAGE_OUTPUT;
+}
+
+int app_needs_update(const App *a) { return a->m->stale <= needed_stage(a); }
+
 void app_update(App *a) {
-    if (a->m->stale == STAGE_NONE) return;
-    model_update(a->m, NULL);
+    if (a->m->stale > needed_stage(a)) return;
+    model_update_to(a->m, needed_stage(a));
     clamp_cursor(a);
 }
 

@@ -91,8 +91,10 @@ typedef struct {
  * many keys came in a row. Returns 1 when the screen should be redrawn. */
 int app_key(App *a, AppKey k);
 
-/* Recomputes the stale stages, if any. */
+/* Recomputes the stale stages the current screen needs, if any. */
 void app_update(App *a);
+/* 1 when app_update has something to recompute. */
+int app_needs_update(const App *a);
 
 /* A mouse event: press of button 1 at (y, x) moves the cursor to that cell;
  * wheel up/down (button 4/5) moves it by 3 rows. */

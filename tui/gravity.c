@@ -63,7 +63,7 @@ int gravity_available(const App *a, const char **why) {
         r = "word gravity needs self-attention: the queries must be the key tokens";
     else if (m->n_q < 1)
         r = "word gravity: no tokens to draw";
-    else if (m->stale != STAGE_NONE)
+    else if (m->stale <= STAGE_OUTPUT)
         r = "word gravity: the model is not up to date";
     if (why) *why = r;
     return r == NULL;

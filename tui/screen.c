@@ -165,7 +165,7 @@ int screen_run(App *a, const CliOptions *o, AvError *err) {
     while (!a->quit && !got_signal) {
         if (redraw) {
             if (cv->w != COLS || cv->h != LINES) cv_resize(cv, COLS, LINES);
-            if (a->m->stale != STAGE_NONE) {
+            if (app_needs_update(a)) {
                 /* A recompute longer than a frame: say so on the screen first. */
                 if (last_update > 0.016) {
                     const char *mark = a->ascii ? " computing... " : " computing… ";

@@ -253,41 +253,25 @@ static void cmd_forward(double budget_s) {
 // ----------------------------------------------------------------------------
 // bench incremental
 
-/* Median time of `reps` calls of step(m, i) (each followed by model_update). */
-typedef void (*Step)(Model *m, int i);
-
-static void step_mask(Model *m, int i) {
-    ModelConfig c = m->cfg;
-    c.mask = i % 2 ? MASK_CAUSAL : MASK_NONE;
-    model_set_config(m, &c, NULL);
-}
-
-static void step_scale(Model *m, int i) {
-    ModelConfig c = m->cfg;
-    c.scale = i % 2 ? 1 : 0;
-    model_set_config(m, &c, NULL);
-}
-
-/* Runs step + model_update reps times (after one warm-up pair) and returns
- * the median; *stages is the stages recomputed by one step. */
-static double median_step(Model *m, Step step, int reps, int *stages) {
+/* Median time of `reps` presses of a key in the app as a user makes them:
+ * app_key, then app_update (what the next frame recomputes: the heatmap of
+ * the weights needs the stages up to the output; Y is computed only for the
+ * views that show it). *stages is the stages one press recomputed. */
+static double median_key(App *a, int key, int reps, int *stages) {
     double *t = malloc(sizeof *t * (size_t)reps);
     if (!t) return 0.0;
-    step(m, 0);
-    model_update(m, NULL);
-    step(m, 1);
-    model_update(m, NULL);
+    AppKey k = {0, (uint32_t)key};
+    app_key(a, k), app_update(a);
+    app_key(a, k), app_update(a);
     unsigned long before = 0, after = 0;
-    for (int s = 0; s < STAGE_COUNT; s++)
-        before += m->computed[s];
+    for (int s = 0; s < STAGE_COUNT; s++) before += a->m->computed[s];
     for (int i = 0; i < reps; i++) {
         double t0 = now_ms();
-        step(m, i);
-        model_update(m, NULL);
+        app_key(a, k);
+        app_update(a);
         t[i] = now_ms() - t0;
     }
-    for (int s = 0; s < STAGE_COUNT; s++)
-        after += m->computed[s];
+    for (int s = 0; s < STAGE_COUNT; s++) after += a->m->computed[s];
     *stages = (int)((after - before) / (unsigned long)reps);
     double med = median(t, reps);
     free(t);
@@ -311,12 +295,12 @@ static void cmd_incremental(void) {
     if (steps < 5) steps = 5;
     if (steps > 200) steps = 200;
     int mask_stages = 0, scale_stages = 0;
-    double mask = median_step(m, step_mask, steps, &mask_stages);
-    double scale = median_step(m, step_scale, steps, &scale_stages);
-
-    /* The head switch: Tab through the app, which recomputes nothing. */
     App a;
     app_init(&a, m, TIER_NONE, 0, 1, NULL);
+    double mask = median_key(&a, 'm', steps, &mask_stages);
+    double scale = median_key(&a, 's', steps, &scale_stages);
+
+    /* The head switch: Tab through the app, which recomputes nothing. */
     AppKey tab = {0, '\t'};
     unsigned long before = 0, after = 0;
     for (int s = 0; s < STAGE_COUNT; s++)
@@ -333,7 +317,7 @@ static void cmd_incremental(void) {
         after += m->computed[s];
     double tabs = median(t, TABS);
     app_free(&a);
-    printf("bench=incremental n=%d d_model=%d heads=%d threads=1 full_ms=%.3f mask_ms=%.3f "
+    printf("bench=incremental via=app n=%d d_model=%d heads=%d threads=1 full_ms=%.3f mask_ms=%.3f "
            "mask_ratio=%.3f "
            "scale_ms=%.3f scale_ratio=%.3f head_switch_ms=%.6f head_switch_ratio=%.6f "
            "mask_stages=%d scale_stages=%d head_switch_stages=%lu\n",
@@ -424,7 +408,7 @@ static void latency_run(int n, int dm, int heads, int w, int h, int min_keys, do
                  * last recompute took longer than a frame, a "computing" mark
                  * is sent first; then the recompute, the draw, the blit. */
                 if (cv->w != COLS || cv->h != LINES) cv_resize(cv, COLS, LINES);
-                if (a.m->stale != STAGE_NONE) {
+                if (app_needs_update(&a)) {
                     if (last_update > 16.0) {
                         cv_text_right(cv, 0, 0, a.ascii ? " computing... " : " computing… ", cv->w,
                                       style_attr(ST_REVERSE | ST_BOLD));
