@@ -185,6 +185,7 @@ static size_t weights_bytes(const ModelConfig *c) {
     size_t dm = (size_t)c->d_model, f = sizeof(float);
     size_t per_head = 2 * round16(f * dm * c->d_k) + round16(f * dm * c->d_v);
     return (size_t)c->heads * per_head + round16(f * (size_t)c->heads * c->d_v * dm) +
+           round16(sizeof(double) * (size_t)c->heads * c->d_v * dm) +
            round16(f * mat_packed_floats(c->heads * c->d_v, c->d_model)) +
            round16(f * mat_packed_floats(c->d_model, c->heads * c->d_k)) +
            round16(f * mat_packed_floats(c->d_model, c->heads * (c->d_k + c->d_v)));
@@ -255,6 +256,7 @@ static void storage_point(Model *m) {
             hd->wv = carve(&p, f * dm * c->d_v);
         }
         m->wo = carve(&p, f * (size_t)c->heads * c->d_v * dm);
+        m->wo_normals = carve(&p, sizeof(double) * (size_t)c->heads * c->d_v * dm);
         /* the packed weights: filled when the weights are drawn */
         memset(&m->po, 0, sizeof m->po), memset(&m->pq, 0, sizeof m->pq), memset(&m->pkv, 0, sizeof m->pkv);
         m->po.data = carve(&p, f * mat_packed_floats(c->heads * c->d_v, c->d_model));
@@ -263,6 +265,7 @@ static void storage_point(Model *m) {
     } else {
         for (int h = 0; h < c->heads; h++) m->head[h].wq = m->head[h].wk = m->head[h].wv = NULL;
         m->wo = NULL;
+        m->wo_normals = NULL;
         memset(&m->po, 0, sizeof m->po), memset(&m->pq, 0, sizeof m->pq), memset(&m->pkv, 0, sizeof m->pkv);
     }
     p = m->stages_arena;
@@ -329,8 +332,20 @@ static int reshape(Model *m, const ModelConfig *c, int n_q, int n_k, ModelSource
     if (storage_alloc(&s, which, c, n_q, n_k, src, q_target != k_target))
         return av_errorf(err, "out of memory for d_model=%d heads=%d d_k=%d d_v=%d and %d tokens", c->d_model,
                          c->heads, c->d_k, c->d_v, n_k);
+    /* The weights that survive a change of heads, d_k or d_v (prefix
+     * stability): copied into the new arena below, so that only new columns
+     * and heads are drawn. Their old places, before the arenas move. */
+    int keep = (which & AR_WEIGHTS) && m->weights_arena && !m->weights_stale && src == SOURCE_TEXT &&
+               !src_changed && c->seed == o->seed && c->d_model == o->d_model;
+    int oh = o->heads, odk = o->d_k, odv = o->d_v;
+    void *old_weights = m->weights_arena;
+    const float **old_w = keep ? malloc(sizeof(float *) * 3 * (size_t)oh) : NULL;
+    const double *old_won = m->wo_normals;
+    if (keep && !old_w) keep = 0;
+    for (int h = 0; keep && h < oh; h++)
+        old_w[3 * h] = m->head[h].wq, old_w[3 * h + 1] = m->head[h].wk, old_w[3 * h + 2] = m->head[h].wv;
     if (which & AR_EMBED) free(m->embed_arena), m->embed_arena = s.embed;
-    if (which & AR_WEIGHTS) free(m->weights_arena), m->weights_arena = s.weights, m->weights_stale = 1;
+    if (which & AR_WEIGHTS) m->weights_arena = s.weights, m->weights_stale = 1;
     if (which & AR_STAGES) free(m->stages_arena), m->stages_arena = s.stages;
     if (which & AR_HEADS) free(m->head), m->head = s.head;
     if (src != SOURCE_TEXT) {
@@ -344,6 +359,27 @@ static int reshape(Model *m, const ModelConfig *c, int n_q, int n_k, ModelSource
     m->q_target = q_target;
     m->k_target = k_target;
     storage_point(m);
+    if (which & AR_WEIGHTS) {
+        m->keep_heads = m->keep_dk = m->keep_dv = 0;
+        if (keep) {
+            int kh = oh < c->heads ? oh : c->heads, kdk = odk < c->d_k ? odk : c->d_k, kdv = odv < c->d_v ? odv : c->d_v;
+            size_t dm = (size_t)c->d_model;
+            for (int h = 0; h < kh; h++) {
+                HeadData *hd = &m->head[h];
+                for (size_t r = 0; r < dm; r++) {
+                    memcpy(hd->wq + r * c->d_k, old_w[3 * h] + r * odk, sizeof(float) * (size_t)kdk);
+                    memcpy(hd->wk + r * c->d_k, old_w[3 * h + 1] + r * odk, sizeof(float) * (size_t)kdk);
+                    memcpy(hd->wv + r * c->d_v, old_w[3 * h + 2] + r * odv, sizeof(float) * (size_t)kdv);
+                }
+                for (int col = 0; col < kdv; col++)
+                    memcpy(m->wo_normals + ((size_t)h * c->d_v + col) * dm, old_won + ((size_t)h * odv + col) * dm,
+                           sizeof(double) * dm);
+            }
+            m->keep_heads = kh, m->keep_dk = kdk, m->keep_dv = kdv;
+        }
+        if (old_weights != m->weights_arena) free(old_weights);
+    }
+    free(old_w);
     /* Everything after a change of shape is recomputed. */
     Stage from = (which & AR_EMBED) ? STAGE_EMBED : STAGE_PROJECT;
     if (m->stale > from) m->stale = from;
@@ -458,6 +494,7 @@ int model_set_config(Model *m, const ModelConfig *c, AvError *err) {
     if (c->seed != o.seed || c->d_model != o.d_model) {
         mark_stale(m, STAGE_EMBED);
         m->weights_stale = 1;
+        m->keep_heads = m->keep_dk = m->keep_dv = 0; /* other numbers everywhere */
     }
     if (c->pos != o.pos) mark_stale(m, STAGE_EMBED);
     if (c->heads != o.heads || c->d_k != o.d_k || c->d_v != o.d_v) {
@@ -658,15 +695,6 @@ int model_set_painted(Model *m, const unsigned char *grid, int n_q, int n_k, AvE
 /* Column j of a (rows, cols) matrix from the stream (seed, kind, head, j):
  * growing rows or cols only appends unit normals; entries are those normals
  * times 1/sqrt(fan_in), so that they are N(0, 1/fan_in). */
-static void draw_columns(float *w, int rows, int cols, uint64_t seed, RngKind kind, int head,
-                         double fan_in) {
-    double scale = 1.0 / sqrt(fan_in);
-    for (int j = 0; j < cols; j++) {
-        RngStream r;
-        rng_init(&r, rng_key(seed, kind, (uint32_t)head, (uint32_t)j));
-        for (int i = 0; i < rows; i++) w[(size_t)i * cols + j] = (float)(rng_normal(&r) * scale);
-    }
-}
 
 /* The packed copies of the weights, for the kernel in use: made when the
  * weights are drawn (they change rarely), again if the kernel or the tying
@@ -698,28 +726,50 @@ static void pack_weights(Model *m) {
 }
 
 /* The weights, a head at a time on the threads: streams are independent, so
- * the numbers do not depend on who draws them. */
+ * the numbers do not depend on who draws them. Columns kept from before a
+ * change of shape (model->keep_*) are not drawn again. */
 static void draw_head_task(void *ctx, int h) {
     Model *m = ctx;
     const ModelConfig *c = &m->cfg;
     size_t dm = (size_t)c->d_model;
     HeadData *hd = &m->head[h];
-    draw_columns(hd->wq, c->d_model, c->d_k, c->seed, RNG_KIND_WQ, h, c->d_model);
-    draw_columns(hd->wk, c->d_model, c->d_k, c->seed, RNG_KIND_WK, h, c->d_model);
-    draw_columns(hd->wv, c->d_model, c->d_v, c->seed, RNG_KIND_WV, h, c->d_model);
-    /* W_O (heads * d_v, d_model): row (h, c) is the stream (seed, WO, h, c). */
-    double scale = 1.0 / sqrt((double)c->heads * c->d_v);
-    for (int col = 0; col < c->d_v; col++) {
+    int kept = h < m->keep_heads, kdk = kept ? m->keep_dk : 0, kdv = kept ? m->keep_dv : 0;
+    double scale = 1.0 / sqrt((double)c->d_model);
+    for (int j = 0; j < c->d_k; j++) {
+        if (j < kdk) continue;
+        RngStream r1, r2;
+        rng_init(&r1, rng_key(c->seed, RNG_KIND_WQ, (uint32_t)h, (uint32_t)j));
+        rng_init(&r2, rng_key(c->seed, RNG_KIND_WK, (uint32_t)h, (uint32_t)j));
+        for (size_t i = 0; i < dm; i++) {
+            hd->wq[i * c->d_k + j] = (float)(rng_normal(&r1) * scale);
+            hd->wk[i * c->d_k + j] = (float)(rng_normal(&r2) * scale);
+        }
+    }
+    for (int j = kdv; j < c->d_v; j++) {
         RngStream r;
-        rng_init(&r, rng_key(c->seed, RNG_KIND_WO, (uint32_t)h, (uint32_t)col));
+        rng_init(&r, rng_key(c->seed, RNG_KIND_WV, (uint32_t)h, (uint32_t)j));
+        for (size_t i = 0; i < dm; i++) hd->wv[i * c->d_v + j] = (float)(rng_normal(&r) * scale);
+    }
+    /* W_O (heads * d_v, d_model): row (h, c) is the stream (seed, WO, h, c).
+     * Its scale depends on heads * d_v, so every row is scaled again from its
+     * unit normals (kept in double: the same floats as a fresh draw). */
+    double wscale = 1.0 / sqrt((double)c->heads * c->d_v);
+    for (int col = 0; col < c->d_v; col++) {
+        double *nrm = m->wo_normals + ((size_t)h * c->d_v + col) * dm;
+        if (col >= kdv) {
+            RngStream r;
+            rng_init(&r, rng_key(c->seed, RNG_KIND_WO, (uint32_t)h, (uint32_t)col));
+            for (size_t i = 0; i < dm; i++) nrm[i] = rng_normal(&r);
+        }
         float *row = m->wo + ((size_t)h * c->d_v + col) * dm;
-        for (size_t i = 0; i < dm; i++) row[i] = (float)(rng_normal(&r) * scale);
+        for (size_t i = 0; i < dm; i++) row[i] = (float)(nrm[i] * wscale);
     }
 }
 
 static void draw_weights(Model *m) {
     par_for(m->cfg.heads, draw_head_task, m);
     pack_weights(m);
+    m->keep_heads = m->keep_dk = m->keep_dv = 0;
     m->weights_stale = 0;
 }
 

@@ -154,6 +154,9 @@ typedef struct {
                                (the same arrays in self-attention) */
     HeadData *head;         /* heads entries */
     float *wo;              /* (heads * d_v, d_model) */
+    double *wo_normals;     /* the unit normals of W_O (scaled by 1/sqrt(heads * d_v) into wo) */
+    int keep_heads, keep_dk, keep_dv; /* weights still valid after a change of shape: heads
+                               [0, keep_heads), columns [0, keep_dk) and [0, keep_dv) */
     MatPacked po;           /* W_O packed */
     MatPacked pq;           /* [W_Q of every head] (d_model, heads * d_k), packed */
     MatPacked pkv;          /* [W_K of every head | W_V of every head] (d_model, heads * (d_k + d_v)) */

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "matrix.h"
+
 /* Fractional part of the golden ratio: the step of the start vector's ripple. */
 #define PCA_WEYL 0.6180339887498949
 
@@ -53,7 +55,8 @@ typedef struct {
     const float *x;     /* (n, d) */
     const double *mean; /* (d) column means */
     int n, d;
-    double *t; /* (n) scratch */
+    double *t;          /* (n) scratch */
+    const double *cov;  /* (d, d) Xc^T Xc, or NULL: steps go through the data */
 } Data;
 
 static double xc(const Data *D, int i, int j) {
@@ -73,8 +76,19 @@ static double times_x(const Data *D, const double *v) {
     return ss;
 }
 
-/* w (d) = Xc^T (Xc v) = (n - 1) C v. */
+/* w (d) = Xc^T (Xc v) = (n - 1) C v: with the d x d matrix Xc^T Xc when it
+ * was formed (d <= n: each step d^2 instead of 2 n d), else from the data. */
 static void times_cov(const Data *D, double *w, const double *v) {
+    if (D->cov) {
+        int d = D->d;
+        for (int i = 0; i < d; i++) {
+            const double *row = D->cov + (size_t)i * d;
+            double s = 0;
+            for (int j = 0; j < d; j++) s += row[j] * v[j];
+            w[i] = s;
+        }
+        return;
+    }
     times_x(D, v);
     for (int j = 0; j < D->d; j++)
         w[j] = 0;
@@ -167,6 +181,38 @@ static int power(const Data *D, double *v, double *w, const double *a, int iters
     return normalize(v, d) > 0;
 }
 
+/* Xc^T Xc (d, d) in double: exact sums for small inputs; for big ones the
+ * float products of matrix.h (deterministic, a relative 1e-6 off, which no
+ * plot can show). NULL when out of memory (the steps then use the data). */
+static double *covariance(const Data *D) {
+    int n = D->n, d = D->d;
+    double *c = malloc(sizeof(double) * (size_t)d * d);
+    if (!c) return NULL;
+    if ((double)n * d * d <= (double)(1 << 24)) {
+        for (int i = 0; i < d; i++)
+            for (int j = i; j < d; j++) {
+                double s = 0;
+                for (int k = 0; k < n; k++) s += xc(D, k, i) * xc(D, k, j);
+                c[(size_t)i * d + j] = c[(size_t)j * d + i] = s;
+            }
+        return c;
+    }
+    float *xt = malloc(sizeof(float) * (size_t)d * n), *cf = malloc(sizeof(float) * (size_t)d * d);
+    if (!xt || !cf) {
+        free(xt), free(cf), free(c);
+        return NULL;
+    }
+    for (int k = 0; k < n; k++)
+        for (int j = 0; j < d; j++) xt[(size_t)j * n + k] = (float)xc(D, k, j);
+    mat_mul_bt(cf, d, xt, n, xt, n, d, n, d); /* (Xc^T)(Xc^T)^T */
+    for (size_t i = 0; i < (size_t)d * d; i++) c[i] = cf[i];
+    /* symmetric to the bit, so that power iteration is */
+    for (int i = 0; i < d; i++)
+        for (int j = i + 1; j < d; j++) c[(size_t)j * d + i] = c[(size_t)i * d + j];
+    free(xt), free(cf);
+    return c;
+}
+
 /* Makes the first component within a relative 1e-6 of the largest magnitude
  * positive. */
 static void fix_sign(double *v, int d) {
@@ -192,7 +238,7 @@ int pca_top2(float *out_axes, double *out_var, const float *x, int n, int d, AvE
     double *mem = malloc(sizeof(double) * (4 * (size_t)d + (size_t)n + 1));
     if (!mem) return av_errorf(err, "pca: out of memory for %d x %d", n, d);
     double *mean = mem, *a1 = mean + d, *a2 = a1 + d, *w = a2 + d, *t = w + d;
-    Data D = {x, mean, n, d, t};
+    Data D = {x, mean, n, d, t, NULL};
 
     double ss = 0; /* total sum of squares of the centred data */
     for (int j = 0; j < d; j++) {
@@ -209,9 +255,12 @@ int pca_top2(float *out_axes, double *out_var, const float *x, int n, int d, AvE
     for (int j = 0; j < d; j++)
         a1[j] = j == 0, a2[j] = j == 1;
     double var1 = 0, var2 = 0;
+    double *cov = NULL;
+    if (n >= 2 && ss > 0 && d <= n && (double)d * d < 2.0 * n * d) cov = covariance(&D);
+    D.cov = cov;
     if (n >= 2 && ss > 0) {
         double zero = 1e-10 * ss;
-        double ops = 2.0 * n * d;
+        double ops = cov ? (double)d * d : 2.0 * n * d;
         int iters = PCA_MAX_ITER;
         if (ops * iters > PCA_MAX_OPS) iters = (int)(PCA_MAX_OPS / ops);
         if (iters < PCA_MIN_ITER) iters = PCA_MIN_ITER;
@@ -245,6 +294,7 @@ int pca_top2(float *out_axes, double *out_var, const float *x, int n, int d, AvE
     }
     out_var[0] = var1;
     out_var[1] = var2;
+    free(cov);
     free(mem);
     return 0;
 }

@@ -3,8 +3,9 @@
  *
  * Method (deterministic, no random numbers, sums in double):
  *   - centre x by its column means;
- *   - axis 1: power iteration on the covariance C = Xc^T Xc / (n - 1), never
- *     formed: each step is w = Xc^T (Xc v), O(n d);
+ *   - axis 1: power iteration on the covariance C = Xc^T Xc / (n - 1): formed
+ *     once when d <= n (each step then d^2), else never formed (each step
+ *     w = Xc^T (Xc v), 2 n d);
  *   - axis 2: the same with axis 1 projected out of every step (deflation);
  *   - start vector v_j = 1 + frac((j + 1) * 0.618...) (normalized): all ones
  *     with a fixed Weyl-sequence ripple, because plain all-ones is exactly
@@ -12,9 +13,10 @@
  *     the start still sees no variance, it restarts from the coordinate axis
  *     e_j of the largest (deflated) column variance, which always does;
  *   - stop when no component of the unit vector changes by more than
- *     PCA_TOL between two steps, or after PCA_MAX_ITER steps (fewer for huge
+ *     PCA_TOL between two steps, or after PCA_MAX_ITER steps (fewer for big
  *     inputs: at most PCA_MAX_OPS multiply-adds per axis, at least
- *     PCA_MIN_ITER steps);
+ *     PCA_MIN_ITER steps; a big input may then get directions of high
+ *     rather than highest variance, and the variance shown is theirs);
  *   - sign: the first component whose magnitude is within a relative 1e-6 of
  *     the largest is made positive (so exact ties, as in (1, -1, 0)/sqrt 2,
  *     do not depend on rounding);
@@ -33,7 +35,7 @@
 #define PCA_MAX_ITER 1000
 #define PCA_MIN_ITER 20
 #define PCA_TOL      1e-10
-#define PCA_MAX_OPS  ((double)(1 << 28))
+#define PCA_MAX_OPS  ((double)(1 << 25))
 
 /* The column means of x (n, d) into out_mean (d); zeros when n == 0. */
 void pca_mean(float *out_mean, const float *x, int n, int d);

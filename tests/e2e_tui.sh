@@ -131,7 +131,7 @@ tmx_start 80 24 LC_ALL=C.UTF-8 TERM=xterm-256color -- "$ATTNVIZ" --pattern "'\\S
 tmx_expect "escape start" "d_model=64" ""
 title=$(tmx display-message -p '#{pane_title}')
 expect_not_contains "pane title untouched" "$title" "pwned"
-tmx_expect "shown escaped" '\x1B]0;pwned\x07' ""
+tmx_expect "shown escaped" 'a\x1B]0;pwned' ""
 tmx send-keys q
 tmx_stop
 

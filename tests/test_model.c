@@ -371,6 +371,38 @@ static void test_prefix_stable_dmodel(void **state) {
     model_free(a), model_free(b);
 }
 
+/* Changing heads, d_k or d_v keeps the weights that stay (only new columns
+ * are drawn): the result is exactly what a fresh model draws. */
+static void test_incremental_weights_equal_fresh(void **state) {
+    (void)state;
+    ModelConfig c = tu_config(16, 2, 4, 3);
+    Model *m = tu_model("Bob ignored Mary", &c);
+    AvError err;
+    ModelConfig steps[] = {tu_config(16, 2, 8, 3), tu_config(16, 3, 8, 5), tu_config(16, 1, 2, 5),
+                           tu_config(16, 4, 6, 2)};
+    for (size_t k = 0; k < sizeof steps / sizeof *steps; k++) {
+        assert_int_equal(model_set_config(m, &steps[k], &err), 0);
+        if (k == 2) { /* two changes before one update */
+            ModelConfig seed = steps[k];
+            seed.seed = 43;
+            assert_int_equal(model_set_config(m, &seed, &err), 0);
+            steps[k] = seed;
+        }
+        assert_int_equal(model_update(m, &err), 0);
+        Model *f = tu_model("Bob ignored Mary", &steps[k]);
+        const ModelConfig *s = &steps[k];
+        for (int h = 0; h < s->heads; h++) {
+            assert_memory_equal(m->head[h].wq, f->head[h].wq, sizeof(float) * 16 * (size_t)s->d_k);
+            assert_memory_equal(m->head[h].wk, f->head[h].wk, sizeof(float) * 16 * (size_t)s->d_k);
+            assert_memory_equal(m->head[h].wv, f->head[h].wv, sizeof(float) * 16 * (size_t)s->d_v);
+        }
+        assert_memory_equal(m->wo, f->wo, sizeof(float) * 16 * (size_t)s->heads * s->d_v);
+        assert_memory_equal(m->y, f->y, sizeof(float) * 16 * 3);
+        model_free(f);
+    }
+    model_free(m);
+}
+
 static void test_positional_encoding(void **state) {
     (void)state;
     ModelConfig c = tu_config(8, 1, 4, 4);
@@ -809,6 +841,7 @@ int main(void) {
         cmocka_unit_test(test_prefix_stable_heads),
         cmocka_unit_test(test_prefix_stable_dk),
         cmocka_unit_test(test_prefix_stable_dmodel),
+        cmocka_unit_test(test_incremental_weights_equal_fresh),
         cmocka_unit_test(test_positional_encoding),
         cmocka_unit_test(test_stage_cache),
         cmocka_unit_test(test_incremental_equals_fresh),

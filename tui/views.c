@@ -251,9 +251,10 @@ void view_cell(const App *a, Canvas *cv, int y, int x, int cw, int ch, const Sho
     double v = sm->v[(size_t)i * sm->cols + j];
     const char *glyph;
     Style st = view_value_style(a, sm, v, &glyph);
-    if (cursor) st.attr |= ST_BOLD;
-    Style mst = st; /* the middle row: underlined under the cursor */
-    if (cursor) mst.attr |= ST_UNDERLINE;
+    /* Under the cursor only the middle row changes (bold, underlined): a
+     * cursor move rewrites as few cells as it can (bytes over SSH). */
+    Style mst = st;
+    if (cursor) mst.attr |= ST_BOLD | ST_UNDERLINE;
     char num[32];
     if (!glyph) { /* colour: the background carries the value */
         for (int r = 0; r < ch; r++) cv_fill(cv, y + r, x, cw, " ", y + r == mid ? mst : st);
@@ -393,6 +394,21 @@ static void draw_legend(const App *a, Canvas *cv, int y, const ShownMat *sm) {
     if (sm->row_stats && a->view == VIEW_HEATMAP) cv_text(cv, y, x, "  H in bits", cv->w - x, style_plain());
 }
 
+static int digits(int n) {
+    int d = 1;
+    while (n >= 10) n /= 10, d++;
+    return d;
+}
+
+/* Pads a label with spaces to `cols` terminal columns. */
+static void pad_to(char *buf, size_t cap, int cols) {
+    size_t len = strlen(buf);
+    for (int w = text_width(buf, len); w < cols && len + 1 < cap; w++) buf[len++] = ' ';
+    buf[len] = '\0';
+}
+
+static int max_label_width(const App *a, int cap);
+
 /* The inspector: the arithmetic of the cell under the cursor, in two lines. */
 static void draw_inspector(const App *a, Canvas *cv, int y) {
     const Model *m = a->m;
@@ -400,9 +416,12 @@ static void draw_inspector(const App *a, Canvas *cv, int y) {
     const Glyphs *g = G(a);
     if (m->n_q == 0) return;
     int i = a->ci, j = a->cj;
-    char q[64], k[64], l1[512], l2[512] = "";
-    if (a->shown >= SHOW_X && a->shown <= SHOW_PE) view_klabel(a, q, sizeof q, i, 20);
-    else view_qlabel(a, q, sizeof q, i, 20);
+    char q[96], k[96], l1[512], l2[512] = "";
+    /* Labels padded to one width and indices to one width, so that moving
+     * the cursor leaves the numbers where they are (only they change). */
+    int lw = max_label_width(a, 16), iw = m->n_q > m->n_k ? digits(m->n_q) : digits(m->n_k);
+    if (a->shown >= SHOW_X && a->shown <= SHOW_PE) view_klabel(a, q, sizeof q, i, 16);
+    else view_qlabel(a, q, sizeof q, i, 16);
     size_t dm = (size_t)c->d_model;
     switch (a->shown) {
     case SHOW_OUTPUT: {
@@ -447,7 +466,7 @@ static void draw_inspector(const App *a, Canvas *cv, int y) {
                  c->heads * c->d_v, c->d_model, c->d_model);
         break;
     default: {
-        view_klabel(a, k, sizeof k, j, 20);
+        view_klabel(a, k, sizeof k, j, 16);
         CellDetail d;
         model_cell_detail(m, a->head, i, j, &d);
         char div[64], root[24], raw[96];
@@ -470,15 +489,19 @@ static void draw_inspector(const App *a, Canvas *cv, int y) {
             else snprintf(whybuf, sizeof whybuf, "masked (painted)");
             why = whybuf;
         }
-        snprintf(l1, sizeof l1, "%s[%d] %s %s[%d]  %s   %s   %s", q, i, g->arrow, k, j, why, raw, div);
+        char who[256];
+        snprintf(who, sizeof who, "%s[%d] %s %s[%d]", q, i, g->arrow, k, j);
+        pad_to(who, sizeof who, 2 * (lw + iw + 2) + 3);
+        snprintf(l1, sizeof l1, "%s  %s   %s", who, raw, div);
         if (d.allowed)
-            snprintf(l2, sizeof l2, "exp(%.4f %s max %.4f) = %.4f   %s %s %.4f   = weight %.4f", d.scaled,
+            snprintf(l2, sizeof l2, "allowed   exp(%.4f %s max %.4f) = %.4f   %s %s %.4f   = weight %.4f", d.scaled,
                      g->minus, d.row_max, d.exp, g->div, g->sigma, d.denom, d.weight);
         else if (d.row_allowed == 0)
-            snprintf(l2, sizeof l2, "score %s, every key of this row is masked: all weights 0, row sum 0", g->neg_inf);
+            snprintf(l2, sizeof l2, "%s   score %s, every key of this row is masked: all weights 0, row sum 0", why,
+                     g->neg_inf);
         else
-            snprintf(l2, sizeof l2, "score %s %s exp 0 %s weight 0 (this key is hidden from this query)", g->neg_inf,
-                     g->arrow, g->arrow);
+            snprintf(l2, sizeof l2, "%s   score %s %s exp 0 %s weight 0 (this key is hidden from this query)", why,
+                     g->neg_inf, g->arrow, g->arrow);
         break;
     }
     }
