@@ -35,7 +35,7 @@
 #define PCA_MAX_ITER 1000
 #define PCA_MIN_ITER 20
 #define PCA_TOL      1e-10
-#define PCA_MAX_OPS  ((double)(1 << 25))
+#define PCA_MAX_OPS  ((double)(1 << 23))
 
 /* The column means of x (n, d) into out_mean (d); zeros when n == 0. */
 void pca_mean(float *out_mean, const float *x, int n, int d);
