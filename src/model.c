@@ -132,7 +132,7 @@ int model_check_budget(const ModelConfig *c, int n_q, int n_k, ModelSource src, 
     /* Memory is not the only limit: a recompute must stay a matter of
      * seconds, or the screen freezes. Count the multiply-adds of a full pass
      * and the random numbers drawn. */
-    /* A random normal (Box-Muller: a log, a sine, a root) costs about as much
+    /* A random normal (the polar method: a log and a root per pair) costs about as much
      * as 64 multiply-adds of the kernels. */
     const int64_t normal = 64;
     int64_t ops = h * ((int64_t)n_q * n_k * (dk + dv));
@@ -216,7 +216,8 @@ static int storage_alloc(Storage *s, int which, const ModelConfig *c, int n_q, i
     memset(s, 0, sizeof *s);
     int text = src == SOURCE_TEXT;
     if ((which & AR_EMBED) && text) s->embed = calloc(1, embed_bytes(c, n_q, n_k, two_sides) + 16);
-    if ((which & AR_WEIGHTS) && text) s->weights = calloc(1, weights_bytes(c) + 16);
+    /* every weight is drawn, copied or packed before it is read: no need to zero */
+    if ((which & AR_WEIGHTS) && text) s->weights = malloc(weights_bytes(c) + 16);
     if (which & AR_STAGES) s->stages = calloc(1, stages_bytes(c, n_q, n_k, src) + 16);
     if (which & AR_HEADS) s->head = calloc((size_t)c->heads, sizeof *s->head);
     if (((which & AR_EMBED) && text && !s->embed) || ((which & AR_WEIGHTS) && text && !s->weights) ||

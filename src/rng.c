@@ -60,15 +60,22 @@ uint64_t rng_next(RngStream *r) {
 
 double rng_uniform(RngStream *r) { return (double)(rng_next(r) >> 11) * 0x1.0p-53; }
 
+/* Marsaglia's polar method: a point uniform in the unit disc (by rejection,
+ * about 21% of the draws) gives two normals with one log and one sqrt, no
+ * sine or cosine. */
 double rng_normal(RngStream *r) {
     if (r->has_spare) {
         r->has_spare = 0;
         return r->spare;
     }
-    const double two_pi = 6.283185307179586476925286766559;
-    double u1 = rng_uniform(r), u2 = rng_uniform(r);
-    double radius = sqrt(-2.0 * log(1.0 - u1)); /* 1-u1 is in (0, 1]: log is finite */
-    r->spare = radius * sin(two_pi * u2);
+    double u, v, s;
+    do {
+        u = 2.0 * rng_uniform(r) - 1.0;
+        v = 2.0 * rng_uniform(r) - 1.0;
+        s = u * u + v * v;
+    } while (s >= 1.0 || s == 0.0);
+    double f = sqrt(-2.0 * log(s) / s);
+    r->spare = v * f;
     r->has_spare = 1;
-    return radius * cos(two_pi * u2);
+    return u * f;
 }

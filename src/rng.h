@@ -5,8 +5,9 @@
  *            hash of a token's UTF-8 text) for embeddings;
  *   stream = xoshiro256** seeded by four successive splitmix64 outputs of key;
  *   uniform= the top 53 bits of a xoshiro256** output, in [0, 1);
- *   normal = Box-Muller on two uniforms: sqrt(-2 ln(1-u1)) * cos(2 pi u2), then
- *            the sine partner of the same pair as the next value.
+ *   normal = Marsaglia's polar method: u, v = 2 uniform - 1 until
+ *            0 < s = u^2 + v^2 < 1, then u f and (the next value) v f with
+ *            f = sqrt(-2 ln s / s).
  * Every random matrix column (or row) has a stream of its own and draws its
  * entries in order, so growing a dimension only appends: d_k+1 adds a column,
  * a new head adds streams, a larger d_model makes each stream draw further. */
@@ -32,7 +33,7 @@ typedef enum {
 
 typedef struct {
     uint64_t s[4];     /* xoshiro256** state */
-    double spare;      /* second normal of the last Box-Muller pair */
+    double spare;      /* the second normal of the last pair */
     int has_spare;
 } RngStream;
 

@@ -3,6 +3,7 @@
 #include "app.h"
 
 #include <curses.h>
+#include <malloc.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -28,6 +29,14 @@ int app_view_parse(const char *s, ViewKind *out) {
 
 void app_init(App *a, Model *m, ColorTier tier, int ascii, int dv_follows_dk, const char *pattern) {
     memset(a, 0, sizeof *a);
+#ifdef M_MMAP_THRESHOLD
+    /* A key that changes a shape frees the model's arenas and allocates new
+     * ones. Kept in the process (not mapped and unmapped each time), the
+     * memory is reused without page faults: that is most of the cost of a
+     * small recompute. */
+    mallopt(M_MMAP_THRESHOLD, 256 << 20);
+    mallopt(M_TRIM_THRESHOLD, 512 << 20);
+#endif
     a->m = m;
     a->tier = tier;
     a->ascii = ascii;
