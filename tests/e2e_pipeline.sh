@@ -37,7 +37,7 @@ tmx_expect "Enter: cell arithmetic" "cell arithmetic  head 2/2  query 1 greeted 
 raw=$(dump_value 2 "scores = Q K^T" greeted 0)
 scaled=$(dump_value 2 "scaled = scores" greeted 0)
 weight=$(dump_value 2 "weights A" greeted 0)
-tmx_expect "raw score as in the dump ($raw)" "q·k = Σ of the products = $raw" ""
+tmx_expect "raw score as in the dump ($raw)" "raw score     q·k = $raw" ""
 tmx_expect "scaled score as in the dump ($scaled)" "= $scaled   (what the softmax sees)" ""
 tmx_expect "weight as in the dump ($weight)" "= $weight" ""
 tmx_expect "bar chart" "the weights of row 1 greeted" ""

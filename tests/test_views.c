@@ -221,7 +221,8 @@ static void test_cell_arithmetic(void **state) {
     assert_non_null(strstr(s, "+ 0.40 : 0.20 # 0.60"));
     assert_non_null(strstr(s, "+ 0.50 # 0.70 + 0.40"));
     assert_non_null(strstr(s, "# 0.20 + 0.14 # 0.24"));
-    assert_non_null(strstr(s, "q·k = Σ of the products = 0.5800"));
+    assert_non_null(strstr(s, "q·k          Σ of the products = 0.5800"));
+    assert_non_null(strstr(s, "raw score     q·k = 0.5800"));
     assert_non_null(strstr(s, "s = 0.5800 ÷ √3 (= 1.7321) = 0.3349"));
     assert_non_null(strstr(s, "weight        "));
     assert_non_null(strstr(s, "= 0.3300")); /* A[1][1] = 0.3300248 */

@@ -141,10 +141,19 @@ static int pipeline_blocks(const App *a, Block *out, int max) {
         ADD("K", hd->k, m->n_k, c->d_k, 1, ROWS_KEYS, LABELS_DIMS);
         ADD("V", hd->v, m->n_k, c->d_v, 1, ROWS_KEYS, LABELS_DIMS);
     }
-    snprintf(t, sizeof t, "S = QK%s", g->transpose);
+    /* The raw scores and their scaling, as the score kind computes them. */
+    switch (c->score) {
+    case SCORE_COSINE: snprintf(t, sizeof t, "S = q%sk / (|q| |k|)", g->dot); break;
+    case SCORE_DISTANCE: snprintf(t, sizeof t, "S = %s|q %s k|%s", g->minus, g->minus, a->ascii ? "^2" : "²"); break;
+    case SCORE_ADDITIVE: snprintf(t, sizeof t, "S = v%s tanh(W1 q + W2 k)", g->transpose); break;
+    default: snprintf(t, sizeof t, "S = QK%s", g->transpose); break;
+    }
     ADD(t, hd->scores, m->n_q, m->n_k, 1, ROWS_QUERIES, LABELS_KEYS);
-    if (c->scale) snprintf(t, sizeof t, "S' = S %s %s", g->div, view_sqrt(a, c->d_k, root, sizeof root));
-    else snprintf(t, sizeof t, "S' = S (scaling off)");
+    view_sqrt(a, c->d_k, root, sizeof root);
+    if (c->score == SCORE_ADDITIVE) snprintf(t, sizeof t, "S' = S (no scaling)");
+    else if (!c->scale) snprintf(t, sizeof t, "S' = S (scaling off)");
+    else if (c->score == SCORE_COSINE) snprintf(t, sizeof t, "S' = S %s %s", g->times, root);
+    else snprintf(t, sizeof t, "S' = S %s %s", g->div, root);
     ADD(t, hd->scaled, m->n_q, m->n_k, 1, ROWS_QUERIES, LABELS_KEYS);
     if (c->mask != MASK_NONE) {
         char mk[32];
@@ -330,14 +339,33 @@ static int draw_attention_cell(const App *a, Canvas *doc) {
     if (prod) y += draw_vector(a, doc, y, lx, W, prod, dk, 3);
     free(prod);
     y++;
-    snprintf(buf, sizeof buf, "raw score     q%sk = %s of the products = %.4f   (the \"raw scores\" stage)", g->dot,
-             g->sigma, d.raw);
+    snprintf(buf, sizeof buf, "q%sk          %s of the products = %.4f", g->dot, g->sigma, d.dot);
     cv_text(doc, y++, 0, buf, W, style_plain());
-    if (c->scale)
-        snprintf(buf, sizeof buf, "scaled score  s = %.4f %s %s (= %.4f) = %.4f   (what the softmax sees)", d.raw, g->div,
-                 view_sqrt(a, dk, root, sizeof root), d.divisor, d.scaled);
+    switch (c->score) {
+    case SCORE_COSINE:
+        snprintf(buf, sizeof buf, "raw score     cosine = q%sk / (|q| |k|) = %.4f / (%.4f %s %.4f) = %.4f", g->dot, d.dot,
+                 d.q_norm, g->times, d.k_norm, d.raw);
+        break;
+    case SCORE_DISTANCE:
+        snprintf(buf, sizeof buf, "raw score     %s|q %s k|%s = %s%.4f", g->minus, g->minus, a->ascii ? "^2" : "²", g->minus,
+                 d.dist2);
+        break;
+    case SCORE_ADDITIVE:
+        snprintf(buf, sizeof buf, "raw score     v%s tanh(W1 q + W2 k) = %.4f   (additive: q%sk is not used)", g->transpose,
+                 d.raw, g->dot);
+        break;
+    default: snprintf(buf, sizeof buf, "raw score     q%sk = %.4f   (the \"raw scores\" stage)", g->dot, d.raw); break;
+    }
+    cv_text(doc, y++, 0, buf, W, style_plain());
+    view_sqrt(a, dk, root, sizeof root);
+    if (d.divisor == 1.0)
+        snprintf(buf, sizeof buf, "scaled score  s = %.4f   (no scaling: s is the raw score)", d.scaled);
+    else if (c->score == SCORE_COSINE)
+        snprintf(buf, sizeof buf, "scaled score  s = %.4f %s %s = %.4f   (the temperature; what the softmax sees)", d.raw,
+                 g->times, root, d.scaled);
     else
-        snprintf(buf, sizeof buf, "scaled score  s = %.4f   (scaling off: s is the raw score)", d.scaled);
+        snprintf(buf, sizeof buf, "scaled score  s = %.4f %s %s (= %.4f) = %.4f   (what the softmax sees)", d.raw, g->div,
+                 root, d.divisor, d.scaled);
     cv_text(doc, y++, 0, buf, W, style_plain());
     char mk[32];
     model_mask_name(c, mk, sizeof mk);
