@@ -380,22 +380,23 @@ static void mul_unpacked(float *c, int ldc, const float *a, int lda, const float
         }
 }
 
-void mat_mul(float *c, int ldc, const float *a, int lda, const float *b, int ldb, int m, int k, int n) {
+/* C = A B (transposed: A B^T) through a packed copy of B; if that copy cannot
+ * be allocated, the plain loop gives the same bits without it. */
+static void mul_any(float *c, int ldc, const float *a, int lda, const float *b, int ldb, int m, int k, int n,
+                    int transposed) {
     MatPacked p;
-    if (mat_pack(&p, b, ldb, k, n, 0)) {
-        mul_unpacked(c, ldc, a, lda, b, ldb, m, k, n, 0);
+    if (mat_pack(&p, b, ldb, k, n, transposed)) {
+        mul_unpacked(c, ldc, a, lda, b, ldb, m, k, n, transposed);
         return;
     }
     mat_mul_rows(c, ldc, a, lda, &p, 0, m);
     mat_packed_free(&p);
 }
 
+void mat_mul(float *c, int ldc, const float *a, int lda, const float *b, int ldb, int m, int k, int n) {
+    mul_any(c, ldc, a, lda, b, ldb, m, k, n, 0);
+}
+
 void mat_mul_bt(float *c, int ldc, const float *a, int lda, const float *b, int ldb, int m, int k, int n) {
-    MatPacked p;
-    if (mat_pack(&p, b, ldb, k, n, 1)) {
-        mul_unpacked(c, ldc, a, lda, b, ldb, m, k, n, 1);
-        return;
-    }
-    mat_mul_rows(c, ldc, a, lda, &p, 0, m);
-    mat_packed_free(&p);
+    mul_any(c, ldc, a, lda, b, ldb, m, k, n, 1);
 }
