@@ -3,6 +3,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -110,18 +111,21 @@ __attribute__((target("avx2,fma"))) static void exp_row_avx2(float *e, const flo
 #endif
 
 typedef void (*ExpRow)(float *, const float *, float, int);
-static ExpRow exp_row;
+/* chosen at the first call, which may come from several worker threads at once */
+static _Atomic(ExpRow) exp_row;
 
 void attn_exp_row(float *e, const float *s, float max, int n) {
-    if (!exp_row) {
-        exp_row = exp_row_portable;
+    ExpRow f = atomic_load_explicit(&exp_row, memory_order_relaxed);
+    if (!f) {
+        f = exp_row_portable;
 #ifdef HAVE_X86
         __builtin_cpu_init();
-        if (__builtin_cpu_supports("avx512f")) exp_row = exp_row_avx512;
-        else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) exp_row = exp_row_avx2;
+        if (__builtin_cpu_supports("avx512f")) f = exp_row_avx512;
+        else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) f = exp_row_avx2;
 #endif
+        atomic_store_explicit(&exp_row, f, memory_order_relaxed);
     }
-    exp_row(e, s, max, n);
+    f(e, s, max, n);
 }
 
 // ----------------------------------------------------------------------------
@@ -157,7 +161,7 @@ static float normalize_portable(float *w, int n, double inv) {
 static double wdot_portable(const float *w, const float *s, float max, int n) {
     double t[8] = {0};
     for (int j = 0; j < n; j++)
-        if (s[j] != -INFINITY) t[j & 7] += (double)w[j] * (double)(s[j] - max);
+        if (s[j] != -INFINITY && w[j] != 0.0f) t[j & 7] += (double)w[j] * (double)(s[j] - max);
     return combine8(t);
 }
 
@@ -219,15 +223,17 @@ __attribute__((target("avx512f,avx512vl,avx512bw"))) static double wdot_avx512(c
     int j = 0;
     for (; j + 8 <= n; j += 8) {
         __m256 sv = _mm256_loadu_ps(s + j);
-        __mmask8 ok = _mm256_cmp_ps_mask(sv, ninf, _CMP_NEQ_OQ);
+        __m256 wf = _mm256_loadu_ps(w + j);
+        /* a weight of 0 adds nothing (and 0 * -inf, when s - max leaves the float range, would be NaN) */
+        __mmask8 ok = _mm256_cmp_ps_mask(sv, ninf, _CMP_NEQ_OQ) & _mm256_cmp_ps_mask(wf, _mm256_setzero_ps(), _CMP_NEQ_OQ);
         __m512d d = _mm512_cvtps_pd(_mm256_sub_ps(sv, vmax));
-        __m512d wv = _mm512_cvtps_pd(_mm256_loadu_ps(w + j));
+        __m512d wv = _mm512_cvtps_pd(wf);
         acc = _mm512_mask_add_pd(acc, ok, acc, _mm512_mul_pd(wv, d));
     }
     double t[8];
     _mm512_storeu_pd(t, acc);
     for (; j < n; j++)
-        if (s[j] != -INFINITY) t[j & 7] += (double)w[j] * (double)(s[j] - max);
+        if (s[j] != -INFINITY && w[j] != 0.0f) t[j & 7] += (double)w[j] * (double)(s[j] - max);
     return combine8(t);
 }
 
@@ -279,18 +285,20 @@ static const RowOps ops_portable = {sum_portable, max_portable, normalize_portab
 #ifdef HAVE_X86
 static const RowOps ops_avx512 = {sum_avx512, max_avx512, normalize_avx512, wdot_avx512, scale_avx512, mask_avx512};
 #endif
-static const RowOps *row_ops;
+static _Atomic(const RowOps *) row_ops;
 
 static const RowOps *ops(void) {
-    if (!row_ops) {
-        row_ops = &ops_portable;
+    const RowOps *o = atomic_load_explicit(&row_ops, memory_order_relaxed);
+    if (!o) {
+        o = &ops_portable;
 #ifdef HAVE_X86
         __builtin_cpu_init();
         if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw"))
-            row_ops = &ops_avx512;
+            o = &ops_avx512;
 #endif
+        atomic_store_explicit(&row_ops, o, memory_order_relaxed);
     }
-    return row_ops;
+    return o;
 }
 
 // ----------------------------------------------------------------------------
