@@ -43,11 +43,14 @@ $(BUILD)/%.o: %.c $(wildcard src/*.h tui/*.h) Makefile
 	@echo "CC $<"
 	@$(CC) $(ALLFLAGS) -c -o $@ $<
 
+# test_oom makes allocations fail: malloc and calloc of the code go through it.
+$(BUILD)/tests/test_oom: TESTWRAP := -Wl,--wrap=malloc,--wrap=calloc
+
 $(BUILD)/tests/%: tests/%.c $(CORE_OBJ) $(TUI_OBJ) $(wildcard tests/*.h)
 	@mkdir -p $(dir $@)
 	@echo "LD $@"
 	@$(CC) $(ALLFLAGS) -Itests $(shell pkg-config --cflags $(TESTPKG) 2>/dev/null) -o $@ $< \
-		$(CORE_OBJ) $(TUI_OBJ) $(LIBS) $(TESTLIBS)
+		$(CORE_OBJ) $(TUI_OBJ) $(LIBS) $(TESTLIBS) $(TESTWRAP)
 
 tests-bin: $(TEST_BIN) $(BIN)
 

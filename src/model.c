@@ -108,6 +108,10 @@ int model_config_check(const ModelConfig *c, AvError *err) {
     return 0;
 }
 
+static size_t embed_bytes(const ModelConfig *c, int n_q, int n_k, int two_sides);
+static size_t weights_bytes(const ModelConfig *c);
+static size_t stages_bytes(const ModelConfig *c, int n_q, int n_k, ModelSource src);
+
 int model_check_budget(const ModelConfig *c, int n_q, int n_k, ModelSource src, AvError *err) {
     int64_t h = c->heads, dm = c->d_model, dk = c->d_k, dv = c->d_v;
     int64_t cells = (int64_t)n_q * n_k * h;
@@ -121,6 +125,12 @@ int model_check_budget(const ModelConfig *c, int n_q, int n_k, ModelSource src, 
         floats += 3 * (int64_t)n_k * dm + h * dm * (2 * dk + dv) + h * dv * dm +
                   (int64_t)n_q * (h * dv + dm);
     int64_t bytes = floats * 4;
+    /* What the arenas really take (packed copies, the products before they are
+     * split into heads, W_O's normals in double, padding), less the four
+     * (n_q, n_k) stages that MODEL_MAX_CELLS budgets. */
+    int64_t arenas = (int64_t)stages_bytes(c, n_q, n_k, src) - cells * 16;
+    if (src == SOURCE_TEXT) arenas += (int64_t)embed_bytes(c, n_q, n_k, 1) + (int64_t)weights_bytes(c);
+    if (arenas > bytes) bytes = arenas;
     char tokens[48] = "";
     if (n_k > 0) snprintf(tokens, sizeof tokens, " and %d tokens", n_k);
     if (bytes > MODEL_MAX_BYTES)
@@ -196,7 +206,9 @@ static size_t stages_bytes(const ModelConfig *c, int n_q, int n_k, ModelSource s
     size_t per_head = round16(f * nq * c->d_k) + round16(f * nk * c->d_k) + round16(f * nk * c->d_v) +
                       4 * round16(f * nq * nk) + 2 * round16(sizeof(double) * nq) + round16(f * nq) +
                       round16(f * nq * c->d_v);
-    if (c->score == SCORE_ADDITIVE) per_head += 2 * round16(f * c->d_k * c->d_k) + round16(f * c->d_k);
+    if (c->score == SCORE_ADDITIVE)
+        per_head += 2 * round16(f * c->d_k * c->d_k) + round16(f * c->d_k) + round16(f * nq * c->d_k) +
+                    round16(f * nk * c->d_k);
     per_head += round16(f * mat_packed_floats(c->d_k, n_k)) + round16(f * mat_packed_floats(n_k, c->d_v));
     size_t total = (size_t)c->heads * per_head + round16(nq * nk) + round16(sizeof(int) * nq) + round16(nk);
     if (src == SOURCE_TEXT)
@@ -289,8 +301,10 @@ static void storage_point(Model *m) {
             hd->w1 = carve(&p, f * c->d_k * c->d_k);
             hd->w2 = carve(&p, f * c->d_k * c->d_k);
             hd->va = carve(&p, f * c->d_k);
+            hd->add_a = carve(&p, f * nq * c->d_k);
+            hd->add_b = carve(&p, f * nk * c->d_k);
         } else {
-            hd->w1 = hd->w2 = hd->va = NULL;
+            hd->w1 = hd->w2 = hd->va = hd->add_a = hd->add_b = NULL;
         }
     }
     m->n_allowed = carve(&p, sizeof(int) * nq);
@@ -704,6 +718,8 @@ int model_set_painted(Model *m, const unsigned char *grid, int n_q, int n_k, AvE
 static void pack_weights(Model *m) {
     const ModelConfig *c = &m->cfg;
     int dm = c->d_model, h = c->heads, nq = h * c->d_k, nkv = h * (c->d_k + c->d_v);
+    /* W_O first: it needs no temporary, so it is never left packed from older weights */
+    mat_pack_into(&m->po, m->po.data, m->wo, c->d_model, c->heads * c->d_v, c->d_model, 0);
     float *t = calloc((size_t)dm * (size_t)nkv + 1, sizeof(float));
     if (!t) { /* out of memory: packs marked invalid, compute_project falls back */
         m->pq.nr = m->pkv.nr = 0;
@@ -722,7 +738,6 @@ static void pack_weights(Model *m) {
         }
     mat_pack_into(&m->pkv, m->pkv.data, t, nkv, dm, nkv, 0);
     free(t);
-    mat_pack_into(&m->po, m->po.data, m->wo, c->d_model, c->heads * c->d_v, c->d_model, 0);
     m->packed_tie = c->tie_qk;
 }
 
@@ -827,7 +842,7 @@ static void compute_embed(Model *m) {
 /* Work shared by the tasks of one stage. */
 typedef struct {
     Model *m;
-    MatPacked *pack; /* packed right-hand matrices, by task kind */
+    MatPacked pack[MODEL_MAX_HEADS]; /* per head: K^T or V packed into the stages arena (no allocation) */
     int nb;          /* row blocks per head */
     Stage from;      /* the row stages: recompute from this one */
 } Job;
@@ -901,7 +916,7 @@ static void compute_project(Model *m) {
         project_unpacked(m);
         return;
     }
-    Job j = {m, NULL, 0, STAGE_PROJECT};
+    Job j = {.m = m, .from = STAGE_PROJECT};
     int h = c->heads, wq = h * c->d_k, wkv = h * (c->d_k + c->d_v);
     int tasks = ((m->n_q + PROJ_ROWS - 1) / PROJ_ROWS) * ((wq + PROJ_COLS - 1) / PROJ_COLS) +
                 ((m->n_k + PROJ_ROWS - 1) / PROJ_ROWS) * ((wkv + PROJ_COLS - 1) / PROJ_COLS);
@@ -964,22 +979,14 @@ static void scores_rows(Model *m, int h, const MatPacked *kt, int r0, int rows) 
             }
         return;
     case SCORE_ADDITIVE: {
-        /* A = Q W1^T, B = K W2^T; s_ij = v . tanh(A_i + B_j) */
-        float *A = malloc(sizeof(float) * ((size_t)rows + (size_t)nk) * (size_t)dk + 1);
-        if (!A) { /* out of memory mid-pass: a defined result, all scores 0 */
-            memset(hd->scores + (size_t)r0 * nk, 0, sizeof(float) * (size_t)rows * nk);
-            return;
-        }
-        float *B = A + (size_t)rows * dk;
-        mat_mul_bt(A, dk, hd->q + (size_t)r0 * dk, dk, hd->w1, dk, rows, dk, dk);
-        mat_mul_bt(B, dk, hd->k, dk, hd->w2, dk, nk, dk, dk);
+        /* A = Q W1^T, B = K W2^T (made per head in scores_pack_task); s_ij = v . tanh(A_i + B_j) */
+        const float *A = hd->add_a + (size_t)r0 * dk, *B = hd->add_b;
         for (int i = 0; i < rows; i++)
             for (int j = 0; j < nk; j++) {
                 double s = 0;
                 for (int a = 0; a < dk; a++) s += (double)hd->va[a] * tanh((double)A[(size_t)i * dk + a] + B[(size_t)j * dk + a]);
                 hd->scores[(size_t)(r0 + i) * nk + j] = (float)s;
             }
-        free(A);
         return;
     }
     default:
@@ -1030,7 +1037,12 @@ static void scores_pack_task(void *ctx, int h) {
     Job *j = ctx;
     const ModelConfig *c = &j->m->cfg;
     HeadData *hd = &j->m->head[h];
-    if (c->score == SCORE_ADDITIVE) draw_additive(j->m, h);
+    if (c->score == SCORE_ADDITIVE) {
+        draw_additive(j->m, h);
+        /* mat_mul_bt falls back to the unpacked loop (the same sums) without memory */
+        mat_mul_bt(hd->add_a, c->d_k, hd->q, c->d_k, hd->w1, c->d_k, j->m->n_q, c->d_k, c->d_k);
+        mat_mul_bt(hd->add_b, c->d_k, hd->k, c->d_k, hd->w2, c->d_k, j->m->n_k, c->d_k, c->d_k);
+    }
     if (c->score == SCORE_DOT || c->score == SCORE_COSINE)
         mat_pack_into(&j->pack[h], hd->pack_k, hd->k, c->d_k, c->d_k, j->m->n_k, 1);
 }
@@ -1062,20 +1074,16 @@ double model_asymmetry(const Model *m, int h) {
 }
 
 static void compute_mask(Model *m) {
-    size_t cells = (size_t)m->n_q * m->n_k;
     const TokenList *keys = m->k_target ? &m->target_tokens : &m->tokens;
     for (int j = 0; j < m->n_k; j++) m->pad_key[j] = m->source == SOURCE_TEXT && j >= keys->n;
     MaskSpec spec = {m->cfg.mask, m->cfg.window, m->cfg.prefix, m->q_target != m->k_target, m->pad_key, NULL};
-    unsigned char *grid = NULL;
     if (m->cfg.mask == MASK_PAINTED && m->painted) {
-        grid = malloc(cells ? cells : 1);
-        if (grid)
-            for (int i = 0; i < m->n_q; i++)
-                for (int j = 0; j < m->n_k; j++) grid[(size_t)i * m->n_k + j] = (unsigned char)model_painted_at(m, i, j);
-        spec.painted = grid;
+        /* the grid in place: mask_fill reads each cell before it writes it */
+        for (int i = 0; i < m->n_q; i++)
+            for (int j = 0; j < m->n_k; j++) m->allowed[(size_t)i * m->n_k + j] = (unsigned char)model_painted_at(m, i, j);
+        spec.painted = m->allowed;
     }
     mask_fill(m->allowed, &spec, m->n_q, m->n_k);
-    free(grid);
     for (int i = 0; i < m->n_q; i++) {
         int n = 0;
         for (int j = 0; j < m->n_k; j++) n += m->allowed[(size_t)i * m->n_k + j];
@@ -1087,12 +1095,9 @@ static void compute_mask(Model *m) {
 static void compute_attention(Model *m, Stage from) {
     int heads = m->cfg.heads;
     if (from <= STAGE_MASKED) compute_mask(m);
-    Job j = {m, calloc((size_t)heads, sizeof(MatPacked)), row_blocks(m->n_q), from};
-    if (!j.pack) return; /* out of memory: the stages keep their last values */
+    Job j = {.m = m, .nb = row_blocks(m->n_q), .from = from};
     if (from <= STAGE_SCORES) par_for(heads, scores_pack_task, &j);
     par_for(heads * j.nb, scores_rows_task, &j);
-    for (int h = 0; h < heads; h++) mat_packed_free(&j.pack[h]);
-    free(j.pack);
 }
 
 double attn_softmax_row(float *w, const float *s, int n) {
@@ -1141,12 +1146,9 @@ static void output_rows_task(void *ctx, int t) {
 
 static void compute_output(Model *m) {
     int heads = m->cfg.heads;
-    Job j = {m, calloc((size_t)heads, sizeof(MatPacked)), row_blocks(m->n_q), STAGE_OUTPUT};
-    if (!j.pack) return;
+    Job j = {.m = m, .nb = row_blocks(m->n_q), .from = STAGE_OUTPUT};
     par_for(heads, output_pack_task, &j);
     par_for(heads * j.nb, output_rows_task, &j);
-    for (int h = 0; h < heads; h++) mat_packed_free(&j.pack[h]);
-    free(j.pack);
 }
 
 /* Y = concat(O_h) W_O: W_O packed once, blocks of rows on the threads. */
@@ -1166,7 +1168,7 @@ static void final_rows_task(void *ctx, int t) {
 }
 
 static void compute_final(Model *m) {
-    Job j = {m, NULL, row_blocks(m->n_q), STAGE_FINAL};
+    Job j = {.m = m, .nb = row_blocks(m->n_q), .from = STAGE_FINAL};
     par_for(j.nb, final_rows_task, &j);
 }
 

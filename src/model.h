@@ -120,6 +120,7 @@ typedef struct {
     float *pack_k, *pack_v; /* room to pack K^T and V in each pass (stages arena) */
     float *w1, *w2;  /* (d_k, d_k) additive attention, only with score additive */
     float *va;       /* (d_k) additive attention's v */
+    float *add_a, *add_b; /* (n_q, d_k) Q W1^T, (n_k, d_k) K W2^T: additive attention's products */
 } HeadData;
 
 typedef enum { SOURCE_TEXT, SOURCE_QKV } ModelSource;

@@ -11,6 +11,7 @@
 #include "mask.h"
 #include "parallel.h"
 #include "qkvfile.h"
+#include "rowops.h"
 
 // ----------------------------------------------------------------------------
 // the worked example (samples/worked-example.qkv)
@@ -215,6 +216,23 @@ static void test_fully_masked_row(void **state) {
     float s4[2] = {FLT_MAX, FLT_MAX};
     attn_softmax_row(w, s4, 2);
     assert_true(w[0] == 0.5f && w[1] == 0.5f);
+}
+
+/* Saturated scores of both signs: s - max leaves the float range (-inf) for
+ * the negative ones; their weight is 0 and they add nothing to the entropy
+ * (0 * -inf must not turn it into NaN, then 0). Two equal winners among n:
+ * 1 bit, on the vector path (n = 24) and the scalar tail (n = 3). */
+static void test_entropy_saturated_both_signs(void **state) {
+    (void)state;
+    for (int n = 3; n <= 24; n += 21) {
+        float s[24], w[24];
+        for (int j = 0; j < n; j++) s[j] = (j == 1 || j == n - 1) ? 3e38f : -3e38f;
+        SoftmaxRow r;
+        attn_softmax(w, s, n, &r);
+        assert_true(w[1] == 0.5f && w[n - 1] == 0.5f && w[0] == 0.0f);
+        assert_near(r.sum, 1.0, 0);
+        assert_near(r.entropy, 1.0, 1e-12);
+    }
 }
 
 static void test_causal_upper_triangle_zero(void **state) {
@@ -513,6 +531,15 @@ static void test_budget(void **state) {
     c = tu_config(4096, 64, 4096, 4096);
     assert_int_equal(model_check_budget(&c, 3, 3, SOURCE_TEXT, &err), -1);
     assert_non_null(strstr(err.msg, "MiB"));
+    /* The bytes count what the arenas really hold (packed K and V, the
+     * products before the split into heads, W_O's normals in double), not
+     * only the named matrices: cross-attention from one query over 4096 keys
+     * with 64 wide heads names ~1 GiB but takes ~2.9 GiB. */
+    ModelConfig wide = tu_config(8, 64, 192, 768), narrow = tu_config(8, 64, 64, 64);
+    wide.attn = narrow.attn = ATTN_CROSS;
+    assert_int_equal(model_check_budget(&wide, 1, 4096, SOURCE_TEXT, &err), -1);
+    assert_non_null(strstr(err.msg, "MiB"));
+    assert_int_equal(model_check_budget(&narrow, 1, 4096, SOURCE_TEXT, &err), 0);
     /* A failing setter leaves the model as it was. */
     Model *m = tu_model("a b c", NULL);
     assert_int_equal(model_set_config(m, &c, &err), -1);
@@ -828,6 +855,7 @@ int main(void) {
         cmocka_unit_test(test_worked_example_causal),
         cmocka_unit_test(test_cell_detail_adds_up),
         cmocka_unit_test(test_entropy_and_max_weight),
+        cmocka_unit_test(test_entropy_saturated_both_signs),
         cmocka_unit_test(test_saturation),
         cmocka_unit_test(test_row_sums_are_one),
         cmocka_unit_test(test_softmax_stable_with_large_scores),
