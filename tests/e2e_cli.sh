@@ -35,6 +35,13 @@ bad "cannot open" -f /nonexistent/file --dump
 bad "is a directory" -f samples --dump
 bad "is a directory" --qkv samples --dump
 bad "too large" -H 64 --d-model 4096 -k 4096 --dump hello
+# The limits judge the final shape: cross-attention from a short target over
+# a 4096-word source with 64 heads is small (1 x 4096 x 64 cells), the same
+# source in self-attention is not (4096 x 4096 x 64).
+awk 'BEGIN { for (i = 0; i < 4096; i++) printf "w%d ", i % 50; print "" }' >"$TMP/long.txt"
+$ATTNVIZ -f "$TMP/long.txt" --target x --attn cross -H 64 --d-model 64 -k 16 --once --width 80 >/dev/null 2>"$TMP/err"
+expect_rc "cross-attention over a long source, 64 heads" 0 $?
+bad "attention cells" -f "$TMP/long.txt" -H 64 --d-model 64 -k 16 --once --width 80
 printf 'ab\377cd' >"$TMP/bad.txt"
 bad "invalid UTF-8 at byte offset 2" -f "$TMP/bad.txt" --dump
 printf 'Q:\n1 2\nK:\n1 2 3\nV:\n1\n' >"$TMP/bad.qkv"

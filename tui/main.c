@@ -71,6 +71,11 @@ static int build_model(Model *m, const CliOptions *o, AvError *err) {
     /* The attention mode last: cross-attention needs the target first. */
     ModelConfig first = o->cfg;
     first.attn = ATTN_SELF;
+    /* Checked against the budgets with the final sides only: the sentence
+     * is taken with the smallest shape (cross-attention on a long source
+     * with many heads is within the limits; self-attention on it is not). */
+    first.heads = first.d_k = first.d_v = first.d_model = 1;
+    first.score = SCORE_DOT;
     if (model_set_config(m, &first, err)) return -1;
     if (o->file) {
         char *buf;
