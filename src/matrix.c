@@ -7,6 +7,7 @@
  * blocking never changes the order of the sums. */
 #include "matrix.h"
 
+#include <assert.h>
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -322,7 +323,7 @@ static void mul_block(float *c, int ldc, const float *a, int lda, const MatPacke
                       int jp1, int kmax) {
     const Kernel *kn = active();
     int nr = p->nr, mr = kn->mr, panels = (p->n + nr - 1) / nr;
-    if (nr != kn->nr) return; /* packed for another kernel: a caller's bug, never silently wrong */
+    assert(nr == kn->nr); /* packed for another kernel: a caller's bug (mat_packed_current says) */
     if (jp1 > panels) jp1 = panels;
     int k = kmax < p->k ? kmax : p->k;
     if (k <= 0) {
@@ -357,6 +358,7 @@ void mat_mul_rows_k(float *c, int ldc, const float *a, int lda, const MatPacked 
 void mat_mul_block(float *c, int ldc, const float *a, int lda, const MatPacked *p, int row0, int rows, int col0,
                    int cols) {
     if (!p->nr) return;
+    assert(col0 % p->nr == 0); /* whole panels, or two tasks would write the same columns */
     mul_block(c, ldc, a, lda, p, row0, rows, col0 / p->nr, (col0 + cols + p->nr - 1) / p->nr, p->k);
 }
 
