@@ -69,7 +69,7 @@ int utf8_is_unsafe(uint32_t cp) {
 }
 
 char *utf8_escape(const char *s, size_t len) {
-    /* Worst case: every byte becomes "\u{XXXX}" (8 bytes) per decoded char of
+    /* Worst case: every byte becomes "\u{HHHH}" (8 bytes) per decoded char of
      * at least 2 bytes, or "\xNN" (4) per byte: 4 bytes of output per byte. */
     char *out = malloc(len * 4 + 1);
     if (!out) return NULL;

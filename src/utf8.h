@@ -21,7 +21,7 @@ int utf8_is_unsafe(uint32_t cp);
 
 /* Returns a new NUL-terminated copy of s[0..len) that is safe to print:
  * \n \t \r as those two characters, other unsafe code points as \xNN (below
- * 0x80) or \u{XXXX}, invalid bytes as \xNN. Everything else is kept as is.
+ * 0x80) or \u{HHHH}, invalid bytes as \xNN. Everything else is kept as is.
  * Caller frees. Returns NULL only when out of memory. */
 char *utf8_escape(const char *s, size_t len);
 

@@ -99,7 +99,7 @@ char *text_safe_label(const char *s, size_t len, int ascii_only) {
     if (!escaped || !ascii_only) return escaped;
 
     /* utf8_escape left only valid UTF-8; each non-ASCII character of n >= 2
-     * bytes becomes "\u{XXXX}".."\u{10FFFF}" (8..10 bytes), at most 4 bytes
+     * bytes becomes "\u{HHHH}".."\u{10FFFF}" (8..10 bytes), at most 4 bytes
      * of output per input byte. */
     size_t in_len = strlen(escaped);
     char *out = malloc(in_len * 4 + 1);

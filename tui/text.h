@@ -27,7 +27,7 @@ int text_truncate(char *out, size_t cap, const char *s, size_t len, int max_cols
 
 /* A label made safe for the screen: utf8_escape (control characters, escape
  * sequences, bidi overrides become visible \x.. \u{..} text), and in ASCII
- * mode every non-ASCII character as \u{XXXX}. Caller frees. */
+ * mode every non-ASCII character as \u{HHHH}. Caller frees. */
 char *text_safe_label(const char *s, size_t len, int ascii_only);
 
 #endif
