@@ -5,6 +5,7 @@
 #include "parallel.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
 static struct {
@@ -69,10 +70,16 @@ int par_set_threads(int n) {
     if (n > PAR_MAX_THREADS) n = PAR_MAX_THREADS;
     if (pool.started) stop_workers();
     pool.threads = 1;
+    /* Workers block every signal (they inherit the mask): a signal is the
+     * caller's to handle, on the thread that waits for input. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
     for (int i = 0; i < n - 1; i++) {
         if (pthread_create(&pool.thread[i], NULL, worker, NULL) != 0) break; /* fewer threads, same results */
         pool.started++;
     }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     pool.threads = pool.started + 1;
     return pool.threads;
 }

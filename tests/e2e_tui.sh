@@ -146,6 +146,29 @@ for sig in INT TERM HUP; do
     tmx_stop
 done
 
+# --- a resize or a signal that comes while a frame is computed is not lost
+# (additive scores on 200 tokens: a recompute takes a few hundred ms). The
+# app must redraw at the new size by itself, with no further key.
+awk 'BEGIN { for (i = 0; i < 200; i++) printf "w%d ", i % 97; print "" }' >"$TMP/slow.txt"
+tmx_start 80 24 LC_ALL=C.UTF-8 -- "$ATTNVIZ" -f "$TMP/slow.txt" --score additive -H 4 --d-model 256
+tmx_expect "slow start" "d_model=256" ""
+tmx send-keys r
+sleep 0.1
+tmx resize-window -x 200 -y 50
+tmx resize-window -x 100 -y 30
+i=0
+while [ $i -lt 100 ]; do
+    case $(tmx_line 29) in *"q quit"*) break ;; esac
+    sleep 0.05; i=$((i + 1))
+done
+case $(tmx_line 29) in *"q quit"*) pass ;; *) fail "resize during a recompute: not redrawn at 100x30"; tmx_screen ;; esac
+tmx send-keys r
+sleep 0.1
+pid=$(pgrep -P "$(tmx display-message -p '#{pane_pid}')" -x attnviz)
+[ -n "$pid" ] && kill -TERM "$pid"
+tmx_expect "SIGTERM during a recompute exits" "EXITED rc=143" ""
+tmx_stop
+
 # --- the sentence from standard input, keys from the terminal
 tmx_start 80 24 LC_ALL=C.UTF-8 -- "printf 'hello world' |" "$ATTNVIZ" -f -
 tmx_expect "-f -: interactive" "2 tokens, words" ""

@@ -2,8 +2,13 @@
  * this file copies the canvas into curses (erase, then every cell; ncurses
  * sends only what changed on doupdate) and turns terminal input into keys.
  *
- * Input blocks in get_wch (no timeout): an idle attnviz uses no CPU. Signals
- * only set a flag; the loop sees it when get_wch returns, and ends through
+ * Waiting: the signals attnviz acts on (SIGWINCH, SIGINT, SIGTERM, SIGHUP)
+ * are blocked except inside one pselect() on the terminal, which unblocks
+ * them atomically: a resize or a signal that comes while a frame is being
+ * computed is seen when the wait begins, never lost. (ncurses' own SIGWINCH
+ * handler only interrupts a read already blocked; a resize that arrived just
+ * before it was noticed only at the next interrupted read.) No timeout: an
+ * idle attnviz uses no CPU. Signals only set a flag; the loop ends through
  * endwin like a normal quit. */
 #define _XOPEN_SOURCE_EXTENDED 1
 #include "screen.h"
@@ -14,24 +19,48 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/select.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "utf8.h"
 
-static volatile sig_atomic_t got_signal = 0;
+static volatile sig_atomic_t got_signal = 0, got_winch = 0;
 
 static void on_signal(int sig) { got_signal = sig; }
+static void on_winch(int sig) { (void)sig, got_winch = 1; }
 
-static void install_signals(void) {
+/* Installs the handlers (before newterm: ncurses then keeps its own away)
+ * and blocks the signals; *wait_mask is the mask to wait with. */
+static void install_signals(sigset_t *wait_mask) {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    sa.sa_flags = 0; /* no SA_RESTART: a blocked read returns, the loop sees the flag */
+    sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
+    sa.sa_handler = on_winch;
+    sigaction(SIGWINCH, &sa, NULL);
+    sigset_t block;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    sigaddset(&block, SIGWINCH);
+    sigprocmask(SIG_BLOCK, &block, wait_mask);
+    sigdelset(wait_mask, SIGINT);
+    sigdelset(wait_mask, SIGTERM);
+    sigdelset(wait_mask, SIGHUP);
+    sigdelset(wait_mask, SIGWINCH);
+}
+
+/* The terminal's size now, into curses (which queues a KEY_RESIZE). */
+static void apply_size(void) {
+    struct winsize ws;
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0)
+        resizeterm(ws.ws_row, ws.ws_col);
 }
 
 ColorTier screen_tier(ColorMode mode) {
@@ -112,7 +141,8 @@ static int handle_input(App *a, int rc, wint_t ch) {
 }
 
 int screen_run(App *a, const CliOptions *o, AvError *err) {
-    install_signals();
+    sigset_t wait_mask;
+    install_signals(&wait_mask);
     if (!isatty(STDOUT_FILENO))
         return av_errorf(err, "the interactive view needs a terminal; use --once or --dump for output to a pipe"), 1;
     /* With the sentence on standard input (-f -), keys come from the terminal. */
@@ -162,7 +192,14 @@ int screen_run(App *a, const CliOptions *o, AvError *err) {
     }
     int redraw = 1;
     double last_update = 0; /* seconds the last recompute took */
+    int ifd = fileno(in);
+    nodelay(stdscr, TRUE);
     while (!a->quit && !got_signal) {
+        if (got_winch) {
+            got_winch = 0;
+            apply_size();
+            redraw = 1;
+        }
         if (redraw) {
             if (cv->w != COLS || cv->h != LINES) cv_resize(cv, COLS, LINES);
             if (app_needs_update(a)) {
@@ -180,20 +217,27 @@ int screen_run(App *a, const CliOptions *o, AvError *err) {
             screen_blit(cv, a->tier);
             redraw = 0;
         }
-        wint_t ch;
-        errno = 0;
-        int rc = get_wch(&ch);
-        if (got_signal) break;
-        if (rc == ERR) {
-            if (errno == EINTR) continue; /* a signal we do not act on */
-            break;                        /* the terminal is gone (EOF, EIO) */
-        }
-        redraw |= handle_input(a, rc, ch);
         /* Every key already waiting is applied before the next frame: a held
          * key or a burst of keys costs one recompute, not one per key. */
-        nodelay(stdscr, TRUE);
-        while (!a->quit && !got_signal && (rc = get_wch(&ch)) != ERR) redraw |= handle_input(a, rc, ch);
+        wint_t ch;
+        int rc, any = 0;
+        while (!a->quit && (rc = get_wch(&ch)) != ERR) redraw |= handle_input(a, rc, ch), any = 1;
+        if (any || redraw || a->quit || got_signal || got_winch) continue;
+        /* Nothing to do: wait for input or a signal. */
+        fd_set fds;
+        FD_ZERO(&fds);
+        FD_SET(ifd, &fds);
+        if (pselect(ifd + 1, &fds, NULL, NULL, NULL, &wait_mask) < 0) {
+            if (errno == EINTR) continue;
+            break;
+        }
+        /* Readable: a key, or the end of input (EOF, EIO: the terminal is
+         * gone). Blocking here waits only for the rest of a sequence. */
         nodelay(stdscr, FALSE);
+        rc = get_wch(&ch);
+        nodelay(stdscr, TRUE);
+        if (rc == ERR) break;
+        redraw |= handle_input(a, rc, ch);
     }
     cv_free(cv);
     endwin();
