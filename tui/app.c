@@ -573,3 +573,12 @@ void app_mouse(App *a, int y, int x, int button) {
     a->cj = L->col0 + col;
     clamp_cursor(a);
 }
+
+int app_paste_char(App *a, uint32_t cp) {
+    if (a->prompt == PROMPT_NONE) {
+        say(a, 1, "pasted text ignored: e edits the sentence, E the target");
+        return 1;
+    }
+    le_key(&a->edit, LE_KEY_CHAR, cp);
+    return 1;
+}

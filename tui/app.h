@@ -91,6 +91,12 @@ typedef struct {
  * many keys came in a row. Returns 1 when the screen should be redrawn. */
 int app_key(App *a, AppKey k);
 
+/* One character of a bracketed paste (the terminal marks pasted text): in a
+ * prompt it is text, whatever it is (ESC, CR and NUL included: editing keeps
+ * every byte); outside a prompt a paste runs no keys (a message says so).
+ * Returns 1 when the screen should be redrawn. */
+int app_paste_char(App *a, uint32_t cp);
+
 /* Recomputes the stale stages the current screen needs, if any. */
 void app_update(App *a);
 /* 1 when app_update has something to recompute. */
