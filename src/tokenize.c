@@ -13,6 +13,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include "cancel.h"
 
 /* ===== Presets ===== */
 
@@ -82,6 +85,9 @@ struct Tokenizer {
     pcre2_code *code;            /* compiled pattern */
     pcre2_match_data *match;     /* reused by every match; sized for the pattern */
     int jit;                     /* 1 when pcre2_jit_compile succeeded */
+    pcre2_match_context *ctx;    /* the per-match limits (TOK_MATCH_LIMIT...) */
+    pcre2_jit_stack *jit_stack;  /* room for JIT's backtracking (NULL: PCRE2's 32 KiB) */
+    double time_budget;          /* seconds one tok_split may take */
     int crlf_is_newline;         /* CR LF is one newline: step over it as a unit */
 };
 
@@ -141,10 +147,25 @@ Tokenizer *tok_new(TokPreset preset, const char *pattern, AvError *err) {
     t->jit = pcre2_jit_compile(t->code, PCRE2_JIT_COMPLETE) == 0;
 
     t->match = pcre2_match_data_create_from_pattern(t->code, NULL);
-    if (!t->match) {
+    t->ctx = pcre2_match_context_create(NULL);
+    if (!t->match || !t->ctx) {
         tok_free(t);
         av_errorf(err, "%s: out of memory", who);
         return NULL;
+    }
+
+    /* Every match is bounded: steps, nesting depth and backtracking memory
+     * (PCRE2's default heap limit is 20 GB: a nested group repeated a million
+     * times grew to 5 GB before failing). The whole text is bounded by time. */
+    pcre2_set_match_limit(t->ctx, TOK_MATCH_LIMIT);
+    pcre2_set_depth_limit(t->ctx, TOK_DEPTH_LIMIT);
+    pcre2_set_heap_limit(t->ctx, TOK_HEAP_LIMIT_KIB);
+    t->time_budget = TOK_TIME_BUDGET;
+    if (t->jit) {
+        /* A larger JIT stack keeps more patterns on the fast path; when it is
+         * not enough the interpreter takes over, within the heap limit. */
+        t->jit_stack = pcre2_jit_stack_create(32 * 1024, TOK_JIT_STACK_BYTES, NULL);
+        if (t->jit_stack) pcre2_jit_stack_assign(t->ctx, NULL, t->jit_stack);
     }
 
     /* The pattern may choose its newline convention with (*CRLF) and friends. */
@@ -158,6 +179,8 @@ Tokenizer *tok_new(TokPreset preset, const char *pattern, AvError *err) {
 void tok_free(Tokenizer *t) {
     if (!t) return;
     pcre2_match_data_free(t->match);
+    pcre2_match_context_free(t->ctx);
+    pcre2_jit_stack_free(t->jit_stack);
     pcre2_code_free(t->code);
     free(t->pattern);
     free(t);
@@ -166,6 +189,7 @@ void tok_free(Tokenizer *t) {
 TokPreset tok_preset(const Tokenizer *t) { return t->preset; }
 const char *tok_pattern(const Tokenizer *t) { return t->pattern; }
 int tok_uses_jit(const Tokenizer *t) { return t->jit; }
+void tok_set_time_budget(Tokenizer *t, double seconds) { t->time_budget = seconds > 0 ? seconds : TOK_TIME_BUDGET; }
 
 /* ===== Splitting ===== */
 
@@ -256,21 +280,56 @@ static int tok_push(Token **tok, int *n, int *cap, int max_tokens, size_t start,
     return 0;
 }
 
-/* Runs every match of t over s[0..len) and records the non-empty ones. */
+static double tok_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Why a match stopped at a limit, in words a user can act on. */
+static int tok_limit_error(AvError *err, int rc, size_t offset, size_t len) {
+    if (rc == PCRE2_ERROR_MATCHLIMIT)
+        return av_errorf(err, "the pattern backtracks too much: one match at byte offset %zu of %zu took more than %d "
+                              "steps (PCRE2 match limit); simplify the pattern (nested repeats like (a+)+ are "
+                              "the usual cause)", offset, len, TOK_MATCH_LIMIT);
+    if (rc == PCRE2_ERROR_HEAPLIMIT)
+        return av_errorf(err, "the pattern backtracks too much: one match at byte offset %zu of %zu needed more than "
+                              "%d MiB of memory (PCRE2 heap limit); simplify the pattern (a repeated group keeps "
+                              "a frame per repetition)", offset, len, TOK_HEAP_LIMIT_KIB / 1024);
+    return av_errorf(err, "the pattern nests too deeply: one match at byte offset %zu of %zu went more than %d "
+                          "levels deep (PCRE2 depth limit); simplify the pattern", offset, len, TOK_DEPTH_LIMIT);
+}
+
+/* Runs every match of t over s[0..len) and records the non-empty ones, within
+ * the time budget (checked between matches; one match is bounded by the
+ * match limit, a few milliseconds) and while nobody asks to cancel. */
 static int tok_find_matches(Tokenizer *t, const unsigned char *s, size_t len, int max_tokens,
                             Token **tok, int *n, AvError *err) {
     int cap = 0;
+    double deadline = tok_now() + t->time_budget;
+    unsigned calls = 0;
     PCRE2_SIZE *ov = pcre2_get_ovector_pointer(t->match);
     size_t offset = 0;
     uint32_t retry = 0;    /* NOTEMPTY_ATSTART|ANCHORED right after an empty match */
     uint32_t no_check = 0; /* the first match validates all of s; later ones need not */
     for (;;) {
+        /* The clock is read every 64 matches: a plain pattern makes a match
+         * in well under a microsecond. */
+        if ((++calls & 63) == 0 || calls < 64) {
+            if (av_cancelled()) return av_errorf(err, "tokenizing cancelled at byte offset %zu of %zu", offset, len);
+            if (tok_now() > deadline)
+                return av_errorf(err, "the pattern backtracks too much: tokenizing took more than %g s and stopped "
+                                      "at byte offset %zu of %zu; simplify the pattern or shorten the text",
+                                 t->time_budget, offset, len);
+        }
         uint32_t options = retry | no_check;
-        int rc = pcre2_match(t->code, s, len, offset, options, t->match, NULL);
-        /* JIT's stack is small and fixed; the interpreter keeps its backtracking
-         * on the heap, so give it the match instead of failing. */
+        int rc = pcre2_match(t->code, s, len, offset, options, t->match, t->ctx);
+        /* JIT's stack is fixed; the interpreter keeps its backtracking on the
+         * heap (within the heap limit), so give it the match instead of failing. */
         if (rc == PCRE2_ERROR_JIT_STACKLIMIT)
-            rc = pcre2_match(t->code, s, len, offset, options | PCRE2_NO_JIT, t->match, NULL);
+            rc = pcre2_match(t->code, s, len, offset, options | PCRE2_NO_JIT, t->match, t->ctx);
+        if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT)
+            return tok_limit_error(err, rc, offset, len);
 
         if (rc == PCRE2_ERROR_NOMATCH) {
             if (!retry) return 0; /* no further match anywhere */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cancel.h"
 #include "tokenize.h"
 
 /* ===== Helpers ===== */
@@ -455,6 +456,68 @@ static void test_deep_backtracking_falls_back_to_interpreter(void **state) {
     free(text);
 }
 
+/* Issue 10: each match of (?:(a+)+c)? on runs of 20 a's stays under the match
+ * limit, but the whole text would take hours: the time budget stops it with a
+ * message that says where, and the list is left empty. */
+static char *runs_of_a(size_t runs, size_t run, size_t *len) {
+    *len = runs * (run + 1);
+    char *text = malloc(*len + 1);
+    assert_non_null(text);
+    for (size_t i = 0; i < *len; i++) text[i] = (i % (run + 1)) == run ? 'b' : 'a';
+    text[*len] = '\0';
+    return text;
+}
+
+static void test_time_budget_stops_catastrophic_pattern(void **state) {
+    (void)state;
+    size_t len;
+    char *text = runs_of_a(330, 20, &len);
+    AvError err = {{0}};
+    Tokenizer *t = tok_new(TOK_CUSTOM, "(?:(a+)+c)?", &err);
+    assert_non_null(t);
+    tok_set_time_budget(t, 0.2);
+    TokenList l;
+    assert_int_equal(tok_split(t, text, len, TOK_MAX_TOKENS, &l, &err), -1);
+    assert_non_null(strstr(err.msg, "backtracks too much"));
+    assert_non_null(strstr(err.msg, "0.2 s"));
+    assert_non_null(strstr(err.msg, "of 6930"));
+    assert_int_equal(l.n, 0);
+    assert_null(l.tok);
+    /* The same tokenizer works again on a plain text. */
+    assert_int_equal(tok_split(t, "aab", 3, TOK_MAX_TOKENS, &l, &err), 0);
+    tok_list_free(&l);
+    tok_free(t);
+    free(text);
+}
+
+/* A repeated group keeps a backtracking frame per repetition: 1 MiB of a's
+ * needs gigabytes without a heap limit. With it, a message and little memory. */
+static void test_heap_limit(void **state) {
+    (void)state;
+    size_t n = 1 << 20;
+    char *text = malloc(n);
+    assert_non_null(text);
+    memset(text, 'a', n);
+    AvError err = {{0}};
+    split_fails(TOK_CUSTOM, "((((((((((a))))))))))*", text, n, TOK_MAX_TOKENS, &err);
+    assert_non_null(strstr(err.msg, "heap limit"));
+    assert_non_null(strstr(err.msg, "64 MiB"));
+    free(text);
+}
+
+/* A cancel request (the user quits) stops a long split at once. */
+static void test_cancel_stops_split(void **state) {
+    (void)state;
+    size_t len;
+    char *text = runs_of_a(330, 20, &len);
+    av_cancel_request();
+    AvError err = {{0}};
+    split_fails(TOK_CUSTOM, "(?:(a+)+c)?", text, len, TOK_MAX_TOKENS, &err);
+    av_cancel_clear();
+    assert_non_null(strstr(err.msg, "cancelled"));
+    free(text);
+}
+
 /* A NUL byte is valid UTF-8 and is counted by len, so it must not end the
  * text. With the words preset it is a non-space, non-letter character, so it is
  * a token of its own: "a", "\0", "b". We keep it rather than drop it: the
@@ -582,6 +645,9 @@ int main(void) {
         cmocka_unit_test(test_too_many_tokens),
         cmocka_unit_test(test_match_limit),
         cmocka_unit_test(test_deep_backtracking_falls_back_to_interpreter),
+        cmocka_unit_test(test_time_budget_stops_catastrophic_pattern),
+        cmocka_unit_test(test_heap_limit),
+        cmocka_unit_test(test_cancel_stops_split),
         cmocka_unit_test(test_nul_byte_inside_text),
         cmocka_unit_test(test_preset_names),
         cmocka_unit_test(test_accessors),
