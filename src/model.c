@@ -3,6 +3,8 @@
  * for every numeric choice made here. */
 #include "model.h"
 
+#include "cancel.h"
+
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -784,6 +786,7 @@ static void draw_head_task(void *ctx, int h) {
 
 static void draw_weights(Model *m) {
     par_for(m->cfg.heads, draw_head_task, m);
+    if (av_cancelled()) return; /* still stale; the columns kept before stay kept */
     pack_weights(m);
     m->keep_heads = m->keep_dk = m->keep_dv = 0;
     m->weights_stale = 0;
@@ -1175,13 +1178,22 @@ static void compute_final(Model *m) {
 void model_update_to(Model *m, Stage last) {
     if (m->stale == STAGE_NONE || m->stale > last) return;
     Stage from = m->stale;
+    /* A cancel request (cancel.h) is checked after every stage: the pass
+     * stops with m->stale where it was, so nothing half computed is taken as
+     * current (the next update does it all again). */
     if (m->source == SOURCE_TEXT && m->weights_stale) draw_weights(m);
+    if (av_cancelled()) return;
     if (m->source == SOURCE_QKV && from < STAGE_PROJECT) from = STAGE_PROJECT;
     if (from <= STAGE_EMBED) compute_embed(m);
+    if (av_cancelled()) return;
     if (from <= STAGE_PROJECT) compute_project(m);
+    if (av_cancelled()) return;
     if (from <= STAGE_WEIGHTS && last >= STAGE_SCORES) compute_attention(m, from);
+    if (av_cancelled()) return;
     if (from <= STAGE_OUTPUT && last >= STAGE_OUTPUT) compute_output(m);
+    if (av_cancelled()) return;
     if (from <= STAGE_FINAL && last >= STAGE_FINAL && m->source == SOURCE_TEXT) compute_final(m);
+    if (av_cancelled()) return;
     for (Stage s = from; s <= last && s < STAGE_COUNT; s++)
         if (s != STAGE_FINAL || m->source == SOURCE_TEXT) m->computed[s]++;
     /* A file has no Y: nothing stays stale after its output. */

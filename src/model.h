@@ -213,7 +213,8 @@ void model_invalidate(Model *m, Stage s);
 
 /* Recomputes the stale stages up to `last` (inclusive) and leaves the later
  * ones stale: the front end computes the layer output Y (STAGE_FINAL) only
- * for the views that show it. */
+ * for the views that show it. A cancel request (cancel.h) stops it within a
+ * block of work; m->stale then still names the stage it began from. */
 void model_update_to(Model *m, Stage last);
 
 /* Recomputes every stale stage. Returns 0 (kept for callers that check). */

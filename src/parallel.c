@@ -4,6 +4,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "parallel.h"
 
+#include "cancel.h"
+
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
@@ -24,7 +26,12 @@ static struct {
 /* Takes and runs tasks of the current job until none is left. Called with the
  * lock held; returns with it held. */
 static void drain(void) {
+    /* A cancel request skips the tasks not started yet (cancel.h). */
     while (pool.next < pool.ntasks) {
+        if (av_cancelled()) {
+            pool.next = pool.ntasks;
+            break;
+        }
         int t = pool.next++;
         ParTask fn = pool.fn;
         void *ctx = pool.ctx;
@@ -89,7 +96,7 @@ int par_threads(void) { return pool.threads; }
 void par_for(int ntasks, ParTask fn, void *ctx) {
     if (ntasks <= 0) return;
     if (pool.threads <= 1 || ntasks == 1) {
-        for (int t = 0; t < ntasks; t++) fn(ctx, t);
+        for (int t = 0; t < ntasks && !av_cancelled(); t++) fn(ctx, t);
         return;
     }
     pthread_mutex_lock(&pool.lock);

@@ -15,7 +15,9 @@ int par_set_threads(int n);
 int par_threads(void);
 
 /* Runs fn(ctx, t) for every t in [0, ntasks) on the pool and returns when all
- * are done. With one thread (or one task) runs them in order on the caller. */
+ * are done. With one thread (or one task) runs them in order on the caller.
+ * After a cancel request (cancel.h) the tasks not yet started are skipped:
+ * the caller checks av_cancelled() before it trusts the results. */
 typedef void (*ParTask)(void *ctx, int task);
 void par_for(int ntasks, ParTask fn, void *ctx);
 

@@ -2,6 +2,8 @@
  * the method is described in pca.h. */
 #include "pca.h"
 
+#include "cancel.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,7 +161,7 @@ static int power(const Data *D, double *v, double *w, const double *a, int iters
     deflate(v, a, d);
     if (normalize(v, d) == 0 && !restart_vector(D, v, a, zero)) return 0;
     int restarted = 0;
-    for (int it = 0; it < iters; it++) {
+    for (int it = 0; it < iters && !av_cancelled(); it++) {
         times_cov(D, w, v);
         deflate(w, a, d);
         double nrm = normalize(w, d);
@@ -204,7 +206,12 @@ static double *covariance(const Data *D) {
     }
     for (int k = 0; k < n; k++)
         for (int j = 0; j < d; j++) xt[(size_t)j * n + k] = (float)xc(D, k, j);
-    mat_mul_bt(cf, d, xt, n, xt, n, d, n, d); /* (Xc^T)(Xc^T)^T */
+    /* (Xc^T)(Xc^T)^T by blocks of rows (the same bits as one product: each
+     * element is its own chain), so that a cancel request is seen in time. */
+    for (int r0 = 0; r0 < d && !av_cancelled(); r0 += 32) {
+        int rows = d - r0 < 32 ? d - r0 : 32;
+        mat_mul_bt(cf + (size_t)r0 * d, d, xt + (size_t)r0 * n, n, xt, n, rows, n, d);
+    }
     for (size_t i = 0; i < (size_t)d * d; i++) c[i] = cf[i];
     /* symmetric to the bit, so that power iteration is */
     for (int i = 0; i < d; i++)
@@ -296,5 +303,7 @@ int pca_top2(float *out_axes, double *out_var, const float *x, int n, int d, AvE
     out_var[1] = var2;
     free(cov);
     free(mem);
+    /* Stopped early: the axes are not the principal ones; say so. */
+    if (av_cancelled()) return av_errorf(err, "pca: cancelled");
     return 0;
 }

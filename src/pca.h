@@ -43,7 +43,9 @@ void pca_mean(float *out_mean, const float *x, int n, int d);
 /* The two leading principal axes of the rows of x (n, d) into out_axes
  * (2, d) row-major, unit vectors (axis 2 may be zero, see above), and their
  * variances into out_var (2), largest first. Returns 0, or -1 with err set
- * for n < 0, d < 1 or out of memory (then nothing is written). */
+ * for n < 0, d < 1 or out of memory (then nothing is written), or when a
+ * cancel request (cancel.h) stopped it (the axes written are then not the
+ * principal ones). */
 int pca_top2(float *out_axes, double *out_var, const float *x, int n, int d, AvError *err);
 
 /* Total variance of x: sum over rows and columns of (x - mean)^2 / (n - 1),

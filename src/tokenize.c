@@ -286,18 +286,16 @@ static double tok_now(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Why a match stopped at a limit, in words a user can act on. */
+/* Why a match stopped at a limit, short enough for the status line. */
 static int tok_limit_error(AvError *err, int rc, size_t offset, size_t len) {
     if (rc == PCRE2_ERROR_MATCHLIMIT)
-        return av_errorf(err, "the pattern backtracks too much: one match at byte offset %zu of %zu took more than %d "
-                              "steps (PCRE2 match limit); simplify the pattern (nested repeats like (a+)+ are "
-                              "the usual cause)", offset, len, TOK_MATCH_LIMIT);
+        return av_errorf(err, "pattern backtracks too much: one match over %d steps at byte %zu of %zu "
+                              "(PCRE2 match limit; nested repeats like (a+)+?)", TOK_MATCH_LIMIT, offset, len);
     if (rc == PCRE2_ERROR_HEAPLIMIT)
-        return av_errorf(err, "the pattern backtracks too much: one match at byte offset %zu of %zu needed more than "
-                              "%d MiB of memory (PCRE2 heap limit); simplify the pattern (a repeated group keeps "
-                              "a frame per repetition)", offset, len, TOK_HEAP_LIMIT_KIB / 1024);
-    return av_errorf(err, "the pattern nests too deeply: one match at byte offset %zu of %zu went more than %d "
-                          "levels deep (PCRE2 depth limit); simplify the pattern", offset, len, TOK_DEPTH_LIMIT);
+        return av_errorf(err, "pattern backtracks too much: one match over %d MiB at byte %zu of %zu "
+                              "(PCRE2 heap limit; a repeated group?)", TOK_HEAP_LIMIT_KIB / 1024, offset, len);
+    return av_errorf(err, "pattern nests too deeply: one match over %d levels at byte %zu of %zu (PCRE2 depth limit)",
+                     TOK_DEPTH_LIMIT, offset, len);
 }
 
 /* Runs every match of t over s[0..len) and records the non-empty ones, within
@@ -316,10 +314,9 @@ static int tok_find_matches(Tokenizer *t, const unsigned char *s, size_t len, in
         /* The clock is read every 64 matches: a plain pattern makes a match
          * in well under a microsecond. */
         if ((++calls & 63) == 0 || calls < 64) {
-            if (av_cancelled()) return av_errorf(err, "tokenizing cancelled at byte offset %zu of %zu", offset, len);
+            if (av_cancelled()) return av_errorf(err, "tokenizing cancelled at byte %zu of %zu", offset, len);
             if (tok_now() > deadline)
-                return av_errorf(err, "the pattern backtracks too much: tokenizing took more than %g s and stopped "
-                                      "at byte offset %zu of %zu; simplify the pattern or shorten the text",
+                return av_errorf(err, "pattern backtracks too much: stopped after %g s at byte %zu of %zu",
                                  t->time_budget, offset, len);
         }
         uint32_t options = retry | no_check;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cancel.h"
 #include "mask.h"
 #include "parallel.h"
 #include "qkvfile.h"
@@ -849,8 +850,51 @@ static void test_threads_identical(void **state) {
     par_set_threads(1);
 }
 
+/* A cancel request (the user quits during a long recompute) stops the pass
+ * with the stages still stale, nothing counted as computed; once cleared, the
+ * next update gives the bits of a model that was never cancelled. */
+static void test_cancel_leaves_stale(void **state) {
+    (void)state;
+    const char *text = "the cat sat on the mat because the cat was tired";
+    ModelConfig c = tu_config(32, 2, 8, 8);
+    Model *ref = tu_model(text, &c);
+    for (int th = 1; th <= 2; th++) {
+        par_set_threads(th);
+        Model *m = model_new();
+        AvError err = {{0}};
+        assert_int_equal(model_set_config(m, &c, &err), 0);
+        assert_int_equal(model_set_text(m, text, strlen(text), &err), 0);
+        av_cancel_request();
+        model_update_to(m, STAGE_FINAL);
+        assert_int_equal(m->stale, STAGE_EMBED);
+        assert_int_equal(m->weights_stale, 1);
+        for (int s = 0; s < STAGE_COUNT; s++) assert_int_equal(m->computed[s], 0);
+        av_cancel_clear();
+        model_update_to(m, STAGE_FINAL);
+        assert_int_equal(m->stale, STAGE_NONE);
+        assert_memory_equal(m->y, ref->y, sizeof(float) * (size_t)m->n_q * 32);
+        /* A later stage: cancelled, it stays stale where it was. */
+        ModelConfig c2 = c;
+        c2.mask = MASK_CAUSAL;
+        assert_int_equal(model_set_config(m, &c2, &err), 0);
+        av_cancel_request();
+        model_update_to(m, STAGE_FINAL);
+        assert_int_equal(m->stale, STAGE_MASKED);
+        av_cancel_clear();
+        model_update_to(m, STAGE_FINAL);
+        Model *fresh = tu_model(text, &c2);
+        assert_memory_equal(m->head[1].weights, fresh->head[1].weights, sizeof(float) * (size_t)m->n_q * m->n_k);
+        assert_memory_equal(m->y, fresh->y, sizeof(float) * (size_t)m->n_q * 32);
+        model_free(fresh);
+        model_free(m);
+    }
+    par_set_threads(1);
+    model_free(ref);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cancel_leaves_stale),
         cmocka_unit_test(test_worked_example),
         cmocka_unit_test(test_worked_example_causal),
         cmocka_unit_test(test_cell_detail_adds_up),

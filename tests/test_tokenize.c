@@ -479,7 +479,7 @@ static void test_time_budget_stops_catastrophic_pattern(void **state) {
     TokenList l;
     assert_int_equal(tok_split(t, text, len, TOK_MAX_TOKENS, &l, &err), -1);
     assert_non_null(strstr(err.msg, "backtracks too much"));
-    assert_non_null(strstr(err.msg, "0.2 s"));
+    assert_non_null(strstr(err.msg, "after 0.2 s"));
     assert_non_null(strstr(err.msg, "of 6930"));
     assert_int_equal(l.n, 0);
     assert_null(l.tok);
@@ -501,7 +501,7 @@ static void test_heap_limit(void **state) {
     AvError err = {{0}};
     split_fails(TOK_CUSTOM, "((((((((((a))))))))))*", text, n, TOK_MAX_TOKENS, &err);
     assert_non_null(strstr(err.msg, "heap limit"));
-    assert_non_null(strstr(err.msg, "64 MiB"));
+    assert_non_null(strstr(err.msg, "over 64 MiB"));
     free(text);
 }
 

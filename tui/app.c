@@ -549,6 +549,10 @@ static Stage needed_stage(const App *a) {
     return STAGE_OUTPUT;
 }
 
+int app_q_quits(const App *a, int prompt_closing) {
+    return (prompt_closing || a->prompt == PROMPT_NONE) && a->overlay == OVERLAY_NONE && a->view != VIEW_PIPELINE;
+}
+
 int app_needs_update(const App *a) { return a->m->stale <= needed_stage(a); }
 
 void app_update(App *a) {

@@ -97,6 +97,12 @@ int app_key(App *a, AppKey k);
  * Returns 1 when the screen should be redrawn. */
 int app_paste_char(App *a, uint32_t cp);
 
+/* 1 when q would quit now (no prompt, page or pipeline that q closes first,
+ * nothing unsaved to ask about): screen.c acts on such a q at once, even
+ * during a long recompute. With prompt_closing, as if the prompt were
+ * closed (Enter closes it before its setter runs). */
+int app_q_quits(const App *a, int prompt_closing);
+
 /* Recomputes the stale stages the current screen needs, if any. */
 void app_update(App *a);
 /* 1 when app_update has something to recompute. */

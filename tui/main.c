@@ -179,7 +179,9 @@ int main(int argc, char **argv) {
     if (build_model(m, &opt, &err)) {
         print_error(err.msg);
         status = 2;
-    } else if (model_update(m, &err)) {
+    } else if ((opt.dump || opt.once) && model_update(m, &err)) {
+        /* (The interactive view computes in its first frame, where q, Ctrl-C
+         * and SIGTERM can stop a long recompute.) */
         print_error(err.msg);
         status = 1;
     } else if (opt.dump) {

@@ -1,60 +1,177 @@
 /* screen.c - the interactive loop on ncursesw. The app draws on a canvas;
  * this file copies the canvas into curses (erase, then every cell; ncurses
- * sends only what changed on doupdate) and turns terminal input into keys.
+ * sends only what changed on doupdate) and turns terminal input into events.
  *
- * Waiting: the signals attnviz acts on (SIGWINCH, SIGINT, SIGTERM, SIGHUP)
- * are blocked except inside one pselect() on the terminal, which unblocks
- * them atomically: a resize or a signal that comes while a frame is being
- * computed is seen when the wait begins, never lost. (ncurses' own SIGWINCH
- * handler only interrupts a read already blocked; a resize that arrived just
- * before it was noticed only at the next interrupted read.) No timeout: an
- * idle attnviz uses no CPU. Signals only set a flag; the loop ends through
- * endwin like a normal quit. */
+ * Two threads. The main thread owns the terminal: it reads input, handles
+ * signals and blits finished frames; it never touches the app while a frame
+ * is being made. A frame job (a thread of its own) applies every event that
+ * came in, recomputes what is stale and draws on the canvas. While a job runs,
+ * new events wait in a queue for the next job, except q (when q would quit)
+ * and the signals INT, TERM, HUP and QUIT: they cancel the job (cancel.h: the
+ * forward pass, tokenizing and PCA stop within a block of work) and attnviz
+ * quits at once, however slow the recompute. A job longer than a frame gets a
+ * "computing…" mark on the screen.
+ *
+ * Waiting: the signals attnviz acts on are blocked except inside one pselect()
+ * on the terminal (and the job's wake-up pipe), which unblocks them
+ * atomically: a resize or a signal that comes while a frame is being made is
+ * seen when the wait begins, never lost. No timeout when idle: an idle attnviz
+ * uses no CPU. Signals only set a flag; the loop ends through endwin like a
+ * normal quit. SIGUSR1, SIGUSR2, SIGALRM and SIGPIPE are ignored (their
+ * default would kill attnviz with the terminal in curses mode); a fatal signal
+ * (SEGV, BUS, FPE, ILL, ABRT, ...) writes the saved reset sequence and the
+ * saved termios, async-signal-safe, then goes on to its previous action.
+ *
+ * Pasted text: bracketed paste is on while attnviz runs; what the terminal
+ * marks as pasted is given to the app as text (app_paste_char), ESC and all,
+ * never run as keys. */
 #define _XOPEN_SOURCE_EXTENDED 1
+#define _POSIX_C_SOURCE 200809L
 #include "screen.h"
 
 #include <curses.h>
 #include <term.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/select.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "cancel.h"
 #include "utf8.h"
 
 static volatile sig_atomic_t got_signal = 0, got_winch = 0;
 
-static void on_signal(int sig) { got_signal = sig; }
+static void on_signal(int sig) {
+    got_signal = sig;
+    av_cancel_request();
+}
 static void on_winch(int sig) { (void)sig, got_winch = 1; }
 
-/* Installs the handlers (before newterm: ncurses then keeps its own away)
- * and blocks the signals; *wait_mask is the mask to wait with. */
-static void install_signals(sigset_t *wait_mask) {
+// ----------------------------------------------------------------------------
+// giving the terminal back on a fatal signal
+
+/* What endwin would send, made from terminfo once the terminal is set up:
+ * attributes off, cursor on, keypad off, mouse and bracketed paste off, out
+ * of the alternate screen. Written by the fatal-signal handler. */
+static char reset_seq[512];
+static size_t reset_len;
+static struct termios saved_tio[2];
+static int saved_fd[2] = {-1, -1};
+static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS, SIGXCPU, SIGXFSZ};
+#define N_FATAL ((int)(sizeof fatal_signals / sizeof fatal_signals[0]))
+static struct sigaction fatal_old[N_FATAL];
+static const int ignored_signals[] = {SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE};
+#define N_IGNORED ((int)(sizeof ignored_signals / sizeof ignored_signals[0]))
+static struct sigaction ignored_old[N_IGNORED];
+
+/* Appends a terminfo string without its padding ("$<5>"). */
+static void reset_add(const char *s) {
+    if (!s || s == (char *)-1) return;
+    for (; *s; s++) {
+        if (s[0] == '$' && s[1] == '<') {
+            const char *e = strchr(s, '>');
+            if (e) {
+                s = e;
+                continue;
+            }
+        }
+        if (reset_len + 1 < sizeof reset_seq) reset_seq[reset_len++] = *s;
+    }
+}
+
+static void restore_terminal_now(void) {
+    if (reset_len > 0) {
+        ssize_t w = write(STDOUT_FILENO, reset_seq, reset_len);
+        (void)w;
+    }
+    for (int i = 0; i < 2; i++)
+        if (saved_fd[i] >= 0) tcsetattr(saved_fd[i], TCSANOW, &saved_tio[i]);
+}
+
+static void on_fatal(int sig) {
+    restore_terminal_now();
+    /* Then what would have happened without us (the default action, or a
+     * sanitizer's report): the previous action, and the signal again. For a
+     * fault, returning runs the faulting instruction again. */
+    for (int i = 0; i < N_FATAL; i++)
+        if (fatal_signals[i] == sig) sigaction(sig, &fatal_old[i], NULL);
+    raise(sig);
+}
+
+/* Saves the terminal modes of fd (before curses changes them). */
+static void save_modes(int slot, int fd) {
+    if (isatty(fd) && tcgetattr(fd, &saved_tio[slot]) == 0) saved_fd[slot] = fd;
+}
+
+static void install_fatal_handlers(void) {
+    reset_len = 0;
+    reset_add(tigetstr("sgr0"));
+    reset_add(tigetstr("cnorm"));
+    reset_add(tigetstr("rmkx"));
+    reset_add("\033[?1006l\033[?1003l\033[?1002l\033[?1000l\033[?2004l");
+    reset_add(tigetstr("rmcup"));
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sigemptyset(&sa.sa_mask);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-    sa.sa_handler = on_winch;
-    sigaction(SIGWINCH, &sa, NULL);
+    sa.sa_handler = on_fatal;
+    for (int i = 0; i < N_FATAL; i++) sigaction(fatal_signals[i], &sa, &fatal_old[i]);
+}
+
+static void remove_fatal_handlers(void) {
+    for (int i = 0; i < N_FATAL; i++) sigaction(fatal_signals[i], &fatal_old[i], NULL);
+    saved_fd[0] = saved_fd[1] = -1;
+}
+
+/* The signals attnviz acts on: quit (INT, TERM, HUP, QUIT) and resize. */
+static const int wait_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH};
+#define N_WAIT ((int)(sizeof wait_signals / sizeof wait_signals[0]))
+static struct sigaction wait_old[N_WAIT];
+
+/* Installs the handlers (before newterm: ncurses then keeps its own away)
+ * and blocks the signals; *wait_mask is the mask to wait with, *old_mask the
+ * mask to restore. */
+static void install_signals(sigset_t *wait_mask, sigset_t *old_mask) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < N_WAIT; i++) {
+        sa.sa_handler = wait_signals[i] == SIGWINCH ? on_winch : on_signal;
+        sigaction(wait_signals[i], &sa, &wait_old[i]);
+    }
+    sa.sa_handler = SIG_IGN;
+    for (int i = 0; i < N_IGNORED; i++) sigaction(ignored_signals[i], &sa, &ignored_old[i]);
     sigset_t block;
     sigemptyset(&block);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGTERM);
-    sigaddset(&block, SIGHUP);
-    sigaddset(&block, SIGWINCH);
-    sigprocmask(SIG_BLOCK, &block, wait_mask);
-    sigdelset(wait_mask, SIGINT);
-    sigdelset(wait_mask, SIGTERM);
-    sigdelset(wait_mask, SIGHUP);
-    sigdelset(wait_mask, SIGWINCH);
+    for (int i = 0; i < N_WAIT; i++) sigaddset(&block, wait_signals[i]);
+    sigprocmask(SIG_BLOCK, &block, old_mask);
+    *wait_mask = *old_mask;
+    for (int i = 0; i < N_WAIT; i++) sigdelset(wait_mask, wait_signals[i]);
 }
+
+/* Puts the handlers and the mask back as they were (after endwin). A signal
+ * that came meanwhile stays in got_signal: it is handled, not re-delivered. */
+static void remove_signals(const sigset_t *old_mask) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sigemptyset(&sa.sa_mask);
+    sa.sa_handler = SIG_IGN;
+    /* Pending quit signals are ours: drop them before unblocking. */
+    for (int i = 0; i < N_WAIT; i++) sigaction(wait_signals[i], &sa, NULL);
+    sigprocmask(SIG_SETMASK, old_mask, NULL);
+    for (int i = 0; i < N_WAIT; i++) sigaction(wait_signals[i], &wait_old[i], NULL);
+    for (int i = 0; i < N_IGNORED; i++) sigaction(ignored_signals[i], &ignored_old[i], NULL);
+}
+
+// ----------------------------------------------------------------------------
+// drawing
 
 /* The terminal's size now, into curses (which queues a KEY_RESIZE). */
 static void apply_size(void) {
@@ -118,31 +235,205 @@ static double now_seconds(void) {
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-/* One event from get_wch: a resize, a mouse event or a key. Returns 1 when
- * the screen must be drawn again. */
-static int handle_input(App *a, int rc, wint_t ch) {
-    if (rc == KEY_CODE_YES && ch == KEY_RESIZE) return 1;
+// ----------------------------------------------------------------------------
+// events
+
+/* ncurses key codes of our own for the bracketed-paste markers. */
+#define KEY_PASTE_BEGIN (KEY_MAX + 1)
+static const char paste_end[] = "\033[201~";
+
+typedef enum { EV_KEY, EV_CODE, EV_MOUSE, EV_PASTE } EventKind;
+
+typedef struct {
+    EventKind kind;
+    uint32_t ch;      /* the character or KEY_* code */
+    int y, x, button; /* EV_MOUSE */
+} Event;
+
+typedef struct {
+    Event *ev;
+    size_t n, cap;
+} Queue;
+
+/* Most events waiting for one frame: a pasted sentence of AV_MAX_INPUT_BYTES
+ * fits; past that, events are dropped (and the app cannot take them anyway). */
+#define QUEUE_MAX ((size_t)2 << 20)
+
+static void queue_push(Queue *q, Event e) {
+    if (q->n == q->cap) {
+        if (q->cap >= QUEUE_MAX) return;
+        size_t ncap = q->cap ? q->cap * 2 : 64;
+        Event *ne = realloc(q->ev, ncap * sizeof *ne);
+        if (!ne) return; /* out of memory: the event is lost, nothing else */
+        q->ev = ne, q->cap = ncap;
+    }
+    q->ev[q->n++] = e;
+}
+
+/* The input side of the loop (main thread only). */
+typedef struct {
+    Queue pending;   /* events for the next frame */
+    int pasting;     /* inside a bracketed paste */
+    int end_match;   /* bytes of paste_end seen so far */
+    int eof;         /* the terminal is gone (EOF, EIO) */
+} Input;
+
+static void paste_char(Input *in, uint32_t cp) { queue_push(&in->pending, (Event){.kind = EV_PASTE, .ch = cp}); }
+
+/* One character inside a paste: watches for the end marker, which is not text. */
+static void paste_feed(Input *in, uint32_t cp) {
+    if (cp == (unsigned char)paste_end[in->end_match]) {
+        if (paste_end[++in->end_match] == '\0') {
+            in->pasting = 0, in->end_match = 0;
+            keypad(stdscr, TRUE);
+        }
+        return;
+    }
+    /* A false start: what looked like the marker was text. */
+    for (int i = 0; i < in->end_match; i++) paste_char(in, (unsigned char)paste_end[i]);
+    in->end_match = 0;
+    if (cp == (unsigned char)paste_end[0]) in->end_match = 1;
+    else paste_char(in, cp);
+}
+
+/* One result of get_wch into the queue. */
+static void take_input(Input *in, int rc, wint_t ch) {
+    if (in->pasting) {
+        if (rc == OK) paste_feed(in, (uint32_t)ch);
+        return;
+    }
+    if (rc == KEY_CODE_YES && ch == KEY_PASTE_BEGIN) {
+        /* Raw bytes until the end marker: an ESC in the paste is text. */
+        in->pasting = 1, in->end_match = 0;
+        keypad(stdscr, FALSE);
+        return;
+    }
     if (rc == KEY_CODE_YES && ch == KEY_MOUSE) {
         MEVENT ev;
-        if (getmouse(&ev) != OK) return 0;
+        if (getmouse(&ev) != OK) return;
         int button = 0;
         if (ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)) button = 1;
         if (ev.bstate & BUTTON4_PRESSED) button = 4;
 #if NCURSES_MOUSE_VERSION > 1
         if (ev.bstate & BUTTON5_PRESSED) button = 5;
 #endif
-        if (!button) return 0;
-        app_mouse(a, ev.y, ev.x, button);
-        return 1;
+        if (button) queue_push(&in->pending, (Event){.kind = EV_MOUSE, .y = ev.y, .x = ev.x, .button = button});
+        return;
     }
-    AppKey k = {rc == KEY_CODE_YES, (uint32_t)ch};
     if (rc == OK && ch == 12) clearok(curscr, TRUE); /* Ctrl-L */
-    return app_key(a, k);
+    queue_push(&in->pending, (Event){.kind = rc == KEY_CODE_YES ? EV_CODE : EV_KEY, .ch = (uint32_t)ch});
+}
+
+/* Reads what is waiting; with `wait_first`, blocks for the first event (the
+ * terminal said it is readable: only the rest of a sequence is waited for).
+ * Returns the number of events read. */
+static int read_input(Input *in, int wait_first) {
+    int n = 0;
+    wint_t ch;
+    if (wait_first) {
+        nodelay(stdscr, FALSE);
+        int rc = get_wch(&ch);
+        nodelay(stdscr, TRUE);
+        if (rc == ERR) {
+            in->eof = 1;
+            return 0;
+        }
+        take_input(in, rc, ch), n++;
+    }
+    int rc;
+    while ((rc = get_wch(&ch)) != ERR) take_input(in, rc, ch), n++;
+    return n;
+}
+
+// ----------------------------------------------------------------------------
+// the frame job
+
+typedef struct {
+    App *a;
+    Canvas *cv;
+    Queue batch;        /* the events this frame applies */
+    int wake_fd;        /* written once the frame is made */
+    atomic_int q_quits; /* q would quit now (published before the recompute) */
+    int drawn;          /* the canvas holds a new frame */
+    pthread_t thread;
+} Job;
+
+static int app_event(App *a, const Event *e) {
+    switch (e->kind) {
+    case EV_MOUSE: app_mouse(a, e->y, e->x, e->button); return 1;
+    case EV_PASTE: return app_paste_char(a, e->ch);
+    case EV_CODE:
+        if (e->ch == KEY_RESIZE) return 1;
+        return app_key(a, (AppKey){1, e->ch});
+    case EV_KEY: return app_key(a, (AppKey){0, e->ch});
+    }
+    return 0;
+}
+
+static void *job_run(void *arg) {
+    Job *j = arg;
+    App *a = j->a;
+    for (size_t i = 0; i < j->batch.n && !a->quit; i++) {
+        const Event *e = &j->batch.ev[i];
+        /* Enter in a prompt closes it before its setter runs (a new sentence
+         * is tokenized, which can take long): from then on q quits. */
+        int closes = (e->kind == EV_KEY && (e->ch == '\n' || e->ch == '\r')) || (e->kind == EV_CODE && e->ch == KEY_ENTER);
+        atomic_store(&j->q_quits, app_q_quits(a, closes));
+        app_event(a, e);
+        atomic_store(&j->q_quits, app_q_quits(a, 0));
+    }
+    j->batch.n = 0;
+    j->drawn = 0;
+    if (!a->quit) {
+        atomic_store(&j->q_quits, app_q_quits(a, 0));
+        if (app_needs_update(a)) app_update(a);
+        /* A cancelled recompute left its stages stale: nothing to draw. */
+        if (!av_cancelled()) {
+            app_draw(a, j->cv);
+            j->drawn = 1;
+        }
+        atomic_store(&j->q_quits, app_q_quits(a, 0));
+    }
+    char c = 1;
+    ssize_t w = write(j->wake_fd, &c, 1);
+    (void)w;
+    return NULL;
+}
+
+/* Starts the job on its own thread, with every signal blocked there (signals
+ * are the main thread's, in its pselect). Runs it on the caller when no
+ * thread can be made. */
+static int job_start(Job *j, Input *in) {
+    Queue t = j->batch;
+    j->batch = in->pending;
+    in->pending = t;
+    in->pending.n = 0;
+    av_cancel_clear();
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&j->thread, NULL, job_run, j);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        job_run(j);
+        return 0;
+    }
+    return 1;
+}
+
+/* " computing… " at the top right over what is on the screen. */
+static void draw_computing_mark(const App *a) {
+    const char *mark = a->ascii ? " computing... " : " computing\xe2\x80\xa6 ";
+    int w = 12;
+    if (COLS < w) return;
+    attr_t at = A_REVERSE | A_BOLD;
+    attron(at);
+    mvaddstr(0, COLS - w - 1, mark);
+    attroff(at);
+    refresh();
 }
 
 int screen_run(App *a, const CliOptions *o, AvError *err) {
-    sigset_t wait_mask;
-    install_signals(&wait_mask);
     if (!isatty(STDOUT_FILENO))
         return av_errorf(err, "the interactive view needs a terminal; use --once or --dump for output to a pipe"), 1;
     /* With the sentence on standard input (-f -), keys come from the terminal. */
@@ -152,25 +443,42 @@ int screen_run(App *a, const CliOptions *o, AvError *err) {
         if (!tty) return av_errorf(err, "no terminal to read keys from; use --once or --dump"), 1;
         in = tty;
     }
+    int wake[2];
+    if (pipe(wake) != 0) {
+        if (tty) fclose(tty);
+        return av_errorf(err, "cannot make a pipe: %s", strerror(errno)), 1;
+    }
+    fcntl(wake[0], F_SETFL, O_NONBLOCK);
+    fcntl(wake[0], F_SETFD, FD_CLOEXEC);
+    fcntl(wake[1], F_SETFD, FD_CLOEXEC);
+    save_modes(0, fileno(in));
+    save_modes(1, STDOUT_FILENO);
+    sigset_t wait_mask, old_mask;
+    install_signals(&wait_mask, &old_mask);
+    int status = 0;
     const char *term = getenv("TERM") ? getenv("TERM") : "";
     SCREEN *scr = newterm(NULL, stdout, in);
     if (!scr) {
-        if (tty) fclose(tty);
-        return av_errorf(err, "cannot set up the terminal (TERM=%s)", term), 1;
+        av_errorf(err, "cannot set up the terminal (TERM=%s)", term);
+        status = 1;
+        goto out_signals;
     }
     const char *cup = tigetstr("cup");
     if (!cup || cup == (char *)-1) {
         endwin();
         delscreen(scr);
-        if (tty) fclose(tty);
-        return av_errorf(err, "the terminal (TERM=%s) cannot move the cursor; use --once or --dump", term), 1;
+        av_errorf(err, "the terminal (TERM=%s) cannot move the cursor; use --once or --dump", term);
+        status = 1;
+        goto out_signals;
     }
+    install_fatal_handlers();
     cbreak();
     noecho();
     keypad(stdscr, TRUE);
     nonl();
     curs_set(0);
     set_escdelay(75);
+    define_key("\033[200~", KEY_PASTE_BEGIN);
     if (has_colors()) {
         start_color();
         use_default_colors();
@@ -185,64 +493,124 @@ int screen_run(App *a, const CliOptions *o, AvError *err) {
     mouseinterval(0);
     Canvas *cv = cv_new(COLS, LINES);
     if (!cv) {
-        endwin();
-        delscreen(scr);
-        if (tty) fclose(tty);
-        return av_errorf(err, "out of memory"), 1;
+        av_errorf(err, "out of memory");
+        status = 1;
+        goto out_curses;
     }
-    int redraw = 1;
-    double last_update = 0; /* seconds the last recompute took */
+    /* Bracketed paste on (after curses' own set-up is on the terminal). */
+    refresh();
+    fflush(stdout);
+    if (write(STDOUT_FILENO, "\033[?2004h", 8) < 0) { /* a terminal that is gone: the loop sees EOF */
+    }
+
+    Input input = {0};
+    Job job = {.a = a, .cv = cv, .wake_fd = wake[1]};
+    atomic_init(&job.q_quits, 0);
+    int busy = 0, marked = 0, quitting = 0, redraw = 1;
+    double started = 0;
     int ifd = fileno(in);
     nodelay(stdscr, TRUE);
-    while (!a->quit && !got_signal) {
-        if (got_winch) {
-            got_winch = 0;
-            apply_size();
-            redraw = 1;
-        }
-        if (redraw) {
-            if (cv->w != COLS || cv->h != LINES) cv_resize(cv, COLS, LINES);
-            if (app_needs_update(a)) {
-                /* A recompute longer than a frame: say so on the screen first. */
-                if (last_update > 0.016) {
-                    const char *mark = a->ascii ? " computing... " : " computing… ";
-                    cv_text_right(cv, 0, 0, mark, cv->w, style_attr(ST_REVERSE | ST_BOLD));
-                    screen_blit(cv, a->tier);
-                }
-                double t0 = now_seconds();
-                app_update(a);
-                last_update = now_seconds() - t0;
+    for (;;) {
+        /* Quitting during a frame: the job is cancelled and joined below. */
+        if (got_signal || input.eof || quitting) break;
+        if (!busy) {
+            if (a->quit) break;
+            if (got_winch) {
+                got_winch = 0;
+                apply_size();
+                redraw = 1;
             }
-            app_draw(a, cv);
-            screen_blit(cv, a->tier);
-            redraw = 0;
+            if (redraw || input.pending.n > 0) {
+                if (cv->w != COLS || cv->h != LINES) cv_resize(cv, COLS, LINES);
+                redraw = 0, marked = 0;
+                started = now_seconds();
+                busy = job_start(&job, &input);
+                if (!busy && job.drawn) screen_blit(cv, a->tier);
+                continue;
+            }
         }
-        /* Every key already waiting is applied before the next frame: a held
-         * key or a burst of keys costs one recompute, not one per key. */
-        wint_t ch;
-        int rc, any = 0;
-        while (!a->quit && (rc = get_wch(&ch)) != ERR) redraw |= handle_input(a, rc, ch), any = 1;
-        if (any || redraw || a->quit || got_signal || got_winch) continue;
-        /* Nothing to do: wait for input or a signal. */
+        /* Input that is already waiting (ncurses may hold some). While a job
+         * runs only q-to-quit is acted on; the rest waits for the next frame. */
+        size_t before = input.pending.n;
+        read_input(&input, 0);
+        if (busy) {
+            for (size_t i = before; i < input.pending.n; i++) {
+                const Event *e = &input.pending.ev[i];
+                if (e->kind == EV_KEY && e->ch == 'q' && atomic_load(&job.q_quits)) quitting = 1;
+            }
+            if (quitting) break;
+        } else if (input.pending.n > 0 || input.eof) {
+            continue;
+        }
+        /* Wait: input, a signal, the job, or the moment to say "computing". */
         fd_set fds;
         FD_ZERO(&fds);
         FD_SET(ifd, &fds);
-        if (pselect(ifd + 1, &fds, NULL, NULL, NULL, &wait_mask) < 0) {
+        int maxfd = ifd;
+        struct timespec ts, *tsp = NULL;
+        if (busy) {
+            FD_SET(wake[0], &fds);
+            if (wake[0] > maxfd) maxfd = wake[0];
+            if (!marked) {
+                double left = 0.016 - (now_seconds() - started);
+                if (left < 0) left = 0;
+                ts.tv_sec = 0, ts.tv_nsec = (long)(left * 1e9);
+                tsp = &ts;
+            }
+        }
+        int r = pselect(maxfd + 1, &fds, NULL, NULL, tsp, &wait_mask);
+        if (r < 0) {
             if (errno == EINTR) continue;
-            break;
+            quitting = 1;
+            continue;
+        }
+        if (busy && r == 0 && !marked) {
+            draw_computing_mark(a);
+            marked = 1;
+            continue;
+        }
+        if (busy && FD_ISSET(wake[0], &fds)) {
+            char buf[16];
+            while (read(wake[0], buf, sizeof buf) > 0) {
+            }
+            pthread_join(job.thread, NULL);
+            busy = 0;
+            if (job.drawn && !quitting) screen_blit(cv, a->tier);
+            else if (marked) redraw = 1; /* the mark is still on the screen */
         }
         /* Readable: a key, or the end of input (EOF, EIO: the terminal is
          * gone). Blocking here waits only for the rest of a sequence. */
-        nodelay(stdscr, FALSE);
-        rc = get_wch(&ch);
-        nodelay(stdscr, TRUE);
-        if (rc == ERR) break;
-        redraw |= handle_input(a, rc, ch);
+        if (FD_ISSET(ifd, &fds)) {
+            size_t at = input.pending.n;
+            read_input(&input, 1);
+            if (busy)
+                for (size_t i = at; i < input.pending.n; i++) {
+                    const Event *e = &input.pending.ev[i];
+                    if (e->kind == EV_KEY && e->ch == 'q' && atomic_load(&job.q_quits)) quitting = 1;
+                }
+        }
     }
+    if (busy) {
+        av_cancel_request();
+        pthread_join(job.thread, NULL);
+    }
+    av_cancel_clear();
+    free(input.pending.ev);
+    free(job.batch.ev);
     cv_free(cv);
+    fflush(stdout);
+    if (write(STDOUT_FILENO, "\033[?2004l", 8) < 0) { /* the terminal is gone: nothing to turn off */
+    }
+out_curses:
     endwin();
     delscreen(scr);
+    remove_fatal_handlers();
+out_signals:
+    remove_signals(&old_mask);
+    close(wake[0]);
+    close(wake[1]);
     if (tty) fclose(tty);
+    if (status) return status;
     /* Ended by a signal: the conventional status 128 + its number. */
     return got_signal ? 128 + got_signal : 0;
 }

@@ -404,9 +404,11 @@ static void latency_run(int n, int dm, int heads, int w, int h, int min_keys, do
             }
             double t0 = now_ms();
             if (app_key(&a, script[k % SCRIPT_LEN])) {
-                /* One frame as screen_run makes it (tui/screen.c): when the
-                 * last recompute took longer than a frame, a "computing" mark
-                 * is sent first; then the recompute, the draw, the blit. */
+                /* One frame as screen_run makes it (tui/screen.c), but on
+                 * this thread (screen_run starts a frame thread: some tens of
+                 * microseconds, not counted here): when the recompute takes
+                 * longer than a frame a "computing" mark is sent (here: when
+                 * the last one did); then the recompute, the draw, the blit. */
                 if (cv->w != COLS || cv->h != LINES) cv_resize(cv, COLS, LINES);
                 if (app_needs_update(&a)) {
                     if (last_update > 16.0) {
