@@ -13,13 +13,28 @@
 /* Fractional part of the golden ratio: the step of the start vector's ripple. */
 #define PCA_WEYL 0.6180339887498949
 
-void pca_mean(float *out_mean, const float *x, int n, int d) {
-    for (int j = 0; j < d; j++) {
-        double s = 0;
-        for (int i = 0; i < n; i++)
-            s += x[(size_t)i * d + j];
-        out_mean[j] = n > 0 ? (float)(s / n) : 0.0f;
+/* s (d) = the column sums of x (n, d), each summed over i in ascending order,
+ * row by row (walking a column of a 4096-wide matrix misses the cache on
+ * every element: seconds, where this takes milliseconds). */
+static void column_sums(double *s, const float *x, int n, int d) {
+    for (int j = 0; j < d; j++) s[j] = 0;
+    for (int i = 0; i < n; i++) {
+        const float *row = x + (size_t)i * d;
+        for (int j = 0; j < d; j++) s[j] += row[j];
     }
+}
+
+void pca_mean(float *out_mean, const float *x, int n, int d) {
+    double *s = malloc(sizeof(double) * (size_t)(d > 0 ? d : 1));
+    if (s) column_sums(s, x, n, d);
+    for (int j = 0; j < d; j++) {
+        double sum = 0;
+        if (s) sum = s[j];
+        else
+            for (int i = 0; i < n; i++) sum += x[(size_t)i * d + j];
+        out_mean[j] = n > 0 ? (float)(sum / n) : 0.0f;
+    }
+    free(s);
 }
 
 double pca_total_variance(const float *x, const float *mean, int n, int d) {
@@ -204,14 +219,24 @@ static double *covariance(const Data *D) {
         free(xt), free(cf), free(c);
         return NULL;
     }
-    for (int k = 0; k < n; k++)
-        for (int j = 0; j < d; j++) xt[(size_t)j * n + k] = (float)xc(D, k, j);
-    /* (Xc^T)(Xc^T)^T by blocks of rows (the same bits as one product: each
-     * element is its own chain), so that a cancel request is seen in time. */
-    for (int r0 = 0; r0 < d && !av_cancelled(); r0 += 32) {
-        int rows = d - r0 < 32 ? d - r0 : 32;
-        mat_mul_bt(cf + (size_t)r0 * d, d, xt + (size_t)r0 * n, n, xt, n, rows, n, d);
+    /* The transpose by 32 x 32 tiles: both sides stay in the cache. */
+    for (int k0 = 0; k0 < n; k0 += 32)
+        for (int j0 = 0; j0 < d; j0 += 32)
+            for (int k = k0; k < n && k < k0 + 32; k++)
+                for (int j = j0; j < d && j < j0 + 32; j++) xt[(size_t)j * n + k] = (float)xc(D, k, j);
+    /* (Xc^T)(Xc^T)^T, packed once and multiplied by blocks of rows (the same
+     * bits as one product: each element is its own chain), so that a cancel
+     * request is seen within a block. */
+    MatPacked pk;
+    if (mat_pack(&pk, xt, n, n, d, 1)) {
+        free(xt), free(cf), free(c);
+        return NULL;
     }
+    for (int r0 = 0; r0 < d && !av_cancelled(); r0 += 64) {
+        int rows = d - r0 < 64 ? d - r0 : 64;
+        mat_mul_rows(cf, d, xt, n, &pk, r0, rows);
+    }
+    mat_packed_free(&pk);
     for (size_t i = 0; i < (size_t)d * d; i++) c[i] = cf[i];
     /* symmetric to the bit, so that power iteration is */
     for (int i = 0; i < d; i++)
@@ -248,12 +273,8 @@ int pca_top2(float *out_axes, double *out_var, const float *x, int n, int d, AvE
     Data D = {x, mean, n, d, t, NULL};
 
     double ss = 0; /* total sum of squares of the centred data */
-    for (int j = 0; j < d; j++) {
-        double s = 0;
-        for (int i = 0; i < n; i++)
-            s += x[(size_t)i * d + j];
-        mean[j] = n > 0 ? s / n : 0;
-    }
+    column_sums(mean, x, n, d);
+    for (int j = 0; j < d; j++) mean[j] = n > 0 ? mean[j] / n : 0;
     for (int i = 0; i < n; i++)
         for (int j = 0; j < d; j++)
             ss += xc(&D, i, j) * xc(&D, i, j);
