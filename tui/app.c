@@ -280,7 +280,7 @@ void app_save_mask(App *a) {
     if (rc == 0) rc = av_write_file_atomic(a->mask_file, text, len, &err);
     free(text);
     if (rc) {
-        say(a, 1, "cannot write the mask: %s", err.msg);
+        say(a, 1, "mask not written: %s", err.msg);
         return;
     }
     a->paint_dirty = 0;
