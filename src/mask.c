@@ -273,12 +273,14 @@ char *mask_file_comments(const char *buf, size_t len, int *dropped) {
         while (p < end && is_blank(buf[p])) p++;
         static const char ours[] = "# attnviz";
         if (p < end && buf[p] == '#') {
-            int own = end - p >= sizeof ours - 1 && memcmp(buf + p, ours, sizeof ours - 1) == 0;
-            if (!own) {
-                memcpy(out + o, buf + i, end - i);
-                o += end - i;
-                out[o++] = '\n';
-            }
+            /* A NUL cannot live in the NUL-terminated text: it goes, before
+             * the line is judged (what is written is what is read again). */
+            size_t o0 = o, q = o;
+            for (size_t c = i; c < end; c++)
+                if (buf[c]) out[o++] = buf[c];
+            while (q < o && is_blank(out[q])) q++;
+            if (o - q >= sizeof ours - 1 && memcmp(out + q, ours, sizeof ours - 1) == 0) o = o0;
+            else out[o++] = '\n';
         } else if (memchr(buf + p, '#', end - p)) {
             (*dropped)++;
         }
