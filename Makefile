@@ -45,6 +45,8 @@ $(BUILD)/%.o: %.c $(wildcard src/*.h tui/*.h) Makefile
 
 # test_oom makes allocations fail: malloc and calloc of the code go through it.
 $(BUILD)/tests/test_oom: TESTWRAP := -Wl,--wrap=malloc,--wrap=calloc
+# test_files makes writes fail (a full disk) and fsync fail.
+$(BUILD)/tests/test_files: TESTWRAP := -Wl,--wrap=write,--wrap=fsync
 
 $(BUILD)/tests/%: tests/%.c $(CORE_OBJ) $(TUI_OBJ) $(wildcard tests/*.h)
 	@mkdir -p $(dir $@)

@@ -46,14 +46,37 @@ void mask_fill(unsigned char *allowed, const MaskSpec *spec, int n_q, int n_k);
  * apply to cross-attention). */
 int mask_applies(MaskKind kind, int cross);
 
-/* Reads a painted mask: rows of 0/1 separated by spaces ('#' comments),
- * n_q rows of n_k values; 1 = visible, 0 = masked. Errors name
+/* The mask file (--mask-file; W writes it). Two formats, '#' starts a
+ * comment, blank lines are skipped:
+ *   - rows of 0/1: one row per query, one value per key (1 = visible,
+ *     0 = masked), separated by spaces;
+ *   - runs: a first line "runs", then one row per query listing the lengths
+ *     of its runs of visible and masked keys in turn, visible first (a row
+ *     that starts masked begins with 0); each row sums to the key count.
+ *     "runs / 2 1 3" is the row 1 1 0 1 1 1.
+ * W writes rows of 0/1 up to MASK_BITS_MAX_KEYS keys (easy to edit by hand),
+ * runs above (a 4096 x 4096 causal mask is 40 KB). */
+#define MASK_BITS_MAX_KEYS 64
+
+/* Reads a painted mask of n_q rows of n_k keys in either format. Errors name
  * file:line:column. *grid is malloc'd (caller frees). */
 int mask_parse_grid(unsigned char **grid, int n_q, int n_k, const char *buf, size_t len, const char *name,
                     AvError *err);
 
-/* Writes a grid in the same format, with a comment header. Returns a malloc'd
- * NUL-terminated text (caller frees), NULL when out of memory. */
-char *mask_format_grid(const unsigned char *grid, int n_q, int n_k);
+/* Writes a grid (n_q x n_k, 1 = visible; NULL = all visible) in the format
+ * above, with a header of "# attnviz" comments, then `comments` (lines of
+ * the user's own, each ending in a newline, or NULL). A text longer than
+ * `max` bytes (the reader's limit) is refused with a message: a mask that
+ * alternates too often cannot be read back. On success *out (caller frees,
+ * NUL-terminated) and *len are set. */
+int mask_format_grid(char **out, size_t *len, const unsigned char *grid, int n_q, int n_k, const char *comments,
+                     size_t max, AvError *err);
+
+/* The comments of a mask file that W keeps: every line that is only a
+ * comment, except attnviz's own header ("# attnviz ..."). A malloc'd text
+ * (caller frees; "" when there are none), NULL when out of memory.
+ * *dropped counts comments after the values of a row: W rewrites the rows,
+ * so those go. */
+char *mask_file_comments(const char *buf, size_t len, int *dropped);
 
 #endif

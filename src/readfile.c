@@ -3,22 +3,51 @@
 #include "readfile.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include "atomicfile.h"
+
+/* Opens a named file for reading without ever blocking: a FIFO with no
+ * writer would hang open() (and a FIFO, a device or a socket could hang the
+ * reads), so O_NONBLOCK opens it and fstat refuses anything but a regular
+ * file before the first read; then reads block as usual. */
+static FILE *open_regular(const char *path, AvError *err) {
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) return av_errorf(err, "%s: cannot open: %s", path, strerror(errno)), NULL;
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int saved = errno;
+        close(fd);
+        return av_errorf(err, "%s: cannot open: %s", path, strerror(saved)), NULL;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        if (S_ISDIR(st.st_mode)) return av_errorf(err, "%s: is a directory, not a file", path), NULL;
+        return av_errorf(err, "%s: not a regular file (%s); use '-' to read standard input", path,
+                         av_file_type_name((unsigned)st.st_mode)),
+               NULL;
+    }
+    int flags = fcntl(fd, F_GETFL);
+    FILE *f = flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0 ? NULL : fdopen(fd, "rb");
+    if (!f) {
+        int saved = errno;
+        close(fd);
+        return av_errorf(err, "%s: cannot open: %s", path, strerror(saved)), NULL;
+    }
+    return f;
+}
 
 int av_read_file(const char *path, size_t max, char **out, size_t *len, AvError *err) {
     *out = NULL;
     *len = 0;
     int is_stdin = strcmp(path, "-") == 0;
-    FILE *f = is_stdin ? stdin : fopen(path, "rb");
-    if (!f) return av_errorf(err, "%s: cannot open: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-        if (!is_stdin) fclose(f);
-        return av_errorf(err, "%s: is a directory, not a file", path);
-    }
+    FILE *f = is_stdin ? stdin : open_regular(path, err);
+    if (!f) return -1;
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap);
     if (!buf) {
@@ -57,4 +86,21 @@ int av_read_file(const char *path, size_t max, char **out, size_t *len, AvError 
     *out = buf;
     *len = n;
     return 0;
+}
+
+int av_read_file_if_exists(const char *path, size_t max, char **out, size_t *len, AvError *err) {
+    *out = NULL;
+    *len = 0;
+    if (strcmp(path, "-") != 0) {
+        struct stat st;
+        if (lstat(path, &st) != 0) {
+            if (errno == ENOENT) return 0;
+            return av_errorf(err, "%s: %s", path, strerror(errno));
+        }
+        if (S_ISLNK(st.st_mode) && stat(path, &st) != 0) {
+            if (errno == ENOENT) return av_errorf(err, "%s: a symbolic link to a file that does not exist", path);
+            return av_errorf(err, "%s: %s", path, strerror(errno));
+        }
+    }
+    return av_read_file(path, max, out, len, err);
 }

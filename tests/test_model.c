@@ -750,7 +750,9 @@ static void test_mask_parse_and_grid(void **state) {
     assert_int_equal(g[1], 0);
     assert_int_equal(g[3], 0);
     assert_int_equal(g[5], 1);
-    char *out = mask_format_grid(g, 2, 3);
+    char *out;
+    size_t out_len;
+    assert_int_equal(mask_format_grid(&out, &out_len, g, 2, 3, NULL, 1 << 20, &err), 0);
     assert_non_null(strstr(out, "1 0 1\n0 1 1\n"));
     free(out);
     free(g);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "atomicfile.h"
 #include "cli.h"
 #include "keymap.h"
 #include "readfile.h"
@@ -44,7 +45,11 @@ void app_init(App *a, Model *m, ColorTier tier, int ascii, int dv_follows_dk, co
     a->pattern = pattern;
 }
 
-void app_free(App *a) { le_free(&a->edit); }
+void app_free(App *a) {
+    le_free(&a->edit);
+    free(a->undo.grid);
+    free(a->mask_comments);
+}
 
 static void say(App *a, int error, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -247,27 +252,108 @@ static int prompt_key(App *a, AppKey k) {
     return 1;
 }
 
-/* W in mask-edit mode: the painted grid to --mask-file. */
+/* W in mask-edit mode: the painted grid to --mask-file, all at once (a full
+ * disk leaves the old file as it was). */
 void app_save_mask(App *a) {
     if (!a->mask_file) {
         say(a, 1, "no --mask-file given: nowhere to write the mask");
         return;
     }
+    if (strcmp(a->mask_file, "-") == 0) {
+        say(a, 1, "--mask-file -: standard input cannot be written; start with --mask-file FILE to save");
+        return;
+    }
     const Model *m = a->m;
+    AvError err = {{0}};
     unsigned char *grid = malloc((size_t)(m->n_q ? m->n_q : 1) * (size_t)(m->n_k ? m->n_k : 1));
     char *text = NULL;
-    if (grid) {
+    size_t len = 0;
+    int rc = -1;
+    if (!grid) {
+        av_errorf(&err, "out of memory");
+    } else {
         for (int i = 0; i < m->n_q; i++)
             for (int j = 0; j < m->n_k; j++) grid[(size_t)i * m->n_k + j] = (unsigned char)model_painted_at(m, i, j);
-        text = mask_format_grid(grid, m->n_q, m->n_k);
+        rc = mask_format_grid(&text, &len, grid, m->n_q, m->n_k, a->mask_comments, AV_MAX_INPUT_BYTES, &err);
     }
     free(grid);
-    FILE *f = text ? fopen(a->mask_file, "w") : NULL;
-    int ok = f && fputs(text, f) >= 0;
-    if (f && fclose(f) != 0) ok = 0;
+    if (rc == 0) rc = av_write_file_atomic(a->mask_file, text, len, &err);
     free(text);
-    if (ok) say(a, 0, "mask written to %s (%d x %d)", a->mask_file, m->n_q, m->n_k);
-    else say(a, 1, "cannot write the mask to %s", a->mask_file);
+    if (rc) {
+        say(a, 1, "mask not written: %s", err.msg);
+        return;
+    }
+    a->paint_dirty = 0;
+    if (a->mask_comments_dropped)
+        say(a, 0, "mask written to %s (%d x %d); %d comment%s after row values dropped (whole-line comments kept)",
+            a->mask_file, m->n_q, m->n_k, a->mask_comments_dropped, a->mask_comments_dropped == 1 ? "" : "s");
+    else say(a, 0, "mask written to %s (%d x %d)", a->mask_file, m->n_q, m->n_k);
+}
+
+/* A copy of the painted grid as it is (NULL with *q = *k = 0 when all is
+ * visible). Returns -1 when out of memory. */
+static int paint_snapshot(const Model *m, unsigned char **grid, int *q, int *k) {
+    *grid = NULL;
+    *q = *k = 0;
+    if (!m->painted) return 0;
+    size_t n = (size_t)m->painted_q * (size_t)m->painted_k;
+    *grid = malloc(n ? n : 1);
+    if (!*grid) return -1;
+    memcpy(*grid, m->painted, n);
+    *q = m->painted_q;
+    *k = m->painted_k;
+    return 0;
+}
+
+/* Space, C and u in mask-edit mode. */
+static void paint_key(App *a, Action act) {
+    Model *m = a->m;
+    PaintUndo *u = &a->undo;
+    if (act == ACT_PAINT_TOGGLE) {
+        model_paint_toggle(m, a->ci, a->cj);
+        free(u->grid);
+        *u = (PaintUndo){.kind = UNDO_TOGGLE, .i = a->ci, .j = a->cj};
+        a->paint_dirty = 1;
+        say(a, 0, "cell (%d, %d) %s", a->ci, a->cj, model_painted_at(m, a->ci, a->cj) ? "shown" : "hidden");
+    } else if (act == ACT_PAINT_CLEAR) {
+        unsigned char *g;
+        int q, k;
+        if (paint_snapshot(m, &g, &q, &k)) {
+            say(a, 1, "out of memory: the mask is not cleared (it could not be undone)");
+            return;
+        }
+        model_paint_clear(m);
+        free(u->grid);
+        *u = (PaintUndo){.kind = UNDO_GRID, .grid = g, .grid_q = q, .grid_k = k};
+        a->paint_dirty = 1;
+        say(a, 0, "painted mask cleared: every cell visible (u undoes)");
+    } else if (u->kind == UNDO_NONE) {
+        say(a, 1, "nothing to undo: u undoes the last Space or C");
+    } else if (u->kind == UNDO_TOGGLE) {
+        model_paint_toggle(m, u->i, u->j);
+        a->paint_dirty = 1;
+        say(a, 0, "undone: cell (%d, %d) %s again (u redoes)", u->i, u->j,
+            model_painted_at(m, u->i, u->j) ? "shown" : "hidden");
+    } else {
+        /* Swap: the grid now becomes the step that u again puts back. */
+        unsigned char *g;
+        int q, k;
+        AvError err = {{0}};
+        if (paint_snapshot(m, &g, &q, &k)) {
+            say(a, 1, "out of memory: nothing undone");
+            return;
+        }
+        if (u->grid && model_set_painted(m, u->grid, u->grid_q, u->grid_k, &err)) {
+            free(g);
+            say(a, 1, "%s: nothing undone", err.msg);
+            return;
+        }
+        if (!u->grid) model_paint_clear(m);
+        free(u->grid);
+        u->grid = g, u->grid_q = q, u->grid_k = k;
+        a->paint_dirty = 1;
+        say(a, 0, "undone: the painted mask is back as it was (u redoes)");
+    }
 }
 
 static void move_cursor(App *a, int di, int dj) {
@@ -315,10 +401,21 @@ int app_key(App *a, AppKey k) {
     }
     if (act == ACT_NONE) return 0;
     a->msg[0] = '\0';
+    int quit_asked = a->quit_asked;
+    a->quit_asked = 0; /* asked once: any other key cancels the question */
     int page = a->layout.valid && a->layout.rows > 1 ? a->layout.rows - 1 : 10;
     switch (act) {
     case ACT_NONE: return 0;
-    case ACT_QUIT: a->quit = 1; break;
+    case ACT_QUIT:
+        if (a->paint_dirty && !quit_asked) {
+            a->quit_asked = 1;
+            if (a->mask_file && strcmp(a->mask_file, "-") != 0)
+                say(a, 1, "the painted mask is not saved: W (in mask-edit, M) writes %s; q again quits", a->mask_file);
+            else say(a, 1, "the painted mask is not saved (no --mask-file to write it to); q again quits");
+            break;
+        }
+        a->quit = 1;
+        break;
     case ACT_HELP:
         a->overlay = OVERLAY_HELP;
         a->doc_y = a->doc_x = 0;
@@ -430,7 +527,7 @@ int app_key(App *a, AppKey k) {
                 c.mask = MASK_PAINTED;
                 reconfigure(a, &c, "");
             }
-            say(a, 0, "mask-edit: Space hides/shows the cell, C clears, W writes %s, M ends",
+            say(a, 0, "mask-edit: Space hides/shows the cell, C clears, u undoes, W writes %s, M ends",
                 a->mask_file ? a->mask_file : "(give --mask-file to save)");
         } else {
             say(a, 0, "mask-edit off (mask=painted stays; m for another mask)");
@@ -438,20 +535,14 @@ int app_key(App *a, AppKey k) {
         break;
     case ACT_PAINT_TOGGLE:
     case ACT_PAINT_CLEAR:
+    case ACT_PAINT_UNDO:
     case ACT_PAINT_SAVE:
         if (!a->painting) {
-            say(a, 1, "M starts mask-edit mode (Space, C and W paint, clear and save the mask)");
+            say(a, 1, "M starts mask-edit mode (Space, C, u and W paint, clear, undo and save the mask)");
             break;
         }
-        if (act == ACT_PAINT_TOGGLE) {
-            model_paint_toggle(m, a->ci, a->cj);
-            say(a, 0, "cell (%d, %d) %s", a->ci, a->cj, model_painted_at(m, a->ci, a->cj) ? "shown" : "hidden");
-        } else if (act == ACT_PAINT_CLEAR) {
-            model_paint_clear(m);
-            say(a, 0, "painted mask cleared: every cell visible");
-        } else {
-            app_save_mask(a);
-        }
+        if (act == ACT_PAINT_SAVE) app_save_mask(a);
+        else paint_key(a, act);
         break;
     case ACT_GRAVITY:
         if (a->view == VIEW_GRAVITY) a->gravity_all = !a->gravity_all;

@@ -40,6 +40,14 @@ typedef enum { OVERLAY_NONE, OVERLAY_HELP, OVERLAY_CELL } Overlay;
 
 typedef enum { PROMPT_NONE, PROMPT_DK, PROMPT_TEXT, PROMPT_TARGET } PromptKind;
 
+/* What u undoes in mask-edit mode: one step, and u again redoes it. */
+typedef struct {
+    enum { UNDO_NONE, UNDO_TOGGLE, UNDO_GRID } kind;
+    int i, j;             /* UNDO_TOGGLE: the cell Space toggled */
+    unsigned char *grid;  /* UNDO_GRID, owned: the painted grid to put back (NULL: all visible) */
+    int grid_q, grid_k;   /* its shape */
+} PaintUndo;
+
 /* Where the last frame put the heatmap cells: for mouse clicks. */
 typedef struct {
     int valid;
@@ -70,6 +78,11 @@ typedef struct {
     int quit;
     int painting;        /* mask-edit mode: Space toggles a cell */
     const char *mask_file; /* --mask-file: where W writes the painted mask */
+    char *mask_comments; /* owned: the '#' lines of --mask-file that W writes back (or NULL) */
+    int mask_comments_dropped; /* comments after a row's values in it: W cannot keep them */
+    int paint_dirty;     /* painted since the last W (or the start): q asks first */
+    int quit_asked;      /* the last key was a q that asked: q again quits */
+    PaintUndo undo;      /* u: the last Space or C undone (u again: redone) */
     int gravity_all;     /* gravity view: all heads (Y) instead of the head shown */
     int computing;       /* a recompute is under way: the status line says so */
     int enforce_min;     /* interactive: below APP_MIN_W x APP_MIN_H say so */
@@ -78,7 +91,7 @@ typedef struct {
 
 /* Initializes the app on an up-to-date model. */
 void app_init(App *a, Model *m, ColorTier tier, int ascii, int dv_follows_dk, const char *pattern);
-void app_free(App *a); /* frees the prompt; not the model */
+void app_free(App *a); /* frees the prompt, the undo step and mask_comments; not the model */
 
 /* A key from the terminal: a character (is_code 0) or an ncurses KEY_* code. */
 typedef struct {
@@ -112,7 +125,8 @@ int app_needs_update(const App *a);
  * wheel up/down (button 4/5) moves it by 3 rows. */
 void app_mouse(App *a, int y, int x, int button);
 
-/* Writes the painted mask to a->mask_file (W in mask-edit mode). */
+/* Writes the painted mask to a->mask_file (W in mask-edit mode), atomically
+ * (av_write_file_atomic); the status line says where, or why not. */
 void app_save_mask(App *a);
 
 /* Draws the whole screen for the current view on cv. */

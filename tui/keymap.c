@@ -53,7 +53,8 @@ const KeyBinding keymap[] = {
     {{'M', 0}, "M", NULL, ACT_PAINT_MODE, "mask-edit mode on/off: paint the mask by hand", "M paint", 18},
     {{' ', 0}, "Space", NULL, ACT_PAINT_TOGGLE, "in mask-edit mode: hide or show the cell under the cursor", NULL, 99},
     {{'C', 0}, "C", NULL, ACT_PAINT_CLEAR, "in mask-edit mode: clear the painted mask (all visible)", NULL, 99},
-    {{'W', 0}, "W", NULL, ACT_PAINT_SAVE, "in mask-edit mode: write the painted mask to the --mask-file", NULL, 99},
+    {{'u', 0}, "u", NULL, ACT_PAINT_UNDO, "in mask-edit mode: undo the last Space or C (u again: redo)", NULL, 99},
+    {{'W', 0}, "W", NULL, ACT_PAINT_SAVE, "in mask-edit mode: write the painted mask to the --mask-file (all at once)", NULL, 99},
     {{'g', 0}, "g", NULL, ACT_GRAVITY, "word gravity: tokens pulled by attention, in 2-D", "g gravity", 20},
     {{CTRL('l'), 0}, "Ctrl-L", NULL, ACT_REDRAW, "redraw the screen", NULL, 99},
 };

@@ -46,6 +46,7 @@ typedef enum {
     ACT_PAINT_MODE,  /* mask-edit mode on/off */
     ACT_PAINT_TOGGLE,
     ACT_PAINT_CLEAR,
+    ACT_PAINT_UNDO,  /* undo the last Space or C (again: redo) */
     ACT_PAINT_SAVE,
     ACT_GRAVITY,
     ACT_COUNT

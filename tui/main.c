@@ -31,19 +31,31 @@ static void print_error(const char *msg) {
     free(e);
 }
 
+/* The '#' lines of --mask-file, kept for W to write back (owned here until
+ * the app takes them). */
+static char *mask_comments;
+static int mask_comments_dropped;
+
 /* --mask-file: the painted mask, one row per query and one value per key.
- * A file that does not exist yet is fine: W will create it. */
+ * Only a file that does not exist yet is fine (W will create it); a
+ * dangling link, a loop, a FIFO... are said now, not when W fails. */
 static int load_mask_file(Model *m, const CliOptions *o, AvError *err) {
     if (!o->mask_file) return 0;
-    if (access(o->mask_file, F_OK) != 0) return 0;
     char *buf;
     size_t len;
-    if (av_read_file(o->mask_file, AV_MAX_INPUT_BYTES, &buf, &len, err)) return av_error_prefix(err, "--mask-file");
+    if (av_read_file_if_exists(o->mask_file, AV_MAX_INPUT_BYTES, &buf, &len, err))
+        return av_error_prefix(err, "--mask-file");
+    if (!buf) return 0;
     unsigned char *grid;
     int rc = mask_parse_grid(&grid, m->n_q, m->n_k, buf, len, o->mask_file, err);
+    if (rc) {
+        free(buf);
+        return av_error_prefix(err, "--mask-file");
+    }
+    free(mask_comments);
+    mask_comments = mask_file_comments(buf, len, &mask_comments_dropped);
     free(buf);
-    if (rc) return av_error_prefix(err, "--mask-file");
-    rc = model_set_painted(m, grid, m->n_q, m->n_k, err);
+    rc = mask_comments ? model_set_painted(m, grid, m->n_q, m->n_k, err) : av_errorf(err, "out of memory");
     free(grid);
     return rc;
 }
@@ -193,6 +205,9 @@ int main(int argc, char **argv) {
         App app;
         app_init(&app, m, TIER_NONE, opt.ascii || forced_utf8, !opt.dv_given, opt.pattern);
         app.mask_file = opt.mask_file;
+        app.mask_comments = mask_comments;
+        app.mask_comments_dropped = mask_comments_dropped;
+        mask_comments = NULL;
         if (opt.view) app_view_parse(opt.view, &app.view);
         if (opt.once) {
             app.tier = once_tier(&opt);
@@ -203,6 +218,7 @@ int main(int argc, char **argv) {
         }
         app_free(&app);
     }
+    free(mask_comments);
     model_free(m);
     cli_free(&opt);
     return status;
