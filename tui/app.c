@@ -641,7 +641,8 @@ static Stage needed_stage(const App *a) {
 }
 
 int app_q_quits(const App *a, int prompt_closing) {
-    return (prompt_closing || a->prompt == PROMPT_NONE) && a->overlay == OVERLAY_NONE && a->view != VIEW_PIPELINE;
+    return (prompt_closing || a->prompt == PROMPT_NONE) && a->overlay == OVERLAY_NONE && a->view != VIEW_PIPELINE &&
+           (!a->paint_dirty || a->quit_asked);
 }
 
 int app_needs_update(const App *a) { return a->m->stale <= needed_stage(a); }
