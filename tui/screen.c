@@ -403,7 +403,7 @@ static void *job_run(void *arg) {
 /* Starts the job on its own thread, with every signal blocked there (signals
  * are the main thread's, in its pselect). Runs it on the caller when no
  * thread can be made. */
-static int job_start(Job *j, Input *in) {
+static int job_start(Job *j, Input *in, int wake_read_fd) {
     Queue t = j->batch;
     j->batch = in->pending;
     in->pending = t;
@@ -416,6 +416,9 @@ static int job_start(Job *j, Input *in) {
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0) {
         job_run(j);
+        char buf[16];
+        while (read(wake_read_fd, buf, sizeof buf) > 0) { /* its wake-up is not for a later job */
+        }
         return 0;
     }
     return 1;
@@ -524,7 +527,7 @@ int screen_run(App *a, const CliOptions *o, AvError *err) {
                 if (cv->w != COLS || cv->h != LINES) cv_resize(cv, COLS, LINES);
                 redraw = 0, marked = 0;
                 started = now_seconds();
-                busy = job_start(&job, &input);
+                busy = job_start(&job, &input, wake[0]);
                 if (!busy && job.drawn) screen_blit(cv, a->tier);
                 continue;
             }
