@@ -5,6 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "utf8_width.h"
+
+static int in_table(const uint32_t (*t)[2], size_t n, uint32_t cp);
+
 int utf8_decode(const char *str, size_t len, uint32_t *cp) {
     const unsigned char *s = (const unsigned char *)str;
     *cp = UTF8_INVALID;
@@ -65,6 +69,15 @@ int utf8_is_unsafe(uint32_t cp) {
     if (cp >= 0x202A && cp <= 0x202E) return 1;                 /* embeddings, overrides */
     if (cp >= 0x2066 && cp <= 0x2069) return 1;                 /* isolates */
     if (cp == 0x2028 || cp == 0x2029) return 1;                 /* line/paragraph separator */
+    /* Format characters (ZWSP, ZWNJ, ZWJ, word joiner, BOM, soft hyphen, tags)
+     * are invisible, and terminals disagree on what they do to the columns:
+     * tmux 3.3a draws a ZWJ emoji sequence in 2 columns where wcwidth counts
+     * 6. Shown escaped, a sequence is its parts, each as wide as wcwidth says,
+     * in every terminal. The emoji presentation selectors VS15/VS16 are
+     * escaped for the same reason (a heart with VS16 is 1 column in tmux, 2
+     * in many terminals). */
+    if (cp == 0xFE0E || cp == 0xFE0F) return 1;
+    if (in_table(utf8_format, sizeof utf8_format / sizeof *utf8_format, cp)) return 1;
     return 0;
 }
 
@@ -97,8 +110,6 @@ char *utf8_escape(const char *s, size_t len) {
     out[o] = '\0';
     return out;
 }
-
-#include "utf8_width.h"
 
 static int in_table(const uint32_t (*t)[2], size_t n, uint32_t cp) {
     size_t lo = 0, hi = n;
