@@ -62,4 +62,26 @@ tmx_start 80 24 LC_ALL=C.UTF-8 -- "$ATTNVIZ" --color=never -H 1 -f "$TMP/family.
 tmx_expect "ZWJ shown escaped" '\u{200D}'
 tmx_stop
 
+# --- e then Enter keeps the sentence: NULs and escape sequences included
+printf 'one\000two three four five' >"$TMP/nul.txt"
+printf 'red \033[31mgreen\033[0m blue\r\nand \033]0;t\007 more words here now' >"$TMP/csi.txt"
+for f in nul csi; do
+    n=$($ATTNVIZ --dump -f "$TMP/$f.txt" | sed -n 's/^tokens (\([0-9]*\))$/\1/p')
+    tmx_start 100 30 LC_ALL=C.UTF-8 -- "$ATTNVIZ" --color=never -H 1 -f "$TMP/$f.txt"
+    tmx_expect "$f: $n tokens at start" "$n tokens, words"
+    tmx_expect "$f: the prompt opens" 'sentence: ' e
+    tmx_expect "$f: Home" 'sentence: ' Home
+    case $f in
+    nul) tmx_expect "$f: NUL shown escaped in the prompt" 'one\x00two' ;;
+    csi) tmx_expect "$f: CSI shown escaped in the prompt" 'red \x1B[31mgreen' ;;
+    esac
+    tmx send-keys Enter
+    i=0
+    while [ $i -lt 100 ] && tmx_screen | grep -q "Enter apply"; do sleep 0.05; i=$((i + 1)); done
+    tmx_expect "$f: still $n tokens after e Enter" "$n tokens, words"
+    line=$(tmx_screen | grep -c "^$n tokens *\$")
+    [ "$line" = 1 ] && pass || { fail "$f: no message '$n tokens'"; tmx_screen; }
+    tmx_stop
+done
+
 finish

@@ -548,13 +548,11 @@ static void draw_prompt(const App *a, Canvas *cv, int y) {
     size_t from, to;
     int ccol;
     le_view(&a->edit, field, &from, &to, &ccol);
-    char *shown = malloc(to - from + 1);
-    if (shown) {
-        memcpy(shown, a->edit.buf + from, to - from);
-        shown[to - from] = '\0';
-        cv_text(cv, y, x, shown, field, style_attr(ST_UNDERLINE));
-        free(shown);
-    }
+    /* Escaped as labels are: the text may hold NULs and escape sequences
+     * (le_view counts each as wide as its escape). */
+    char *shown = text_safe_label(a->edit.buf + from, to - from, 0);
+    if (shown) cv_text(cv, y, x, shown, field, style_attr(ST_UNDERLINE));
+    free(shown);
     /* The cursor: a reversed cell (the terminal cursor stays hidden). */
     if (x + ccol < cv->w) {
         Cell *c = cv_cell(cv, y, x + ccol);
