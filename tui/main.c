@@ -19,6 +19,7 @@
 #include "screen.h"
 #include "export.h"
 #include "model.h"
+#include "number.h"
 #include "qkvfile.h"
 #include "readfile.h"
 #include "utf8.h"
@@ -114,8 +115,8 @@ static int once_width(const CliOptions *o) {
     if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20) return ws.ws_col;
     const char *cols = getenv("COLUMNS");
     if (cols) {
-        long v = strtol(cols, NULL, 10);
-        if (v >= 20 && v <= 1000) return (int)v;
+        long v;
+        if (num_parse_long(cols, 20, 1000, &v) == NUM_OK) return (int)v;
     }
     return 80;
 }
