@@ -13,6 +13,7 @@ int av_read_file(const char *path, size_t max, char **out, size_t *len, AvError 
     *len = 0;
     int is_stdin = strcmp(path, "-") == 0;
     FILE *f = is_stdin ? stdin : fopen(path, "rb");
+    if (is_stdin) path = "standard input"; /* what the messages below call it */
     if (!f) return av_errorf(err, "%s: cannot open: %s", path, strerror(errno));
     struct stat st;
     if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {

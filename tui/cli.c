@@ -242,7 +242,7 @@ int cli_parse(CliOptions *o, int argc, char **argv, AvError *err) {
         case OPT_VIEW: {
             int ok = 0;
             for (int i = 0; view_names[i]; i++) ok |= strcmp(optarg, view_names[i]) == 0;
-            if (!ok) return av_errorf(err, "--view: unknown view '%s' (expected heatmap, heads or pipeline)", optarg);
+            if (!ok) return av_errorf(err, "--view: unknown view '%s' (expected heatmap, heads, pipeline or gravity)", optarg);
             o->view = optarg;
             break;
         }

@@ -1,6 +1,7 @@
 /* main.c - attnviz's entry point: parse the command line, build the model,
  * then dump it, draw it once, or run the interactive TUI. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <sys/ioctl.h>
@@ -32,6 +33,17 @@ static void print_error(const char *msg) {
     free(e);
 }
 
+/* Flushes standard output; a write that failed (a full disk, a closed pipe)
+ * gets a message and 0 is returned, so no output is ever lost in silence. */
+static int stdout_flushed(void) {
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout)) return 1;
+    char msg[128];
+    snprintf(msg, sizeof msg, "cannot write to standard output: %s", errno ? strerror(errno) : "write error");
+    print_error(msg);
+    return 0;
+}
+
 /* --mask-file: the painted mask, one row per query and one value per key.
  * A file that does not exist yet is fine: W will create it. */
 static int load_mask_file(Model *m, const CliOptions *o, AvError *err) {
@@ -56,7 +68,7 @@ static int build_model(Model *m, const CliOptions *o, AvError *err) {
         if (qkv_load(&d, o->qkv_file, err)) return av_error_prefix(err, "--qkv");
         int rc = model_set_qkv(m, &d, err);
         qkv_free(&d);
-        if (rc) return av_error_prefix(err, "--qkv %s", o->qkv_file);
+        if (rc) return av_error_prefix(err, "--qkv %s", strcmp(o->qkv_file, "-") == 0 ? "standard input" : o->qkv_file);
         ModelConfig c = m->cfg;
         c.mask = o->cfg.mask;
         c.window = o->cfg.window;
@@ -86,12 +98,17 @@ static int build_model(Model *m, const CliOptions *o, AvError *err) {
         while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r')) buf[--len] = '\0';
         int rc = model_set_text(m, buf, len, err);
         free(buf);
-        if (rc) return av_error_prefix(err, "%s", o->file);
+        if (rc) return av_error_prefix(err, "%s", strcmp(o->file, "-") == 0 ? "standard input" : o->file);
     } else {
         const char *text = o->text ? o->text : CLI_DEFAULT_TEXT;
         if (model_set_text(m, text, strlen(text), err)) return av_error_prefix(err, "TEXT");
     }
-    if (o->target && model_set_target(m, o->target, strlen(o->target), err)) return av_error_prefix(err, "--target");
+    if (o->target && model_set_target(m, o->target, strlen(o->target), err)) {
+        /* The model says "target: ..." (for the TUI); here the option says it. */
+        char rest[AV_ERR_MAX];
+        snprintf(rest, sizeof rest, "%s", strncmp(err->msg, "target: ", 8) == 0 ? err->msg + 8 : err->msg);
+        return av_errorf(err, "--target: %s", rest);
+    }
     if (o->pad && model_set_pad(m, o->pad, err)) return av_error_prefix(err, "--pad");
     if (model_set_config(m, &o->cfg, err)) return -1;
     return load_mask_file(m, o, err);
@@ -143,8 +160,9 @@ static int run_once(App *a, const CliOptions *o) {
     char *text = cv_render(cv, a->tier != TIER_NONE, a->tier);
     cv_free(cv);
     if (!text) return print_error("out of memory"), 1;
-    int rc = fputs(text, stdout) < 0 || fflush(stdout) ? 1 : 0;
+    int rc = fputs(text, stdout) < 0;
     free(text);
+    if (!stdout_flushed()) return 1;
     if (rc) print_error("cannot write to standard output");
     return rc;
 }
@@ -159,15 +177,11 @@ int main(int argc, char **argv) {
         cli_free(&opt);
         return 2;
     }
-    if (opt.help) {
-        fputs(cli_usage(), stdout);
+    if (opt.help || opt.version) {
+        if (opt.help) fputs(cli_usage(), stdout);
+        else printf("attnviz %s\n", ATTNVIZ_VERSION);
         cli_free(&opt);
-        return 0;
-    }
-    if (opt.version) {
-        printf("attnviz %s\n", ATTNVIZ_VERSION);
-        cli_free(&opt);
-        return 0;
+        return stdout_flushed() ? 0 : 1;
     }
     par_set_threads(opt.threads);
     Model *m = model_new();
@@ -184,8 +198,10 @@ int main(int argc, char **argv) {
         print_error(err.msg);
         status = 1;
     } else if (opt.dump) {
-        if (export_model(stdout, m, opt.dump_format) || fflush(stdout)) {
+        if (export_model(stdout, m, opt.dump_format)) {
             print_error("cannot write the dump to standard output");
+            status = 1;
+        } else if (!stdout_flushed()) {
             status = 1;
         }
     } else {
