@@ -23,6 +23,7 @@
 #include "number.h"
 #include "qkvfile.h"
 #include "readfile.h"
+#include "tokenize.h"
 #include "utf8.h"
 
 /* Prints "attnviz: message" on stderr with every unsafe character escaped:
@@ -61,6 +62,28 @@ static int load_mask_file(Model *m, const CliOptions *o, AvError *err) {
     return rc;
 }
 
+/* Allocation failures in the core say "out of memory" (and nothing else
+ * does but a quoted value): a runtime failure, exit 1, not bad input. */
+static int error_is_oom(const AvError *err) { return strstr(err->msg, "out of memory") != NULL; }
+
+/* The sentence, target and pads are taken with the smallest shape (see
+ * build_model); running out of memory there must name the configuration the
+ * options ask for, not d_model=1 heads=1. The tokens are counted again (the
+ * failed step kept none); if even that fails, the count is left out. */
+static int oom_of_final(const Model *m, const CliOptions *o, const char *text, size_t len, AvError *err) {
+    if (!error_is_oom(err)) return -1;
+    const ModelConfig *c = &o->cfg;
+    TokenList list = {0};
+    AvError ignored;
+    int n = -1;
+    if (text && tok_split(m->tokenizer, text, len, TOK_MAX_TOKENS, &list, &ignored) == 0) n = list.n + o->pad;
+    tok_list_free(&list);
+    char tokens[48] = "";
+    if (n >= 0) snprintf(tokens, sizeof tokens, " and %d tokens", n);
+    return av_errorf(err, "out of memory for d_model=%d heads=%d d_k=%d d_v=%d%s", c->d_model, c->heads, c->d_k,
+                     c->d_v, tokens);
+}
+
 /* Builds the model the options describe. Returns 0, or -1 with err set. */
 static int build_model(Model *m, const CliOptions *o, AvError *err) {
     if (o->qkv_file) {
@@ -97,19 +120,27 @@ static int build_model(Model *m, const CliOptions *o, AvError *err) {
         /* A file's final line break is not part of the sentence. */
         while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r')) buf[--len] = '\0';
         int rc = model_set_text(m, buf, len, err);
+        if (rc) oom_of_final(m, o, buf, len, err);
         free(buf);
         if (rc) return av_error_prefix(err, "%s", strcmp(o->file, "-") == 0 ? "standard input" : o->file);
     } else {
         const char *text = o->text ? o->text : CLI_DEFAULT_TEXT;
-        if (model_set_text(m, text, strlen(text), err)) return av_error_prefix(err, "TEXT");
+        if (model_set_text(m, text, strlen(text), err)) {
+            oom_of_final(m, o, text, strlen(text), err);
+            return av_error_prefix(err, "TEXT");
+        }
     }
     if (o->target && model_set_target(m, o->target, strlen(o->target), err)) {
+        if (error_is_oom(err)) return oom_of_final(m, o, m->text, m->text_len, err);
         /* The model says "target: ..." (for the TUI); here the option says it. */
         char rest[AV_ERR_MAX];
         snprintf(rest, sizeof rest, "%s", strncmp(err->msg, "target: ", 8) == 0 ? err->msg + 8 : err->msg);
         return av_errorf(err, "--target: %s", rest);
     }
-    if (o->pad && model_set_pad(m, o->pad, err)) return av_error_prefix(err, "--pad");
+    if (o->pad && model_set_pad(m, o->pad, err)) {
+        if (error_is_oom(err)) return oom_of_final(m, o, m->text, m->text_len, err);
+        return av_error_prefix(err, "--pad");
+    }
     if (model_set_config(m, &o->cfg, err)) return -1;
     return load_mask_file(m, o, err);
 }
@@ -193,7 +224,7 @@ int main(int argc, char **argv) {
     int status = 0;
     if (build_model(m, &opt, &err)) {
         print_error(err.msg);
-        status = 2;
+        status = error_is_oom(&err) ? 1 : 2;
     } else if (model_update(m, &err)) {
         print_error(err.msg);
         status = 1;

@@ -211,7 +211,19 @@ void view_num(char *buf, size_t cap, double v, int width, int weight) {
     }
     snprintf(buf, cap, "%.0f", v);
     if ((int)strlen(buf) <= width && strcmp(buf, "-0") != 0) return;
+    /* Beyond that, an exponent as short as it can be written: "-3e+38" is
+     * "-3e38" and "1e-05" is "1e-5", so a saturated score (-3.4e38) still
+     * reads as a number in a 5-column cell; only a cell too narrow even for
+     * that gets a bare sign. */
     snprintf(buf, cap, "%.0e", v);
+    char *e = strchr(buf, 'e');
+    if (e) {
+        char *digits = e + 1, *from = digits;
+        if (*from == '+') from++;
+        else if (*from == '-') digits++, from++;
+        while (*from == '0' && from[1]) from++;
+        memmove(digits, from, strlen(from) + 1);
+    }
     if ((int)strlen(buf) > width) snprintf(buf, cap, "%s", v < 0 ? "-" : "+");
 }
 
