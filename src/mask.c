@@ -1,10 +1,11 @@
 /* mask.c - see mask.h. */
 #include "mask.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "number.h"
 
 static const char *const names[MASK_KIND_COUNT] = {"none", "causal", "window", "prefix", "padding", "painted"};
 
@@ -17,10 +18,8 @@ void mask_format(char *buf, size_t cap, MaskKind kind, int window, int prefix) {
 }
 
 static int parse_param(const char *s, int lo, const char *what, int *out, AvError *err) {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end != '\0' || errno == ERANGE || v < lo || v > MASK_MAX_PARAM)
+    long v;
+    if (num_parse_long(s, lo, MASK_MAX_PARAM, &v) != NUM_OK)
         return av_errorf(err, "'%s:%s': %s must be a whole number in %d..%d", what, s, what, lo, MASK_MAX_PARAM);
     *out = (int)v;
     return 0;

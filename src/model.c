@@ -346,9 +346,14 @@ static int reshape(Model *m, const ModelConfig *c, int n_q, int n_k, ModelSource
         return 0;
     }
     Storage s;
-    if (storage_alloc(&s, which, c, n_q, n_k, src, q_target != k_target))
+    if (storage_alloc(&s, which, c, n_q, n_k, src, q_target != k_target)) {
+        /* Q/K/V from a file have no d_model (cfg keeps the default 64). */
+        if (src != SOURCE_TEXT)
+            return av_errorf(err, "out of memory for Q/K/V of %d x %d tokens, d_k=%d d_v=%d", n_q, n_k, c->d_k,
+                             c->d_v);
         return av_errorf(err, "out of memory for d_model=%d heads=%d d_k=%d d_v=%d and %d tokens", c->d_model,
                          c->heads, c->d_k, c->d_v, n_k);
+    }
     /* The weights that survive a change of heads, d_k or d_v (prefix
      * stability): copied into the new arena below, so that only new columns
      * and heads are drawn. Their old places, before the arenas move. */

@@ -587,8 +587,11 @@ int qkv_parse(QkvData *out, const char *buf, size_t len, const char *name, AvErr
     if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) pos = 3;
     p.line_start = pos;
     int rc = qkv_check_text(&p, pos);
+    /* A file with CR line endings only (classic Mac OS, some exports) has its
+     * lines too: without this it was one line and "no Q: block". */
+    char eol_byte = memchr(buf, '\n', len) || !memchr(buf, '\r', len) ? '\n' : '\r';
     while (rc == 0 && pos < len) {
-        const char *nl = memchr(buf + pos, '\n', len - pos);
+        const char *nl = memchr(buf + pos, eol_byte, len - pos);
         size_t eol = nl ? (size_t)(nl - buf) : len;
         const char *hash = memchr(buf + pos, '#', eol - pos);
         size_t end = hash ? (size_t)(hash - buf) : eol;
@@ -615,7 +618,7 @@ int qkv_load(QkvData *out, const char *path, AvError *err) {
     char *buf;
     size_t len;
     if (av_read_file(path, AV_MAX_INPUT_BYTES, &buf, &len, err) < 0) return -1;
-    int rc = qkv_parse(out, buf, len, path, err);
+    int rc = qkv_parse(out, buf, len, strcmp(path, "-") == 0 ? "standard input" : path, err);
     free(buf);
     return rc;
 }

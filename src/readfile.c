@@ -48,6 +48,7 @@ int av_read_file(const char *path, size_t max, char **out, size_t *len, AvError 
     int is_stdin = strcmp(path, "-") == 0;
     FILE *f = is_stdin ? stdin : open_regular(path, err);
     if (!f) return -1;
+    if (is_stdin) path = "standard input"; /* what the messages below call it */
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap);
     if (!buf) {

@@ -6,6 +6,7 @@
  * (a*, \b, (?=x), "") terminate; it records the non-empty matches, then copies
  * their texts into one arena and numbers them as a vocabulary. */
 #include "tokenize.h"
+#include "utf8.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -211,14 +212,6 @@ static size_t tok_next_char(const unsigned char *s, size_t len, size_t at, int c
     return at;
 }
 
-/* PCRE2's UTF-8 messages read "UTF-8 error: 1 byte missing at end"; our own
- * prefix already says UTF-8, so drop theirs. */
-static const char *tok_utf_reason(const char *reason) {
-    static const char prefix[] = "UTF-8 error: ";
-    if (strncmp(reason, prefix, sizeof prefix - 1) == 0) return reason + sizeof prefix - 1;
-    return reason;
-}
-
 /* 64-bit FNV-1a: simple, and good enough to spread token texts over a table. */
 static uint64_t tok_hash(const char *s, size_t len) {
     uint64_t h = 14695981039346656037u;
@@ -265,7 +258,8 @@ static int tok_assign_ids(Token *tok, int n) {
 static int tok_push(Token **tok, int *n, int *cap, int max_tokens, size_t start, size_t end,
                     AvError *err) {
     if (*n >= max_tokens)
-        return av_errorf(err, "too many tokens: more than %d (the limit)", max_tokens);
+        return av_errorf(err, "too many tokens: more than %d, the limit (token %d starts at byte offset %zu)",
+                         max_tokens, max_tokens + 1, start);
     if (*n == *cap) {
         /* Double, but never past max_tokens (and never overflow an int). */
         int ncap = *cap == 0 ? 16 : *cap > max_tokens / 2 ? max_tokens : *cap * 2;
@@ -342,9 +336,10 @@ static int tok_find_matches(Tokenizer *t, const unsigned char *s, size_t len, in
                 /* After a UTF error PCRE2 puts the offset of the first byte of the
                  * malformed character in startchar (for "\xff" that byte itself,
                  * for a truncated sequence its lead byte). */
-                return av_errorf(err, "invalid UTF-8 at byte offset %zu: %s",
-                                 (size_t)pcre2_get_startchar(t->match),
-                                 tok_utf_reason((const char *)reason));
+                size_t at = (size_t)pcre2_get_startchar(t->match);
+                char why[96]; /* ours: PCRE2's "1 byte missing at end" did not say of what */
+                utf8_invalid_reason((const char *)s, len, at, why, sizeof why);
+                return av_errorf(err, "invalid UTF-8 at byte offset %zu: %s", at, why);
             }
             return av_errorf(err, "tokenizer: matching failed at byte offset %zu: %s",
                              (size_t)offset, (const char *)reason);

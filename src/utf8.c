@@ -5,6 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "utf8_width.h"
+
+static int in_table(const uint32_t (*t)[2], size_t n, uint32_t cp);
+
 int utf8_decode(const char *str, size_t len, uint32_t *cp) {
     const unsigned char *s = (const unsigned char *)str;
     *cp = UTF8_INVALID;
@@ -33,6 +37,46 @@ int utf8_decode(const char *str, size_t len, uint32_t *cp) {
     if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 1;
     *cp = v;
     return need + 1;
+}
+
+void utf8_invalid_reason(const char *str, size_t len, size_t at, char *buf, size_t cap) {
+    const unsigned char *s = (const unsigned char *)str;
+    if (at >= len) {
+        snprintf(buf, cap, "the text ends");
+        return;
+    }
+    unsigned c = s[at];
+    int need = c >= 0xC2 && c <= 0xDF ? 1 : c >= 0xE0 && c <= 0xEF ? 2 : c >= 0xF0 && c <= 0xF4 ? 3 : 0;
+    if (c >= 0x80 && c <= 0xBF) {
+        snprintf(buf, cap, "byte 0x%02X continues a character that did not start", c);
+        return;
+    }
+    if (need == 0) {
+        if (c < 0x80) snprintf(buf, cap, "byte 0x%02X is valid", c); /* not called for these */
+        else if (c <= 0xC1) snprintf(buf, cap, "byte 0x%02X starts an overlong encoding", c);
+        else snprintf(buf, cap, "byte 0x%02X never occurs in UTF-8", c);
+        return;
+    }
+    for (int i = 1; i <= need; i++) {
+        if (at + (size_t)i >= len) {
+            snprintf(buf, cap, "the text ends inside a %d-byte character", need + 1);
+            return;
+        }
+        unsigned b = s[at + (size_t)i];
+        if ((b & 0xC0) != 0x80) {
+            snprintf(buf, cap, "a %d-byte character is cut short by byte 0x%02X", need + 1, b);
+            return;
+        }
+    }
+    unsigned b1 = s[at + 1];
+    if ((c == 0xE0 && b1 < 0xA0) || (c == 0xF0 && b1 < 0x90))
+        snprintf(buf, cap, "an overlong encoding (a shorter one exists)");
+    else if (c == 0xED && b1 >= 0xA0)
+        snprintf(buf, cap, "a UTF-16 surrogate (U+D800..U+DFFF) is not a character");
+    else if (c == 0xF4 && b1 >= 0x90)
+        snprintf(buf, cap, "a code point above U+10FFFF");
+    else
+        snprintf(buf, cap, "a valid %d-byte character", need + 1); /* not called for these */
 }
 
 int utf8_encode(uint32_t cp, char out[4]) {
@@ -65,6 +109,15 @@ int utf8_is_unsafe(uint32_t cp) {
     if (cp >= 0x202A && cp <= 0x202E) return 1;                 /* embeddings, overrides */
     if (cp >= 0x2066 && cp <= 0x2069) return 1;                 /* isolates */
     if (cp == 0x2028 || cp == 0x2029) return 1;                 /* line/paragraph separator */
+    /* Format characters (ZWSP, ZWNJ, ZWJ, word joiner, BOM, soft hyphen, tags)
+     * are invisible, and terminals disagree on what they do to the columns:
+     * tmux 3.3a draws a ZWJ emoji sequence in 2 columns where wcwidth counts
+     * 6. Shown escaped, a sequence is its parts, each as wide as wcwidth says,
+     * in every terminal. The emoji presentation selectors VS15/VS16 are
+     * escaped for the same reason (a heart with VS16 is 1 column in tmux, 2
+     * in many terminals). */
+    if (cp == 0xFE0E || cp == 0xFE0F) return 1;
+    if (in_table(utf8_format, sizeof utf8_format / sizeof *utf8_format, cp)) return 1;
     return 0;
 }
 
@@ -97,8 +150,6 @@ char *utf8_escape(const char *s, size_t len) {
     out[o] = '\0';
     return out;
 }
-
-#include "utf8_width.h"
 
 static int in_table(const uint32_t (*t)[2], size_t n, uint32_t cp) {
     size_t lo = 0, hi = n;

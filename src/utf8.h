@@ -11,12 +11,19 @@
 #define UTF8_INVALID 0xFFFFFFFFu
 int utf8_decode(const char *s, size_t len, uint32_t *cp);
 
+/* Why s[at..len) does not start a valid UTF-8 character, in words for a
+ * message ("the text ends inside a 3-byte character", "byte 0xFF never
+ * occurs in UTF-8"), written to buf (always NUL-terminated). */
+void utf8_invalid_reason(const char *s, size_t len, size_t at, char *buf, size_t cap);
+
 /* Length in bytes of the encoding of cp (1..4), written to out (4 bytes). */
 int utf8_encode(uint32_t cp, char out[4]);
 
 /* 1 when the code point must not be written to a terminal as itself: C0
- * controls, DEL, C1 controls, and the bidirectional formatting characters
- * that could reorder what is shown around them. */
+ * controls, DEL, C1 controls, the bidirectional formatting characters that
+ * could reorder what is shown around them, every other format character
+ * (category Cf: ZWSP, ZWNJ, ZWJ, word joiner, BOM, soft hyphen, tags) and the
+ * presentation selectors VS15/VS16, whose width terminals disagree on. */
 int utf8_is_unsafe(uint32_t cp);
 
 /* Returns a new NUL-terminated copy of s[0..len) that is safe to print:

@@ -2,9 +2,12 @@
  * naming the option and its range. */
 #include "testutil.h"
 
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "cli.h"
+#include "number.h"
 
 static int parse(CliOptions *o, AvError *err, int argc, const char **argv) {
     return cli_parse(o, argc, (char **)argv, err);
@@ -91,7 +94,7 @@ static void test_bad_values(void **state) {
     PARSE_ERR("--d-model: 99999999999999999999 is out of range", "--d-model", "99999999999999999999");
     PARSE_ERR("--mask: unknown mask 'future'", "-m", "future");
     PARSE_ERR("--pos: unknown positional encoding 'learned'", "--pos", "learned");
-    PARSE_ERR("--seed: '-1' is not a whole number", "--seed", "-1");
+    PARSE_ERR("--seed: -1 is out of range 0..18446744073709551615", "--seed", "-1");
     PARSE_ERR("--seed: 18446744073709551616 is out of range", "-s", "18446744073709551616");
     PARSE_ERR("--tokenizer: unknown tokenizer 'bpe'", "-t", "bpe");
     PARSE_ERR("--dump: unknown format 'xml'", "--dump=xml");
@@ -155,6 +158,62 @@ static void test_reparse(void **state) {
     }
 }
 
+/* One rule for every number: digits only; no leading whitespace of any kind,
+ * no '+', nothing after. strtol/strtoull skipped "\t", "\n", "\v" and took
+ * "\t-1" as the seed 2^64 - 1. */
+static void test_number_rule(void **state) {
+    (void)state;
+    CliOptions o;
+    AvError err;
+    static const char *const opts[] = {"--d-model", "--heads", "--d-k", "--d-v",  "--pad",
+                                       "--threads", "--width", "--seed", "--mask", "--mask"};
+    static const char *const bad[] = {" 5", "\t5", "\n5", "\v5", "\f5", "\r5", "5 ", "5\n", "+5", "0x5", "5e0", "", "-"};
+    for (size_t i = 0; i < sizeof opts / sizeof *opts; i++)
+        for (size_t j = 0; j < sizeof bad / sizeof *bad; j++) {
+            char value[32];
+            const char *prefix = i == 8 ? "window:" : i == 9 ? "prefix:" : "";
+            snprintf(value, sizeof value, "%s%s", prefix, bad[j]);
+            const char *argv[] = {"attnviz", "--once", opts[i], value, NULL};
+            if (parse(&o, &err, 4, argv) != -1) fail_msg("%s '%s' was accepted", opts[i], value);
+            if (!strstr(err.msg, "whole number")) fail_msg("%s '%s': message '%s'", opts[i], value, err.msg);
+            cli_free(&o);
+        }
+    /* A negative number is a number, out of range where none is allowed. */
+    PARSE_ERR("--seed: '\t-1' is not a whole number", "--seed", "\t-1");
+    PARSE_ERR("--pad: -3 is out of range 0..4096", "--pad", "-3");
+    PARSE_ERR("--threads: -1 is out of range 1..64", "--threads", "-1");
+    PARSE_ERR("'window:-2': window must be a whole number", "-m", "window:-2");
+    /* Leading zeros are digits; the largest seed is exact. */
+    PARSE_OK("--d-model", "0064", "-m", "prefix:007", "-s", "18446744073709551615");
+    assert_int_equal(o.cfg.d_model, 64);
+    assert_int_equal(o.cfg.prefix, 7);
+    assert_true(o.cfg.seed == UINT64_MAX);
+    cli_free(&o);
+    PARSE_OK("-s", "0");
+    assert_true(o.cfg.seed == 0);
+    cli_free(&o);
+    PARSE_ERR("--seed: 99999999999999999999999 is out of range", "-s", "99999999999999999999999");
+    PARSE_ERR("--seed: '99999999999999999999999x' is not a whole number", "-s", "99999999999999999999999x");
+
+    /* The d_k prompt and COLUMNS use cli_parse_int / num_parse_long. */
+    long v = 0;
+    assert_int_equal(cli_parse_int("\n16", 1, 4096, "d_k", &v, &err), -1);
+    assert_non_null(strstr(err.msg, "d_k: '\n16' is not a whole number"));
+    assert_int_equal(cli_parse_int("16", 1, 4096, "d_k", &v, &err), 0);
+    assert_int_equal(v, 16);
+    assert_int_equal(num_parse_long("-5", -10, 10, &v), NUM_OK);
+    assert_int_equal(v, -5);
+    assert_int_equal(num_parse_long("-9223372036854775808", LONG_MIN, 0, &v), NUM_OK);
+    assert_true(v == LONG_MIN);
+    assert_int_equal(num_parse_long("9223372036854775808", 0, LONG_MAX, &v), NUM_OUT_OF_RANGE);
+    assert_int_equal(num_parse_long("-9223372036854775809", LONG_MIN, 0, &v), NUM_OUT_OF_RANGE);
+    assert_int_equal(num_parse_long("--5", -10, 10, &v), NUM_NOT_A_NUMBER);
+    assert_int_equal(num_parse_long(NULL, 0, 10, &v), NUM_NOT_A_NUMBER);
+    uint64_t u = 0;
+    assert_int_equal(num_parse_u64("18446744073709551616", &u), NUM_OUT_OF_RANGE);
+    assert_int_equal(num_parse_u64("1\xC2\xA0", &u), NUM_NOT_A_NUMBER);
+}
+
 static void test_usage_lists_options(void **state) {
     (void)state;
     const char *u = cli_usage();
@@ -172,6 +231,7 @@ int main(void) {
         cmocka_unit_test(test_defaults),    cmocka_unit_test(test_values),
         cmocka_unit_test(test_bad_values),  cmocka_unit_test(test_reparse),
         cmocka_unit_test(test_variant_options),
+        cmocka_unit_test(test_number_rule),
         cmocka_unit_test(test_usage_lists_options),
     };
     return cmocka_run_group_tests_name("cli", tests, NULL, NULL);

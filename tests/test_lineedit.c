@@ -1,6 +1,6 @@
 /* test_lineedit.c - the prompt line editor: cursor moves by whole characters
  * (Hangul syllables, bases with their combining marks), editing keys, the
- * refusal of control characters and of text past max, and the horizontal
+ * bytes kept as they are (controls, NULs), text past max refused, the horizontal
  * scrolling of le_view in a narrow field. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -43,7 +43,7 @@ static int le_test_boundary(const LineEdit *e, size_t i) {
 static void test_type_ascii_and_hangul(void **state) {
     (void)state;
     LineEdit e;
-    assert_int_equal(le_init(&e, NULL, 64), 0);
+    assert_int_equal(le_init(&e, NULL, 0, 64), 0);
     le_test_type(&e, "ab");
     assert_int_equal(e.len, 2);
     assert_int_equal(e.cursor, 2);
@@ -59,7 +59,7 @@ static void test_type_ascii_and_hangul(void **state) {
 static void test_init_puts_cursor_at_end(void **state) {
     (void)state;
     LineEdit e;
-    assert_int_equal(le_init(&e, "학교", 64), 0);
+    assert_int_equal(le_init(&e, "학교", strlen("학교"), 64), 0);
     assert_int_equal(e.len, 6);
     assert_int_equal(e.cursor, 6);
     assert_string_equal(e.buf, "학교");
@@ -70,11 +70,7 @@ static void test_left_right_home_end(void **state) {
     (void)state;
     LineEdit e;
     /* a(1) 학(3) e(1) U+0301(2) b(1): cell starts at 0, 1, 4, 7; end 8 */
-    assert_int_equal(le_init(&e,
-                             "a학e\xCC\x81"
-                             "b",
-                             64),
-                     0);
+    assert_int_equal(le_init(&e, "a학e\xCC\x81" "b", 8, 64), 0);
     assert_int_equal(e.len, 8);
     static const size_t left[] = {7, 4, 1, 0, 0};
     for (size_t i = 0; i < sizeof left / sizeof *left; i++) {
@@ -96,7 +92,7 @@ static void test_left_right_home_end(void **state) {
 static void test_insert_in_middle(void **state) {
     (void)state;
     LineEdit e;
-    assert_int_equal(le_init(&e, "ac", 64), 0);
+    assert_int_equal(le_init(&e, "ac", strlen("ac"), 64), 0);
     le_test_keys(&e, LE_KEY_LEFT, 1);
     le_test_type(&e, "b");
     assert_string_equal(e.buf, "abc");
@@ -114,7 +110,7 @@ static void test_insert_in_middle(void **state) {
 static void test_base_typed_before_mark(void **state) {
     (void)state;
     LineEdit e;
-    assert_int_equal(le_init(&e, "\xCC\x81x", 64), 0);
+    assert_int_equal(le_init(&e, "\xCC\x81x", strlen("\xCC\x81x"), 64), 0);
     le_test_keys(&e, LE_KEY_HOME, 1);
     le_test_type(&e, "e");
     assert_string_equal(e.buf, "e\xCC\x81x");
@@ -128,7 +124,7 @@ static void test_base_typed_before_mark(void **state) {
 static void test_backspace_hangul(void **state) {
     (void)state;
     LineEdit e;
-    assert_int_equal(le_init(&e, "학교", 64), 0);
+    assert_int_equal(le_init(&e, "학교", strlen("학교"), 64), 0);
     le_test_keys(&e, LE_KEY_BACKSPACE, 1);
     assert_string_equal(e.buf, "학");
     assert_int_equal(e.len, 3);
@@ -143,7 +139,7 @@ static void test_backspace_hangul(void **state) {
 static void test_backspace_combining(void **state) {
     (void)state;
     LineEdit e;
-    assert_int_equal(le_init(&e, NULL, 64), 0);
+    assert_int_equal(le_init(&e, NULL, 0, 64), 0);
     le_test_type(&e, "cafe\xCC\x81"); /* e + U+0301 COMBINING ACUTE ACCENT */
     assert_int_equal(e.len, 6);
     le_test_keys(&e, LE_KEY_BACKSPACE, 1);
@@ -155,11 +151,7 @@ static void test_backspace_combining(void **state) {
 static void test_delete(void **state) {
     (void)state;
     LineEdit e;
-    assert_int_equal(le_init(&e,
-                             "a학e\xCC\x81"
-                             "b",
-                             64),
-                     0);
+    assert_int_equal(le_init(&e, "a학e\xCC\x81" "b", 8, 64), 0);
     le_test_keys(&e, LE_KEY_HOME, 1);
     le_test_keys(&e, LE_KEY_RIGHT, 1);
     le_test_keys(&e, LE_KEY_DELETE, 1); /* 학 */
@@ -179,7 +171,7 @@ static void test_delete(void **state) {
 static void test_kill(void **state) {
     (void)state;
     LineEdit e;
-    assert_int_equal(le_init(&e, "hello 학교", 64), 0);
+    assert_int_equal(le_init(&e, "hello 학교", strlen("hello 학교"), 64), 0);
     le_test_keys(&e, LE_KEY_LEFT, 2);
     assert_int_equal(e.cursor, 6);
     le_test_keys(&e, LE_KEY_KILL, 1);
@@ -194,43 +186,83 @@ static void test_kill(void **state) {
 /* ---------------------------------------------------------------------------
  * What is refused */
 
-static void test_control_characters_ignored(void **state) {
+/* Any scalar value is text, controls and NUL included (bracketed paste
+ * inserts them through le_key); only what has no UTF-8 is refused. */
+static void test_control_characters_inserted(void **state) {
     (void)state;
     LineEdit e;
-    assert_int_equal(le_init(&e, "ab", 64), 0);
+    assert_int_equal(le_init(&e, "ab", 2, 64), 0);
     le_test_keys(&e, LE_KEY_LEFT, 1);
-    static const uint32_t bad[] = {
-        0x1B,   0x07,   0x00,   0x0A,   0x7F,     0x9B,         0x80,
-        0x202E, 0x2066, 0xD800, 0xDFFF, 0x110000, UTF8_INVALID,
-    };
+    static const uint32_t bad[] = {0xD800, 0xDFFF, 0x110000, UTF8_INVALID};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         assert_int_equal(le_key(&e, LE_KEY_CHAR, bad[i]), LE_CONTINUE);
         assert_string_equal(e.buf, "ab");
         assert_int_equal(e.len, 2);
         assert_int_equal(e.cursor, 1);
     }
+    static const uint32_t ctl[] = {0x00, 0x1B, 0x0D, 0x0A, 0x07, 0x7F, 0x9B, 0x202E, 0x200D};
+    for (size_t i = 0; i < sizeof ctl / sizeof *ctl; i++)
+        assert_int_equal(le_key(&e, LE_KEY_CHAR, ctl[i]), LE_CONTINUE);
+    static const char want[] = "a\0\x1b\r\n\x07\x7f\xc2\x9b\xe2\x80\xae\xe2\x80\x8d"
+                               "b";
+    assert_int_equal(e.len, sizeof want - 1);
+    assert_memory_equal(e.buf, want, sizeof want);
+    assert_int_equal(e.cursor, e.len - 1);
+    /* A ZWJ is drawn escaped: not a mark, so Backspace takes it alone. */
+    le_test_keys(&e, LE_KEY_BACKSPACE, 1);
+    assert_int_equal(e.len, sizeof want - 1 - 3);
+    le_test_keys(&e, LE_KEY_BACKSPACE, 1);
+    assert_int_equal(e.len, sizeof want - 1 - 6);
     le_free(&e);
 }
 
-/* Text that arrives with le_init (the sentence, from a file) is cleaned too. */
-static void test_init_sanitizes(void **state) {
+/* The initial text (the sentence, from a file) is kept byte for byte, NULs,
+ * escape sequences and line breaks included, and is not cut to max. */
+static void test_init_keeps_every_byte(void **state) {
     (void)state;
     LineEdit e;
-    assert_int_equal(le_init(&e,
-                             "a\x1b[31mb\nc\xff\xe2\x80\xae"
-                             "d",
-                             64),
-                     0);
-    assert_string_equal(e.buf, "a[31mb c\xEF\xBF\xBD"
-                               "d"); /* invalid byte -> U+FFFD */
+    static const char text[] = "a\0b\x1b[31mc\nd\re\xe2\x80\xae"
+                               "f\0";
+    assert_int_equal(le_init(&e, text, sizeof text - 1, 4), 0);
+    assert_int_equal(e.len, sizeof text - 1);
+    assert_memory_equal(e.buf, text, sizeof text); /* and the NUL after it */
     assert_int_equal(e.cursor, e.len);
+    /* Moving and typing elsewhere leaves those bytes alone. */
+    le_test_keys(&e, LE_KEY_HOME, 1);
+    le_test_keys(&e, LE_KEY_END, 1);
+    assert_memory_equal(e.buf, text, sizeof text);
+    le_free(&e);
+    assert_int_equal(le_init(&e, NULL, 0, 4), 0);
+    assert_int_equal(e.len, 0);
+    le_free(&e);
+}
+
+/* A control character is as wide as its escape in the prompt ("\x1B" 4,
+ * "\n" 2, "\u{200D}" 8 columns), so the cursor lands where it is drawn. */
+static void test_view_escaped_widths(void **state) {
+    (void)state;
+    LineEdit e;
+    static const char text[] = "a\x1b"
+                               "b\nc\xe2\x80\x8d"
+                               "d\0";
+    assert_int_equal(le_init(&e, text, sizeof text - 1, 64), 0);
+    size_t from, to;
+    int col;
+    le_view(&e, 40, &from, &to, &col);
+    assert_int_equal(from, 0);
+    assert_int_equal(to, e.len);
+    assert_int_equal(col, 1 + 4 + 1 + 2 + 1 + 8 + 1 + 4); /* after the last \x00 */
+    le_test_keys(&e, LE_KEY_HOME, 1);
+    le_test_keys(&e, LE_KEY_RIGHT, 2);
+    le_view(&e, 40, &from, &to, &col);
+    assert_int_equal(col, 5);
     le_free(&e);
 }
 
 static void test_max(void **state) {
     (void)state;
     LineEdit e;
-    assert_int_equal(le_init(&e, NULL, 4), 0);
+    assert_int_equal(le_init(&e, NULL, 0, 4), 0);
     le_test_type(&e, "ab");
     le_test_type(&e, "학"); /* would make 5 bytes */
     assert_string_equal(e.buf, "ab");
@@ -249,7 +281,7 @@ static void test_max(void **state) {
     le_free(&e);
 
     /* Exactly max is allowed. */
-    assert_int_equal(le_init(&e, NULL, 6), 0);
+    assert_int_equal(le_init(&e, NULL, 0, 6), 0);
     le_test_type(&e, "학교");
     assert_int_equal(e.len, 6);
     le_free(&e);
@@ -259,7 +291,7 @@ static void test_max(void **state) {
 static void test_grows(void **state) {
     (void)state;
     LineEdit e;
-    assert_int_equal(le_init(&e, NULL, 1000), 0);
+    assert_int_equal(le_init(&e, NULL, 0, 1000), 0);
     for (int i = 0; i < 200; i++)
         le_test_type(&e, "학");
     assert_int_equal(e.len, 600);
@@ -271,7 +303,7 @@ static void test_grows(void **state) {
 static void test_enter_escape(void **state) {
     (void)state;
     LineEdit e;
-    assert_int_equal(le_init(&e, "64", 8), 0);
+    assert_int_equal(le_init(&e, "64", strlen("64"), 8), 0);
     assert_int_equal(le_key(&e, LE_KEY_ENTER, 0), LE_DONE);
     assert_string_equal(e.buf, "64");
     assert_int_equal(le_key(&e, LE_KEY_ESCAPE, 0), LE_CANCEL);
@@ -284,7 +316,7 @@ static void test_enter_escape(void **state) {
 static void test_init_null_and_free(void **state) {
     (void)state;
     LineEdit e;
-    assert_int_equal(le_init(&e, NULL, 16), 0);
+    assert_int_equal(le_init(&e, NULL, 0, 16), 0);
     assert_non_null(e.buf);
     assert_string_equal(e.buf, "");
     assert_int_equal(e.len, 0);
@@ -302,7 +334,7 @@ static void test_init_null_and_free(void **state) {
     assert_int_equal(e.max, 0);
     le_free(&e); /* twice is fine: the struct was zeroed */
     le_free(NULL);
-    assert_int_equal(le_init(NULL, "x", 8), -1);
+    assert_int_equal(le_init(NULL, "x", 1, 8), -1);
 }
 
 /* ---------------------------------------------------------------------------
@@ -316,7 +348,7 @@ static void test_view_hangul_end_home_middle(void **state) {
     LineEdit e;
     size_t from, to;
     int col;
-    assert_int_equal(le_init(&e, le_test_hangul, 100), 0);
+    assert_int_equal(le_init(&e, le_test_hangul, strlen(le_test_hangul), 100), 0);
     assert_int_equal(e.len, 60);
 
     /* At the end: the cursor needs a free column, so 4 syllables (8 columns)
@@ -351,7 +383,7 @@ static void test_view_invariants(void **state) {
     static const char *texts[] = {le_test_hangul, "a가나다라마바사", "xe\xCC\x81학교 and ab가c"};
     for (size_t t = 0; t < sizeof texts / sizeof *texts; t++) {
         LineEdit e;
-        assert_int_equal(le_init(&e, texts[t], 100), 0);
+        assert_int_equal(le_init(&e, texts[t], strlen(texts[t]), 100), 0);
         for (int cols = 4; cols <= 12; cols++) {
             le_test_keys(&e, LE_KEY_HOME, 1);
             for (;;) {
@@ -393,7 +425,7 @@ static void test_view_no_half_wide_at_left(void **state) {
     LineEdit e;
     size_t from, to;
     int col;
-    assert_int_equal(le_init(&e, "a가나다라마바사", 100), 0);
+    assert_int_equal(le_init(&e, "a가나다라마바사", strlen("a가나다라마바사"), 100), 0);
     le_view(&e, 10, &from, &to, &col);
     assert_int_equal(from, 1 + 3 * 3);
     assert_int_equal(to, e.len);
@@ -409,7 +441,7 @@ static void test_view_combining_and_edges(void **state) {
     int col;
 
     /* Empty text: nothing to draw, cursor at column 0. */
-    assert_int_equal(le_init(&e, NULL, 16), 0);
+    assert_int_equal(le_init(&e, NULL, 0, 16), 0);
     le_view(&e, 10, &from, &to, &col);
     assert_int_equal(from, 0);
     assert_int_equal(to, 0);
@@ -417,7 +449,7 @@ static void test_view_combining_and_edges(void **state) {
     le_free(&e);
 
     /* A base and its accent take one column. */
-    assert_int_equal(le_init(&e, "e\xCC\x81", 16), 0);
+    assert_int_equal(le_init(&e, "e\xCC\x81", strlen("e\xCC\x81"), 16), 0);
     le_view(&e, 10, &from, &to, &col);
     assert_int_equal(from, 0);
     assert_int_equal(to, 3);
@@ -426,7 +458,7 @@ static void test_view_combining_and_edges(void **state) {
 
     /* A one-column field cannot show a wide character: nothing is drawn,
      * rather than half of it. */
-    assert_int_equal(le_init(&e, "학", 16), 0);
+    assert_int_equal(le_init(&e, "학", strlen("학"), 16), 0);
     le_view(&e, 1, &from, &to, &col);
     assert_int_equal(from, to);
     assert_int_equal(col, 0);
@@ -438,7 +470,7 @@ static void test_view_combining_and_edges(void **state) {
 
     /* Four columns before 교 of "학교 a": the syllable before the cursor
      * (what Backspace removes) wins over the space of context after it. */
-    assert_int_equal(le_init(&e, "학교 a", 16), 0);
+    assert_int_equal(le_init(&e, "학교 a", strlen("학교 a"), 16), 0);
     le_test_keys(&e, LE_KEY_LEFT, 3);
     assert_int_equal(e.cursor, 3);
     le_view(&e, 4, &from, &to, &col);
@@ -464,8 +496,9 @@ int main(void) {
         cmocka_unit_test(test_backspace_combining),
         cmocka_unit_test(test_delete),
         cmocka_unit_test(test_kill),
-        cmocka_unit_test(test_control_characters_ignored),
-        cmocka_unit_test(test_init_sanitizes),
+        cmocka_unit_test(test_control_characters_inserted),
+        cmocka_unit_test(test_init_keeps_every_byte),
+        cmocka_unit_test(test_view_escaped_widths),
         cmocka_unit_test(test_max),
         cmocka_unit_test(test_grows),
         cmocka_unit_test(test_enter_escape),

@@ -114,6 +114,34 @@ static void test_truncate_combining(void **state) {
     expect_cut("a\u0301\u0323bc", 2, "~", "a\u0301\u0323~", 2);
 }
 
+/* Cuts fall between extended grapheme clusters, also where a part of the
+ * cluster has a width of its own. */
+static void test_truncate_graphemes(void **state) {
+    (void)state;
+    /* Devanagari ka + vowel sign aa (a spacing mark, 1 column): one cluster. */
+    expect_cut("\u0915\u093Eb", 2, "…", "…", 1);
+    expect_cut("\u0915\u093Eb", 3, "…", "\u0915\u093Eb", 3);
+    expect_cut("\u0915\u093Ebc", 3, "…", "\u0915\u093E…", 3);
+    /* A flag is two regional indicators (1 column each): never one alone. */
+    const char *flags = "\U0001F1F0\U0001F1F7\U0001F1EF\U0001F1F5"; /* KR JP */
+    expect_cut(flags, 3, "…", "\U0001F1F0\U0001F1F7…", 3);
+    expect_cut(flags, 2, "…", "…", 1);
+    /* An emoji and its skin tone (2 + 2 columns, as tmux draws them). */
+    expect_cut("\U0001F44D\U0001F3FDx", 4, "…", "…", 1);
+    expect_cut("\U0001F44D\U0001F3FDxy", 5, "…", "\U0001F44D\U0001F3FD…", 5);
+    /* Conjoining jamo L V T make one syllable of 2 columns. */
+    expect_cut("\u1100\u1161\u11A8\u1100\u1161", 3, "…", "\u1100\u1161\u11A8…", 3);
+    /* The escapes of text_safe_label are cut whole. */
+    expect_cut("\U0001F468\\u{200D}\U0001F469", 9, "…", "\U0001F468…", 3);
+    expect_cut("\U0001F468\\u{200D}\U0001F469", 11, "…", "\U0001F468\\u{200D}…", 11);
+    expect_cut("a\\x1Bxyz", 6, "…", "a\\x1B…", 6);
+    expect_cut("a\\x1Bxyz", 5, "…", "a…", 2);
+    expect_cut("a\\nb", 3, "~", "a~", 2);
+    expect_cut("\\u{2}xyz", 3, "…", "\\u…", 3); /* not an escape: cut anywhere */
+    /* An invalid byte is a cluster of its own. */
+    expect_cut("a\xff" "bc", 3, "…", "a\xff" "…", 3);
+}
+
 static void test_truncate_capacity(void **state) {
     (void)state;
     const char *s = "학교에"; /* 9 bytes, 6 columns */
@@ -189,6 +217,17 @@ static void test_safe_label(void **state) {
     expect_label("a\xff", 2, 0, "a\\xFF");
     expect_label("학교", strlen("학교"), 0, "학교");
     expect_label("evil\xe2\x80\xae", 7, 0, "evil\\u{202E}"); /* bidi override */
+    /* Zero-width format characters: invisible, and terminals disagree on
+     * their columns (tmux 3.3a joins a ZWJ sequence into one 2-column cell). */
+    expect_label("a\u200Db", strlen("a\u200Db"), 0, "a\\u{200D}b");
+    expect_label("\U0001F468\u200D\U0001F469\u200D\U0001F467",
+                 strlen("\U0001F468\u200D\U0001F469\u200D\U0001F467"), 0,
+                 "\U0001F468\\u{200D}\U0001F469\\u{200D}\U0001F467");
+    expect_label("\u200B\u200C\u2060\uFEFF\u00AD", strlen("\u200B\u200C\u2060\uFEFF\u00AD"), 0,
+                 "\\u{200B}\\u{200C}\\u{2060}\\u{FEFF}\\u{00AD}");
+    expect_label("\u2764\uFE0F", strlen("\u2764\uFE0F"), 0, "\u2764\\u{FE0F}"); /* VS16 */
+    expect_label("\U000E0041", 4, 0, "\\u{E0041}");                             /* a tag */
+    expect_label("e\u0301", strlen("e\u0301"), 0, "e\u0301"); /* a combining mark stays */
 
     expect_label("학", strlen("학"), 1, "\\u{D559}");
     expect_label("caf\xc3\xa9", 5, 1, "caf\\u{00E9}");
@@ -207,6 +246,7 @@ int main(void) {
         cmocka_unit_test(test_truncate_hangul),
         cmocka_unit_test(test_truncate_ascii_and_edges),
         cmocka_unit_test(test_truncate_combining),
+        cmocka_unit_test(test_truncate_graphemes),
         cmocka_unit_test(test_truncate_capacity),
         cmocka_unit_test(test_truncate_every_width),
         cmocka_unit_test(test_safe_label),

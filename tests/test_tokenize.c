@@ -286,15 +286,25 @@ static void test_invalid_utf8(void **state) {
     /* 가 is 3 bytes; the next character lacks its last byte. The offset is the
      * lead byte of the broken character. */
     split_fails(TOK_WORDS, NULL, "가\xea\xb0", 5, TOK_MAX_TOKENS, &err);
-    assert_string_equal(err.msg, "invalid UTF-8 at byte offset 3: 1 byte missing at end");
+    assert_string_equal(err.msg, "invalid UTF-8 at byte offset 3: the text ends inside a 3-byte character");
 
     /* The same truncation in the middle of the text. */
     split_fails(TOK_CHARS, NULL, "가\xea\xb0 x", 7, TOK_MAX_TOKENS, &err);
-    assert_non_null(strstr(err.msg, "invalid UTF-8 at byte offset 3: "));
+    assert_string_equal(err.msg, "invalid UTF-8 at byte offset 3: a 3-byte character is cut short by byte 0x20");
 
     /* A stray continuation byte after valid tokens. */
     split_fails(TOK_GPT2, NULL, "ok \x80", 4, TOK_MAX_TOKENS, &err);
-    assert_non_null(strstr(err.msg, "invalid UTF-8 at byte offset 3: "));
+    assert_string_equal(err.msg, "invalid UTF-8 at byte offset 3: byte 0x80 continues a character that did not start");
+    split_fails(TOK_WORDS, NULL, "abc\xc3", 4, TOK_MAX_TOKENS, &err);
+    assert_string_equal(err.msg, "invalid UTF-8 at byte offset 3: the text ends inside a 2-byte character");
+    split_fails(TOK_WORDS, NULL, "a\xed\xa0\x80", 4, TOK_MAX_TOKENS, &err);
+    assert_non_null(strstr(err.msg, "offset 1: a UTF-16 surrogate"));
+    split_fails(TOK_WORDS, NULL, "a\xe0\x80\x80", 4, TOK_MAX_TOKENS, &err);
+    assert_non_null(strstr(err.msg, "offset 1: an overlong encoding"));
+    split_fails(TOK_WORDS, NULL, "a\xf4\x90\x80\x80", 5, TOK_MAX_TOKENS, &err);
+    assert_non_null(strstr(err.msg, "offset 1: a code point above U+10FFFF"));
+    split_fails(TOK_WORDS, NULL, "a\xc1\x81", 3, TOK_MAX_TOKENS, &err);
+    assert_non_null(strstr(err.msg, "offset 1: byte 0xC1 starts an overlong encoding"));
 
     /* Checked even when the pattern could never match or the text is blank. */
     split_fails(TOK_CUSTOM, "zzzz", "a\xff", 2, TOK_MAX_TOKENS, &err);
@@ -417,7 +427,8 @@ static void test_too_many_tokens(void **state) {
     (void)state;
     AvError err = {{0}};
     split_fails(TOK_WORDS, NULL, "a b c d", 7, 3, &err);
-    assert_string_equal(err.msg, "too many tokens: more than 3 (the limit)");
+    /* Where the text goes on: found without counting (or storing) the rest. */
+    assert_string_equal(err.msg, "too many tokens: more than 3, the limit (token 4 starts at byte offset 6)");
 
     Tokenizer *t = tok_new(TOK_WORDS, NULL, &err);
     assert_non_null(t);

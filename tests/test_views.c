@@ -690,6 +690,18 @@ static void test_numbers_and_labels(void **state) {
     assert_string_equal(buf, "-1234");
     view_num(buf, sizeof buf, 0.5, 4, 1);
     assert_string_equal(buf, "0.50");
+    /* Saturated scores are numbers, not a bare "-" (the pipeline's cells are
+     * 5 columns): the exponent is written as short as it can be. */
+    view_num(buf, sizeof buf, -3.4e38, 5, 0);
+    assert_string_equal(buf, "-3e38");
+    view_num(buf, sizeof buf, 3.4e38, 4, 0);
+    assert_string_equal(buf, "3e38");
+    view_num(buf, sizeof buf, 6e19, 5, 0);
+    assert_string_equal(buf, "6e19");
+    view_num(buf, sizeof buf, -2e5, 5, 0);
+    assert_string_equal(buf, "-2e5");
+    view_num(buf, sizeof buf, -3.4e38, 4, 0); /* no room even for that */
+    assert_string_equal(buf, "-");
     /* a token that starts with a combining mark gets a base to sit on */
     Model *m = model_new();
     AvError err;

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "keymap.h"
 #include "readfile.h"
+#include "utf8.h"
 
 static const char *const view_names[VIEW_KIND_COUNT] = {"heatmap", "heads", "pipeline", "gravity"};
 
@@ -161,18 +162,22 @@ static void next_tokenizer(App *a) {
 static void open_prompt(App *a, PromptKind kind) {
     char init[32];
     const char *text = init;
-    size_t max = 16;
+    size_t len = 0, max = 16;
     if (kind == PROMPT_DK) {
-        snprintf(init, sizeof init, "%d", a->m->cfg.d_k);
+        len = (size_t)snprintf(init, sizeof init, "%d", a->m->cfg.d_k);
     } else if (kind == PROMPT_TARGET) {
-        text = a->m->target ? a->m->target : "";
+        text = a->m->target;
+        len = text ? a->m->target_len : 0;
         max = AV_MAX_INPUT_BYTES;
     } else {
+        /* By length: a sentence from a file may hold NULs, and Enter on it
+         * untouched must give back every byte. */
         text = a->m->text;
+        len = text ? a->m->text_len : 0;
         max = AV_MAX_INPUT_BYTES;
     }
     le_free(&a->edit);
-    if (le_init(&a->edit, text, max)) {
+    if (le_init(&a->edit, text, len, max)) {
         say(a, 1, "out of memory");
         return;
     }
@@ -186,6 +191,12 @@ static void finish_prompt(App *a) {
     if (kind == PROMPT_DK) {
         AvError err = {{0}};
         long v;
+        /* A NUL (pasted) would end the number early: "6\0" is not 6. */
+        if (strlen(a->edit.buf) != a->edit.len) {
+            say(a, 1, "d_k: not a number; d_k stays %d", a->m->cfg.d_k);
+            le_free(&a->edit);
+            return;
+        }
         if (cli_parse_int(a->edit.buf, 1, MODEL_MAX_DIM, "d_k", &v, &err)) {
             say(a, 1, "%s; d_k stays %d", err.msg, a->m->cfg.d_k);
             return;
@@ -237,7 +248,12 @@ static int prompt_key(App *a, AppKey k) {
         case 1: lk = LE_KEY_HOME; break;
         case 5: lk = LE_KEY_END; break;
         case 21: lk = LE_KEY_KILL; break;
-        default: cp = k.ch; break;
+        default:
+            /* A typed control key that is not an editing key (Ctrl-B, Tab)
+             * is a slip, not text; pasted controls come by app_paste_char. */
+            if (k.ch < 0xA0 && utf8_is_unsafe(k.ch)) return 1;
+            cp = k.ch;
+            break;
         }
     }
     switch (le_key(&a->edit, lk, cp)) {

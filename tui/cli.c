@@ -2,11 +2,12 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "number.h"
 
 
 /* Views the TUI knows; --view is checked against this list. */
@@ -60,28 +61,20 @@ const char *cli_usage(void) {
 }
 
 int cli_parse_int(const char *s, long lo, long hi, const char *what, long *out, AvError *err) {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end != '\0' || s[0] == ' ' || s[0] == '\t')
-        return av_errorf(err, "%s: '%s' is not a whole number (expected %ld..%ld)", what, s, lo, hi);
-    if (errno == ERANGE || v < lo || v > hi)
-        return av_errorf(err, "%s: %s is out of range %ld..%ld", what, s, lo, hi);
-    *out = v;
-    return 0;
+    switch (num_parse_long(s, lo, hi, out)) {
+    case NUM_OK: return 0;
+    case NUM_OUT_OF_RANGE: return av_errorf(err, "%s: %s is out of range %ld..%ld", what, s, lo, hi);
+    default: return av_errorf(err, "%s: '%s' is not a whole number (expected %ld..%ld)", what, s ? s : "", lo, hi);
+    }
 }
 
 static int parse_seed(const char *s, uint64_t *out, AvError *err) {
-    char *end;
-    errno = 0;
-    if (s[0] == '-' || s[0] == '+' || s[0] == ' ' || s[0] == '\0')
-        return av_errorf(err, "--seed: '%s' is not a whole number (expected 0..18446744073709551615)", s);
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*end != '\0')
-        return av_errorf(err, "--seed: '%s' is not a whole number (expected 0..18446744073709551615)", s);
-    if (errno == ERANGE) return av_errorf(err, "--seed: %s is out of range 0..18446744073709551615", s);
-    *out = (uint64_t)v;
-    return 0;
+    switch (num_parse_u64(s, out)) {
+    case NUM_OK: return 0;
+    case NUM_OUT_OF_RANGE: return av_errorf(err, "--seed: %s is out of range 0..18446744073709551615", s);
+    default:
+        return av_errorf(err, "--seed: '%s' is not a whole number (expected 0..18446744073709551615)", s ? s : "");
+    }
 }
 
 enum {
@@ -250,7 +243,7 @@ int cli_parse(CliOptions *o, int argc, char **argv, AvError *err) {
         case OPT_VIEW: {
             int ok = 0;
             for (int i = 0; view_names[i]; i++) ok |= strcmp(optarg, view_names[i]) == 0;
-            if (!ok) return av_errorf(err, "--view: unknown view '%s' (expected heatmap, heads or pipeline)", optarg);
+            if (!ok) return av_errorf(err, "--view: unknown view '%s' (expected heatmap, heads, pipeline or gravity)", optarg);
             o->view = optarg;
             break;
         }

@@ -7,9 +7,12 @@
  * cells, so "e\u0301" behaves as one é and a Hangul syllable as one 학.
  * Zero width and column widths come from text_cp_width (the C library's
  * wcwidth, as ncurses and the canvas measure), which needs a UTF-8 locale:
- * the cursor lands where the screen draws it. */
+ * the cursor lands where the screen draws it. A character that is drawn
+ * escaped (utf8_is_unsafe, or an invalid byte) is as wide as its escape and
+ * is never a mark: "\u{200D}" is 8 columns of its own. */
 #include "lineedit.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,7 +33,20 @@ static size_t le_decode_at(const LineEdit *e, size_t i, uint32_t *cp) {
     return n > 0 ? (size_t)n : 1;
 }
 
-static int le_is_zero_width(uint32_t cp) { return cp != UTF8_INVALID && text_cp_width(cp) == 0; }
+static int le_is_zero_width(uint32_t cp) {
+    return cp != UTF8_INVALID && !utf8_is_unsafe(cp) && text_cp_width(cp) == 0;
+}
+
+/* Columns of one code point as the prompt draws it: escaped ones as wide as
+ * their escape (utf8_escape: \n, \xNN, \u{HHHH}), the others by wcwidth. */
+static int le_cp_width(uint32_t cp) {
+    if (cp == UTF8_INVALID) return 4; /* \xNN */
+    if (!utf8_is_unsafe(cp)) return text_cp_width(cp);
+    if (cp == '\n' || cp == '\t' || cp == '\r') return 2;
+    if (cp < 0x80) return 4;
+    char esc[16];
+    return snprintf(esc, sizeof esc, "\\u{%04X}", (unsigned)cp);
+}
 
 /* Byte offset of the code point that ends at i (i > 0). */
 static size_t le_prev_cp(const LineEdit *e, size_t i, uint32_t *cp) {
@@ -72,7 +88,7 @@ static size_t le_prev_cell(const LineEdit *e, size_t i) {
 static int le_cell_width(const LineEdit *e, size_t i) {
     uint32_t cp;
     le_decode_at(e, i, &cp);
-    return cp == UTF8_INVALID ? 1 : text_cp_width(cp);
+    return le_cp_width(cp);
 }
 
 /* ===== Buffer ===== */
@@ -99,48 +115,21 @@ static void le_erase(LineEdit *e, size_t from, size_t to) {
     e->cursor = from;
 }
 
-/* Appends cp while building the initial text (no max check, see le_init). */
-static int le_append(LineEdit *e, uint32_t cp) {
-    char enc[4];
-    size_t n = (size_t)utf8_encode(cp, enc);
-    if (le_reserve(e, e->len + n)) return -1;
-    memcpy(e->buf + e->len, enc, n);
-    e->len += n;
-    e->buf[e->len] = '\0';
-    return 0;
-}
-
 /* ===== API ===== */
 
-int le_init(LineEdit *e, const char *initial, size_t max) {
+int le_init(LineEdit *e, const char *initial, size_t len, size_t max) {
     if (!e) return -1;
     memset(e, 0, sizeof *e);
     e->max = max;
-    size_t len = initial ? strlen(initial) : 0;
+    if (!initial) len = 0;
     if (le_reserve(e, len)) return -1;
-    e->buf[0] = '\0';
-    /* The initial text may come from a file: keep the invariant that buf is
-     * valid UTF-8 without control characters, so what the app draws is what
-     * the user edits. Line breaks and tabs become spaces (they separate words
-     * in a sentence); other unsafe code points are dropped; invalid bytes
-     * become U+FFFD so the user sees that something was there. The text is
-     * not cut to max: editing a long sentence must not lose its end. */
-    for (size_t i = 0; i < len;) {
-        uint32_t cp;
-        int n = utf8_decode(initial + i, len - i, &cp);
-        i += (size_t)(n > 0 ? n : 1);
-        if (cp == UTF8_INVALID)
-            cp = 0xFFFD;
-        else if (cp == '\t' || cp == '\n' || cp == '\r' || cp == '\v' || cp == '\f')
-            cp = ' ';
-        else if (utf8_is_unsafe(cp))
-            continue;
-        if (le_append(e, cp)) {
-            le_free(e);
-            return -1;
-        }
-    }
-    e->cursor = e->len;
+    /* Byte for byte: Enter on an untouched sentence must give the same
+     * sentence, NULs and escape sequences included (they are shown escaped).
+     * Not cut to max: editing a long sentence must not lose its end. */
+    if (len) memcpy(e->buf, initial, len);
+    e->buf[len] = '\0';
+    e->len = len;
+    e->cursor = len;
     return 0;
 }
 
@@ -150,12 +139,11 @@ void le_free(LineEdit *e) {
     memset(e, 0, sizeof *e);
 }
 
-/* Inserts cp at the cursor. Refused (text unchanged) when it is a control
- * or bidi character, not a Unicode scalar value, would pass max, or memory
- * runs out: le_key has no error to return, and a prompt that keeps its text
- * is the safe outcome. */
+/* Inserts cp at the cursor. Refused (text unchanged) when it is not a
+ * Unicode scalar value, would pass max, or memory runs out: le_key has no
+ * error to return, and a prompt that keeps its text is the safe outcome. */
 static void le_insert(LineEdit *e, uint32_t cp) {
-    if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) || utf8_is_unsafe(cp)) return;
+    if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return;
     char enc[4];
     size_t n = (size_t)utf8_encode(cp, enc);
     if (e->len + n > e->max || le_reserve(e, e->len + n)) return;

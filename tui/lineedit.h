@@ -1,7 +1,11 @@
 /* lineedit.h - a one-line editor for prompts (d_k, the sentence): UTF-8 text,
  * the cursor moves by character, wide characters count two columns,
- * Backspace removes a whole character (with its combining marks). No curses:
- * the app feeds it keys and draws what it says. */
+ * Backspace removes a whole character (with its combining marks). The text is
+ * bytes: NUL, ESC, CR and other controls are text like any other character
+ * (a sentence from a file keeps them), and the app draws the text escaped as
+ * labels are (utf8_escape), so a control character is as wide as its escape
+ * ("\x1B" is 4 columns). No curses: the app feeds it keys and draws what it
+ * says. */
 #ifndef ATTNVIZ_LINEEDIT_H
 #define ATTNVIZ_LINEEDIT_H
 
@@ -9,7 +13,7 @@
 #include <stdint.h>
 
 typedef struct {
-    char *buf;     /* UTF-8 text, NUL-terminated (owned) */
+    char *buf;     /* the text, buf[len] = '\0'; may hold NULs: len counts (owned) */
     size_t len;    /* bytes in buf */
     size_t cap;    /* capacity of buf */
     size_t cursor; /* byte offset of the cursor, always at a character boundary */
@@ -31,15 +35,17 @@ typedef enum {
 
 typedef enum { LE_CONTINUE, LE_DONE, LE_CANCEL } LeResult;
 
-/* Starts editing `initial` (may be NULL) with the cursor at its end. Returns
- * -1 when out of memory. max: most bytes the text may reach (typing more is
- * refused). Free with le_free (NULL-safe). */
-int le_init(LineEdit *e, const char *initial, size_t max);
+/* Starts editing the len bytes of `initial` (may be NULL when len is 0),
+ * copied as they are, with the cursor at the end. Returns -1 when out of
+ * memory. max: most bytes the text may reach (typing more is refused; the
+ * initial text is never cut to it). Free with le_free (NULL-safe). */
+int le_init(LineEdit *e, const char *initial, size_t len, size_t max);
 void le_free(LineEdit *e);
 
-/* Applies one key. A LE_KEY_CHAR with a control character (below 0x20, 0x7F,
- * C1) or an invalid code point is ignored: prompts never hold raw control
- * characters. Enter gives LE_DONE, Escape LE_CANCEL. */
+/* Applies one key. LE_KEY_CHAR inserts any Unicode scalar value, controls
+ * and NUL included (pasted text is text; the app decides which typed keys are
+ * characters); a surrogate or a value above U+10FFFF has no UTF-8 and is
+ * ignored. Enter gives LE_DONE, Escape LE_CANCEL. */
 LeResult le_key(LineEdit *e, LeKey key, uint32_t cp);
 
 /* What to show in a field of `cols` columns: the byte range [*from, *to) of

@@ -1,6 +1,7 @@
 /* main.c - attnviz's entry point: parse the command line, build the model,
  * then dump it, draw it once, or run the interactive TUI. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <sys/ioctl.h>
@@ -19,8 +20,10 @@
 #include "screen.h"
 #include "export.h"
 #include "model.h"
+#include "number.h"
 #include "qkvfile.h"
 #include "readfile.h"
+#include "tokenize.h"
 #include "utf8.h"
 
 /* Prints "attnviz: message" on stderr with every unsafe character escaped:
@@ -35,6 +38,17 @@ static void print_error(const char *msg) {
  * the app takes them). */
 static char *mask_comments;
 static int mask_comments_dropped;
+
+/* Flushes standard output; a write that failed (a full disk, a closed pipe)
+ * gets a message and 0 is returned, so no output is ever lost in silence. */
+static int stdout_flushed(void) {
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout)) return 1;
+    char msg[128];
+    snprintf(msg, sizeof msg, "cannot write to standard output: %s", errno ? strerror(errno) : "write error");
+    print_error(msg);
+    return 0;
+}
 
 /* --mask-file: the painted mask, one row per query and one value per key.
  * Only a file that does not exist yet is fine (W will create it); a
@@ -60,6 +74,28 @@ static int load_mask_file(Model *m, const CliOptions *o, AvError *err) {
     return rc;
 }
 
+/* Allocation failures in the core say "out of memory" (and nothing else
+ * does but a quoted value): a runtime failure, exit 1, not bad input. */
+static int error_is_oom(const AvError *err) { return strstr(err->msg, "out of memory") != NULL; }
+
+/* The sentence, target and pads are taken with the smallest shape (see
+ * build_model); running out of memory there must name the configuration the
+ * options ask for, not d_model=1 heads=1. The tokens are counted again (the
+ * failed step kept none); if even that fails, the count is left out. */
+static int oom_of_final(const Model *m, const CliOptions *o, const char *text, size_t len, AvError *err) {
+    if (!error_is_oom(err)) return -1;
+    const ModelConfig *c = &o->cfg;
+    TokenList list = {0};
+    AvError ignored;
+    int n = -1;
+    if (text && tok_split(m->tokenizer, text, len, TOK_MAX_TOKENS, &list, &ignored) == 0) n = list.n + o->pad;
+    tok_list_free(&list);
+    char tokens[48] = "";
+    if (n >= 0) snprintf(tokens, sizeof tokens, " and %d tokens", n);
+    return av_errorf(err, "out of memory for d_model=%d heads=%d d_k=%d d_v=%d%s", c->d_model, c->heads, c->d_k,
+                     c->d_v, tokens);
+}
+
 /* Builds the model the options describe. Returns 0, or -1 with err set. */
 static int build_model(Model *m, const CliOptions *o, AvError *err) {
     if (o->qkv_file) {
@@ -67,7 +103,7 @@ static int build_model(Model *m, const CliOptions *o, AvError *err) {
         if (qkv_load(&d, o->qkv_file, err)) return av_error_prefix(err, "--qkv");
         int rc = model_set_qkv(m, &d, err);
         qkv_free(&d);
-        if (rc) return av_error_prefix(err, "--qkv %s", o->qkv_file);
+        if (rc) return av_error_prefix(err, "--qkv %s", strcmp(o->qkv_file, "-") == 0 ? "standard input" : o->qkv_file);
         ModelConfig c = m->cfg;
         c.mask = o->cfg.mask;
         c.window = o->cfg.window;
@@ -96,14 +132,27 @@ static int build_model(Model *m, const CliOptions *o, AvError *err) {
         /* A file's final line break is not part of the sentence. */
         while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r')) buf[--len] = '\0';
         int rc = model_set_text(m, buf, len, err);
+        if (rc) oom_of_final(m, o, buf, len, err);
         free(buf);
-        if (rc) return av_error_prefix(err, "%s", o->file);
+        if (rc) return av_error_prefix(err, "%s", strcmp(o->file, "-") == 0 ? "standard input" : o->file);
     } else {
         const char *text = o->text ? o->text : CLI_DEFAULT_TEXT;
-        if (model_set_text(m, text, strlen(text), err)) return av_error_prefix(err, "TEXT");
+        if (model_set_text(m, text, strlen(text), err)) {
+            oom_of_final(m, o, text, strlen(text), err);
+            return av_error_prefix(err, "TEXT");
+        }
     }
-    if (o->target && model_set_target(m, o->target, strlen(o->target), err)) return av_error_prefix(err, "--target");
-    if (o->pad && model_set_pad(m, o->pad, err)) return av_error_prefix(err, "--pad");
+    if (o->target && model_set_target(m, o->target, strlen(o->target), err)) {
+        if (error_is_oom(err)) return oom_of_final(m, o, m->text, m->text_len, err);
+        /* The model says "target: ..." (for the TUI); here the option says it. */
+        char rest[AV_ERR_MAX];
+        snprintf(rest, sizeof rest, "%s", strncmp(err->msg, "target: ", 8) == 0 ? err->msg + 8 : err->msg);
+        return av_errorf(err, "--target: %s", rest);
+    }
+    if (o->pad && model_set_pad(m, o->pad, err)) {
+        if (error_is_oom(err)) return oom_of_final(m, o, m->text, m->text_len, err);
+        return av_error_prefix(err, "--pad");
+    }
     if (model_set_config(m, &o->cfg, err)) return -1;
     return load_mask_file(m, o, err);
 }
@@ -126,8 +175,8 @@ static int once_width(const CliOptions *o) {
     if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20) return ws.ws_col;
     const char *cols = getenv("COLUMNS");
     if (cols) {
-        long v = strtol(cols, NULL, 10);
-        if (v >= 20 && v <= 1000) return (int)v;
+        long v;
+        if (num_parse_long(cols, 20, 1000, &v) == NUM_OK) return (int)v;
     }
     return 80;
 }
@@ -154,8 +203,9 @@ static int run_once(App *a, const CliOptions *o) {
     char *text = cv_render(cv, a->tier != TIER_NONE, a->tier);
     cv_free(cv);
     if (!text) return print_error("out of memory"), 1;
-    int rc = fputs(text, stdout) < 0 || fflush(stdout) ? 1 : 0;
+    int rc = fputs(text, stdout) < 0;
     free(text);
+    if (!stdout_flushed()) return 1;
     if (rc) print_error("cannot write to standard output");
     return rc;
 }
@@ -170,15 +220,11 @@ int main(int argc, char **argv) {
         cli_free(&opt);
         return 2;
     }
-    if (opt.help) {
-        fputs(cli_usage(), stdout);
+    if (opt.help || opt.version) {
+        if (opt.help) fputs(cli_usage(), stdout);
+        else printf("attnviz %s\n", ATTNVIZ_VERSION);
         cli_free(&opt);
-        return 0;
-    }
-    if (opt.version) {
-        printf("attnviz %s\n", ATTNVIZ_VERSION);
-        cli_free(&opt);
-        return 0;
+        return stdout_flushed() ? 0 : 1;
     }
     par_set_threads(opt.threads);
     Model *m = model_new();
@@ -190,15 +236,17 @@ int main(int argc, char **argv) {
     int status = 0;
     if (build_model(m, &opt, &err)) {
         print_error(err.msg);
-        status = 2;
+        status = error_is_oom(&err) ? 1 : 2;
     } else if ((opt.dump || opt.once) && model_update(m, &err)) {
         /* (The interactive view computes in its first frame, where q, Ctrl-C
          * and SIGTERM can stop a long recompute.) */
         print_error(err.msg);
         status = 1;
     } else if (opt.dump) {
-        if (export_model(stdout, m, opt.dump_format) || fflush(stdout)) {
+        if (export_model(stdout, m, opt.dump_format)) {
             print_error("cannot write the dump to standard output");
+            status = 1;
+        } else if (!stdout_flushed()) {
             status = 1;
         }
     } else {

@@ -5,6 +5,9 @@
 #endif
 #include "text.h"
 
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,10 +43,26 @@ int text_width(const char *s, size_t len) {
     return w;
 }
 
-/* Bytes of the cluster at s[0..len): one character and the zero-width
- * characters (combining marks) after it, which must never be cut off from
- * their base. Sets *cols to its width. */
-static size_t text_cluster(const char *s, size_t len, int *cols) {
+// ----------------------------------------------------------------------------
+// Extended grapheme clusters: a label is cut between them, never inside one
+// (a base and its marks, a Hangul syllable of jamo, a flag's two regional
+// indicators, an emoji and its skin tone). PCRE2's \X knows the rules.
+
+static pcre2_code *text_grapheme_re; /* \X, compiled once, never freed */
+static pthread_once_t text_grapheme_once = PTHREAD_ONCE_INIT;
+
+static void text_grapheme_compile(void) {
+    int err;
+    PCRE2_SIZE off;
+    /* MATCH_INVALID_UTF: an invalid byte ends a cluster instead of failing
+     * the whole match (labels are escaped first, but the API takes bytes). */
+    text_grapheme_re = pcre2_compile((PCRE2_SPTR) "\\X", PCRE2_ZERO_TERMINATED,
+                                     PCRE2_UTF | PCRE2_MATCH_INVALID_UTF, &err, &off, NULL);
+}
+
+/* The old rule, when PCRE2 is out of memory: one character and the
+ * zero-width characters after it. */
+static size_t text_cluster_simple(const char *s, size_t len, int *cols) {
     int n;
     *cols = text_char(s, len, &n);
     size_t used = (size_t)n;
@@ -53,6 +72,49 @@ static size_t text_cluster(const char *s, size_t len, int *cols) {
         if (cp == UTF8_INVALID || text_cp_width(cp) != 0) break;
         used += (size_t)m;
     }
+    return used;
+}
+
+/* Bytes of an escape at s[0..len) as utf8_escape writes them (\n \t \r,
+ * \xNN, \u{HHHH}), or 0: a cut label ends before an escape or after it,
+ * never in "\u{20". */
+static size_t text_escape_len(const char *s, size_t len) {
+    if (len < 2 || s[0] != '\\') return 0;
+    if (s[1] == 'n' || s[1] == 't' || s[1] == 'r') return 2;
+    const char *hex = "0123456789ABCDEF";
+    if (s[1] == 'x') {
+        if (len < 4 || !s[2] || !s[3] || !strchr(hex, s[2]) || !strchr(hex, s[3])) return 0;
+        return 4;
+    }
+    if (s[1] != 'u' || len < 3 || s[2] != '{') return 0;
+    size_t i = 3;
+    while (i < len && i < 9 && s[i] && strchr(hex, s[i])) i++;
+    if (i < 7 || i >= len || s[i] != '}') return 0;
+    return i + 1;
+}
+
+/* Bytes of the extended grapheme cluster at s[0..len) (at least 1; md may
+ * be NULL). Sets *cols to its width: the sum of its code points' widths,
+ * which is what ncurses and tmux draw (each character of nonzero width in a
+ * cell of its own, a zero-width one on the cell before). */
+static size_t text_cluster(pcre2_match_data *md, const char *s, size_t len, int *cols) {
+    size_t esc = text_escape_len(s, len);
+    if (esc) {
+        *cols = (int)esc;
+        return esc;
+    }
+    if (!md || !text_grapheme_re) return text_cluster_simple(s, len, cols);
+    uint32_t first;
+    utf8_decode(s, len, &first);
+    if (first == UTF8_INVALID) {
+        *cols = 1;
+        return 1;
+    }
+    int rc = pcre2_match(text_grapheme_re, (PCRE2_SPTR)s, len, 0, PCRE2_ANCHORED, md, NULL);
+    if (rc < 1) return text_cluster_simple(s, len, cols);
+    size_t used = (size_t)pcre2_get_ovector_pointer(md)[1];
+    if (used == 0 || used > len) return text_cluster_simple(s, len, cols);
+    *cols = text_width(s, used);
     return used;
 }
 
@@ -79,16 +141,19 @@ int text_truncate(char *out, size_t cap, const char *s, size_t len, int max_cols
     int col_budget = max_cols - ellipsis_cols;
     size_t byte_budget = cap - 1 - ellipsis_len;
 
+    pthread_once(&text_grapheme_once, text_grapheme_compile);
+    pcre2_match_data *md = text_grapheme_re ? pcre2_match_data_create(1, NULL) : NULL;
     size_t used = 0;
     int cols = 0;
     while (used < len) {
         int cw;
-        size_t cb = text_cluster(s + used, len - used, &cw);
+        size_t cb = text_cluster(md, s + used, len - used, &cw);
         /* A 2-column character where 1 column is left stops here too. */
         if (cols + cw > col_budget || used + cb > byte_budget) break;
         used += cb;
         cols += cw;
     }
+    pcre2_match_data_free(md);
     memcpy(out, s, used);
     memcpy(out + used, ellipsis, ellipsis_len + 1);
     return cols + ellipsis_cols;

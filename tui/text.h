@@ -20,8 +20,11 @@ int text_width(const char *s, size_t len);
 /* Writes into out (capacity cap, always NUL-terminated) the longest prefix of
  * s whose width is at most max_cols; when s does not fit, the prefix is cut
  * to leave room for `ellipsis` (e.g. "…" or "~", may be "") and the ellipsis is
- * appended. Never splits a character or separates a combining mark from its
- * base. Returns the width of what was written. */
+ * appended. Cuts only between extended grapheme clusters (PCRE2's \X): never
+ * inside a character, between a base and its marks, between a flag's two
+ * regional indicators or an emoji and its skin tone. A cluster is as wide as
+ * the sum of its code points (what ncurses and tmux draw). Returns the width
+ * of what was written. */
 int text_truncate(char *out, size_t cap, const char *s, size_t len, int max_cols,
                   const char *ellipsis);
 

@@ -211,7 +211,19 @@ void view_num(char *buf, size_t cap, double v, int width, int weight) {
     }
     snprintf(buf, cap, "%.0f", v);
     if ((int)strlen(buf) <= width && strcmp(buf, "-0") != 0) return;
+    /* Beyond that, an exponent as short as it can be written: "-3e+38" is
+     * "-3e38" and "1e-05" is "1e-5", so a saturated score (-3.4e38) still
+     * reads as a number in a 5-column cell; only a cell too narrow even for
+     * that gets a bare sign. */
     snprintf(buf, cap, "%.0e", v);
+    char *e = strchr(buf, 'e');
+    if (e) {
+        char *digits = e + 1, *from = digits;
+        if (*from == '+') from++;
+        else if (*from == '-') digits++, from++;
+        while (*from == '0' && from[1]) from++;
+        memmove(digits, from, strlen(from) + 1);
+    }
     if ((int)strlen(buf) > width) snprintf(buf, cap, "%s", v < 0 ? "-" : "+");
 }
 
@@ -548,13 +560,11 @@ static void draw_prompt(const App *a, Canvas *cv, int y) {
     size_t from, to;
     int ccol;
     le_view(&a->edit, field, &from, &to, &ccol);
-    char *shown = malloc(to - from + 1);
-    if (shown) {
-        memcpy(shown, a->edit.buf + from, to - from);
-        shown[to - from] = '\0';
-        cv_text(cv, y, x, shown, field, style_attr(ST_UNDERLINE));
-        free(shown);
-    }
+    /* Escaped as labels are: the text may hold NULs and escape sequences
+     * (le_view counts each as wide as its escape). */
+    char *shown = text_safe_label(a->edit.buf + from, to - from, 0);
+    if (shown) cv_text(cv, y, x, shown, field, style_attr(ST_UNDERLINE));
+    free(shown);
     /* The cursor: a reversed cell (the terminal cursor stays hidden). */
     if (x + ccol < cv->w) {
         Cell *c = cv_cell(cv, y, x + ccol);
