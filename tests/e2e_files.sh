@@ -91,9 +91,11 @@ tmx_wait "EXITED rc=0" && pass || fail "quit after W"
 tmx_stop
 size=$(wc -c <"$TMP/big.txt")
 [ "$size" -lt 1048576 ] && pass || fail "the 800 x 800 mask takes $size bytes"
-out=$(timeout 10 $ATTNVIZ -H 1 --d-model 8 -f "$TMP/long.txt" --mask-file "$TMP/big.txt" --dump=csv 2>&1); rc=$?
+# (--once, not a dump: 800 x 800 cells of every stage are 77 MB of CSV, 10 s
+# under the sanitizers; the inspector is on cell (0, 0).)
+out=$(timeout 30 $ATTNVIZ -H 1 --d-model 8 -f "$TMP/long.txt" --mask-file "$TMP/big.txt" --once --width 100 2>&1); rc=$?
 expect_rc "the 800 x 800 mask reads back" 0 $rc
-expect_contains "the painted cell is masked" "$out" ",masked,0,0,-inf"
+expect_contains "the painted cell is masked" "$out" "masked (painted)"
 
 # --- a full disk (a 64 KiB tmpfs, when this machine lets us mount one): the old file stays
 mkdir "$TMP/small"
