@@ -13,20 +13,33 @@ SAN     ?=
 # -Wformat-truncation would flag every such cut.
 WARN    := -Wall -Wextra -Wpedantic -Werror -Wno-format-truncation
 CFLAGS  ?= $(OPT) -g
-ALLFLAGS = -std=c11 $(WARN) -ffp-contract=off $(CFLAGS) $(SAN) \
-           -Isrc -Itui $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+# The core (src/) is built without the front end's headers and linked into
+# its tests without curses: a curses call or a tui/ header in src/ fails the
+# build (DESIGN.md: src/ knows nothing of screens).
+# The feature macros are those ncursesw's pkg-config gives tui/ (POSIX and
+# X/Open interfaces: realpath, strdup, clock_gettime...).
+COREFLAGS = -std=c11 $(WARN) -ffp-contract=off $(CFLAGS) $(SAN) -D_DEFAULT_SOURCE -D_XOPEN_SOURCE=600 -Isrc \
+            $(shell pkg-config --cflags libpcre2-8 2>/dev/null)
+ALLFLAGS = $(COREFLAGS) -Itui $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+CORELIBS = $(shell pkg-config --libs libpcre2-8 2>/dev/null) -lm -pthread
 LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -pthread
 TESTLIBS = $(shell pkg-config --libs $(TESTPKG) 2>/dev/null)
 
 CORE_SRC := $(wildcard src/*.c)
 TUI_SRC  := $(filter-out tui/main.c,$(wildcard tui/*.c))
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
+CORE_LIB := $(BUILD)/libattnviz-core.a
 TUI_OBJ  := $(TUI_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+# The tests of src/ alone: built without tui/ headers, linked with the core
+# library, PCRE2, libm and pthread only.
+CORE_TESTS := test_export test_files test_matrix test_model test_oom test_pca test_qkvfile test_rng \
+              test_tokenize test_utf8
+CORE_TEST_BIN := $(CORE_TESTS:%=$(BUILD)/tests/%)
 BIN      := $(BUILD)/attnviz
 
-.PHONY: all run test check clean deps unit e2e tests-bin valgrind
+.PHONY: all run test check clean deps unit e2e tests-bin valgrind tsan
 
 all: attnviz
 
@@ -34,11 +47,20 @@ all: attnviz
 attnviz: $(BIN)
 	@if [ "$(BUILD)" = "build/release" ]; then cp $(BIN) attnviz; fi
 
-$(BIN): $(CORE_OBJ) $(TUI_OBJ) $(BUILD)/tui/main.o
+$(BIN): $(TUI_OBJ) $(BUILD)/tui/main.o $(CORE_LIB)
 	@echo "LD $@"
 	@$(CC) $(ALLFLAGS) -o $@ $^ $(LIBS)
 
-$(BUILD)/%.o: %.c $(wildcard src/*.h tui/*.h) Makefile
+$(CORE_LIB): $(CORE_OBJ)
+	@echo "AR $@"
+	@rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/src/%.o: src/%.c $(wildcard src/*.h) Makefile
+	@mkdir -p $(dir $@)
+	@echo "CC $<"
+	@$(CC) $(COREFLAGS) -c -o $@ $<
+
+$(BUILD)/tui/%.o: tui/%.c $(wildcard src/*.h tui/*.h) Makefile
 	@mkdir -p $(dir $@)
 	@echo "CC $<"
 	@$(CC) $(ALLFLAGS) -c -o $@ $<
@@ -48,11 +70,17 @@ $(BUILD)/tests/test_oom: TESTWRAP := -Wl,--wrap=malloc,--wrap=calloc
 # test_files makes writes fail (a full disk) and fsync fail.
 $(BUILD)/tests/test_files: TESTWRAP := -Wl,--wrap=write,--wrap=fsync
 
-$(BUILD)/tests/%: tests/%.c $(CORE_OBJ) $(TUI_OBJ) $(wildcard tests/*.h)
+$(CORE_TEST_BIN): $(BUILD)/tests/%: tests/%.c $(CORE_LIB) $(wildcard tests/*.h)
+	@mkdir -p $(dir $@)
+	@echo "LD $@"
+	@$(CC) $(COREFLAGS) -Itests $(shell pkg-config --cflags $(TESTPKG) 2>/dev/null) -o $@ $< \
+		$(CORE_LIB) $(CORELIBS) $(TESTLIBS) $(TESTWRAP)
+
+$(BUILD)/tests/%: tests/%.c $(TUI_OBJ) $(CORE_LIB) $(wildcard tests/*.h)
 	@mkdir -p $(dir $@)
 	@echo "LD $@"
 	@$(CC) $(ALLFLAGS) -Itests $(shell pkg-config --cflags $(TESTPKG) 2>/dev/null) -o $@ $< \
-		$(CORE_OBJ) $(TUI_OBJ) $(LIBS) $(TESTLIBS) $(TESTWRAP)
+		$(TUI_OBJ) $(CORE_LIB) $(LIBS) $(TESTLIBS) $(TESTWRAP)
 
 tests-bin: $(TEST_BIN) $(BIN)
 
@@ -81,6 +109,25 @@ check: deps
 		$(MAKE) --no-print-directory BUILD=build/check OPT=-O1 \
 		SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 		unit e2e
+
+# ThreadSanitizer: the unit tests that run the thread pool, then end-to-end
+# scripts of the real binary with its frame thread and pool (2 and 4
+# threads). Any report fails the run (halt_on_error).
+TSAN_UNIT := test_model test_matrix test_pca
+TSAN_E2E  := tests/e2e_signals.sh tests/e2e_tui.sh
+# e2e_signals sends SIGSEGV, SIGBUS, SIGFPE and SIGABRT on purpose: they go to
+# attnviz's own handler (the terminal restored), not to a sanitizer report.
+TSAN_FATAL := handle_segv=0 handle_sigbus=0 handle_sigfpe=0 handle_abort=0 handle_sigill=0
+tsan: deps
+	@$(MAKE) --no-print-directory BUILD=build/tsan OPT=-O1 SAN="-fsanitize=thread -fno-omit-frame-pointer" \
+		$(TSAN_UNIT:%=build/tsan/tests/%) build/tsan/attnviz
+	@fail=0; for t in $(TSAN_UNIT); do echo "== tsan $$t"; \
+		TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 build/tsan/tests/$$t >/dev/null || fail=1; done; \
+	for t in $(TSAN_E2E); do echo "== tsan $$t"; \
+		TSAN_OPTIONS="halt_on_error=1 log_path=$(CURDIR)/build/tsan/report $(TSAN_FATAL)" ATTNVIZ=build/tsan/attnviz sh $$t >build/tsan/e2e.log 2>&1 || { cat build/tsan/e2e.log; fail=1; }; \
+		tail -1 build/tsan/e2e.log; done; \
+	if ls build/tsan/report.* >/dev/null 2>&1; then cat build/tsan/report.*; rm -f build/tsan/report.*; fail=1; fi; \
+	if [ $$fail = 0 ]; then echo "tsan: no data race"; else echo "tsan: FAILED"; exit 1; fi
 
 # The unit tests and a --dump of each kind under valgrind: zero errors and
 # zero definite leaks (ncurses' still-reachable memory is not a leak).

@@ -8,14 +8,15 @@
 #ifndef ATTNVIZ_CANCEL_H
 #define ATTNVIZ_CANCEL_H
 
-#include <signal.h>
+#include <stdatomic.h>
 
-/* sig_atomic_t so that a signal handler may set it; volatile reads are enough
- * for a flag polled by other threads (a late read costs one block of work). */
-extern volatile sig_atomic_t av_cancel_flag;
+/* A lock-free atomic: safe to set from a signal handler (C11 7.14.1.1) and
+ * to poll from any thread. Relaxed order: it carries no data, and a late
+ * read costs one block of work. */
+extern atomic_int av_cancel_flag;
 
-static inline void av_cancel_request(void) { av_cancel_flag = 1; }
-static inline void av_cancel_clear(void) { av_cancel_flag = 0; }
-static inline int av_cancelled(void) { return av_cancel_flag != 0; }
+static inline void av_cancel_request(void) { atomic_store_explicit(&av_cancel_flag, 1, memory_order_relaxed); }
+static inline void av_cancel_clear(void) { atomic_store_explicit(&av_cancel_flag, 0, memory_order_relaxed); }
+static inline int av_cancelled(void) { return atomic_load_explicit(&av_cancel_flag, memory_order_relaxed) != 0; }
 
 #endif

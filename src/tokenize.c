@@ -305,10 +305,10 @@ static int tok_find_matches(Tokenizer *t, const unsigned char *s, size_t len, in
     uint32_t retry = 0;    /* NOTEMPTY_ATSTART|ANCHORED right after an empty match */
     uint32_t no_check = 0; /* the first match validates all of s; later ones need not */
     for (;;) {
-        /* The clock is read every 64 matches: a plain pattern makes a match
-         * in well under a microsecond. */
+        /* The clock is read every 64 matches (a plain pattern makes a match
+         * in well under a microsecond); the cancel flag at every match. */
+        if (av_cancelled()) return av_errorf(err, "tokenizing cancelled at byte %zu of %zu", offset, len);
         if ((++calls & 63) == 0 || calls < 64) {
-            if (av_cancelled()) return av_errorf(err, "tokenizing cancelled at byte %zu of %zu", offset, len);
             if (tok_now() > deadline)
                 return av_errorf(err, "pattern backtracks too much: stopped after %g s at byte %zu of %zu",
                                  t->time_budget, offset, len);

@@ -13,7 +13,7 @@
  * "computing…" mark on the screen.
  *
  * Waiting: the signals attnviz acts on are blocked except inside one pselect()
- * on the terminal (and the job's wake-up pipe), which unblocks them
+ * (ppoll) on the terminal and the job's wake-up pipe, which unblocks them
  * atomically: a resize or a signal that comes while a frame is being made is
  * seen when the wait begins, never lost. No timeout when idle: an idle attnviz
  * uses no CPU. Signals only set a flag; the loop ends through endwin like a
@@ -26,7 +26,7 @@
  * marks as pasted is given to the app as text (app_paste_char), ESC and all,
  * never run as keys. */
 #define _XOPEN_SOURCE_EXTENDED 1
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* ppoll */
 #include "screen.h"
 
 #include <curses.h>
@@ -39,7 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/select.h>
+#include <poll.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -545,23 +545,18 @@ int screen_run(App *a, const CliOptions *o, AvError *err) {
         } else if (input.pending.n > 0 || input.eof) {
             continue;
         }
-        /* Wait: input, a signal, the job, or the moment to say "computing". */
-        fd_set fds;
-        FD_ZERO(&fds);
-        FD_SET(ifd, &fds);
-        int maxfd = ifd;
+        /* Wait: input, a signal, the job, or the moment to say "computing".
+         * (ppoll rather than pselect: the same atomic unblocking, and
+         * ThreadSanitizer delivers the handler's signal inside it.) */
+        struct pollfd fds[2] = {{.fd = ifd, .events = POLLIN}, {.fd = wake[0], .events = POLLIN}};
         struct timespec ts, *tsp = NULL;
-        if (busy) {
-            FD_SET(wake[0], &fds);
-            if (wake[0] > maxfd) maxfd = wake[0];
-            if (!marked) {
-                double left = 0.016 - (now_seconds() - started);
-                if (left < 0) left = 0;
-                ts.tv_sec = 0, ts.tv_nsec = (long)(left * 1e9);
-                tsp = &ts;
-            }
+        if (busy && !marked) {
+            double left = 0.016 - (now_seconds() - started);
+            if (left < 0) left = 0;
+            ts.tv_sec = 0, ts.tv_nsec = (long)(left * 1e9);
+            tsp = &ts;
         }
-        int r = pselect(maxfd + 1, &fds, NULL, NULL, tsp, &wait_mask);
+        int r = ppoll(fds, busy ? 2 : 1, tsp, &wait_mask);
         if (r < 0) {
             if (errno == EINTR) continue;
             quitting = 1;
@@ -572,7 +567,7 @@ int screen_run(App *a, const CliOptions *o, AvError *err) {
             marked = 1;
             continue;
         }
-        if (busy && FD_ISSET(wake[0], &fds)) {
+        if (busy && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
             char buf[16];
             while (read(wake[0], buf, sizeof buf) > 0) {
             }
@@ -583,7 +578,7 @@ int screen_run(App *a, const CliOptions *o, AvError *err) {
         }
         /* Readable: a key, or the end of input (EOF, EIO: the terminal is
          * gone). Blocking here waits only for the rest of a sequence. */
-        if (FD_ISSET(ifd, &fds)) {
+        if (fds[0].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)) {
             size_t at = input.pending.n;
             read_input(&input, 1);
             if (busy)
