@@ -58,6 +58,7 @@ while IFS= read -r line || [ -n "$line" ]; do
     case $line in '' | '#'*) continue ;; esac
     name=${line%%[ 	]*}
     args=${line#"$name"}
+    shown="attnviz $(printf '%s' "$args" | sed 's/^[[:space:]]*//')"
     case $name in *[!A-Za-z0-9._-]* | .*)
         fail "$CASES:$n: bad case name '$name'"; continue ;;
     esac
@@ -87,15 +88,15 @@ while IFS= read -r line || [ -n "$line" ]; do
         fail "$name: no $EXP/$name.out (run with UPDATE_OUTPUTS=1)"; continue
     fi
     if ! cmp -s "$EXP/$name.out" "$TMP/out"; then
-        ok=0; fail "$name: stdout differs (attnviz$args)"; show_diff "$EXP/$name.out" "$TMP/out"
+        ok=0; fail "$name: stdout differs ($shown)"; show_diff "$EXP/$name.out" "$TMP/out"
     fi
     if ! same "$EXP/$name.err" "$TMP/err"; then
-        ok=0; fail "$name: stderr differs (attnviz$args)"
+        ok=0; fail "$name: stderr differs ($shown)"
         if [ -e "$EXP/$name.err" ]; then show_diff "$EXP/$name.err" "$TMP/err"; else show_diff /dev/null "$TMP/err"; fi
     fi
     if ! same "$EXP/$name.rc" "$TMP/rc"; then
         ok=0
-        fail "$name: exit status $(cat "$TMP/rc"; [ -s "$TMP/rc" ] || echo 0), expected $(cat "$EXP/$name.rc" 2>/dev/null || echo 0) (attnviz$args)"
+        fail "$name: exit status $(cat "$TMP/rc"; [ -s "$TMP/rc" ] || echo 0), expected $(cat "$EXP/$name.rc" 2>/dev/null || echo 0) ($shown)"
     fi
     [ $ok = 1 ] && PASSES=$((PASSES + 1))
 done <"$CASES"
