@@ -7,6 +7,8 @@
 #   make -j2 fuzz-smoke-keys FUZZ_SECONDS=300    one target, longer
 #   make -j2 fuzz-smoke FUZZ_RUNS=1000000        a number of executions
 #                         instead (CI), within FUZZ_MAX_SECONDS (900) each
+#   make -j2 fuzz-ci      CI: FUZZ_CI_RUNS (1,000,000) executions of each
+#                         target, keys in two halves side by side
 #   make fuzz-merge       minimize the seeds and what the last runs found
 #                         into tests/fuzz/corpus/<target>/ (then commit it)
 #
@@ -80,18 +82,18 @@ $(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/obj/tests/fuzz/fuzz_%.o $(FUZZ_LIB_OBJ)
 fuzz-smoke: fuzz-smoke-keys fuzz-smoke-tokenize fuzz-smoke-qkvfile fuzz-smoke-cli
 
 $(FUZZ_TARGETS:%=fuzz-smoke-%): fuzz-smoke-%: $(FUZZ_BUILD)/fuzz_%
-	@rm -rf $(FUZZ_BUILD)/corpus-$*
-	@mkdir -p $(FUZZ_BUILD)/corpus-$*
-	@cp -R tests/fuzz/corpus/$*/. $(FUZZ_BUILD)/corpus-$*/
-	@echo "FUZZ $* for $(if $(FUZZ_RUNS),$(FUZZ_RUNS) executions (at most $(FUZZ_MAX_SECONDS) s),$(FUZZ_SECONDS) s) (log: $(FUZZ_BUILD)/smoke-$*.log)"
+	@rm -rf $(FUZZ_BUILD)/corpus-$*$(FUZZ_PART)
+	@mkdir -p $(FUZZ_BUILD)/corpus-$*$(FUZZ_PART)
+	@cp -R tests/fuzz/corpus/$*/. $(FUZZ_BUILD)/corpus-$*$(FUZZ_PART)/
+	@echo "FUZZ $*$(FUZZ_PART) for $(if $(FUZZ_RUNS),$(FUZZ_RUNS) executions (at most $(FUZZ_MAX_SECONDS) s),$(FUZZ_SECONDS) s) (log: $(FUZZ_BUILD)/smoke-$*$(FUZZ_PART).log)"
 	@start=$$(date +%s); ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	 ./$< $(FUZZ_RUN_OPTS) $(FUZZ_LIMIT) \
-		-artifact_prefix=$(FUZZ_BUILD)/$*- \
+		-artifact_prefix=$(FUZZ_BUILD)/$*- $(if $(FUZZ_PART),-seed=$(FUZZ_PART:-%=%)) \
 		$(if $(wildcard tests/fuzz/$*.dict),-dict=tests/fuzz/$*.dict) \
-		$(FUZZ_BUILD)/corpus-$* >$(FUZZ_BUILD)/smoke-$*.log 2>&1; \
-	 rc=$$?; grep -E '^(#[0-9]+[[:space:]]+DONE|stat::)' $(FUZZ_BUILD)/smoke-$*.log | head -6; \
-	 echo "FUZZ $*: $$(($$(date +%s) - start)) s"; \
-	 if [ $$rc != 0 ]; then grep -E '$(FUZZ_REPORT_LINES)' $(FUZZ_BUILD)/smoke-$*.log | head -40; \
+		$(FUZZ_BUILD)/corpus-$*$(FUZZ_PART) >$(FUZZ_BUILD)/smoke-$*$(FUZZ_PART).log 2>&1; \
+	 rc=$$?; grep -E '^(#[0-9]+[[:space:]]+DONE|stat::)' $(FUZZ_BUILD)/smoke-$*$(FUZZ_PART).log | head -6; \
+	 echo "FUZZ $*$(FUZZ_PART): $$(($$(date +%s) - start)) s"; \
+	 if [ $$rc != 0 ]; then grep -E '$(FUZZ_REPORT_LINES)' $(FUZZ_BUILD)/smoke-$*$(FUZZ_PART).log | head -40; \
 		echo "FUZZ $*: FAILED (exit $$rc); the input is in $(FUZZ_BUILD)/$*-crash-*"; exit 1; fi
 
 # Every kept crash input runs once; the directories may be empty.
@@ -106,6 +108,26 @@ $(FUZZ_TARGETS:%=fuzz-regress-%): fuzz-regress-%: $(FUZZ_BUILD)/fuzz_%
 		|| { grep -E '$(FUZZ_REPORT_LINES)' $(FUZZ_BUILD)/regress-$*.log | head -40; \
 		     echo "FUZZ REGRESS $*: FAILED (log: $(FUZZ_BUILD)/regress-$*.log)"; exit 1; }
 
+# FUZZ_PART=-N: one of several runs of a target side by side (its own corpus
+# copy build/fuzz/corpus-<target>-N/, log and -seed=N).
+FUZZ_PART ?=
+
+# CI: FUZZ_CI_RUNS executions of every target on two cores (make -j2
+# fuzz-ci). keys runs about 1,000 a second and the others 14,000 to 38,000,
+# so keys is split into two halves with different seeds: one half on one
+# core, while the other core runs the three others and then the other half.
+FUZZ_CI_RUNS ?= 1000000
+FUZZ_SUBMAKE  = $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST))
+.PHONY: fuzz-ci fuzz-ci-a fuzz-ci-b
+fuzz-ci: fuzz-ci-a fuzz-ci-b
+
+fuzz-ci-a: $(FUZZ_BINS)
+	@$(FUZZ_SUBMAKE) fuzz-smoke-keys FUZZ_RUNS=$$(($(FUZZ_CI_RUNS) / 2)) FUZZ_PART=-1
+
+fuzz-ci-b: $(FUZZ_BINS)
+	@for t in tokenize qkvfile cli; do $(FUZZ_SUBMAKE) fuzz-smoke-$$t FUZZ_RUNS=$(FUZZ_CI_RUNS) || exit 1; done
+	@$(FUZZ_SUBMAKE) fuzz-smoke-keys FUZZ_RUNS=$$(($(FUZZ_CI_RUNS) / 2)) FUZZ_PART=-2
+
 # The inputs the last runs found (build/fuzz/corpus-<target>/) and the kept
 # ones, minimized (-merge=1: the fewest inputs that add a feature to the
 # named seeds) into tests/fuzz/corpus/<target>/found/, which is replaced; the
@@ -115,10 +137,11 @@ fuzz-merge: $(FUZZ_TARGETS:%=fuzz-merge-%)
 
 $(FUZZ_TARGETS:%=fuzz-merge-%): fuzz-merge-%: $(FUZZ_BUILD)/fuzz_%
 	@rm -rf $(FUZZ_BUILD)/merged-$*
-	@mkdir -p $(FUZZ_BUILD)/merged-$* $(FUZZ_BUILD)/corpus-$* tests/fuzz/corpus/$*/found
+	@mkdir -p $(FUZZ_BUILD)/merged-$* tests/fuzz/corpus/$*/found
 	@find tests/fuzz/corpus/$* -maxdepth 1 -type f -exec cp {} $(FUZZ_BUILD)/merged-$*/ \;
 	@ASAN_OPTIONS=detect_leaks=1 ./$< -merge=1 $(FUZZ_RUN_OPTS) $(FUZZ_BUILD)/merged-$* \
-		tests/fuzz/corpus/$*/found $(FUZZ_BUILD)/corpus-$* >$(FUZZ_BUILD)/merge-$*.log 2>&1 \
+		tests/fuzz/corpus/$*/found $(wildcard $(FUZZ_BUILD)/corpus-$* $(FUZZ_BUILD)/corpus-$*-*) \
+		>$(FUZZ_BUILD)/merge-$*.log 2>&1 \
 		|| { tail -20 $(FUZZ_BUILD)/merge-$*.log; echo "FUZZ MERGE $*: FAILED"; exit 1; }
 	@rm -rf tests/fuzz/corpus/$*/found && mkdir tests/fuzz/corpus/$*/found
 	@for f in $(FUZZ_BUILD)/merged-$*/*; do \

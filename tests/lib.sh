@@ -141,11 +141,11 @@ tmx_stop() {
     for pid in $server; do [ "$pid" = "$pane" ] || [ "$pid" = "$spid" ] || apps="$apps $pid"; done
     killed=$(e2e_end 10 $apps)
     if [ -n "$killed" ]; then
-        fail "tmx_stop: still running 10 s after SIGTERM (then SIGKILL): $killed"
+        fail "tmx_stop: still running 10 s after SIGTERM (then SIGKILL): "$killed
     fi
     tmx kill-server 2>/dev/null
     killed=$(e2e_end 5 $(e2e_pids ATTNVIZ_E2E_SERVER "$TMUX_SOCK"))
-    [ -z "$killed" ] || fail "tmx_stop: the tmux server's processes outlived kill-server: $killed"
+    [ -z "$killed" ] || fail "tmx_stop: the tmux server's processes outlived kill-server: "$killed
 }
 # At the end of every script: its servers are stopped and none of its
 # processes survives; either failure fails the script.
