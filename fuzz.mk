@@ -5,6 +5,12 @@
 #                         seed corpus; fails on any crash, leak, timeout or OOM
 #   make fuzz-regress     run each once over tests/fuzz/regress/<target>/
 #   make -j2 fuzz-smoke-keys FUZZ_SECONDS=300    one target, longer
+#   make -j2 fuzz-smoke FUZZ_RUNS=1000000        a number of executions
+#                         instead (CI), within FUZZ_MAX_SECONDS (900) each
+#   make -j2 fuzz-ci      CI: FUZZ_CI_RUNS (1,000,000) executions of each
+#                         target, keys in two halves side by side
+#   make fuzz-merge       minimize the seeds and what the last runs found
+#                         into tests/fuzz/corpus/<target>/ (then commit it)
 #
 # Included by the Makefile (`include fuzz.mk`), or alone: `make -f fuzz.mk fuzz`.
 # Needs clang (Debian: clang, libclang-rt-14-dev for the fuzzer runtime) and the
@@ -16,6 +22,11 @@ FUZZ_SAVED_GOAL := $(.DEFAULT_GOAL)
 
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
+# With FUZZ_RUNS, a run stops after that many executions (the seeds count),
+# or after FUZZ_MAX_SECONDS, whichever comes first.
+FUZZ_RUNS        ?=
+FUZZ_MAX_SECONDS ?= 900
+FUZZ_LIMIT = $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS) -max_total_time=$(FUZZ_MAX_SECONDS),-max_total_time=$(FUZZ_SECONDS))
 FUZZ_BUILD   := build/fuzz
 FUZZ_TARGETS := tokenize qkvfile cli keys
 FUZZ_PKGS    := ncursesw libpcre2-8
@@ -39,9 +50,17 @@ FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
 FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 FUZZ_HDRS    := $(wildcard src/*.h tui/*.h tests/fuzz/*.h)
 
-.PHONY: fuzz fuzz-smoke fuzz-regress $(FUZZ_TARGETS:%=fuzz-smoke-%) $(FUZZ_TARGETS:%=fuzz-regress-%)
+.PHONY: fuzz fuzz-smoke fuzz-regress fuzz-merge $(FUZZ_TARGETS:%=fuzz-smoke-%) $(FUZZ_TARGETS:%=fuzz-regress-%) \
+        $(FUZZ_TARGETS:%=fuzz-merge-%)
 
 fuzz: $(FUZZ_BINS)
+
+# The canvas is written cell by cell (each cell checked as UTF-8 and measured)
+# on every frame of fuzz_keys: comparison tracing there (trace-cmp) cost half
+# of its time and guides nothing that the dictionaries and the edge counters
+# do not (those stay on, as do ASan and UBSan).
+FUZZ_NO_CMP := tui/canvas.c tui/text.c src/utf8.c
+$(FUZZ_NO_CMP:%.c=$(FUZZ_BUILD)/obj/%.o): FUZZ_COV := -fno-sanitize-coverage=trace-cmp
 
 # The targets themselves are held to the house warnings (the project's sources
 # get theirs from the main build).
@@ -50,7 +69,7 @@ $(FUZZ_BUILD)/obj/tests/fuzz/%.o: FUZZ_WARN := -Wall -Wextra -Wpedantic -Werror
 $(FUZZ_BUILD)/obj/%.o: %.c $(FUZZ_HDRS) fuzz.mk tests/fuzz/coverage-ignore.txt
 	@mkdir -p $(dir $@)
 	@echo "FUZZ CC $<"
-	@$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_WARN) -c -o $@ $<
+	@$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_COV) $(FUZZ_WARN) -c -o $@ $<
 
 $(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/obj/tests/fuzz/fuzz_%.o $(FUZZ_LIB_OBJ)
 	@echo "FUZZ LD $@"
@@ -59,20 +78,22 @@ $(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/obj/tests/fuzz/fuzz_%.o $(FUZZ_LIB_OBJ)
 # Each run fuzzes a fresh copy of the seed corpus (the seeds stay as they are);
 # new inputs go to build/fuzz/corpus-<target>/, a crash to build/fuzz/<target>-crash-* (or -leak-, -timeout-, -oom-).
 # A dictionary tests/fuzz/<target>.dict is used when there is one.
-fuzz-smoke: $(FUZZ_TARGETS:%=fuzz-smoke-%)
+# The slowest first: with -j2 it runs beside the three others in turn.
+fuzz-smoke: fuzz-smoke-keys fuzz-smoke-tokenize fuzz-smoke-qkvfile fuzz-smoke-cli
 
 $(FUZZ_TARGETS:%=fuzz-smoke-%): fuzz-smoke-%: $(FUZZ_BUILD)/fuzz_%
-	@rm -rf $(FUZZ_BUILD)/corpus-$*
-	@mkdir -p $(FUZZ_BUILD)/corpus-$*
-	@cp -R tests/fuzz/corpus/$*/. $(FUZZ_BUILD)/corpus-$*/
-	@echo "FUZZ $* for $(FUZZ_SECONDS) s (log: $(FUZZ_BUILD)/smoke-$*.log)"
-	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	 ./$< $(FUZZ_RUN_OPTS) -max_total_time=$(FUZZ_SECONDS) \
-		-artifact_prefix=$(FUZZ_BUILD)/$*- \
+	@rm -rf $(FUZZ_BUILD)/corpus-$*$(FUZZ_PART)
+	@mkdir -p $(FUZZ_BUILD)/corpus-$*$(FUZZ_PART)
+	@cp -R tests/fuzz/corpus/$*/. $(FUZZ_BUILD)/corpus-$*$(FUZZ_PART)/
+	@echo "FUZZ $*$(FUZZ_PART) for $(if $(FUZZ_RUNS),$(FUZZ_RUNS) executions (at most $(FUZZ_MAX_SECONDS) s),$(FUZZ_SECONDS) s) (log: $(FUZZ_BUILD)/smoke-$*$(FUZZ_PART).log)"
+	@start=$$(date +%s); ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	 ./$< $(FUZZ_RUN_OPTS) $(FUZZ_LIMIT) \
+		-artifact_prefix=$(FUZZ_BUILD)/$*- $(if $(FUZZ_PART),-seed=$(FUZZ_PART:-%=%)) \
 		$(if $(wildcard tests/fuzz/$*.dict),-dict=tests/fuzz/$*.dict) \
-		$(FUZZ_BUILD)/corpus-$* >$(FUZZ_BUILD)/smoke-$*.log 2>&1; \
-	 rc=$$?; grep -E '^(#[0-9]+[[:space:]]+DONE|stat::)' $(FUZZ_BUILD)/smoke-$*.log | head -6; \
-	 if [ $$rc != 0 ]; then grep -E '$(FUZZ_REPORT_LINES)' $(FUZZ_BUILD)/smoke-$*.log | head -40; \
+		$(FUZZ_BUILD)/corpus-$*$(FUZZ_PART) >$(FUZZ_BUILD)/smoke-$*$(FUZZ_PART).log 2>&1; \
+	 rc=$$?; grep -E '^(#[0-9]+[[:space:]]+DONE|stat::)' $(FUZZ_BUILD)/smoke-$*$(FUZZ_PART).log | head -6; \
+	 echo "FUZZ $*$(FUZZ_PART): $$(($$(date +%s) - start)) s"; \
+	 if [ $$rc != 0 ]; then grep -E '$(FUZZ_REPORT_LINES)' $(FUZZ_BUILD)/smoke-$*$(FUZZ_PART).log | head -40; \
 		echo "FUZZ $*: FAILED (exit $$rc); the input is in $(FUZZ_BUILD)/$*-crash-*"; exit 1; fi
 
 # Every kept crash input runs once; the directories may be empty.
@@ -86,6 +107,48 @@ $(FUZZ_TARGETS:%=fuzz-regress-%): fuzz-regress-%: $(FUZZ_BUILD)/fuzz_%
 	 ./$< -timeout=10 -rss_limit_mb=2048 $$files >$(FUZZ_BUILD)/regress-$*.log 2>&1 \
 		|| { grep -E '$(FUZZ_REPORT_LINES)' $(FUZZ_BUILD)/regress-$*.log | head -40; \
 		     echo "FUZZ REGRESS $*: FAILED (log: $(FUZZ_BUILD)/regress-$*.log)"; exit 1; }
+
+# FUZZ_PART=-N: one of several runs of a target side by side (its own corpus
+# copy build/fuzz/corpus-<target>-N/, log and -seed=N).
+FUZZ_PART ?=
+
+# CI: FUZZ_CI_RUNS executions of every target on two cores (make -j2
+# fuzz-ci). keys runs about 1,000 a second and the others 14,000 to 38,000,
+# so keys is split into two halves with different seeds: one half on one
+# core, while the other core runs the three others and then the other half.
+FUZZ_CI_RUNS ?= 1000000
+FUZZ_SUBMAKE  = $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST))
+.PHONY: fuzz-ci fuzz-ci-a fuzz-ci-b
+fuzz-ci: fuzz-ci-a fuzz-ci-b
+
+fuzz-ci-a: $(FUZZ_BINS)
+	@$(FUZZ_SUBMAKE) fuzz-smoke-keys FUZZ_RUNS=$$(($(FUZZ_CI_RUNS) / 2)) FUZZ_PART=-1
+
+fuzz-ci-b: $(FUZZ_BINS)
+	@for t in tokenize qkvfile cli; do $(FUZZ_SUBMAKE) fuzz-smoke-$$t FUZZ_RUNS=$(FUZZ_CI_RUNS) || exit 1; done
+	@$(FUZZ_SUBMAKE) fuzz-smoke-keys FUZZ_RUNS=$$(($(FUZZ_CI_RUNS) / 2)) FUZZ_PART=-2
+
+# The inputs the last runs found (build/fuzz/corpus-<target>/) and the kept
+# ones, minimized (-merge=1: the fewest inputs that add a feature to the
+# named seeds) into tests/fuzz/corpus/<target>/found/, which is replaced; the
+# named seeds at the top stay as they are (libFuzzer reads the directory
+# recursively). Review the count and commit it.
+# Edges only (no hit counts): a few hundred inputs per target, not a thousand.
+FUZZ_MERGE_OPTS ?= -use_counters=0
+fuzz-merge: $(FUZZ_TARGETS:%=fuzz-merge-%)
+
+$(FUZZ_TARGETS:%=fuzz-merge-%): fuzz-merge-%: $(FUZZ_BUILD)/fuzz_%
+	@rm -rf $(FUZZ_BUILD)/merged-$*
+	@mkdir -p $(FUZZ_BUILD)/merged-$* tests/fuzz/corpus/$*/found
+	@find tests/fuzz/corpus/$* -maxdepth 1 -type f -exec cp {} $(FUZZ_BUILD)/merged-$*/ \;
+	@ASAN_OPTIONS=detect_leaks=1 ./$< -merge=1 $(FUZZ_MERGE_OPTS) $(FUZZ_RUN_OPTS) $(FUZZ_BUILD)/merged-$* \
+		tests/fuzz/corpus/$*/found $(wildcard $(FUZZ_BUILD)/corpus-$* $(FUZZ_BUILD)/corpus-$*-*) \
+		>$(FUZZ_BUILD)/merge-$*.log 2>&1 \
+		|| { tail -20 $(FUZZ_BUILD)/merge-$*.log; echo "FUZZ MERGE $*: FAILED"; exit 1; }
+	@rm -rf tests/fuzz/corpus/$*/found && mkdir tests/fuzz/corpus/$*/found
+	@for f in $(FUZZ_BUILD)/merged-$*/*; do \
+		[ -e "tests/fuzz/corpus/$*/$${f##*/}" ] || mv "$$f" tests/fuzz/corpus/$*/found/; done
+	@echo "FUZZ MERGE $*: $$(ls tests/fuzz/corpus/$*/found | wc -l) found inputs in tests/fuzz/corpus/$*/found"
 
 # Keep the objects of the pattern rules (make would delete them as intermediates).
 .SECONDARY: $(FUZZ_LIB_OBJ) $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/obj/tests/fuzz/fuzz_%.o)

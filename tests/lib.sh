@@ -5,6 +5,11 @@ TMP=$(mktemp -d /tmp/attnviz-test.XXXXXX)
 FAILS=0
 PASSES=0
 trap 'rm -rf "$TMP"' EXIT
+# Every process of this run carries ATTNVIZ_E2E_RUN (run-e2e.sh sets one id
+# for the whole suite; a script run alone makes its own), so that what
+# survives a script can be found by its environment and ended by pid.
+: "${ATTNVIZ_E2E_RUN:=e2e-$$-$(date +%s)}"
+export ATTNVIZ_E2E_RUN
 
 pass() { PASSES=$((PASSES + 1)); }
 fail() { FAILS=$((FAILS + 1)); echo "FAIL: $*"; }
@@ -20,6 +25,66 @@ finish() {
     [ "$FAILS" = 0 ]
 }
 
+# --- processes of this run
+# e2e_pids VAR VALUE: the pids whose environment holds VAR=VALUE, but the
+# caller and its ancestors (which carry ATTNVIZ_E2E_RUN themselves). The scan
+# runs without the tags, so that it does not find itself; zombies have no
+# environment left and are not listed (their parent reaps them).
+E2E_SCAN='
+skip=" "; p=$PPID
+while [ -n "$p" ] && [ "$p" -gt 1 ] 2>/dev/null; do
+    skip="$skip$p "
+    p=$(sed "s/.*) //" "/proc/$p/stat" 2>/dev/null | cut -d" " -f2)
+done
+for f in $(grep -l -s -z -x -F "$1=$2" /proc/[0-9]*/environ); do
+    pid=${f#/proc/}; pid=${pid%/environ}
+    case $skip in *" $pid "*) ;; *) echo "$pid" ;; esac
+done'
+e2e_pids() { env -u ATTNVIZ_E2E_RUN -u ATTNVIZ_E2E_SERVER sh -c "$E2E_SCAN" e2e-scan "$1" "$2"; }
+# One line per pid: pid, state, command line (for the failure message).
+e2e_describe() {
+    for pid in "$@"; do
+        [ -r "/proc/$pid/cmdline" ] || continue
+        st=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -d' ' -f1)
+        echo "  pid $pid ($st): $(tr '\0' ' ' <"/proc/$pid/cmdline" | cut -c1-150)"
+    done
+}
+# e2e_alive PID...: those of the pids still running (not gone, not zombies).
+e2e_alive() {
+    for pid in "$@"; do
+        st=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -d' ' -f1)
+        [ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ] && echo "$pid"
+    done
+}
+# e2e_end SECONDS PID...: SIGTERM, then SIGKILL to whatever still runs after
+# SECONDS. Prints the pids that needed SIGKILL (nothing when all ended).
+e2e_end() {
+    limit=$(($1 * 10)); shift
+    [ $# -gt 0 ] || return 0
+    kill -TERM "$@" 2>/dev/null
+    i=0
+    while [ $i -lt $limit ] && [ -n "$(e2e_alive "$@")" ]; do sleep 0.1; i=$((i + 1)); done
+    left=$(e2e_alive "$@")
+    [ -n "$left" ] || return 0
+    echo "$left"
+    kill -KILL $left 2>/dev/null
+}
+# Fails when a process of this run is still running (the caller's ancestry
+# aside), then ends it. Gives the processes a moment first: a tmux server
+# that was just told to go is still on its way out.
+e2e_check_leftovers() { # where
+    i=0
+    while [ $i -lt 30 ]; do
+        left=$(e2e_alive $(e2e_pids ATTNVIZ_E2E_RUN "$ATTNVIZ_E2E_RUN"))
+        [ -n "$left" ] || return 0
+        sleep 0.1; i=$((i + 1))
+    done
+    fail "$1: processes of this run still running:"
+    e2e_describe $left
+    e2e_end 2 $left >/dev/null
+    return 1
+}
+
 # --- a private tmux server per test (STYLE.md recipe)
 # Each tmx_start gets a server of its own: a server that is still shutting
 # down must never take the next test's session with it.
@@ -28,16 +93,18 @@ TMUX_SOCK="attnviz-e2e-$$-0"
 tmx() { tmux -L "$TMUX_SOCK" -f /dev/null "$@"; }
 # tmx_start W H [VAR=value ...] -- command...   (the command runs in sh under
 # env, as tmux sets TERM itself; after it ends the pane prints "EXITED rc=N"
-# and stays, like a shell prompt would)
+# and stays, like a shell prompt would). The server and everything in it
+# carry ATTNVIZ_E2E_SERVER=<socket name>, which tmx_stop ends by pid.
 tmx_start() {
     w=$1 h=$2; shift 2
     envs=""
     while [ "$1" != "--" ]; do envs="$envs $1"; shift; done
     shift
-    tmx kill-server 2>/dev/null
+    tmx_stop
     TMUX_N=$((TMUX_N + 1))
     TMUX_SOCK="attnviz-e2e-$$-$TMUX_N"
-    tmx -u new-session -d -x "$w" -y "$h" "env $envs $* ; echo EXITED rc=\$?; sleep 600"
+    ATTNVIZ_E2E_SERVER=$TMUX_SOCK tmx -u new-session -d -x "$w" -y "$h" \
+        "env $envs $* ; echo EXITED rc=\$?; sleep 600"
 }
 tmx_screen() { tmx capture-pane -p 2>/dev/null; }
 tmx_screen_e() { tmx capture-pane -p -e 2>/dev/null; }
@@ -57,5 +124,37 @@ tmx_expect() { # name text keys...
     [ $# -gt 0 ] && tmx send-keys "$@"
     if tmx_wait "$text"; then pass; else fail "$name: [$text] not on screen:"; tmx_screen; fi
 }
-tmx_stop() { tmx kill-server 2>/dev/null; }
-trap 'tmx_stop; rm -rf "$TMP"' EXIT
+# Ends the test's processes, then the server. The app gets SIGTERM while its
+# terminal is still there (a clean exit, with the sanitizers' leak check) and
+# must be gone within 10 s; then SIGKILL, and the test fails. Killing the
+# server first instead hung ASan builds: the hangup makes the pane's shell
+# send SIGHUP and SIGCONT to the app, and a SIGCONT that comes during
+# LeakSanitizer's exit check leaves it waiting forever (tests/lib.sh history,
+# issue 10). The pane's shell and the server go last (their hangup is
+# harmless once the app is gone).
+tmx_stop() {
+    server=$(e2e_pids ATTNVIZ_E2E_SERVER "$TMUX_SOCK")
+    [ -n "$server" ] || return 0
+    pane=$(tmx display-message -p '#{pane_pid}' 2>/dev/null)
+    spid=$(tmx display-message -p '#{pid}' 2>/dev/null)
+    apps=""
+    for pid in $server; do [ "$pid" = "$pane" ] || [ "$pid" = "$spid" ] || apps="$apps $pid"; done
+    killed=$(e2e_end 10 $apps)
+    if [ -n "$killed" ]; then
+        fail "tmx_stop: still running 10 s after SIGTERM (then SIGKILL): "$killed
+    fi
+    tmx kill-server 2>/dev/null
+    killed=$(e2e_end 5 $(e2e_pids ATTNVIZ_E2E_SERVER "$TMUX_SOCK"))
+    [ -z "$killed" ] || fail "tmx_stop: the tmux server's processes outlived kill-server: "$killed
+}
+# At the end of every script: its servers are stopped and none of its
+# processes survives; either failure fails the script.
+e2e_exit() {
+    rc=$?
+    tmx_stop
+    e2e_check_leftovers "$0" || rc=1
+    [ "$FAILS" = 0 ] || rc=1
+    rm -rf "$TMP"
+    exit $rc
+}
+trap e2e_exit EXIT
