@@ -23,10 +23,10 @@ app_pid() { pgrep -P "$(tmx display-message -p '#{pane_pid}')" -f "$ATTNVIZ" | h
 # tmx_start runs "env VARS cmd; echo EXITED..."; ours prints its own EXITED.
 start_wrapped() { # W H -- args...
     w=$1 h=$2; shift 3
-    tmx kill-server 2>/dev/null
+    tmx_stop
     TMUX_N=$((TMUX_N + 1))
     TMUX_SOCK="attnviz-e2e-$$-$TMUX_N"
-    tmx -u new-session -d -x "$w" -y "$h" "env LC_ALL=C.UTF-8 sh $TMP/run.sh $*"
+    ATTNVIZ_E2E_SERVER=$TMUX_SOCK tmx -u new-session -d -x "$w" -y "$h" "env LC_ALL=C.UTF-8 sh $TMP/run.sh $*"
 }
 expect_restored() { # name
     tmx_wait "STTY:" || { fail "$1: no STTY line"; tmx_screen; return; }
