@@ -146,6 +146,27 @@ for sig in INT TERM HUP; do
     tmx_stop
 done
 
+# --- the terminal goes away (the server is killed under the app): attnviz
+# must end by itself, also built with the sanitizers, whose exit-time leak
+# check used to wait forever for the SIGCONT the pane's shell sends after
+# SIGHUP (issue 10). Five times: it was about four runs in six.
+for run in 1 2 3 4 5; do
+    tmx_start 80 24 LC_ALL=C.UTF-8 -- "$ATTNVIZ" --seed 777 "'$EN'"
+    tmx_expect "hangup $run: start" "seed=777" ""
+    sock=$TMUX_SOCK
+    tmx kill-server 2>/dev/null
+    i=0
+    while [ $i -lt 100 ] && [ -n "$(e2e_alive $(e2e_pids ATTNVIZ_E2E_SERVER "$sock"))" ]; do
+        sleep 0.1; i=$((i + 1))
+    done
+    left=$(e2e_alive $(e2e_pids ATTNVIZ_E2E_SERVER "$sock"))
+    if [ -z "$left" ]; then pass; else
+        fail "hangup $run: still running 10 s after the terminal went away:"
+        e2e_describe $left
+        e2e_end 2 $left >/dev/null
+    fi
+done
+
 # --- a resize or a signal that comes while a frame is computed is not lost
 # (additive scores on 200 tokens: a recompute takes a few hundred ms). The
 # app must redraw at the new size by itself, with no further key.

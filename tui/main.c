@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <langinfo.h>
 #include <locale.h>
+#include <signal.h>
 #include <sys/ioctl.h>
 #include <curses.h>
 #include <term.h>
@@ -269,5 +270,17 @@ int main(int argc, char **argv) {
     free(mask_comments);
     model_free(m);
     cli_free(&opt);
+    /* Ended by SIGINT, SIGTERM or SIGHUP (the terminal is restored, the
+     * memory freed): die of the same signal, as the shell and the parent
+     * expect (their wait status says "killed by SIGTERM", not "exit 143").
+     * That also skips exit-time work that a hangup can wedge: a SIGCONT from
+     * the pane's shell during LeakSanitizer's stop-the-world check left it
+     * waiting forever (issue 10). SIGQUIT keeps its status 131 without the
+     * core dump it would ask for. */
+    if (status == 128 + SIGINT || status == 128 + SIGTERM || status == 128 + SIGHUP) {
+        fflush(NULL);
+        signal(status - 128, SIG_DFL);
+        raise(status - 128);
+    }
     return status;
 }
