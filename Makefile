@@ -39,7 +39,7 @@ CORE_TESTS := test_export test_files test_matrix test_model test_oom test_pca te
 CORE_TEST_BIN := $(CORE_TESTS:%=$(BUILD)/tests/%)
 BIN      := $(BUILD)/attnviz
 
-.PHONY: all run test check clean deps unit e2e tests-bin valgrind tsan
+.PHONY: all run test check clean deps unit e2e tests-bin valgrind tsan lint
 
 all: attnviz
 
@@ -128,6 +128,17 @@ tsan: deps
 		tail -1 build/tsan/e2e.log; done; \
 	if ls build/tsan/report.* >/dev/null 2>&1; then cat build/tsan/report.*; rm -f build/tsan/report.*; fail=1; fi; \
 	if [ $$fail = 0 ]; then echo "tsan: no data race"; else echo "tsan: FAILED"; exit 1; fi
+
+# Formatting (clang-format with .clang-format: the files must be as it would
+# write them; src/utf8_width.h is generated) and cppcheck's warnings.
+LINT_FILES = $(filter-out src/utf8_width.h,$(wildcard src/*.[ch] tui/*.[ch] tests/*.[ch] tests/fuzz/*.[ch] tests/bench/*.c))
+lint:
+	@command -v clang-format >/dev/null && command -v cppcheck >/dev/null || \
+		{ echo "lint needs clang-format and cppcheck (apt-get install clang-format cppcheck)"; exit 1; }
+	@clang-format --dry-run --Werror $(LINT_FILES) || { echo "lint: run clang-format -i on the files above"; exit 1; }
+	@cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance --std=c11 --inline-suppr \
+		-Isrc -Itui --suppress=missingIncludeSystem -D__GNUC__ src tui
+	@echo "lint: formatted, no cppcheck warning"
 
 # The unit tests and a --dump of each kind under valgrind: zero errors and
 # zero definite leaks (ncurses' still-reachable memory is not a leak).

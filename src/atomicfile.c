@@ -46,7 +46,8 @@ static int resolve_target(const char *path, char **target, struct stat *st, int 
         *target = realpath(path, NULL);
         if (!*target) return av_errorf(err, "%s: cannot resolve the symbolic link: %s", path, strerror(errno));
     } else if (!S_ISREG(lst.st_mode)) {
-        return av_errorf(err, "%s: not a regular file (%s); not written", path, av_file_type_name((unsigned)lst.st_mode));
+        return av_errorf(err, "%s: not a regular file (%s); not written", path,
+                         av_file_type_name((unsigned)lst.st_mode));
     } else {
         *st = lst;
         *target = strdup(path);
@@ -149,7 +150,7 @@ int av_write_file_atomic(const char *path, const void *data, size_t len, AvError
     }
     rc = 0;
     goto out;
-fail: {
+fail : {
     int saved = errno;
     if (fd >= 0) close(fd);
     unlink(tmp);

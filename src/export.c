@@ -226,8 +226,8 @@ static void text_label(FILE *f, const char *s, size_t len, int width) {
     free(e);
 }
 
-static void text_matrix(FILE *f, const Model *m, const char *title, const float *a, int rows,
-                        int cols, int query_rows) {
+static void text_matrix(FILE *f, const Model *m, const char *title, const float *a, int rows, int cols,
+                        int query_rows) {
     fprintf(f, "%s (%d, %d)\n", title, rows, cols);
     for (int i = 0; i < rows; i++) {
         fputs("  ", f);
@@ -250,8 +250,9 @@ static void export_text(FILE *f, const Model *m) {
     char mask[32];
     model_mask_name(c, mask, sizeof mask);
     if (text)
-        fprintf(f, "d_model=%d heads=%d d_k=%d d_v=%d mask=%s scale=%s pos=%s seed=%llu tokenizer=%s score=%s%s "
-                   "attn=%s\n\n",
+        fprintf(f,
+                "d_model=%d heads=%d d_k=%d d_v=%d mask=%s scale=%s pos=%s seed=%llu tokenizer=%s score=%s%s "
+                "attn=%s\n\n",
                 c->d_model, c->heads, c->d_k, c->d_v, mask, c->scale ? "on" : "off", pos_name(c->pos),
                 (unsigned long long)c->seed, export_tokenizer_name(m), score_name(c->score, c->scale),
                 c->tie_qk ? " tie-qk" : "", attn_mode_name(c->attn));

@@ -77,7 +77,8 @@ static int is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 /* A byte of the file for a message: printable as itself, others in hex. */
 static int bad_char(AvError *err, const char *name, int line, int column, const char *expected, char c) {
     if ((unsigned char)c < 0x20 || (unsigned char)c >= 0x7F)
-        return av_errorf(err, "%s:%d:%d: expected %s, found byte 0x%02X", name, line, column, expected, (unsigned char)c);
+        return av_errorf(err, "%s:%d:%d: expected %s, found byte 0x%02X", name, line, column, expected,
+                         (unsigned char)c);
     return av_errorf(err, "%s:%d:%d: expected %s, found '%c'", name, line, column, expected, c);
 }
 
@@ -104,7 +105,8 @@ static int parse_runs_row(unsigned char *out, int n_k, const char *buf, size_t s
     for (size_t p = p0; p < stop; p++) {
         if (is_blank(buf[p])) continue;
         int column = (int)(p - start) + 1;
-        if (buf[p] < '0' || buf[p] > '9') return bad_char(err, name, line, column, "a run length (a whole number)", buf[p]);
+        if (buf[p] < '0' || buf[p] > '9')
+            return bad_char(err, name, line, column, "a run length (a whole number)", buf[p]);
         long v = 0;
         /* Stops as soon as the run passes the row: no overflow, whatever the digits. */
         while (p < stop && buf[p] >= '0' && buf[p] <= '9' && v <= n_k) v = v * 10 + (buf[p++] - '0');
@@ -115,7 +117,8 @@ static int parse_runs_row(unsigned char *out, int n_k, const char *buf, size_t s
         visible = !visible;
         p--;
     }
-    if (col != n_k) return av_errorf(err, "%s:%d: the runs cover %d keys, expected %d (one per key)", name, line, col, n_k);
+    if (col != n_k)
+        return av_errorf(err, "%s:%d: the runs cover %d keys, expected %d (one per key)", name, line, col, n_k);
     return 0;
 }
 
@@ -140,7 +143,8 @@ int mask_parse_grid(unsigned char **grid, int n_q, int n_k, const char *buf, siz
                 while (q < stop && is_blank(buf[q])) q++;
                 if (q < stop) {
                     free(g);
-                    return av_errorf(err, "%s:%d:%d: nothing may follow 'runs' on its line", name, line, (int)(q - i) + 1);
+                    return av_errorf(err, "%s:%d:%d: nothing may follow 'runs' on its line", name, line,
+                                     (int)(q - i) + 1);
                 }
             } else if (row >= n_q) {
                 free(g);

@@ -79,7 +79,7 @@ static void mk_portable(int kc, const float *const *arow, const float *bp, float
 
 /* AVX2 + FMA: 6 rows x 16 columns, 12 accumulators. */
 __attribute__((target("avx2,fma"))) static void mk_avx2(int kc, const float *const *arow, const float *bp, float *c,
-                                                          int ldc, int mr, int nr, int first) {
+                                                        int ldc, int mr, int nr, int first) {
     enum { MR = 6, NR = 16 };
     __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     __m256i m0 = _mm256_cmpgt_epi32(_mm256_set1_epi32(nr), lane);
@@ -98,12 +98,18 @@ __attribute__((target("avx2,fma"))) static void mk_avx2(int kc, const float *con
     for (int p = 0; p < kc; p++) {
         __m256 b0 = _mm256_loadu_ps(bp + (size_t)p * NR), b1 = _mm256_loadu_ps(bp + (size_t)p * NR + 8);
         __m256 a;
-        a = _mm256_broadcast_ss(a0 + p), acc[0][0] = _mm256_fmadd_ps(a, b0, acc[0][0]), acc[0][1] = _mm256_fmadd_ps(a, b1, acc[0][1]);
-        a = _mm256_broadcast_ss(a1 + p), acc[1][0] = _mm256_fmadd_ps(a, b0, acc[1][0]), acc[1][1] = _mm256_fmadd_ps(a, b1, acc[1][1]);
-        a = _mm256_broadcast_ss(a2 + p), acc[2][0] = _mm256_fmadd_ps(a, b0, acc[2][0]), acc[2][1] = _mm256_fmadd_ps(a, b1, acc[2][1]);
-        a = _mm256_broadcast_ss(a3 + p), acc[3][0] = _mm256_fmadd_ps(a, b0, acc[3][0]), acc[3][1] = _mm256_fmadd_ps(a, b1, acc[3][1]);
-        a = _mm256_broadcast_ss(a4 + p), acc[4][0] = _mm256_fmadd_ps(a, b0, acc[4][0]), acc[4][1] = _mm256_fmadd_ps(a, b1, acc[4][1]);
-        a = _mm256_broadcast_ss(a5 + p), acc[5][0] = _mm256_fmadd_ps(a, b0, acc[5][0]), acc[5][1] = _mm256_fmadd_ps(a, b1, acc[5][1]);
+        a = _mm256_broadcast_ss(a0 + p), acc[0][0] = _mm256_fmadd_ps(a, b0, acc[0][0]),
+        acc[0][1] = _mm256_fmadd_ps(a, b1, acc[0][1]);
+        a = _mm256_broadcast_ss(a1 + p), acc[1][0] = _mm256_fmadd_ps(a, b0, acc[1][0]),
+        acc[1][1] = _mm256_fmadd_ps(a, b1, acc[1][1]);
+        a = _mm256_broadcast_ss(a2 + p), acc[2][0] = _mm256_fmadd_ps(a, b0, acc[2][0]),
+        acc[2][1] = _mm256_fmadd_ps(a, b1, acc[2][1]);
+        a = _mm256_broadcast_ss(a3 + p), acc[3][0] = _mm256_fmadd_ps(a, b0, acc[3][0]),
+        acc[3][1] = _mm256_fmadd_ps(a, b1, acc[3][1]);
+        a = _mm256_broadcast_ss(a4 + p), acc[4][0] = _mm256_fmadd_ps(a, b0, acc[4][0]),
+        acc[4][1] = _mm256_fmadd_ps(a, b1, acc[4][1]);
+        a = _mm256_broadcast_ss(a5 + p), acc[5][0] = _mm256_fmadd_ps(a, b0, acc[5][0]),
+        acc[5][1] = _mm256_fmadd_ps(a, b1, acc[5][1]);
     }
 #pragma GCC unroll 6
     for (int i = 0; i < MR; i++) {
@@ -116,7 +122,7 @@ __attribute__((target("avx2,fma"))) static void mk_avx2(int kc, const float *con
 /* AVX-512: 8 rows x 32 columns, 16 accumulators (the broadcasts fold into
  * the FMAs). */
 __attribute__((target("avx512f"))) static void mk_avx512(int kc, const float *const *arow, const float *bp, float *c,
-                                                           int ldc, int mr, int nr, int first) {
+                                                         int ldc, int mr, int nr, int first) {
     enum { MR = 8, NR = 32 };
     __mmask16 m0 = (__mmask16)(nr >= 16 ? 0xFFFF : (1u << nr) - 1);
     __mmask16 m1 = (__mmask16)(nr >= 32 ? 0xFFFF : nr > 16 ? (1u << (nr - 16)) - 1 : 0);
@@ -135,8 +141,9 @@ __attribute__((target("avx512f"))) static void mk_avx512(int kc, const float *co
     for (int p = 0; p < kc; p++) {
         __m512 b0 = _mm512_loadu_ps(bp + (size_t)p * NR), b1 = _mm512_loadu_ps(bp + (size_t)p * NR + 16);
         __m512 a;
-#define ROW(r, ar)                                                                                                   \
-    a = _mm512_set1_ps(ar[p]), acc[r][0] = _mm512_fmadd_ps(a, b0, acc[r][0]), acc[r][1] = _mm512_fmadd_ps(a, b1, acc[r][1])
+#define ROW(r, ar)                                                                                                     \
+    a = _mm512_set1_ps(ar[p]), acc[r][0] = _mm512_fmadd_ps(a, b0, acc[r][0]),                                          \
+    acc[r][1] = _mm512_fmadd_ps(a, b1, acc[r][1])
         ROW(0, a0);
         ROW(1, a1);
         ROW(2, a2);
@@ -235,8 +242,7 @@ void mat_pack_into(MatPacked *p, float *buf, const float *b, int ldb, int k, int
             for (int q = 0; q < kc; q++) {
                 if (transposed)
                     for (int j = 0; j < nrv; j++) out[j] = b[(size_t)(j0 + j) * ldb + p0 + q];
-                else
-                    memcpy(out, b + (size_t)(p0 + q) * ldb + j0, sizeof(float) * (size_t)nrv);
+                else memcpy(out, b + (size_t)(p0 + q) * ldb + j0, sizeof(float) * (size_t)nrv);
                 for (int j = nrv; j < nr; j++) out[j] = 0.0f;
                 out += nr;
             }

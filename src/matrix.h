@@ -33,10 +33,10 @@ static inline MatView mat_view(const float *data, int rows, int cols, int ld) {
  * NR columns, KC rows at a time. Packing is done once and shared read-only by
  * every thread that multiplies rows with it. */
 typedef struct {
-    float *data;  /* the panels (owned unless packed into the caller's buffer) */
-    int k, n;     /* the (k, n) matrix it holds */
-    int nr, kc;   /* panel width and depth of the kernel it was packed for */
-    int owned;    /* data was allocated by mat_pack */
+    float *data; /* the panels (owned unless packed into the caller's buffer) */
+    int k, n;    /* the (k, n) matrix it holds */
+    int nr, kc;  /* panel width and depth of the kernel it was packed for */
+    int owned;   /* data was allocated by mat_pack */
 } MatPacked;
 
 /* Floats a packed (k, n) matrix needs, for any kernel. */

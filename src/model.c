@@ -64,10 +64,12 @@ int score_parse(const char *s, ScoreKind *kind, int *scale, AvError *err) {
     return 0;
 }
 
-void model_mask_name(const ModelConfig *c, char *buf, size_t cap) { mask_format(buf, cap, c->mask, c->window, c->prefix); }
+void model_mask_name(const ModelConfig *c, char *buf, size_t cap) {
+    mask_format(buf, cap, c->mask, c->window, c->prefix);
+}
 
-static const char *const stage_names[STAGE_COUNT] = {
-    "embed", "project", "scores", "scaled", "masked", "weights", "output", "final"};
+static const char *const stage_names[STAGE_COUNT] = {"embed",  "project", "scores", "scaled",
+                                                     "masked", "weights", "output", "final"};
 
 const char *stage_name(Stage s) { return (unsigned)s < STAGE_COUNT ? stage_names[s] : "none"; }
 
@@ -124,8 +126,7 @@ int model_check_budget(const ModelConfig *c, int n_q, int n_k, ModelSource src, 
                          n_q, n_k, c->heads, (long long)cells, (long long)MODEL_MAX_CELLS);
     int64_t floats = h * ((int64_t)n_q * dk + (int64_t)n_k * (dk + dv) + (int64_t)n_q * dv);
     if (src == SOURCE_TEXT)
-        floats += 3 * (int64_t)n_k * dm + h * dm * (2 * dk + dv) + h * dv * dm +
-                  (int64_t)n_q * (h * dv + dm);
+        floats += 3 * (int64_t)n_k * dm + h * dm * (2 * dk + dv) + h * dv * dm + (int64_t)n_q * (h * dv + dm);
     int64_t bytes = floats * 4;
     /* What the arenas really take (packed copies, the products before they are
      * split into heads, W_O's normals in double, padding), less the four
@@ -139,8 +140,8 @@ int model_check_budget(const ModelConfig *c, int n_q, int n_k, ModelSource src, 
         return av_errorf(err,
                          "too large: d_model=%d heads=%d d_k=%d d_v=%d%s need %lld MiB of "
                          "weights and stages, the limit is %lld MiB",
-                         c->d_model, c->heads, c->d_k, c->d_v, tokens,
-                         (long long)(bytes >> 20), (long long)(MODEL_MAX_BYTES >> 20));
+                         c->d_model, c->heads, c->d_k, c->d_v, tokens, (long long)(bytes >> 20),
+                         (long long)(MODEL_MAX_BYTES >> 20));
     /* Memory is not the only limit: a recompute must stay a matter of
      * seconds, or the screen freezes. Count the multiply-adds of a full pass
      * and the random numbers drawn. */
@@ -169,10 +170,10 @@ int model_check_budget(const ModelConfig *c, int n_q, int n_k, ModelSource src, 
 enum { AR_EMBED = 1, AR_WEIGHTS = 2, AR_STAGES = 4, AR_HEADS = 8 };
 
 typedef struct {
-    void *embed;     /* E, PE, X: n_k x d_model each (text only) */
-    void *weights;   /* W_Q, W_K, W_V of every head, W_O (text only) */
-    void *stages;    /* per-head stages, the mask, concat, Y */
-    HeadData *head;  /* heads entries */
+    void *embed;    /* E, PE, X: n_k x d_model each (text only) */
+    void *weights;  /* W_Q, W_K, W_V of every head, W_O (text only) */
+    void *stages;   /* per-head stages, the mask, concat, Y */
+    HeadData *head; /* heads entries */
 } Storage;
 
 /* Bump allocation inside an arena: every piece 16-byte aligned and followed
@@ -349,16 +350,15 @@ static int reshape(Model *m, const ModelConfig *c, int n_q, int n_k, ModelSource
     if (storage_alloc(&s, which, c, n_q, n_k, src, q_target != k_target)) {
         /* Q/K/V from a file have no d_model (cfg keeps the default 64). */
         if (src != SOURCE_TEXT)
-            return av_errorf(err, "out of memory for Q/K/V of %d x %d tokens, d_k=%d d_v=%d", n_q, n_k, c->d_k,
-                             c->d_v);
-        return av_errorf(err, "out of memory for d_model=%d heads=%d d_k=%d d_v=%d and %d tokens", c->d_model,
-                         c->heads, c->d_k, c->d_v, n_k);
+            return av_errorf(err, "out of memory for Q/K/V of %d x %d tokens, d_k=%d d_v=%d", n_q, n_k, c->d_k, c->d_v);
+        return av_errorf(err, "out of memory for d_model=%d heads=%d d_k=%d d_v=%d and %d tokens", c->d_model, c->heads,
+                         c->d_k, c->d_v, n_k);
     }
     /* The weights that survive a change of heads, d_k or d_v (prefix
      * stability): copied into the new arena below, so that only new columns
      * and heads are drawn. Their old places, before the arenas move. */
-    int keep = (which & AR_WEIGHTS) && m->weights_arena && !m->weights_stale && src == SOURCE_TEXT &&
-               !src_changed && c->seed == o->seed && c->d_model == o->d_model;
+    int keep = (which & AR_WEIGHTS) && m->weights_arena && !m->weights_stale && src == SOURCE_TEXT && !src_changed &&
+               c->seed == o->seed && c->d_model == o->d_model;
     int oh = o->heads, odk = o->d_k, odv = o->d_v;
     void *old_weights = m->weights_arena;
     const float **old_w = keep ? malloc(sizeof(float *) * 3 * (size_t)oh) : NULL;
@@ -384,7 +384,8 @@ static int reshape(Model *m, const ModelConfig *c, int n_q, int n_k, ModelSource
     if (which & AR_WEIGHTS) {
         m->keep_heads = m->keep_dk = m->keep_dv = 0;
         if (keep) {
-            int kh = oh < c->heads ? oh : c->heads, kdk = odk < c->d_k ? odk : c->d_k, kdv = odv < c->d_v ? odv : c->d_v;
+            int kh = oh < c->heads ? oh : c->heads, kdk = odk < c->d_k ? odk : c->d_k,
+                kdv = odv < c->d_v ? odv : c->d_v;
             size_t dm = (size_t)c->d_model;
             for (int h = 0; h < kh; h++) {
                 HeadData *hd = &m->head[h];
@@ -497,8 +498,8 @@ int model_set_config(Model *m, const ModelConfig *c, AvError *err) {
     if (model_config_check(c, err)) return -1;
     ModelConfig o = m->cfg;
     if (m->source == SOURCE_QKV) {
-        if (c->d_model != o.d_model || c->heads != o.heads || c->d_k != o.d_k || c->d_v != o.d_v ||
-            c->seed != o.seed || c->pos != o.pos)
+        if (c->d_model != o.d_model || c->heads != o.heads || c->d_k != o.d_k || c->d_v != o.d_v || c->seed != o.seed ||
+            c->pos != o.pos)
             return av_errorf(err, "Q, K and V come from a file: only the mask and the "
                                   "scaling can change");
     }
@@ -533,8 +534,7 @@ int model_set_config(Model *m, const ModelConfig *c, AvError *err) {
 
 /* Tokenizes text with t into a new list; checks the limits and makes room. On
  * success the model has its new sizes; the caller commits the list. */
-static int tokenize_and_reshape(Model *m, Tokenizer *t, const char *text, size_t len, TokenList *out,
-                                AvError *err) {
+static int tokenize_and_reshape(Model *m, Tokenizer *t, const char *text, size_t len, TokenList *out, AvError *err) {
     if (tok_split(t, text, len, TOK_MAX_TOKENS - m->n_pad, out, err)) return -1;
     ModelConfig c = m->cfg;
     if (reshape_sides(m, &c, out, m->n_pad, &m->target_tokens, m->target != NULL, err)) {
@@ -552,8 +552,7 @@ static void take_tokens(Model *m, TokenList *list) {
 }
 
 int model_set_text(Model *m, const char *text, size_t len, AvError *err) {
-    if (m->source != SOURCE_TEXT)
-        return av_errorf(err, "Q, K and V come from a file: there is no sentence to change");
+    if (m->source != SOURCE_TEXT) return av_errorf(err, "Q, K and V come from a file: there is no sentence to change");
     char *copy = malloc(len + 1);
     if (!copy) return av_errorf(err, "out of memory");
     memcpy(copy, text, len);
@@ -734,7 +733,8 @@ static void pack_weights(Model *m) {
     }
     for (int r = 0; r < dm; r++)
         for (int k = 0; k < h; k++)
-            memcpy(t + (size_t)r * nq + (size_t)k * c->d_k, m->head[k].wq + (size_t)r * c->d_k, sizeof(float) * (size_t)c->d_k);
+            memcpy(t + (size_t)r * nq + (size_t)k * c->d_k, m->head[k].wq + (size_t)r * c->d_k,
+                   sizeof(float) * (size_t)c->d_k);
     mat_pack_into(&m->pq, m->pq.data, t, nq, dm, nq, 0);
     for (int r = 0; r < dm; r++)
         for (int k = 0; k < h; k++) {
@@ -851,8 +851,8 @@ static void compute_embed(Model *m) {
 typedef struct {
     Model *m;
     MatPacked pack[MODEL_MAX_HEADS]; /* per head: K^T or V packed into the stages arena (no allocation) */
-    int nb;          /* row blocks per head */
-    Stage from;      /* the row stages: recompute from this one */
+    int nb;                          /* row blocks per head */
+    Stage from;                      /* the row stages: recompute from this one */
 } Job;
 
 /* Projections: every head's queries in one product, every head's keys and
@@ -992,7 +992,8 @@ static void scores_rows(Model *m, int h, const MatPacked *kt, int r0, int rows) 
         for (int i = 0; i < rows; i++)
             for (int j = 0; j < nk; j++) {
                 double s = 0;
-                for (int a = 0; a < dk; a++) s += (double)hd->va[a] * tanh((double)A[(size_t)i * dk + a] + B[(size_t)j * dk + a]);
+                for (int a = 0; a < dk; a++)
+                    s += (double)hd->va[a] * tanh((double)A[(size_t)i * dk + a] + B[(size_t)j * dk + a]);
                 hd->scores[(size_t)(r0 + i) * nk + j] = (float)s;
             }
         return;
@@ -1006,8 +1007,9 @@ static void scores_rows(Model *m, int h, const MatPacked *kt, int r0, int rows) 
                 for (int j = 0; j < nk; j++) {
                     double kn = norm_of(hd->k + (size_t)j * dk, dk);
                     float *s = &hd->scores[(size_t)i * nk + j];
-                    *s = qn > 0 && kn > 0 ? (float)(vec_dot(hd->q + (size_t)i * dk, hd->k + (size_t)j * dk, dk) / (qn * kn))
-                                          : 0.0f;
+                    *s = qn > 0 && kn > 0
+                             ? (float)(vec_dot(hd->q + (size_t)i * dk, hd->k + (size_t)j * dk, dk) / (qn * kn))
+                             : 0.0f;
                 }
             }
         return;
@@ -1088,7 +1090,8 @@ static void compute_mask(Model *m) {
     if (m->cfg.mask == MASK_PAINTED && m->painted) {
         /* the grid in place: mask_fill reads each cell before it writes it */
         for (int i = 0; i < m->n_q; i++)
-            for (int j = 0; j < m->n_k; j++) m->allowed[(size_t)i * m->n_k + j] = (unsigned char)model_painted_at(m, i, j);
+            for (int j = 0; j < m->n_k; j++)
+                m->allowed[(size_t)i * m->n_k + j] = (unsigned char)model_painted_at(m, i, j);
         spec.painted = m->allowed;
     }
     mask_fill(m->allowed, &spec, m->n_q, m->n_k);
@@ -1171,8 +1174,9 @@ static void final_rows_task(void *ctx, int t) {
             memcpy(m->concat + (size_t)i * width + (size_t)h * c->d_v, m->head[h].out + (size_t)i * c->d_v,
                    sizeof(float) * (size_t)c->d_v);
     if (mat_packed_current(&m->po)) mat_mul_rows(m->y, c->d_model, m->concat, width, &m->po, r0, rows);
-    else mat_mul(m->y + (size_t)r0 * c->d_model, c->d_model, m->concat + (size_t)r0 * width, width, m->wo, c->d_model,
-                 rows, width, c->d_model);
+    else
+        mat_mul(m->y + (size_t)r0 * c->d_model, c->d_model, m->concat + (size_t)r0 * width, width, m->wo, c->d_model,
+                rows, width, c->d_model);
 }
 
 static void compute_final(Model *m) {

@@ -27,7 +27,7 @@
 
 /* Ranges of the configuration (also in --help and the README). */
 #define MODEL_MAX_HEADS 64
-#define MODEL_MAX_DIM 4096
+#define MODEL_MAX_DIM   4096
 /* Budget of n_q * n_k * heads: each (n_q, n_k) stage of every head is kept
  * (raw, scaled, masked, weights: 16 bytes a cell), so 2^24 cells is 256 MiB. */
 #define MODEL_MAX_CELLS ((int64_t)1 << 24)
@@ -72,12 +72,12 @@ typedef struct {
     int d_v;       /* value width per head */
     uint64_t seed; /* key of every random stream */
     MaskKind mask;
-    int window;    /* W of mask window:W */
-    int prefix;    /* P of mask prefix:P */
-    int scale;     /* 1: the score's scaling (see ScoreKind) is on */
+    int window; /* W of mask window:W */
+    int prefix; /* P of mask prefix:P */
+    int scale;  /* 1: the score's scaling (see ScoreKind) is on */
     PosKind pos;
     ScoreKind score;
-    int tie_qk;    /* 1: W_K = W_Q, so raw dot scores are symmetric */
+    int tie_qk; /* 1: W_K = W_Q, so raw dot scores are symmetric */
     AttnMode attn;
 } ModelConfig;
 
@@ -105,73 +105,73 @@ typedef enum {
 const char *stage_name(Stage s);
 
 typedef struct {
-    float *wq, *wk;  /* (d_model, d_k) */
-    float *wv;       /* (d_model, d_v) */
-    float *q, *k;    /* (n_q, d_k), (n_k, d_k) */
-    float *v;        /* (n_k, d_v) */
-    float *scores;   /* (n_q, n_k) raw Q K^T */
-    float *scaled;   /* (n_q, n_k) scores / sqrt(d_k), or scores when scaling is off */
-    float *masked;   /* (n_q, n_k) scaled, -inf where the mask forbids */
-    float *weights;  /* (n_q, n_k) softmax rows; exactly 0 where masked */
-    double *row_sums;/* (n_q) sum of the row's weights: 1, or 0 for a fully masked row */
-    double *entropy; /* (n_q) entropy of the row's weights in bits: -sum w log2 w */
-    float *max_weight; /* (n_q) the row's largest weight */
-    float *out;      /* (n_q, d_v) A V */
+    float *wq, *wk;         /* (d_model, d_k) */
+    float *wv;              /* (d_model, d_v) */
+    float *q, *k;           /* (n_q, d_k), (n_k, d_k) */
+    float *v;               /* (n_k, d_v) */
+    float *scores;          /* (n_q, n_k) raw Q K^T */
+    float *scaled;          /* (n_q, n_k) scores / sqrt(d_k), or scores when scaling is off */
+    float *masked;          /* (n_q, n_k) scaled, -inf where the mask forbids */
+    float *weights;         /* (n_q, n_k) softmax rows; exactly 0 where masked */
+    double *row_sums;       /* (n_q) sum of the row's weights: 1, or 0 for a fully masked row */
+    double *entropy;        /* (n_q) entropy of the row's weights in bits: -sum w log2 w */
+    float *max_weight;      /* (n_q) the row's largest weight */
+    float *out;             /* (n_q, d_v) A V */
     float *pack_k, *pack_v; /* room to pack K^T and V in each pass (stages arena) */
-    float *w1, *w2;  /* (d_k, d_k) additive attention, only with score additive */
-    float *va;       /* (d_k) additive attention's v */
-    float *add_a, *add_b; /* (n_q, d_k) Q W1^T, (n_k, d_k) K W2^T: additive attention's products */
+    float *w1, *w2;         /* (d_k, d_k) additive attention, only with score additive */
+    float *va;              /* (d_k) additive attention's v */
+    float *add_a, *add_b;   /* (n_q, d_k) Q W1^T, (n_k, d_k) K W2^T: additive attention's products */
 } HeadData;
 
 typedef enum { SOURCE_TEXT, SOURCE_QKV } ModelSource;
 
 typedef struct {
     ModelSource source;
-    ModelConfig cfg;        /* for SOURCE_QKV: heads 1, d_k/d_v from the file */
+    ModelConfig cfg; /* for SOURCE_QKV: heads 1, d_k/d_v from the file */
 
     /* input */
-    char *text;             /* the (source) sentence (SOURCE_TEXT), NUL-terminated */
+    char *text; /* the (source) sentence (SOURCE_TEXT), NUL-terminated */
     size_t text_len;
     Tokenizer *tokenizer;
-    TokenList tokens;       /* the sentence's tokens; n_pad <pad> tokens follow them */
-    int n_pad;              /* <pad> tokens after the sentence (--pad) */
-    char *target;           /* the target sentence (--target), or NULL */
+    TokenList tokens; /* the sentence's tokens; n_pad <pad> tokens follow them */
+    int n_pad;        /* <pad> tokens after the sentence (--pad) */
+    char *target;     /* the target sentence (--target), or NULL */
     size_t target_len;
     TokenList target_tokens;
-    QkvData qkv;            /* SOURCE_QKV: the file's matrices and labels */
-    int n_q, n_k;           /* query rows, key rows (equal for self-attention) */
-    int q_target, k_target; /* the queries / keys are the target sentence's tokens */
-    unsigned char *painted; /* painted mask (n_q x n_k, 1 = visible), or NULL: all visible */
+    QkvData qkv;              /* SOURCE_QKV: the file's matrices and labels */
+    int n_q, n_k;             /* query rows, key rows (equal for self-attention) */
+    int q_target, k_target;   /* the queries / keys are the target sentence's tokens */
+    unsigned char *painted;   /* painted mask (n_q x n_k, 1 = visible), or NULL: all visible */
     int painted_q, painted_k; /* its shape */
 
     /* storage: three arenas (see model.c), the matrices below point into them */
     void *embed_arena, *weights_arena, *stages_arena;
 
     /* stages */
-    float *embed;           /* (n_k, d_model) E: token vectors of the keys' sentence */
-    float *pe;              /* (n_k, d_model) positional encoding (zeros when off) */
-    float *x;               /* (n_k, d_model) X = E + PE */
-    float *embed_q, *pe_q, *xq; /* (n_q, d_model) the same for the queries' sentence
-                               (the same arrays in self-attention) */
-    HeadData *head;         /* heads entries */
-    float *wo;              /* (heads * d_v, d_model) */
-    double *wo_normals;     /* the unit normals of W_O (scaled by 1/sqrt(heads * d_v) into wo) */
+    float *embed;                     /* (n_k, d_model) E: token vectors of the keys' sentence */
+    float *pe;                        /* (n_k, d_model) positional encoding (zeros when off) */
+    float *x;                         /* (n_k, d_model) X = E + PE */
+    float *embed_q, *pe_q, *xq;       /* (n_q, d_model) the same for the queries' sentence
+                                     (the same arrays in self-attention) */
+    HeadData *head;                   /* heads entries */
+    float *wo;                        /* (heads * d_v, d_model) */
+    double *wo_normals;               /* the unit normals of W_O (scaled by 1/sqrt(heads * d_v) into wo) */
     int keep_heads, keep_dk, keep_dv; /* weights still valid after a change of shape: heads
                                [0, keep_heads), columns [0, keep_dk) and [0, keep_dv) */
-    MatPacked po;           /* W_O packed */
-    MatPacked pq;           /* [W_Q of every head] (d_model, heads * d_k), packed */
-    MatPacked pkv;          /* [W_K of every head | W_V of every head] (d_model, heads * (d_k + d_v)) */
-    int packed_tie;         /* pkv holds W_Q in place of W_K */
-    float *tq, *tkv;        /* (n_q, heads * d_k), (n_k, heads * (d_k + d_v)): products before they are
-                               split into the heads */
-    float *concat;          /* (n_q, heads * d_v) */
-    float *y;               /* (n_q, d_model) */
-    unsigned char *allowed; /* (n_q, n_k) 1 = key visible to query */
-    unsigned char *pad_key; /* (n_k) 1 for a <pad> key */
-    int *n_allowed;         /* (n_q) keys visible to each query */
+    MatPacked po;                     /* W_O packed */
+    MatPacked pq;                     /* [W_Q of every head] (d_model, heads * d_k), packed */
+    MatPacked pkv;                    /* [W_K of every head | W_V of every head] (d_model, heads * (d_k + d_v)) */
+    int packed_tie;                   /* pkv holds W_Q in place of W_K */
+    float *tq, *tkv;                  /* (n_q, heads * d_k), (n_k, heads * (d_k + d_v)): products before they are
+                                         split into the heads */
+    float *concat;                    /* (n_q, heads * d_v) */
+    float *y;                         /* (n_q, d_model) */
+    unsigned char *allowed;           /* (n_q, n_k) 1 = key visible to query */
+    unsigned char *pad_key;           /* (n_k) 1 for a <pad> key */
+    int *n_allowed;                   /* (n_q) keys visible to each query */
 
-    Stage stale;            /* earliest stage to recompute; STAGE_NONE when fresh */
-    int weights_stale;      /* the random weights must be drawn again */
+    Stage stale;                         /* earliest stage to recompute; STAGE_NONE when fresh */
+    int weights_stale;                   /* the random weights must be drawn again */
     unsigned long computed[STAGE_COUNT]; /* how often each stage was computed */
 } Model;
 
@@ -249,18 +249,18 @@ double attn_softmax_row(float *w, const float *s, int n);
 /* The arithmetic of one cell (head h, query i, key j), from the stored stages. */
 typedef struct {
     ScoreKind kind;
-    double raw;       /* the raw score of the kind: q.k, cosine, -|q-k|^2 or additive */
-    double dot;       /* q_i . k_j */
+    double raw;            /* the raw score of the kind: q.k, cosine, -|q-k|^2 or additive */
+    double dot;            /* q_i . k_j */
     double q_norm, k_norm; /* |q_i|, |k_j| */
-    double dist2;     /* |q_i - k_j|^2 */
-    double divisor;   /* what scaling divides by: sqrt(d_k), 1/sqrt(d_k) for cosine, 1 when off */
-    double scaled;    /* raw / divisor (as stored, float32) */
-    int allowed;      /* 0 when the mask forbids the cell */
-    double row_max;   /* max over the row's allowed scaled scores */
-    double exp;       /* exp(scaled - row_max), 0 when masked */
-    double denom;     /* sum of exp over the row's allowed keys */
-    double weight;    /* exp / denom as stored, 0 when masked */
-    int row_allowed;  /* number of allowed keys in the row */
+    double dist2;          /* |q_i - k_j|^2 */
+    double divisor;        /* what scaling divides by: sqrt(d_k), 1/sqrt(d_k) for cosine, 1 when off */
+    double scaled;         /* raw / divisor (as stored, float32) */
+    int allowed;           /* 0 when the mask forbids the cell */
+    double row_max;        /* max over the row's allowed scaled scores */
+    double exp;            /* exp(scaled - row_max), 0 when masked */
+    double denom;          /* sum of exp over the row's allowed keys */
+    double weight;         /* exp / denom as stored, 0 when masked */
+    int row_allowed;       /* number of allowed keys in the row */
 } CellDetail;
 void model_cell_detail(const Model *m, int h, int i, int j, CellDetail *out);
 

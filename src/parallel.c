@@ -12,15 +12,17 @@
 
 static struct {
     pthread_t thread[PAR_MAX_THREADS];
-    int started;          /* worker threads running (threads - 1) */
-    int threads;          /* threads in use, the caller included */
+    int started; /* worker threads running (threads - 1) */
+    int threads; /* threads in use, the caller included */
     pthread_mutex_t lock;
-    pthread_cond_t work;  /* a new job, or quit */
-    pthread_cond_t done;  /* a job finished */
+    pthread_cond_t work; /* a new job, or quit */
+    pthread_cond_t done; /* a job finished */
     ParTask fn;
     void *ctx;
     int ntasks, next, running, generation, quit;
-} pool = {.lock = PTHREAD_MUTEX_INITIALIZER, .work = PTHREAD_COND_INITIALIZER, .done = PTHREAD_COND_INITIALIZER,
+} pool = {.lock = PTHREAD_MUTEX_INITIALIZER,
+          .work = PTHREAD_COND_INITIALIZER,
+          .done = PTHREAD_COND_INITIALIZER,
           .threads = 1};
 
 /* Takes and runs tasks of the current job until none is left. Called with the

@@ -72,21 +72,18 @@ typedef struct {
     const float *x;     /* (n, d) */
     const double *mean; /* (d) column means */
     int n, d;
-    double *t;          /* (n) scratch */
-    const double *cov;  /* (d, d) Xc^T Xc, or NULL: steps go through the data */
+    double *t;         /* (n) scratch */
+    const double *cov; /* (d, d) Xc^T Xc, or NULL: steps go through the data */
 } Data;
 
-static double xc(const Data *D, int i, int j) {
-    return (double)D->x[(size_t)i * D->d + j] - D->mean[j];
-}
+static double xc(const Data *D, int i, int j) { return (double)D->x[(size_t)i * D->d + j] - D->mean[j]; }
 
 /* t (n) = Xc v; returns ||t||^2. */
 static double times_x(const Data *D, const double *v) {
     double ss = 0;
     for (int i = 0; i < D->n; i++) {
         double s = 0;
-        for (int j = 0; j < D->d; j++)
-            s += xc(D, i, j) * v[j];
+        for (int j = 0; j < D->d; j++) s += xc(D, i, j) * v[j];
         D->t[i] = s;
         ss += s * s;
     }
@@ -107,19 +104,16 @@ static void times_cov(const Data *D, double *w, const double *v) {
         return;
     }
     times_x(D, v);
-    for (int j = 0; j < D->d; j++)
-        w[j] = 0;
+    for (int j = 0; j < D->d; j++) w[j] = 0;
     for (int i = 0; i < D->n; i++) {
         double ti = D->t[i];
-        for (int j = 0; j < D->d; j++)
-            w[j] += xc(D, i, j) * ti;
+        for (int j = 0; j < D->d; j++) w[j] += xc(D, i, j) * ti;
     }
 }
 
 static double dot(const double *a, const double *b, int d) {
     double s = 0;
-    for (int j = 0; j < d; j++)
-        s += a[j] * b[j];
+    for (int j = 0; j < d; j++) s += a[j] * b[j];
     return s;
 }
 
@@ -127,16 +121,14 @@ static double dot(const double *a, const double *b, int d) {
 static void deflate(double *v, const double *a, int d) {
     if (!a) return;
     double p = dot(v, a, d);
-    for (int j = 0; j < d; j++)
-        v[j] -= p * a[j];
+    for (int j = 0; j < d; j++) v[j] -= p * a[j];
 }
 
 /* Scales v to unit length; returns its former length (v unchanged when 0). */
 static double normalize(double *v, int d) {
     double nrm = sqrt(dot(v, v, d));
     if (nrm > 0)
-        for (int j = 0; j < d; j++)
-            v[j] /= nrm;
+        for (int j = 0; j < d; j++) v[j] /= nrm;
     return nrm;
 }
 
@@ -157,8 +149,7 @@ static int restart_vector(const Data *D, double *v, const double *a, double zero
         if (ss > best_ss) best_ss = ss, best = j;
     }
     if (best < 0) return 0;
-    for (int j = 0; j < D->d; j++)
-        v[j] = j == best;
+    for (int j = 0; j < D->d; j++) v[j] = j == best;
     deflate(v, a, D->d);
     return normalize(v, D->d) > 0;
 }
@@ -254,8 +245,7 @@ static void fix_sign(double *v, int d) {
     for (int j = 0; j < d; j++) {
         if (fabs(v[j]) >= big * (1 - 1e-6)) {
             if (v[j] < 0)
-                for (int k = 0; k < d; k++)
-                    v[k] = -v[k];
+                for (int k = 0; k < d; k++) v[k] = -v[k];
             return;
         }
     }
@@ -265,8 +255,7 @@ int pca_top2(float *out_axes, double *out_var, const float *x, int n, int d, AvE
     if (n < 0 || d < 1) return av_errorf(err, "pca: need n >= 0 and d >= 1, got n=%d d=%d", n, d);
     for (size_t k = 0; k < (size_t)n * d; k++)
         if (!isfinite(x[k]))
-            return av_errorf(err, "pca: row %zu, column %zu is not a finite number", k / (size_t)d,
-                             k % (size_t)d);
+            return av_errorf(err, "pca: row %zu, column %zu is not a finite number", k / (size_t)d, k % (size_t)d);
     double *mem = malloc(sizeof(double) * (4 * (size_t)d + (size_t)n + 1));
     if (!mem) return av_errorf(err, "pca: out of memory for %d x %d", n, d);
     double *mean = mem, *a1 = mean + d, *a2 = a1 + d, *w = a2 + d, *t = w + d;
@@ -276,12 +265,10 @@ int pca_top2(float *out_axes, double *out_var, const float *x, int n, int d, AvE
     column_sums(mean, x, n, d);
     for (int j = 0; j < d; j++) mean[j] = n > 0 ? mean[j] / n : 0;
     for (int i = 0; i < n; i++)
-        for (int j = 0; j < d; j++)
-            ss += xc(&D, i, j) * xc(&D, i, j);
+        for (int j = 0; j < d; j++) ss += xc(&D, i, j) * xc(&D, i, j);
 
     /* Default: the coordinate axes e1, e2 (e2 zero when d == 1), no variance. */
-    for (int j = 0; j < d; j++)
-        a1[j] = j == 0, a2[j] = j == 1;
+    for (int j = 0; j < d; j++) a1[j] = j == 0, a2[j] = j == 1;
     double var1 = 0, var2 = 0;
     double *cov = NULL;
     if (n >= 2 && ss > 0 && d <= n && (double)d * d < 2.0 * n * d) cov = covariance(&D);
@@ -304,16 +291,14 @@ int pca_top2(float *out_axes, double *out_var, const float *x, int n, int d, AvE
                     int best = 0;
                     for (int j = 1; j < d; j++)
                         if (fabs(a1[j]) < fabs(a1[best])) best = j;
-                    for (int j = 0; j < d; j++)
-                        a2[j] = j == best;
+                    for (int j = 0; j < d; j++) a2[j] = j == best;
                     deflate(a2, a1, d);
                     normalize(a2, d);
                 }
                 fix_sign(a2, d);
             }
         } else {
-            for (int j = 0; j < d; j++)
-                a1[j] = j == 0;
+            for (int j = 0; j < d; j++) a1[j] = j == 0;
         }
     }
     for (int j = 0; j < d; j++) {

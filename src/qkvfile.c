@@ -121,9 +121,9 @@ static size_t qkv_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp) {
  * the screen raw. Zero-width (non-)joiners are reported separately because a
  * token may need them (emoji sequences, Persian, Indic scripts). */
 static int qkv_is_hidden(uint32_t cp) {
-    return cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0) || cp == 0x061C || cp == 0x200B ||
-           cp == 0x200E || cp == 0x200F || (cp >= 0x2028 && cp <= 0x202E) ||
-           (cp >= 0x2060 && cp <= 0x2069) || cp == 0xFEFF || (cp >= 0xFFF9 && cp <= 0xFFFB);
+    return cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0) || cp == 0x061C || cp == 0x200B || cp == 0x200E ||
+           cp == 0x200F || (cp >= 0x2028 && cp <= 0x202E) || (cp >= 0x2060 && cp <= 0x2069) || cp == 0xFEFF ||
+           (cp >= 0xFFF9 && cp <= 0xFFFB);
 }
 
 static int qkv_is_joiner(uint32_t cp) { return cp == 0x200C || cp == 0x200D; }
@@ -190,12 +190,9 @@ static int qkv_fail_at(const QkvParser *p, size_t line, size_t col, const char *
 }
 
 /* Error at byte offset pos of the current line. */
-#define qkv_fail(p, pos, ...)                                                                      \
-    qkv_fail_at((p), (p)->line, qkv_column((p), (p)->line_start, (pos)), __VA_ARGS__)
+#define qkv_fail(p, pos, ...) qkv_fail_at((p), (p)->line, qkv_column((p), (p)->line_start, (pos)), __VA_ARGS__)
 
-static int qkv_out_of_memory(const QkvParser *p) {
-    return qkv_fail_at(p, p->line, 1, "out of memory");
-}
+static int qkv_out_of_memory(const QkvParser *p) { return qkv_fail_at(p, p->line, 1, "out of memory"); }
 
 // ---------------------------------------------------------------------------
 // Scanning
@@ -210,11 +207,8 @@ static int qkv_check_text(QkvParser *p, size_t start) {
     for (size_t i = start; i < p->len;) {
         uint32_t cp;
         size_t n = qkv_utf8_decode(u + i, p->len - i, &cp);
-        if (n == 0)
-            return qkv_fail_at(p, line, col, "invalid UTF-8 (byte \\x%02x), expected UTF-8 text",
-                               u[i]);
-        if (cp == 0)
-            return qkv_fail_at(p, line, col, "NUL byte, expected text (is this a binary file?)");
+        if (n == 0) return qkv_fail_at(p, line, col, "invalid UTF-8 (byte \\x%02x), expected UTF-8 text", u[i]);
+        if (cp == 0) return qkv_fail_at(p, line, col, "NUL byte, expected text (is this a binary file?)");
         if (cp == '\n') {
             line++;
             col = 1;
@@ -261,8 +255,7 @@ static int qkv_ascii_ieq(const char *s, size_t n, const char *lit) {
  * would turn into a non-finite value. */
 static int qkv_is_nonfinite_word(const char *s, size_t n) {
     if (n > 0 && (s[0] == '+' || s[0] == '-')) s++, n--;
-    if (qkv_ascii_ieq(s, n, "inf") || qkv_ascii_ieq(s, n, "infinity") || qkv_ascii_ieq(s, n, "nan"))
-        return 1;
+    if (qkv_ascii_ieq(s, n, "inf") || qkv_ascii_ieq(s, n, "infinity") || qkv_ascii_ieq(s, n, "nan")) return 1;
     return n >= 5 && qkv_ascii_ieq(s, 4, "nan(") && s[n - 1] == ')';
 }
 
@@ -272,8 +265,7 @@ typedef enum { QKV_NUM_OK, QKV_NUM_SYNTAX, QKV_NUM_NONFINITE, QKV_NUM_RANGE, QKV
  * string, and its decimal point follows LC_NUMERIC (the TUI calls setlocale),
  * so the word is copied with '.' replaced by the locale's decimal point. */
 static QkvNum qkv_parse_number(QkvParser *p, const char *s, size_t n, float *out) {
-    if (!qkv_is_decimal(s, n))
-        return qkv_is_nonfinite_word(s, n) ? QKV_NUM_NONFINITE : QKV_NUM_SYNTAX;
+    if (!qkv_is_decimal(s, n)) return qkv_is_nonfinite_word(s, n) ? QKV_NUM_NONFINITE : QKV_NUM_SYNTAX;
     const char *point = localeconv()->decimal_point;
     size_t plen = point && point[0] ? strlen(point) : 1;
     if (!point || !point[0]) point = ".";
@@ -332,11 +324,9 @@ static int qkv_close_block(QkvParser *p) {
 
 static int qkv_tokens_line(QkvParser *p, size_t label, size_t pos, size_t end) {
     if (p->has_tokens)
-        return qkv_fail(p, label, "second tokens: line (the first is on line %zu), expected one",
-                        p->tokens_line);
+        return qkv_fail(p, label, "second tokens: line (the first is on line %zu), expected one", p->tokens_line);
     if (p->current >= 0)
-        return qkv_fail(p, label,
-                        "tokens: line after a block, expected it before the Q:, K: and V: blocks");
+        return qkv_fail(p, label, "tokens: line after a block, expected it before the Q:, K: and V: blocks");
     p->has_tokens = 1;
     p->tokens_line = p->line;
     p->tokens_col = qkv_column(p, p->line_start, label);
@@ -361,8 +351,7 @@ static int qkv_tokens_line(QkvParser *p, size_t label, size_t pos, size_t end) {
             pos += n;
         }
         if (p->n_tokens >= QKV_MAX_ROWS)
-            return qkv_fail(p, start, "tokens: line has more than %d tokens, the limit",
-                            QKV_MAX_ROWS);
+            return qkv_fail(p, start, "tokens: line has more than %d tokens, the limit", QKV_MAX_ROWS);
         if ((size_t)p->n_tokens == p->tokens_cap) {
             size_t cap = p->tokens_cap ? 2 * p->tokens_cap : 16;
             QkvSpan *grown = realloc(p->tokens, cap * sizeof *grown);
@@ -377,8 +366,7 @@ static int qkv_tokens_line(QkvParser *p, size_t label, size_t pos, size_t end) {
 
 static int qkv_label_line(QkvParser *p, size_t start, size_t colon, size_t end) {
     size_t label_len = colon + 1 - start;
-    if (qkv_ascii_ieq(p->buf + start, label_len, "tokens:"))
-        return qkv_tokens_line(p, start, colon + 1, end);
+    if (qkv_ascii_ieq(p->buf + start, label_len, "tokens:")) return qkv_tokens_line(p, start, colon + 1, end);
     int which = qkv_block_of_label(p->buf + start, label_len);
     if (which < 0) {
         char q[QKV_QUOTE_MAX + 8];
@@ -392,14 +380,12 @@ static int qkv_label_line(QkvParser *p, size_t start, size_t colon, size_t end) 
         size_t wend = rest;
         while (wend < end && !qkv_is_space(p->buf[wend])) wend++;
         qkv_quote(q, sizeof q, p->buf + rest, wend - rest, QKV_QUOTE_MAX);
-        return qkv_fail(p, rest,
-                        "unexpected '%s' after %s:, expected the rows on the lines below it", q,
+        return qkv_fail(p, rest, "unexpected '%s' after %s:, expected the rows on the lines below it", q,
                         qkv_block_names[which]);
     }
     QkvBlock *b = &p->block[which];
     if (b->seen)
-        return qkv_fail(p, start,
-                        "second %s: block (the first is on line %zu), expected each block once",
+        return qkv_fail(p, start, "second %s: block (the first is on line %zu), expected each block once",
                         qkv_block_names[which], b->label_line);
     if (qkv_close_block(p) < 0) return -1;
     b->seen = 1;
@@ -416,8 +402,7 @@ static int qkv_row_line(QkvParser *p, size_t pos, size_t end) {
         size_t wend = pos;
         while (wend < end && !qkv_is_space(p->buf[wend])) wend++;
         if (qkv_parse_number(p, p->buf + pos, wend - pos, &ignored) != QKV_NUM_SYNTAX)
-            return qkv_fail(p, pos,
-                            "numbers before a Q:, K: or V: line, expected a block label first");
+            return qkv_fail(p, pos, "numbers before a Q:, K: or V: line, expected a block label first");
         char q[QKV_QUOTE_MAX + 8];
         qkv_quote(q, sizeof q, p->buf + pos, wend - pos, QKV_QUOTE_MAX);
         return qkv_fail(p, pos, "expected a tokens:, Q:, K: or V: line, found '%s'", q);
@@ -433,8 +418,7 @@ static int qkv_row_line(QkvParser *p, size_t pos, size_t end) {
         if (pos == end) break;
         size_t wstart = pos;
         while (pos < end && !qkv_is_space(p->buf[pos])) pos++;
-        if (count >= QKV_MAX_COLS)
-            return qkv_fail(p, wstart, "row has more than %d values, the limit", QKV_MAX_COLS);
+        if (count >= QKV_MAX_COLS) return qkv_fail(p, wstart, "row has more than %d values, the limit", QKV_MAX_COLS);
         float v = 0.0f;
         char q[QKV_QUOTE_MAX + 8];
         switch (qkv_parse_number(p, p->buf + wstart, pos - wstart, &v)) {
@@ -448,8 +432,7 @@ static int qkv_row_line(QkvParser *p, size_t pos, size_t end) {
             return qkv_fail(p, wstart, "'%s' is not a finite number, expected a value like 0.5", q);
         case QKV_NUM_RANGE:
             qkv_quote(q, sizeof q, p->buf + wstart, pos - wstart, QKV_QUOTE_MAX);
-            return qkv_fail(p, wstart,
-                            "'%s' is out of float32 range, expected a magnitude below 3.4e38", q);
+            return qkv_fail(p, wstart, "'%s' is out of float32 range, expected a magnitude below 3.4e38", q);
         }
         size_t need = row_start + (size_t)count + 1;
         if (need > b->cap) {
@@ -466,9 +449,8 @@ static int qkv_row_line(QkvParser *p, size_t pos, size_t end) {
         b->first_row_line = p->line;
         b->first_row_col = qkv_column(p, p->line_start, first);
     } else if (count != b->cols) {
-        return qkv_fail(p, first,
-                        "row has %d value%s, expected %d like the first row of %s (line %zu)",
-                        count, count == 1 ? "" : "s", b->cols, bname, b->first_row_line);
+        return qkv_fail(p, first, "row has %d value%s, expected %d like the first row of %s (line %zu)", count,
+                        count == 1 ? "" : "s", b->cols, bname, b->first_row_line);
     }
     b->rows++;
     return 0;
@@ -499,19 +481,17 @@ static int qkv_check_blocks(QkvParser *p) {
     if (q->cols != k->cols) {
         const QkvBlock *later = q->label_line > k->label_line ? q : k;
         return qkv_fail_at(p, later->first_row_line, later->first_row_col,
-                           "Q has %d columns but K has %d: Q and K must have the same width d_k",
-                           q->cols, k->cols);
+                           "Q has %d columns but K has %d: Q and K must have the same width d_k", q->cols, k->cols);
     }
     if (k->rows != v->rows) {
         const QkvBlock *later = k->label_line > v->label_line ? k : v;
         return qkv_fail_at(p, later->label_line, later->label_col,
-                           "K has %d rows but V has %d: K and V must have the same number of rows",
-                           k->rows, v->rows);
+                           "K has %d rows but V has %d: K and V must have the same number of rows", k->rows, v->rows);
     }
     if (p->has_tokens && p->n_tokens != k->rows)
         return qkv_fail_at(p, p->tokens_line, p->tokens_col,
-                           "tokens: line has %d token%s but K has %d rows: one token per row of K",
-                           p->n_tokens, p->n_tokens == 1 ? "" : "s", k->rows);
+                           "tokens: line has %d token%s but K has %d rows: one token per row of K", p->n_tokens,
+                           p->n_tokens == 1 ? "" : "s", k->rows);
     return 0;
 }
 
@@ -577,12 +557,7 @@ static void qkv_parser_free(QkvParser *p) {
 
 int qkv_parse(QkvData *out, const char *buf, size_t len, const char *name, AvError *err) {
     memset(out, 0, sizeof *out);
-    QkvParser p = {.buf = buf,
-                   .len = len,
-                   .name = name ? name : "(input)",
-                   .err = err,
-                   .line = 1,
-                   .current = -1};
+    QkvParser p = {.buf = buf, .len = len, .name = name ? name : "(input)", .err = err, .line = 1, .current = -1};
     size_t pos = 0;
     if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) pos = 3;
     p.line_start = pos;

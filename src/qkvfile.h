@@ -24,14 +24,14 @@
 #include "error.h"
 
 typedef struct {
-    int n_q, n_k;       /* rows of Q; rows of K and V */
-    int d_k, d_v;       /* width of Q and K; width of V */
-    float *q;           /* (n_q, d_k) row-major */
-    float *k;           /* (n_k, d_k) */
-    float *v;           /* (n_k, d_v) */
-    char **key_tokens;  /* n_k NUL-terminated labels */
-    char **query_tokens;/* n_q labels (may share strings with key_tokens: free via qkv_free only) */
-    int has_tokens;     /* 1 when the file had a tokens: line */
+    int n_q, n_k;        /* rows of Q; rows of K and V */
+    int d_k, d_v;        /* width of Q and K; width of V */
+    float *q;            /* (n_q, d_k) row-major */
+    float *k;            /* (n_k, d_k) */
+    float *v;            /* (n_k, d_v) */
+    char **key_tokens;   /* n_k NUL-terminated labels */
+    char **query_tokens; /* n_q labels (may share strings with key_tokens: free via qkv_free only) */
+    int has_tokens;      /* 1 when the file had a tokens: line */
 } QkvData;
 
 /* Parses buf[0..len) (need not be NUL-terminated). `name` is used in messages:

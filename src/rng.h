@@ -32,8 +32,8 @@ typedef enum {
 } RngKind;
 
 typedef struct {
-    uint64_t s[4];     /* xoshiro256** state */
-    double spare;      /* the second normal of the last pair */
+    uint64_t s[4]; /* xoshiro256** state */
+    double spare;  /* the second normal of the last pair */
     int has_spare;
 } RngStream;
 

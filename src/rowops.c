@@ -10,16 +10,16 @@
 // ----------------------------------------------------------------------------
 // exp: the constants and the sequence every version follows
 
-#define EXP_LO (-87.33654f)          /* below: 0 (e^x < FLT_MIN) */
-#define EXP_LOG2E 1.44269504088896341f
-#define EXP_LN2_HI 0.693359375f       /* ln 2 = HI - LO, HI exact in 10 bits */
+#define EXP_LO     (-87.33654f) /* below: 0 (e^x < FLT_MIN) */
+#define EXP_LOG2E  1.44269504088896341f
+#define EXP_LN2_HI 0.693359375f /* ln 2 = HI - LO, HI exact in 10 bits */
 #define EXP_LN2_LO (-2.12194440e-4f)
-#define EXP_P0 1.9875691500e-4f       /* Cephes expf */
-#define EXP_P1 1.3981999507e-3f
-#define EXP_P2 8.3334519073e-3f
-#define EXP_P3 4.1665795894e-2f
-#define EXP_P4 1.6666665459e-1f
-#define EXP_P5 5.0000001201e-1f
+#define EXP_P0     1.9875691500e-4f /* Cephes expf */
+#define EXP_P1     1.3981999507e-3f
+#define EXP_P2     8.3334519073e-3f
+#define EXP_P3     4.1665795894e-2f
+#define EXP_P4     1.6666665459e-1f
+#define EXP_P5     5.0000001201e-1f
 
 float attn_expf(float x) {
     if (!(x >= EXP_LO)) return 0.0f; /* also -inf */
@@ -217,7 +217,8 @@ __attribute__((target("avx512f,avx512vl,avx512bw"))) static float normalize_avx5
     return rest > r ? rest : r;
 }
 
-__attribute__((target("avx512f,avx512vl,avx512bw"))) static double wdot_avx512(const float *w, const float *s, float max, int n) {
+__attribute__((target("avx512f,avx512vl,avx512bw"))) static double wdot_avx512(const float *w, const float *s,
+                                                                               float max, int n) {
     __m512d acc = _mm512_setzero_pd();
     __m256 vmax = _mm256_set1_ps(max), ninf = _mm256_set1_ps(-INFINITY);
     int j = 0;
@@ -225,7 +226,8 @@ __attribute__((target("avx512f,avx512vl,avx512bw"))) static double wdot_avx512(c
         __m256 sv = _mm256_loadu_ps(s + j);
         __m256 wf = _mm256_loadu_ps(w + j);
         /* a weight of 0 adds nothing (and 0 * -inf, when s - max leaves the float range, would be NaN) */
-        __mmask8 ok = _mm256_cmp_ps_mask(sv, ninf, _CMP_NEQ_OQ) & _mm256_cmp_ps_mask(wf, _mm256_setzero_ps(), _CMP_NEQ_OQ);
+        __mmask8 ok =
+            _mm256_cmp_ps_mask(sv, ninf, _CMP_NEQ_OQ) & _mm256_cmp_ps_mask(wf, _mm256_setzero_ps(), _CMP_NEQ_OQ);
         __m512d d = _mm512_cvtps_pd(_mm256_sub_ps(sv, vmax));
         __m512d wv = _mm512_cvtps_pd(wf);
         acc = _mm512_mask_add_pd(acc, ok, acc, _mm512_mul_pd(wv, d));
@@ -237,7 +239,8 @@ __attribute__((target("avx512f,avx512vl,avx512bw"))) static double wdot_avx512(c
     return combine8(t);
 }
 
-__attribute__((target("avx512f,avx512vl,avx512bw"))) static void scale_avx512(float *out, const float *raw, int n, ScaleOp op, double by) {
+__attribute__((target("avx512f,avx512vl,avx512bw"))) static void scale_avx512(float *out, const float *raw, int n,
+                                                                              ScaleOp op, double by) {
     if (op == SCALE_COPY) {
         memcpy(out, raw, sizeof(float) * (size_t)n);
         return;
@@ -259,8 +262,8 @@ __attribute__((target("avx512f,avx512vl,avx512bw"))) static void scale_avx512(fl
     scale_portable(out + j, raw + j, n - j, op, by);
 }
 
-__attribute__((target("avx512f,avx512vl,avx512bw"))) static void mask_avx512(float *out, const float *s, const unsigned char *ok,
-                                                                     int n) {
+__attribute__((target("avx512f,avx512vl,avx512bw"))) static void mask_avx512(float *out, const float *s,
+                                                                             const unsigned char *ok, int n) {
     __m512 ninf = _mm512_set1_ps(-INFINITY);
     int j = 0;
     for (; j + 16 <= n; j += 16) {
@@ -280,8 +283,8 @@ typedef struct {
     void (*mask)(float *, const float *, const unsigned char *, int);
 } RowOps;
 
-static const RowOps ops_portable = {sum_portable, max_portable, normalize_portable, wdot_portable, scale_portable,
-                                    mask_portable};
+static const RowOps ops_portable = {sum_portable,  max_portable,   normalize_portable,
+                                    wdot_portable, scale_portable, mask_portable};
 #ifdef HAVE_X86
 static const RowOps ops_avx512 = {sum_avx512, max_avx512, normalize_avx512, wdot_avx512, scale_avx512, mask_avx512};
 #endif
@@ -293,7 +296,8 @@ static const RowOps *ops(void) {
         o = &ops_portable;
 #ifdef HAVE_X86
         __builtin_cpu_init();
-        if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw"))
+        if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+            __builtin_cpu_supports("avx512bw"))
             o = &ops_avx512;
 #endif
         atomic_store_explicit(&row_ops, o, memory_order_relaxed);
@@ -306,7 +310,9 @@ static const RowOps *ops(void) {
 
 double attn_sum(const float *x, int n) { return ops()->sum(x, n); }
 
-void attn_scale_row(float *scaled, const float *raw, int n, ScaleOp op, double by) { ops()->scale(scaled, raw, n, op, by); }
+void attn_scale_row(float *scaled, const float *raw, int n, ScaleOp op, double by) {
+    ops()->scale(scaled, raw, n, op, by);
+}
 
 void attn_scale_mask_row(float *scaled, float *masked, const float *raw, const unsigned char *allowed, int n,
                          ScaleOp op, double by) {

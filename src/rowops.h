@@ -22,9 +22,9 @@ void attn_exp_row(float *e, const float *s, float max, int n);
 double attn_sum(const float *x, int n);
 
 typedef struct {
-    double denom;    /* sum of exp(s - max) over the allowed keys */
-    double sum;      /* sum of the stored weights: 1, or 0 for a fully masked row */
-    double entropy;  /* in bits: (ln denom - sum w (s - max)) / ln 2, at least 0 */
+    double denom;   /* sum of exp(s - max) over the allowed keys */
+    double sum;     /* sum of the stored weights: 1, or 0 for a fully masked row */
+    double entropy; /* in bits: (ln denom - sum w (s - max)) / ln 2, at least 0 */
     float max_weight;
     float max_score; /* the row's largest score (-inf when fully masked) */
 } SoftmaxRow;

@@ -33,8 +33,7 @@
  * Each punctuation mark is still one token ("?!" -> "?" "!"): punctuation has no
  * cluster-extending successor. (Known edge: an Arabic number sign U+0600..U+0605,
  * a "prepend" character, takes the first digit after it into its cluster.) */
-static const char TOK_WORDS_PATTERN[] =
-    "[\\p{L}\\p{M}\\p{N}\\x{200C}\\x{200D}]+|(?![\\s\\p{L}\\p{M}\\p{N}])\\X";
+static const char TOK_WORDS_PATTERN[] = "[\\p{L}\\p{M}\\p{N}\\x{200C}\\x{200D}]+|(?![\\s\\p{L}\\p{M}\\p{N}])\\X";
 
 /* gpt2: the pre-tokenizer regex of OpenAI's GPT-2 encoder.py, verbatim. */
 static const char TOK_GPT2_PATTERN[] =
@@ -82,14 +81,14 @@ int tok_preset_parse(const char *name, TokPreset *out) {
 
 struct Tokenizer {
     TokPreset preset;
-    char *pattern;               /* owned copy of the regex in use */
-    pcre2_code *code;            /* compiled pattern */
-    pcre2_match_data *match;     /* reused by every match; sized for the pattern */
-    int jit;                     /* 1 when pcre2_jit_compile succeeded */
-    pcre2_match_context *ctx;    /* the per-match limits (TOK_MATCH_LIMIT...) */
-    pcre2_jit_stack *jit_stack;  /* room for JIT's backtracking (NULL: PCRE2's 32 KiB) */
-    double time_budget;          /* seconds one tok_split may take */
-    int crlf_is_newline;         /* CR LF is one newline: step over it as a unit */
+    char *pattern;              /* owned copy of the regex in use */
+    pcre2_code *code;           /* compiled pattern */
+    pcre2_match_data *match;    /* reused by every match; sized for the pattern */
+    int jit;                    /* 1 when pcre2_jit_compile succeeded */
+    pcre2_match_context *ctx;   /* the per-match limits (TOK_MATCH_LIMIT...) */
+    pcre2_jit_stack *jit_stack; /* room for JIT's backtracking (NULL: PCRE2's 32 KiB) */
+    double time_budget;         /* seconds one tok_split may take */
+    int crlf_is_newline;        /* CR LF is one newline: step over it as a unit */
 };
 
 static char *tok_strdup(const char *s) {
@@ -132,9 +131,8 @@ Tokenizer *tok_new(TokPreset preset, const char *pattern, AvError *err) {
      * a character boundary to skip PCRE2's UTF check after the first match. */
     int code_err = 0;
     PCRE2_SIZE err_offset = 0;
-    t->code = pcre2_compile((PCRE2_SPTR)source, PCRE2_ZERO_TERMINATED,
-                            PCRE2_UTF | PCRE2_UCP | PCRE2_NEVER_BACKSLASH_C, &code_err,
-                            &err_offset, NULL);
+    t->code = pcre2_compile((PCRE2_SPTR)source, PCRE2_ZERO_TERMINATED, PCRE2_UTF | PCRE2_UCP | PCRE2_NEVER_BACKSLASH_C,
+                            &code_err, &err_offset, NULL);
     if (!t->code) {
         PCRE2_UCHAR reason[256];
         pcre2_get_error_message(code_err, reason, sizeof reason);
@@ -172,8 +170,8 @@ Tokenizer *tok_new(TokPreset preset, const char *pattern, AvError *err) {
     /* The pattern may choose its newline convention with (*CRLF) and friends. */
     uint32_t newline = 0;
     pcre2_pattern_info(t->code, PCRE2_INFO_NEWLINE, &newline);
-    t->crlf_is_newline = newline == PCRE2_NEWLINE_ANY || newline == PCRE2_NEWLINE_CRLF ||
-                         newline == PCRE2_NEWLINE_ANYCRLF;
+    t->crlf_is_newline =
+        newline == PCRE2_NEWLINE_ANY || newline == PCRE2_NEWLINE_CRLF || newline == PCRE2_NEWLINE_ANYCRLF;
     return t;
 }
 
@@ -227,7 +225,7 @@ static uint64_t tok_hash(const char *s, size_t len) {
  * -1 when out of memory. */
 static int tok_assign_ids(Token *tok, int n) {
     size_t cap = 16;
-    while (cap < (size_t)n * 2) cap *= 2; /* load <= 1/2 keeps probes short */
+    while (cap < (size_t)n * 2) cap *= 2;   /* load <= 1/2 keeps probes short */
     int *slot = malloc(cap * sizeof *slot); /* index of the first token with a text, or -1 */
     if (!slot) return -1;
     for (size_t i = 0; i < cap; i++) slot[i] = -1;
@@ -255,8 +253,7 @@ static int tok_assign_ids(Token *tok, int n) {
 /* Records the match [start, end) in *tok (growing it), or fails when that
  * would make more than max_tokens tokens. Only offsets and lengths are kept
  * here; texts are copied once all matches are known, into one arena. */
-static int tok_push(Token **tok, int *n, int *cap, int max_tokens, size_t start, size_t end,
-                    AvError *err) {
+static int tok_push(Token **tok, int *n, int *cap, int max_tokens, size_t start, size_t end, AvError *err) {
     if (*n >= max_tokens)
         return av_errorf(err, "too many tokens: more than %d, the limit (token %d starts at byte offset %zu)",
                          max_tokens, max_tokens + 1, start);
@@ -283,11 +280,15 @@ static double tok_now(void) {
 /* Why a match stopped at a limit, short enough for the status line. */
 static int tok_limit_error(AvError *err, int rc, size_t offset, size_t len) {
     if (rc == PCRE2_ERROR_MATCHLIMIT)
-        return av_errorf(err, "pattern backtracks too much: one match over %d steps at byte %zu of %zu "
-                              "(PCRE2 match limit; nested repeats like (a+)+?)", TOK_MATCH_LIMIT, offset, len);
+        return av_errorf(err,
+                         "pattern backtracks too much: one match over %d steps at byte %zu of %zu "
+                         "(PCRE2 match limit; nested repeats like (a+)+?)",
+                         TOK_MATCH_LIMIT, offset, len);
     if (rc == PCRE2_ERROR_HEAPLIMIT)
-        return av_errorf(err, "pattern backtracks too much: one match over %d MiB at byte %zu of %zu "
-                              "(PCRE2 heap limit; a repeated group?)", TOK_HEAP_LIMIT_KIB / 1024, offset, len);
+        return av_errorf(err,
+                         "pattern backtracks too much: one match over %d MiB at byte %zu of %zu "
+                         "(PCRE2 heap limit; a repeated group?)",
+                         TOK_HEAP_LIMIT_KIB / 1024, offset, len);
     return av_errorf(err, "pattern nests too deeply: one match over %d levels at byte %zu of %zu (PCRE2 depth limit)",
                      TOK_DEPTH_LIMIT, offset, len);
 }
@@ -295,8 +296,8 @@ static int tok_limit_error(AvError *err, int rc, size_t offset, size_t len) {
 /* Runs every match of t over s[0..len) and records the non-empty ones, within
  * the time budget (checked between matches; one match is bounded by the
  * match limit, a few milliseconds) and while nobody asks to cancel. */
-static int tok_find_matches(Tokenizer *t, const unsigned char *s, size_t len, int max_tokens,
-                            Token **tok, int *n, AvError *err) {
+static int tok_find_matches(Tokenizer *t, const unsigned char *s, size_t len, int max_tokens, Token **tok, int *n,
+                            AvError *err) {
     int cap = 0;
     double deadline = tok_now() + t->time_budget;
     unsigned calls = 0;
@@ -341,8 +342,8 @@ static int tok_find_matches(Tokenizer *t, const unsigned char *s, size_t len, in
                 utf8_invalid_reason((const char *)s, len, at, why, sizeof why);
                 return av_errorf(err, "invalid UTF-8 at byte offset %zu: %s", at, why);
             }
-            return av_errorf(err, "tokenizer: matching failed at byte offset %zu: %s",
-                             (size_t)offset, (const char *)reason);
+            return av_errorf(err, "tokenizer: matching failed at byte offset %zu: %s", (size_t)offset,
+                             (const char *)reason);
         }
         no_check = PCRE2_NO_UTF_CHECK;
 
@@ -370,8 +371,7 @@ static int tok_find_matches(Tokenizer *t, const unsigned char *s, size_t len, in
     }
 }
 
-int tok_split(Tokenizer *t, const char *text, size_t len, int max_tokens, TokenList *out,
-              AvError *err) {
+int tok_split(Tokenizer *t, const char *text, size_t len, int max_tokens, TokenList *out, AvError *err) {
     memset(out, 0, sizeof *out);
     if (!t) return av_errorf(err, "tokenizer: no tokenizer");
     if (max_tokens < 0) return av_errorf(err, "tokenizer: max_tokens %d is negative", max_tokens);

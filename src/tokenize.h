@@ -26,11 +26,11 @@ typedef enum { TOK_WORDS, TOK_GPT2, TOK_CHARS, TOK_CUSTOM, TOK_PRESET_COUNT } To
  * not freeze the screen or eat the memory): each match is bounded by PCRE2's
  * match, depth and heap limits, and one tok_split by time. A plain pattern
  * splits 1 MiB in well under the time budget. */
-#define TOK_MATCH_LIMIT 10000000   /* steps of one match (PCRE2's default) */
-#define TOK_DEPTH_LIMIT 1000000    /* backtracking depth of one match */
-#define TOK_HEAP_LIMIT_KIB 65536   /* 64 MiB of backtracking memory for one match */
+#define TOK_MATCH_LIMIT     10000000 /* steps of one match (PCRE2's default) */
+#define TOK_DEPTH_LIMIT     1000000  /* backtracking depth of one match */
+#define TOK_HEAP_LIMIT_KIB  65536    /* 64 MiB of backtracking memory for one match */
 #define TOK_JIT_STACK_BYTES (1024 * 1024)
-#define TOK_TIME_BUDGET 2.0        /* seconds of one tok_split */
+#define TOK_TIME_BUDGET     2.0 /* seconds of one tok_split */
 
 typedef struct Tokenizer Tokenizer; /* compiled PCRE2 code + match data */
 
@@ -42,7 +42,7 @@ typedef struct {
 } Token;
 
 typedef struct {
-    Token *tok;  /* n tokens */
+    Token *tok; /* n tokens */
     int n;
     int vocab;   /* number of distinct token texts (ids are 0..vocab-1) */
     char *arena; /* storage of every token text */
@@ -63,8 +63,8 @@ int tok_uses_jit(const Tokenizer *t);        /* 1 when JIT compiled */
  * make it short. */
 void tok_set_time_budget(Tokenizer *t, double seconds);
 
-const char *tok_preset_name(TokPreset p);      /* "words", "gpt2", "chars", "custom" */
-const char *tok_preset_pattern(TokPreset p);   /* NULL for TOK_CUSTOM */
+const char *tok_preset_name(TokPreset p);               /* "words", "gpt2", "chars", "custom" */
+const char *tok_preset_pattern(TokPreset p);            /* NULL for TOK_CUSTOM */
 int tok_preset_parse(const char *name, TokPreset *out); /* 0 ok, -1 unknown */
 
 /* Splits text[0..len) into out (which the caller frees with tok_list_free; on
@@ -72,8 +72,7 @@ int tok_preset_parse(const char *name, TokPreset *out); /* 0 ok, -1 unknown */
  * offset 7: <PCRE2's reason>"), more than max_tokens tokens, a limit of the
  * budget above ("the pattern backtracks too much: ..."), a cancel request
  * (cancel.h). Zero tokens is not an error (out->n == 0). */
-int tok_split(Tokenizer *t, const char *text, size_t len, int max_tokens, TokenList *out,
-              AvError *err);
+int tok_split(Tokenizer *t, const char *text, size_t len, int max_tokens, TokenList *out, AvError *err);
 void tok_list_free(TokenList *list); /* NULL-safe; leaves the list empty */
 
 #endif

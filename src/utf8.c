@@ -71,12 +71,9 @@ void utf8_invalid_reason(const char *str, size_t len, size_t at, char *buf, size
     unsigned b1 = s[at + 1];
     if ((c == 0xE0 && b1 < 0xA0) || (c == 0xF0 && b1 < 0x90))
         snprintf(buf, cap, "an overlong encoding (a shorter one exists)");
-    else if (c == 0xED && b1 >= 0xA0)
-        snprintf(buf, cap, "a UTF-16 surrogate (U+D800..U+DFFF) is not a character");
-    else if (c == 0xF4 && b1 >= 0x90)
-        snprintf(buf, cap, "a code point above U+10FFFF");
-    else
-        snprintf(buf, cap, "a valid %d-byte character", need + 1); /* not called for these */
+    else if (c == 0xED && b1 >= 0xA0) snprintf(buf, cap, "a UTF-16 surrogate (U+D800..U+DFFF) is not a character");
+    else if (c == 0xF4 && b1 >= 0x90) snprintf(buf, cap, "a code point above U+10FFFF");
+    else snprintf(buf, cap, "a valid %d-byte character", need + 1); /* not called for these */
 }
 
 int utf8_encode(uint32_t cp, char out[4]) {

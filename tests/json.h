@@ -54,7 +54,9 @@ static void j_utf8(char **out, size_t *len, unsigned cp) {
     char *o = *out + *len;
     if (cp < 0x80) o[0] = (char)cp, *len += 1;
     else if (cp < 0x800) o[0] = (char)(0xC0 | cp >> 6), o[1] = (char)(0x80 | (cp & 63)), *len += 2;
-    else o[0] = (char)(0xE0 | cp >> 12), o[1] = (char)(0x80 | ((cp >> 6) & 63)), o[2] = (char)(0x80 | (cp & 63)), *len += 3;
+    else
+        o[0] = (char)(0xE0 | cp >> 12), o[1] = (char)(0x80 | ((cp >> 6) & 63)), o[2] = (char)(0x80 | (cp & 63)),
+        *len += 3;
 }
 
 static char *j_string(JParser *ps) {
@@ -70,7 +72,9 @@ static char *j_string(JParser *ps) {
             if (ps->p >= ps->end) break;
             char e = *ps->p++;
             switch (e) {
-            case '"': case '\\': case '/': s[len++] = e; break;
+            case '"':
+            case '\\':
+            case '/': s[len++] = e; break;
             case 'n': s[len++] = '\n'; break;
             case 't': s[len++] = '\t'; break;
             case 'r': s[len++] = '\r'; break;
@@ -157,7 +161,8 @@ static J *j_value(JParser *ps) {
     if (q < ps->end && *q == '-') q++;
     if (q >= ps->end || !isdigit((unsigned char)*q)) return ps->error = "bad value", NULL;
     if (*q == '0') q++;
-    else while (q < ps->end && isdigit((unsigned char)*q)) q++;
+    else
+        while (q < ps->end && isdigit((unsigned char)*q)) q++;
     if (q < ps->end && *q == '.') {
         q++;
         if (q >= ps->end || !isdigit((unsigned char)*q)) return ps->error = "bad fraction", NULL;

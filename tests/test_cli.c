@@ -13,20 +13,20 @@ static int parse(CliOptions *o, AvError *err, int argc, const char **argv) {
     return cli_parse(o, argc, (char **)argv, err);
 }
 
-#define PARSE_OK(...)                                                                             \
-    do {                                                                                          \
-        const char *argv_[] = {"attnviz", __VA_ARGS__, NULL};                                     \
-        int argc_ = (int)(sizeof argv_ / sizeof *argv_) - 1;                                      \
-        if (parse(&o, &err, argc_, argv_)) fail_msg("unexpected error: %s", err.msg);             \
+#define PARSE_OK(...)                                                                                                  \
+    do {                                                                                                               \
+        const char *argv_[] = {"attnviz", __VA_ARGS__, NULL};                                                          \
+        int argc_ = (int)(sizeof argv_ / sizeof *argv_) - 1;                                                           \
+        if (parse(&o, &err, argc_, argv_)) fail_msg("unexpected error: %s", err.msg);                                  \
     } while (0)
 
-#define PARSE_ERR(expect, ...)                                                                    \
-    do {                                                                                          \
-        const char *argv_[] = {"attnviz", __VA_ARGS__, NULL};                                     \
-        int argc_ = (int)(sizeof argv_ / sizeof *argv_) - 1;                                      \
-        assert_int_equal(parse(&o, &err, argc_, argv_), -1);                                      \
-        if (!strstr(err.msg, expect)) fail_msg("message '%s' lacks '%s'", err.msg, expect);       \
-        cli_free(&o);                                                                             \
+#define PARSE_ERR(expect, ...)                                                                                         \
+    do {                                                                                                               \
+        const char *argv_[] = {"attnviz", __VA_ARGS__, NULL};                                                          \
+        int argc_ = (int)(sizeof argv_ / sizeof *argv_) - 1;                                                           \
+        assert_int_equal(parse(&o, &err, argc_, argv_), -1);                                                           \
+        if (!strstr(err.msg, expect)) fail_msg("message '%s' lacks '%s'", err.msg, expect);                            \
+        cli_free(&o);                                                                                                  \
     } while (0)
 
 static void test_defaults(void **state) {
@@ -52,8 +52,8 @@ static void test_values(void **state) {
     (void)state;
     CliOptions o;
     AvError err;
-    PARSE_OK("--d-model", "48", "-H", "3", "--mask=causal", "--no-scale", "--pos", "sinusoidal",
-             "-s", "18446744073709551615", "-t", "gpt2", "--dump=json", "나는", "학교에", "간다");
+    PARSE_OK("--d-model", "48", "-H", "3", "--mask=causal", "--no-scale", "--pos", "sinusoidal", "-s",
+             "18446744073709551615", "-t", "gpt2", "--dump=json", "나는", "학교에", "간다");
     assert_int_equal(o.cfg.d_model, 48);
     assert_int_equal(o.cfg.heads, 3);
     assert_int_equal(o.cfg.d_k, 16); /* 48 / 3 */
@@ -165,9 +165,10 @@ static void test_number_rule(void **state) {
     (void)state;
     CliOptions o;
     AvError err;
-    static const char *const opts[] = {"--d-model", "--heads", "--d-k", "--d-v",  "--pad",
+    static const char *const opts[] = {"--d-model", "--heads", "--d-k",  "--d-v",  "--pad",
                                        "--threads", "--width", "--seed", "--mask", "--mask"};
-    static const char *const bad[] = {" 5", "\t5", "\n5", "\v5", "\f5", "\r5", "5 ", "5\n", "+5", "0x5", "5e0", "", "-"};
+    static const char *const bad[] = {" 5",  "\t5", "\n5", "\v5", "\f5", "\r5", "5 ",
+                                      "5\n", "+5",  "0x5", "5e0", "",    "-"};
     for (size_t i = 0; i < sizeof opts / sizeof *opts; i++)
         for (size_t j = 0; j < sizeof bad / sizeof *bad; j++) {
             char value[32];
@@ -217,19 +218,21 @@ static void test_number_rule(void **state) {
 static void test_usage_lists_options(void **state) {
     (void)state;
     const char *u = cli_usage();
-    const char *opts[] = {"--d-model", "--heads", "--d-k", "--d-v", "--mask", "--no-scale", "--pos",
-                          "--seed", "--tokenizer", "--pattern", "--qkv", "--dump", "--once",
-                          "--width", "--view", "--no-mouse", "--color", "--ascii", "--help",
-                          "--version", "--file", "1..64", "1..4096", "--score", "--tie-qk",
-                          "--target", "--attn", "--pad", "--mask-file", "window:W", "prefix:P"};
+    const char *opts[] = {"--d-model",   "--heads",     "--d-k",     "--d-v",    "--mask",   "--no-scale", "--pos",
+                          "--seed",      "--tokenizer", "--pattern", "--qkv",    "--dump",   "--once",     "--width",
+                          "--view",      "--no-mouse",  "--color",   "--ascii",  "--help",   "--version",  "--file",
+                          "1..64",       "1..4096",     "--score",   "--tie-qk", "--target", "--attn",     "--pad",
+                          "--mask-file", "window:W",    "prefix:P"};
     for (size_t i = 0; i < sizeof opts / sizeof *opts; i++)
         if (!strstr(u, opts[i])) fail_msg("--help lacks %s", opts[i]);
 }
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_defaults),    cmocka_unit_test(test_values),
-        cmocka_unit_test(test_bad_values),  cmocka_unit_test(test_reparse),
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_values),
+        cmocka_unit_test(test_bad_values),
+        cmocka_unit_test(test_reparse),
         cmocka_unit_test(test_variant_options),
         cmocka_unit_test(test_number_rule),
         cmocka_unit_test(test_usage_lists_options),

@@ -55,7 +55,7 @@ static void test_json_round_trip(void **state) {
     for (int h = 0; h < 2; h++) {
         J *hd = j_at(heads, h);
         const char *names[] = {"q", "k", "v", "scores", "scaled", "masked", "weights", "output"};
-        const float *arrs[] = {m->head[h].q, m->head[h].k, m->head[h].v, m->head[h].scores,
+        const float *arrs[] = {m->head[h].q,      m->head[h].k,      m->head[h].v,       m->head[h].scores,
                                m->head[h].scaled, m->head[h].masked, m->head[h].weights, m->head[h].out};
         int cols[] = {4, 4, 3, 3, 3, 3, 3, 3};
         for (int s = 0; s < 8; s++) {
@@ -127,7 +127,8 @@ static void test_hostile_tokens_escaped(void **state) {
     Model *m = model_new();
     AvError err;
     assert_int_equal(model_set_tokenizer(m, TOK_CUSTOM, "\\S+", &err), 0);
-    const char *txt = "a\x1b]0;owned\x07 \xc2\x9b" "2J q\"t";
+    const char *txt = "a\x1b]0;owned\x07 \xc2\x9b"
+                      "2J q\"t";
     assert_int_equal(model_set_text(m, txt, strlen(txt), &err), 0);
     assert_int_equal(model_update(m, &err), 0);
     for (int f = 0; f < 3; f++) {
@@ -195,8 +196,10 @@ static void test_text_layout(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_json_round_trip), cmocka_unit_test(test_json_qkv),
-        cmocka_unit_test(test_hostile_tokens_escaped), cmocka_unit_test(test_csv_rows),
+        cmocka_unit_test(test_json_round_trip),
+        cmocka_unit_test(test_json_qkv),
+        cmocka_unit_test(test_hostile_tokens_escaped),
+        cmocka_unit_test(test_csv_rows),
         cmocka_unit_test(test_text_layout),
     };
     return cmocka_run_group_tests_name("export", tests, NULL, NULL);

@@ -155,8 +155,8 @@ static void test_mask_runs_format(void **state) {
     enum { K = 100 };
     unsigned char g[2 * K];
     memset(g, 1, sizeof g);
-    g[3] = 0;                  /* row 0: 3 visible, 1 masked, 96 visible */
-    memset(g + K, 0, 10);      /* row 1: starts masked: 0 visible, 10 masked, 90 visible */
+    g[3] = 0;             /* row 0: 3 visible, 1 masked, 96 visible */
+    memset(g + K, 0, 10); /* row 1: starts masked: 0 visible, 10 masked, 90 visible */
     char *text;
     size_t len;
     assert_int_equal(mask_format_grid(&text, &len, g, 2, K, NULL, AV_MAX_INPUT_BYTES, &err), 0);
@@ -176,7 +176,8 @@ static void test_mask_old_format_still_read(void **state) {
     (void)state;
     AvError err = {{0}};
     unsigned char *g;
-    const char *txt = "# attnviz painted mask: 2 queries x 3 keys, 1 = visible, 0 = masked\n1 0 1\r\n\n0 1 1  # row 2\n";
+    const char *txt =
+        "# attnviz painted mask: 2 queries x 3 keys, 1 = visible, 0 = masked\n1 0 1\r\n\n0 1 1  # row 2\n";
     assert_int_equal(mask_parse_grid(&g, 2, 3, txt, strlen(txt), "m.txt", &err), 0);
     const unsigned char want[6] = {1, 0, 1, 0, 1, 1};
     assert_memory_equal(g, want, 6);
@@ -255,7 +256,8 @@ static void test_mask_4096_round_trip(void **state) {
         for (int j = 0; j < N; j++) g[(size_t)i * N + j] = ((i / 256) + (j / 256)) % 2;
     round_trip(g, N, N); /* blocks */
     /* other shapes: 0/1 rows up to 64 keys, runs above */
-    static const int shapes[][2] = {{0, 0}, {1, 1}, {1, 64}, {1, 65}, {N, 1}, {N, 64}, {N, 65}, {1, N}, {7, 3000}, {N, 2}};
+    static const int shapes[][2] = {{0, 0},  {1, 1},  {1, 64}, {1, 65},   {N, 1},
+                                    {N, 64}, {N, 65}, {1, N},  {7, 3000}, {N, 2}};
     for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
         int q = shapes[s][0], k = shapes[s][1];
         for (size_t c = 0; c < (size_t)q * (size_t)k; c++) g[c] = (rng_next(&r) % 7) != 0;

@@ -47,8 +47,7 @@ static int count_braille(const char *s) {
     return k;
 }
 
-static int count_cells(Canvas *cv, int rows, const char *ch, unsigned short attr_mask,
-                       unsigned short attr) {
+static int count_cells(Canvas *cv, int rows, const char *ch, unsigned short attr_mask, unsigned short attr) {
     int k = 0;
     for (int y = 0; y < rows && y < cv->h; y++)
         for (int x = 0; x < cv->w; x++) {
@@ -63,19 +62,17 @@ static int count_cells(Canvas *cv, int rows, const char *ch, unsigned short attr
 
 /* X + D on the axes, computed here from the model's matrices: D = O_h W_O[h]
  * (n, d_model) in full, or Y; then (X + D - mean) . axes. */
-static void reference_moved(const Model *m, int h, int all_heads, const float *axes,
-                            const float *mean, float *out /* (n, 2) */) {
+static void reference_moved(const Model *m, int h, int all_heads, const float *axes, const float *mean,
+                            float *out /* (n, 2) */) {
     int n = m->n_q, d = m->cfg.d_model, dv = m->cfg.d_v;
     float *xd = malloc(sizeof(float) * (size_t)n * d);
     assert_non_null(xd);
     for (int i = 0; i < n; i++)
         for (int j = 0; j < d; j++) {
             double s = 0;
-            if (all_heads)
-                s = m->y[i * d + j];
+            if (all_heads) s = m->y[i * d + j];
             else
-                for (int r = 0; r < dv; r++)
-                    s += (double)m->head[h].out[i * dv + r] * m->wo[(h * dv + r) * d + j];
+                for (int r = 0; r < dv; r++) s += (double)m->head[h].out[i * dv + r] * m->wo[(h * dv + r) * d + j];
             xd[i * d + j] = (float)(m->x[i * d + j] + s);
         }
     pca_project(out, xd, mean, axes, n, d);
@@ -132,8 +129,7 @@ static void check_picture(int ascii, int w, int h) {
     Canvas *cv = draw(&a, w, h, 0);
     char *s = cv_render(cv, 0, TIER_NONE);
     for (size_t k = 0; k < sizeof WORDS / sizeof *WORDS; k++)
-        if (!strstr(s, WORDS[k]))
-            fail_msg("label %s missing at %dx%d ascii=%d:\n%s", WORDS[k], w, h, ascii, s);
+        if (!strstr(s, WORDS[k])) fail_msg("label %s missing at %dx%d ascii=%d:\n%s", WORDS[k], w, h, ascii, s);
     assert_non_null(strstr(s, "pulled towards the words it attends to"));
     assert_non_null(strstr(s, "a verb stays a verb"));
     assert_non_null(strstr(s, "head 1/2: D = O_1 W_O[1]"));
@@ -141,8 +137,7 @@ static void check_picture(int ascii, int w, int h) {
     int plot_rows = h - 3;
     if (ascii) {
         assert_int_equal(count_braille(s), 0);
-        for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-            assert_true(*p < 0x80);
+        for (const unsigned char *p = (const unsigned char *)s; *p; p++) assert_true(*p < 0x80);
         /* '*' for X (plain, or bold for the cursor's token), 'o' for X + D (bold). */
         assert_true(count_cells(cv, plot_rows, "*", ST_REVERSE, 0) >= 1);
         assert_true(count_cells(cv, plot_rows, "o", ST_BOLD | ST_REVERSE, ST_BOLD) >= 1);
@@ -150,14 +145,12 @@ static void check_picture(int ascii, int w, int h) {
     } else {
         assert_true(count_braille(s) > 10);
         assert_true(count_cells(cv, plot_rows, "\xe2\xa0\xb6", ST_REVERSE, 0) >= 1); /* X: U+2836 */
-        assert_true(count_cells(cv, plot_rows, "\xe2\xa3\xbf", ST_REVERSE, 0) >=
-                    1); /* X + D: U+28FF */
+        assert_true(count_cells(cv, plot_rows, "\xe2\xa3\xbf", ST_REVERSE, 0) >= 1); /* X + D: U+28FF */
     }
     /* The cursor's token (row 0, Mary) has the one reversed label. */
     int rev = 0;
     for (int y = 0; y < cv->h; y++)
-        for (int x = 0; x < cv->w; x++)
-            rev += (cv_cell(cv, y, x)->st.attr & ST_REVERSE) != 0;
+        for (int x = 0; x < cv->w; x++) rev += (cv_cell(cv, y, x)->st.attr & ST_REVERSE) != 0;
     assert_int_equal(rev, 4);
     free(s);
     cv_free(cv);
@@ -191,9 +184,7 @@ static void test_head_and_all_heads_change_picture(void **state) {
     int found = 0;
     for (int y = 0; y < cv->h && !found; y++)
         for (int x = 0; x + 3 <= cv->w; x++)
-            if (strcmp(cv_cell(cv, y, x)->ch, "B") == 0 &&
-                (cv_cell(cv, y, x)->st.attr & ST_REVERSE))
-                found = 1;
+            if (strcmp(cv_cell(cv, y, x)->ch, "B") == 0 && (cv_cell(cv, y, x)->st.attr & ST_REVERSE)) found = 1;
     assert_true(found);
     cv_free(cv);
     free(h1);
@@ -256,8 +247,7 @@ static void test_small_canvases(void **state) {
         s = render(&a, 20, 2, 0);
         assert_non_null(strstr(s, "too small"));
         free(s);
-        static const int sizes[][2] = {{1, 1},  {2, 9},   {9, 2},   {10, 3},
-                                       {11, 7}, {200, 4}, {30, 100}};
+        static const int sizes[][2] = {{1, 1}, {2, 9}, {9, 2}, {10, 3}, {11, 7}, {200, 4}, {30, 100}};
         for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
             s = render(&a, sizes[k][0], sizes[k][1], k % 2);
             free(s);
@@ -274,17 +264,14 @@ static void test_stays_in_its_rows(void **state) {
     App a;
     app_init(&a, m, TIER_NONE, 0, 1, NULL);
     Canvas *cv = cv_new(80, 30);
-    for (int y = 0; y < 30; y++)
-        cv_fill(cv, y, 0, 80, "Z", style_plain());
+    for (int y = 0; y < 30; y++) cv_fill(cv, y, 0, 80, "Z", style_plain());
     gravity_draw(&a, cv, 5, 20, 0);
     int inside = 0;
     for (int y = 0; y < 30; y++)
         for (int x = 0; x < 80; x++) {
             int z = strcmp(cv_cell(cv, y, x)->ch, "Z") == 0;
-            if (y < 5 || y >= 25)
-                assert_true(z);
-            else
-                inside += !z;
+            if (y < 5 || y >= 25) assert_true(z);
+            else inside += !z;
         }
     assert_true(inside > 50);
     /* Rows past the canvas are clipped, not written. */
@@ -334,8 +321,8 @@ static void test_cross_not_available(void **state) {
     AvError err = {{0}};
     const char *target = "Bob ignored Mary";
     /* The target first: cross-attention without one is refused. */
-    if (model_set_text(m, "Mary greeted Bob", 16, &err) ||
-        model_set_target(m, target, strlen(target), &err) || model_set_config(m, &c, &err))
+    if (model_set_text(m, "Mary greeted Bob", 16, &err) || model_set_target(m, target, strlen(target), &err) ||
+        model_set_config(m, &c, &err))
         fail_msg("%s", err.msg);
     model_update(m, &err);
     assert_int_equal(m->n_q, m->n_k);
@@ -370,8 +357,7 @@ static void test_korean_and_many_tokens(void **state) {
     char *text = malloc(6 * 600 + 1);
     assert_non_null(text);
     size_t len = 0;
-    for (int i = 0; i < 600; i++)
-        len += (size_t)sprintf(text + len, "w%03d ", i % 300);
+    for (int i = 0; i < 600; i++) len += (size_t)sprintf(text + len, "w%03d ", i % 300);
     m = tu_model(text, &c);
     free(text);
     app_init(&a, m, TIER_256, 0, 1, NULL);

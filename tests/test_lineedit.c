@@ -28,8 +28,7 @@ static void le_test_type(LineEdit *e, const char *s) {
 }
 
 static void le_test_keys(LineEdit *e, LeKey key, int times) {
-    for (int i = 0; i < times; i++)
-        assert_int_equal(le_key(e, key, 0), LE_CONTINUE);
+    for (int i = 0; i < times; i++) assert_int_equal(le_key(e, key, 0), LE_CONTINUE);
 }
 
 /* 1 when byte i of buf starts a code point (is not a continuation byte). */
@@ -70,7 +69,11 @@ static void test_left_right_home_end(void **state) {
     (void)state;
     LineEdit e;
     /* a(1) 학(3) e(1) U+0301(2) b(1): cell starts at 0, 1, 4, 7; end 8 */
-    assert_int_equal(le_init(&e, "a학e\xCC\x81" "b", 8, 64), 0);
+    assert_int_equal(le_init(&e,
+                             "a학e\xCC\x81"
+                             "b",
+                             8, 64),
+                     0);
     assert_int_equal(e.len, 8);
     static const size_t left[] = {7, 4, 1, 0, 0};
     for (size_t i = 0; i < sizeof left / sizeof *left; i++) {
@@ -151,7 +154,11 @@ static void test_backspace_combining(void **state) {
 static void test_delete(void **state) {
     (void)state;
     LineEdit e;
-    assert_int_equal(le_init(&e, "a학e\xCC\x81" "b", 8, 64), 0);
+    assert_int_equal(le_init(&e,
+                             "a학e\xCC\x81"
+                             "b",
+                             8, 64),
+                     0);
     le_test_keys(&e, LE_KEY_HOME, 1);
     le_test_keys(&e, LE_KEY_RIGHT, 1);
     le_test_keys(&e, LE_KEY_DELETE, 1); /* 학 */
@@ -292,8 +299,7 @@ static void test_grows(void **state) {
     (void)state;
     LineEdit e;
     assert_int_equal(le_init(&e, NULL, 0, 1000), 0);
-    for (int i = 0; i < 200; i++)
-        le_test_type(&e, "학");
+    for (int i = 0; i < 200; i++) le_test_type(&e, "학");
     assert_int_equal(e.len, 600);
     assert_true(e.cap > e.len);
     assert_int_equal(utf8_width(e.buf, e.len), 400);

@@ -37,7 +37,8 @@ static void check_shapes(int bt) {
             for (int z = 0; z < ns; z += 2) {
                 int m = sizes[x], k = sizes[y], n = sizes[(z + x) % ns];
                 float *a = random_matrix(m, k, 11 + (uint64_t)m * 1000 + k);
-                float *b = bt ? random_matrix(n, k, 17 + (uint64_t)k * 1000 + n) : random_matrix(k, n, 17 + (uint64_t)k * 1000 + n);
+                float *b = bt ? random_matrix(n, k, 17 + (uint64_t)k * 1000 + n)
+                              : random_matrix(k, n, 17 + (uint64_t)k * 1000 + n);
                 float *ref = calloc((size_t)m * n, sizeof(float));
                 if (bt) mat_mul_bt_ref(ref, n, a, k, b, k, m, k, n);
                 else mat_mul_ref(ref, n, a, k, b, n, m, k, n);
@@ -114,8 +115,8 @@ static void test_overflow_saturates(void **state) {
         if (mat_set_kernel(kernels[kk])) continue;
         float c[4];
         mat_mul_bt(c, 2, a, 2, b, 2, 2, 2, 2);
-        assert_true(c[0] == FLT_MAX);  /* 2e60 */
-        assert_true(c[1] == 0.0f);     /* 1e60 - 1e60: inf - inf in float, 0 in double */
+        assert_true(c[0] == FLT_MAX); /* 2e60 */
+        assert_true(c[1] == 0.0f);    /* 1e60 - 1e60: inf - inf in float, 0 in double */
         assert_true(c[2] == 0.0f);
         assert_true(c[3] == -FLT_MAX);
     }
@@ -134,9 +135,9 @@ static void test_kernel_names(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_mul_all_kernels),     cmocka_unit_test(test_mul_bt_all_kernels),
-        cmocka_unit_test(test_leading_dimensions),  cmocka_unit_test(test_rows_in_pieces),
-        cmocka_unit_test(test_overflow_saturates),  cmocka_unit_test(test_kernel_names),
+        cmocka_unit_test(test_mul_all_kernels),    cmocka_unit_test(test_mul_bt_all_kernels),
+        cmocka_unit_test(test_leading_dimensions), cmocka_unit_test(test_rows_in_pieces),
+        cmocka_unit_test(test_overflow_saturates), cmocka_unit_test(test_kernel_names),
     };
     return cmocka_run_group_tests_name("matrix", tests, NULL, NULL);
 }

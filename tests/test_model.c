@@ -40,8 +40,8 @@ static const double O[3][3] = {{0.6198414170, 0.5247507802, 0.4945089733},
                                {0.6344689293, 0.5225053916, 0.4812767071},
                                {0.6550467037, 0.5098645944, 0.4839962830}};
 static const double AC[3][3] = {{1, 0, 0}, {0.4568066592, 0.5431933408, 0}, {0.2287892329, 0.3589325218, 0.4122782453}};
-static const double OC[3][3] = {{0.3, 0.7, 0.5}, {0.4629580022, 0.5370419978, 0.6629580022},
-                                {0.6550467037, 0.5098645944, 0.4839962830}};
+static const double OC[3][3] = {
+    {0.3, 0.7, 0.5}, {0.4629580022, 0.5370419978, 0.6629580022}, {0.6550467037, 0.5098645944, 0.4839962830}};
 
 static void test_worked_example(void **state) {
     (void)state;
@@ -573,7 +573,6 @@ static void test_zero_tokens(void **state) {
     model_free(m);
 }
 
-
 // ----------------------------------------------------------------------------
 // issue 6: score kinds, tied Q/K, masks, cross-attention
 
@@ -626,7 +625,8 @@ static void test_score_kinds(void **state) {
             double s = 0;
             for (int a = 0; a < 3; a++) {
                 double z = 0;
-                for (int p = 0; p < 3; p++) z += (double)hd->w1[a * 3 + p] * Q[i][p] + (double)hd->w2[a * 3 + p] * K[j][p];
+                for (int p = 0; p < 3; p++)
+                    z += (double)hd->w1[a * 3 + p] * Q[i][p] + (double)hd->w2[a * 3 + p] * K[j][p];
                 s += (double)hd->va[a] * tanh(z);
             }
             assert_near(hd->scores[i * 3 + j], s, 1e-5);

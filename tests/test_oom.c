@@ -129,10 +129,8 @@ static void test_every_allocation_fails_once(void **state) {
         }
         /* The change allocated something (the test tested), except a new
          * mask: a mask change recomputes in the arenas, allocating nothing. */
-        if (ch == CH_MASK)
-            assert_int_equal(k, 1);
-        else
-            assert_true(k > 1);
+        if (ch == CH_MASK) assert_int_equal(k, 1);
+        else assert_true(k > 1);
         model_free(before);
         model_free(after);
     }

@@ -91,28 +91,21 @@ static void test_tier(void **state) {
         int colors;
         ColorTier want;
     } cases[] = {
-        {0, NULL, 256, TIER_256},  {0, NULL, 16777216, TIER_256},
-        {0, NULL, 255, TIER_8},    {0, NULL, 88, TIER_8},
-        {0, NULL, 16, TIER_8},     {0, NULL, 8, TIER_8},
-        {0, NULL, 7, TIER_NONE},   {0, NULL, 0, TIER_NONE},
-        {0, NULL, -1, TIER_NONE},  {0, "", 256, TIER_256},
-        {0, "", 8, TIER_8},        {0, "", 0, TIER_NONE},
-        {0, "1", 256, TIER_NONE},  {0, "1", 8, TIER_NONE},
-        {0, "0", 256, TIER_NONE},  {1, NULL, 256, TIER_256},
-        {1, NULL, 8, TIER_8},      {1, NULL, 2, TIER_8},
-        {1, NULL, 0, TIER_8},      {1, NULL, -1, TIER_8},
-        {1, "", 256, TIER_256},    {1, "1", 256, TIER_256},
-        {1, "1", 8, TIER_8},       {1, "1", 0, TIER_8},
-        {2, NULL, 256, TIER_NONE}, {2, NULL, 8, TIER_NONE},
-        {2, NULL, 0, TIER_NONE},   {2, "", 256, TIER_NONE},
+        {0, NULL, 256, TIER_256},  {0, NULL, 16777216, TIER_256}, {0, NULL, 255, TIER_8},   {0, NULL, 88, TIER_8},
+        {0, NULL, 16, TIER_8},     {0, NULL, 8, TIER_8},          {0, NULL, 7, TIER_NONE},  {0, NULL, 0, TIER_NONE},
+        {0, NULL, -1, TIER_NONE},  {0, "", 256, TIER_256},        {0, "", 8, TIER_8},       {0, "", 0, TIER_NONE},
+        {0, "1", 256, TIER_NONE},  {0, "1", 8, TIER_NONE},        {0, "0", 256, TIER_NONE}, {1, NULL, 256, TIER_256},
+        {1, NULL, 8, TIER_8},      {1, NULL, 2, TIER_8},          {1, NULL, 0, TIER_8},     {1, NULL, -1, TIER_8},
+        {1, "", 256, TIER_256},    {1, "1", 256, TIER_256},       {1, "1", 8, TIER_8},      {1, "1", 0, TIER_8},
+        {2, NULL, 256, TIER_NONE}, {2, NULL, 8, TIER_NONE},       {2, NULL, 0, TIER_NONE},  {2, "", 256, TIER_NONE},
         {2, "1", 256, TIER_NONE},  {2, "1", 0, TIER_NONE},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         ColorTier got = palette_tier(cases[i].mode, cases[i].no_color, cases[i].colors);
         if (got != cases[i].want)
-            fail_msg("palette_tier(%d, %s%s%s, %d) = %d, expected %d", cases[i].mode,
-                     cases[i].no_color ? "\"" : "", cases[i].no_color ? cases[i].no_color : "NULL",
-                     cases[i].no_color ? "\"" : "", cases[i].colors, (int)got, (int)cases[i].want);
+            fail_msg("palette_tier(%d, %s%s%s, %d) = %d, expected %d", cases[i].mode, cases[i].no_color ? "\"" : "",
+                     cases[i].no_color ? cases[i].no_color : "NULL", cases[i].no_color ? "\"" : "", cases[i].colors,
+                     (int)got, (int)cases[i].want);
     }
 }
 
@@ -142,8 +135,7 @@ static void test_seq_ends_and_clamping(void **state) {
             assert_true(k >= 0);
             count[k]++;
         }
-        for (int k = 0; k < n; k++)
-            assert_int_equal(count[k], per);
+        for (int k = 0; k < n; k++) assert_int_equal(count[k], per);
     }
 }
 
@@ -157,8 +149,7 @@ static void test_seq256_perceptual(void **state) {
         assert_true(c.fg == 16 || c.fg == 231);
         assert_int_equal(c.bold, 0);
         if (contrast(c.bg, c.fg) < 4.5)
-            fail_msg("step %d: fg %d on bg %d has contrast %.2f", k, c.fg, c.bg,
-                     contrast(c.bg, c.fg));
+            fail_msg("step %d: fg %d on bg %d has contrast %.2f", k, c.fg, c.bg, contrast(c.bg, c.fg));
         if (k > 0) {
             RampColor p = seq_step(TIER_256, k - 1);
             assert_int_not_equal(p.bg, c.bg);
@@ -187,8 +178,7 @@ static void test_seq8(void **state) {
         assert_true(c.fg >= 0 && c.fg <= 7);
         /* Readable on xterm's default basic colours. */
         if (contrast(c.bg, c.fg) < 4.5)
-            fail_msg("8-colour step %d: fg %d on bg %d has contrast %.2f", k, c.fg, c.bg,
-                     contrast(c.bg, c.fg));
+            fail_msg("8-colour step %d: fg %d on bg %d has contrast %.2f", k, c.fg, c.bg, contrast(c.bg, c.fg));
         assert_int_equal(c.bold, k == n - 1); /* bold only on the brightest */
     }
 }
@@ -227,8 +217,7 @@ static void test_div_ends_and_middle(void **state) {
             assert_true(k >= 0);
             count[k]++;
         }
-        for (int k = 0; k < n; k++)
-            assert_int_equal(count[k], per);
+        for (int k = 0; k < n; k++) assert_int_equal(count[k], per);
     }
 }
 
@@ -246,8 +235,7 @@ static void test_div256_colours(void **state) {
         assert_true(c.bg >= 16 && c.bg <= 255);
         assert_true(c.fg == 16 || c.fg == 231);
         if (contrast(c.bg, c.fg) < 4.5)
-            fail_msg("diverging step %d: fg %d on bg %d has contrast %.2f", k, c.fg, c.bg,
-                     contrast(c.bg, c.fg));
+            fail_msg("diverging step %d: fg %d on bg %d has contrast %.2f", k, c.fg, c.bg, contrast(c.bg, c.fg));
         if (k < m) assert_true(rgb.b > rgb.r); /* negative: blue */
         if (k > m) assert_true(rgb.r > rgb.b); /* positive: red */
         /* Lightness rises to the middle and falls after it. */

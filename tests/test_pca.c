@@ -56,8 +56,7 @@ static void test_known_axes(void **state) {
     assert_near(p[2 * 11], 3 * sqrt(2.0), 1e-5);
     assert_near(p[2 * 11 + 1], 1 * sqrt(2.0), 1e-5);
     double s0 = 0, s1 = 0;
-    for (int i = 0; i < GRID_N; i++)
-        s0 += p[2 * i], s1 += p[2 * i + 1];
+    for (int i = 0; i < GRID_N; i++) s0 += p[2 * i], s1 += p[2 * i + 1];
     assert_near(s0, 0, 1e-5);
     assert_near(s1, 0, 1e-5);
 }
@@ -126,15 +125,13 @@ static void test_identical_rows(void **state) {
     float x[5 * 4], axes[8];
     double var[2];
     for (int i = 0; i < 5; i++)
-        for (int j = 0; j < 4; j++)
-            x[4 * i + j] = 0.1f * (float)(j + 1) - 3.3f;
+        for (int j = 0; j < 4; j++) x[4 * i + j] = 0.1f * (float)(j + 1) - 3.3f;
     assert_int_equal(pca_top2(axes, var, x, 5, 4, NULL), 0);
     assert_e1_e2(axes, var, 4);
     float mean[4], p[10];
     pca_mean(mean, x, 5, 4);
     pca_project(p, x, mean, axes, 5, 4);
-    for (int k = 0; k < 10; k++)
-        assert_true(p[k] == 0);
+    for (int k = 0; k < 10; k++) assert_true(p[k] == 0);
 }
 
 /* Two points: rank 1; axis 2 is a unit vector orthogonal to axis 1, no NaN. */
@@ -170,8 +167,7 @@ static void test_sign_convention(void **state) {
         x[3 * i + 1] = t;
         x[3 * i + 2] = (i % 2) ? 0.25f : -0.25f; /* a little spread in z */
     }
-    for (int k = 0; k < 15; k++)
-        neg[k] = -x[k];
+    for (int k = 0; k < 15; k++) neg[k] = -x[k];
     assert_int_equal(pca_top2(axes, var, x, 5, 3, NULL), 0);
     assert_int_equal(pca_top2(axes_neg, var_neg, neg, 5, 3, NULL), 0);
     double r10 = sqrt(10.0);
@@ -183,8 +179,7 @@ static void test_sign_convention(void **state) {
             if (fabsf(axes[3 * a + j]) > fabsf(axes[3 * a + big])) big = j;
         assert_true(axes[3 * a + big] > 0);
     }
-    for (int k = 0; k < 6; k++)
-        assert_near(axes_neg[k], axes[k], 1e-6);
+    for (int k = 0; k < 6; k++) assert_near(axes_neg[k], axes[k], 1e-6);
     assert_near(var_neg[0], var[0], 1e-9);
     assert_near(var_neg[1], var[1], 1e-9);
 }
@@ -211,8 +206,7 @@ static void test_determinism(void **state) {
     /* Unit, orthogonal, and really the leading direction: no coordinate axis
      * has more variance than axis 1. */
     double n0 = 0, n1 = 0, dt = 0;
-    for (int j = 0; j < D; j++)
-        n0 += a1[j] * a1[j], n1 += a1[D + j] * a1[D + j], dt += a1[j] * a1[D + j];
+    for (int j = 0; j < D; j++) n0 += a1[j] * a1[j], n1 += a1[D + j] * a1[D + j], dt += a1[j] * a1[D + j];
     assert_near(n0, 1, 1e-6);
     assert_near(n1, 1, 1e-6);
     assert_near(dt, 0, 1e-6);
@@ -220,8 +214,7 @@ static void test_determinism(void **state) {
     pca_mean(mean, x, N, D);
     for (int j = 0; j < D; j++) {
         double cv = 0;
-        for (int i = 0; i < N; i++)
-            cv += ((double)x[i * D + j] - mean[j]) * ((double)x[i * D + j] - mean[j]);
+        for (int i = 0; i < N; i++) cv += ((double)x[i * D + j] - mean[j]) * ((double)x[i * D + j] - mean[j]);
         assert_true(cv / (N - 1) <= v1[0] + 1e-9);
     }
     assert_true(v1[0] + v1[1] <= pca_total_variance(x, mean, N, D) + 1e-9);

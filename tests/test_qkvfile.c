@@ -24,8 +24,7 @@
 // Helpers
 
 /* Parses text[0..len) from an exact-size heap copy. */
-static int qkv_test_parse_n(QkvData *d, const char *text, size_t len, const char *name,
-                            AvError *err) {
+static int qkv_test_parse_n(QkvData *d, const char *text, size_t len, const char *name, AvError *err) {
     char *copy = malloc(len ? len : 1);
     assert_non_null(copy);
     memcpy(copy, text, len);
@@ -67,9 +66,7 @@ static void qkv_expect_error_n(const char *text, size_t len, const char *want) {
     assert_true(strncmp(err.msg, "t.qkv:", 6) == 0);
 }
 
-static void qkv_expect_error(const char *text, const char *want) {
-    qkv_expect_error_n(text, strlen(text), want);
-}
+static void qkv_expect_error(const char *text, const char *want) { qkv_expect_error_n(text, strlen(text), want); }
 
 /* Builds a string from repeating `unit` n times between prefix and suffix. */
 static char *qkv_repeat(const char *prefix, const char *unit, int n, const char *suffix) {
@@ -196,8 +193,7 @@ static void test_number_edges(void **state) {
     (void)state;
     QkvData d;
     AvError err = {{0}};
-    assert_int_equal(qkv_test_parse(&d, "Q:\n3.4e38 -3.4e38 1E+2 007\nK:\n0 0 0 0\nV:\n1\n", &err),
-                     0);
+    assert_int_equal(qkv_test_parse(&d, "Q:\n3.4e38 -3.4e38 1E+2 007\nK:\n0 0 0 0\nV:\n1\n", &err), 0);
     assert_true(d.q[0] == 3.4e38f && d.q[1] == -3.4e38f && d.q[2] == 100.0f && d.q[3] == 7.0f);
     qkv_free(&d);
 }
@@ -272,18 +268,15 @@ static void test_error_shapes(void **state) {
                      "t.qkv:5:3: row has 1 value, expected 2 like the first row of K (line 4)");
     qkv_expect_error("Q:\n1\nK:\nV:\n1\n", "t.qkv:3:1: block K: has no rows");
     qkv_expect_error("Q:\n1\nK:\n1\nV:\n", "t.qkv:5:1: block V: has no rows");
-    qkv_expect_error(
-        "Q:\n1 2 3\nK:\n1 2 3 4\nV:\n1\n",
-        "t.qkv:4:1: Q has 3 columns but K has 4: Q and K must have the same width d_k");
+    qkv_expect_error("Q:\n1 2 3\nK:\n1 2 3 4\nV:\n1\n",
+                     "t.qkv:4:1: Q has 3 columns but K has 4: Q and K must have the same width d_k");
     /* K first: the error points at Q, the block that comes later. */
     qkv_expect_error("K:\n1 2 3 4\nV:\n1\nQ:\n 1 2 3\n", "t.qkv:6:2: Q has 3 columns but K has 4");
-    qkv_expect_error(
-        "Q:\n1\nK:\n1\n2\nV:\n1\n",
-        "t.qkv:6:1: K has 2 rows but V has 1: K and V must have the same number of rows");
+    qkv_expect_error("Q:\n1\nK:\n1\n2\nV:\n1\n",
+                     "t.qkv:6:1: K has 2 rows but V has 1: K and V must have the same number of rows");
     qkv_expect_error("tokens: a b\nQ:\n1\nK:\n1\n2\n3\nV:\n1\n2\n3\n",
                      "t.qkv:1:1: tokens: line has 2 tokens but K has 3 rows");
-    qkv_expect_error("tokens:\nQ:\n1\nK:\n1\nV:\n1\n",
-                     "t.qkv:1:1: tokens: line has 0 tokens but K has 1 rows");
+    qkv_expect_error("tokens:\nQ:\n1\nK:\n1\nV:\n1\n", "t.qkv:1:1: tokens: line has 0 tokens but K has 1 rows");
 }
 
 static void test_error_structure(void **state) {
@@ -292,21 +285,15 @@ static void test_error_structure(void **state) {
     qkv_expect_error("# only\n\n# comments\n", "t.qkv:4:1: no Q: block");
     qkv_expect_error("Q:\n1\nK:\n1\n", "t.qkv:5:1: no V: block");
     qkv_expect_error("Q:\n1\nV:\n1", "t.qkv:4:2: no K: block");
-    qkv_expect_error("Q:\n1\nK:\n1\nQ:\n2\n",
-                     "t.qkv:5:1: second Q: block (the first is on line 1)");
-    qkv_expect_error("Q:\n1\nK:\n1\n\tk:\n2\n",
-                     "t.qkv:5:2: second K: block (the first is on line 3)");
+    qkv_expect_error("Q:\n1\nK:\n1\nQ:\n2\n", "t.qkv:5:1: second Q: block (the first is on line 1)");
+    qkv_expect_error("Q:\n1\nK:\n1\n\tk:\n2\n", "t.qkv:5:2: second K: block (the first is on line 3)");
     qkv_expect_error("1 2\nQ:\n", "t.qkv:1:1: numbers before a Q:, K: or V: line");
-    qkv_expect_error("hello\nQ:\n",
-                     "t.qkv:1:1: expected a tokens:, Q:, K: or V: line, found 'hello'");
+    qkv_expect_error("hello\nQ:\n", "t.qkv:1:1: expected a tokens:, Q:, K: or V: line, found 'hello'");
     qkv_expect_error("X:\n", "t.qkv:1:1: unknown block 'X:', expected Q:, K: or V:");
-    qkv_expect_error("Q:\n1\n  Kx: # typo\n",
-                     "t.qkv:3:3: unknown block 'Kx:', expected Q:, K: or V:");
-    qkv_expect_error("Q: 1 2\n",
-                     "t.qkv:1:4: unexpected '1' after Q:, expected the rows on the lines");
+    qkv_expect_error("Q:\n1\n  Kx: # typo\n", "t.qkv:3:3: unknown block 'Kx:', expected Q:, K: or V:");
+    qkv_expect_error("Q: 1 2\n", "t.qkv:1:4: unexpected '1' after Q:, expected the rows on the lines");
     qkv_expect_error("Q:\n1\ntokens: a\n", "t.qkv:3:1: tokens: line after a block");
-    qkv_expect_error("tokens: a\ntokens: b\n",
-                     "t.qkv:2:1: second tokens: line (the first is on line 1)");
+    qkv_expect_error("tokens: a\ntokens: b\n", "t.qkv:2:1: second tokens: line (the first is on line 1)");
     qkv_expect_error("Q:\n", "t.qkv:1:1: block Q: has no rows");
 }
 
@@ -324,9 +311,8 @@ static void test_error_bytes(void **state) {
 /* Columns count characters, not bytes; the BOM is not counted. */
 static void test_error_columns_in_characters(void **state) {
     (void)state;
-    qkv_expect_error(
-        "tokens: 나는 ok \x1B[2J\n",
-        "t.qkv:1:15: token '\\x1b[2J' holds a control or invisible character (U+001B)");
+    qkv_expect_error("tokens: 나는 ok \x1B[2J\n",
+                     "t.qkv:1:15: token '\\x1b[2J' holds a control or invisible character (U+001B)");
     qkv_expect_error("tokens: 나는 a\u202Eb\n", /* RLO */
                      "t.qkv:1:13: token 'a\\xe2\\x80\\xaeb' holds a control or invisible");
     qkv_expect_error("\xEF\xBB\xBFX:\n", "t.qkv:1:1: unknown block 'X:'");
@@ -363,8 +349,7 @@ static void test_error_words_escaped_and_cut(void **state) {
     QkvData d;
     AvError err = {{0}};
     assert_int_equal(qkv_test_parse_n(&d, "", 0, "a\x1B]0;x\x07.qkv", &err), -1);
-    assert_string_equal(err.msg,
-                        "a\\x1b]0;x\\x07.qkv:1:1: no Q: block, expected Q:, K: and V: blocks");
+    assert_string_equal(err.msg, "a\\x1b]0;x\\x07.qkv:1:1: no Q: block, expected Q:, K: and V: blocks");
 }
 
 static void test_error_limits(void **state) {
@@ -374,7 +359,7 @@ static void test_error_limits(void **state) {
     char *text = malloc(strlen(wide) * 2 + 32);
     assert_non_null(text);
     strcpy(text, wide);
-    strcat(text, wide + 3); /* the same row for K */
+    strcat(text, wide + 3);        /* the same row for K */
     text[strlen(text) - 3] = '\0'; /* drop the second "K:\n" */
     strcat(text, "V:\n1\n");
     QkvData d;
@@ -468,10 +453,9 @@ static void qkv_check_any(const char *buf, size_t len) {
 static void test_adversarial(void **state) {
     (void)state;
     static const char *const pieces[] = {
-        "Q:",   "K:",           "V:",    "q:",    "tokens:",     "X:",           ":",    "#",
-        " ",    "\t",           "\r",    "\n",    "\n",          "\n",           "1",    "-0.5",
-        "1e39", "nan",          ".",     "e",     "+",           "\xEA\xB0\x80", "\xFF", "\xC2",
-        "\x1B", "\xEF\xBB\xBF", "0x1p3", "1e-50", "\xE2\x80\x8D"};
+        "Q:", "K:",           "V:",   "q:",   "tokens:", "X:",           ":",     "#",     " ",           "\t",
+        "\r", "\n",           "\n",   "\n",   "1",       "-0.5",         "1e39",  "nan",   ".",           "e",
+        "+",  "\xEA\xB0\x80", "\xFF", "\xC2", "\x1B",    "\xEF\xBB\xBF", "0x1p3", "1e-50", "\xE2\x80\x8D"};
     enum { NPIECES = sizeof pieces / sizeof pieces[0] };
     char buf[512];
     for (int iter = 0; iter < 20000; iter++) {

@@ -55,13 +55,12 @@ static void test_width(void **state) {
 
 /* Truncates s and checks the text and the returned width, and that the width
  * returned is the width of what was written. */
-static void expect_cut(const char *s, int max_cols, const char *ellipsis, const char *want,
-                       int want_cols) {
+static void expect_cut(const char *s, int max_cols, const char *ellipsis, const char *want, int want_cols) {
     char out[64];
     int cols = text_truncate(out, sizeof out, s, strlen(s), max_cols, ellipsis);
     if (strcmp(out, want) != 0 || cols != want_cols)
-        fail_msg("cut(\"%s\", %d, \"%s\") = \"%s\" (%d cols), expected \"%s\" (%d cols)", s,
-                 max_cols, ellipsis, out, cols, want, want_cols);
+        fail_msg("cut(\"%s\", %d, \"%s\") = \"%s\" (%d cols), expected \"%s\" (%d cols)", s, max_cols, ellipsis, out,
+                 cols, want, want_cols);
     assert_int_equal(text_width(out, strlen(out)), cols);
 }
 
@@ -139,7 +138,12 @@ static void test_truncate_graphemes(void **state) {
     expect_cut("a\\nb", 3, "~", "a~", 2);
     expect_cut("\\u{2}xyz", 3, "…", "\\u…", 3); /* not an escape: cut anywhere */
     /* An invalid byte is a cluster of its own. */
-    expect_cut("a\xff" "bc", 3, "…", "a\xff" "…", 3);
+    expect_cut("a\xff"
+               "bc",
+               3, "…",
+               "a\xff"
+               "…",
+               3);
 }
 
 static void test_truncate_capacity(void **state) {
@@ -182,8 +186,7 @@ static void test_truncate_every_width(void **state) {
         }
         /* The longest prefix that leaves one column for the ellipsis. */
         int k = 0;
-        while (k + 1 < n && cols[k + 1] <= max - 1)
-            k++;
+        while (k + 1 < n && cols[k + 1] <= max - 1) k++;
         char want[64];
         memcpy(want, s, ends[k]);
         strcpy(want + ends[k], max >= 1 ? "…" : "");
@@ -204,8 +207,7 @@ static void expect_label(const char *s, size_t len, int ascii, const char *want)
         fail_msg("label = \"%s\", expected \"%s\"", msg, want);
     }
     if (ascii)
-        for (const char *p = got; *p; p++)
-            assert_true(*p >= 0x20 && *p < 0x7F);
+        for (const char *p = got; *p; p++) assert_true(*p >= 0x20 && *p < 0x7F);
     free(got);
 }
 
@@ -220,14 +222,13 @@ static void test_safe_label(void **state) {
     /* Zero-width format characters: invisible, and terminals disagree on
      * their columns (tmux 3.3a joins a ZWJ sequence into one 2-column cell). */
     expect_label("a\u200Db", strlen("a\u200Db"), 0, "a\\u{200D}b");
-    expect_label("\U0001F468\u200D\U0001F469\u200D\U0001F467",
-                 strlen("\U0001F468\u200D\U0001F469\u200D\U0001F467"), 0,
+    expect_label("\U0001F468\u200D\U0001F469\u200D\U0001F467", strlen("\U0001F468\u200D\U0001F469\u200D\U0001F467"), 0,
                  "\U0001F468\\u{200D}\U0001F469\\u{200D}\U0001F467");
     expect_label("\u200B\u200C\u2060\uFEFF\u00AD", strlen("\u200B\u200C\u2060\uFEFF\u00AD"), 0,
                  "\\u{200B}\\u{200C}\\u{2060}\\u{FEFF}\\u{00AD}");
     expect_label("\u2764\uFE0F", strlen("\u2764\uFE0F"), 0, "\u2764\\u{FE0F}"); /* VS16 */
     expect_label("\U000E0041", 4, 0, "\\u{E0041}");                             /* a tag */
-    expect_label("e\u0301", strlen("e\u0301"), 0, "e\u0301"); /* a combining mark stays */
+    expect_label("e\u0301", strlen("e\u0301"), 0, "e\u0301");                   /* a combining mark stays */
 
     expect_label("학", strlen("학"), 1, "\\u{D559}");
     expect_label("caf\xc3\xa9", 5, 1, "caf\\u{00E9}");
@@ -241,14 +242,10 @@ static void test_safe_label(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_cp_width),
-        cmocka_unit_test(test_width),
-        cmocka_unit_test(test_truncate_hangul),
-        cmocka_unit_test(test_truncate_ascii_and_edges),
-        cmocka_unit_test(test_truncate_combining),
-        cmocka_unit_test(test_truncate_graphemes),
-        cmocka_unit_test(test_truncate_capacity),
-        cmocka_unit_test(test_truncate_every_width),
+        cmocka_unit_test(test_cp_width),           cmocka_unit_test(test_width),
+        cmocka_unit_test(test_truncate_hangul),    cmocka_unit_test(test_truncate_ascii_and_edges),
+        cmocka_unit_test(test_truncate_combining), cmocka_unit_test(test_truncate_graphemes),
+        cmocka_unit_test(test_truncate_capacity),  cmocka_unit_test(test_truncate_every_width),
         cmocka_unit_test(test_safe_label),
     };
     return cmocka_run_group_tests_name("text", tests, setup_locale, NULL);

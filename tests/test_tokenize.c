@@ -35,8 +35,8 @@ static TokenList split(TokPreset preset, const char *pattern, const char *text) 
 
 /* Splits and expects failure; returns the message in err and checks that the
  * list was left empty. */
-static void split_fails(TokPreset preset, const char *pattern, const char *text, size_t len,
-                        int max_tokens, AvError *err) {
+static void split_fails(TokPreset preset, const char *pattern, const char *text, size_t len, int max_tokens,
+                        AvError *err) {
     Tokenizer *t = tok_new(preset, pattern, err);
     if (!t) fail_msg("tok_new: %s", err->msg);
     TokenList list;
@@ -63,10 +63,10 @@ static void assert_tokens(const TokenList *list, const char *const *want, int n)
     }
 }
 
-#define ASSERT_TOKENS(list, ...)                                                        \
-    do {                                                                                \
-        const char *const want_[] = {__VA_ARGS__};                                      \
-        assert_tokens((list), want_, (int)(sizeof want_ / sizeof want_[0]));            \
+#define ASSERT_TOKENS(list, ...)                                                                                       \
+    do {                                                                                                               \
+        const char *const want_[] = {__VA_ARGS__};                                                                     \
+        assert_tokens((list), want_, (int)(sizeof want_ / sizeof want_[0]));                                           \
     } while (0)
 
 /* ===== words ===== */
@@ -135,10 +135,8 @@ static void test_words_each_punctuation_mark(void **state) {
 static void test_words_emoji_and_joiners(void **state) {
     (void)state;
     /* heart + VS16 (a mark); a flag (two regional indicators); thumbs up + skin tone */
-    TokenList l = split(TOK_WORDS, NULL,
-                        "I \u2764\uFE0F 서울 \U0001F1F0\U0001F1F7! \U0001F44D\U0001F3FD.");
-    ASSERT_TOKENS(&l, "I", "\u2764\uFE0F", "서울", "\U0001F1F0\U0001F1F7", "!",
-                  "\U0001F44D\U0001F3FD", ".");
+    TokenList l = split(TOK_WORDS, NULL, "I \u2764\uFE0F 서울 \U0001F1F0\U0001F1F7! \U0001F44D\U0001F3FD.");
+    ASSERT_TOKENS(&l, "I", "\u2764\uFE0F", "서울", "\U0001F1F0\U0001F1F7", "!", "\U0001F44D\U0001F3FD", ".");
     tok_list_free(&l);
 
     /* A family emoji: man ZWJ woman ZWJ girl is one token. */
@@ -445,8 +443,7 @@ static void test_too_many_tokens(void **state) {
 static void test_match_limit(void **state) {
     (void)state;
     AvError err = {{0}};
-    split_fails(TOK_CUSTOM, "(*LIMIT_MATCH=10)(a+)+$", "aaaaaaaaaaaaaaaaaaaab", 21,
-                TOK_MAX_TOKENS, &err);
+    split_fails(TOK_CUSTOM, "(*LIMIT_MATCH=10)(a+)+$", "aaaaaaaaaaaaaaaaaaaab", 21, TOK_MAX_TOKENS, &err);
     assert_non_null(strstr(err.msg, "match limit"));
 }
 

@@ -27,7 +27,9 @@ static void test_decode(void **state) {
 
 static void test_escape(void **state) {
     (void)state;
-    const char in[] = "a\x1b[31mb\x07\tc\xc2\x9b\xe2\x80\xae" "d\xff" "학교";
+    const char in[] = "a\x1b[31mb\x07\tc\xc2\x9b\xe2\x80\xae"
+                      "d\xff"
+                      "학교";
     char *e = utf8_escape(in, sizeof in - 1);
     assert_string_equal(e, "a\\x1B[31mb\\x07\\tc\\u{009B}\\u{202E}d\\xFF학교");
     free(e);

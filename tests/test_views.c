@@ -172,7 +172,7 @@ static void test_golden_pipeline(void **state) {
     assert_non_null(strstr(s, "S' = S ÷ √3  (3, 3)"));
     assert_non_null(strstr(s, "A = softmax(S')  (3, 3)"));
     assert_non_null(strstr(s, "0.30 ░ 0.34 ░ 0.36  1.000")); /* row 0 of A */
-    assert_non_null(strstr(s, "0.20 : 0.46 : 0.55"));         /* row 0 of S: 0.20, not 0.26 */
+    assert_non_null(strstr(s, "0.20 : 0.46 : 0.55"));        /* row 0 of S: 0.20, not 0.26 */
     free(s);
     s = render(&a, 120, 40);
     golden("pipeline-worked-120x40.txt", s);
@@ -264,10 +264,21 @@ static void test_pipeline_text_model(void **state) {
     press(&a, ch('\t')); /* head 2 */
     int h = app_natural_height(&a, 100);
     char *s = render(&a, 100, h);
-    const char *want[] = {"head 2/2", "tokens → ids  (4)", "E = embedding(ids)  (4, 4)", "PE  (4, 4)",
-                          "X = E + PE  (4, 4)", "W_Q  (4, 4)", "Q = X W_Q  (4, 4)", "S = QKᵀ  (4, 4)",
-                          "M = mask(S'), causal  (4, 4)", "A = softmax(M)  (4, 4)", "O = A V  (4, 4)",
-                          "concat(O_1..O_2)  (4, 8)", "W_O  (8, 4)", "Y = concat W_O  (4, 4)", "회사에"};
+    const char *want[] = {"head 2/2",
+                          "tokens → ids  (4)",
+                          "E = embedding(ids)  (4, 4)",
+                          "PE  (4, 4)",
+                          "X = E + PE  (4, 4)",
+                          "W_Q  (4, 4)",
+                          "Q = X W_Q  (4, 4)",
+                          "S = QKᵀ  (4, 4)",
+                          "M = mask(S'), causal  (4, 4)",
+                          "A = softmax(M)  (4, 4)",
+                          "O = A V  (4, 4)",
+                          "concat(O_1..O_2)  (4, 8)",
+                          "W_O  (8, 4)",
+                          "Y = concat W_O  (4, 4)",
+                          "회사에"};
     for (size_t i = 0; i < sizeof want / sizeof *want; i++)
         if (!strstr(s, want[i])) fail_msg("pipeline lacks '%s':\n%s", want[i], s);
     free(s);
@@ -367,7 +378,8 @@ static void test_escaped_labels(void **state) {
     Model *m = model_new();
     AvError err;
     assert_int_equal(model_set_tokenizer(m, TOK_CUSTOM, "\\S+", &err), 0);
-    const char *txt = "a\x1b]0;title\x07 b\xc2\x9b" "c";
+    const char *txt = "a\x1b]0;title\x07 b\xc2\x9b"
+                      "c";
     assert_int_equal(model_set_text(m, txt, strlen(txt), &err), 0);
     assert_int_equal(model_update(m, &err), 0);
     App a;
@@ -549,7 +561,7 @@ static void test_keys_coalesce(void **state) {
     assert_int_equal(m->cfg.d_k, 64);
     assert_int_equal(m->cfg.heads, 5);
     assert_true(m->computed[STAGE_PROJECT] == before); /* nothing yet */
-    char *s = render(&a, 80, 24); /* the next frame recomputes, once */
+    char *s = render(&a, 80, 24);                      /* the next frame recomputes, once */
     assert_true(m->computed[STAGE_PROJECT] == before + 1);
     assert_non_null(strstr(s, "d_k=64"));
     free(s);
@@ -603,7 +615,6 @@ static void test_limits_say_why(void **state) {
     app_free(&a);
     model_free(m);
 }
-
 
 static void test_prompts(void **state) {
     (void)state;
@@ -687,13 +698,23 @@ static void test_keymap_unique(void **state) {
                     if ((i != j || k != l) && keymap[i].keys[k] == keymap[j].keys[l])
                         fail_msg("key %d bound twice", keymap[i].keys[k]);
     /* The contract keys of DESIGN.md §4 are bound to their actions. */
-    struct { int key; Action act; } contract[] = {
-        {'q', ACT_QUIT}, {'?', ACT_HELP}, {27, ACT_ESCAPE}, {KEY_UP, ACT_UP}, {'j', ACT_DOWN},
-        {'h', ACT_LEFT}, {'l', ACT_RIGHT}, {'k', ACT_UP}, {'\t', ACT_NEXT_HEAD},
-        {KEY_BTAB, ACT_PREV_HEAD}, {'1', ACT_HEAD_1}, {'9', ACT_HEAD_9}, {'a', ACT_ALL_HEADS},
-        {'m', ACT_MASK}, {'s', ACT_SCALE}, {'+', ACT_DK_DOUBLE}, {'-', ACT_DK_HALVE},
-        {'>', ACT_HEAD_MORE}, {'<', ACT_HEAD_FEWER}, {'d', ACT_DK_PROMPT}, {'r', ACT_SEED},
-        {'p', ACT_POS}, {'e', ACT_EDIT}, {'t', ACT_TOKENIZER}, {'v', ACT_STAGE},
+    struct {
+        int key;
+        Action act;
+    } contract[] = {
+        {'q', ACT_QUIT},       {'?', ACT_HELP},
+        {27, ACT_ESCAPE},      {KEY_UP, ACT_UP},
+        {'j', ACT_DOWN},       {'h', ACT_LEFT},
+        {'l', ACT_RIGHT},      {'k', ACT_UP},
+        {'\t', ACT_NEXT_HEAD}, {KEY_BTAB, ACT_PREV_HEAD},
+        {'1', ACT_HEAD_1},     {'9', ACT_HEAD_9},
+        {'a', ACT_ALL_HEADS},  {'m', ACT_MASK},
+        {'s', ACT_SCALE},      {'+', ACT_DK_DOUBLE},
+        {'-', ACT_DK_HALVE},   {'>', ACT_HEAD_MORE},
+        {'<', ACT_HEAD_FEWER}, {'d', ACT_DK_PROMPT},
+        {'r', ACT_SEED},       {'p', ACT_POS},
+        {'e', ACT_EDIT},       {'t', ACT_TOKENIZER},
+        {'v', ACT_STAGE},
     };
     for (size_t i = 0; i < sizeof contract / sizeof *contract; i++)
         assert_int_equal(keymap_action(contract[i].key), contract[i].act);

@@ -29,11 +29,11 @@ static inline ModelConfig tu_config(int d_model, int heads, int d_k, int d_v) {
     return c;
 }
 
-#define assert_near(a, b, eps)                                                                    \
-    do {                                                                                          \
-        double a_ = (a), b_ = (b);                                                                \
-        if (!(a_ - b_ <= (eps) && b_ - a_ <= (eps)))                                              \
-            fail_msg("%s = %.10g, expected %.10g (+-%g)", #a, a_, b_, (double)(eps));             \
+#define assert_near(a, b, eps)                                                                                         \
+    do {                                                                                                               \
+        double a_ = (a), b_ = (b);                                                                                     \
+        if (!(a_ - b_ <= (eps) && b_ - a_ <= (eps)))                                                                   \
+            fail_msg("%s = %.10g, expected %.10g (+-%g)", #a, a_, b_, (double)(eps));                                  \
     } while (0)
 
 #endif

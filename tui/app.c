@@ -102,8 +102,7 @@ static void next_shown(App *a) {
 
 static void clamp_cursor(App *a) {
     const Model *m = a->m;
-    if (!app_shown_available(a, a->shown) || (a->view == VIEW_HEADS && a->shown >= SHOW_X))
-        a->shown = SHOW_WEIGHTS;
+    if (!app_shown_available(a, a->shown) || (a->view == VIEW_HEADS && a->shown >= SHOW_X)) a->shown = SHOW_WEIGHTS;
     if (a->head >= m->cfg.heads) a->head = m->cfg.heads - 1;
     if (a->head < 0) a->head = 0;
     int rows = m->n_q, cols = shown_cols(a);
@@ -472,7 +471,8 @@ int app_key(App *a, AppKey k) {
         char mk[32];
         model_mask_name(&c, mk, sizeof mk);
         const char *note = "";
-        if (!mask_applies(c.mask, m->q_target != m->k_target)) note = " (does not apply to cross-attention: all keys visible)";
+        if (!mask_applies(c.mask, m->q_target != m->k_target))
+            note = " (does not apply to cross-attention: all keys visible)";
         else if (c.mask == MASK_PADDING && m->n_pad == 0) note = " (no <pad> tokens: start with --pad N)";
         else if (c.mask == MASK_WINDOW || c.mask == MASK_PREFIX) note = " ([ and ] change it)";
         else if (c.mask == MASK_PAINTED) note = " (M to paint it)";
@@ -512,8 +512,9 @@ int app_key(App *a, AppKey k) {
     case ACT_TIE:
         if (from_file(a)) break;
         c.tie_qk = !c.tie_qk;
-        snprintf(done, sizeof done, c.tie_qk ? "Q and K tied (W_K = W_Q): the raw scores are symmetric"
-                                             : "Q and K untied: influence is not symmetric");
+        snprintf(done, sizeof done,
+                 c.tie_qk ? "Q and K tied (W_K = W_Q): the raw scores are symmetric"
+                          : "Q and K untied: influence is not symmetric");
         reconfigure(a, &c, done);
         break;
     case ACT_ATTN:
@@ -524,7 +525,7 @@ int app_key(App *a, AppKey k) {
         if (c.attn == ATTN_CAUSAL_SELF) c.mask = MASK_CAUSAL;
         if (c.attn == ATTN_CROSS && !mask_applies(c.mask, 1)) c.mask = MASK_NONE;
         snprintf(done, sizeof done, "attn=%s: %s", attn_mode_name(c.attn),
-                 c.attn == ATTN_SELF ? "encoder self-attention"
+                 c.attn == ATTN_SELF          ? "encoder self-attention"
                  : c.attn == ATTN_CAUSAL_SELF ? "masked decoder self-attention (causal)"
                                               : "encoder-decoder: target queries, source keys and values");
         if (c.attn != m->cfg.attn || c.mask != m->cfg.mask) reconfigure(a, &c, done);
@@ -569,8 +570,7 @@ int app_key(App *a, AppKey k) {
         c.scale = !c.scale;
         if (c.scale)
             snprintf(done, sizeof done, "scaling on: scores divided by sqrt(%d) = %.3f", c.d_k, sqrt((double)c.d_k));
-        else
-            snprintf(done, sizeof done, "scaling off: softmax of the raw scores Q K^T");
+        else snprintf(done, sizeof done, "scaling off: softmax of the raw scores Q K^T");
         reconfigure(a, &c, done);
         break;
     case ACT_DK_DOUBLE:
@@ -622,7 +622,8 @@ int app_key(App *a, AppKey k) {
     case ACT_POS:
         if (from_file(a)) break;
         c.pos = c.pos == POS_NONE ? POS_SINUSOIDAL : POS_NONE;
-        snprintf(done, sizeof done, "positional encoding %s", c.pos == POS_NONE ? "off" : "on (sinusoidal, added to E)");
+        snprintf(done, sizeof done, "positional encoding %s",
+                 c.pos == POS_NONE ? "off" : "on (sinusoidal, added to E)");
         reconfigure(a, &c, done);
         break;
     case ACT_EDIT:
@@ -640,7 +641,8 @@ int app_key(App *a, AppKey k) {
     default:
         if (act >= ACT_HEAD_1 && act <= ACT_HEAD_9) {
             int h = act - ACT_HEAD_1;
-            if (h >= c.heads) say(a, 1, "there %s only %d head%s", c.heads == 1 ? "is" : "are", c.heads, c.heads == 1 ? "" : "s");
+            if (h >= c.heads)
+                say(a, 1, "there %s only %d head%s", c.heads == 1 ? "is" : "are", c.heads, c.heads == 1 ? "" : "s");
             else a->head = h;
         }
         break;

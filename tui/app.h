@@ -43,9 +43,9 @@ typedef enum { PROMPT_NONE, PROMPT_DK, PROMPT_TEXT, PROMPT_TARGET } PromptKind;
 /* What u undoes in mask-edit mode: one step, and u again redoes it. */
 typedef struct {
     enum { UNDO_NONE, UNDO_TOGGLE, UNDO_GRID } kind;
-    int i, j;             /* UNDO_TOGGLE: the cell Space toggled */
-    unsigned char *grid;  /* UNDO_GRID, owned: the painted grid to put back (NULL: all visible) */
-    int grid_q, grid_k;   /* its shape */
+    int i, j;            /* UNDO_TOGGLE: the cell Space toggled */
+    unsigned char *grid; /* UNDO_GRID, owned: the painted grid to put back (NULL: all visible) */
+    int grid_q, grid_k;  /* its shape */
 } PaintUndo;
 
 /* Where the last frame put the heatmap cells: for mouse clicks. */
@@ -58,34 +58,34 @@ typedef struct {
 } HeatLayout;
 
 typedef struct {
-    Model *m;            /* not owned */
+    Model *m; /* not owned */
     ViewKind view;
-    Overlay overlay;     /* help or cell arithmetic over the view */
-    int doc_y, doc_x;    /* scroll of the overlay or of the pipeline view */
-    int head;            /* head shown, 0-based */
+    Overlay overlay;  /* help or cell arithmetic over the view */
+    int doc_y, doc_x; /* scroll of the overlay or of the pipeline view */
+    int head;         /* head shown, 0-based */
     Shown shown;
-    int ci, cj;          /* cursor: query row, key column (or d_v column in output) */
-    int row0, col0;      /* scroll offsets of the single-head heatmap */
-    int head0;           /* first head row shown in the all-heads view */
+    int ci, cj;     /* cursor: query row, key column (or d_v column in output) */
+    int row0, col0; /* scroll offsets of the single-head heatmap */
+    int head0;      /* first head row shown in the all-heads view */
     PromptKind prompt;
-    LineEdit edit;       /* the prompt's text */
-    char msg[512];       /* message for the status area ("" = none) */
-    int msg_error;       /* the message reports an error */
+    LineEdit edit; /* the prompt's text */
+    char msg[512]; /* message for the status area ("" = none) */
+    int msg_error; /* the message reports an error */
     ColorTier tier;
     int ascii;           /* ASCII glyphs only */
     int dv_follows_dk;   /* d_v was not given: it moves with d_k */
     const char *pattern; /* --pattern, included in the t cycle when given */
     int quit;
-    int painting;        /* mask-edit mode: Space toggles a cell */
-    const char *mask_file; /* --mask-file: where W writes the painted mask */
-    char *mask_comments; /* owned: the '#' lines of --mask-file that W writes back (or NULL) */
+    int painting;              /* mask-edit mode: Space toggles a cell */
+    const char *mask_file;     /* --mask-file: where W writes the painted mask */
+    char *mask_comments;       /* owned: the '#' lines of --mask-file that W writes back (or NULL) */
     int mask_comments_dropped; /* comments after a row's values in it: W cannot keep them */
-    int paint_dirty;     /* painted since the last W (or the start): q asks first */
-    int quit_asked;      /* the last key was a q that asked: q again quits */
-    PaintUndo undo;      /* u: the last Space or C undone (u again: redone) */
-    int gravity_all;     /* gravity view: all heads (Y) instead of the head shown */
-    int computing;       /* a recompute is under way: the status line says so */
-    int enforce_min;     /* interactive: below APP_MIN_W x APP_MIN_H say so */
+    int paint_dirty;           /* painted since the last W (or the start): q asks first */
+    int quit_asked;            /* the last key was a q that asked: q again quits */
+    PaintUndo undo;            /* u: the last Space or C undone (u again: redone) */
+    int gravity_all;           /* gravity view: all heads (Y) instead of the head shown */
+    int computing;             /* a recompute is under way: the status line says so */
+    int enforce_min;           /* interactive: below APP_MIN_W x APP_MIN_H say so */
     HeatLayout layout;
 } App;
 

@@ -41,8 +41,8 @@ typedef struct {
 
 /* A w x h canvas of blanks. NULL when out of memory. */
 Canvas *cv_new(int w, int h);
-void cv_free(Canvas *cv);                    /* NULL-safe */
-int cv_resize(Canvas *cv, int w, int h);     /* clears; -1 when out of memory */
+void cv_free(Canvas *cv);                /* NULL-safe */
+int cv_resize(Canvas *cv, int w, int h); /* clears; -1 when out of memory */
 void cv_clear(Canvas *cv);
 
 static inline Cell *cv_cell(Canvas *cv, int y, int x) { return &cv->cells[(size_t)y * cv->w + x]; }

@@ -9,7 +9,6 @@
 
 #include "number.h"
 
-
 /* Views the TUI knows; --view is checked against this list. */
 static const char *const view_names[] = {"heatmap", "heads", "pipeline", "gravity", NULL};
 
@@ -72,8 +71,7 @@ static int parse_seed(const char *s, uint64_t *out, AvError *err) {
     switch (num_parse_u64(s, out)) {
     case NUM_OK: return 0;
     case NUM_OUT_OF_RANGE: return av_errorf(err, "--seed: %s is out of range 0..18446744073709551615", s);
-    default:
-        return av_errorf(err, "--seed: '%s' is not a whole number (expected 0..18446744073709551615)", s ? s : "");
+    default: return av_errorf(err, "--seed: '%s' is not a whole number (expected 0..18446744073709551615)", s ? s : "");
     }
 }
 
@@ -188,7 +186,8 @@ int cli_parse(CliOptions *o, int argc, char **argv, AvError *err) {
             o->cfg.d_v = (int)v, o->dv_given = 1;
             break;
         case 'm':
-            if (mask_parse(optarg, &o->cfg.mask, &o->cfg.window, &o->cfg.prefix, err)) return av_error_prefix(err, "--mask");
+            if (mask_parse(optarg, &o->cfg.mask, &o->cfg.window, &o->cfg.prefix, err))
+                return av_error_prefix(err, "--mask");
             o->mask_given = 1;
             break;
         case OPT_SCORE: {
@@ -243,7 +242,9 @@ int cli_parse(CliOptions *o, int argc, char **argv, AvError *err) {
         case OPT_VIEW: {
             int ok = 0;
             for (int i = 0; view_names[i]; i++) ok |= strcmp(optarg, view_names[i]) == 0;
-            if (!ok) return av_errorf(err, "--view: unknown view '%s' (expected heatmap, heads, pipeline or gravity)", optarg);
+            if (!ok)
+                return av_errorf(err, "--view: unknown view '%s' (expected heatmap, heads, pipeline or gravity)",
+                                 optarg);
             o->view = optarg;
             break;
         }
@@ -285,8 +286,7 @@ int cli_parse(CliOptions *o, int argc, char **argv, AvError *err) {
         return av_errorf(err, "--qkv: the file gives Q, K and V; --d-model, --heads, --d-k, --d-v, "
                               "--pos, --seed, --tokenizer and --pattern do not apply");
     if (o->pattern) o->tokenizer = TOK_CUSTOM;
-    if (score_scale == 1 && !o->cfg.scale)
-        return av_errorf(err, "--score scaled and --no-scale: choose one");
+    if (score_scale == 1 && !o->cfg.scale) return av_errorf(err, "--score scaled and --no-scale: choose one");
     if (score_scale == 0) o->cfg.scale = 0;
     if (o->qkv_file && (o->target || o->pad || o->cfg.tie_qk || o->cfg.attn != ATTN_SELF))
         return av_errorf(err, "--qkv: --target, --pad, --tie-qk and --attn need a sentence, not a Q/K/V file");

@@ -28,13 +28,13 @@ typedef struct {
     int threads;            /* --threads N, 0: the online CPUs (at most 8) */
     int mask_given;         /* --mask was on the command line */
     TokPreset tokenizer;
-    const char *pattern;    /* --pattern REGEX, or NULL */
-    int dump;               /* --dump given */
+    const char *pattern; /* --pattern REGEX, or NULL */
+    int dump;            /* --dump given */
     ExportFormat dump_format;
-    int once;               /* --once given */
-    int width;              /* --width N, 0 when not given */
-    const char *view;       /* --view NAME, or NULL */
-    int mouse;              /* 0 with --no-mouse */
+    int once;         /* --once given */
+    int width;        /* --width N, 0 when not given */
+    const char *view; /* --view NAME, or NULL */
+    int mouse;        /* 0 with --no-mouse */
     ColorMode color;
     int ascii;
     int help, version;

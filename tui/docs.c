@@ -74,8 +74,8 @@ static void show_doc(App *a, Canvas *cv, const Canvas *doc, int y0, int h) {
     a->layout.rows = h; /* the page size of PgUp/PgDn */
     if (max_y > 0 || max_x > 0) {
         char buf[64];
-        snprintf(buf, sizeof buf, " lines %d-%d of %d ", a->doc_y + 1,
-                 a->doc_y + h < doc->h ? a->doc_y + h : doc->h, doc->h);
+        snprintf(buf, sizeof buf, " lines %d-%d of %d ", a->doc_y + 1, a->doc_y + h < doc->h ? a->doc_y + h : doc->h,
+                 doc->h);
         if (max_x > 0) snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "cols %d+ ", a->doc_x + 1);
         cv_text_right(cv, y0 + h - 1, 0, buf, cv->w, style_attr(ST_REVERSE));
     }
@@ -92,8 +92,8 @@ typedef struct {
     char title[96];
     ShownMat sm;
     RowLabels rows;
-    int is_tokens; /* the tokens -> ids block */
-    int sums;      /* a column with each row's sum */
+    int is_tokens;  /* the tokens -> ids block */
+    int sums;       /* a column with each row's sum */
     int x, y, w, h; /* place in the document */
 } Block;
 
@@ -113,12 +113,12 @@ static int pipeline_blocks(const App *a, Block *out, int max) {
     char t[96], root[24];
     memset(out, 0, sizeof(Block) * (size_t)max);
 #define ADD(title, v, r, cc, sig, rl, cl)                                                                              \
-    do {                                                                                                              \
-        if (n < max) {                                                                                                \
-            view_matrix_of(&out[n].sm, v, r, cc, sig);                                                                \
-            block_set(&out[n], title, r, cc, rl, cl);                                                                 \
-            n++;                                                                                                      \
-        }                                                                                                             \
+    do {                                                                                                               \
+        if (n < max) {                                                                                                 \
+            view_matrix_of(&out[n].sm, v, r, cc, sig);                                                                 \
+            block_set(&out[n], title, r, cc, rl, cl);                                                                  \
+            n++;                                                                                                       \
+        }                                                                                                              \
     } while (0)
     if (text) {
         out[n].is_tokens = 1;
@@ -242,22 +242,25 @@ static void draw_block(const App *a, Canvas *doc, const Block *b) {
     int x0 = b->x + PIPE_LABEL + 1, rows = shown_rows(b), cols = shown_cols(b);
     for (int j = 0; j < cols; j++) {
         if (b->sm.col_labels == LABELS_KEYS) view_klabel(a, buf, sizeof buf, j, PIPE_CW - 1);
-        else if (b->sm.col_labels == LABELS_CONCAT) snprintf(buf, sizeof buf, "%d.%d", j / b->sm.d_v + 1, j % b->sm.d_v);
+        else if (b->sm.col_labels == LABELS_CONCAT)
+            snprintf(buf, sizeof buf, "%d.%d", j / b->sm.d_v + 1, j % b->sm.d_v);
         else snprintf(buf, sizeof buf, "%d", j);
         cv_text_right(doc, b->y + 1, x0 + j * PIPE_CW, buf, PIPE_CW - 1, style_attr(ST_DIM));
     }
-    if (b->sm.cols > cols) cv_printf(doc, b->y + 1, x0 + cols * PIPE_CW, 6, style_attr(ST_DIM), "+%d", b->sm.cols - cols);
+    if (b->sm.cols > cols)
+        cv_printf(doc, b->y + 1, x0 + cols * PIPE_CW, 6, style_attr(ST_DIM), "+%d", b->sm.cols - cols);
     if (b->sums) cv_text_right(doc, b->y + 1, x0 + cols * PIPE_CW, G(a)->sigma, 6, style_attr(ST_BOLD));
     for (int i = 0; i < rows; i++) {
         int y = b->y + 2 + i;
         row_label(a, b, i, buf, sizeof buf);
         cv_text(doc, y, b->x, buf, PIPE_LABEL, style_plain());
         for (int j = 0; j < cols; j++) view_cell(a, doc, y, x0 + j * PIPE_CW, PIPE_CW, 1, &b->sm, i, j, 0, 1);
-        if (b->sums) cv_printf(doc, y, x0 + cols * PIPE_CW + 1, 6, style_plain(), "%5.3f", m->head[a->head].row_sums[i]);
+        if (b->sums)
+            cv_printf(doc, y, x0 + cols * PIPE_CW + 1, 6, style_plain(), "%5.3f", m->head[a->head].row_sums[i]);
     }
     if (b->sm.rows > rows)
-        cv_printf(doc, b->y + 2 + rows, b->x, b->w, style_attr(ST_DIM), "... %d more rows (the heatmap view, v, shows all)",
-                  b->sm.rows - rows);
+        cv_printf(doc, b->y + 2 + rows, b->x, b->w, style_attr(ST_DIM),
+                  "... %d more rows (the heatmap view, v, shows all)", b->sm.rows - rows);
 }
 
 /* Draws the pipeline for the current head at natural size; NULL when out of
@@ -343,16 +346,16 @@ static int draw_attention_cell(const App *a, Canvas *doc) {
     cv_text(doc, y++, 0, buf, W, style_plain());
     switch (c->score) {
     case SCORE_COSINE:
-        snprintf(buf, sizeof buf, "raw score     cosine = q%sk / (|q| |k|) = %.4f / (%.4f %s %.4f) = %.4f", g->dot, d.dot,
-                 d.q_norm, g->times, d.k_norm, d.raw);
+        snprintf(buf, sizeof buf, "raw score     cosine = q%sk / (|q| |k|) = %.4f / (%.4f %s %.4f) = %.4f", g->dot,
+                 d.dot, d.q_norm, g->times, d.k_norm, d.raw);
         break;
     case SCORE_DISTANCE:
-        snprintf(buf, sizeof buf, "raw score     %s|q %s k|%s = %s%.4f", g->minus, g->minus, a->ascii ? "^2" : "²", g->minus,
-                 d.dist2);
+        snprintf(buf, sizeof buf, "raw score     %s|q %s k|%s = %s%.4f", g->minus, g->minus, a->ascii ? "^2" : "²",
+                 g->minus, d.dist2);
         break;
     case SCORE_ADDITIVE:
-        snprintf(buf, sizeof buf, "raw score     v%s tanh(W1 q + W2 k) = %.4f   (additive: q%sk is not used)", g->transpose,
-                 d.raw, g->dot);
+        snprintf(buf, sizeof buf, "raw score     v%s tanh(W1 q + W2 k) = %.4f   (additive: q%sk is not used)",
+                 g->transpose, d.raw, g->dot);
         break;
     default: snprintf(buf, sizeof buf, "raw score     q%sk = %.4f   (the \"raw scores\" stage)", g->dot, d.raw); break;
     }
@@ -361,34 +364,36 @@ static int draw_attention_cell(const App *a, Canvas *doc) {
     if (d.divisor == 1.0)
         snprintf(buf, sizeof buf, "scaled score  s = %.4f   (no scaling: s is the raw score)", d.scaled);
     else if (c->score == SCORE_COSINE)
-        snprintf(buf, sizeof buf, "scaled score  s = %.4f %s %s = %.4f   (the temperature; what the softmax sees)", d.raw,
-                 g->times, root, d.scaled);
+        snprintf(buf, sizeof buf, "scaled score  s = %.4f %s %s = %.4f   (the temperature; what the softmax sees)",
+                 d.raw, g->times, root, d.scaled);
     else
-        snprintf(buf, sizeof buf, "scaled score  s = %.4f %s %s (= %.4f) = %.4f   (what the softmax sees)", d.raw, g->div,
-                 root, d.divisor, d.scaled);
+        snprintf(buf, sizeof buf, "scaled score  s = %.4f %s %s (= %.4f) = %.4f   (what the softmax sees)", d.raw,
+                 g->div, root, d.divisor, d.scaled);
     cv_text(doc, y++, 0, buf, W, style_plain());
     char mk[32];
     model_mask_name(c, mk, sizeof mk);
     if (d.allowed) snprintf(buf, sizeof buf, "mask          %s: key %d is visible to query %d -> allowed", mk, j, i);
-    else snprintf(buf, sizeof buf, "mask          %s: key %d is hidden from query %d -> masked: score %s, weight 0", mk,
-                  j, i, g->neg_inf);
+    else
+        snprintf(buf, sizeof buf, "mask          %s: key %d is hidden from query %d -> masked: score %s, weight 0", mk,
+                 j, i, g->neg_inf);
     cv_text(doc, y++, 0, buf, W, d.allowed ? style_plain() : style_attr(ST_BOLD));
     if (d.row_allowed > 0) {
         snprintf(buf, sizeof buf, "exp(s %s max) exp(%.4f %s %.4f) = %.6f   (max: largest allowed s of the row)",
                  g->minus, d.allowed ? d.scaled : 0.0, g->minus, d.row_max, d.exp);
         if (!d.allowed) snprintf(buf, sizeof buf, "exp(s %s max) 0 (masked)", g->minus);
         cv_text(doc, y++, 0, buf, W, style_plain());
-        snprintf(buf, sizeof buf, "row sum       %s exp(s_j %s max) over the %d allowed keys = %.6f", g->sigma, g->minus,
-                 d.row_allowed, d.denom);
+        snprintf(buf, sizeof buf, "row sum       %s exp(s_j %s max) over the %d allowed keys = %.6f", g->sigma,
+                 g->minus, d.row_allowed, d.denom);
         cv_text(doc, y++, 0, buf, W, style_plain());
         snprintf(buf, sizeof buf, "weight        %.6f %s %.6f = %.4f", d.exp, g->div, d.denom, d.weight);
         cv_text(doc, y++, 0, buf, W, style_attr(ST_BOLD));
     } else {
-        cv_text(doc, y++, 0, "every key of this row is masked: all its weights are 0, its sum is 0", W, style_attr(ST_BOLD));
+        cv_text(doc, y++, 0, "every key of this row is masked: all its weights are 0, its sum is 0", W,
+                style_attr(ST_BOLD));
     }
     y++;
-    snprintf(buf, sizeof buf, "the weights of row %d %s: sum %.3f, entropy %.2f bits, largest %.2f", i, q, hd->row_sums[i],
-             hd->entropy[i], hd->max_weight[i]);
+    snprintf(buf, sizeof buf, "the weights of row %d %s: sum %.3f, entropy %.2f bits, largest %.2f", i, q,
+             hd->row_sums[i], hd->entropy[i], hd->max_weight[i]);
     cv_text(doc, y++, 0, buf, W, style_attr(ST_BOLD));
     int barw = W - 12 - 14 > 50 ? 50 : W - 12 - 14;
     if (barw < 5) barw = 5;
@@ -416,8 +421,9 @@ static int draw_output_cell(const App *a, Canvas *doc) {
     int i = a->ci, d = a->cj, dv = m->cfg.d_v, y = 0, W = doc->w;
     char q[64], k[64], buf[256];
     view_qlabel(a, q, sizeof q, i, 24);
-    snprintf(buf, sizeof buf, "output arithmetic  head %d/%d  O[%d][%d] = %s_j A[%d][j] %s V[j][%d]   (Enter or Esc: back)",
-             a->head + 1, m->cfg.heads, i, d, g->sigma, i, g->times, d);
+    snprintf(buf, sizeof buf,
+             "output arithmetic  head %d/%d  O[%d][%d] = %s_j A[%d][j] %s V[j][%d]   (Enter or Esc: back)", a->head + 1,
+             m->cfg.heads, i, d, g->sigma, i, g->times, d);
     cv_text(doc, y++, 0, buf, W, style_attr(ST_BOLD | ST_REVERSE));
     y++;
     cv_printf(doc, y++, 0, W, style_attr(ST_BOLD), "%-12s %10s %10s %12s", "key j", "A[i][j]", "V[j][d]", "product");
@@ -480,7 +486,8 @@ void docs_draw_help(App *a, Canvas *cv) {
     cv_text(doc, y++, 0, "The views", doc->w, style_attr(ST_BOLD | ST_UNDERLINE));
     for (int v = 0; v < VIEW_KIND_COUNT; v++) {
         cv_text(doc, y++, 2, app_view_name((ViewKind)v), doc->w - 2, style_attr(ST_BOLD));
-        for (const char *const *l = view_about((ViewKind)v); *l; l++) cv_text(doc, y++, 4, *l, doc->w - 4, style_plain());
+        for (const char *const *l = view_about((ViewKind)v); *l; l++)
+            cv_text(doc, y++, 4, *l, doc->w - 4, style_plain());
     }
     y++;
     cv_text(doc, y++, 0, "The stages (v)", doc->w, style_attr(ST_BOLD | ST_UNDERLINE));

@@ -52,19 +52,14 @@ const char *const *gravity_about(void) { return about; }
 int gravity_available(const App *a, const char **why) {
     const Model *m = a ? a->m : NULL;
     const char *r = NULL;
-    if (!m)
-        r = "word gravity: no model";
-    else if (m->source != SOURCE_TEXT)
-        r = "word gravity needs a sentence: a Q/K/V file has no embeddings X and no W_O";
+    if (!m) r = "word gravity: no model";
+    else if (m->source != SOURCE_TEXT) r = "word gravity needs a sentence: a Q/K/V file has no embeddings X and no W_O";
     else if (m->q_target != m->k_target || m->xq != m->x)
         r = "word gravity needs self-attention: in cross-attention the queries are another "
             "sentence";
-    else if (m->n_q != m->n_k)
-        r = "word gravity needs self-attention: the queries must be the key tokens";
-    else if (m->n_q < 1)
-        r = "word gravity: no tokens to draw";
-    else if (m->stale <= STAGE_OUTPUT)
-        r = "word gravity: the model is not up to date";
+    else if (m->n_q != m->n_k) r = "word gravity needs self-attention: the queries must be the key tokens";
+    else if (m->n_q < 1) r = "word gravity: no tokens to draw";
+    else if (m->stale <= STAGE_OUTPUT) r = "word gravity: the model is not up to date";
     if (why) *why = r;
     return r == NULL;
 }
@@ -96,8 +91,7 @@ static uint64_t hash_floats(const float *v, size_t count) {
 
 static int x_axes(const Model *m, AvError *err) {
     int n = m->n_k, d = m->cfg.d_model;
-    if (d < 1 || d > MODEL_MAX_DIM)
-        return av_errorf(err, "word gravity: d_model %d out of range", d);
+    if (d < 1 || d > MODEL_MAX_DIM) return av_errorf(err, "word gravity: d_model %d out of range", d);
     uint64_t h = hash_floats(m->x, (size_t)n * d);
     if (pca_memo.valid && pca_memo.n == n && pca_memo.d == d && pca_memo.hash == h) return 0;
     pca_memo.valid = 0;
@@ -117,8 +111,7 @@ static int moves(double *dp, const Model *m, int h, int all_heads, const float *
         for (int i = 0; i < n; i++) {
             const float *y = m->y + (size_t)i * d;
             double p0 = 0, p1 = 0;
-            for (int j = 0; j < d; j++)
-                p0 += (double)y[j] * axes[j], p1 += (double)y[j] * axes[d + j];
+            for (int j = 0; j < d; j++) p0 += (double)y[j] * axes[j], p1 += (double)y[j] * axes[d + j];
             dp[2 * i] = p0, dp[2 * i + 1] = p1;
         }
         return 0;
@@ -129,8 +122,7 @@ static int moves(double *dp, const Model *m, int h, int all_heads, const float *
     for (int r = 0; r < dv; r++) {
         const float *w = m->wo + ((size_t)h * dv + r) * d; /* row h*d_v + r of W_O */
         double p0 = 0, p1 = 0;
-        for (int j = 0; j < d; j++)
-            p0 += (double)w[j] * axes[j], p1 += (double)w[j] * axes[d + j];
+        for (int j = 0; j < d; j++) p0 += (double)w[j] * axes[j], p1 += (double)w[j] * axes[d + j];
         wa[2 * r] = p0, wa[2 * r + 1] = p1;
     }
     const float *o = m->head[h].out; /* (n, d_v) */
@@ -152,8 +144,7 @@ static int points(float *px, double *pm, const Model *m, int head, int all_heads
     int n = m->n_q;
     if (moves(pm, m, head, all_heads, pca_memo.axes)) return -1;
     pca_project(px, m->x, pca_memo.mean, pca_memo.axes, n, m->cfg.d_model);
-    for (int k = 0; k < 2 * n; k++)
-        pm[k] += px[k];
+    for (int k = 0; k < 2 * n; k++) pm[k] += px[k];
     return 0;
 }
 
@@ -167,8 +158,7 @@ int gravity_points(const App *a, int all_heads, float *out_x, float *out_moved) 
         free(pm);
         return -1;
     }
-    for (int k = 0; k < 2 * n; k++)
-        out_moved[k] = (float)pm[k];
+    for (int k = 0; k < 2 * n; k++) out_moved[k] = (float)pm[k];
     free(pm);
     return 0;
 }
@@ -261,11 +251,9 @@ static int label_fits(const Plot *p, int x, int y, int w, int strict) {
  * right, left, then the rows above and below; first where it covers nothing,
  * then only lines, then (cover_points) points too. Returns 1 with the spot in
  * *lx, *ly. The cursor's label (force) always gets a spot. */
-static int label_spot(const Plot *p, int cx, int cy, int w, int cover_points, int force, int *lx,
-                      int *ly) {
-    const int cand[8][2] = {{cx + 1, cy},         {cx - w, cy},        {cx + 1, cy - 1},
-                            {cx + 1, cy + 1},     {cx - w, cy - 1},    {cx - w, cy + 1},
-                            {cx - w / 2, cy - 1}, {cx - w / 2, cy + 1}};
+static int label_spot(const Plot *p, int cx, int cy, int w, int cover_points, int force, int *lx, int *ly) {
+    const int cand[8][2] = {{cx + 1, cy},     {cx - w, cy},     {cx + 1, cy - 1},     {cx + 1, cy + 1},
+                            {cx - w, cy - 1}, {cx - w, cy + 1}, {cx - w / 2, cy - 1}, {cx - w / 2, cy + 1}};
     for (int strict = 2; strict >= (cover_points ? 0 : 1); strict--)
         for (int k = 0; k < 8; k++)
             if (label_fits(p, cand[k][0], cand[k][1], w, strict)) {
@@ -291,8 +279,7 @@ static void caption(const App *a, Canvas *cv, int y, int lines, int all_heads) {
     const Model *m = a->m;
     Style sx = style_plain(), sm = style_attr(ST_BOLD);
     if (a->tier != TIER_NONE) sx.fg = FG_X, sm.fg = FG_MOVED;
-    const char *gx = a->ascii ? "*" : "\xe2\xa0\xb6",
-               *gm = a->ascii ? "o" : "\xe2\xa3\xbf"; /* U+2836, U+28FF */
+    const char *gx = a->ascii ? "*" : "\xe2\xa0\xb6", *gm = a->ascii ? "o" : "\xe2\xa3\xbf"; /* U+2836, U+28FF */
     int x = 0;
     put(cv, y, &x, gx, sx);
     put(cv, y, &x, " X: where each word was  ", style_plain());
@@ -302,20 +289,16 @@ static void caption(const App *a, Canvas *cv, int y, int lines, int all_heads) {
 
     char buf[256], pcs[128];
     if (pca_memo.total > 0)
-        snprintf(pcs, sizeof pcs, "axes PC1 %.0f%%, PC2 %.0f%% of X's variance",
-                 100 * pca_memo.var[0] / pca_memo.total, 100 * pca_memo.var[1] / pca_memo.total);
-    else
-        snprintf(pcs, sizeof pcs, "every token has the same X: no spread to show");
+        snprintf(pcs, sizeof pcs, "axes PC1 %.0f%%, PC2 %.0f%% of X's variance", 100 * pca_memo.var[0] / pca_memo.total,
+                 100 * pca_memo.var[1] / pca_memo.total);
+    else snprintf(pcs, sizeof pcs, "every token has the same X: no spread to show");
     int h = a->head + 1;
-    if (all_heads)
-        snprintf(buf, sizeof buf, "all %d heads: D = Y = concat W_O   %s", m->cfg.heads, pcs);
-    else
-        snprintf(buf, sizeof buf, "head %d/%d: D = O_%d W_O[%d]   %s", h, m->cfg.heads, h, h, pcs);
+    if (all_heads) snprintf(buf, sizeof buf, "all %d heads: D = Y = concat W_O   %s", m->cfg.heads, pcs);
+    else snprintf(buf, sizeof buf, "head %d/%d: D = O_%d W_O[%d]   %s", h, m->cfg.heads, h, h, pcs);
     int row = lines >= 3 ? y + 2 : y + 1;
     cv_text(cv, row, 0, buf, cv->w, style_plain());
     if (lines >= 3)
-        cv_text(cv, y + 1, 0,
-                "W_V and W_O set the directions a word can move in: a verb stays a verb.", cv->w,
+        cv_text(cv, y + 1, 0, "W_V and W_O set the directions a word can move in: a verb stays a verb.", cv->w,
                 style_plain());
 }
 
@@ -344,8 +327,7 @@ static const char *draw_plot(App *a, Canvas *cv, int y0, int ph, int all_heads, 
     f->dots = malloc(sizeof(int) * 4 * (size_t)n);
     f->grid = calloc(4, cells);
     f->labelled = malloc(sizeof(int) * cells);
-    if (!f->px || !f->pm || !f->dots || !f->grid || !f->labelled ||
-        points(f->px, f->pm, m, head, all_heads))
+    if (!f->px || !f->pm || !f->dots || !f->grid || !f->labelled || points(f->px, f->pm, m, head, all_heads))
         return "word gravity: out of memory";
     float *px = f->px;
     double *pm = f->pm;
@@ -374,8 +356,7 @@ static const char *draw_plot(App *a, Canvas *cv, int y0, int ph, int all_heads, 
               .kind = g + cells,
               .hot = g + 2 * cells,
               .label = g + 3 * cells};
-    for (size_t c = 0; c < cells; c++)
-        labelled[c] = -1;
+    for (size_t c = 0; c < cells; c++) labelled[c] = -1;
     int DW = W * p.sx, DH = ph * p.sy;
     /* One scale for both axes: s dots per unit across, s / aspect down (a
      * braille dot is square, an ASCII cell twice as tall as wide). Margin: a
@@ -449,11 +430,9 @@ static const char *draw_plot(App *a, Canvas *cv, int y0, int ph, int all_heads, 
         int lw = text_width(lab, strlen(lab)), lx, ly;
         if (lw < 1 || lw > W) continue;
         if (!label_spot(&p, mcx, mcy, lw, n <= LABEL_COVER_MAX_N, i == cur, &lx, &ly)) continue;
-        for (int c = lx; c < lx + lw; c++)
-            p.label[(size_t)ly * W + c] = 1;
+        for (int c = lx; c < lx + lw; c++) p.label[(size_t)ly * W + c] = 1;
         if (labelled[mc] < 0) labelled[mc] = i;
-        cv_text(cv, y0 + ly, lx, lab, lw,
-                i == cur ? style_attr(ST_REVERSE | ST_BOLD) : style_plain());
+        cv_text(cv, y0 + ly, lx, lab, lw, i == cur ? style_attr(ST_REVERSE | ST_BOLD) : style_plain());
     }
     return NULL;
 }
@@ -480,10 +459,8 @@ void gravity_draw(App *a, Canvas *cv, int y0, int h, int all_heads) {
     }
     Frame f = {0};
     const char *fail = draw_plot(a, cv, y0, ph, all_heads, &f);
-    if (fail)
-        say(cv, y0, fail);
-    else
-        caption(a, cv, y0 + ph, lines, all_heads);
+    if (fail) say(cv, y0, fail);
+    else caption(a, cv, y0 + ph, lines, all_heads);
     free(f.px);
     free(f.pm);
     free(f.dots);

@@ -6,6 +6,8 @@
 
 #define CTRL(c) ((c)&0x1f)
 
+// One line a binding, however long (clang-format would spread each over seven).
+// clang-format off
 const KeyBinding keymap[] = {
     {{'q', 0}, "q", NULL, ACT_QUIT, "quit (in help: close help)", "q quit", 0},
     {{'?', 0}, "?", NULL, ACT_HELP, "help: every key and what the view shows", "? help", 1},
@@ -58,6 +60,7 @@ const KeyBinding keymap[] = {
     {{'g', 0}, "g", NULL, ACT_GRAVITY, "word gravity: tokens pulled by attention, in 2-D", "g gravity", 20},
     {{CTRL('l'), 0}, "Ctrl-L", NULL, ACT_REDRAW, "redraw the screen", NULL, 99},
 };
+// clang-format on
 
 const int keymap_count = (int)(sizeof keymap / sizeof *keymap);
 

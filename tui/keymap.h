@@ -37,16 +37,16 @@ typedef enum {
     ACT_TOKENIZER,
     ACT_STAGE,
     ACT_REDRAW,
-    ACT_SCORE,       /* next score kind */
-    ACT_TIE,         /* tie Q and K */
-    ACT_ATTN,        /* next attention mode */
-    ACT_TARGET,      /* edit the target sentence */
+    ACT_SCORE,  /* next score kind */
+    ACT_TIE,    /* tie Q and K */
+    ACT_ATTN,   /* next attention mode */
+    ACT_TARGET, /* edit the target sentence */
     ACT_MASK_PARAM_UP,
     ACT_MASK_PARAM_DOWN,
-    ACT_PAINT_MODE,  /* mask-edit mode on/off */
+    ACT_PAINT_MODE, /* mask-edit mode on/off */
     ACT_PAINT_TOGGLE,
     ACT_PAINT_CLEAR,
-    ACT_PAINT_UNDO,  /* undo the last Space or C (again: redo) */
+    ACT_PAINT_UNDO, /* undo the last Space or C (again: redo) */
     ACT_PAINT_SAVE,
     ACT_GRAVITY,
     ACT_COUNT
@@ -54,14 +54,14 @@ typedef enum {
 
 /* Key codes are ncurses': a character, or a KEY_* constant. */
 typedef struct {
-    int keys[4];       /* up to 4 codes, 0-terminated */
-    const char *label; /* how help shows the keys: "←↓↑→ h j k l" */
+    int keys[4];             /* up to 4 codes, 0-terminated */
+    const char *label;       /* how help shows the keys: "←↓↑→ h j k l" */
     const char *ascii_label; /* the same in ASCII, or NULL when label is ASCII */
     Action action;
-    const char *help;  /* one line for the help screen */
-    const char *hint;  /* item of the hint line, "<keys> <word>" (keys of this binding
-                          or of its pair, e.g. "+/- d_k"), or NULL: not hinted */
-    int hint_rank;     /* hint order: lower first; the hint line drops the highest first */
+    const char *help; /* one line for the help screen */
+    const char *hint; /* item of the hint line, "<keys> <word>" (keys of this binding
+                         or of its pair, e.g. "+/- d_k"), or NULL: not hinted */
+    int hint_rank;    /* hint order: lower first; the hint line drops the highest first */
 } KeyBinding;
 
 extern const KeyBinding keymap[];

@@ -33,9 +33,7 @@ static size_t le_decode_at(const LineEdit *e, size_t i, uint32_t *cp) {
     return n > 0 ? (size_t)n : 1;
 }
 
-static int le_is_zero_width(uint32_t cp) {
-    return cp != UTF8_INVALID && !utf8_is_unsafe(cp) && text_cp_width(cp) == 0;
-}
+static int le_is_zero_width(uint32_t cp) { return cp != UTF8_INVALID && !utf8_is_unsafe(cp) && text_cp_width(cp) == 0; }
 
 /* Columns of one code point as the prompt draws it: escaped ones as wide as
  * their escape (utf8_escape: \n, \xNN, \u{HHHH}), the others by wcwidth. */
@@ -51,8 +49,7 @@ static int le_cp_width(uint32_t cp) {
 /* Byte offset of the code point that ends at i (i > 0). */
 static size_t le_prev_cp(const LineEdit *e, size_t i, uint32_t *cp) {
     size_t start = i - 1;
-    while (start > 0 && i - start < 4 && ((unsigned char)e->buf[start] & 0xC0) == 0x80)
-        start--;
+    while (start > 0 && i - start < 4 && ((unsigned char)e->buf[start] & 0xC0) == 0x80) start--;
     /* The lead byte found must decode to exactly [start, i); otherwise the
      * last byte is a stray one and stands alone. */
     if (le_decode_at(e, start, cp) != i - start) {
@@ -79,8 +76,7 @@ static size_t le_next_cell(const LineEdit *e, size_t i) {
 static size_t le_prev_cell(const LineEdit *e, size_t i) {
     uint32_t cp;
     size_t start = le_prev_cp(e, i, &cp);
-    while (start > 0 && le_is_zero_width(cp))
-        start = le_prev_cp(e, start, &cp);
+    while (start > 0 && le_is_zero_width(cp)) start = le_prev_cp(e, start, &cp);
     return start;
 }
 
@@ -99,8 +95,7 @@ static int le_reserve(LineEdit *e, size_t need) {
     if (need >= SIZE_MAX / 2) return -1;
     if (need + 1 <= e->cap) return 0;
     size_t cap = e->cap < LE_MIN_CAP ? LE_MIN_CAP : e->cap;
-    while (cap < need + 1)
-        cap *= 2;
+    while (cap < need + 1) cap *= 2;
     char *buf = realloc(e->buf, cap);
     if (!buf) return -1;
     e->buf = buf;

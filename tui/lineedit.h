@@ -21,7 +21,7 @@ typedef struct {
 } LineEdit;
 
 typedef enum {
-    LE_KEY_CHAR,      /* a character: cp */
+    LE_KEY_CHAR, /* a character: cp */
     LE_KEY_LEFT,
     LE_KEY_RIGHT,
     LE_KEY_HOME,      /* also Ctrl-A */

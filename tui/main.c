@@ -93,8 +93,8 @@ static int oom_of_final(const Model *m, const CliOptions *o, const char *text, s
     tok_list_free(&list);
     char tokens[48] = "";
     if (n >= 0) snprintf(tokens, sizeof tokens, " and %d tokens", n);
-    return av_errorf(err, "out of memory for d_model=%d heads=%d d_k=%d d_v=%d%s", c->d_model, c->heads, c->d_k,
-                     c->d_v, tokens);
+    return av_errorf(err, "out of memory for d_model=%d heads=%d d_k=%d d_v=%d%s", c->d_model, c->heads, c->d_k, c->d_v,
+                     tokens);
 }
 
 /* Builds the model the options describe. Returns 0, or -1 with err set. */

@@ -13,15 +13,7 @@
 
 /* Basic colours by their curses numbers (COLOR_BLACK ... COLOR_WHITE),
  * spelled here so this file does not need curses.h. */
-enum {
-    C8_BLACK = 0,
-    C8_RED = 1,
-    C8_GREEN = 2,
-    C8_YELLOW = 3,
-    C8_BLUE = 4,
-    C8_CYAN = 6,
-    C8_WHITE = 7
-};
+enum { C8_BLACK = 0, C8_RED = 1, C8_GREEN = 2, C8_YELLOW = 3, C8_BLUE = 4, C8_CYAN = 6, C8_WHITE = 7 };
 
 // ----------------------------------------------------------------------------
 // Tier
@@ -142,13 +134,9 @@ RampColor palette_div(ColorTier tier, double t) {
 
 /* Without colour a ramp has one step (no colour at all): legends then show
  * the shade glyphs instead. */
-int palette_seq_steps(ColorTier tier) {
-    return tier == TIER_256 ? COUNT(seq256) : tier == TIER_8 ? COUNT(seq8) : 1;
-}
+int palette_seq_steps(ColorTier tier) { return tier == TIER_256 ? COUNT(seq256) : tier == TIER_8 ? COUNT(seq8) : 1; }
 
-int palette_div_steps(ColorTier tier) {
-    return tier == TIER_256 ? COUNT(div256) : tier == TIER_8 ? COUNT(div8) : 1;
-}
+int palette_div_steps(ColorTier tier) { return tier == TIER_256 ? COUNT(div256) : tier == TIER_8 ? COUNT(div8) : 1; }
 
 // ----------------------------------------------------------------------------
 // Shade glyphs

@@ -26,7 +26,7 @@
  * marks as pasted is given to the app as text (app_paste_char), ESC and all,
  * never run as keys. */
 #define _XOPEN_SOURCE_EXTENDED 1
-#define _GNU_SOURCE /* ppoll */
+#define _GNU_SOURCE            /* ppoll */
 #include "screen.h"
 
 #include <curses.h>
@@ -176,8 +176,7 @@ static void remove_signals(const sigset_t *old_mask) {
 /* The terminal's size now, into curses (which queues a KEY_RESIZE). */
 static void apply_size(void) {
     struct winsize ws;
-    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0)
-        resizeterm(ws.ws_row, ws.ws_col);
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0) resizeterm(ws.ws_row, ws.ws_col);
 }
 
 ColorTier screen_tier(ColorMode mode) {
@@ -272,10 +271,10 @@ static void queue_push(Queue *q, Event e) {
 
 /* The input side of the loop (main thread only). */
 typedef struct {
-    Queue pending;   /* events for the next frame */
-    int pasting;     /* inside a bracketed paste */
-    int end_match;   /* bytes of paste_end seen so far */
-    int eof;         /* the terminal is gone (EOF, EIO) */
+    Queue pending; /* events for the next frame */
+    int pasting;   /* inside a bracketed paste */
+    int end_match; /* bytes of paste_end seen so far */
+    int eof;       /* the terminal is gone (EOF, EIO) */
 } Input;
 
 static void paste_char(Input *in, uint32_t cp) { queue_push(&in->pending, (Event){.kind = EV_PASTE, .ch = cp}); }
@@ -377,7 +376,8 @@ static void *job_run(void *arg) {
         const Event *e = &j->batch.ev[i];
         /* Enter in a prompt closes it before its setter runs (a new sentence
          * is tokenized, which can take long): from then on q quits. */
-        int closes = (e->kind == EV_KEY && (e->ch == '\n' || e->ch == '\r')) || (e->kind == EV_CODE && e->ch == KEY_ENTER);
+        int closes =
+            (e->kind == EV_KEY && (e->ch == '\n' || e->ch == '\r')) || (e->kind == EV_CODE && e->ch == KEY_ENTER);
         atomic_store(&j->q_quits, app_q_quits(a, closes));
         app_event(a, e);
         atomic_store(&j->q_quits, app_q_quits(a, 0));
@@ -488,11 +488,13 @@ int screen_run(App *a, const CliOptions *o, AvError *err) {
     }
     a->tier = screen_tier(o->color);
     a->enforce_min = 1;
-    if (o->mouse) mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON4_PRESSED
+    if (o->mouse)
+        mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON4_PRESSED
 #if NCURSES_MOUSE_VERSION > 1
-                                | BUTTON5_PRESSED
+                      | BUTTON5_PRESSED
 #endif
-                            , NULL);
+                  ,
+                  NULL);
     mouseinterval(0);
     Canvas *cv = cv_new(COLS, LINES);
     if (!cv) {

@@ -56,8 +56,8 @@ static void text_grapheme_compile(void) {
     PCRE2_SIZE off;
     /* MATCH_INVALID_UTF: an invalid byte ends a cluster instead of failing
      * the whole match (labels are escaped first, but the API takes bytes). */
-    text_grapheme_re = pcre2_compile((PCRE2_SPTR) "\\X", PCRE2_ZERO_TERMINATED,
-                                     PCRE2_UTF | PCRE2_MATCH_INVALID_UTF, &err, &off, NULL);
+    text_grapheme_re =
+        pcre2_compile((PCRE2_SPTR) "\\X", PCRE2_ZERO_TERMINATED, PCRE2_UTF | PCRE2_MATCH_INVALID_UTF, &err, &off, NULL);
 }
 
 /* The old rule, when PCRE2 is out of memory: one character and the
@@ -118,8 +118,7 @@ static size_t text_cluster(pcre2_match_data *md, const char *s, size_t len, int 
     return used;
 }
 
-int text_truncate(char *out, size_t cap, const char *s, size_t len, int max_cols,
-                  const char *ellipsis) {
+int text_truncate(char *out, size_t cap, const char *s, size_t len, int max_cols, const char *ellipsis) {
     if (!out || cap == 0) return 0;
     if (!s) len = 0;
     if (!ellipsis) ellipsis = "";

@@ -25,8 +25,7 @@ int text_width(const char *s, size_t len);
  * regional indicators or an emoji and its skin tone. A cluster is as wide as
  * the sum of its code points (what ncurses and tmux draw). Returns the width
  * of what was written. */
-int text_truncate(char *out, size_t cap, const char *s, size_t len, int max_cols,
-                  const char *ellipsis);
+int text_truncate(char *out, size_t cap, const char *s, size_t len, int max_cols, const char *ellipsis);
 
 /* A label made safe for the screen: utf8_escape (control characters, escape
  * sequences, bidi overrides become visible \x.. \u{..} text), and in ASCII

@@ -25,10 +25,10 @@
 
 enum { TOP_LINES = 3, BOTTOM_LINES = 5, MAX_LABEL = 16, MAX_CELL_W = 12 };
 
-static const Glyphs glyphs_unicode = {"…", "·", "!", "Σ", "→", "√", "−∞", "·", "×", "␣", "ᵀ",
-                                      "−", "÷", "│", "█", "H̄", "⊙"};
-static const Glyphs glyphs_ascii = {"~", "x", "!", "sum", "->", "sqrt", "-inf", ".", "x", "_", "^T",
-                                    "-", "/", "|", "#", "mean H", "*"};
+static const Glyphs glyphs_unicode = {"…", "·", "!", "Σ", "→", "√", "−∞", "·", "×",
+                                      "␣", "ᵀ", "−", "÷", "│", "█", "H̄",  "⊙"};
+static const Glyphs glyphs_ascii = {"~", "x",  "!", "sum", "->", "sqrt", "-inf",   ".", "x",
+                                    "_", "^T", "-", "/",   "|",  "#",    "mean H", "*"};
 
 const Glyphs *view_glyphs(const App *a) { return a->ascii ? &glyphs_ascii : &glyphs_unicode; }
 #define G view_glyphs
@@ -94,8 +94,8 @@ int view_cell_masked(const App *a, const ShownMat *sm, int i, int j) {
 static int row_fully_masked(const App *a, int i) { return a->m->n_k > 0 && a->m->n_allowed[i] == 0; }
 
 static const char *const stage_names[SHOW_COUNT] = {
-    "weights", "raw scores", "scaled scores", "masked scores", "output",
-    "X = E + PE", "positional encoding", "heads joined", "layer output Y"};
+    "weights",    "raw scores",          "scaled scores", "masked scores", "output",
+    "X = E + PE", "positional encoding", "heads joined",  "layer output Y"};
 
 const char *view_stage_name(Shown s) { return (unsigned)s < SHOW_COUNT ? stage_names[s] : "?"; }
 
@@ -107,7 +107,9 @@ static const char *stage_title(const App *a, char *buf, size_t cap) {
     if (c->scale) snprintf(div, sizeof div, "%s%s", g->div, view_sqrt(a, c->d_k, root, sizeof root));
     else snprintf(div, sizeof div, " (scaling off)");
     switch (a->shown) {
-    case SHOW_WEIGHTS: snprintf(buf, cap, "weights A = softmax(QK%s%s, mask)", g->transpose, c->scale ? div : ""); break;
+    case SHOW_WEIGHTS:
+        snprintf(buf, cap, "weights A = softmax(QK%s%s, mask)", g->transpose, c->scale ? div : "");
+        break;
     case SHOW_SCORES: snprintf(buf, cap, "raw scores S = QK%s (before scaling)", g->transpose); break;
     case SHOW_SCALED: snprintf(buf, cap, "scaled scores S' = QK%s%s", g->transpose, div); break;
     case SHOW_MASKED: {
@@ -118,11 +120,14 @@ static const char *stage_title(const App *a, char *buf, size_t cap) {
     }
     case SHOW_OUTPUT: snprintf(buf, cap, "output O = A V  (%d, %d)", m->n_q, c->d_v); break;
     case SHOW_X:
-        if (c->pos == POS_NONE) snprintf(buf, cap, "X = E: token embeddings, no positional encoding  (%d, %d)", m->n_k, c->d_model);
+        if (c->pos == POS_NONE)
+            snprintf(buf, cap, "X = E: token embeddings, no positional encoding  (%d, %d)", m->n_k, c->d_model);
         else snprintf(buf, cap, "X = E + PE  (%d, %d)", m->n_k, c->d_model);
         break;
     case SHOW_PE: snprintf(buf, cap, "PE: sinusoidal positional encoding  (%d, %d)", m->n_k, c->d_model); break;
-    case SHOW_CONCAT: snprintf(buf, cap, "concat(O_1 .. O_%d), heads marked  (%d, %d)", c->heads, m->n_q, c->heads * c->d_v); break;
+    case SHOW_CONCAT:
+        snprintf(buf, cap, "concat(O_1 .. O_%d), heads marked  (%d, %d)", c->heads, m->n_q, c->heads * c->d_v);
+        break;
     default: snprintf(buf, cap, "Y = concat W_O  (%d, %d)", m->n_q, c->d_model); break;
     }
     return buf;
@@ -180,7 +185,6 @@ void view_label(const App *a, char *out, size_t cap, const char *raw, size_t len
     text_truncate(out, cap, safe ? safe : "?", safe ? strlen(safe) : 1, max_cols, G(a)->ellipsis);
     free(safe);
 }
-
 
 static void col_label(const App *a, const ShownMat *sm, char *out, size_t cap, int j, int max_cols) {
     char tmp[32];
@@ -248,8 +252,8 @@ Style view_value_style(const App *a, const ShownMat *sm, double v, const char **
 }
 
 /* One cell of cw x ch screen cells at (y, x). */
-void view_cell(const App *a, Canvas *cv, int y, int x, int cw, int ch, const ShownMat *sm, int i, int j,
-               int cursor, int numbers) {
+void view_cell(const App *a, Canvas *cv, int y, int x, int cw, int ch, const ShownMat *sm, int i, int j, int cursor,
+               int numbers) {
     int mid = y + (ch - 1) / 2;
     /* The cursor keeps the cell's colour (its value stays readable) and is
      * marked bold and underlined; its row and column labels are reversed. */
@@ -361,12 +365,12 @@ static void draw_title(const App *a, Canvas *cv) {
                  view_stage_name(a->shown), a->head + 1, m->cfg.heads);
     else if (a->view == VIEW_GRAVITY)
         snprintf(buf, sizeof buf, "head %d/%d  word gravity: X and where %s moves it (g: %s, Tab: head)", a->head + 1,
-                 m->cfg.heads, a->gravity_all ? "the whole layer" : "this head", a->gravity_all ? "one head" : "all heads");
+                 m->cfg.heads, a->gravity_all ? "the whole layer" : "this head",
+                 a->gravity_all ? "one head" : "all heads");
     else if (a->view == VIEW_PIPELINE)
         snprintf(buf, sizeof buf, "head %d/%d  the whole chain, stage by stage (Tab: head, arrows scroll, c: back)",
                  a->head + 1, m->cfg.heads);
-    else
-        snprintf(buf, sizeof buf, "head %d/%d  %s", a->head + 1, m->cfg.heads, stage);
+    else snprintf(buf, sizeof buf, "head %d/%d  %s", a->head + 1, m->cfg.heads, stage);
     cv_text(cv, 1, 0, buf, cv->w, style_attr(ST_BOLD));
 }
 
@@ -390,8 +394,7 @@ static void draw_legend(const App *a, Canvas *cv, int y, const ShownMat *sm) {
     } else {
         snprintf(buf, sizeof buf, "min %.3g ", sm->lo);
         x += cv_text(cv, y, x, buf, cv->w - x, style_plain());
-        for (int s = 0; s < steps + 1 && x + 2 < cv->w; s++, x += 2)
-            swatch(a, cv, y, x, -1.0 + 2.0 * s / steps, 1);
+        for (int s = 0; s < steps + 1 && x + 2 < cv->w; s++, x += 2) swatch(a, cv, y, x, -1.0 + 2.0 * s / steps, 1);
         snprintf(buf, sizeof buf, " max %.3g", sm->hi);
         x += cv_text(cv, y, x, buf, cv->w - x, style_plain());
     }
@@ -439,8 +442,8 @@ static void draw_inspector(const App *a, Canvas *cv, int y) {
     case SHOW_OUTPUT: {
         const HeadData *hd = &m->head[a->head];
         int dv = c->d_v;
-        snprintf(l1, sizeof l1, "%s[%d], output column %d:  O[%d][%d] = %s_j A[%d][j] %s V[j][%d] = %.4f", q, i, j, i, j,
-                 g->sigma, i, g->times, j, hd->out[(size_t)i * dv + j]);
+        snprintf(l1, sizeof l1, "%s[%d], output column %d:  O[%d][%d] = %s_j A[%d][j] %s V[j][%d] = %.4f", q, i, j, i,
+                 j, g->sigma, i, g->times, j, hd->out[(size_t)i * dv + j]);
         int n = snprintf(l2, sizeof l2, "=");
         for (int t = 0; t < m->n_k && n < (int)sizeof l2 - 40; t++) {
             float w = hd->weights[(size_t)i * m->n_k + t];
@@ -467,8 +470,8 @@ static void draw_inspector(const App *a, Canvas *cv, int y) {
         int h = j / c->d_v, col = j % c->d_v;
         snprintf(l1, sizeof l1, "%s[%d], column %d = head %d's output column %d:  %.4f", q, i, j, h + 1, col,
                  m->concat[(size_t)i * c->heads * c->d_v + j]);
-        snprintf(l2, sizeof l2, "the heads' outputs O_1 .. O_%d side by side: %d x %d = %d columns", c->heads,
-                 c->heads, c->d_v, c->heads * c->d_v);
+        snprintf(l2, sizeof l2, "the heads' outputs O_1 .. O_%d side by side: %d x %d = %d columns", c->heads, c->heads,
+                 c->d_v, c->heads * c->d_v);
         break;
     }
     case SHOW_Y:
@@ -488,7 +491,9 @@ static void draw_inspector(const App *a, Canvas *cv, int y) {
         else snprintf(div, sizeof div, "%s%s = %.4f", g->div, root, d.scaled);
         switch (c->score) {
         case SCORE_COSINE: snprintf(raw, sizeof raw, "cos = q%sk/(|q||k|) = %.4f", g->dot, d.raw); break;
-        case SCORE_DISTANCE: snprintf(raw, sizeof raw, "%s|q%sk|%s = %.4f", g->minus, g->minus, a->ascii ? "^2" : "²", d.raw); break;
+        case SCORE_DISTANCE:
+            snprintf(raw, sizeof raw, "%s|q%sk|%s = %.4f", g->minus, g->minus, a->ascii ? "^2" : "²", d.raw);
+            break;
         case SCORE_ADDITIVE: snprintf(raw, sizeof raw, "v%stanh(W1q+W2k) = %.4f", g->transpose, d.raw); break;
         default: snprintf(raw, sizeof raw, "raw q%sk = %.4f", g->dot, d.raw); break;
         }
@@ -598,9 +603,9 @@ static void draw_bottom(const App *a, Canvas *cv, const ShownMat *sm, int y) {
 // the single-head heatmap
 
 typedef struct {
-    int label_w, sum_w;  /* columns of the row labels and of the row statistics */
-    int cw, ch;          /* cell size */
-    int header_rows;     /* 1 (labels) or 2 (index ruler) */
+    int label_w, sum_w; /* columns of the row labels and of the row statistics */
+    int cw, ch;         /* cell size */
+    int header_rows;    /* 1 (labels) or 2 (index ruler) */
     int rows_vis, cols_vis;
 } HeatGeom;
 
@@ -659,11 +664,13 @@ static void draw_col_header(App *a, Canvas *cv, int y, int x0, const HeatGeom *g
         if (g->header_rows == 1) {
             col_label(a, sm, buf, sizeof buf, j, g->cw - 1);
             /* Heads joined: the first column of each head is marked. */
-            if (sm->col_labels == LABELS_CONCAT && j % sm->d_v == 0 && j != a->cj) st = style_attr(ST_BOLD | ST_UNDERLINE);
+            if (sm->col_labels == LABELS_CONCAT && j % sm->d_v == 0 && j != a->cj)
+                st = style_attr(ST_BOLD | ST_UNDERLINE);
             cv_text(cv, y, x, buf, g->cw - 1, st);
         } else if (sm->col_labels == LABELS_CONCAT) {
             /* A ruler: the head's number where it starts, the column inside the head below. */
-            if (j % sm->d_v == 0) cv_printf(cv, y, x, g->cw * 3, style_attr(ST_BOLD), "%sh%d", G(a)->vbar, j / sm->d_v + 1);
+            if (j % sm->d_v == 0)
+                cv_printf(cv, y, x, g->cw * 3, style_attr(ST_BOLD), "%sh%d", G(a)->vbar, j / sm->d_v + 1);
             cv_printf(cv, y + 1, x, g->cw, st, "%d", (j % sm->d_v) % 10);
         } else {
             /* A ruler of indices: tens above, units below. */
@@ -686,8 +693,9 @@ static void draw_heatmap(App *a, Canvas *cv) {
     draw_col_header(a, cv, TOP_LINES, x0, &g, &sm, a->col0);
     int sx = x0 + g.cols_vis * g.cw + 1;
     const HeadData *hd = &m->head[a->head];
-    if (sm.row_stats) cv_text(cv, TOP_LINES + g.header_rows - 1, sx, a->ascii ? "  sum     H max" : "    Σ     H max",
-                              STATS_W - 1, style_attr(ST_BOLD));
+    if (sm.row_stats)
+        cv_text(cv, TOP_LINES + g.header_rows - 1, sx, a->ascii ? "  sum     H max" : "    Σ     H max", STATS_W - 1,
+                style_attr(ST_BOLD));
     for (int r = 0; r < g.rows_vis; r++) {
         int i = a->row0 + r, y = y0 + r * g.ch, mid = y + (g.ch - 1) / 2;
         view_qlabel(a, buf, sizeof buf, i, g.label_w - 1);
@@ -704,7 +712,8 @@ static void draw_heatmap(App *a, Canvas *cv) {
                   flagged ? G(a)->flag : "");
         char mx[8];
         view_num(mx, sizeof mx, hd->max_weight[i], 3, 1);
-        cv_printf(cv, mid, sx + 7, 8, style_plain(), hd->entropy[i] < 9.995 ? "%4.2f %s" : "%4.1f %s", hd->entropy[i], mx);
+        cv_printf(cv, mid, sx + 7, 8, style_plain(), hd->entropy[i] < 9.995 ? "%4.2f %s" : "%4.1f %s", hd->entropy[i],
+                  mx);
     }
     /* Where the rows go on beyond the window. */
     if (a->row0 + g.rows_vis < sm.rows)

@@ -20,15 +20,15 @@ typedef enum { LABELS_KEYS, LABELS_DIMS, LABELS_CONCAT } ColLabels;
 
 /* A matrix a view shows, with its colour scale. */
 typedef struct {
-    const float *v;       /* rows x cols, row-major */
+    const float *v; /* rows x cols, row-major */
     int rows, cols;
-    int is_signed;        /* diverging ramp around 0 */
-    int can_mask;         /* masked cells get the masked look */
-    int row_stats;        /* rows are queries of a head: sum, entropy, max apply */
+    int is_signed; /* diverging ramp around 0 */
+    int can_mask;  /* masked cells get the masked look */
+    int row_stats; /* rows are queries of a head: sum, entropy, max apply */
     ColLabels col_labels;
-    int d_v;              /* LABELS_CONCAT: columns per head */
-    double lo, hi;        /* range of the finite values (0..1 for weights) */
-    double maxabs;        /* scale of the diverging ramp */
+    int d_v;       /* LABELS_CONCAT: columns per head */
+    double lo, hi; /* range of the finite values (0..1 for weights) */
+    double maxabs; /* scale of the diverging ramp */
 } ShownMat;
 
 /* The matrix of stage s of head h (h is ignored for layer stages). */
@@ -43,8 +43,8 @@ Style view_value_style(const App *a, const ShownMat *sm, double v, const char **
 
 /* One cell of cw x ch screen cells at (y, x), with its number when numbers
  * is set and the cell is wide enough. */
-void view_cell(const App *a, Canvas *cv, int y, int x, int cw, int ch, const ShownMat *sm, int i, int j,
-               int cursor, int numbers);
+void view_cell(const App *a, Canvas *cv, int y, int x, int cw, int ch, const ShownMat *sm, int i, int j, int cursor,
+               int numbers);
 
 /* A number in at most width columns (weights with 2 decimals). */
 void view_num(char *buf, size_t cap, double v, int width, int weight);

@@ -81,8 +81,7 @@ static char *words_text(int n, size_t *len) {
     size_t cap = (size_t)n * 8 + 1, at = 0;
     char *s = malloc(cap);
     if (!s) return NULL;
-    for (int i = 0; i < n; i++)
-        at += (size_t)snprintf(s + at, cap - at, i ? " w%d" : "w%d", i);
+    for (int i = 0; i < n; i++) at += (size_t)snprintf(s + at, cap - at, i ? " w%d" : "w%d", i);
     *len = at;
     return s;
 }
@@ -146,8 +145,7 @@ static double time_forward(Model *m) {
 /* Median of full forwards after one warm-up: at least min_reps, then more
  * until target_ms has been spent (at most max_reps); a run that alone takes
  * longer than budget_ms stops the repetition early (slow kernels). */
-static double median_forward(Model *m, int min_reps, int max_reps, double target_ms,
-                             double budget_ms, int *reps) {
+static double median_forward(Model *m, int min_reps, int max_reps, double target_ms, double budget_ms, int *reps) {
     double warm = time_forward(m);
     double *t = malloc(sizeof *t * (size_t)max_reps);
     if (!t) return warm;
@@ -180,8 +178,7 @@ static void cmd_machine(void) {
                 char *v = strchr(line, ':');
                 if (v) {
                     v++;
-                    while (*v == ' ' || *v == '\t')
-                        v++;
+                    while (*v == ' ' || *v == '\t') v++;
                     snprintf(cpu, sizeof cpu, "%s", v);
                     cpu[strcspn(cpu, "\n\"")] = '\0';
                     got_name = 1;
@@ -207,8 +204,8 @@ static void cmd_machine(void) {
     }
     printf("bench=machine cpu=\"%s\" cores=%ld avx2=%s avx512f=%s fma=%s kernel=%s threads=%d "
            "load1=%s\n",
-           cpu, cores, avx2 ? "yes" : "no", avx512f ? "yes" : "no", fma ? "yes" : "no",
-           mat_kernel_name(), threads, load);
+           cpu, cores, avx2 ? "yes" : "no", avx512f ? "yes" : "no", fma ? "yes" : "no", mat_kernel_name(), threads,
+           load);
 }
 
 // ----------------------------------------------------------------------------
@@ -226,8 +223,7 @@ static void cmd_forward(double budget_s) {
         char why[512];
         Model *m = make_model(n, dm, h, why, sizeof why);
         if (!m) {
-            printf("bench=skip what=attnviz_forward n=%d d_model=%d heads=%d reason=\"%s\"\n", n,
-                   dm, h, why);
+            printf("bench=skip what=attnviz_forward n=%d d_model=%d heads=%d reason=\"%s\"\n", n, dm, h, why);
             continue;
         }
         for (int threads = 1; threads <= 2; threads++) {
@@ -284,8 +280,7 @@ static void cmd_incremental(void) {
     par_set_threads(1);
     Model *m = make_model(n, dm, h, why, sizeof why);
     if (!m) {
-        printf("bench=skip what=incremental n=%d d_model=%d heads=%d reason=\"%s\"\n", n, dm, h,
-               why);
+        printf("bench=skip what=incremental n=%d d_model=%d heads=%d reason=\"%s\"\n", n, dm, h, why);
         return;
     }
     int reps = 0;
@@ -303,8 +298,7 @@ static void cmd_incremental(void) {
     /* The head switch: Tab through the app, which recomputes nothing. */
     AppKey tab = {0, '\t'};
     unsigned long before = 0, after = 0;
-    for (int s = 0; s < STAGE_COUNT; s++)
-        before += m->computed[s];
+    for (int s = 0; s < STAGE_COUNT; s++) before += m->computed[s];
     enum { TABS = 2000 };
     static double t[TABS];
     app_key(&a, tab); /* warm-up */
@@ -313,16 +307,15 @@ static void cmd_incremental(void) {
         app_key(&a, tab);
         t[i] = now_ms() - t0;
     }
-    for (int s = 0; s < STAGE_COUNT; s++)
-        after += m->computed[s];
+    for (int s = 0; s < STAGE_COUNT; s++) after += m->computed[s];
     double tabs = median(t, TABS);
     app_free(&a);
     printf("bench=incremental via=app n=%d d_model=%d heads=%d threads=1 full_ms=%.3f mask_ms=%.3f "
            "mask_ratio=%.3f "
            "scale_ms=%.3f scale_ratio=%.3f head_switch_ms=%.6f head_switch_ratio=%.6f "
            "mask_stages=%d scale_stages=%d head_switch_stages=%lu\n",
-           n, dm, h, full, mask, mask / full, scale, scale / full, tabs, tabs / full, mask_stages,
-           scale_stages, after - before);
+           n, dm, h, full, mask, mask / full, scale, scale / full, tabs, tabs / full, mask_stages, scale_stages,
+           after - before);
     model_free(m);
 }
 
@@ -332,13 +325,12 @@ static void cmd_incremental(void) {
 /* The scripted keys: cursor moves, heads, masks, scaling, stages, d_k, the
  * all-heads, pipeline and gravity views; the mask cycles back to causal. */
 static const AppKey script[] = {
-    {1, KEY_RIGHT}, {1, KEY_RIGHT}, {1, KEY_DOWN}, {1, KEY_DOWN}, {1, KEY_LEFT},  {1, KEY_UP},
-    {0, '\t'},      {0, '\t'},      {1, KEY_BTAB}, {0, '2'},      {0, 'm'},       {0, 's'},
-    {0, 's'},       {0, 'v'},       {0, 'v'},      {0, 'v'},      {0, 'v'},       {0, 'l'},
-    {0, 'j'},       {0, '+'},       {0, '-'},      {0, 'a'},      {1, KEY_RIGHT}, {0, 'a'},
-    {0, 'c'},       {0, 'c'},       {1, KEY_END},  {1, KEY_HOME}, {1, KEY_NPAGE}, {0, 'm'},
-    {0, 'm'},       {0, 'm'},       {0, 'm'},      {0, 'm'},      {0, 'g'},       {0, 'c'},
-    {0, 'c'},       {0, 'v'},       {0, 'v'},      {0, 'v'},      {0, 'v'},       {0, 'v'},
+    {1, KEY_RIGHT}, {1, KEY_RIGHT}, {1, KEY_DOWN}, {1, KEY_DOWN}, {1, KEY_LEFT}, {1, KEY_UP},  {0, '\t'},
+    {0, '\t'},      {1, KEY_BTAB},  {0, '2'},      {0, 'm'},      {0, 's'},      {0, 's'},     {0, 'v'},
+    {0, 'v'},       {0, 'v'},       {0, 'v'},      {0, 'l'},      {0, 'j'},      {0, '+'},     {0, '-'},
+    {0, 'a'},       {1, KEY_RIGHT}, {0, 'a'},      {0, 'c'},      {0, 'c'},      {1, KEY_END}, {1, KEY_HOME},
+    {1, KEY_NPAGE}, {0, 'm'},       {0, 'm'},      {0, 'm'},      {0, 'm'},      {0, 'm'},     {0, 'g'},
+    {0, 'c'},       {0, 'c'},       {0, 'v'},      {0, 'v'},      {0, 'v'},      {0, 'v'},     {0, 'v'},
 };
 enum { SCRIPT_LEN = (int)(sizeof script / sizeof *script) };
 
@@ -361,8 +353,7 @@ static void latency_run(int n, int dm, int heads, int w, int h, int min_keys, do
     char why[512];
     Model *m = make_model(n, dm, heads, why, sizeof why);
     if (!m) {
-        printf("bench=skip what=latency n=%d d_model=%d heads=%d reason=\"%s\"\n", n, dm, heads,
-               why);
+        printf("bench=skip what=latency n=%d d_model=%d heads=%d reason=\"%s\"\n", n, dm, heads, why);
         return;
     }
     /* ncurses writes every frame to /dev/null: the diff and the escape
@@ -429,9 +420,7 @@ static void latency_run(int n, int dm, int heads, int w, int h, int min_keys, do
             keys++;
         }
     }
-    if (!cv || !t)
-        printf("bench=skip what=latency n=%d d_model=%d heads=%d reason=\"out of memory\"\n", n, dm,
-               heads);
+    if (!cv || !t) printf("bench=skip what=latency n=%d d_model=%d heads=%d reason=\"out of memory\"\n", n, dm, heads);
     double mx = keys ? t[slowest] : 0.0;
     char slow_key[64] = "none";
     if (keys) key_label(slow_key, sizeof slow_key, script[slowest % SCRIPT_LEN]);
@@ -505,26 +494,19 @@ static int cmd_spawn(int n, char **argv) {
 // ----------------------------------------------------------------------------
 
 static void usage(void) {
-    fprintf(stderr,
-            "usage: bench machine | forward [BUDGET_S] | incremental | latency [BUDGET_S] | "
-            "spawn N CMD [ARGS...]\n");
+    fprintf(stderr, "usage: bench machine | forward [BUDGET_S] | incremental | latency [BUDGET_S] | "
+                    "spawn N CMD [ARGS...]\n");
 }
 
 int main(int argc, char **argv) {
     if (argc < 2) return usage(), 2;
     const char *cmd = argv[1];
-    if (strcmp(cmd, "machine") == 0)
-        cmd_machine();
-    else if (strcmp(cmd, "forward") == 0)
-        cmd_forward(argc > 2 ? atof(argv[2]) : 60.0);
-    else if (strcmp(cmd, "incremental") == 0)
-        cmd_incremental();
-    else if (strcmp(cmd, "latency") == 0)
-        cmd_latency(argc > 2 ? atof(argv[2]) : 30.0);
-    else if (strcmp(cmd, "spawn") == 0 && argc > 3)
-        return cmd_spawn(atoi(argv[2]) > 0 ? atoi(argv[2]) : 1, argv + 3);
-    else
-        return usage(), 2;
+    if (strcmp(cmd, "machine") == 0) cmd_machine();
+    else if (strcmp(cmd, "forward") == 0) cmd_forward(argc > 2 ? atof(argv[2]) : 60.0);
+    else if (strcmp(cmd, "incremental") == 0) cmd_incremental();
+    else if (strcmp(cmd, "latency") == 0) cmd_latency(argc > 2 ? atof(argv[2]) : 30.0);
+    else if (strcmp(cmd, "spawn") == 0 && argc > 3) return cmd_spawn(atoi(argv[2]) > 0 ? atoi(argv[2]) : 1, argv + 3);
+    else return usage(), 2;
     par_set_threads(1); /* joins the workers before exit */
     return 0;
 }

@@ -64,10 +64,9 @@ static void check_failure(const AvError *err) {
 static void check_success(const CliOptions *o, int argc, char **argv) {
     if (o->help || o->version) return;
     AvError err = {{0}};
-    FUZZ_CHECK(model_config_check(&o->cfg, &err) == 0, "accepted options give a bad configuration: %s",
-               err.msg);
-    FUZZ_CHECK((o->tokenizer == TOK_CUSTOM) == (o->pattern != NULL), "tokenizer %d with pattern %p",
-               (int)o->tokenizer, (const void *)o->pattern);
+    FUZZ_CHECK(model_config_check(&o->cfg, &err) == 0, "accepted options give a bad configuration: %s", err.msg);
+    FUZZ_CHECK((o->tokenizer == TOK_CUSTOM) == (o->pattern != NULL), "tokenizer %d with pattern %p", (int)o->tokenizer,
+               (const void *)o->pattern);
     FUZZ_CHECK(o->tokenizer >= TOK_WORDS && o->tokenizer < TOK_PRESET_COUNT, "tokenizer %d", (int)o->tokenizer);
     FUZZ_CHECK(!(o->text && o->file), "both TEXT and -f accepted");
     FUZZ_CHECK(!(o->dump && o->once), "both --dump and --once accepted");

@@ -64,11 +64,11 @@
 #include "qkvfile.h"
 #include "utf8.h"
 
-#define MAX_KEYS 2000
-#define FRAME_EVERY 64   /* keys between frames when the input asks for none */
-#define PASTE_MAX 64     /* characters of one bracketed paste */
-#define GROW_LIMIT 3e5   /* model_cost: 2 heads, d_k 4, 6 tokens ~3e4; d_k 128 ~3e5; d_k 4096 ~1.5e7 */
-#define WORK_BUDGET 2e7  /* about 0.04 s of recomputation */
+#define MAX_KEYS    2000
+#define FRAME_EVERY 64  /* keys between frames when the input asks for none */
+#define PASTE_MAX   64  /* characters of one bracketed paste */
+#define GROW_LIMIT  3e5 /* model_cost: 2 heads, d_k 4, 6 tokens ~3e4; d_k 128 ~3e5; d_k 4096 ~1.5e7 */
+#define WORK_BUDGET 2e7 /* about 0.04 s of recomputation */
 
 static const char SENTENCE[] = "the cat sat on the mat";
 static const char WORKED_QKV[] = "tokens: 나는 학교에 간다\n"
@@ -109,8 +109,8 @@ static double model_cost(const Model *m) {
     const ModelConfig *c = &m->cfg;
     double n = m->n_q > m->n_k ? m->n_q : m->n_k;
     double weights = (double)c->heads * c->d_model * (2.0 * c->d_k + 2.0 * c->d_v);
-    return 10.0 * weights + c->heads * n * ((double)c->d_model * (2.0 * c->d_k + c->d_v) +
-                                            n * (c->d_k + c->d_v + 4.0)) + n * c->d_model;
+    return 10.0 * weights +
+           c->heads * n * ((double)c->d_model * (2.0 * c->d_k + c->d_v) + n * (c->d_k + c->d_v + 4.0)) + n * c->d_model;
 }
 
 static unsigned long computed_total(const Model *m) {
@@ -164,7 +164,8 @@ FUZZ_NO_COVERAGE static void check_ansi(const char *s) {
         if (c == 0x1B) {
             size_t j = i + 1;
             FUZZ_CHECK(j < len && s[j] == '[', "ESC not followed by '[' at byte %zu", i);
-            for (j++; j < len && ((s[j] >= '0' && s[j] <= '9') || s[j] == ';'); j++) {}
+            for (j++; j < len && ((s[j] >= '0' && s[j] <= '9') || s[j] == ';'); j++) {
+            }
             if (j >= len || s[j] != 'm') fuzz_dump("screen", s, len);
             FUZZ_CHECK(j < len && s[j] == 'm', "escape sequence at byte %zu is not an SGR", i);
             i = j;
@@ -207,15 +208,12 @@ static void check_app(const App *a) {
      * what its view needs (Y only for the views that show it). */
     FUZZ_CHECK(!app_needs_update(a), "a frame left the model stale (from stage %d)", (int)m->stale);
     FUZZ_CHECK(a->head >= 0 && a->head < m->cfg.heads, "head %d of %d", a->head, m->cfg.heads);
-    FUZZ_CHECK(a->ci >= 0 && (a->ci < m->n_q || (m->n_q == 0 && a->ci == 0)), "cursor row %d of %d", a->ci,
-               m->n_q);
+    FUZZ_CHECK(a->ci >= 0 && (a->ci < m->n_q || (m->n_q == 0 && a->ci == 0)), "cursor row %d of %d", a->ci, m->n_q);
     FUZZ_CHECK(a->cj >= 0, "cursor column %d", a->cj);
     FUZZ_CHECK(memchr(a->msg, '\0', sizeof a->msg) != NULL, "status message not NUL-terminated");
 }
 
-static uint8_t next_byte(const uint8_t *data, size_t size, size_t *i) {
-    return *i < size ? data[(*i)++] : 0;
-}
+static uint8_t next_byte(const uint8_t *data, size_t size, size_t *i) { return *i < size ? data[(*i)++] : 0; }
 
 /* The character that starts at data[*i - 1] (already taken): a valid UTF-8
  * sequence gives its code point (and is taken whole), anything else the byte. */
@@ -313,9 +311,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             is_key = 0;
             break;
         }
-        case 0x1E:
-            once = 1;
-            continue;
+        case 0x1E: once = 1; continue;
         default: k.ch = next_char(data, size, &i, b); break;
         }
         if (is_key) {

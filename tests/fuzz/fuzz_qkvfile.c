@@ -22,13 +22,14 @@
 #include "qkvfile.h"
 
 /* A file name with an escape sequence and a C1 CSI: messages must escape it. */
-static const char FUZZ_NAME[] = "fu\x1b[31mzz\xc2\x9b" "2J.qkv";
+static const char FUZZ_NAME[] = "fu\x1b[31mzz\xc2\x9b"
+                                "2J.qkv";
 
 static void check_floats(const char *what, const float *x, size_t n, int allow_neg_inf) {
     for (size_t i = 0; i < n; i++) {
         FUZZ_CHECK(!isnan(x[i]), "%s[%zu] is NaN", what, i);
-        FUZZ_CHECK(fabsf(x[i]) <= FLT_MAX || (allow_neg_inf && x[i] == -INFINITY), "%s[%zu] = %g", what,
-                   i, (double)x[i]);
+        FUZZ_CHECK(fabsf(x[i]) <= FLT_MAX || (allow_neg_inf && x[i] == -INFINITY), "%s[%zu] = %g", what, i,
+                   (double)x[i]);
     }
 }
 
@@ -61,8 +62,8 @@ static void check_model(const Model *m) {
             float w = hd->weights[at];
             FUZZ_CHECK(w >= 0.0f && w <= 1.0f, "weight [%d][%d] = %.9g", i, j, (double)w);
             if (!m->allowed[at]) {
-                FUZZ_CHECK(w == 0.0f && hd->masked[at] == -INFINITY, "masked cell [%d][%d] has weight %g", i,
-                           j, (double)w);
+                FUZZ_CHECK(w == 0.0f && hd->masked[at] == -INFINITY, "masked cell [%d][%d] has weight %g", i, j,
+                           (double)w);
             } else {
                 allowed++;
                 FUZZ_CHECK(hd->masked[at] == hd->scaled[at], "allowed cell [%d][%d] changed by the mask", i, j);
@@ -94,8 +95,8 @@ static void check_model(const Model *m) {
             /* 1e-30: the absolute error of products in the subnormal range. */
             double o = hd->out[(size_t)i * dv + d];
             double tol = (nk + 2.0) * FLT_EPSILON * fmax(fabs(lo), fabs(hi)) + 1e-30;
-            FUZZ_CHECK(o >= lo - tol && o <= hi + tol, "out[%d][%d] = %.9g outside V's column [%.9g, %.9g]",
-                       i, d, o, lo, hi);
+            FUZZ_CHECK(o >= lo - tol && o <= hi + tol, "out[%d][%d] = %.9g outside V's column [%.9g, %.9g]", i, d, o,
+                       lo, hi);
         }
     }
 }
@@ -119,8 +120,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         FUZZ_CHECK(memcmp(&d, &zero, sizeof d) == 0, "failed parse did not zero *out");
         return 0;
     }
-    FUZZ_CHECK(d.n_q > 0 && d.n_k > 0 && d.d_k > 0 && d.d_v > 0, "shapes n_q=%d n_k=%d d_k=%d d_v=%d", d.n_q,
-               d.n_k, d.d_k, d.d_v);
+    FUZZ_CHECK(d.n_q > 0 && d.n_k > 0 && d.d_k > 0 && d.d_v > 0, "shapes n_q=%d n_k=%d d_k=%d d_v=%d", d.n_q, d.n_k,
+               d.d_k, d.d_v);
     FUZZ_CHECK(d.q && d.k && d.v && d.key_tokens && d.query_tokens, "NULL matrix or label array");
     check_floats("Q", d.q, (size_t)d.n_q * d.d_k, 0);
     check_floats("K", d.k, (size_t)d.n_k * d.d_k, 0);
@@ -141,14 +142,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FUZZ_CHECK(d.q == NULL && d.key_tokens == NULL, "model_set_qkv did not take the data");
     FUZZ_CHECK(model_update(m, &err) == 0, "model_update: %s", err.msg);
     check_model(m);
-    static const struct { MaskKind mask; int scale; } steps[] = {
-        {MASK_CAUSAL, 1}, {MASK_CAUSAL, 0}, {MASK_NONE, 0}, {MASK_NONE, 1}};
+    static const struct {
+        MaskKind mask;
+        int scale;
+    } steps[] = {{MASK_CAUSAL, 1}, {MASK_CAUSAL, 0}, {MASK_NONE, 0}, {MASK_NONE, 1}};
     for (size_t s = 0; s < sizeof steps / sizeof *steps; s++) {
         ModelConfig c = m->cfg;
         c.mask = steps[s].mask;
         c.scale = steps[s].scale;
-        FUZZ_CHECK(model_set_config(m, &c, &err) == 0, "model_set_config(mask %d, scale %d): %s", (int)c.mask,
-                   c.scale, err.msg);
+        FUZZ_CHECK(model_set_config(m, &c, &err) == 0, "model_set_config(mask %d, scale %d): %s", (int)c.mask, c.scale,
+                   err.msg);
         FUZZ_CHECK(model_update(m, &err) == 0, "model_update: %s", err.msg);
         check_model(m);
     }

@@ -48,8 +48,7 @@ static void check_error(const AvError *err, const TokenList *out, const char *wh
                "%s: failed split left a non-empty list (n=%d)", who, out->n);
 }
 
-static void check_list(const TokenList *l, const char *text, size_t len, int max_tokens,
-                       const char *who) {
+static void check_list(const TokenList *l, const char *text, size_t len, int max_tokens, const char *who) {
     FUZZ_CHECK(l->n >= 0 && l->n <= max_tokens, "%s: n=%d, max_tokens=%d", who, l->n, max_tokens);
     FUZZ_CHECK(l->vocab >= 0 && l->vocab <= l->n, "%s: vocab=%d for n=%d", who, l->vocab, l->n);
     if (l->n == 0) return;
@@ -63,11 +62,10 @@ static void check_list(const TokenList *l, const char *text, size_t len, int max
         const Token *t = &l->tok[i];
         FUZZ_CHECK(t->len > 0, "%s: token %d is empty (offset %zu)", who, i, t->offset);
         FUZZ_CHECK(i == 0 || t->offset >= prev_end,
-                   "%s: token %d at offset %zu overlaps or precedes the previous one ending at %zu", who,
-                   i, t->offset, prev_end);
+                   "%s: token %d at offset %zu overlaps or precedes the previous one ending at %zu", who, i, t->offset,
+                   prev_end);
         FUZZ_CHECK(t->offset <= len && t->len <= len - t->offset,
-                   "%s: token %d [%zu, +%zu) is outside the text of %zu bytes", who, i, t->offset, t->len,
-                   len);
+                   "%s: token %d [%zu, +%zu) is outside the text of %zu bytes", who, i, t->offset, t->len, len);
         FUZZ_CHECK(t->text != NULL && memcmp(t->text, text + t->offset, t->len) == 0,
                    "%s: token %d's bytes differ from the text at offset %zu", who, i, t->offset);
         FUZZ_CHECK(t->text[t->len] == '\0', "%s: token %d is not NUL-terminated", who, i);
@@ -80,10 +78,8 @@ static void check_list(const TokenList *l, const char *text, size_t len, int max
             FUZZ_CHECK(cp != UTF8_INVALID, "%s: token %d is not valid UTF-8 at byte %zu", who, i, o);
             o += (size_t)k;
         }
-        FUZZ_CHECK(t->id >= 0 && t->id < l->vocab, "%s: token %d has id %d, vocab %d", who, i, t->id,
-                   l->vocab);
-        FUZZ_CHECK(t->id <= next_id, "%s: token %d has id %d before id %d appeared", who, i, t->id,
-                   next_id);
+        FUZZ_CHECK(t->id >= 0 && t->id < l->vocab, "%s: token %d has id %d, vocab %d", who, i, t->id, l->vocab);
+        FUZZ_CHECK(t->id <= next_id, "%s: token %d has id %d before id %d appeared", who, i, t->id, next_id);
         if (t->id == next_id) {
             first[next_id++] = t;
         } else {
@@ -97,8 +93,8 @@ static void check_list(const TokenList *l, const char *text, size_t len, int max
     /* Distinct ids <=> distinct texts: no two first occurrences are equal. */
     qsort(first, (size_t)next_id, sizeof *first, cmp_token_text);
     for (int v = 1; v < next_id; v++)
-        FUZZ_CHECK(cmp_token_text(&first[v - 1], &first[v]) != 0,
-                   "%s: ids %d and %d have the same text", who, first[v - 1]->id, first[v]->id);
+        FUZZ_CHECK(cmp_token_text(&first[v - 1], &first[v]) != 0, "%s: ids %d and %d have the same text", who,
+                   first[v - 1]->id, first[v]->id);
     free(first);
 }
 
@@ -118,13 +114,13 @@ static void check_preset(const TokenList *l, TokPreset p, size_t len, int max_to
         FUZZ_CHECK(at == len, "gpt2: tokens end at %zu of %zu bytes", at, len);
     } else if (p == TOK_WORDS || p == TOK_CHARS) {
         for (int i = 0; i < l->n; i++)
-            FUZZ_CHECK(!(l->tok[i].text[0] && strchr(" \t\n\v\f\r", l->tok[i].text[0])), "%s: token %d starts with whitespace 0x%02X",
-                       tok_preset_name(p), i, (unsigned char)l->tok[i].text[0]);
+            FUZZ_CHECK(!(l->tok[i].text[0] && strchr(" \t\n\v\f\r", l->tok[i].text[0])),
+                       "%s: token %d starts with whitespace 0x%02X", tok_preset_name(p), i,
+                       (unsigned char)l->tok[i].text[0]);
     }
 }
 
-static void split_and_check(Tokenizer *t, const char *text, size_t len, int max_tokens,
-                            const char *who) {
+static void split_and_check(Tokenizer *t, const char *text, size_t len, int max_tokens, const char *who) {
     TokenList out;
     AvError err = {{0}};
     memset(&out, 0xA5, sizeof out); /* tok_split must initialise it */

@@ -12,15 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FUZZ_CHECK(cond, ...)                                                                      \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "\n==fuzz== invariant failed at %s:%d: %s\n==fuzz== ", __FILE__,       \
-                    __LINE__, #cond);                                                              \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            abort();                                                                               \
-        }                                                                                          \
+#define FUZZ_CHECK(cond, ...)                                                                                          \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            fprintf(stderr, "\n==fuzz== invariant failed at %s:%d: %s\n==fuzz== ", __FILE__, __LINE__, #cond);         \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fputc('\n', stderr);                                                                                       \
+            abort();                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
 /* Checking code is built without coverage: its branches are the invariants
@@ -34,8 +33,7 @@
 FUZZ_NO_COVERAGE static inline long fuzz_first_unsafe(const char *s, size_t len, const char *allowed) {
     const unsigned char *u = (const unsigned char *)s;
     for (size_t i = 0; i < len; i++) {
-        if ((u[i] < 0x20 && !(u[i] && allowed && strchr(allowed, u[i]))) || u[i] == 0x7F)
-            return (long)i;
+        if ((u[i] < 0x20 && !(u[i] && allowed && strchr(allowed, u[i]))) || u[i] == 0x7F) return (long)i;
         if (u[i] == 0xC2 && i + 1 < len && u[i + 1] >= 0x80 && u[i + 1] <= 0x9F) return (long)i;
     }
     return -1;
