@@ -16,19 +16,6 @@
 
 #include <stddef.h>
 
-/* A read-only view of a matrix: element (i, j) is data[i * ld + j]. */
-typedef struct {
-    const float *data;
-    int rows, cols;
-    int ld;
-} MatView;
-
-static inline float mat_at(MatView m, int i, int j) { return m.data[(size_t)i * (size_t)m.ld + (size_t)j]; }
-static inline MatView mat_view(const float *data, int rows, int cols, int ld) {
-    MatView v = {data, rows, cols, ld};
-    return v;
-}
-
 /* The right-hand matrix of a product, packed for the kernel in use: panels of
  * NR columns, KC rows at a time. Packing is done once and shared read-only by
  * every thread that multiplies rows with it. */

@@ -1244,14 +1244,6 @@ const char *model_key_label(const Model *m, int j) {
     return model_key_text(m, j, &len);
 }
 
-int model_query_id(const Model *m, int i) {
-    if (m->source == SOURCE_QKV) return i;
-    size_t len;
-    int id;
-    side_token(m, m->q_target, i, &len, &id);
-    return id;
-}
-
 int model_key_id(const Model *m, int j) {
     if (m->source == SOURCE_QKV) return j;
     size_t len;

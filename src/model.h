@@ -237,8 +237,7 @@ const char *model_key_label(const Model *m, int j);
 /* The same with their length in bytes: a token may hold a NUL byte. */
 const char *model_query_text(const Model *m, int i, size_t *len);
 const char *model_key_text(const Model *m, int j, size_t *len);
-int model_query_id(const Model *m, int i); /* vocabulary id, or i for a Q/K/V file */
-int model_key_id(const Model *m, int j);
+int model_key_id(const Model *m, int j); /* vocabulary id, or j for a Q/K/V file */
 
 /* Stable softmax of one row of n scores (-inf = masked) into w: subtract the
  * row maximum, exponentiate and sum in double. Returns the sum of the stored

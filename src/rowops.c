@@ -310,10 +310,6 @@ static const RowOps *ops(void) {
 
 double attn_sum(const float *x, int n) { return ops()->sum(x, n); }
 
-void attn_scale_row(float *scaled, const float *raw, int n, ScaleOp op, double by) {
-    ops()->scale(scaled, raw, n, op, by);
-}
-
 void attn_scale_mask_row(float *scaled, float *masked, const float *raw, const unsigned char *allowed, int n,
                          ScaleOp op, double by) {
     /* In blocks that stay in the L1 cache between the two passes. */

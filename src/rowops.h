@@ -36,11 +36,10 @@ void attn_softmax(float *w, const float *s, int n, SoftmaxRow *out);
 /* How the scaling stage turns raw scores into scaled ones. */
 typedef enum { SCALE_COPY, SCALE_DIVIDE, SCALE_MULTIPLY } ScaleOp;
 
-/* scaled[j] = raw[j] (copy), (float)(raw[j] / by) in double (divide), or
- * raw[j] * by in double, saturated at +-FLT_MAX (multiply). */
-void attn_scale_row(float *scaled, const float *raw, int n, ScaleOp op, double by);
-
-/* Both in one pass over the row. */
+/* The scaling then the mask, in one pass over the row: scaled[j] = raw[j]
+ * (copy), (float)(raw[j] / by) in double (divide), or raw[j] * by in double,
+ * saturated at +-FLT_MAX (multiply); masked[j] = scaled[j], or -inf where
+ * allowed[j] is 0. */
 void attn_scale_mask_row(float *scaled, float *masked, const float *raw, const unsigned char *allowed, int n,
                          ScaleOp op, double by);
 

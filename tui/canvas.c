@@ -123,12 +123,6 @@ int cv_text(Canvas *cv, int y, int x, const char *s, int max_cols, Style st) {
     return col - x;
 }
 
-int cv_text_pad(Canvas *cv, int y, int x, const char *s, int cols, Style st) {
-    int n = cv_text(cv, y, x, s, cols, st);
-    if (n < cols) cv_fill(cv, y, x + n, cols - n, " ", st);
-    return cols;
-}
-
 void cv_text_right(Canvas *cv, int y, int x, const char *s, int cols, Style st) {
     int w = text_width(s, strlen(s));
     if (w > cols) w = cols;

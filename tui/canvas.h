@@ -53,9 +53,6 @@ static inline Cell *cv_cell(Canvas *cv, int y, int x) { return &cv->cells[(size_
  * labels first (text_safe_label). Returns the columns written. */
 int cv_text(Canvas *cv, int y, int x, const char *s, int max_cols, Style st);
 
-/* Like cv_text, then pads with spaces to exactly `cols` columns. */
-int cv_text_pad(Canvas *cv, int y, int x, const char *s, int cols, Style st);
-
 /* Right-aligns s in a field of `cols` columns ending at x + cols. */
 void cv_text_right(Canvas *cv, int y, int x, const char *s, int cols, Style st);
 

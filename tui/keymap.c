@@ -70,9 +70,3 @@ Action keymap_action(int key) {
             if (keymap[i].keys[k] == key) return keymap[i].action;
     return ACT_NONE;
 }
-
-const KeyBinding *keymap_binding(Action a) {
-    for (int i = 0; i < keymap_count; i++)
-        if (keymap[i].action == a) return &keymap[i];
-    return NULL;
-}

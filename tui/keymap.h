@@ -70,7 +70,4 @@ extern const int keymap_count;
 /* The action of a key code, or ACT_NONE. */
 Action keymap_action(int key);
 
-/* The binding of an action (the first one), or NULL. */
-const KeyBinding *keymap_binding(Action a);
-
 #endif
