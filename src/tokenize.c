@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "cancel.h"
+#include "hash.h"
 
 /* ===== Presets ===== */
 
@@ -210,16 +211,6 @@ static size_t tok_next_char(const unsigned char *s, size_t len, size_t at, int c
     return at;
 }
 
-/* 64-bit FNV-1a: simple, and good enough to spread token texts over a table. */
-static uint64_t tok_hash(const char *s, size_t len) {
-    uint64_t h = 14695981039346656037u;
-    for (size_t i = 0; i < len; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211u;
-    }
-    return h;
-}
-
 /* Numbers tok[0..n) in order of first appearance (equal texts, equal ids) with
  * an open-addressing table of token indices; returns the vocabulary size, or
  * -1 when out of memory. */
@@ -231,7 +222,7 @@ static int tok_assign_ids(Token *tok, int n) {
     for (size_t i = 0; i < cap; i++) slot[i] = -1;
     int vocab = 0;
     for (int i = 0; i < n; i++) {
-        size_t h = (size_t)tok_hash(tok[i].text, tok[i].len) & (cap - 1);
+        size_t h = (size_t)av_fnv1a(tok[i].text, tok[i].len) & (cap - 1);
         for (;;) {
             int j = slot[h];
             if (j < 0) {

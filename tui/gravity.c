@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "pca.h"
 #include "text.h"
 #include "views.h"
@@ -79,20 +80,10 @@ static struct {
     double var[2], total;
 } pca_memo;
 
-static uint64_t hash_floats(const float *v, size_t count) {
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a over the 32-bit patterns */
-    for (size_t k = 0; k < count; k++) {
-        uint32_t bits;
-        memcpy(&bits, &v[k], sizeof bits);
-        h = (h ^ bits) * 1099511628211ULL;
-    }
-    return h;
-}
-
 static int x_axes(const Model *m, AvError *err) {
     int n = m->n_k, d = m->cfg.d_model;
     if (d < 1 || d > MODEL_MAX_DIM) return av_errorf(err, "word gravity: d_model %d out of range", d);
-    uint64_t h = hash_floats(m->x, (size_t)n * d);
+    uint64_t h = av_fnv1a(m->x, sizeof(float) * (size_t)n * d);
     if (pca_memo.valid && pca_memo.n == n && pca_memo.d == d && pca_memo.hash == h) return 0;
     pca_memo.valid = 0;
     if (pca_top2(pca_memo.axes, pca_memo.var, m->x, n, d, err)) return -1;
