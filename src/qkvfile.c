@@ -22,6 +22,8 @@
  */
 #include "qkvfile.h"
 
+#include "utf8.h"
+
 #include <float.h>
 #include <locale.h>
 #include <math.h>
@@ -79,54 +81,23 @@ typedef struct {
 // ---------------------------------------------------------------------------
 // UTF-8 and quoting
 
-/* Decodes one strict UTF-8 sequence (no overlong forms, surrogates or values
- * above U+10FFFF) at s[0..n). Returns its length, or 0 if it is invalid. */
+/* One strict UTF-8 sequence at s[0..n) (utf8.h's decoder): its length, or 0
+ * when it is invalid. */
 static size_t qkv_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp) {
     if (n == 0) return 0;
-    unsigned char c = s[0];
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    }
-    size_t len;
-    uint32_t v, min;
-    if (c >= 0xC2 && c <= 0xDF) {
-        len = 2;
-        v = c & 0x1F;
-        min = 0x80;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3;
-        v = c & 0x0F;
-        min = 0x800;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4;
-        v = c & 0x07;
-        min = 0x10000;
-    } else {
-        return 0; /* continuation byte, C0/C1 (always overlong) or F5..FF */
-    }
-    if (n < len) return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80) return 0;
-        v = (v << 6) | (s[i] & 0x3F);
-    }
-    if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 0;
-    *cp = v;
-    return len;
+    int len = utf8_decode((const char *)s, n, cp);
+    return *cp == UTF8_INVALID ? 0 : (size_t)len;
 }
 
-/* Characters a terminal would act on or not show: C0/C1 controls, DEL, and
- * the invisible format characters that reorder or hide text (bidi controls,
- * zero-width spaces, line separators, BOM). Such a character must never reach
- * the screen raw. Zero-width (non-)joiners are reported separately because a
- * token may need them (emoji sequences, Persian, Indic scripts). */
-static int qkv_is_hidden(uint32_t cp) {
-    return cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0) || cp == 0x061C || cp == 0x200B || cp == 0x200E ||
-           cp == 0x200F || (cp >= 0x2028 && cp <= 0x202E) || (cp >= 0x2060 && cp <= 0x2069) || cp == 0xFEFF ||
-           (cp >= 0xFFF9 && cp <= 0xFFFB);
-}
+/* The zero-width (non-)joiners and the emoji presentation selectors may be
+ * part of a token (emoji sequences, Persian, Indic scripts): shown escaped,
+ * never refused. */
+static int qkv_is_joiner(uint32_t cp) { return cp == 0x200C || cp == 0x200D || cp == 0xFE0E || cp == 0xFE0F; }
 
-static int qkv_is_joiner(uint32_t cp) { return cp == 0x200C || cp == 0x200D; }
+/* What a token may not hold: what must never reach a terminal raw
+ * (utf8_is_unsafe: controls, bidi and other format characters), joiners
+ * aside. */
+static int qkv_is_hidden(uint32_t cp) { return utf8_is_unsafe(cp) && !qkv_is_joiner(cp); }
 
 /* Writes s[0..n) into dst (size dstsz, always NUL-terminated) with hidden
  * characters and invalid bytes escaped as \xNN per byte. At most `max` bytes

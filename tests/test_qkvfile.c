@@ -315,11 +315,25 @@ static void test_error_columns_in_characters(void **state) {
                      "t.qkv:1:15: token '\\x1b[2J' holds a control or invisible character (U+001B)");
     qkv_expect_error("tokens: 나는 a\u202Eb\n", /* RLO */
                      "t.qkv:1:13: token 'a\\xe2\\x80\\xaeb' holds a control or invisible");
+    /* The same set as the screen's (utf8_is_unsafe): a soft hyphen is a format
+     * character too; a joiner or VS16 may be part of a token. */
+    qkv_expect_error("tokens: co\u00ADop\n", "t.qkv:1:11: token 'co\\xc2\\xadop' holds a control or invisible");
     qkv_expect_error("\xEF\xBB\xBFX:\n", "t.qkv:1:1: unknown block 'X:'");
     qkv_expect_error("\xEF\xBB\xBFQ:\n가가 x\n", "t.qkv:2:1: expected a number, found '가가'");
     qkv_expect_error("Q:\n1 2\n\u2003 3\n", /* an em space is not whitespace */
                      "t.qkv:3:1: expected a number, found '\u2003'");
     qkv_expect_error("Q:\r\n1 2\r\n3\r\n", "t.qkv:3:1: row has 1 value, expected 2");
+}
+
+/* A token may hold a joiner or an emoji presentation selector (shown
+ * escaped on the screen, as in a sentence). */
+static void test_tokens_with_joiners(void **state) {
+    (void)state;
+    const char *txt = "tokens: \u2764\uFE0F \u0645\u06CC\u200C\u062E\nQ:\n1\n2\nK:\n1\n2\nV:\n1\n2\n";
+    QkvData d;
+    AvError err = {{0}};
+    if (qkv_parse(&d, txt, strlen(txt), "t.qkv", &err)) fail_msg("%s", err.msg);
+    qkv_free(&d);
 }
 
 /* Quoted words are escaped and cut so a message is safe to print. */
@@ -514,6 +528,7 @@ int main(void) {
         cmocka_unit_test(test_load_missing),
         cmocka_unit_test(test_load_empty),
         cmocka_unit_test(test_adversarial),
+        cmocka_unit_test(test_tokens_with_joiners),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
