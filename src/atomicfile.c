@@ -32,7 +32,7 @@ static int resolve_target(const char *path, char **target, struct stat *st, int 
     if (lstat(path, &lst) != 0) {
         if (errno != ENOENT) return av_errorf(err, "%s: %s", path, strerror(errno));
         *target = strdup(path);
-        return *target ? 0 : av_errorf(err, "%s: out of memory", path);
+        return *target ? 0 : av_error_nomem(err, "%s: out of memory", path);
     }
     if (S_ISLNK(lst.st_mode)) {
         if (stat(path, st) != 0) {
@@ -51,7 +51,7 @@ static int resolve_target(const char *path, char **target, struct stat *st, int 
     } else {
         *st = lst;
         *target = strdup(path);
-        if (!*target) return av_errorf(err, "%s: out of memory", path);
+        if (!*target) return av_error_nomem(err, "%s: out of memory", path);
     }
     *exists = 1;
     return 0;
@@ -106,7 +106,7 @@ int av_write_file_atomic(const char *path, const void *data, size_t len, AvError
     char *tmp = malloc(tcap), *dir = malloc(dlen + 2);
     if (!tmp || !dir) {
         free(tmp), free(dir), free(target);
-        return av_errorf(err, "%s: out of memory", path);
+        return av_error_nomem(err, "%s: out of memory", path);
     }
     if (slash && dlen == 0) strcpy(dir, "/");
     else if (slash) snprintf(dir, dlen + 2, "%.*s", (int)dlen, target);
@@ -116,7 +116,7 @@ int av_write_file_atomic(const char *path, const void *data, size_t len, AvError
 
     int rc = -1, fd = mkstemp(tmp);
     if (fd < 0) {
-        av_errorf(err, "%s: cannot create a temporary file in %s: %s", path, dir, strerror(errno));
+        av_error_io(err, "%s: cannot create a temporary file in %s: %s", path, dir, strerror(errno));
         goto out;
     }
     mode_t mode;
@@ -145,7 +145,7 @@ int av_write_file_atomic(const char *path, const void *data, size_t len, AvError
     step = "cannot replace";
     if (rename(tmp, target)) goto fail;
     if (sync_dir(dir)) {
-        av_errorf(err, "%s: written, but its directory %s could not be synced: %s", path, dir, strerror(errno));
+        av_error_io(err, "%s: written, but its directory %s could not be synced: %s", path, dir, strerror(errno));
         goto out;
     }
     rc = 0;
@@ -154,8 +154,8 @@ fail : {
     int saved = errno;
     if (fd >= 0) close(fd);
     unlink(tmp);
-    av_errorf(err, "%s: %s: %s (%s)", path, step, strerror(saved),
-              exists ? "the old file is unchanged" : "nothing written");
+    av_error_io(err, "%s: %s: %s (%s)", path, step, strerror(saved),
+                exists ? "the old file is unchanged" : "nothing written");
 }
 out:
     free(tmp);

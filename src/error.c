@@ -5,15 +5,39 @@
 #include <stdio.h>
 #include <string.h>
 
-int av_errorf(AvError *err, const char *fmt, ...) {
+static int error_v(AvError *err, AvErrorKind kind, const char *fmt, va_list ap) {
     if (err) {
-        va_list ap;
-        va_start(ap, fmt);
         vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-        va_end(ap);
+        err->kind = kind;
     }
     return -1;
 }
+
+int av_errorf(AvError *err, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    error_v(err, AV_ERR_INPUT, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int av_error_nomem(AvError *err, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    error_v(err, AV_ERR_NOMEM, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int av_error_io(AvError *err, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    error_v(err, AV_ERR_IO, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int av_error_exit_status(const AvError *err) { return err && err->kind != AV_ERR_INPUT ? 1 : 2; }
 
 int av_error_prefix(AvError *err, const char *fmt, ...) {
     if (!err) return -1;

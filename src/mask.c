@@ -126,7 +126,7 @@ int mask_parse_grid(unsigned char **grid, int n_q, int n_k, const char *buf, siz
                     AvError *err) {
     *grid = NULL;
     unsigned char *g = malloc((size_t)(n_q > 0 ? n_q : 1) * (size_t)(n_k > 0 ? n_k : 1));
-    if (!g) return av_errorf(err, "%s: out of memory", name);
+    if (!g) return av_error_nomem(err, "%s: out of memory", name);
     int row = 0, line = 1, runs = -1; /* -1: the first line with values decides the format */
     size_t i = 0;
     while (i <= len) {
@@ -237,7 +237,7 @@ int mask_format_grid(char **out, size_t *len, const unsigned char *grid, int n_q
     *len = 0;
     /* An all-visible row for grid NULL (n_k <= 4096 bytes). */
     unsigned char *ones = grid ? NULL : malloc((size_t)(n_k > 0 ? n_k : 1));
-    if (!grid && !ones) return av_errorf(err, "out of memory");
+    if (!grid && !ones) return av_error_nomem(err, "out of memory");
     if (ones) memset(ones, 1, (size_t)(n_k > 0 ? n_k : 1));
     Emit e = {NULL, 0};
     emit_grid(&e, grid, n_q, n_k, comments, ones);
@@ -253,7 +253,7 @@ int mask_format_grid(char **out, size_t *len, const unsigned char *grid, int n_q
     e.dst = malloc(e.n + 1);
     if (!e.dst) {
         free(ones);
-        return av_errorf(err, "out of memory");
+        return av_error_nomem(err, "out of memory");
     }
     e.n = 0;
     emit_grid(&e, grid, n_q, n_k, comments, ones);

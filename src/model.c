@@ -350,9 +350,10 @@ static int reshape(Model *m, const ModelConfig *c, int n_q, int n_k, ModelSource
     if (storage_alloc(&s, which, c, n_q, n_k, src, q_target != k_target)) {
         /* Q/K/V from a file have no d_model (cfg keeps the default 64). */
         if (src != SOURCE_TEXT)
-            return av_errorf(err, "out of memory for Q/K/V of %d x %d tokens, d_k=%d d_v=%d", n_q, n_k, c->d_k, c->d_v);
-        return av_errorf(err, "out of memory for d_model=%d heads=%d d_k=%d d_v=%d and %d tokens", c->d_model, c->heads,
-                         c->d_k, c->d_v, n_k);
+            return av_error_nomem(err, "out of memory for Q/K/V of %d x %d tokens, d_k=%d d_v=%d", n_q, n_k, c->d_k,
+                                  c->d_v);
+        return av_error_nomem(err, "out of memory for d_model=%d heads=%d d_k=%d d_v=%d and %d tokens", c->d_model,
+                              c->heads, c->d_k, c->d_v, n_k);
     }
     /* The weights that survive a change of heads, d_k or d_v (prefix
      * stability): copied into the new arena below, so that only new columns
@@ -554,7 +555,7 @@ static void take_tokens(Model *m, TokenList *list) {
 int model_set_text(Model *m, const char *text, size_t len, AvError *err) {
     if (m->source != SOURCE_TEXT) return av_errorf(err, "Q, K and V come from a file: there is no sentence to change");
     char *copy = malloc(len + 1);
-    if (!copy) return av_errorf(err, "out of memory");
+    if (!copy) return av_error_nomem(err, "out of memory");
     memcpy(copy, text, len);
     copy[len] = '\0';
     TokenList list = {0};
@@ -630,7 +631,7 @@ int model_set_target(Model *m, const char *text, size_t len, AvError *err) {
         return 0;
     }
     char *copy = malloc(len + 1);
-    if (!copy) return av_errorf(err, "out of memory");
+    if (!copy) return av_error_nomem(err, "out of memory");
     memcpy(copy, text, len);
     copy[len] = '\0';
     TokenList list = {0};
@@ -700,7 +701,7 @@ void model_paint_clear(Model *m) {
 
 int model_set_painted(Model *m, const unsigned char *grid, int n_q, int n_k, AvError *err) {
     unsigned char *g = malloc((size_t)(n_q ? n_q : 1) * (size_t)(n_k ? n_k : 1));
-    if (!g) return av_errorf(err, "out of memory");
+    if (!g) return av_error_nomem(err, "out of memory");
     memcpy(g, grid, (size_t)n_q * (size_t)n_k);
     free(m->painted);
     m->painted = g;

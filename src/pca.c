@@ -257,7 +257,7 @@ int pca_top2(float *out_axes, double *out_var, const float *x, int n, int d, AvE
         if (!isfinite(x[k]))
             return av_errorf(err, "pca: row %zu, column %zu is not a finite number", k / (size_t)d, k % (size_t)d);
     double *mem = malloc(sizeof(double) * (4 * (size_t)d + (size_t)n + 1));
-    if (!mem) return av_errorf(err, "pca: out of memory for %d x %d", n, d);
+    if (!mem) return av_error_nomem(err, "pca: out of memory for %d x %d", n, d);
     double *mean = mem, *a1 = mean + d, *a2 = a1 + d, *w = a2 + d, *t = w + d;
     Data D = {x, mean, n, d, t, NULL};
 

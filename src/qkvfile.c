@@ -163,7 +163,11 @@ static int qkv_fail_at(const QkvParser *p, size_t line, size_t col, const char *
 /* Error at byte offset pos of the current line. */
 #define qkv_fail(p, pos, ...) qkv_fail_at((p), (p)->line, qkv_column((p), (p)->line_start, (pos)), __VA_ARGS__)
 
-static int qkv_out_of_memory(const QkvParser *p) { return qkv_fail_at(p, p->line, 1, "out of memory"); }
+static int qkv_out_of_memory(const QkvParser *p) {
+    qkv_fail_at(p, p->line, 1, "out of memory");
+    if (p->err) p->err->kind = AV_ERR_NOMEM;
+    return -1;
+}
 
 // ---------------------------------------------------------------------------
 // Scanning

@@ -53,7 +53,7 @@ int av_read_file(const char *path, size_t max, char **out, size_t *len, AvError 
     char *buf = malloc(cap);
     if (!buf) {
         if (!is_stdin) fclose(f);
-        return av_errorf(err, "%s: out of memory", path);
+        return av_error_nomem(err, "%s: out of memory", path);
     }
     for (;;) {
         if (n + 1 >= cap) {
@@ -62,7 +62,7 @@ int av_read_file(const char *path, size_t max, char **out, size_t *len, AvError 
             if (!nb) {
                 free(buf);
                 if (!is_stdin) fclose(f);
-                return av_errorf(err, "%s: out of memory", path);
+                return av_error_nomem(err, "%s: out of memory", path);
             }
             buf = nb;
             cap = ncap;
@@ -81,7 +81,7 @@ int av_read_file(const char *path, size_t max, char **out, size_t *len, AvError 
     if (!is_stdin) fclose(f);
     if (failed) {
         free(buf);
-        return av_errorf(err, "%s: read error: %s", path, strerror(saved));
+        return av_error_io(err, "%s: read error: %s", path, strerror(saved));
     }
     buf[n] = '\0';
     *out = buf;

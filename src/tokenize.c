@@ -114,14 +114,14 @@ Tokenizer *tok_new(TokPreset preset, const char *pattern, AvError *err) {
 
     Tokenizer *t = calloc(1, sizeof *t);
     if (!t) {
-        av_errorf(err, "%s: out of memory", who);
+        av_error_nomem(err, "%s: out of memory", who);
         return NULL;
     }
     t->preset = preset;
     t->pattern = tok_strdup(source);
     if (!t->pattern) {
         tok_free(t);
-        av_errorf(err, "%s: out of memory", who);
+        av_error_nomem(err, "%s: out of memory", who);
         return NULL;
     }
 
@@ -150,7 +150,7 @@ Tokenizer *tok_new(TokPreset preset, const char *pattern, AvError *err) {
     t->ctx = pcre2_match_context_create(NULL);
     if (!t->match || !t->ctx) {
         tok_free(t);
-        av_errorf(err, "%s: out of memory", who);
+        av_error_nomem(err, "%s: out of memory", who);
         return NULL;
     }
 
@@ -253,7 +253,7 @@ static int tok_push(Token **tok, int *n, int *cap, int max_tokens, size_t start,
         int ncap = *cap == 0 ? 16 : *cap > max_tokens / 2 ? max_tokens : *cap * 2;
         if (ncap > max_tokens) ncap = max_tokens;
         Token *nt = realloc(*tok, (size_t)ncap * sizeof *nt);
-        if (!nt) return av_errorf(err, "tokenizer: out of memory");
+        if (!nt) return av_error_nomem(err, "tokenizer: out of memory");
         *tok = nt;
         *cap = ncap;
     }
@@ -388,7 +388,7 @@ int tok_split(Tokenizer *t, const char *text, size_t len, int max_tokens, TokenL
     char *arena = malloc(bytes);
     if (!arena) {
         free(tok);
-        return av_errorf(err, "tokenizer: out of memory");
+        return av_error_nomem(err, "tokenizer: out of memory");
     }
     char *p = arena;
     for (int i = 0; i < n; i++) {
@@ -403,7 +403,7 @@ int tok_split(Tokenizer *t, const char *text, size_t len, int max_tokens, TokenL
     if (vocab < 0) {
         free(arena);
         free(tok);
-        return av_errorf(err, "tokenizer: out of memory");
+        return av_error_nomem(err, "tokenizer: out of memory");
     }
     out->tok = tok;
     out->n = n;

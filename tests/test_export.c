@@ -102,7 +102,7 @@ static void test_json_round_trip(void **state) {
 static void test_json_qkv(void **state) {
     (void)state;
     QkvData d;
-    AvError err = {{0}};
+    AvError err = {0};
     if (qkv_load(&d, "samples/worked-example.qkv", &err)) fail_msg("%s", err.msg);
     Model *m = model_new();
     assert_int_equal(model_set_qkv(m, &d, &err), 0);
@@ -178,7 +178,7 @@ static void test_csv_rows(void **state) {
 static void test_text_layout(void **state) {
     (void)state;
     QkvData d;
-    AvError err = {{0}};
+    AvError err = {0};
     if (qkv_load(&d, "samples/worked-example.qkv", &err)) fail_msg("%s", err.msg);
     Model *m = model_new();
     model_set_qkv(m, &d, &err);

@@ -123,7 +123,7 @@ static char *slurp(const char *p) {
 
 /* Writes grid, checks the text fits the input limit, reads it back. */
 static void round_trip(const unsigned char *grid, int n_q, int n_k) {
-    AvError err = {{0}};
+    AvError err = {0};
     char *text;
     size_t len;
     if (mask_format_grid(&text, &len, grid, n_q, n_k, NULL, AV_MAX_INPUT_BYTES, &err))
@@ -140,7 +140,7 @@ static void round_trip(const unsigned char *grid, int n_q, int n_k) {
 
 static void test_mask_small_is_rows_of_bits(void **state) {
     (void)state;
-    AvError err = {{0}};
+    AvError err = {0};
     const unsigned char g[6] = {1, 0, 1, 0, 1, 1};
     char *text;
     size_t len;
@@ -151,7 +151,7 @@ static void test_mask_small_is_rows_of_bits(void **state) {
 
 static void test_mask_runs_format(void **state) {
     (void)state;
-    AvError err = {{0}};
+    AvError err = {0};
     enum { K = 100 };
     unsigned char g[2 * K];
     memset(g, 1, sizeof g);
@@ -174,7 +174,7 @@ static void test_mask_runs_format(void **state) {
 
 static void test_mask_old_format_still_read(void **state) {
     (void)state;
-    AvError err = {{0}};
+    AvError err = {0};
     unsigned char *g;
     const char *txt =
         "# attnviz painted mask: 2 queries x 3 keys, 1 = visible, 0 = masked\n1 0 1\r\n\n0 1 1  # row 2\n";
@@ -198,7 +198,7 @@ static void test_mask_old_format_still_read(void **state) {
 
 static void test_mask_runs_errors(void **state) {
     (void)state;
-    AvError err = {{0}};
+    AvError err = {0};
     unsigned char *g = NULL;
     struct {
         const char *text, *want;
@@ -278,7 +278,7 @@ static void test_mask_too_detailed_refused(void **state) {
     assert_non_null(g);
     for (int i = 0; i < N; i++)
         for (int j = 0; j < N; j++) g[(size_t)i * N + j] = (unsigned char)((i + j) % 2);
-    AvError err = {{0}};
+    AvError err = {0};
     char *text = (char *)1;
     size_t len = 1;
     assert_int_equal(mask_format_grid(&text, &len, g, N, N, NULL, AV_MAX_INPUT_BYTES, &err), -1);
@@ -299,7 +299,7 @@ static void test_mask_comments_kept(void **state) {
     char *c = mask_file_comments(file, strlen(file), &dropped);
     assert_string_equal(c, "# my notes: row 1 hides 'cat'\n  # indented\n");
     assert_int_equal(dropped, 1);
-    AvError err = {{0}};
+    AvError err = {0};
     const unsigned char g[6] = {1, 0, 1, 0, 1, 1};
     char *text;
     size_t len;
@@ -321,7 +321,7 @@ static void test_mask_comments_kept(void **state) {
 static void test_atomic_new_file(void **state) {
     (void)state;
     mode_t old = umask(027);
-    AvError err = {{0}};
+    AvError err = {0};
     const char *p = in_dir("new.txt");
     assert_int_equal(av_write_file_atomic(p, "hello\n", 6, &err), 0);
     umask(old);
@@ -339,7 +339,7 @@ static void test_atomic_new_file(void **state) {
 
 static void test_atomic_replaces_keeping_mode(void **state) {
     (void)state;
-    AvError err = {{0}};
+    AvError err = {0};
     const char *p = in_dir("m.txt");
     put_file(p, "old content\n", 0604);
     struct stat before, after;
@@ -362,7 +362,7 @@ static void test_atomic_failure_keeps_old(void **state) {
     char *data = malloc(big);
     memset(data, '1', big);
     for (int k = 1; k <= 3; k++) {
-        AvError err = {{0}};
+        AvError err = {0};
         write_fails_at = k; /* the first, second or third write */
         write_chunk = 1 << 18;
         assert_int_equal(av_write_file_atomic(p, data, big, &err), -1);
@@ -374,7 +374,7 @@ static void test_atomic_failure_keeps_old(void **state) {
         assert_non_null(strstr(err.msg, "No space left on device"));
         assert_non_null(strstr(err.msg, "the old file is unchanged"));
     }
-    AvError err = {{0}};
+    AvError err = {0};
     fsync_fails_at = 1;
     assert_int_equal(av_write_file_atomic(p, data, 100, &err), -1);
     fsync_fails_at = 0;
@@ -407,7 +407,7 @@ static void test_atomic_real_full_disk(void **state) {
     size_t big = 256 << 10;
     char *data = malloc(big);
     memset(data, '0', big);
-    AvError err = {{0}};
+    AvError err = {0};
     int rc = av_write_file_atomic(p, data, big, &err);
     char *back = slurp(p);
     int entries = 0;
@@ -427,7 +427,7 @@ static void test_atomic_real_full_disk(void **state) {
  * stays a link. */
 static void test_atomic_follows_symlink(void **state) {
     (void)state;
-    AvError err = {{0}};
+    AvError err = {0};
     const char *target = in_dir("real.txt"), *link = in_dir("link.txt");
     put_file(target, "old\n", 0640);
     assert_int_equal(symlink("real.txt", link), 0);
@@ -443,7 +443,7 @@ static void test_atomic_follows_symlink(void **state) {
 
 static void test_atomic_refuses_what_is_not_a_file(void **state) {
     (void)state;
-    AvError err = {{0}};
+    AvError err = {0};
     const char *dangling = in_dir("dangling");
     assert_int_equal(symlink("nowhere.txt", dangling), 0);
     assert_int_equal(av_write_file_atomic(dangling, "x", 1, &err), -1);
@@ -488,7 +488,7 @@ static void test_atomic_refuses_what_is_not_a_file(void **state) {
 
 static void test_read_refuses_fifo_without_blocking(void **state) {
     (void)state;
-    AvError err = {{0}};
+    AvError err = {0};
     const char *fifo = in_dir("fifo");
     assert_int_equal(mkfifo(fifo, 0644), 0);
     char *buf;
@@ -508,7 +508,7 @@ static void test_read_refuses_fifo_without_blocking(void **state) {
 /* Only a file that is not there is "no file yet"; every other error is said. */
 static void test_read_if_exists(void **state) {
     (void)state;
-    AvError err = {{0}};
+    AvError err = {0};
     char *buf = (char *)1;
     size_t len;
     assert_int_equal(av_read_file_if_exists(in_dir("absent"), AV_MAX_INPUT_BYTES, &buf, &len, &err), 0);

@@ -286,7 +286,7 @@ static void test_qkv_not_available(void **state) {
     (void)state;
     static const char txt[] = "tokens: a b\nQ:\n1 0\n0 1\nK:\n1 0\n0 1\nV:\n1 2\n3 4\n";
     QkvData d;
-    AvError err = {{0}};
+    AvError err = {0};
     if (qkv_parse(&d, txt, strlen(txt), "mem", &err)) fail_msg("%s", err.msg);
     Model *m = model_new();
     assert_non_null(m);
@@ -318,7 +318,7 @@ static void test_cross_not_available(void **state) {
     c.attn = ATTN_CROSS;
     Model *m = model_new();
     assert_non_null(m);
-    AvError err = {{0}};
+    AvError err = {0};
     const char *target = "Bob ignored Mary";
     /* The target first: cross-attention without one is refused. */
     if (model_set_text(m, "Mary greeted Bob", 16, &err) || model_set_target(m, target, strlen(target), &err) ||

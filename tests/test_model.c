@@ -19,7 +19,7 @@
 
 static Model *worked(MaskKind mask, int scale) {
     QkvData d;
-    AvError err = {{0}};
+    AvError err = {0};
     if (qkv_load(&d, "samples/worked-example.qkv", &err)) fail_msg("%s", err.msg);
     Model *m = model_new();
     if (model_set_qkv(m, &d, &err)) fail_msg("%s", err.msg);
@@ -181,7 +181,7 @@ static void test_softmax_stable_with_large_scores(void **state) {
     (void)state;
     const char *txt = "tokens: a b\nQ:\n100 0\n-100 0\nK:\n100 0\n-100 0\nV:\n1\n2\n";
     QkvData d;
-    AvError err = {{0}};
+    AvError err = {0};
     if (qkv_parse(&d, txt, strlen(txt), "mem", &err)) fail_msg("%s", err.msg);
     Model *m = model_new();
     assert_int_equal(model_set_qkv(m, &d, &err), 0);
@@ -578,7 +578,7 @@ static void test_zero_tokens(void **state) {
 
 static Model *worked_cfg(ScoreKind kind, int scale, MaskKind mask) {
     Model *m = worked(MASK_NONE, 1);
-    AvError err = {{0}};
+    AvError err = {0};
     ModelConfig c = m->cfg;
     c.score = kind, c.scale = scale, c.mask = mask;
     if (model_set_config(m, &c, &err) || model_update(m, &err)) fail_msg("%s", err.msg);
@@ -863,7 +863,7 @@ static void test_cancel_leaves_stale(void **state) {
     for (int th = 1; th <= 2; th++) {
         par_set_threads(th);
         Model *m = model_new();
-        AvError err = {{0}};
+        AvError err = {0};
         assert_int_equal(model_set_config(m, &c, &err), 0);
         assert_int_equal(model_set_text(m, text, strlen(text), &err), 0);
         av_cancel_request();

@@ -46,7 +46,7 @@ static ModelConfig base_config(void) {
 
 /* Applies change ch to m; returns what the first failing setter returned. */
 static int apply(Model *m, Change ch) {
-    AvError err = {{0}};
+    AvError err = {0};
     ModelConfig c = m->cfg;
     switch (ch) {
     case CH_SEED: c.seed = 7; return model_set_config(m, &c, &err);
@@ -101,7 +101,7 @@ static Model *fresh(void) {
 static void test_every_allocation_fails_once(void **state) {
     (void)state;
     par_set_threads(1); /* the same allocation order every run */
-    AvError err = {{0}};
+    AvError err = {0};
     for (Change ch = 0; ch < CH_COUNT; ch++) {
         Model *before = fresh(), *after = fresh();
         assert_int_equal(apply(after, ch), 0);
@@ -141,7 +141,7 @@ static void test_every_allocation_fails_once(void **state) {
 static void test_allocation_fails_on_threads(void **state) {
     (void)state;
     par_set_threads(4);
-    AvError err = {{0}};
+    AvError err = {0};
     for (Change ch = 0; ch < CH_COUNT; ch++) {
         Model *before = fresh(), *after = fresh();
         assert_int_equal(apply(after, ch), 0);

@@ -107,7 +107,7 @@ static void test_save_writes_and_cleans(void **state) {
     assert_int_equal(a.quit, 1);
     char *buf;
     size_t len;
-    AvError err = {{0}};
+    AvError err = {0};
     assert_int_equal(av_read_file(path, AV_MAX_INPUT_BYTES, &buf, &len, &err), 0);
     assert_non_null(strstr(buf, "# kept\n0 1 1\n1 1 1\n1 1 1\n"));
     unsigned char *g;

@@ -29,7 +29,7 @@ static void test_known_axes(void **state) {
     float x[GRID_N * 3], axes[6];
     double var[2];
     grid_points(x);
-    AvError err = {{0}};
+    AvError err = {0};
     assert_int_equal(pca_top2(axes, var, x, GRID_N, 3, &err), 0);
     double r = 1 / sqrt(2.0);
     assert_near(axes[0], r, 1e-6);
@@ -225,7 +225,7 @@ static void test_errors(void **state) {
     (void)state;
     float x[4] = {1, 2, NAN, 4}, axes[4];
     double var[2];
-    AvError err = {{0}};
+    AvError err = {0};
     assert_int_equal(pca_top2(axes, var, x, 2, 0, &err), -1);
     assert_non_null(strstr(err.msg, "d >= 1"));
     assert_int_equal(pca_top2(axes, var, x, 2, 2, &err), -1);

@@ -57,7 +57,7 @@ static void qkv_assert_clean_message(const char *msg) {
  * whose message contains `want`. */
 static void qkv_expect_error_n(const char *text, size_t len, const char *want) {
     QkvData d;
-    AvError err = {{0}};
+    AvError err = {0};
     int rc = qkv_test_parse_n(&d, text, len, "t.qkv", &err);
     if (rc != -1 || !strstr(err.msg, want))
         fail_msg("input %.60s\n  got rc %d: \"%s\"\n  want: \"%s\"", text, rc, err.msg, want);
@@ -88,7 +88,7 @@ static char *qkv_repeat(const char *prefix, const char *unit, int n, const char 
 static void test_worked_example(void **state) {
     (void)state;
     QkvData d;
-    AvError err = {{0}};
+    AvError err = {0};
     int rc = qkv_load(&d, "samples/worked-example.qkv", &err);
     if (rc != 0) fail_msg("%s", err.msg);
     assert_int_equal(d.n_q, 3);
@@ -113,7 +113,7 @@ static void test_worked_example(void **state) {
 static void test_no_tokens_line_names_t0(void **state) {
     (void)state;
     QkvData d;
-    AvError err = {{0}};
+    AvError err = {0};
     assert_int_equal(qkv_test_parse(&d, "Q:\n1 2\n3 4\nK:\n5 6\n7 8\nV:\n9\n10\n", &err), 0);
     assert_int_equal(d.has_tokens, 0);
     assert_int_equal(d.n_q, 2);
@@ -132,7 +132,7 @@ static void test_no_tokens_line_names_t0(void **state) {
 static void test_other_query_count_names_q0(void **state) {
     (void)state;
     QkvData d;
-    AvError err = {{0}};
+    AvError err = {0};
     /* 2 queries attend over 3 keys; V is wider than d_k. */
     const char *text = "tokens: a b c\n"
                        "Q:\n1 0\n0 1\n"
@@ -158,7 +158,7 @@ static void test_other_query_count_names_q0(void **state) {
 static void test_comments_blanks_crlf_bom(void **state) {
     (void)state;
     QkvData d;
-    AvError err = {{0}};
+    AvError err = {0};
     /* BOM, CRLF, tabs, comments everywhere, lowercase labels, blocks in
      * V, K, Q order, "Tokens:" with tabs, and no newline at the end. */
     const char *text = "\xEF\xBB\xBF# header\r\n"
@@ -192,7 +192,7 @@ static void test_comments_blanks_crlf_bom(void **state) {
 static void test_number_edges(void **state) {
     (void)state;
     QkvData d;
-    AvError err = {{0}};
+    AvError err = {0};
     assert_int_equal(qkv_test_parse(&d, "Q:\n3.4e38 -3.4e38 1E+2 007\nK:\n0 0 0 0\nV:\n1\n", &err), 0);
     assert_true(d.q[0] == 3.4e38f && d.q[1] == -3.4e38f && d.q[2] == 100.0f && d.q[3] == 7.0f);
     qkv_free(&d);
@@ -203,7 +203,7 @@ static void test_number_edges(void **state) {
 static void test_tokens_keep_joiners(void **state) {
     (void)state;
     QkvData d;
-    AvError err = {{0}};
+    AvError err = {0};
     const char *family = "\U0001F468\u200D\U0001F469"; /* man ZWJ woman */
     char text[200];
     snprintf(text, sizeof text, "tokens: %s a\u3000b\nQ:\n1\n2\nK:\n1\n2\nV:\n1\n2\n", family);
@@ -232,7 +232,7 @@ static void test_locale_decimal_comma(void **state) {
         if (setlocale(LC_NUMERIC, names[i])) found = names[i];
     if (!found) skip();
     QkvData d;
-    AvError err = {{0}};
+    AvError err = {0};
     int rc = qkv_test_parse(&d, "Q:\n0.5\nK:\n1.25\nV:\n2\n", &err);
     setlocale(LC_NUMERIC, "C");
     if (rc != 0) fail_msg("%s", err.msg);
@@ -331,7 +331,7 @@ static void test_tokens_with_joiners(void **state) {
     (void)state;
     const char *txt = "tokens: \u2764\uFE0F \u0645\u06CC\u200C\u062E\nQ:\n1\n2\nK:\n1\n2\nV:\n1\n2\n";
     QkvData d;
-    AvError err = {{0}};
+    AvError err = {0};
     if (qkv_parse(&d, txt, strlen(txt), "t.qkv", &err)) fail_msg("%s", err.msg);
     qkv_free(&d);
 }
@@ -361,7 +361,7 @@ static void test_error_words_escaped_and_cut(void **state) {
 
     /* The file name is escaped too. */
     QkvData d;
-    AvError err = {{0}};
+    AvError err = {0};
     assert_int_equal(qkv_test_parse_n(&d, "", 0, "a\x1B]0;x\x07.qkv", &err), -1);
     assert_string_equal(err.msg, "a\\x1b]0;x\\x07.qkv:1:1: no Q: block, expected Q:, K: and V: blocks");
 }
@@ -377,7 +377,7 @@ static void test_error_limits(void **state) {
     text[strlen(text) - 3] = '\0'; /* drop the second "K:\n" */
     strcat(text, "V:\n1\n");
     QkvData d;
-    AvError err = {{0}};
+    AvError err = {0};
     int rc = qkv_test_parse(&d, text, &err);
     if (rc != 0) fail_msg("%s", err.msg);
     assert_int_equal(d.d_k, 4096);
@@ -404,7 +404,7 @@ static void test_error_limits(void **state) {
 static void test_load_directory(void **state) {
     (void)state;
     QkvData d;
-    AvError err = {{0}};
+    AvError err = {0};
     assert_int_equal(qkv_load(&d, "samples", &err), -1);
     assert_non_null(strstr(err.msg, "samples"));
     assert_non_null(strstr(err.msg, "directory"));
@@ -414,7 +414,7 @@ static void test_load_directory(void **state) {
 static void test_load_missing(void **state) {
     (void)state;
     QkvData d;
-    AvError err = {{0}};
+    AvError err = {0};
     assert_int_equal(qkv_load(&d, "samples/no-such-file.qkv", &err), -1);
     assert_non_null(strstr(err.msg, "samples/no-such-file.qkv: cannot open"));
     qkv_assert_zeroed(&d);
@@ -427,7 +427,7 @@ static void test_load_empty(void **state) {
     assert_true(fd >= 0);
     close(fd);
     QkvData d;
-    AvError err = {{0}};
+    AvError err = {0};
     int rc = qkv_load(&d, path, &err);
     unlink(path);
     assert_int_equal(rc, -1);
@@ -449,7 +449,7 @@ static uint32_t qkv_test_rand(void) {
 
 static void qkv_check_any(const char *buf, size_t len) {
     QkvData d;
-    AvError err = {{0}};
+    AvError err = {0};
     int rc = qkv_test_parse_n(&d, buf, len, "fz", &err);
     if (rc == 0) {
         assert_true(d.n_q > 0 && d.n_k > 0 && d.d_k > 0 && d.d_v > 0);
@@ -500,7 +500,7 @@ static void test_adversarial(void **state) {
     free(numbers);
     char *digits = qkv_repeat("Q:\n0.", "0", 500000, "1\nK:\n1\nV:\n1\n");
     QkvData d;
-    AvError err = {{0}};
+    AvError err = {0};
     assert_int_equal(qkv_test_parse(&d, digits, &err), 0);
     assert_true(d.q[0] == 0.0f); /* 1e-500000 underflows */
     qkv_free(&d);

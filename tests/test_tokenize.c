@@ -19,7 +19,7 @@
 
 /* Splits text[0..len) with a fresh tokenizer and expects success. */
 static TokenList split_len(TokPreset preset, const char *pattern, const char *text, size_t len) {
-    AvError err = {{0}};
+    AvError err = {0};
     Tokenizer *t = tok_new(preset, pattern, &err);
     if (!t) fail_msg("tok_new: %s", err.msg);
     TokenList list;
@@ -277,7 +277,7 @@ static void test_empty_and_whitespace_input(void **state) {
 
 static void test_invalid_utf8(void **state) {
     (void)state;
-    AvError err = {{0}};
+    AvError err = {0};
     split_fails(TOK_WORDS, NULL, "ab\xff", 3, TOK_MAX_TOKENS, &err);
     assert_non_null(strstr(err.msg, "invalid UTF-8 at byte offset 2: "));
 
@@ -315,7 +315,7 @@ static void test_invalid_utf8(void **state) {
 
 static void test_bad_pattern(void **state) {
     (void)state;
-    AvError err = {{0}};
+    AvError err = {0};
     assert_null(tok_new(TOK_CUSTOM, "(", &err));
     assert_string_equal(err.msg, "--pattern: missing closing parenthesis at offset 1");
 
@@ -423,7 +423,7 @@ static void test_long_input(void **state) {
 
 static void test_too_many_tokens(void **state) {
     (void)state;
-    AvError err = {{0}};
+    AvError err = {0};
     split_fails(TOK_WORDS, NULL, "a b c d", 7, 3, &err);
     /* Where the text goes on: found without counting (or storing) the rest. */
     assert_string_equal(err.msg, "too many tokens: more than 3, the limit (token 4 starts at byte offset 6)");
@@ -442,7 +442,7 @@ static void test_too_many_tokens(void **state) {
 
 static void test_match_limit(void **state) {
     (void)state;
-    AvError err = {{0}};
+    AvError err = {0};
     split_fails(TOK_CUSTOM, "(*LIMIT_MATCH=10)(a+)+$", "aaaaaaaaaaaaaaaaaaaab", 21, TOK_MAX_TOKENS, &err);
     assert_non_null(strstr(err.msg, "match limit"));
 }
@@ -480,7 +480,7 @@ static void test_time_budget_stops_catastrophic_pattern(void **state) {
     (void)state;
     size_t len;
     char *text = runs_of_a(330, 20, &len);
-    AvError err = {{0}};
+    AvError err = {0};
     Tokenizer *t = tok_new(TOK_CUSTOM, "(?:(a+)+c)?", &err);
     assert_non_null(t);
     tok_set_time_budget(t, 0.2);
@@ -506,7 +506,7 @@ static void test_heap_limit(void **state) {
     char *text = malloc(n);
     assert_non_null(text);
     memset(text, 'a', n);
-    AvError err = {{0}};
+    AvError err = {0};
     split_fails(TOK_CUSTOM, "((((((((((a))))))))))*", text, n, TOK_MAX_TOKENS, &err);
     assert_non_null(strstr(err.msg, "heap limit"));
     assert_non_null(strstr(err.msg, "over 64 MiB"));
@@ -519,7 +519,7 @@ static void test_cancel_stops_split(void **state) {
     size_t len;
     char *text = runs_of_a(330, 20, &len);
     av_cancel_request();
-    AvError err = {{0}};
+    AvError err = {0};
     split_fails(TOK_CUSTOM, "(?:(a+)+c)?", text, len, TOK_MAX_TOKENS, &err);
     av_cancel_clear();
     assert_non_null(strstr(err.msg, "cancelled"));
@@ -582,7 +582,7 @@ static void test_preset_names(void **state) {
 
 static void test_accessors(void **state) {
     (void)state;
-    AvError err = {{0}};
+    AvError err = {0};
     for (int p = 0; p < TOK_CUSTOM; p++) {
         Tokenizer *t = tok_new((TokPreset)p, "ignored(", &err);
         assert_non_null(t);
@@ -603,7 +603,7 @@ static void test_accessors(void **state) {
 /* One tokenizer serves many splits, also after a failed one. */
 static void test_reuse_after_error(void **state) {
     (void)state;
-    AvError err = {{0}};
+    AvError err = {0};
     Tokenizer *t = tok_new(TOK_WORDS, NULL, &err);
     assert_non_null(t);
     TokenList l;

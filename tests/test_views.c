@@ -150,7 +150,7 @@ static void test_golden_heads(void **state) {
 
 static Model *worked_model(void) {
     QkvData d;
-    AvError err = {{0}};
+    AvError err = {0};
     if (qkv_load(&d, "samples/worked-example.qkv", &err)) fail_msg("%s", err.msg);
     Model *m = model_new();
     if (model_set_qkv(m, &d, &err) || model_update(m, &err)) fail_msg("%s", err.msg);

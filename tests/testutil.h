@@ -15,7 +15,7 @@
 static inline Model *tu_model(const char *text, const ModelConfig *c) {
     Model *m = model_new();
     assert_non_null(m);
-    AvError err = {{0}};
+    AvError err = {0};
     if (c && model_set_config(m, c, &err)) fail_msg("config: %s", err.msg);
     if (model_set_text(m, text, strlen(text), &err)) fail_msg("text: %s", err.msg);
     if (model_update(m, &err)) fail_msg("update: %s", err.msg);

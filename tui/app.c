@@ -117,7 +117,7 @@ static void clamp_cursor(App *a) {
  * that arrived together); on failure the message says why and nothing
  * changed. */
 static void reconfigure(App *a, const ModelConfig *c, const char *done) {
-    AvError err = {{0}};
+    AvError err = {0};
     if (model_set_config(a->m, c, &err)) {
         say(a, 1, "%s", err.msg);
         return;
@@ -149,7 +149,7 @@ static void next_tokenizer(App *a) {
     case TOK_CHARS: next = a->pattern ? TOK_CUSTOM : TOK_WORDS; break;
     default: next = TOK_WORDS; break;
     }
-    AvError err = {{0}};
+    AvError err = {0};
     if (model_set_tokenizer(a->m, next, next == TOK_CUSTOM ? a->pattern : NULL, &err)) {
         say(a, 1, "%s", err.msg);
         return;
@@ -188,7 +188,7 @@ static void finish_prompt(App *a) {
     PromptKind kind = a->prompt;
     a->prompt = PROMPT_NONE;
     if (kind == PROMPT_DK) {
-        AvError err = {{0}};
+        AvError err = {0};
         long v;
         /* A NUL (pasted) would end the number early: "6\0" is not 6. */
         if (strlen(a->edit.buf) != a->edit.len) {
@@ -202,7 +202,7 @@ static void finish_prompt(App *a) {
         }
         set_dk(a, v);
     } else if (kind == PROMPT_TARGET) {
-        AvError err = {{0}};
+        AvError err = {0};
         int none = a->edit.len == 0;
         if (model_set_target(a->m, none ? NULL : a->edit.buf, a->edit.len, &err)) {
             say(a, 1, "%s; the target stays as it was", err.msg);
@@ -212,7 +212,7 @@ static void finish_prompt(App *a) {
         if (none) say(a, 0, "no target sentence: self-attention only");
         else say(a, 0, "target: %d tokens (x: cross-attention)", a->m->target_tokens.n);
     } else if (kind == PROMPT_TEXT) {
-        AvError err = {{0}};
+        AvError err = {0};
         if (model_set_text(a->m, a->edit.buf, a->edit.len, &err)) {
             say(a, 1, "%s; the sentence stays as it was", err.msg);
             return;
@@ -279,13 +279,13 @@ void app_save_mask(App *a) {
         return;
     }
     const Model *m = a->m;
-    AvError err = {{0}};
+    AvError err = {0};
     unsigned char *grid = malloc((size_t)(m->n_q ? m->n_q : 1) * (size_t)(m->n_k ? m->n_k : 1));
     char *text = NULL;
     size_t len = 0;
     int rc = -1;
     if (!grid) {
-        av_errorf(&err, "out of memory");
+        av_error_nomem(&err, "out of memory");
     } else {
         for (int i = 0; i < m->n_q; i++)
             for (int j = 0; j < m->n_k; j++) grid[(size_t)i * m->n_k + j] = (unsigned char)model_painted_at(m, i, j);
@@ -353,7 +353,7 @@ static void paint_key(App *a, Action act) {
         /* Swap: the grid now becomes the step that u again puts back. */
         unsigned char *g;
         int q, k;
-        AvError err = {{0}};
+        AvError err = {0};
         if (paint_snapshot(m, &g, &q, &k)) {
             say(a, 1, "out of memory: nothing undone");
             return;

@@ -276,7 +276,7 @@ int cli_parse(CliOptions *o, int argc, char **argv, AvError *err) {
     if (o->help || o->version) return 0;
     if (optind < argc) {
         o->text = join_args(argc - optind, argv + optind);
-        if (!o->text) return av_errorf(err, "out of memory");
+        if (!o->text) return av_error_nomem(err, "out of memory");
     }
     if (o->text && o->file) return av_errorf(err, "give the sentence either as TEXT or with -f FILE, not both");
     if (o->qkv_file && (o->text || o->file))

@@ -443,7 +443,7 @@ void gravity_draw(App *a, Canvas *cv, int y0, int h, int all_heads) {
         say(cv, y0, "too small to plot"); /* fits the narrowest (20 columns) */
         return;
     }
-    AvError err = {{0}};
+    AvError err = {0};
     if (x_axes(a->m, &err)) {
         say(cv, y0, err.msg);
         return;

@@ -70,14 +70,13 @@ static int load_mask_file(Model *m, const CliOptions *o, AvError *err) {
     free(mask_comments);
     mask_comments = mask_file_comments(buf, len, &mask_comments_dropped);
     free(buf);
-    rc = mask_comments ? model_set_painted(m, grid, m->n_q, m->n_k, err) : av_errorf(err, "out of memory");
+    rc = mask_comments ? model_set_painted(m, grid, m->n_q, m->n_k, err) : av_error_nomem(err, "out of memory");
     free(grid);
     return rc;
 }
 
-/* Allocation failures in the core say "out of memory" (and nothing else
- * does but a quoted value): a runtime failure, exit 1, not bad input. */
-static int error_is_oom(const AvError *err) { return strstr(err->msg, "out of memory") != NULL; }
+/* An allocation failed in the core: a runtime failure, exit 1, not bad input. */
+static int error_is_oom(const AvError *err) { return err->kind == AV_ERR_NOMEM; }
 
 /* The sentence, target and pads are taken with the smallest shape (see
  * build_model); running out of memory there must name the configuration the
@@ -93,8 +92,8 @@ static int oom_of_final(const Model *m, const CliOptions *o, const char *text, s
     tok_list_free(&list);
     char tokens[48] = "";
     if (n >= 0) snprintf(tokens, sizeof tokens, " and %d tokens", n);
-    return av_errorf(err, "out of memory for d_model=%d heads=%d d_k=%d d_v=%d%s", c->d_model, c->heads, c->d_k, c->d_v,
-                     tokens);
+    return av_error_nomem(err, "out of memory for d_model=%d heads=%d d_k=%d d_v=%d%s", c->d_model, c->heads, c->d_k,
+                          c->d_v, tokens);
 }
 
 /* Builds the model the options describe. Returns 0, or -1 with err set. */
@@ -214,7 +213,7 @@ static int run_once(App *a, const CliOptions *o) {
 int main(int argc, char **argv) {
     int forced_utf8 = ensure_utf8_locale();
     CliOptions opt;
-    AvError err = {{0}};
+    AvError err = {0};
     if (cli_parse(&opt, argc, argv, &err)) {
         print_error(err.msg);
         fprintf(stderr, "Try 'attnviz --help' for the options and their ranges.\n");
@@ -237,7 +236,7 @@ int main(int argc, char **argv) {
     int status = 0;
     if (build_model(m, &opt, &err)) {
         print_error(err.msg);
-        status = error_is_oom(&err) ? 1 : 2;
+        status = av_error_exit_status(&err);
     } else if ((opt.dump || opt.once) && model_update(m, &err)) {
         /* (The interactive view computes in its first frame, where q, Ctrl-C
          * and SIGTERM can stop a long recompute.) */

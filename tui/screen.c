@@ -498,7 +498,7 @@ int screen_run(App *a, const CliOptions *o, AvError *err) {
     mouseinterval(0);
     Canvas *cv = cv_new(COLS, LINES);
     if (!cv) {
-        av_errorf(err, "out of memory");
+        av_error_nomem(err, "out of memory");
         status = 1;
         goto out_curses;
     }

@@ -89,7 +89,7 @@ static char *words_text(int n, size_t *len) {
 /* A model of n tokens, d_model, heads, d_k = d_v = d_model / heads, causal
  * mask, scaling on, computed once. NULL with why[] set when it cannot be. */
 static Model *make_model(int n, int d_model, int heads, char *why, size_t why_cap) {
-    AvError err = {{0}};
+    AvError err = {0};
     Model *m = model_new();
     if (!m) {
         snprintf(why, why_cap, "out of memory");

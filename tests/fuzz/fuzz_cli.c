@@ -63,7 +63,7 @@ static void check_failure(const AvError *err) {
 
 static void check_success(const CliOptions *o, int argc, char **argv) {
     if (o->help || o->version) return;
-    AvError err = {{0}};
+    AvError err = {0};
     FUZZ_CHECK(model_config_check(&o->cfg, &err) == 0, "accepted options give a bad configuration: %s", err.msg);
     FUZZ_CHECK((o->tokenizer == TOK_CUSTOM) == (o->pattern != NULL), "tokenizer %d with pattern %p", (int)o->tokenizer,
                (const void *)o->pattern);
@@ -91,7 +91,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     int argc2 = make_argv(argv2, data, size);
 
     CliOptions o1, o2;
-    AvError e1 = {{0}}, e2 = {{0}};
+    AvError e1 = {0}, e2 = {0};
     int rc1 = cli_parse(&o1, argc1, argv1, &e1);
     if (rc1 == 0) check_success(&o1, argc1, argv1);
     else {

@@ -122,7 +122,7 @@ static unsigned long computed_total(const Model *m) {
 static Model *make_model(int from_qkv, int odd) {
     Model *m = model_new();
     FUZZ_CHECK(m != NULL, "out of memory");
-    AvError err = {{0}};
+    AvError err = {0};
     if (from_qkv) {
         QkvData d;
         const char *file = odd ? CROSS_QKV : WORKED_QKV;

@@ -35,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FUZZ_CHECK(buf != NULL, "out of memory");
     if (size) memcpy(buf, data + 2, size);
 
-    AvError err = {{0}};
+    AvError err = {0};
     unsigned char *grid = (unsigned char *)1;
     int rc = mask_parse_grid(&grid, n_q, n_k, buf, size, "fuzz.mask", &err);
     if (rc != 0) {

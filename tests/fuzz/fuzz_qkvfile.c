@@ -109,7 +109,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size) memcpy(buf, data, size);
 
     QkvData d;
-    AvError err = {{0}};
+    AvError err = {0};
     memset(&d, 0x5A, sizeof d);
     int rc = qkv_parse(&d, buf, size, FUZZ_NAME, &err);
     free(buf); /* the result must not point into the buffer */

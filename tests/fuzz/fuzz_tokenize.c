@@ -25,7 +25,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc, (void)argv;
     const TokPreset p[3] = {TOK_WORDS, TOK_GPT2, TOK_CHARS};
     for (int i = 0; i < 3; i++) {
-        AvError err = {{0}};
+        AvError err = {0};
         presets[i] = tok_new(p[i], NULL, &err);
         FUZZ_CHECK(presets[i] != NULL, "preset %s does not compile: %s", tok_preset_name(p[i]), err.msg);
     }
@@ -122,7 +122,7 @@ static void check_preset(const TokenList *l, TokPreset p, size_t len, int max_to
 
 static void split_and_check(Tokenizer *t, const char *text, size_t len, int max_tokens, const char *who) {
     TokenList out;
-    AvError err = {{0}};
+    AvError err = {0};
     memset(&out, 0xA5, sizeof out); /* tok_split must initialise it */
     if (tok_split(t, text, len, max_tokens, &out, &err) == 0) {
         check_list(&out, text, len, max_tokens, who);
@@ -158,7 +158,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FUZZ_CHECK(rest != NULL, "out of memory");
     if (tlen) memcpy(rest, nl + 1, tlen);
 
-    AvError err = {{0}};
+    AvError err = {0};
     Tokenizer *t = tok_new(TOK_CUSTOM, pattern, &err);
     if (t) {
         FUZZ_CHECK(tok_preset(t) == TOK_CUSTOM && strcmp(tok_pattern(t), pattern) == 0,
