@@ -26,7 +26,7 @@ typedef enum {
     RNG_KIND_WK = 3,
     RNG_KIND_WV = 4,
     RNG_KIND_WO = 5,
-    RNG_KIND_ADD_W1 = 6, /* reserved: additive attention */
+    RNG_KIND_ADD_W1 = 6, /* additive attention's W1, W2 and v */
     RNG_KIND_ADD_W2 = 7,
     RNG_KIND_ADD_V = 8,
 } RngKind;

@@ -1,14 +1,16 @@
-/* views.c - every screen of the app, drawn on a canvas: the single-head
- * heatmap, all heads side by side, the help overlay, and the lines around
- * them (status, title, legend, inspector, message, key hints or prompt).
+/* views.c - the screens of the app drawn on a canvas: the single-head
+ * heatmap, all heads side by side, and the lines around every view (status,
+ * title, info, legend, inspector, message, key hints or prompt). The help
+ * and cell pages and the pipeline are in docs.c, word gravity in gravity.c.
  *
  * Screen rows (H = canvas height):
  *   0        status: the configuration as key=value words (contract)
  *   1        title: head i/h, the stage shown and its formula
- *   2..      column labels, then the heatmap rows
- *   H-5      legend (colour bar, masked look, flags)
- *   H-4..H-3 inspector: the arithmetic of the cell under the cursor
- *   H-2      message (result of the last key, or an error)
+ *   2        info: score kind, attention mode, tokens, mean entropy, asymmetry
+ *   3..      column labels (and an index ruler), then the heatmap rows
+ *   then     legend (colour bar, masked look, flags), right under the map and
+ *            at most at H-5; the two inspector lines (the arithmetic of the
+ *            cell under the cursor); the message (result of the last key)
  *   H-1      key hints, or the prompt being typed */
 #include <math.h>
 #include <stdio.h>
