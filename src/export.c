@@ -18,6 +18,30 @@ int export_parse_format(const char *s, ExportFormat *out) {
 
 const char *export_tokenizer_name(const Model *m) { return tok_preset_name(tok_preset(m->tokenizer)); }
 
+void export_status_words(char *buf, size_t cap, const Model *m, ExportStatus kind) {
+    const ModelConfig *c = &m->cfg;
+    char mask[32], dv[32] = "";
+    model_mask_name(c, mask, sizeof mask);
+    const char *scale = c->scale ? "on" : "off";
+    int text = m->source == SOURCE_TEXT;
+    if (kind == EXPORT_STATUS_SCREEN) {
+        if (c->d_v != c->d_k) snprintf(dv, sizeof dv, " d_v=%d", c->d_v);
+        if (text)
+            snprintf(buf, cap, "d_model=%d heads=%d d_k=%d%s mask=%s scale=%s pos=%s seed=%llu", c->d_model, c->heads,
+                     c->d_k, dv, mask, scale, pos_name(c->pos), (unsigned long long)c->seed);
+        else snprintf(buf, cap, "d_model=- heads=1 d_k=%d%s mask=%s scale=%s pos=none seed=-", c->d_k, dv, mask, scale);
+    } else if (text) {
+        snprintf(buf, cap,
+                 "d_model=%d heads=%d d_k=%d d_v=%d mask=%s scale=%s pos=%s seed=%llu tokenizer=%s score=%s%s attn=%s",
+                 c->d_model, c->heads, c->d_k, c->d_v, mask, scale, pos_name(c->pos), (unsigned long long)c->seed,
+                 export_tokenizer_name(m), score_name(c->score, c->scale), c->tie_qk ? " tie-qk" : "",
+                 attn_mode_name(c->attn));
+    } else {
+        snprintf(buf, cap, "source=qkv heads=1 d_k=%d d_v=%d mask=%s scale=%s score=%s", c->d_k, c->d_v, mask, scale,
+                 score_name(c->score, c->scale));
+    }
+}
+
 // ----------------------------------------------------------------------------
 // JSON
 
@@ -249,16 +273,9 @@ static void export_text(FILE *f, const Model *m) {
     int text = m->source == SOURCE_TEXT;
     char mask[32];
     model_mask_name(c, mask, sizeof mask);
-    if (text)
-        fprintf(f,
-                "d_model=%d heads=%d d_k=%d d_v=%d mask=%s scale=%s pos=%s seed=%llu tokenizer=%s score=%s%s "
-                "attn=%s\n\n",
-                c->d_model, c->heads, c->d_k, c->d_v, mask, c->scale ? "on" : "off", pos_name(c->pos),
-                (unsigned long long)c->seed, export_tokenizer_name(m), score_name(c->score, c->scale),
-                c->tie_qk ? " tie-qk" : "", attn_mode_name(c->attn));
-    else
-        fprintf(f, "source=qkv heads=1 d_k=%d d_v=%d mask=%s scale=%s score=%s\n\n", c->d_k, c->d_v, mask,
-                c->scale ? "on" : "off", score_name(c->score, c->scale));
+    char status[256];
+    export_status_words(status, sizeof status, m, EXPORT_STATUS_DUMP);
+    fprintf(f, "%s\n\n", status);
     fprintf(f, "tokens (%d)\n", m->n_k);
     for (int j = 0; j < m->n_k; j++) {
         fprintf(f, "  %3d  id %-4d ", j, model_key_id(m, j));

@@ -19,6 +19,7 @@
 
 #include "app.h"
 #include "cli.h"
+#include "export.h"
 #include "gravity.h"
 #include "views.h"
 #include "keymap.h"
@@ -314,17 +315,8 @@ static void status_extras(const App *a, char *buf, size_t cap) {
 }
 
 static void draw_status(const App *a, Canvas *cv) {
-    const Model *m = a->m;
-    const ModelConfig *c = &m->cfg;
-    char buf[256], dv[32] = "", mk[32];
-    if (c->d_v != c->d_k) snprintf(dv, sizeof dv, " d_v=%d", c->d_v);
-    model_mask_name(c, mk, sizeof mk);
-    if (m->source == SOURCE_QKV)
-        snprintf(buf, sizeof buf, "d_model=- heads=1 d_k=%d%s mask=%s scale=%s pos=none seed=-", c->d_k, dv, mk,
-                 c->scale ? "on" : "off");
-    else
-        snprintf(buf, sizeof buf, "d_model=%d heads=%d d_k=%d%s mask=%s scale=%s pos=%s seed=%llu", c->d_model,
-                 c->heads, c->d_k, dv, mk, c->scale ? "on" : "off", pos_name(c->pos), (unsigned long long)c->seed);
+    char buf[256];
+    export_status_words(buf, sizeof buf, a->m, EXPORT_STATUS_SCREEN);
     Style st = style_attr(ST_REVERSE);
     cv_fill(cv, 0, 0, cv->w, " ", st);
     cv_text(cv, 0, 0, buf, cv->w, st);
