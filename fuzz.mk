@@ -122,11 +122,11 @@ FUZZ_SUBMAKE  = $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST))
 fuzz-ci: fuzz-ci-a fuzz-ci-b
 
 fuzz-ci-a: $(FUZZ_BINS)
-	@$(FUZZ_SUBMAKE) fuzz-smoke-keys FUZZ_RUNS=$$(($(FUZZ_CI_RUNS) / 2)) FUZZ_PART=-1
+	@+$(FUZZ_SUBMAKE) fuzz-smoke-keys FUZZ_RUNS=$$(($(FUZZ_CI_RUNS) / 2)) FUZZ_PART=-1
 
 fuzz-ci-b: $(FUZZ_BINS)
-	@for t in tokenize qkvfile cli maskfile; do $(FUZZ_SUBMAKE) fuzz-smoke-$$t FUZZ_RUNS=$(FUZZ_CI_RUNS) || exit 1; done
-	@$(FUZZ_SUBMAKE) fuzz-smoke-keys FUZZ_RUNS=$$(($(FUZZ_CI_RUNS) / 2)) FUZZ_PART=-2
+	@+for t in tokenize qkvfile cli maskfile; do $(FUZZ_SUBMAKE) fuzz-smoke-$$t FUZZ_RUNS=$(FUZZ_CI_RUNS) || exit 1; done
+	@+$(FUZZ_SUBMAKE) fuzz-smoke-keys FUZZ_RUNS=$$(($(FUZZ_CI_RUNS) / 2)) FUZZ_PART=-2
 
 # The inputs the last runs found (build/fuzz/corpus-<target>/) and the kept
 # ones, minimized (-merge=1: the fewest inputs that add a feature to the
