@@ -15,7 +15,7 @@
 #include "app.h"
 #include "canvas.h"
 #include "keymap.h"
-#include "views.h"
+#include "widgets.h"
 #include "utf8.h"
 
 static char *render(App *a, int w, int h) {

@@ -1,5 +1,5 @@
 /* app.c - the application's state and what each key does to it. Drawing is
- * in views.c; the terminal loop in screen.c. */
+ * in view.c and the views of its table; the terminal loop in screen.c. */
 #include "app.h"
 
 #include <curses.h>
@@ -15,19 +15,7 @@
 #include "keymap.h"
 #include "readfile.h"
 #include "utf8.h"
-
-static const char *const view_names[VIEW_KIND_COUNT] = {"heatmap", "heads", "pipeline", "gravity"};
-
-const char *app_view_name(ViewKind v) { return (unsigned)v < VIEW_KIND_COUNT ? view_names[v] : "?"; }
-
-int app_view_parse(const char *s, ViewKind *out) {
-    for (int v = 0; v < VIEW_KIND_COUNT; v++)
-        if (strcmp(s, view_names[v]) == 0) {
-            *out = (ViewKind)v;
-            return 0;
-        }
-    return -1;
-}
+#include "view.h"
 
 void app_init(App *a, Model *m, ColorTier tier, int ascii, int dv_follows_dk, const char *pattern) {
     memset(a, 0, sizeof *a);
@@ -384,35 +372,11 @@ int app_key(App *a, AppKey k) {
     Model *m = a->m;
     ModelConfig c = m->cfg;
     char done[128];
-    if (a->overlay != OVERLAY_NONE || a->view == VIEW_PIPELINE) {
-        /* Pages scroll; Esc, q (and the key that opened the page) close it. */
-        int page = a->layout.rows > 2 ? a->layout.rows - 2 : 10;
-        int handled = 1;
-        switch (act) {
-        case ACT_UP: a->doc_y--; break;
-        case ACT_DOWN: a->doc_y++; break;
-        case ACT_LEFT: a->doc_x -= 8; break;
-        case ACT_RIGHT: a->doc_x += 8; break;
-        case ACT_PAGE_UP: a->doc_y -= page; break;
-        case ACT_PAGE_DOWN: a->doc_y += page; break;
-        case ACT_HOME: a->doc_y = a->doc_x = 0; break;
-        case ACT_END: a->doc_y = 1 << 20; break;
-        default: handled = 0; break;
-        }
-        if (a->doc_y < 0) a->doc_y = 0;
-        if (a->doc_x < 0) a->doc_x = 0;
-        if (handled) return 1;
-        if (a->overlay != OVERLAY_NONE) {
-            if (act == ACT_QUIT || act == ACT_ESCAPE || act == ACT_HELP ||
-                (act == ACT_OPEN && a->overlay == OVERLAY_CELL)) {
-                a->overlay = OVERLAY_NONE;
-                a->doc_y = a->doc_x = 0;
-                return 1;
-            }
-            if (a->overlay == OVERLAY_HELP) return 0;
-            /* The cell page follows head changes; other keys close it first. */
-            if (act != ACT_NEXT_HEAD && act != ACT_PREV_HEAD) a->overlay = OVERLAY_NONE;
-        }
+    /* The page (help, cell) or the view first: pages scroll and close. */
+    const View *front = view_front(a);
+    if (front->key) {
+        int r = front->key(a, act);
+        if (r != VIEW_KEY_PASS) return r;
     }
     if (act == ACT_NONE) return 0;
     a->msg[0] = '\0';
@@ -650,24 +614,16 @@ int app_key(App *a, AppKey k) {
     return 1;
 }
 
-/* The last stage the current screen shows: Y (and the joined heads, which
- * are made with it) only for the views that draw them. */
-static Stage needed_stage(const App *a) {
-    if (a->view == VIEW_PIPELINE || (a->view == VIEW_GRAVITY && a->gravity_all)) return STAGE_FINAL;
-    if (a->view == VIEW_HEATMAP && (a->shown == SHOW_CONCAT || a->shown == SHOW_Y)) return STAGE_FINAL;
-    return STAGE_OUTPUT;
-}
-
 int app_q_quits(const App *a, int prompt_closing) {
     return (prompt_closing || a->prompt == PROMPT_NONE) && a->overlay == OVERLAY_NONE && a->view != VIEW_PIPELINE &&
            (!a->paint_dirty || a->quit_asked);
 }
 
-int app_needs_update(const App *a) { return a->m->stale <= needed_stage(a); }
+int app_needs_update(const App *a) { return a->m->stale <= view_needed_stage(a); }
 
 void app_update(App *a) {
-    if (a->m->stale > needed_stage(a)) return;
-    model_update_to(a->m, needed_stage(a));
+    if (a->m->stale > view_needed_stage(a)) return;
+    model_update_to(a->m, view_needed_stage(a));
     clamp_cursor(a);
 }
 

@@ -7,10 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app.h"
 #include "number.h"
-
-/* Views the TUI knows; --view is checked against this list. */
-static const char *const view_names[] = {"heatmap", "heads", "pipeline", "gravity", NULL};
 
 const char *cli_usage(void) {
     return "Usage: attnviz [OPTIONS] [TEXT...]\n"
@@ -240,9 +238,8 @@ int cli_parse(CliOptions *o, int argc, char **argv, AvError *err) {
             o->width = (int)v;
             break;
         case OPT_VIEW: {
-            int ok = 0;
-            for (int i = 0; view_names[i]; i++) ok |= strcmp(optarg, view_names[i]) == 0;
-            if (!ok)
+            ViewKind kind;
+            if (app_view_parse(optarg, &kind))
                 return av_errorf(err, "--view: unknown view '%s' (expected heatmap, heads, pipeline or gravity)",
                                  optarg);
             o->view = optarg;

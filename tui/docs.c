@@ -1,32 +1,25 @@
 /* docs.c - the pages of attnviz that are documents rather than one map: the
  * pipeline view (every stage of the chain with its shape), the arithmetic of
  * one cell, and the help. Each is drawn on an off-screen canvas of its
- * natural size; the screen shows a window of it, scrolled with the arrows. */
+ * natural size; the screen shows a window of it, scrolled with the arrows.
+ * The pipeline is an entry of the view table, help and cell its pages. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "chrome.h"
 #include "cli.h"
 #include "keymap.h"
 #include "text.h"
-#include "gravity.h"
-#include "views.h"
+#include "view.h"
+#include "widgets.h"
 
 #define G view_glyphs
 
 // ----------------------------------------------------------------------------
 // what am I looking at: 2-4 lines per view and per stage, shown by the help
 
-static const char *const about_heatmap[] = {
-    "One head's attention as a map: each row is a query token, each column a key token.",
-    "A cell is how much the query takes from the key; each row of weights sums to 1 (the",
-    "sum column). H is the row's entropy in bits: log2(n) when spread evenly, 0 when all",
-    "weight is on one key (saturation). Enter shows the arithmetic of the cursor's cell.", NULL};
-static const char *const about_heads[] = {
-    "Every head side by side, small. Each head has its own W_Q, W_K, W_V, so each finds",
-    "its own pattern in the same sentence. H is the head's mean row entropy. Tab or 1-9",
-    "chooses a head, Enter opens it.", NULL};
 static const char *const about_pipeline[] = {
     "The whole chain for one head, as the texts write it: tokens -> ids -> embeddings E",
     "-> Q = XW_Q, K = XW_K, V = XW_V -> scores QK^T -> / sqrt(d_k) -> mask -> softmax A",
@@ -50,16 +43,7 @@ static const char *const about_stage[SHOW_COUNT][4] = {
     {"Y = concat W_O: the layer's output, the joined heads mixed back to d_model.", NULL},
 };
 
-const char *const *view_about(ViewKind v) {
-    switch (v) {
-    case VIEW_GRAVITY: return gravity_about();
-    case VIEW_HEADS: return about_heads;
-    case VIEW_PIPELINE: return about_pipeline;
-    default: return about_heatmap;
-    }
-}
-
-const char *const *stage_about(Shown s) { return about_stage[(unsigned)s < SHOW_COUNT ? s : 0]; }
+static const char *const *stage_about(Shown s) { return about_stage[(unsigned)s < SHOW_COUNT ? s : 0]; }
 
 // ----------------------------------------------------------------------------
 // a scrolled window onto a document
@@ -79,6 +63,36 @@ static void show_doc(App *a, Canvas *cv, const Canvas *doc, int y0, int h) {
         if (max_x > 0) snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "cols %d+ ", a->doc_x + 1);
         cv_text_right(cv, y0 + h - 1, 0, buf, cv->w, style_attr(ST_REVERSE));
     }
+}
+
+/* The arrows, PgUp/PgDn, Home and End scroll a page: 1 when act was one. */
+static int doc_scroll(App *a, Action act) {
+    int page = a->layout.rows > 2 ? a->layout.rows - 2 : 10;
+    switch (act) {
+    case ACT_UP: a->doc_y--; break;
+    case ACT_DOWN: a->doc_y++; break;
+    case ACT_LEFT: a->doc_x -= 8; break;
+    case ACT_RIGHT: a->doc_x += 8; break;
+    case ACT_PAGE_UP: a->doc_y -= page; break;
+    case ACT_PAGE_DOWN: a->doc_y += page; break;
+    case ACT_HOME: a->doc_y = a->doc_x = 0; break;
+    case ACT_END: a->doc_y = 1 << 20; break;
+    default: return 0;
+    }
+    if (a->doc_y < 0) a->doc_y = 0;
+    if (a->doc_x < 0) a->doc_x = 0;
+    return 1;
+}
+
+static void page_close(App *a) {
+    a->overlay = OVERLAY_NONE;
+    a->doc_y = a->doc_x = 0;
+}
+
+/* A page's natural height for --once: it scrolls, so a screenful. */
+static int page_natural_height(const App *a, int w) {
+    (void)a, (void)w;
+    return 60;
 }
 
 // ----------------------------------------------------------------------------
@@ -275,13 +289,13 @@ static Canvas *pipeline_doc(const App *a, int w) {
     return doc;
 }
 
-int docs_pipeline_height(const App *a, int w) {
+static int pipeline_height(const App *a, int w) {
     Block blocks[24];
     int n = pipeline_blocks(a, blocks, 24), doc_w;
     return pipeline_layout(a, blocks, n, w, &doc_w);
 }
 
-void docs_draw_pipeline(App *a, Canvas *cv, int y0, int h) {
+static void pipeline_draw_doc(App *a, Canvas *cv, int y0, int h) {
     Canvas *doc = pipeline_doc(a, cv->w);
     if (!doc) return;
     show_doc(a, cv, doc, y0, h);
@@ -445,7 +459,7 @@ static int draw_output_cell(const App *a, Canvas *doc) {
     return y;
 }
 
-void docs_draw_cell(App *a, Canvas *cv) {
+static void cell_draw(App *a, Canvas *cv) {
     Canvas *doc = cv_new(cv->w, 40 + 3 * a->m->n_k + 12);
     if (!doc) return;
     int h = a->shown == SHOW_OUTPUT ? draw_output_cell(a, doc) : draw_attention_cell(a, doc);
@@ -457,7 +471,7 @@ void docs_draw_cell(App *a, Canvas *cv) {
 // ----------------------------------------------------------------------------
 // help: the key table, then what each view and stage shows
 
-void docs_draw_help(App *a, Canvas *cv) {
+static void help_draw(App *a, Canvas *cv) {
     int lines = 12 + keymap_count + 5 * VIEW_KIND_COUNT + 4 * SHOW_COUNT + 8;
     Canvas *doc = cv_new(cv->w, lines);
     if (!doc) return;
@@ -467,7 +481,7 @@ void docs_draw_help(App *a, Canvas *cv) {
     cv_text(doc, y++, 0, buf, doc->w, style_attr(ST_BOLD | ST_REVERSE));
     y++;
     cv_text(doc, y++, 0, "What am I looking at", doc->w, style_attr(ST_BOLD | ST_UNDERLINE));
-    const char *const *about = view_about(a->view);
+    const char *const *about = view_of(a->view)->about;
     for (int k = 0; about[k]; k++) cv_printf(doc, y++, 2, doc->w - 2, style_plain(), "%s", about[k]);
     if (a->view == VIEW_HEATMAP) {
         const char *const *st = stage_about(a->shown);
@@ -485,9 +499,8 @@ void docs_draw_help(App *a, Canvas *cv) {
     y++;
     cv_text(doc, y++, 0, "The views", doc->w, style_attr(ST_BOLD | ST_UNDERLINE));
     for (int v = 0; v < VIEW_KIND_COUNT; v++) {
-        cv_text(doc, y++, 2, app_view_name((ViewKind)v), doc->w - 2, style_attr(ST_BOLD));
-        for (const char *const *l = view_about((ViewKind)v); *l; l++)
-            cv_text(doc, y++, 4, *l, doc->w - 4, style_plain());
+        cv_text(doc, y++, 2, view_table[v]->name, doc->w - 2, style_attr(ST_BOLD));
+        for (const char *const *l = view_table[v]->about; *l; l++) cv_text(doc, y++, 4, *l, doc->w - 4, style_plain());
     }
     y++;
     cv_text(doc, y++, 0, "The stages (v)", doc->w, style_attr(ST_BOLD | ST_UNDERLINE));
@@ -499,3 +512,75 @@ void docs_draw_help(App *a, Canvas *cv) {
     show_doc(a, cv, doc, 0, cv->h);
     cv_free(doc);
 }
+
+static int help_key(App *a, Action act) {
+    if (doc_scroll(a, act)) return 1;
+    if (act == ACT_QUIT || act == ACT_ESCAPE || act == ACT_HELP) {
+        page_close(a);
+        return 1;
+    }
+    return 0; /* the help takes every other key and does nothing */
+}
+
+const View page_help = {
+    .name = "help",
+    .draw = help_draw,
+    .key = help_key,
+    .natural_height = page_natural_height,
+};
+
+// ----------------------------------------------------------------------------
+// the entries: the pipeline view, the cell page
+
+static int cell_available(const App *a, const char **why) {
+    if (why) *why = "the arithmetic is of a cell of weights, scores or output";
+    return a->m->n_q > 0 && a->shown <= SHOW_OUTPUT;
+}
+
+static int cell_key(App *a, Action act) {
+    if (doc_scroll(a, act)) return 1;
+    if (act == ACT_QUIT || act == ACT_ESCAPE || act == ACT_HELP || act == ACT_OPEN) {
+        page_close(a);
+        return 1;
+    }
+    /* The cell page follows head changes; other keys close it first. */
+    if (act != ACT_NEXT_HEAD && act != ACT_PREV_HEAD) a->overlay = OVERLAY_NONE;
+    return VIEW_KEY_PASS;
+}
+
+const View page_cell = {
+    .name = "cell",
+    .available = cell_available,
+    .draw = cell_draw,
+    .key = cell_key,
+    .natural_height = page_natural_height,
+};
+
+static void pipeline_title(const App *a, char *buf, size_t cap) {
+    snprintf(buf, cap, "head %d/%d  the whole chain, stage by stage (Tab: head, arrows scroll, c: back)", a->head + 1,
+             a->m->cfg.heads);
+}
+
+static Stage pipeline_needed_stage(const App *a) {
+    (void)a;
+    return STAGE_FINAL;
+}
+
+static void pipeline_draw(App *a, Canvas *cv) {
+    pipeline_draw_doc(a, cv, TOP_LINES, cv->h - TOP_LINES - 2);
+    chrome_draw_bottom(a, cv, NULL, cv->h - 2);
+}
+
+static int pipeline_key(App *a, Action act) { return doc_scroll(a, act) ? 1 : VIEW_KEY_PASS; }
+
+static int pipeline_natural_height(const App *a, int w) { return TOP_LINES + pipeline_height(a, w) + 2; }
+
+const View view_pipeline = {
+    .name = "pipeline",
+    .about = about_pipeline,
+    .needed_stage = pipeline_needed_stage,
+    .title = pipeline_title,
+    .draw = pipeline_draw,
+    .key = pipeline_key,
+    .natural_height = pipeline_natural_height,
+};

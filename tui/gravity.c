@@ -28,7 +28,9 @@
 #include "hash.h"
 #include "pca.h"
 #include "text.h"
-#include "views.h"
+#include "chrome.h"
+#include "view.h"
+#include "widgets.h"
 
 /* LABEL_MAX: columns of a label. LABEL_COVER_MAX_N: up to this many tokens
  * a label may cover another token's point (so that a short sentence has all
@@ -47,8 +49,6 @@ static const char *const about[] = {
     "where it was (X, its embedding) and where attention moved it (X + D), on the plane of",
     "X's first two principal components. W_V and W_O decide the directions a word can move",
     "in, so a verb stays a verb. D is one head's share, O_h W_O[h], or for all heads Y.", NULL};
-
-const char *const *gravity_about(void) { return about; }
 
 int gravity_available(const App *a, const char **why) {
     const Model *m = a ? a->m : NULL;
@@ -458,3 +458,36 @@ void gravity_draw(App *a, Canvas *cv, int y0, int h, int all_heads) {
     free(f.grid);
     free(f.labelled);
 }
+
+// ----------------------------------------------------------------------------
+// the entry
+
+static void gravity_title(const App *a, char *buf, size_t cap) {
+    snprintf(buf, cap, "head %d/%d  word gravity: X and where %s moves it (g: %s, Tab: head)", a->head + 1,
+             a->m->cfg.heads, a->gravity_all ? "the whole layer" : "this head",
+             a->gravity_all ? "one head" : "all heads");
+}
+
+/* Y only for all heads. */
+static Stage gravity_needed_stage(const App *a) { return a->gravity_all ? STAGE_FINAL : STAGE_OUTPUT; }
+
+static void gravity_view_draw(App *a, Canvas *cv) {
+    gravity_draw(a, cv, TOP_LINES, cv->h - TOP_LINES - 2, a->gravity_all);
+    chrome_draw_bottom(a, cv, NULL, cv->h - 2);
+}
+
+static int gravity_natural_height(const App *a, int w) {
+    (void)a, (void)w;
+    return 30;
+}
+
+const View view_gravity = {
+    .name = "gravity",
+    .about = about,
+    .available = gravity_available,
+    .needed_stage = gravity_needed_stage,
+    .title = gravity_title,
+    .draw = gravity_view_draw,
+    .natural_height = gravity_natural_height,
+    .flags = VIEW_HEAD_STATS,
+};

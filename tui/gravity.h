@@ -37,7 +37,4 @@ int gravity_points(const App *a, int all_heads, float *out_x, float *out_moved);
  * until the next call of a gravity_* function. */
 const float *gravity_axes(const App *a, double var[2]);
 
-/* What the view shows, 2-4 lines, for the help page (NULL-terminated). */
-const char *const *gravity_about(void);
-
 #endif

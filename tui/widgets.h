@@ -1,6 +1,8 @@
-/* views.h - what the views of views.c and docs.c share (internal to tui/). */
-#ifndef ATTNVIZ_VIEWS_H
-#define ATTNVIZ_VIEWS_H
+/* widgets.h - what every view draws with (internal to tui/): glyphs, the
+ * matrix of a stage, labels, numbers and heatmap cells. Below the views and
+ * the chrome: it includes neither. */
+#ifndef ATTNVIZ_WIDGETS_H
+#define ATTNVIZ_WIDGETS_H
 
 #include "app.h"
 #include "canvas.h"
@@ -55,15 +57,13 @@ void view_label(const App *a, char *out, size_t cap, const char *raw, size_t len
 void view_qlabel(const App *a, char *out, size_t cap, int i, int max_cols);
 void view_klabel(const App *a, char *out, size_t cap, int j, int max_cols);
 
-/* The pages drawn by docs.c. */
-void docs_draw_pipeline(App *a, Canvas *cv, int y0, int h);
-void docs_draw_cell(App *a, Canvas *cv);
-void docs_draw_help(App *a, Canvas *cv);
-int docs_pipeline_height(const App *a, int w);
+/* The label of column j of sm: a key token, a dimension, or "head.column". */
+void view_col_label(const App *a, const ShownMat *sm, char *out, size_t cap, int j, int max_cols);
 
-/* Short explanations ("what am I looking at") of a view and of a stage. */
-const char *const *view_about(ViewKind v);
-const char *const *stage_about(Shown s);
+/* The widest query label cut to cap columns (at least 1). */
+int view_max_label_width(const App *a, int cap);
+
+/* The name of stage s: "weights", "raw scores", ... */
 const char *view_stage_name(Shown s);
 
 #endif

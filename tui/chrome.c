@@ -1,0 +1,299 @@
+/* chrome.c - the lines around every view: status, title, info, legend,
+ * inspector, message, key hints or prompt (rows in chrome.h). What differs
+ * between views is asked of the view table (view.h). */
+#include "chrome.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export.h"
+#include "keymap.h"
+#include "text.h"
+#include "view.h"
+
+#define G view_glyphs
+
+/* "score=scaled attn=self" and, when on, "tie-qk" and "pad=N". */
+static void status_extras(const App *a, char *buf, size_t cap) {
+    const Model *m = a->m;
+    const ModelConfig *c = &m->cfg;
+    int n = snprintf(buf, cap, "score=%s", score_name(c->score, c->scale));
+    if (m->source == SOURCE_TEXT) n += snprintf(buf + n, cap - (size_t)n, " attn=%s", attn_mode_name(c->attn));
+    if (c->tie_qk) n += snprintf(buf + n, cap - (size_t)n, " tie-qk");
+    if (m->n_pad) snprintf(buf + n, cap - (size_t)n, " pad=%d", m->n_pad);
+}
+
+static void draw_status(const App *a, Canvas *cv) {
+    char buf[256];
+    export_status_words(buf, sizeof buf, a->m, EXPORT_STATUS_SCREEN);
+    Style st = style_attr(ST_REVERSE);
+    cv_fill(cv, 0, 0, cv->w, " ", st);
+    cv_text(cv, 0, 0, buf, cv->w, st);
+}
+
+/* The size of the input: "11 tokens, words". */
+static void token_count(const App *a, char *buf, size_t cap) {
+    const Model *m = a->m;
+    if (m->source == SOURCE_QKV) snprintf(buf, cap, "%d x %d from file", m->n_q, m->n_k);
+    else if (m->q_target != m->k_target)
+        snprintf(buf, cap, "%d x %d tokens, %s", m->n_q, m->n_k, tok_preset_name(tok_preset(m->tokenizer)));
+    else snprintf(buf, cap, "%d tokens, %s", m->n_q, tok_preset_name(tok_preset(m->tokenizer)));
+}
+
+/* Line 2: the variants (score, attention, tie, pads), the size, and for the
+ * head shown its saturation (mean entropy against its maximum) and the
+ * asymmetry of its raw scores (0 when Q and K are tied). */
+static void draw_info(const App *a, Canvas *cv) {
+    const Model *m = a->m;
+    char buf[256];
+    status_extras(a, buf, sizeof buf);
+    int x = cv_text(cv, 2, 0, buf, cv->w, style_plain());
+    token_count(a, buf, sizeof buf);
+    x += 3 + cv_text(cv, 2, x + 3, buf, cv->w - x - 3, style_attr(ST_DIM));
+    if (!(view_of(a->view)->flags & VIEW_HEAD_STATS) || m->n_q == 0) return;
+    double mean, max;
+    model_mean_entropy(m, a->head, &mean, &max);
+    int n = snprintf(buf, sizeof buf, "%s %.2f of %.2f bits", G(a)->mean_h, mean, max);
+    if (m->n_q == m->n_k) snprintf(buf + n, sizeof buf - (size_t)n, "   asym %.2f", model_asymmetry(m, a->head));
+    int w = text_width(buf, strlen(buf));
+    if (x + 3 + w <= cv->w) cv_text(cv, 2, cv->w - w, buf, w, style_plain());
+}
+
+static void draw_title(const App *a, Canvas *cv) {
+    char buf[384] = "";
+    const View *v = view_of(a->view);
+    if (v->title) v->title(a, buf, sizeof buf);
+    cv_text(cv, 1, 0, buf, cv->w, style_attr(ST_BOLD));
+}
+
+void chrome_draw_top(const App *a, Canvas *cv) {
+    draw_status(a, cv);
+    draw_title(a, cv);
+    draw_info(a, cv);
+}
+
+static void swatch(const App *a, Canvas *cv, int y, int x, double t, int is_signed) {
+    ShownMat sm = {0};
+    sm.is_signed = is_signed;
+    sm.maxabs = 1;
+    const char *glyph;
+    Style st = view_value_style(a, &sm, t, &glyph);
+    cv_fill(cv, y, x, 2, glyph ? glyph : " ", st);
+}
+
+static void draw_legend(const App *a, Canvas *cv, int y, const ShownMat *sm) {
+    const Glyphs *g = G(a);
+    int rows = (view_of(a->view)->flags & VIEW_ROW_STATS) != 0;
+    int x = 0, steps = 10;
+    char buf[160];
+    if (!sm->is_signed) {
+        x += cv_text(cv, y, x, "0 ", cv->w - x, style_plain());
+        for (int s = 0; s < steps && x + 2 < cv->w; s++, x += 2) swatch(a, cv, y, x, (double)s / (steps - 1), 0);
+        x += cv_text(cv, y, x, " 1", cv->w - x, style_plain());
+    } else {
+        snprintf(buf, sizeof buf, "min %.3g ", sm->lo);
+        x += cv_text(cv, y, x, buf, cv->w - x, style_plain());
+        for (int s = 0; s < steps + 1 && x + 2 < cv->w; s++, x += 2) swatch(a, cv, y, x, -1.0 + 2.0 * s / steps, 1);
+        snprintf(buf, sizeof buf, " max %.3g", sm->hi);
+        x += cv_text(cv, y, x, buf, cv->w - x, style_plain());
+    }
+    if (sm->can_mask) {
+        x += 3;
+        int w = cv_text(cv, y, x, g->masked, 1, style_attr(ST_DIM));
+        snprintf(buf, sizeof buf, " masked (%s, weight 0)", g->neg_inf);
+        x += w + cv_text(cv, y, x + w, buf, cv->w - x - w, style_plain());
+        snprintf(buf, sizeof buf, "  %s all masked", g->flag);
+        if (rows) x += cv_text(cv, y, x, buf, cv->w - x, style_plain());
+    }
+    if (sm->row_stats && rows) cv_text(cv, y, x, "  H in bits", cv->w - x, style_plain());
+}
+
+static int digits(int n) {
+    int d = 1;
+    while (n >= 10) n /= 10, d++;
+    return d;
+}
+
+/* Pads a label with spaces to `cols` terminal columns. */
+static void pad_to(char *buf, size_t cap, int cols) {
+    size_t len = strlen(buf);
+    for (int w = text_width(buf, len); w < cols && len + 1 < cap; w++) buf[len++] = ' ';
+    buf[len] = '\0';
+}
+
+/* The inspector: the arithmetic of the cell under the cursor, in two lines. */
+static void draw_inspector(const App *a, Canvas *cv, int y) {
+    const Model *m = a->m;
+    const ModelConfig *c = &m->cfg;
+    const Glyphs *g = G(a);
+    if (m->n_q == 0) return;
+    int i = a->ci, j = a->cj;
+    char q[96], k[96], l1[512], l2[512] = "";
+    /* Labels padded to one width and indices to one width, so that moving
+     * the cursor leaves the numbers where they are (only they change). */
+    int lw = view_max_label_width(a, 16), iw = m->n_q > m->n_k ? digits(m->n_q) : digits(m->n_k);
+    if (a->shown >= SHOW_X && a->shown <= SHOW_PE) view_klabel(a, q, sizeof q, i, 16);
+    else view_qlabel(a, q, sizeof q, i, 16);
+    size_t dm = (size_t)c->d_model;
+    switch (a->shown) {
+    case SHOW_OUTPUT: {
+        const HeadData *hd = &m->head[a->head];
+        int dv = c->d_v;
+        snprintf(l1, sizeof l1, "%s[%d], output column %d:  O[%d][%d] = %s_j A[%d][j] %s V[j][%d] = %.4f", q, i, j, i,
+                 j, g->sigma, i, g->times, j, hd->out[(size_t)i * dv + j]);
+        int n = snprintf(l2, sizeof l2, "=");
+        for (int t = 0; t < m->n_k && n < (int)sizeof l2 - 40; t++) {
+            float w = hd->weights[(size_t)i * m->n_k + t];
+            if (!m->allowed[(size_t)i * m->n_k + t]) continue;
+            n += snprintf(l2 + n, sizeof l2 - (size_t)n, "%s %.2f%s%.2f", n > 1 ? " +" : "", w, g->times,
+                          hd->v[(size_t)t * dv + j]);
+        }
+        break;
+    }
+    case SHOW_X:
+        snprintf(l1, sizeof l1, "%s[%d], dimension %d:  X = E + PE = %.4f + %.4f = %.4f", q, i, j, m->embed[i * dm + j],
+                 m->pe[i * dm + j], m->x[i * dm + j]);
+        snprintf(l2, sizeof l2, "E: the token's vector, N(0,1) keyed by the seed and the token's text (id %d)",
+                 model_key_id(m, i));
+        break;
+    case SHOW_PE: {
+        int i2 = j & ~1;
+        snprintf(l1, sizeof l1, "position %d, dimension %d:  PE = %s(%d / 10000^(%d/%d)) = %.4f", i, j,
+                 j & 1 ? "cos" : "sin", i, i2, c->d_model, m->pe[i * dm + j]);
+        snprintf(l2, sizeof l2, "even dimensions use sin, odd ones cos; each pair turns at its own wavelength");
+        break;
+    }
+    case SHOW_CONCAT: {
+        int h = j / c->d_v, col = j % c->d_v;
+        snprintf(l1, sizeof l1, "%s[%d], column %d = head %d's output column %d:  %.4f", q, i, j, h + 1, col,
+                 m->concat[(size_t)i * c->heads * c->d_v + j]);
+        snprintf(l2, sizeof l2, "the heads' outputs O_1 .. O_%d side by side: %d x %d = %d columns", c->heads, c->heads,
+                 c->d_v, c->heads * c->d_v);
+        break;
+    }
+    case SHOW_Y:
+        snprintf(l1, sizeof l1, "%s[%d], dimension %d:  Y = %s_c concat[%d][c] %s W_O[c][%d] = %.4f", q, i, j, g->sigma,
+                 i, g->times, j, m->y[(size_t)i * dm + j]);
+        snprintf(l2, sizeof l2, "W_O (%d, %d) mixes what the heads found back into d_model = %d dimensions",
+                 c->heads * c->d_v, c->d_model, c->d_model);
+        break;
+    default: {
+        view_klabel(a, k, sizeof k, j, 16);
+        CellDetail d;
+        model_cell_detail(m, a->head, i, j, &d);
+        char div[64], root[24], raw[96];
+        view_sqrt(a, c->d_k, root, sizeof root);
+        if (d.divisor == 1.0) snprintf(div, sizeof div, "(no scaling) = %.4f", d.scaled);
+        else if (c->score == SCORE_COSINE) snprintf(div, sizeof div, "%s%s = %.4f", g->times, root, d.scaled);
+        else snprintf(div, sizeof div, "%s%s = %.4f", g->div, root, d.scaled);
+        switch (c->score) {
+        case SCORE_COSINE: snprintf(raw, sizeof raw, "cos = q%sk/(|q||k|) = %.4f", g->dot, d.raw); break;
+        case SCORE_DISTANCE:
+            snprintf(raw, sizeof raw, "%s|q%sk|%s = %.4f", g->minus, g->minus, a->ascii ? "^2" : "²", d.raw);
+            break;
+        case SCORE_ADDITIVE: snprintf(raw, sizeof raw, "v%stanh(W1q+W2k) = %.4f", g->transpose, d.raw); break;
+        default: snprintf(raw, sizeof raw, "raw q%sk = %.4f", g->dot, d.raw); break;
+        }
+        const char *why = "allowed";
+        char whybuf[64];
+        if (!d.allowed) {
+            if (c->mask == MASK_CAUSAL || c->mask == MASK_WINDOW || c->mask == MASK_PREFIX)
+                snprintf(whybuf, sizeof whybuf, "masked: key %d hidden from query %d", j, i);
+            else if (c->mask == MASK_PADDING) snprintf(whybuf, sizeof whybuf, "masked: a <pad> key");
+            else snprintf(whybuf, sizeof whybuf, "masked (painted)");
+            why = whybuf;
+        }
+        char who[256];
+        snprintf(who, sizeof who, "%s[%d] %s %s[%d]", q, i, g->arrow, k, j);
+        pad_to(who, sizeof who, 2 * (lw + iw + 2) + 3);
+        snprintf(l1, sizeof l1, "%s  %s   %s", who, raw, div);
+        if (d.allowed)
+            snprintf(l2, sizeof l2, "allowed   exp(%.4f %s max %.4f) = %.4f   %s %s %.4f   = weight %.4f", d.scaled,
+                     g->minus, d.row_max, d.exp, g->div, g->sigma, d.denom, d.weight);
+        else if (d.row_allowed == 0)
+            snprintf(l2, sizeof l2, "%s   score %s, every key of this row is masked: all weights 0, row sum 0", why,
+                     g->neg_inf);
+        else
+            snprintf(l2, sizeof l2, "%s   score %s %s exp 0 %s weight 0 (this key is hidden from this query)", why,
+                     g->neg_inf, g->arrow, g->arrow);
+        break;
+    }
+    }
+    cv_text(cv, y, 0, l1, cv->w, style_plain());
+    cv_text(cv, y + 1, 0, l2, cv->w, style_plain());
+}
+
+static void draw_hints(const App *a, Canvas *cv, int y) {
+    /* Hints in rank order, as many as fit. */
+    int order[64], n = 0;
+    for (int i = 0; i < keymap_count && n < 64; i++)
+        if (keymap[i].hint) order[n++] = i;
+    for (int s = 1; s < n; s++)
+        for (int t = s; t > 0 && keymap[order[t]].hint_rank < keymap[order[t - 1]].hint_rank; t--) {
+            int tmp = order[t];
+            order[t] = order[t - 1];
+            order[t - 1] = tmp;
+        }
+    int x = 0;
+    for (int s = 0; s < n; s++) {
+        const char *h = keymap[order[s]].hint;
+        int w = text_width(h, strlen(h));
+        if (x + w > cv->w) break;
+        const char *sp = strchr(h, ' ');
+        int kw = sp ? (int)(sp - h) : w;
+        char keys[32];
+        snprintf(keys, sizeof keys, "%.*s", kw, h);
+        cv_text(cv, y, x, keys, kw, style_attr(ST_BOLD));
+        cv_text(cv, y, x + kw, h + kw, w - kw, style_plain());
+        x += w + 2;
+    }
+    (void)a;
+}
+
+static void draw_prompt(const App *a, Canvas *cv, int y) {
+    const char *label = a->prompt == PROMPT_DK       ? "d_k (1..4096): "
+                        : a->prompt == PROMPT_TARGET ? "target (empty: none): "
+                                                     : "sentence: ";
+    const char *tail = "  Enter apply, Esc cancel";
+    int x = cv_text(cv, y, 0, label, cv->w, style_attr(ST_BOLD));
+    int tw = (int)strlen(tail);
+    int field = cv->w - x - tw;
+    if (field < 10) field = cv->w - x, tw = 0;
+    size_t from, to;
+    int ccol;
+    le_view(&a->edit, field, &from, &to, &ccol);
+    /* Escaped as labels are: the text may hold NULs and escape sequences
+     * (le_view counts each as wide as its escape). */
+    char *shown = text_safe_label(a->edit.buf + from, to - from, 0);
+    if (shown) cv_text(cv, y, x, shown, field, style_attr(ST_UNDERLINE));
+    free(shown);
+    /* The cursor: a reversed cell (the terminal cursor stays hidden). */
+    if (x + ccol < cv->w) {
+        Cell *c = cv_cell(cv, y, x + ccol);
+        c->st.attr |= ST_REVERSE;
+    }
+    if (tw) cv_text(cv, y, cv->w - tw, tail, tw, style_attr(ST_DIM));
+}
+
+/* The legend, inspector and message follow the map (at `y`, or higher when
+ * the map leaves no room), so the eye need not travel; the hints stay on the
+ * last line. */
+void chrome_draw_bottom(const App *a, Canvas *cv, const ShownMat *sm, int y) {
+    int H = cv->h;
+    if (y > H - BOTTOM_LINES) y = H - BOTTOM_LINES;
+    if (y < TOP_LINES) y = TOP_LINES;
+    if (sm) draw_legend(a, cv, y, sm);
+    if (view_of(a->view)->flags & VIEW_INSPECTOR) draw_inspector(a, cv, y + 1);
+    else y = H - 5; /* pages without a map: only the message and the hints */
+    if (a->msg[0]) {
+        char *safe = text_safe_label(a->msg, strlen(a->msg), 0);
+        Style st = style_attr(ST_BOLD);
+        if (a->msg_error && a->tier != TIER_NONE) st.fg = 1; /* red */
+        cv_text(cv, y + 3, 0, safe ? safe : "", cv->w, st);
+        free(safe);
+    }
+    if (a->prompt != PROMPT_NONE) draw_prompt(a, cv, H - 1);
+    else draw_hints(a, cv, H - 1);
+}

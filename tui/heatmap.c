@@ -1,0 +1,325 @@
+/* heatmap.c - the views of one matrix: the single-head heatmap and all
+ * heads side by side (entries of the view table, view.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chrome.h"
+#include "text.h"
+#include "view.h"
+#include "widgets.h"
+
+#define G view_glyphs
+
+enum { MAX_LABEL = 16, MAX_CELL_W = 12 };
+
+/* The stage's formula: "weights A = softmax(QKᵀ÷√16, mask)". */
+static const char *stage_title(const App *a, char *buf, size_t cap) {
+    const Glyphs *g = G(a);
+    const Model *m = a->m;
+    const ModelConfig *c = &m->cfg;
+    char div[32], root[24];
+    if (c->scale) snprintf(div, sizeof div, "%s%s", g->div, view_sqrt(a, c->d_k, root, sizeof root));
+    else snprintf(div, sizeof div, " (scaling off)");
+    switch (a->shown) {
+    case SHOW_WEIGHTS:
+        snprintf(buf, cap, "weights A = softmax(QK%s%s, mask)", g->transpose, c->scale ? div : "");
+        break;
+    case SHOW_SCORES: snprintf(buf, cap, "raw scores S = QK%s (before scaling)", g->transpose); break;
+    case SHOW_SCALED: snprintf(buf, cap, "scaled scores S' = QK%s%s", g->transpose, div); break;
+    case SHOW_MASKED: {
+        char mk[32];
+        model_mask_name(c, mk, sizeof mk);
+        snprintf(buf, cap, "masked scores: S' with %s where mask=%s forbids", g->neg_inf, mk);
+        break;
+    }
+    case SHOW_OUTPUT: snprintf(buf, cap, "output O = A V  (%d, %d)", m->n_q, c->d_v); break;
+    case SHOW_X:
+        if (c->pos == POS_NONE)
+            snprintf(buf, cap, "X = E: token embeddings, no positional encoding  (%d, %d)", m->n_k, c->d_model);
+        else snprintf(buf, cap, "X = E + PE  (%d, %d)", m->n_k, c->d_model);
+        break;
+    case SHOW_PE: snprintf(buf, cap, "PE: sinusoidal positional encoding  (%d, %d)", m->n_k, c->d_model); break;
+    case SHOW_CONCAT:
+        snprintf(buf, cap, "concat(O_1 .. O_%d), heads marked  (%d, %d)", c->heads, m->n_q, c->heads * c->d_v);
+        break;
+    default: snprintf(buf, cap, "Y = concat W_O  (%d, %d)", m->n_q, c->d_model); break;
+    }
+    return buf;
+}
+
+static int row_fully_masked(const App *a, int i) { return a->m->n_k > 0 && a->m->n_allowed[i] == 0; }
+
+// ----------------------------------------------------------------------------
+// the single-head heatmap
+
+typedef struct {
+    int label_w, sum_w; /* columns of the row labels and of the row statistics */
+    int cw, ch;         /* cell size */
+    int header_rows;    /* 1 (labels) or 2 (index ruler) */
+    int rows_vis, cols_vis;
+} HeatGeom;
+
+enum { STATS_W = 16 }; /* " 1.000! 2.31 .42" */
+
+static void heat_geometry(const App *a, const ShownMat *sm, int W, int H, HeatGeom *g) {
+    int cap = MAX_LABEL < W / 4 ? MAX_LABEL : W / 4;
+    if (cap < 3) cap = 3;
+    g->label_w = view_max_label_width(a, cap) + 1;
+    g->sum_w = sm->row_stats ? STATS_W : 1;
+    int avail_w = W - g->label_w - g->sum_w;
+    if (avail_w < 1) avail_w = 1;
+    g->cw = sm->cols > 0 ? avail_w / sm->cols : 1;
+    if (g->cw > MAX_CELL_W) g->cw = MAX_CELL_W;
+    if (g->cw < 1) g->cw = 1;
+    g->cols_vis = avail_w / g->cw;
+    if (g->cols_vis > sm->cols) g->cols_vis = sm->cols;
+    g->header_rows = g->cw >= 3 ? 1 : 2;
+    int avail_h = H - TOP_LINES - g->header_rows - BOTTOM_LINES;
+    if (avail_h < 1) avail_h = 1;
+    int ch_max = g->cw / 3 > 1 ? g->cw / 3 : 1;
+    g->ch = sm->rows > 0 ? avail_h / sm->rows : 1;
+    if (g->ch > ch_max) g->ch = ch_max;
+    if (g->ch > 3) g->ch = 3;
+    if (g->ch < 1) g->ch = 1;
+    g->rows_vis = avail_h / g->ch;
+    if (g->rows_vis > sm->rows) g->rows_vis = sm->rows;
+}
+
+/* Keeps the cursor inside the visible window of n items. */
+static int scroll_to(int first, int cursor, int visible, int n) {
+    if (visible < 1) visible = 1;
+    if (cursor < first) first = cursor;
+    if (cursor >= first + visible) first = cursor - visible + 1;
+    if (first > n - visible) first = n - visible;
+    if (first < 0) first = 0;
+    return first;
+}
+
+static void draw_col_header(App *a, Canvas *cv, int y, int x0, const HeatGeom *g, const ShownMat *sm, int col0) {
+    char buf[128];
+    for (int c = 0; c < g->cols_vis; c++) {
+        int j = col0 + c, x = x0 + c * g->cw;
+        Style st = j == a->cj ? style_attr(ST_REVERSE | ST_BOLD) : style_plain();
+        if (g->header_rows == 1) {
+            view_col_label(a, sm, buf, sizeof buf, j, g->cw - 1);
+            /* Heads joined: the first column of each head is marked. */
+            if (sm->col_labels == LABELS_CONCAT && j % sm->d_v == 0 && j != a->cj)
+                st = style_attr(ST_BOLD | ST_UNDERLINE);
+            cv_text(cv, y, x, buf, g->cw - 1, st);
+        } else if (sm->col_labels == LABELS_CONCAT) {
+            /* A ruler: the head's number where it starts, the column inside the head below. */
+            if (j % sm->d_v == 0)
+                cv_printf(cv, y, x, g->cw * 3, style_attr(ST_BOLD), "%sh%d", G(a)->vbar, j / sm->d_v + 1);
+            cv_printf(cv, y + 1, x, g->cw, st, "%d", (j % sm->d_v) % 10);
+        } else {
+            /* A ruler of indices: tens above, units below. */
+            if (j % 10 == 0 || j == a->cj) cv_printf(cv, y, x, g->cw, st, "%d", (j / 10) % 10);
+            cv_printf(cv, y + 1, x, g->cw, st, "%d", j % 10);
+        }
+    }
+}
+
+static void draw_heatmap(App *a, Canvas *cv) {
+    const Model *m = a->m;
+    ShownMat sm;
+    view_matrix(a, a->shown, a->head, &sm);
+    HeatGeom g;
+    heat_geometry(a, &sm, cv->w, cv->h, &g);
+    a->row0 = scroll_to(a->row0, a->ci, g.rows_vis, sm.rows);
+    a->col0 = scroll_to(a->col0, a->cj, g.cols_vis, sm.cols);
+    int y0 = TOP_LINES + g.header_rows, x0 = g.label_w;
+    char buf[128];
+    draw_col_header(a, cv, TOP_LINES, x0, &g, &sm, a->col0);
+    int sx = x0 + g.cols_vis * g.cw + 1;
+    const HeadData *hd = &m->head[a->head];
+    if (sm.row_stats)
+        cv_text(cv, TOP_LINES + g.header_rows - 1, sx, a->ascii ? "  sum     H max" : "    Σ     H max", STATS_W - 1,
+                style_attr(ST_BOLD));
+    for (int r = 0; r < g.rows_vis; r++) {
+        int i = a->row0 + r, y = y0 + r * g.ch, mid = y + (g.ch - 1) / 2;
+        view_qlabel(a, buf, sizeof buf, i, g.label_w - 1);
+        Style ls = i == a->ci ? style_attr(ST_REVERSE | ST_BOLD) : style_plain();
+        cv_text(cv, mid, 0, buf, g.label_w - 1, ls);
+        for (int c = 0; c < g.cols_vis; c++) {
+            int j = a->col0 + c;
+            view_cell(a, cv, y, x0 + c * g.cw, g.cw, g.ch, &sm, i, j, i == a->ci && j == a->cj, 1);
+        }
+        if (!sm.row_stats) continue;
+        /* The row sum (1, or 0 with the flag), its entropy and its largest weight. */
+        int flagged = row_fully_masked(a, i);
+        cv_printf(cv, mid, sx, 6, flagged ? style_attr(ST_BOLD) : style_plain(), "%5.3f%s", hd->row_sums[i],
+                  flagged ? G(a)->flag : "");
+        char mx[8];
+        view_num(mx, sizeof mx, hd->max_weight[i], 3, 1);
+        cv_printf(cv, mid, sx + 7, 8, style_plain(), hd->entropy[i] < 9.995 ? "%4.2f %s" : "%4.1f %s", hd->entropy[i],
+                  mx);
+    }
+    /* Where the rows go on beyond the window. */
+    if (a->row0 + g.rows_vis < sm.rows)
+        cv_printf(cv, y0 + g.rows_vis * g.ch - 1, x0 - 1, 1, style_attr(ST_DIM), "%s", a->ascii ? "v" : "↓");
+    HeatLayout *L = &a->layout;
+    L->valid = 1, L->y0 = y0, L->x0 = x0, L->cw = g.cw, L->ch = g.ch;
+    L->rows = g.rows_vis, L->cols = g.cols_vis, L->row0 = a->row0, L->col0 = a->col0;
+    chrome_draw_bottom(a, cv, &sm, y0 + g.rows_vis * g.ch + 1);
+}
+
+// ----------------------------------------------------------------------------
+// all heads side by side
+
+typedef struct {
+    int label_w, cw, per_row, block_w, block_h, rows_vis, cols_vis, block_rows_vis;
+} HeadsGeom;
+
+static void heads_geometry(const App *a, int W, int H, HeadsGeom *g) {
+    const Model *m = a->m;
+    int h = m->cfg.heads;
+    int ncols = a->shown == SHOW_OUTPUT ? m->cfg.d_v : m->n_k;
+    int cap = 8 < W / 8 ? 8 : W / 8;
+    if (cap < 2) cap = 2;
+    g->label_w = view_max_label_width(a, cap) + 1;
+    int avail_w = W - g->label_w, avail_h = H - TOP_LINES - BOTTOM_LINES;
+    if (avail_w < 1) avail_w = 1;
+    if (avail_h < 2) avail_h = 2;
+    /* The widest cells with which every head fits; else the narrowest. */
+    for (g->cw = 6; g->cw >= 1; g->cw--) {
+        g->block_w = ncols * g->cw + 2;
+        g->per_row = avail_w / g->block_w;
+        if (g->per_row < 1) continue;
+        int block_rows = (h + g->per_row - 1) / g->per_row;
+        if (block_rows * (m->n_q + 1) <= avail_h) break;
+    }
+    if (g->cw < 1) g->cw = 1;
+    g->block_w = ncols * g->cw + 2;
+    g->per_row = avail_w / g->block_w;
+    if (g->per_row < 1) g->per_row = 1;
+    if (g->per_row > h) g->per_row = h;
+    g->cols_vis = (avail_w - 2) / g->cw;
+    if (g->cols_vis > ncols) g->cols_vis = ncols;
+    g->block_h = m->n_q + 1;
+    g->rows_vis = m->n_q;
+    if (g->block_h > avail_h) g->rows_vis = avail_h - 1, g->block_h = avail_h;
+    g->block_rows_vis = avail_h / g->block_h;
+    if (g->block_rows_vis < 1) g->block_rows_vis = 1;
+}
+
+static void draw_heads(App *a, Canvas *cv) {
+    const Model *m = a->m;
+    HeadsGeom g;
+    heads_geometry(a, cv->w, cv->h, &g);
+    int heads = m->cfg.heads;
+    int block_rows = (heads + g.per_row - 1) / g.per_row;
+    /* Keep the chosen head's row of blocks in view. */
+    a->head0 = scroll_to(a->head0, a->head / g.per_row, g.block_rows_vis, block_rows);
+    int cols = a->shown == SHOW_OUTPUT ? m->cfg.d_v : m->n_k;
+    a->row0 = scroll_to(a->row0, a->ci, g.rows_vis, m->n_q);
+    a->col0 = scroll_to(a->col0, a->cj, g.cols_vis, cols);
+    char buf[64];
+    ShownMat sm;
+    for (int br = 0; br < g.block_rows_vis && a->head0 + br < block_rows; br++) {
+        int y = TOP_LINES + br * g.block_h;
+        for (int r = 0; r < g.rows_vis && a->row0 + r < m->n_q; r++) {
+            int i = a->row0 + r;
+            view_qlabel(a, buf, sizeof buf, i, g.label_w - 1);
+            cv_text(cv, y + 1 + r, 0, buf, g.label_w - 1, i == a->ci ? style_attr(ST_REVERSE) : style_plain());
+        }
+        for (int b = 0; b < g.per_row; b++) {
+            int h = (a->head0 + br) * g.per_row + b;
+            if (h >= heads) break;
+            int x = g.label_w + b * g.block_w;
+            Style ts = h == a->head ? style_attr(ST_REVERSE | ST_BOLD) : style_attr(ST_BOLD);
+            double mean, max;
+            model_mean_entropy(m, h, &mean, &max);
+            snprintf(buf, sizeof buf, "head %d H %.2f", h + 1, mean);
+            if (g.block_w - 2 < (int)strlen(buf)) snprintf(buf, sizeof buf, "head %d", h + 1);
+            if (g.block_w - 2 < 6) snprintf(buf, sizeof buf, "%d", h + 1);
+            cv_text(cv, y, x, buf, g.block_w - 2, ts);
+            view_matrix(a, a->shown, h, &sm);
+            int wcols = g.cols_vis < cols - a->col0 ? g.cols_vis : cols - a->col0;
+            if (wcols > (g.block_w - 2) / g.cw) wcols = (g.block_w - 2) / g.cw;
+            for (int r = 0; r < g.rows_vis && a->row0 + r < m->n_q; r++)
+                for (int c = 0; c < wcols; c++) {
+                    int i = a->row0 + r, j = a->col0 + c;
+                    view_cell(a, cv, y + 1 + r, x + c * g.cw, g.cw, 1, &sm, i, j, i == a->ci && j == a->cj, 1);
+                }
+        }
+    }
+    if (block_rows > g.block_rows_vis && cv->h > 1) {
+        /* Which rows of heads are shown, on the title line where it fits. */
+        snprintf(buf, sizeof buf, "rows %d-%d of %d", a->head0 + 1,
+                 a->head0 + g.block_rows_vis < block_rows ? a->head0 + g.block_rows_vis : block_rows, block_rows);
+        int w = (int)strlen(buf), used = cv->w;
+        while (used > 0 && strcmp(cv_cell(cv, 1, used - 1)->ch, " ") == 0) used--;
+        if (used + 2 + w <= cv->w) cv_text_right(cv, 1, 0, buf, cv->w, style_attr(ST_DIM));
+    }
+    a->layout.valid = 0; /* clicks are for the single-head view */
+    view_matrix(a, a->shown, a->head, &sm);
+    int shown_rows = block_rows - a->head0 < g.block_rows_vis ? block_rows - a->head0 : g.block_rows_vis;
+    chrome_draw_bottom(a, cv, &sm, TOP_LINES + shown_rows * g.block_h + 1);
+}
+
+// ----------------------------------------------------------------------------
+// the entries
+
+static void heatmap_title(const App *a, char *buf, size_t cap) {
+    char stage[192];
+    stage_title(a, stage, sizeof stage);
+    snprintf(buf, cap, "head %d/%d  %s", a->head + 1, a->m->cfg.heads, stage);
+}
+
+/* Y (and the joined heads, which are made with it) only when shown. */
+static Stage heatmap_needed_stage(const App *a) {
+    return a->shown == SHOW_CONCAT || a->shown == SHOW_Y ? STAGE_FINAL : STAGE_OUTPUT;
+}
+
+static int heatmap_natural_height(const App *a, int w) {
+    ShownMat sm;
+    view_matrix(a, a->shown, a->head, &sm);
+    HeatGeom g;
+    heat_geometry(a, &sm, w, TOP_LINES + 2 + sm.rows + BOTTOM_LINES, &g);
+    return TOP_LINES + g.header_rows + sm.rows + BOTTOM_LINES;
+}
+
+static const char *const heatmap_about[] = {
+    "One head's attention as a map: each row is a query token, each column a key token.",
+    "A cell is how much the query takes from the key; each row of weights sums to 1 (the",
+    "sum column). H is the row's entropy in bits: log2(n) when spread evenly, 0 when all",
+    "weight is on one key (saturation). Enter shows the arithmetic of the cursor's cell.", NULL};
+
+const View view_heatmap = {
+    .name = "heatmap",
+    .about = heatmap_about,
+    .needed_stage = heatmap_needed_stage,
+    .title = heatmap_title,
+    .draw = draw_heatmap,
+    .natural_height = heatmap_natural_height,
+    .flags = VIEW_HEAD_STATS | VIEW_INSPECTOR | VIEW_ROW_STATS,
+};
+
+static void heads_title(const App *a, char *buf, size_t cap) {
+    snprintf(buf, cap, "all %d heads, %s  (Tab/1-9 choose, Enter opens)  head %d/%d", a->m->cfg.heads,
+             view_stage_name(a->shown), a->head + 1, a->m->cfg.heads);
+}
+
+static int heads_natural_height(const App *a, int w) {
+    const Model *m = a->m;
+    HeadsGeom g;
+    heads_geometry(a, w, 100000, &g);
+    int block_rows = (m->cfg.heads + g.per_row - 1) / g.per_row;
+    return TOP_LINES + block_rows * (m->n_q + 1) + BOTTOM_LINES;
+}
+
+static const char *const heads_about[] = {
+    "Every head side by side, small. Each head has its own W_Q, W_K, W_V, so each finds",
+    "its own pattern in the same sentence. H is the head's mean row entropy. Tab or 1-9",
+    "chooses a head, Enter opens it.", NULL};
+
+const View view_heads = {
+    .name = "heads",
+    .about = heads_about,
+    .title = heads_title,
+    .draw = draw_heads,
+    .natural_height = heads_natural_height,
+    .flags = VIEW_HEAD_STATS | VIEW_INSPECTOR,
+};

@@ -1,0 +1,92 @@
+/* view.c - the view table and the whole screen: the chrome around the
+ * current view, or the page over it (see view.h). */
+#include "view.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "chrome.h"
+
+const View *const view_table[VIEW_KIND_COUNT] = {
+    [VIEW_HEATMAP] = &view_heatmap,
+    [VIEW_HEADS] = &view_heads,
+    [VIEW_PIPELINE] = &view_pipeline,
+    [VIEW_GRAVITY] = &view_gravity,
+};
+
+const View *view_of(ViewKind v) { return (unsigned)v < VIEW_KIND_COUNT ? view_table[v] : &view_heatmap; }
+
+const View *view_page(const App *a) {
+    switch (a->overlay) {
+    case OVERLAY_HELP: return &page_help;
+    case OVERLAY_CELL: return &page_cell;
+    default: return NULL;
+    }
+}
+
+const View *view_front(const App *a) {
+    const View *p = view_page(a);
+    return p ? p : view_of(a->view);
+}
+
+Stage view_needed_stage(const App *a) {
+    const View *v = view_of(a->view);
+    return v->needed_stage ? v->needed_stage(a) : STAGE_OUTPUT;
+}
+
+const char *app_view_name(ViewKind v) { return (unsigned)v < VIEW_KIND_COUNT ? view_table[v]->name : "?"; }
+
+int app_view_parse(const char *s, ViewKind *out) {
+    for (int v = 0; v < VIEW_KIND_COUNT; v++)
+        if (strcmp(s, view_table[v]->name) == 0) {
+            *out = (ViewKind)v;
+            return 0;
+        }
+    return -1;
+}
+
+static void draw_too_small(Canvas *cv) {
+    char buf[96];
+    snprintf(buf, sizeof buf, "terminal too small: need %dx%d, have %dx%d", APP_MIN_W, APP_MIN_H, cv->w, cv->h);
+    int w = (int)strlen(buf);
+    if (w <= cv->w) {
+        cv_text(cv, cv->h / 2, (cv->w - w) / 2, buf, cv->w, style_attr(ST_BOLD));
+    } else { /* narrower than the message: a short form on two lines */
+        char l1[48], l2[48];
+        snprintf(l1, sizeof l1, "too small: %dx%d", cv->w, cv->h);
+        snprintf(l2, sizeof l2, "need %dx%d", APP_MIN_W, APP_MIN_H);
+        int y = cv->h > 1 ? cv->h / 2 - 1 : 0;
+        cv_text(cv, y, 0, l1, cv->w, style_attr(ST_BOLD));
+        cv_text(cv, y + 1, 0, l2, cv->w, style_attr(ST_BOLD));
+    }
+}
+
+void app_draw(App *a, Canvas *cv) {
+    app_update(a);
+    cv_clear(cv);
+    a->layout.valid = 0;
+    if (a->enforce_min && (cv->w < APP_MIN_W || cv->h < APP_MIN_H)) {
+        draw_too_small(cv);
+        return;
+    }
+    const View *page = view_page(a);
+    if (page && (!page->available || page->available(a, NULL))) {
+        page->draw(a, cv);
+        return;
+    }
+    chrome_draw_top(a, cv);
+    if (a->m->n_q == 0 || a->m->n_k == 0) {
+        cv_text(cv, TOP_LINES + 1, 2, "no tokens: the sentence is empty or only spaces (press e to edit it)", cv->w - 2,
+                style_attr(ST_BOLD));
+        chrome_draw_bottom(a, cv, NULL, TOP_LINES + 3);
+        return;
+    }
+    view_of(a->view)->draw(a, cv);
+}
+
+int app_natural_height(const App *a, int w) {
+    const View *page = view_page(a);
+    if (page) return page->natural_height(a, w);
+    if (a->m->n_q == 0) return TOP_LINES + 3 + BOTTOM_LINES;
+    return view_of(a->view)->natural_height(a, w);
+}
