@@ -707,7 +707,7 @@ static void test_keymap_unique(void **state) {
         {'j', ACT_DOWN},       {'h', ACT_LEFT},
         {'l', ACT_RIGHT},      {'k', ACT_UP},
         {'\t', ACT_NEXT_HEAD}, {KEY_BTAB, ACT_PREV_HEAD},
-        {'1', ACT_HEAD_1},     {'9', ACT_HEAD_9},
+        {'1', ACT_HEAD},       {'9', ACT_HEAD},
         {'a', ACT_ALL_HEADS},  {'m', ACT_MASK},
         {'s', ACT_SCALE},      {'+', ACT_DK_DOUBLE},
         {'-', ACT_DK_HALVE},   {'>', ACT_HEAD_MORE},

@@ -365,253 +365,483 @@ static void move_cursor(App *a, int di, int dj) {
     clamp_cursor(a);
 }
 
-int app_key(App *a, AppKey k) {
-    if (a->prompt != PROMPT_NONE) return prompt_key(a, k);
-    /* A wide character is never a key binding (KEY_* codes start at 0x101). */
-    Action act = (!k.is_code && k.ch > 127) ? ACT_NONE : keymap_action((int)k.ch);
-    Model *m = a->m;
+// ----------------------------------------------------------------------------
+// the actions: one small function each, named in the table below
+
+/* Each returns 0, or -1 for a bad argument (the message says why). They run
+ * after the message is cleared; they change the configuration (cheap
+ * setters) and leave the recompute to app_update. */
+typedef int (*ActionRun)(App *a, const char *arg);
+
+static int act_quit(App *a, const char *arg) {
+    (void)arg;
+    if (a->paint_dirty && !a->quit_asked) {
+        a->quit_asked = 1;
+        if (a->mask_file && strcmp(a->mask_file, "-") != 0)
+            say(a, 1, "the painted mask is not saved: W (in mask-edit, M) writes %s; q again quits", a->mask_file);
+        else say(a, 1, "the painted mask is not saved (no --mask-file to write it to); q again quits");
+        return 0;
+    }
+    a->quit_asked = 0;
+    a->quit = 1;
+    return 0;
+}
+
+static int act_help(App *a, const char *arg) {
+    (void)arg;
+    a->overlay = OVERLAY_HELP;
+    a->doc_y = a->doc_x = 0;
+    return 0;
+}
+
+static int act_escape(App *a, const char *arg) {
+    (void)arg;
+    if (a->view != VIEW_HEATMAP) a->view = VIEW_HEATMAP;
+    return 0;
+}
+
+/* A page of the map: its visible rows (10 before the first frame). */
+static int map_page(const App *a) { return a->layout.valid && a->layout.rows > 1 ? a->layout.rows - 1 : 10; }
+
+static int act_up(App *a, const char *arg) { return (void)arg, move_cursor(a, -1, 0), 0; }
+static int act_down(App *a, const char *arg) { return (void)arg, move_cursor(a, 1, 0), 0; }
+static int act_left(App *a, const char *arg) { return (void)arg, move_cursor(a, 0, -1), 0; }
+static int act_right(App *a, const char *arg) { return (void)arg, move_cursor(a, 0, 1), 0; }
+static int act_page_up(App *a, const char *arg) { return (void)arg, move_cursor(a, -map_page(a), 0), 0; }
+static int act_page_down(App *a, const char *arg) { return (void)arg, move_cursor(a, map_page(a), 0), 0; }
+
+static int act_home(App *a, const char *arg) {
+    (void)arg;
+    a->ci = a->cj = 0;
+    return 0;
+}
+
+static int act_end(App *a, const char *arg) {
+    (void)arg;
+    a->ci = a->m->n_q - 1, a->cj = shown_cols(a) - 1;
+    clamp_cursor(a);
+    return 0;
+}
+
+static int act_next_head(App *a, const char *arg) {
+    (void)arg;
+    a->head = (a->head + 1) % a->m->cfg.heads;
+    return 0;
+}
+
+static int act_prev_head(App *a, const char *arg) {
+    (void)arg;
+    int heads = a->m->cfg.heads;
+    a->head = (a->head + heads - 1) % heads;
+    return 0;
+}
+
+/* head N: 1-based, as the keys 1-9. */
+static int act_head(App *a, const char *arg) {
+    int heads = a->m->cfg.heads;
+    AvError err = {0};
+    long h;
+    if (!arg || cli_parse_int(arg, 1, MODEL_MAX_HEADS, "head", &h, &err)) {
+        say(a, 1, "head: expected a number 1..%d", heads);
+        return -1;
+    }
+    if (h > heads) {
+        say(a, 1, "there %s only %d head%s", heads == 1 ? "is" : "are", heads, heads == 1 ? "" : "s");
+        return -1;
+    }
+    a->head = (int)h - 1;
+    return 0;
+}
+
+static int act_all_heads(App *a, const char *arg) {
+    (void)arg;
+    a->view = a->view == VIEW_HEADS ? VIEW_HEATMAP : VIEW_HEADS;
+    clamp_cursor(a);
+    return 0;
+}
+
+static int act_pipeline(App *a, const char *arg) {
+    (void)arg;
+    a->view = a->view == VIEW_PIPELINE ? VIEW_HEATMAP : VIEW_PIPELINE;
+    a->doc_y = a->doc_x = 0;
+    return 0;
+}
+
+static int act_open(App *a, const char *arg) {
+    (void)arg;
+    if (a->view == VIEW_HEADS) a->view = VIEW_HEATMAP;
+    else if (a->view == VIEW_HEATMAP && a->m->n_q > 0 && a->shown <= SHOW_OUTPUT) {
+        a->overlay = OVERLAY_CELL;
+        a->doc_y = a->doc_x = 0;
+    }
+    return 0;
+}
+
+static int act_mask(App *a, const char *arg) {
+    (void)arg;
+    const Model *m = a->m;
+    ModelConfig c = m->cfg;
+    c.mask = (MaskKind)((c.mask + 1) % MASK_KIND_COUNT);
+    char mk[32], done[128];
+    model_mask_name(&c, mk, sizeof mk);
+    const char *note = "";
+    if (!mask_applies(c.mask, m->q_target != m->k_target))
+        note = " (does not apply to cross-attention: all keys visible)";
+    else if (c.mask == MASK_PADDING && m->n_pad == 0) note = " (no <pad> tokens: start with --pad N)";
+    else if (c.mask == MASK_WINDOW || c.mask == MASK_PREFIX) note = " ([ and ] change it)";
+    else if (c.mask == MASK_PAINTED) note = " (M to paint it)";
+    snprintf(done, sizeof done, "mask=%s%s", mk, note);
+    reconfigure(a, &c, done);
+    return 0;
+}
+
+static int mask_param(App *a, int d) {
+    ModelConfig c = a->m->cfg;
+    if (c.mask == MASK_WINDOW) c.window += d;
+    else if (c.mask == MASK_PREFIX) c.prefix += d;
+    else {
+        say(a, 1, "[ and ] change the window or prefix mask (m chooses the mask)");
+        return 0;
+    }
+    char mk[32], done[128];
+    model_mask_name(&c, mk, sizeof mk);
+    snprintf(done, sizeof done, "mask=%s", mk);
+    reconfigure(a, &c, done);
+    return 0;
+}
+
+static int act_mask_param_up(App *a, const char *arg) { return (void)arg, mask_param(a, 1); }
+static int act_mask_param_down(App *a, const char *arg) { return (void)arg, mask_param(a, -1); }
+
+static int act_score(App *a, const char *arg) {
+    (void)arg;
+    ModelConfig c = a->m->cfg;
+    char done[128];
+    /* scaled -> dot -> cosine -> distance -> additive -> scaled */
+    if (c.score == SCORE_DOT && c.scale) c.scale = 0;
+    else if (c.score == SCORE_DOT) c.score = SCORE_COSINE, c.scale = 1;
+    else if (c.score == SCORE_COSINE) c.score = SCORE_DISTANCE;
+    else if (c.score == SCORE_DISTANCE) c.score = SCORE_ADDITIVE;
+    else c.score = SCORE_DOT, c.scale = 1;
+    static const char *const what[] = {"q.k", "q.k / (|q||k|), times sqrt(d_k) as temperature",
+                                       "-|q-k|^2, divided by sqrt(d_k)", "v^T tanh(W1 q + W2 k) (Bahdanau)"};
+    snprintf(done, sizeof done, "score=%s: %s", score_name(c.score, c.scale),
+             c.score == SCORE_DOT ? (c.scale ? "q.k / sqrt(d_k)" : "q.k, not scaled") : what[c.score]);
+    reconfigure(a, &c, done);
+    return 0;
+}
+
+static int act_tie(App *a, const char *arg) {
+    (void)arg;
+    ModelConfig c = a->m->cfg;
+    c.tie_qk = !c.tie_qk;
+    reconfigure(a, &c,
+                c.tie_qk ? "Q and K tied (W_K = W_Q): the raw scores are symmetric"
+                         : "Q and K untied: influence is not symmetric");
+    return 0;
+}
+
+static int act_attn(App *a, const char *arg) {
+    (void)arg;
+    const Model *m = a->m;
     ModelConfig c = m->cfg;
     char done[128];
+    c.attn = (AttnMode)((c.attn + 1) % ATTN_MODE_COUNT);
+    int refused = c.attn == ATTN_CROSS && !m->target;
+    if (refused) c.attn = ATTN_SELF;
+    if (c.attn == ATTN_CAUSAL_SELF) c.mask = MASK_CAUSAL;
+    if (c.attn == ATTN_CROSS && !mask_applies(c.mask, 1)) c.mask = MASK_NONE;
+    snprintf(done, sizeof done, "attn=%s: %s", attn_mode_name(c.attn),
+             c.attn == ATTN_SELF          ? "encoder self-attention"
+             : c.attn == ATTN_CAUSAL_SELF ? "masked decoder self-attention (causal)"
+                                          : "encoder-decoder: target queries, source keys and values");
+    if (c.attn != m->cfg.attn || c.mask != m->cfg.mask) reconfigure(a, &c, done);
+    if (refused) say(a, 1, "cross-attention needs a target sentence: press E to type one (or --target)");
+    return 0;
+}
+
+static int act_target(App *a, const char *arg) {
+    (void)arg;
+    open_prompt(a, PROMPT_TARGET);
+    return 0;
+}
+
+static int act_paint_mode(App *a, const char *arg) {
+    (void)arg;
+    ModelConfig c = a->m->cfg;
+    a->painting = !a->painting;
+    if (a->painting) {
+        a->view = VIEW_HEATMAP;
+        a->shown = SHOW_WEIGHTS;
+        if (c.mask != MASK_PAINTED) {
+            c.mask = MASK_PAINTED;
+            reconfigure(a, &c, "");
+        }
+        say(a, 0, "mask-edit: Space hides/shows the cell, C clears, u undoes, W writes %s, M ends",
+            a->mask_file ? a->mask_file : "(give --mask-file to save)");
+    } else {
+        say(a, 0, "mask-edit off (mask=painted stays; m for another mask)");
+    }
+    return 0;
+}
+
+static int act_paint_toggle(App *a, const char *arg) { return (void)arg, paint_key(a, ACT_PAINT_TOGGLE), 0; }
+static int act_paint_clear(App *a, const char *arg) { return (void)arg, paint_key(a, ACT_PAINT_CLEAR), 0; }
+static int act_paint_undo(App *a, const char *arg) { return (void)arg, paint_key(a, ACT_PAINT_UNDO), 0; }
+static int act_paint_save(App *a, const char *arg) { return (void)arg, app_save_mask(a), 0; }
+
+static int act_gravity(App *a, const char *arg) {
+    (void)arg;
+    if (a->view == VIEW_GRAVITY) a->gravity_all = !a->gravity_all;
+    a->view = VIEW_GRAVITY;
+    return 0;
+}
+
+/* view NAME: that view, as --view NAME starts in (no key). */
+static int act_view(App *a, const char *arg) {
+    ViewKind v;
+    if (!arg || app_view_parse(arg, &v)) {
+        say(a, 1, "view: expected heatmap, heads, pipeline or gravity");
+        return -1;
+    }
+    a->view = v;
+    a->doc_y = a->doc_x = 0;
+    clamp_cursor(a);
+    return 0;
+}
+
+static int act_redraw(App *a, const char *arg) { return (void)a, (void)arg, 0; }
+
+static int act_scale(App *a, const char *arg) {
+    (void)arg;
+    ModelConfig c = a->m->cfg;
+    char done[128];
+    c.scale = !c.scale;
+    if (c.scale)
+        snprintf(done, sizeof done, "scaling on: scores divided by sqrt(%d) = %.3f", c.d_k, sqrt((double)c.d_k));
+    else snprintf(done, sizeof done, "scaling off: softmax of the raw scores Q K^T");
+    reconfigure(a, &c, done);
+    return 0;
+}
+
+static int act_dk_double(App *a, const char *arg) {
+    (void)arg;
+    int dk = a->m->cfg.d_k;
+    if (dk * 2 > MODEL_MAX_DIM) say(a, 1, "d_k %d doubled is over the limit %d", dk, MODEL_MAX_DIM);
+    else set_dk(a, (long)dk * 2);
+    return 0;
+}
+
+static int act_dk_halve(App *a, const char *arg) {
+    (void)arg;
+    int dk = a->m->cfg.d_k;
+    if (dk == 1) say(a, 1, "d_k is 1 already: the smallest width");
+    else set_dk(a, dk / 2);
+    return 0;
+}
+
+static int act_heads_more(App *a, const char *arg) {
+    (void)arg;
+    ModelConfig c = a->m->cfg;
+    char done[128];
+    if (c.heads >= MODEL_MAX_HEADS) {
+        say(a, 1, "heads is %d already: the limit", c.heads);
+        return 0;
+    }
+    c.heads++;
+    snprintf(done, sizeof done, "heads %d -> %d (the others are unchanged)", c.heads - 1, c.heads);
+    reconfigure(a, &c, done);
+    return 0;
+}
+
+static int act_heads_fewer(App *a, const char *arg) {
+    (void)arg;
+    ModelConfig c = a->m->cfg;
+    char done[128];
+    if (c.heads <= 1) {
+        say(a, 1, "heads is 1 already");
+        return 0;
+    }
+    c.heads--;
+    snprintf(done, sizeof done, "heads %d -> %d", c.heads + 1, c.heads);
+    reconfigure(a, &c, done);
+    return 0;
+}
+
+/* dk: the prompt; dk N (app_run): that d_k at once. */
+static int act_dk(App *a, const char *arg) {
+    if (!arg) {
+        open_prompt(a, PROMPT_DK);
+        return 0;
+    }
+    AvError err = {0};
+    long v;
+    if (cli_parse_int(arg, 1, MODEL_MAX_DIM, "d_k", &v, &err)) {
+        say(a, 1, "%s; d_k stays %d", err.msg, a->m->cfg.d_k);
+        return -1;
+    }
+    set_dk(a, v);
+    return 0;
+}
+
+static int act_seed(App *a, const char *arg) {
+    (void)arg;
+    ModelConfig c = a->m->cfg;
+    char done[128];
+    c.seed++;
+    snprintf(done, sizeof done, "seed=%llu: new embeddings and weights", (unsigned long long)c.seed);
+    reconfigure(a, &c, done);
+    return 0;
+}
+
+static int act_pos(App *a, const char *arg) {
+    (void)arg;
+    ModelConfig c = a->m->cfg;
+    char done[128];
+    c.pos = c.pos == POS_NONE ? POS_SINUSOIDAL : POS_NONE;
+    snprintf(done, sizeof done, "positional encoding %s", c.pos == POS_NONE ? "off" : "on (sinusoidal, added to E)");
+    reconfigure(a, &c, done);
+    return 0;
+}
+
+static int act_edit(App *a, const char *arg) {
+    (void)arg;
+    open_prompt(a, PROMPT_TEXT);
+    return 0;
+}
+
+static int act_tokenizer(App *a, const char *arg) {
+    (void)arg;
+    next_tokenizer(a);
+    return 0;
+}
+
+static int act_stage(App *a, const char *arg) {
+    (void)arg;
+    next_shown(a);
+    clamp_cursor(a);
+    return 0;
+}
+
+/* What an action needs of the model or the mode; without it the action
+ * says so and does nothing. */
+enum {
+    NEEDS_SENTENCE = 1 << 0, /* embeddings and weights (not a Q/K/V file) */
+    NEEDS_PAINTING = 1 << 1, /* mask-edit mode */
+    TAKES_ARG = 1 << 2,      /* an argument is allowed (app_run) */
+};
+
+typedef struct {
+    const char *name; /* for app_run and scripts */
+    unsigned needs;   /* NEEDS_* | TAKES_ARG */
+    ActionRun run;
+} ActionDef;
+
+// clang-format off
+static const ActionDef actions[ACT_COUNT] = {
+    [ACT_QUIT] = {"quit", 0, act_quit},
+    [ACT_HELP] = {"help", 0, act_help},
+    [ACT_ESCAPE] = {"escape", 0, act_escape},
+    [ACT_UP] = {"up", 0, act_up},
+    [ACT_DOWN] = {"down", 0, act_down},
+    [ACT_LEFT] = {"left", 0, act_left},
+    [ACT_RIGHT] = {"right", 0, act_right},
+    [ACT_PAGE_UP] = {"page-up", 0, act_page_up},
+    [ACT_PAGE_DOWN] = {"page-down", 0, act_page_down},
+    [ACT_HOME] = {"home", 0, act_home},
+    [ACT_END] = {"end", 0, act_end},
+    [ACT_NEXT_HEAD] = {"next-head", 0, act_next_head},
+    [ACT_PREV_HEAD] = {"prev-head", 0, act_prev_head},
+    [ACT_HEAD] = {"head", TAKES_ARG, act_head},
+    [ACT_ALL_HEADS] = {"all-heads", 0, act_all_heads},
+    [ACT_PIPELINE] = {"pipeline", 0, act_pipeline},
+    [ACT_OPEN] = {"open", 0, act_open},
+    [ACT_MASK] = {"mask", 0, act_mask},
+    [ACT_SCALE] = {"scale", 0, act_scale},
+    [ACT_DK_DOUBLE] = {"dk-double", NEEDS_SENTENCE, act_dk_double},
+    [ACT_DK_HALVE] = {"dk-halve", NEEDS_SENTENCE, act_dk_halve},
+    [ACT_HEAD_MORE] = {"heads-more", NEEDS_SENTENCE, act_heads_more},
+    [ACT_HEAD_FEWER] = {"heads-fewer", NEEDS_SENTENCE, act_heads_fewer},
+    [ACT_DK_PROMPT] = {"dk", NEEDS_SENTENCE | TAKES_ARG, act_dk},
+    [ACT_SEED] = {"seed", NEEDS_SENTENCE, act_seed},
+    [ACT_POS] = {"pos", NEEDS_SENTENCE, act_pos},
+    [ACT_EDIT] = {"edit", NEEDS_SENTENCE, act_edit},
+    [ACT_TOKENIZER] = {"tokenizer", NEEDS_SENTENCE, act_tokenizer},
+    [ACT_STAGE] = {"stage", 0, act_stage},
+    [ACT_REDRAW] = {"redraw", 0, act_redraw},
+    [ACT_SCORE] = {"score", 0, act_score},
+    [ACT_TIE] = {"tie", NEEDS_SENTENCE, act_tie},
+    [ACT_ATTN] = {"attn", NEEDS_SENTENCE, act_attn},
+    [ACT_TARGET] = {"target", NEEDS_SENTENCE, act_target},
+    [ACT_MASK_PARAM_UP] = {"mask-param-up", 0, act_mask_param_up},
+    [ACT_MASK_PARAM_DOWN] = {"mask-param-down", 0, act_mask_param_down},
+    [ACT_PAINT_MODE] = {"paint", 0, act_paint_mode},
+    [ACT_PAINT_TOGGLE] = {"paint-toggle", NEEDS_PAINTING, act_paint_toggle},
+    [ACT_PAINT_CLEAR] = {"paint-clear", NEEDS_PAINTING, act_paint_clear},
+    [ACT_PAINT_UNDO] = {"paint-undo", NEEDS_PAINTING, act_paint_undo},
+    [ACT_PAINT_SAVE] = {"paint-save", NEEDS_PAINTING, act_paint_save},
+    [ACT_GRAVITY] = {"gravity", 0, act_gravity},
+    [ACT_VIEW] = {"view", TAKES_ARG, act_view},
+};
+// clang-format on
+
+/* Runs act with arg through the page or view first, then the global table,
+ * as a key would. Returns app_key's value (1: redraw), or -1 when the action
+ * refused its argument (the message says why). */
+static int dispatch(App *a, Action act, const char *arg) {
     /* The page (help, cell) or the view first: pages scroll and close. */
     const View *front = view_front(a);
     if (front->key) {
         int r = front->key(a, act);
         if (r != VIEW_KEY_PASS) return r;
     }
-    if (act == ACT_NONE) return 0;
+    if (act <= ACT_NONE || act >= ACT_COUNT || !actions[act].run) return 0;
+    const ActionDef *d = &actions[act];
     a->msg[0] = '\0';
-    int quit_asked = a->quit_asked;
-    a->quit_asked = 0; /* asked once: any other key cancels the question */
-    int page = a->layout.valid && a->layout.rows > 1 ? a->layout.rows - 1 : 10;
-    switch (act) {
-    case ACT_NONE: return 0;
-    case ACT_QUIT:
-        if (a->paint_dirty && !quit_asked) {
-            a->quit_asked = 1;
-            if (a->mask_file && strcmp(a->mask_file, "-") != 0)
-                say(a, 1, "the painted mask is not saved: W (in mask-edit, M) writes %s; q again quits", a->mask_file);
-            else say(a, 1, "the painted mask is not saved (no --mask-file to write it to); q again quits");
-            break;
-        }
-        a->quit = 1;
-        break;
-    case ACT_HELP:
-        a->overlay = OVERLAY_HELP;
-        a->doc_y = a->doc_x = 0;
-        break;
-    case ACT_ESCAPE:
-        if (a->view != VIEW_HEATMAP) a->view = VIEW_HEATMAP;
-        break;
-    case ACT_UP: move_cursor(a, -1, 0); break;
-    case ACT_DOWN: move_cursor(a, 1, 0); break;
-    case ACT_LEFT: move_cursor(a, 0, -1); break;
-    case ACT_RIGHT: move_cursor(a, 0, 1); break;
-    case ACT_PAGE_UP: move_cursor(a, -page, 0); break;
-    case ACT_PAGE_DOWN: move_cursor(a, page, 0); break;
-    case ACT_HOME: a->ci = a->cj = 0; break;
-    case ACT_END:
-        a->ci = m->n_q - 1, a->cj = shown_cols(a) - 1;
-        clamp_cursor(a);
-        break;
-    case ACT_NEXT_HEAD: a->head = (a->head + 1) % c.heads; break;
-    case ACT_PREV_HEAD: a->head = (a->head + c.heads - 1) % c.heads; break;
-    case ACT_ALL_HEADS:
-        a->view = a->view == VIEW_HEADS ? VIEW_HEATMAP : VIEW_HEADS;
-        clamp_cursor(a);
-        break;
-    case ACT_PIPELINE:
-        a->view = a->view == VIEW_PIPELINE ? VIEW_HEATMAP : VIEW_PIPELINE;
-        a->doc_y = a->doc_x = 0;
-        break;
-    case ACT_OPEN:
-        if (a->view == VIEW_HEADS) a->view = VIEW_HEATMAP;
-        else if (a->view == VIEW_HEATMAP && m->n_q > 0 && a->shown <= SHOW_OUTPUT) {
-            a->overlay = OVERLAY_CELL;
-            a->doc_y = a->doc_x = 0;
-        }
-        break;
-    case ACT_MASK: {
-        c.mask = (MaskKind)((c.mask + 1) % MASK_KIND_COUNT);
-        char mk[32];
-        model_mask_name(&c, mk, sizeof mk);
-        const char *note = "";
-        if (!mask_applies(c.mask, m->q_target != m->k_target))
-            note = " (does not apply to cross-attention: all keys visible)";
-        else if (c.mask == MASK_PADDING && m->n_pad == 0) note = " (no <pad> tokens: start with --pad N)";
-        else if (c.mask == MASK_WINDOW || c.mask == MASK_PREFIX) note = " ([ and ] change it)";
-        else if (c.mask == MASK_PAINTED) note = " (M to paint it)";
-        snprintf(done, sizeof done, "mask=%s%s", mk, note);
-        reconfigure(a, &c, done);
-        break;
+    /* Asked once: any other key cancels the question. */
+    if (act != ACT_QUIT) a->quit_asked = 0;
+    if ((d->needs & NEEDS_SENTENCE) && from_file(a)) return 1;
+    if ((d->needs & NEEDS_PAINTING) && !a->painting) {
+        say(a, 1, "M starts mask-edit mode (Space, C, u and W paint, clear, undo and save the mask)");
+        return 1;
     }
-    case ACT_MASK_PARAM_UP:
-    case ACT_MASK_PARAM_DOWN: {
-        int d = act == ACT_MASK_PARAM_UP ? 1 : -1;
-        if (c.mask == MASK_WINDOW) c.window += d;
-        else if (c.mask == MASK_PREFIX) c.prefix += d;
-        else {
-            say(a, 1, "[ and ] change the window or prefix mask (m chooses the mask)");
-            break;
-        }
-        char mk[32];
-        model_mask_name(&c, mk, sizeof mk);
-        snprintf(done, sizeof done, "mask=%s", mk);
-        reconfigure(a, &c, done);
-        break;
+    return d->run(a, arg) ? -1 : 1;
+}
+
+int app_key(App *a, AppKey k) {
+    if (a->prompt != PROMPT_NONE) return prompt_key(a, k);
+    /* A wide character is never a key binding (KEY_* codes start at 0x101). */
+    const KeyBinding *b = (!k.is_code && k.ch > 127) ? NULL : keymap_binding((int)k.ch);
+    int r = dispatch(a, b ? b->action : ACT_NONE, b ? b->arg : NULL);
+    return r < 0 ? 1 : r;
+}
+
+int app_run(App *a, const char *action, const char *arg) {
+    char name[32];
+    if (!action) action = "";
+    /* "head 2": the name and its argument in one string. */
+    const char *sp = strchr(action, ' ');
+    if (sp && !arg) {
+        snprintf(name, sizeof name, "%.*s", (int)(sp - action), action);
+        arg = sp + 1;
+        action = name;
     }
-    case ACT_SCORE: {
-        /* scaled -> dot -> cosine -> distance -> additive -> scaled */
-        if (c.score == SCORE_DOT && c.scale) c.scale = 0;
-        else if (c.score == SCORE_DOT) c.score = SCORE_COSINE, c.scale = 1;
-        else if (c.score == SCORE_COSINE) c.score = SCORE_DISTANCE;
-        else if (c.score == SCORE_DISTANCE) c.score = SCORE_ADDITIVE;
-        else c.score = SCORE_DOT, c.scale = 1;
-        static const char *const what[] = {"q.k", "q.k / (|q||k|), times sqrt(d_k) as temperature",
-                                           "-|q-k|^2, divided by sqrt(d_k)", "v^T tanh(W1 q + W2 k) (Bahdanau)"};
-        snprintf(done, sizeof done, "score=%s: %s", score_name(c.score, c.scale),
-                 c.score == SCORE_DOT ? (c.scale ? "q.k / sqrt(d_k)" : "q.k, not scaled") : what[c.score]);
-        reconfigure(a, &c, done);
-        break;
+    Action act = ACT_NONE;
+    for (int i = ACT_NONE + 1; i < ACT_COUNT; i++)
+        if (actions[i].name && strcmp(actions[i].name, action) == 0) act = (Action)i;
+    if (act == ACT_NONE) {
+        say(a, 1, "unknown action '%.64s'", action);
+        return -1;
     }
-    case ACT_TIE:
-        if (from_file(a)) break;
-        c.tie_qk = !c.tie_qk;
-        snprintf(done, sizeof done,
-                 c.tie_qk ? "Q and K tied (W_K = W_Q): the raw scores are symmetric"
-                          : "Q and K untied: influence is not symmetric");
-        reconfigure(a, &c, done);
-        break;
-    case ACT_ATTN:
-        if (from_file(a)) break;
-        c.attn = (AttnMode)((c.attn + 1) % ATTN_MODE_COUNT);
-        int refused = c.attn == ATTN_CROSS && !m->target;
-        if (refused) c.attn = ATTN_SELF;
-        if (c.attn == ATTN_CAUSAL_SELF) c.mask = MASK_CAUSAL;
-        if (c.attn == ATTN_CROSS && !mask_applies(c.mask, 1)) c.mask = MASK_NONE;
-        snprintf(done, sizeof done, "attn=%s: %s", attn_mode_name(c.attn),
-                 c.attn == ATTN_SELF          ? "encoder self-attention"
-                 : c.attn == ATTN_CAUSAL_SELF ? "masked decoder self-attention (causal)"
-                                              : "encoder-decoder: target queries, source keys and values");
-        if (c.attn != m->cfg.attn || c.mask != m->cfg.mask) reconfigure(a, &c, done);
-        if (refused) say(a, 1, "cross-attention needs a target sentence: press E to type one (or --target)");
-        break;
-    case ACT_TARGET:
-        if (from_file(a)) break;
-        open_prompt(a, PROMPT_TARGET);
-        break;
-    case ACT_PAINT_MODE:
-        a->painting = !a->painting;
-        if (a->painting) {
-            a->view = VIEW_HEATMAP;
-            a->shown = SHOW_WEIGHTS;
-            if (c.mask != MASK_PAINTED) {
-                c.mask = MASK_PAINTED;
-                reconfigure(a, &c, "");
-            }
-            say(a, 0, "mask-edit: Space hides/shows the cell, C clears, u undoes, W writes %s, M ends",
-                a->mask_file ? a->mask_file : "(give --mask-file to save)");
-        } else {
-            say(a, 0, "mask-edit off (mask=painted stays; m for another mask)");
-        }
-        break;
-    case ACT_PAINT_TOGGLE:
-    case ACT_PAINT_CLEAR:
-    case ACT_PAINT_UNDO:
-    case ACT_PAINT_SAVE:
-        if (!a->painting) {
-            say(a, 1, "M starts mask-edit mode (Space, C, u and W paint, clear, undo and save the mask)");
-            break;
-        }
-        if (act == ACT_PAINT_SAVE) app_save_mask(a);
-        else paint_key(a, act);
-        break;
-    case ACT_GRAVITY:
-        if (a->view == VIEW_GRAVITY) a->gravity_all = !a->gravity_all;
-        a->view = VIEW_GRAVITY;
-        break;
-    case ACT_REDRAW: break;
-    case ACT_SCALE:
-        c.scale = !c.scale;
-        if (c.scale)
-            snprintf(done, sizeof done, "scaling on: scores divided by sqrt(%d) = %.3f", c.d_k, sqrt((double)c.d_k));
-        else snprintf(done, sizeof done, "scaling off: softmax of the raw scores Q K^T");
-        reconfigure(a, &c, done);
-        break;
-    case ACT_DK_DOUBLE:
-        if (from_file(a)) break;
-        if (c.d_k * 2 > MODEL_MAX_DIM) {
-            say(a, 1, "d_k %d doubled is over the limit %d", c.d_k, MODEL_MAX_DIM);
-            break;
-        }
-        set_dk(a, (long)c.d_k * 2);
-        break;
-    case ACT_DK_HALVE:
-        if (from_file(a)) break;
-        if (c.d_k == 1) {
-            say(a, 1, "d_k is 1 already: the smallest width");
-            break;
-        }
-        set_dk(a, c.d_k / 2);
-        break;
-    case ACT_HEAD_MORE:
-        if (from_file(a)) break;
-        if (c.heads >= MODEL_MAX_HEADS) {
-            say(a, 1, "heads is %d already: the limit", c.heads);
-            break;
-        }
-        c.heads++;
-        snprintf(done, sizeof done, "heads %d -> %d (the others are unchanged)", c.heads - 1, c.heads);
-        reconfigure(a, &c, done);
-        break;
-    case ACT_HEAD_FEWER:
-        if (from_file(a)) break;
-        if (c.heads <= 1) {
-            say(a, 1, "heads is 1 already");
-            break;
-        }
-        c.heads--;
-        snprintf(done, sizeof done, "heads %d -> %d", c.heads + 1, c.heads);
-        reconfigure(a, &c, done);
-        break;
-    case ACT_DK_PROMPT:
-        if (from_file(a)) break;
-        open_prompt(a, PROMPT_DK);
-        break;
-    case ACT_SEED:
-        if (from_file(a)) break;
-        c.seed++;
-        snprintf(done, sizeof done, "seed=%llu: new embeddings and weights", (unsigned long long)c.seed);
-        reconfigure(a, &c, done);
-        break;
-    case ACT_POS:
-        if (from_file(a)) break;
-        c.pos = c.pos == POS_NONE ? POS_SINUSOIDAL : POS_NONE;
-        snprintf(done, sizeof done, "positional encoding %s",
-                 c.pos == POS_NONE ? "off" : "on (sinusoidal, added to E)");
-        reconfigure(a, &c, done);
-        break;
-    case ACT_EDIT:
-        if (from_file(a)) break;
-        open_prompt(a, PROMPT_TEXT);
-        break;
-    case ACT_TOKENIZER:
-        if (from_file(a)) break;
-        next_tokenizer(a);
-        break;
-    case ACT_STAGE:
-        next_shown(a);
-        clamp_cursor(a);
-        break;
-    default:
-        if (act >= ACT_HEAD_1 && act <= ACT_HEAD_9) {
-            int h = act - ACT_HEAD_1;
-            if (h >= c.heads)
-                say(a, 1, "there %s only %d head%s", c.heads == 1 ? "is" : "are", c.heads, c.heads == 1 ? "" : "s");
-            else a->head = h;
-        }
-        break;
+    if (arg && !(actions[act].needs & TAKES_ARG)) {
+        say(a, 1, "%s takes no argument (got '%.64s')", action, arg);
+        return -1;
     }
-    return 1;
+    if (a->prompt != PROMPT_NONE) {
+        say(a, 1, "%s: a prompt is open (Enter or Esc closes it first)", action);
+        return -1;
+    }
+    return dispatch(a, act, arg) < 0 ? -1 : 0;
 }
 
 int app_q_quits(const App *a, int prompt_closing) {

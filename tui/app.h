@@ -104,6 +104,16 @@ typedef struct {
  * many keys came in a row. Returns 1 when the screen should be redrawn. */
 int app_key(App *a, AppKey k);
 
+/* Runs the action named `action` (keymap.c's keys run the same actions),
+ * with its argument arg (NULL: none), as its key would: "mask", "scale",
+ * "stage", "head" "2" (1-based), "view" "pipeline", "dk" "8" (d_k at once;
+ * without an argument the prompt opens), "down", "help"... The argument may
+ * also follow the name after one space: app_run(a, "head 2", NULL). Like
+ * app_key it does not recompute (app_update does). Returns 0, or -1 for an
+ * unknown action, an argument it does not take or refuses, or an open
+ * prompt; a->msg then says why. For tests and lesson scripts. */
+int app_run(App *a, const char *action, const char *arg);
+
 /* One character of a bracketed paste (the terminal marks pasted text): in a
  * prompt it is text, whatever it is (ESC, CR and NUL included: editing keeps
  * every byte); outside a prompt a paste runs no keys (a message says so).

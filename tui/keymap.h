@@ -1,6 +1,6 @@
-/* keymap.h - the ONE table of keys: each binding's keys, action and help
- * text. The help screen and the key-hint line are generated from it, so they
- * cannot drift apart from what the keys do. */
+/* keymap.h - the ONE table of keys: each binding's keys, action (with its
+ * argument; app.c names each action and runs it) and help text. The help screen and the key-hint line are generated
+ * from it, so they cannot drift apart from what the keys do. */
 #ifndef ATTNVIZ_KEYMAP_H
 #define ATTNVIZ_KEYMAP_H
 
@@ -19,8 +19,7 @@ typedef enum {
     ACT_END,
     ACT_NEXT_HEAD,
     ACT_PREV_HEAD,
-    ACT_HEAD_1, /* ACT_HEAD_1 + k shows head k + 1, k = 0..8 */
-    ACT_HEAD_9 = ACT_HEAD_1 + 8,
+    ACT_HEAD, /* show head N (the binding's argument, 1-based) */
     ACT_ALL_HEADS,
     ACT_PIPELINE,
     ACT_OPEN,
@@ -49,6 +48,7 @@ typedef enum {
     ACT_PAINT_UNDO, /* undo the last Space or C (again: redo) */
     ACT_PAINT_SAVE,
     ACT_GRAVITY,
+    ACT_VIEW, /* no key: app_run's "view NAME" */
     ACT_COUNT
 } Action;
 
@@ -62,6 +62,7 @@ typedef struct {
     const char *hint; /* item of the hint line, "<keys> <word>" (keys of this binding
                          or of its pair, e.g. "+/- d_k"), or NULL: not hinted */
     int hint_rank;    /* hint order: lower first; the hint line drops the highest first */
+    const char *arg;  /* the action's argument (app_run's), or NULL: "2" for head 2 */
 } KeyBinding;
 
 extern const KeyBinding keymap[];
@@ -69,5 +70,7 @@ extern const int keymap_count;
 
 /* The action of a key code, or ACT_NONE. */
 Action keymap_action(int key);
+/* The binding of a key code, or NULL. */
+const KeyBinding *keymap_binding(int key);
 
 #endif
