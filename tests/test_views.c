@@ -14,6 +14,7 @@
 
 #include "app.h"
 #include "canvas.h"
+#include "keycode.h"
 #include "keymap.h"
 #include "widgets.h"
 #include "utf8.h"
@@ -79,7 +80,7 @@ static AppKey ch(uint32_t c) {
     return k;
 }
 static AppKey code(int c) {
-    AppKey k = {1, (uint32_t)c};
+    AppKey k = {1, keycode_from_curses(c)};
     return k;
 }
 
@@ -703,10 +704,10 @@ static void test_keymap_unique(void **state) {
         Action act;
     } contract[] = {
         {'q', ACT_QUIT},       {'?', ACT_HELP},
-        {27, ACT_ESCAPE},      {KEY_UP, ACT_UP},
+        {27, ACT_ESCAPE},      {APP_KEY_UP, ACT_UP},
         {'j', ACT_DOWN},       {'h', ACT_LEFT},
         {'l', ACT_RIGHT},      {'k', ACT_UP},
-        {'\t', ACT_NEXT_HEAD}, {KEY_BTAB, ACT_PREV_HEAD},
+        {'\t', ACT_NEXT_HEAD}, {APP_KEY_BACK_TAB, ACT_PREV_HEAD},
         {'1', ACT_HEAD},       {'9', ACT_HEAD},
         {'a', ACT_ALL_HEADS},  {'m', ACT_MASK},
         {'s', ACT_SCALE},      {'+', ACT_DK_DOUBLE},

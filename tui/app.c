@@ -2,7 +2,6 @@
  * in view.c and the views of its table; the terminal loop in screen.c. */
 #include "app.h"
 
-#include <curses.h>
 #include <malloc.h>
 #include <math.h>
 #include <stdarg.h>
@@ -216,13 +215,13 @@ static int prompt_key(App *a, AppKey k) {
     uint32_t cp = 0;
     if (k.is_code) {
         switch ((int)k.ch) {
-        case KEY_LEFT: lk = LE_KEY_LEFT; break;
-        case KEY_RIGHT: lk = LE_KEY_RIGHT; break;
-        case KEY_HOME: lk = LE_KEY_HOME; break;
-        case KEY_END: lk = LE_KEY_END; break;
-        case KEY_BACKSPACE: lk = LE_KEY_BACKSPACE; break;
-        case KEY_DC: lk = LE_KEY_DELETE; break;
-        case KEY_ENTER: lk = LE_KEY_ENTER; break;
+        case APP_KEY_LEFT: lk = LE_KEY_LEFT; break;
+        case APP_KEY_RIGHT: lk = LE_KEY_RIGHT; break;
+        case APP_KEY_HOME: lk = LE_KEY_HOME; break;
+        case APP_KEY_END: lk = LE_KEY_END; break;
+        case APP_KEY_BACKSPACE: lk = LE_KEY_BACKSPACE; break;
+        case APP_KEY_DELETE: lk = LE_KEY_DELETE; break;
+        case APP_KEY_ENTER: lk = LE_KEY_ENTER; break;
         default: return 0;
         }
     } else {
@@ -810,7 +809,7 @@ static int dispatch(App *a, Action act, const char *arg) {
 
 int app_key(App *a, AppKey k) {
     if (a->prompt != PROMPT_NONE) return prompt_key(a, k);
-    /* A wide character is never a key binding (KEY_* codes start at 0x101). */
+    /* A wide character is never a key binding (APP_KEY_* codes are above Unicode). */
     const KeyBinding *b = (!k.is_code && k.ch > 127) ? NULL : keymap_binding((int)k.ch);
     int r = dispatch(a, b ? b->action : ACT_NONE, b ? b->arg : NULL);
     return r < 0 ? 1 : r;

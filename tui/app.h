@@ -93,7 +93,27 @@ typedef struct {
 void app_init(App *a, Model *m, ColorTier tier, int ascii, int dv_follows_dk, const char *pattern);
 void app_free(App *a); /* frees the prompt, the undo step and mask_comments; not the model */
 
-/* A key from the terminal: a character (is_code 0) or an ncurses KEY_* code. */
+/* The app's own codes of the keys that are not characters (AppKey with
+ * is_code 1): screen.c translates ncurses' KEY_* into them (keycode.h), so
+ * that the app and its key table know nothing of curses. Above Unicode, so
+ * that one int holds a character or a code (keymap.h). */
+enum {
+    APP_KEY_UP = 0x110000,
+    APP_KEY_DOWN,
+    APP_KEY_LEFT,
+    APP_KEY_RIGHT,
+    APP_KEY_PAGE_UP,
+    APP_KEY_PAGE_DOWN,
+    APP_KEY_HOME,
+    APP_KEY_END,
+    APP_KEY_BACK_TAB,
+    APP_KEY_BACKSPACE,
+    APP_KEY_DELETE,
+    APP_KEY_ENTER,
+    APP_KEY_UNKNOWN /* a code the app has no use for */
+};
+
+/* A key from the terminal: a character (is_code 0) or an APP_KEY_* code. */
 typedef struct {
     int is_code;
     uint32_t ch;

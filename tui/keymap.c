@@ -2,7 +2,7 @@
  * none of them may be reused for something else. */
 #include "keymap.h"
 
-#include <curses.h>
+#include "app.h"
 
 #define CTRL(c) ((c)&0x1f)
 
@@ -12,16 +12,16 @@ const KeyBinding keymap[] = {
     {{'q', 0}, "q", NULL, ACT_QUIT, "quit (in help: close help)", "q quit", 0, NULL},
     {{'?', 0}, "?", NULL, ACT_HELP, "help: every key and what the view shows", "? help", 1, NULL},
     {{27, 0}, "Esc", NULL, ACT_ESCAPE, "close help or an overlay; cancel a prompt", NULL, 99, NULL},
-    {{KEY_UP, 'k', 0}, "↑ k", "Up k", ACT_UP, "cursor up (previous query)", NULL, 99, NULL},
-    {{KEY_DOWN, 'j', 0}, "↓ j", "Down j", ACT_DOWN, "cursor down (next query)", NULL, 99, NULL},
-    {{KEY_LEFT, 'h', 0}, "← h", "Left h", ACT_LEFT, "cursor left (previous key)", NULL, 99, NULL},
-    {{KEY_RIGHT, 'l', 0}, "→ l", "Right l", ACT_RIGHT, "cursor right (next key)", NULL, 99, NULL},
-    {{KEY_PPAGE, 0}, "PgUp", NULL, ACT_PAGE_UP, "a page up", NULL, 99, NULL},
-    {{KEY_NPAGE, 0}, "PgDn", NULL, ACT_PAGE_DOWN, "a page down", NULL, 99, NULL},
-    {{KEY_HOME, 0}, "Home", NULL, ACT_HOME, "first query and key", NULL, 99, NULL},
-    {{KEY_END, 0}, "End", NULL, ACT_END, "last query and key", NULL, 99, NULL},
+    {{APP_KEY_UP, 'k', 0}, "↑ k", "Up k", ACT_UP, "cursor up (previous query)", NULL, 99, NULL},
+    {{APP_KEY_DOWN, 'j', 0}, "↓ j", "Down j", ACT_DOWN, "cursor down (next query)", NULL, 99, NULL},
+    {{APP_KEY_LEFT, 'h', 0}, "← h", "Left h", ACT_LEFT, "cursor left (previous key)", NULL, 99, NULL},
+    {{APP_KEY_RIGHT, 'l', 0}, "→ l", "Right l", ACT_RIGHT, "cursor right (next key)", NULL, 99, NULL},
+    {{APP_KEY_PAGE_UP, 0}, "PgUp", NULL, ACT_PAGE_UP, "a page up", NULL, 99, NULL},
+    {{APP_KEY_PAGE_DOWN, 0}, "PgDn", NULL, ACT_PAGE_DOWN, "a page down", NULL, 99, NULL},
+    {{APP_KEY_HOME, 0}, "Home", NULL, ACT_HOME, "first query and key", NULL, 99, NULL},
+    {{APP_KEY_END, 0}, "End", NULL, ACT_END, "last query and key", NULL, 99, NULL},
     {{'\t', 0}, "Tab", NULL, ACT_NEXT_HEAD, "next head", "Tab head", 5, NULL},
-    {{KEY_BTAB, 0}, "Shift-Tab", NULL, ACT_PREV_HEAD, "previous head", NULL, 99, NULL},
+    {{APP_KEY_BACK_TAB, 0}, "Shift-Tab", NULL, ACT_PREV_HEAD, "previous head", NULL, 99, NULL},
     {{'1', 0}, "1 … 9", "1 ... 9", ACT_HEAD, "show that head", NULL, 99, "1"},
     {{'2', 0}, NULL, NULL, ACT_HEAD, NULL, NULL, 99, "2"},
     {{'3', 0}, NULL, NULL, ACT_HEAD, NULL, NULL, 99, "3"},
@@ -33,7 +33,7 @@ const KeyBinding keymap[] = {
     {{'9', 0}, NULL, NULL, ACT_HEAD, NULL, NULL, 99, "9"},
     {{'a', 0}, "a", NULL, ACT_ALL_HEADS, "all heads side by side / one head", "a all", 6, NULL},
     {{'c', 0}, "c", NULL, ACT_PIPELINE, "the whole chain: every stage with its shape (pipeline)", "c chain", 7, NULL},
-    {{'\n', '\r', KEY_ENTER, 0}, "Enter", NULL, ACT_OPEN, "the arithmetic of the cell under the cursor; in all heads: open the head", "Enter cell", 8, NULL},
+    {{'\n', '\r', APP_KEY_ENTER, 0}, "Enter", NULL, ACT_OPEN, "the arithmetic of the cell under the cursor; in all heads: open the head", "Enter cell", 8, NULL},
     {{'m', 0}, "m", NULL, ACT_MASK, "next mask kind (none -> causal -> ...)", "m mask", 2, NULL},
     {{'s', 0}, "s", NULL, ACT_SCALE, "scaling by 1/sqrt(d_k) on/off", "s scale", 3, NULL},
     {{'+', '=', 0}, "+", NULL, ACT_DK_DOUBLE, "d_k doubled", "+/- d_k", 9, NULL},

@@ -52,7 +52,7 @@ typedef enum {
     ACT_COUNT
 } Action;
 
-/* Key codes are ncurses': a character, or a KEY_* constant. */
+/* Key codes are the app's: a character, or an APP_KEY_* code (app.h). */
 typedef struct {
     int keys[4];             /* up to 4 codes, 0-terminated */
     const char *label;       /* how help shows the keys: "←↓↑→ h j k l" */

@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include "cancel.h"
+#include "keycode.h"
 #include "utf8.h"
 
 static volatile sig_atomic_t got_signal = 0, got_winch = 0;
@@ -363,7 +364,7 @@ static int app_event(App *a, const Event *e) {
     case EV_PASTE: return app_paste_char(a, e->ch);
     case EV_CODE:
         if (e->ch == KEY_RESIZE) return 1;
-        return app_key(a, (AppKey){1, e->ch});
+        return app_key(a, (AppKey){1, keycode_from_curses((int)e->ch)});
     case EV_KEY: return app_key(a, (AppKey){0, e->ch});
     }
     return 0;

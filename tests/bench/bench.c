@@ -35,6 +35,7 @@
 #include "app.h"
 #include "canvas.h"
 #include "cli.h"
+#include "keycode.h"
 #include "matrix.h"
 #include "model.h"
 #include "parallel.h"
@@ -393,8 +394,10 @@ static void latency_run(int n, int dm, int heads, int w, int h, int min_keys, do
                 truncated = 1;
                 break;
             }
+            AppKey key = script[k % SCRIPT_LEN]; /* ncurses' codes, as the terminal sends them */
+            if (key.is_code) key.ch = keycode_from_curses((int)key.ch);
             double t0 = now_ms();
-            if (app_key(&a, script[k % SCRIPT_LEN])) {
+            if (app_key(&a, key)) {
                 /* One frame as screen_run makes it (tui/screen.c), but on
                  * this thread (screen_run starts a frame thread: some tens of
                  * microseconds, not counted here): when the recompute takes

@@ -60,6 +60,7 @@
 #include "app.h"
 #include "canvas.h"
 #include "fuzz_util.h"
+#include "keycode.h"
 #include "model.h"
 #include "qkvfile.h"
 #include "utf8.h"
@@ -262,20 +263,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         AppKey k = {0, b};
         int is_key = 1;
         switch (b) {
-        case 0x02: k = (AppKey){1, KEY_UP}; break;
-        case 0x03: k = (AppKey){1, KEY_DOWN}; break;
-        case 0x04: k = (AppKey){1, KEY_LEFT}; break;
-        case 0x06: k = (AppKey){1, KEY_RIGHT}; break;
-        case 0x07: k = (AppKey){1, KEY_BTAB}; break;
-        case 0x0E: k = (AppKey){1, KEY_BACKSPACE}; break;
-        case 0x0F: k = (AppKey){1, KEY_DC}; break;
-        case 0x10: k = (AppKey){1, KEY_HOME}; break;
-        case 0x11: k = (AppKey){1, KEY_END}; break;
-        case 0x12: k = (AppKey){1, KEY_NPAGE}; break;
-        case 0x13: k = (AppKey){1, KEY_PPAGE}; break;
-        case 0x14: k = (AppKey){1, KEY_ENTER}; break;
-        case 0x16: k = (AppKey){1, KEY_RESIZE}; break;
-        case 0x17: k = (AppKey){1, 0x100u + next_byte(data, size, &i)}; break;
+        case 0x02: k = (AppKey){1, keycode_from_curses(KEY_UP)}; break;
+        case 0x03: k = (AppKey){1, keycode_from_curses(KEY_DOWN)}; break;
+        case 0x04: k = (AppKey){1, keycode_from_curses(KEY_LEFT)}; break;
+        case 0x06: k = (AppKey){1, keycode_from_curses(KEY_RIGHT)}; break;
+        case 0x07: k = (AppKey){1, keycode_from_curses(KEY_BTAB)}; break;
+        case 0x0E: k = (AppKey){1, keycode_from_curses(KEY_BACKSPACE)}; break;
+        case 0x0F: k = (AppKey){1, keycode_from_curses(KEY_DC)}; break;
+        case 0x10: k = (AppKey){1, keycode_from_curses(KEY_HOME)}; break;
+        case 0x11: k = (AppKey){1, keycode_from_curses(KEY_END)}; break;
+        case 0x12: k = (AppKey){1, keycode_from_curses(KEY_NPAGE)}; break;
+        case 0x13: k = (AppKey){1, keycode_from_curses(KEY_PPAGE)}; break;
+        case 0x14: k = (AppKey){1, keycode_from_curses(KEY_ENTER)}; break;
+        case 0x16: k = (AppKey){1, keycode_from_curses(KEY_RESIZE)}; break;
+        case 0x17: k = (AppKey){1, keycode_from_curses((int)(0x100u + next_byte(data, size, &i)))}; break;
         case 0x18: {
             int w = 1 + next_byte(data, size, &i) % 250;
             int h = 1 + next_byte(data, size, &i) % 70;
