@@ -13,8 +13,8 @@
 /* Initialize with AvError err = {0}. */
 
 /* What kind of failure: bad input (the user can fix the command, the file or
- * the sentence: exit 2) or the machine's (memory, a read or write that failed:
- * exit 1). */
+ * the sentence, an unreadable input file included: exit 2) or the machine's
+ * (memory, a write that failed: exit 1). */
 typedef enum { AV_ERR_INPUT = 0, AV_ERR_NOMEM, AV_ERR_IO } AvErrorKind;
 
 typedef struct {

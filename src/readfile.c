@@ -81,7 +81,7 @@ int av_read_file(const char *path, size_t max, char **out, size_t *len, AvError 
     if (!is_stdin) fclose(f);
     if (failed) {
         free(buf);
-        return av_error_io(err, "%s: read error: %s", path, strerror(saved));
+        return av_errorf(err, "%s: read error: %s", path, strerror(saved));
     }
     buf[n] = '\0';
     *out = buf;
