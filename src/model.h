@@ -10,7 +10,7 @@
  * Setting a parameter marks the earliest stage it affects as stale; one
  * model_update() recomputes from there on. The front end reads the results
  * (fields below and model_* accessors); it never computes them. Fields of
- * Model are read-only outside model.c.
+ * Model are read-only outside the model's files (src/model*.c).
  *
  * A model takes its Q, K, V either from a sentence through seeded weights, or
  * from a Q/K/V file (one head; no embeddings, projections or W_O). */
@@ -144,7 +144,7 @@ typedef struct {
     unsigned char *painted;   /* painted mask (n_q x n_k, 1 = visible), or NULL: all visible */
     int painted_q, painted_k; /* its shape */
 
-    /* storage: three arenas (see model.c), the matrices below point into them */
+    /* storage: three arenas (see model_storage.c), the matrices below point into them */
     void *embed_arena, *weights_arena, *stages_arena;
 
     /* stages */
