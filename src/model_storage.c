@@ -24,43 +24,138 @@ typedef struct {
  * of 4 KiB) do not all start at the same offset in a page: loads and stores
  * at equal page offsets stall each other (4K aliasing). */
 static size_t round16(size_t n) { return ((n + 15) & ~(size_t)15) + 320; }
-static void *carve(char **p, size_t bytes) {
-    void *r = *p;
-    *p += round16(bytes);
-    return r;
+
+/* The walk over an arena's pieces: base NULL counts their bytes, an arena's
+ * base also carves them. */
+typedef struct {
+    char *base;  /* the arena, or NULL when counting */
+    size_t used; /* bytes of the pieces so far */
+} Cursor;
+
+static void *take(Cursor *cur, size_t bytes) {
+    void *at = cur->base ? cur->base + cur->used : NULL;
+    cur->used += round16(bytes);
+    return at;
 }
 
+/* One piece of an arena: counted, and when there is an owner (the model or
+ * its head: NULL when counting) pointed at from lhs. */
+#define PIECE(owner, lhs, bytes)                                                                                       \
+    do {                                                                                                               \
+        void *at_ = take(&cur, (bytes));                                                                               \
+        if (owner) (lhs) = at_;                                                                                        \
+    } while (0)
+
+/* The shape the arenas are laid out for. */
+typedef struct {
+    const ModelConfig *c;
+    int n_q, n_k;
+    ModelSource src;
+    int two_sides; /* the queries' sentence is another: its own E, PE, X */
+} Shape;
+
+/* Each layout walks one arena's list of pieces, once for both uses: with m
+ * NULL it returns the bytes the arena needs; with a model it also points m's
+ * matrices into base (m->head allocated for s's heads). */
+
 /* E, PE, X of the keys' sentence, and of the queries' when it is another. */
+static size_t layout_embed(Model *m, char *base, const Shape *s) {
+    Cursor cur = {base, 0};
+    size_t nq = (size_t)s->n_q, nk = (size_t)s->n_k, dm = (size_t)s->c->d_model, f = sizeof(float);
+    PIECE(m, m->embed, f * nk * dm); /* (n_k, d_model) */
+    PIECE(m, m->pe, f * nk * dm);
+    PIECE(m, m->x, f * nk * dm);
+    if (s->two_sides) {
+        PIECE(m, m->embed_q, f * nq * dm); /* (n_q, d_model) */
+        PIECE(m, m->pe_q, f * nq * dm);
+        PIECE(m, m->xq, f * nq * dm);
+    } else if (m) {
+        m->embed_q = m->embed, m->pe_q = m->pe, m->xq = m->x;
+    }
+    return cur.used;
+}
+
+/* W_Q, W_K, W_V of every head, W_O with its unit normals, the packed copies. */
+static size_t layout_weights(Model *m, char *base, const Shape *s) {
+    const ModelConfig *c = s->c;
+    Cursor cur = {base, 0};
+    size_t dm = (size_t)c->d_model, f = sizeof(float);
+    for (int h = 0; h < c->heads; h++) {
+        HeadData *hd = m ? &m->head[h] : NULL;
+        PIECE(hd, hd->wq, f * dm * c->d_k); /* (d_model, d_k) */
+        PIECE(hd, hd->wk, f * dm * c->d_k);
+        PIECE(hd, hd->wv, f * dm * c->d_v); /* (d_model, d_v) */
+    }
+    PIECE(m, m->wo, f * (size_t)c->heads * c->d_v * dm); /* (heads * d_v, d_model) */
+    PIECE(m, m->wo_normals, sizeof(double) * (size_t)c->heads * c->d_v * dm);
+    /* the packed weights: filled when the weights are drawn */
+    if (m) memset(&m->po, 0, sizeof m->po), memset(&m->pq, 0, sizeof m->pq), memset(&m->pkv, 0, sizeof m->pkv);
+    PIECE(m, m->po.data, f * mat_packed_floats(c->heads * c->d_v, c->d_model));
+    PIECE(m, m->pq.data, f * mat_packed_floats(c->d_model, c->heads * c->d_k));
+    PIECE(m, m->pkv.data, f * mat_packed_floats(c->d_model, c->heads * (c->d_k + c->d_v)));
+    return cur.used;
+}
+
+/* The stages of every head, the mask, and (text only) the products before
+ * they are split into heads, concat and Y. */
+static size_t layout_stages(Model *m, char *base, const Shape *s) {
+    const ModelConfig *c = s->c;
+    Cursor cur = {base, 0};
+    size_t nq = (size_t)s->n_q, nk = (size_t)s->n_k, dm = (size_t)c->d_model, f = sizeof(float);
+    for (int h = 0; h < c->heads; h++) {
+        HeadData *hd = m ? &m->head[h] : NULL;
+        PIECE(hd, hd->row_sums, sizeof(double) * nq); /* (n_q) */
+        PIECE(hd, hd->entropy, sizeof(double) * nq);
+        PIECE(hd, hd->q, f * nq * c->d_k);  /* (n_q, d_k) */
+        PIECE(hd, hd->k, f * nk * c->d_k);  /* (n_k, d_k) */
+        PIECE(hd, hd->v, f * nk * c->d_v);  /* (n_k, d_v) */
+        PIECE(hd, hd->scores, f * nq * nk); /* (n_q, n_k) */
+        PIECE(hd, hd->scaled, f * nq * nk);
+        PIECE(hd, hd->masked, f * nq * nk);
+        PIECE(hd, hd->weights, f * nq * nk);
+        PIECE(hd, hd->max_weight, f * nq);
+        PIECE(hd, hd->out, f * nq * c->d_v); /* (n_q, d_v) */
+        PIECE(hd, hd->pack_k, f * mat_packed_floats(c->d_k, s->n_k));
+        PIECE(hd, hd->pack_v, f * mat_packed_floats(s->n_k, c->d_v));
+        if (c->score == SCORE_ADDITIVE) {
+            PIECE(hd, hd->w1, f * c->d_k * c->d_k); /* (d_k, d_k) */
+            PIECE(hd, hd->w2, f * c->d_k * c->d_k);
+            PIECE(hd, hd->va, f * c->d_k);         /* (d_k) */
+            PIECE(hd, hd->add_a, f * nq * c->d_k); /* (n_q, d_k) */
+            PIECE(hd, hd->add_b, f * nk * c->d_k); /* (n_k, d_k) */
+        } else if (hd) {
+            hd->w1 = hd->w2 = hd->va = hd->add_a = hd->add_b = NULL;
+        }
+    }
+    PIECE(m, m->n_allowed, sizeof(int) * nq); /* (n_q) */
+    PIECE(m, m->allowed, nq * nk);            /* (n_q, n_k) */
+    PIECE(m, m->pad_key, nk);                 /* (n_k) */
+    if (s->src == SOURCE_TEXT) {
+        PIECE(m, m->concat, f * nq * c->heads * c->d_v);         /* (n_q, heads * d_v) */
+        PIECE(m, m->y, f * nq * dm);                             /* (n_q, d_model) */
+        PIECE(m, m->tq, f * nq * c->heads * c->d_k);             /* (n_q, heads * d_k) */
+        PIECE(m, m->tkv, f * nk * c->heads * (c->d_k + c->d_v)); /* (n_k, heads * (d_k + d_v)) */
+    } else if (m) {
+        m->concat = m->y = m->tq = m->tkv = NULL;
+    }
+    return cur.used;
+}
+
+#undef PIECE
+
 size_t model_embed_bytes(const ModelConfig *c, int n_q, int n_k, int two_sides) {
-    size_t b = 3 * round16(sizeof(float) * (size_t)n_k * c->d_model);
-    if (two_sides) b += 3 * round16(sizeof(float) * (size_t)n_q * c->d_model);
-    return b;
+    Shape s = {c, n_q, n_k, SOURCE_TEXT, two_sides};
+    return layout_embed(NULL, NULL, &s);
 }
 
 size_t model_weights_bytes(const ModelConfig *c) {
-    size_t dm = (size_t)c->d_model, f = sizeof(float);
-    size_t per_head = 2 * round16(f * dm * c->d_k) + round16(f * dm * c->d_v);
-    return (size_t)c->heads * per_head + round16(f * (size_t)c->heads * c->d_v * dm) +
-           round16(sizeof(double) * (size_t)c->heads * c->d_v * dm) +
-           round16(f * mat_packed_floats(c->heads * c->d_v, c->d_model)) +
-           round16(f * mat_packed_floats(c->d_model, c->heads * c->d_k)) +
-           round16(f * mat_packed_floats(c->d_model, c->heads * (c->d_k + c->d_v)));
+    Shape s = {c, 0, 0, SOURCE_TEXT, 0};
+    return layout_weights(NULL, NULL, &s);
 }
 
 size_t model_stages_bytes(const ModelConfig *c, int n_q, int n_k, ModelSource src) {
-    size_t nq = (size_t)n_q, nk = (size_t)n_k, f = sizeof(float);
-    size_t per_head = round16(f * nq * c->d_k) + round16(f * nk * c->d_k) + round16(f * nk * c->d_v) +
-                      4 * round16(f * nq * nk) + 2 * round16(sizeof(double) * nq) + round16(f * nq) +
-                      round16(f * nq * c->d_v);
-    if (c->score == SCORE_ADDITIVE)
-        per_head += 2 * round16(f * c->d_k * c->d_k) + round16(f * c->d_k) + round16(f * nq * c->d_k) +
-                    round16(f * nk * c->d_k);
-    per_head += round16(f * mat_packed_floats(c->d_k, n_k)) + round16(f * mat_packed_floats(n_k, c->d_v));
-    size_t total = (size_t)c->heads * per_head + round16(nq * nk) + round16(sizeof(int) * nq) + round16(nk);
-    if (src == SOURCE_TEXT)
-        total += round16(f * nq * c->heads * c->d_k) + round16(f * nk * c->heads * (c->d_k + c->d_v));
-    if (src == SOURCE_TEXT) total += round16(f * nq * c->heads * c->d_v) + round16(f * nq * c->d_model);
-    return total;
+    Shape s = {c, n_q, n_k, src, 0};
+    return layout_stages(NULL, NULL, &s);
 }
 
 static void storage_free(Storage *s) {
@@ -68,16 +163,15 @@ static void storage_free(Storage *s) {
     memset(s, 0, sizeof *s);
 }
 
-/* Allocates the arenas named in `which` for configuration c; all or nothing. */
-static int storage_alloc(Storage *s, int which, const ModelConfig *c, int n_q, int n_k, ModelSource src,
-                         int two_sides) {
+/* Allocates the arenas named in `which` for shape sh; all or nothing. */
+static int storage_alloc(Storage *s, int which, const Shape *sh) {
     memset(s, 0, sizeof *s);
-    int text = src == SOURCE_TEXT;
-    if ((which & AR_EMBED) && text) s->embed = calloc(1, model_embed_bytes(c, n_q, n_k, two_sides) + 16);
+    int text = sh->src == SOURCE_TEXT;
+    if ((which & AR_EMBED) && text) s->embed = calloc(1, layout_embed(NULL, NULL, sh) + 16);
     /* every weight is drawn, copied or packed before it is read: no need to zero */
-    if ((which & AR_WEIGHTS) && text) s->weights = malloc(model_weights_bytes(c) + 16);
-    if (which & AR_STAGES) s->stages = calloc(1, model_stages_bytes(c, n_q, n_k, src) + 16);
-    if (which & AR_HEADS) s->head = calloc((size_t)c->heads, sizeof *s->head);
+    if ((which & AR_WEIGHTS) && text) s->weights = malloc(layout_weights(NULL, NULL, sh) + 16);
+    if (which & AR_STAGES) s->stages = calloc(1, layout_stages(NULL, NULL, sh) + 16);
+    if (which & AR_HEADS) s->head = calloc((size_t)sh->c->heads, sizeof *s->head);
     if (((which & AR_EMBED) && text && !s->embed) || ((which & AR_WEIGHTS) && text && !s->weights) ||
         ((which & AR_STAGES) && !s->stages) || ((which & AR_HEADS) && !s->head)) {
         storage_free(s);
@@ -86,84 +180,21 @@ static int storage_alloc(Storage *s, int which, const ModelConfig *c, int n_q, i
     return 0;
 }
 
-/* Points the model's matrices into its arenas (after a change of shape). */
+/* Points the model's matrices into its arenas (after a change of shape), by
+ * the same layouts that counted their bytes. */
 static void storage_point(Model *m) {
-    const ModelConfig *c = &m->cfg;
-    size_t nq = (size_t)m->n_q, nk = (size_t)m->n_k, dm = (size_t)c->d_model, f = sizeof(float);
-    char *p;
-    if (m->embed_arena) {
-        p = m->embed_arena;
-        m->embed = carve(&p, f * nk * dm);
-        m->pe = carve(&p, f * nk * dm);
-        m->x = carve(&p, f * nk * dm);
-        if (m->q_target != m->k_target) {
-            m->embed_q = carve(&p, f * nq * dm);
-            m->pe_q = carve(&p, f * nq * dm);
-            m->xq = carve(&p, f * nq * dm);
-        } else {
-            m->embed_q = m->embed, m->pe_q = m->pe, m->xq = m->x;
-        }
-    } else {
-        m->embed = m->pe = m->x = m->embed_q = m->pe_q = m->xq = NULL;
-    }
+    Shape s = {&m->cfg, m->n_q, m->n_k, m->source, m->q_target != m->k_target};
+    if (m->embed_arena) layout_embed(m, m->embed_arena, &s);
+    else m->embed = m->pe = m->x = m->embed_q = m->pe_q = m->xq = NULL;
     if (m->weights_arena) {
-        p = m->weights_arena;
-        for (int h = 0; h < c->heads; h++) {
-            HeadData *hd = &m->head[h];
-            hd->wq = carve(&p, f * dm * c->d_k);
-            hd->wk = carve(&p, f * dm * c->d_k);
-            hd->wv = carve(&p, f * dm * c->d_v);
-        }
-        m->wo = carve(&p, f * (size_t)c->heads * c->d_v * dm);
-        m->wo_normals = carve(&p, sizeof(double) * (size_t)c->heads * c->d_v * dm);
-        /* the packed weights: filled when the weights are drawn */
-        memset(&m->po, 0, sizeof m->po), memset(&m->pq, 0, sizeof m->pq), memset(&m->pkv, 0, sizeof m->pkv);
-        m->po.data = carve(&p, f * mat_packed_floats(c->heads * c->d_v, c->d_model));
-        m->pq.data = carve(&p, f * mat_packed_floats(c->d_model, c->heads * c->d_k));
-        m->pkv.data = carve(&p, f * mat_packed_floats(c->d_model, c->heads * (c->d_k + c->d_v)));
+        layout_weights(m, m->weights_arena, &s);
     } else {
-        for (int h = 0; h < c->heads; h++) m->head[h].wq = m->head[h].wk = m->head[h].wv = NULL;
+        for (int h = 0; h < m->cfg.heads; h++) m->head[h].wq = m->head[h].wk = m->head[h].wv = NULL;
         m->wo = NULL;
         m->wo_normals = NULL;
         memset(&m->po, 0, sizeof m->po), memset(&m->pq, 0, sizeof m->pq), memset(&m->pkv, 0, sizeof m->pkv);
     }
-    p = m->stages_arena;
-    for (int h = 0; h < c->heads; h++) {
-        HeadData *hd = &m->head[h];
-        hd->row_sums = carve(&p, sizeof(double) * nq);
-        hd->entropy = carve(&p, sizeof(double) * nq);
-        hd->q = carve(&p, f * nq * c->d_k);
-        hd->k = carve(&p, f * nk * c->d_k);
-        hd->v = carve(&p, f * nk * c->d_v);
-        hd->scores = carve(&p, f * nq * nk);
-        hd->scaled = carve(&p, f * nq * nk);
-        hd->masked = carve(&p, f * nq * nk);
-        hd->weights = carve(&p, f * nq * nk);
-        hd->max_weight = carve(&p, f * nq);
-        hd->out = carve(&p, f * nq * c->d_v);
-        hd->pack_k = carve(&p, f * mat_packed_floats(c->d_k, (int)nk));
-        hd->pack_v = carve(&p, f * mat_packed_floats((int)nk, c->d_v));
-        if (c->score == SCORE_ADDITIVE) {
-            hd->w1 = carve(&p, f * c->d_k * c->d_k);
-            hd->w2 = carve(&p, f * c->d_k * c->d_k);
-            hd->va = carve(&p, f * c->d_k);
-            hd->add_a = carve(&p, f * nq * c->d_k);
-            hd->add_b = carve(&p, f * nk * c->d_k);
-        } else {
-            hd->w1 = hd->w2 = hd->va = hd->add_a = hd->add_b = NULL;
-        }
-    }
-    m->n_allowed = carve(&p, sizeof(int) * nq);
-    m->allowed = carve(&p, nq * nk);
-    m->pad_key = carve(&p, nk);
-    if (m->source == SOURCE_TEXT) {
-        m->concat = carve(&p, f * nq * c->heads * c->d_v);
-        m->y = carve(&p, f * nq * dm);
-        m->tq = carve(&p, f * nq * c->heads * c->d_k);
-        m->tkv = carve(&p, f * nk * c->heads * (c->d_k + c->d_v));
-    } else {
-        m->concat = m->y = m->tq = m->tkv = NULL;
-    }
+    layout_stages(m, m->stages_arena, &s);
 }
 
 /* Makes room for configuration c with n_q x n_k tokens from src: the arenas
@@ -190,7 +221,8 @@ int model_reshape(Model *m, const ModelConfig *c, int n_q, int n_k, ModelSource 
         return 0;
     }
     Storage s;
-    if (storage_alloc(&s, which, c, n_q, n_k, src, q_target != k_target)) {
+    Shape sh = {c, n_q, n_k, src, q_target != k_target};
+    if (storage_alloc(&s, which, &sh)) {
         /* Q/K/V from a file have no d_model (cfg keeps the default 64). */
         if (src != SOURCE_TEXT)
             return av_error_nomem(err, "out of memory for Q/K/V of %d x %d tokens, d_k=%d d_v=%d", n_q, n_k, c->d_k,
