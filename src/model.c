@@ -116,7 +116,7 @@ int model_set_config(Model *m, const ModelConfig *c, AvError *err) {
     }
     if (c->seed != o.seed || c->d_model != o.d_model) {
         mark_stale(m, STAGE_EMBED);
-        m->weights_stale = 1;
+        m->weights_stale = m->additive_stale = 1;
         m->keep_heads = m->keep_dk = m->keep_dv = 0; /* other numbers everywhere */
     }
     if (c->pos != o.pos) mark_stale(m, STAGE_EMBED);

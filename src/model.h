@@ -118,7 +118,7 @@ typedef struct {
     float *max_weight;      /* (n_q) the row's largest weight */
     float *out;             /* (n_q, d_v) A V */
     float *pack_k, *pack_v; /* room to pack K^T and V in each pass (stages arena) */
-    float *w1, *w2;         /* (d_k, d_k) additive attention, only with score additive */
+    float *w1, *w2;         /* (d_k, d_k) additive attention, only with score additive; drawn with the weights */
     float *va;              /* (d_k) additive attention's v */
     float *add_a, *add_b;   /* (n_q, d_k) Q W1^T, (n_k, d_k) K W2^T: additive attention's products */
 } HeadData;
@@ -172,6 +172,7 @@ typedef struct {
 
     Stage stale;                         /* earliest stage to recompute; STAGE_NONE when fresh */
     int weights_stale;                   /* the random weights must be drawn again */
+    int additive_stale;                  /* additive attention's W1, W2, v must be drawn again */
     unsigned long computed[STAGE_COUNT]; /* how often each stage was computed */
 } Model;
 

@@ -232,7 +232,6 @@ static void scores_pack_task(void *ctx, int h) {
     const ModelConfig *c = &j->m->cfg;
     HeadData *hd = &j->m->head[h];
     if (c->score == SCORE_ADDITIVE) {
-        model_draw_additive(j->m, h);
         /* mat_mul_bt falls back to the unpacked loop (the same sums) without memory */
         mat_mul_bt(hd->add_a, c->d_k, hd->q, c->d_k, hd->w1, c->d_k, j->m->n_q, c->d_k, c->d_k);
         mat_mul_bt(hd->add_b, c->d_k, hd->k, c->d_k, hd->w2, c->d_k, j->m->n_k, c->d_k, c->d_k);
@@ -349,6 +348,8 @@ void model_update_to(Model *m, Stage last) {
      * stops with m->stale where it was, so nothing half computed is taken as
      * current (the next update does it all again). */
     if (m->source == SOURCE_TEXT && m->weights_stale) model_draw_weights(m);
+    if (av_cancelled()) return;
+    if (m->cfg.score == SCORE_ADDITIVE && m->additive_stale) model_draw_additive(m);
     if (av_cancelled()) return;
     if (m->source == SOURCE_QKV && from < STAGE_PROJECT) from = STAGE_PROJECT;
     if (from <= STAGE_EMBED) compute_embed(m);

@@ -42,8 +42,10 @@ void model_draw_weights(Model *m);
  * failure the packs are marked invalid and the products run unpacked. */
 void model_pack_weights(Model *m);
 
-/* Additive attention's W1, W2 and v of head h. */
-void model_draw_additive(Model *m, int h);
+/* Additive attention's W1, W2 and v of every head (in the stages arena):
+ * drawn when the stages arena is new or the seed changed (m->additive_stale),
+ * not at every score pass. A cancel request leaves them stale. */
+void model_draw_additive(Model *m);
 
 // ----------------------------------------------------------------------------
 // the sentences on each side (model.c)

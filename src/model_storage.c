@@ -244,7 +244,7 @@ int model_reshape(Model *m, const ModelConfig *c, int n_q, int n_k, ModelSource 
         old_w[3 * h] = m->head[h].wq, old_w[3 * h + 1] = m->head[h].wk, old_w[3 * h + 2] = m->head[h].wv;
     if (which & AR_EMBED) free(m->embed_arena), m->embed_arena = s.embed;
     if (which & AR_WEIGHTS) m->weights_arena = s.weights, m->weights_stale = 1;
-    if (which & AR_STAGES) free(m->stages_arena), m->stages_arena = s.stages;
+    if (which & AR_STAGES) free(m->stages_arena), m->stages_arena = s.stages, m->additive_stale = 1;
     if (which & AR_HEADS) free(m->head), m->head = s.head;
     if (src != SOURCE_TEXT) {
         free(m->embed_arena), free(m->weights_arena);

@@ -102,7 +102,8 @@ void model_draw_weights(Model *m) {
 
 /* Additive attention's W1, W2 (d_k, d_k) of N(0, 1/d_k) and v (d_k) of N(0, 1)
  * for head h, each row its own stream (prefix-stable like the others). */
-void model_draw_additive(Model *m, int h) {
+static void draw_additive_task(void *ctx, int h) {
+    Model *m = ctx;
     const ModelConfig *c = &m->cfg;
     HeadData *hd = &m->head[h];
     int dk = c->d_k;
@@ -119,4 +120,10 @@ void model_draw_additive(Model *m, int h) {
     RngStream rv;
     rng_init(&rv, rng_key(c->seed, RNG_KIND_ADD_V, (uint32_t)h, 0));
     for (int a = 0; a < dk; a++) hd->va[a] = (float)rng_normal(&rv);
+}
+
+void model_draw_additive(Model *m) {
+    par_for(m->cfg.heads, draw_additive_task, m);
+    if (av_cancelled()) return; /* still stale: drawn again, all of them, next time */
+    m->additive_stale = 0;
 }
