@@ -22,6 +22,125 @@ enum { ROW_BLOCK = 64 };
 
 static int row_blocks(int n) { return (n + ROW_BLOCK - 1) / ROW_BLOCK; }
 
+// ----------------------------------------------------------------------------
+// the stages on explicit arrays (outputs, inputs, sizes), a block of rows
+// [r0, r0 + rows) at a time; the tasks below only wire the model's pointers
+
+static float saturate(double v) {
+    if (v > FLT_MAX) return FLT_MAX;
+    if (v < -FLT_MAX) return -FLT_MAX;
+    return (float)v;
+}
+
+/* X = E + PE with the positional encoding of n positions (sinusoidal, or
+ * zeros when off).
+ * out x, pe (n, dm); in embed (n, dm). */
+static void posenc_forward(float *x, float *pe, const float *embed, int n, int dm, PosKind pos) {
+    for (int t = 0; t < n; t++)
+        for (int d = 0; d < dm; d++) {
+            size_t at = (size_t)t * dm + d;
+            float p = 0.0f;
+            if (pos == POS_SINUSOIDAL) {
+                int i2 = d & ~1; /* 2i */
+                double angle = t / pow(10000.0, (double)i2 / dm);
+                p = (float)((d & 1) ? cos(angle) : sin(angle));
+            }
+            pe[at] = p;
+            x[at] = embed[at] + p;
+        }
+}
+
+/* Raw scores of rows [r0, r0 + rows) by dot product, cosine or distance
+ * (model.h); kt is K^T packed, or without data the product runs unpacked.
+ * out scores (n_q, n_k); in q (n_q, d_k), k (n_k, d_k). */
+static void scores_forward(float *scores, const float *q, const float *k, const MatPacked *kt, int r0, int rows,
+                           int n_k, int d_k, ScoreKind kind) {
+    if (kind == SCORE_DISTANCE) {
+        for (int i = r0; i < r0 + rows; i++)
+            for (int j = 0; j < n_k; j++) {
+                const float *q_i = q + (size_t)i * d_k, *k_j = k + (size_t)j * d_k;
+                double d2 = 0;
+                for (int p = 0; p < d_k; p++) d2 += ((double)q_i[p] - k_j[p]) * ((double)q_i[p] - k_j[p]);
+                scores[(size_t)i * n_k + j] = saturate(-d2);
+            }
+        return;
+    }
+    if (kt && kt->data) mat_mul_rows(scores, n_k, q, d_k, kt, r0, rows);
+    else mat_mul_bt(scores + (size_t)r0 * n_k, n_k, q + (size_t)r0 * d_k, d_k, k, d_k, rows, d_k, n_k);
+    if (kind == SCORE_COSINE)
+        for (int i = r0; i < r0 + rows; i++) {
+            const float *q_i = q + (size_t)i * d_k;
+            double qn = model_norm(q_i, d_k);
+            for (int j = 0; j < n_k; j++) {
+                const float *k_j = k + (size_t)j * d_k;
+                double kn = model_norm(k_j, d_k);
+                scores[(size_t)i * n_k + j] = qn > 0 && kn > 0 ? (float)(vec_dot(q_i, k_j, d_k) / (qn * kn)) : 0.0f;
+            }
+        }
+}
+
+/* Additive scores of rows [r0, r0 + rows): s_ij = v . tanh(A_i + B_j), with
+ * A = Q W1^T and B = K W2^T made once per head.
+ * out scores (n_q, n_k); in a (n_q, d_k), b (n_k, d_k), va (d_k). */
+static void additive_scores_forward(float *scores, const float *a, const float *b, const float *va, int r0, int rows,
+                                    int n_k, int d_k) {
+    for (int i = r0; i < r0 + rows; i++)
+        for (int j = 0; j < n_k; j++) {
+            double s = 0;
+            for (int p = 0; p < d_k; p++)
+                s += (double)va[p] * tanh((double)a[(size_t)i * d_k + p] + b[(size_t)j * d_k + p]);
+            scores[(size_t)i * n_k + j] = (float)s;
+        }
+}
+
+/* Rows [r0, r0 + rows) from stage `from` to the weights: scaled (times
+ * factor), masked (-inf where allowed is 0), then the softmax with its sum,
+ * entropy and largest weight. From STAGE_MASKED on, scaled is an input; from
+ * STAGE_WEIGHTS on, masked too. Every stage stays stored (the views show
+ * each), computed row by row while the row is in the cache.
+ * out scaled, masked, weights (n_q, n_k), row_sums, entropy, max_weight (n_q);
+ * in raw (n_q, n_k), allowed (n_q, n_k). */
+static void softmax_rows_forward(float *scaled, float *masked, float *weights, double *row_sums, double *entropy,
+                                 float *max_weight, const float *raw, const unsigned char *allowed, int r0, int rows,
+                                 int n_k, double factor, Stage from) {
+    for (int i = r0; i < r0 + rows; i++) {
+        size_t at = (size_t)i * n_k;
+        if (from <= STAGE_SCALED) {
+            attn_scale_mask_row(scaled + at, masked + at, raw + at, allowed + at, n_k,
+                                factor == 1.0 ? SCALE_COPY : SCALE_MULTIPLY, factor);
+        } else if (from <= STAGE_MASKED) {
+            attn_mask_row(masked + at, scaled + at, allowed + at, n_k);
+        }
+        SoftmaxRow sr;
+        attn_softmax(weights + at, masked + at, n_k, &sr);
+        row_sums[i] = sr.sum;
+        entropy[i] = sr.entropy;
+        max_weight[i] = sr.max_weight;
+    }
+}
+
+/* O = A V for rows [r0, r0 + rows). Keys past the last one any row of the
+ * block may see have weight 0 in every row: their products add nothing
+ * (causal: half the work).
+ * out out (n_q, d_v); in weights (n_q, n_k), vp: V (n_k, d_v) packed,
+ * allowed (n_q, n_k). */
+static void attend_forward(float *out, const float *weights, const MatPacked *vp, const unsigned char *allowed, int r0,
+                           int rows, int n_k, int d_v) {
+    int kmax = 0;
+    for (int i = r0; i < r0 + rows; i++) {
+        const unsigned char *ok = allowed + (size_t)i * n_k;
+        for (int j = n_k - 1; j >= kmax; j--)
+            if (ok[j]) {
+                kmax = j + 1;
+                break;
+            }
+    }
+    mat_mul_rows_k(out, d_v, weights, n_k, vp, r0, rows, kmax);
+}
+
+// ----------------------------------------------------------------------------
+// the tasks: a head, or a block of rows
+
 /* E, PE and X of one side (n tokens) into embed, pe, x (n, d_model). */
 static void embed_side(Model *m, int is_target, int n, float *embed, float *pe, float *x) {
     int dm = m->cfg.d_model;
@@ -46,18 +165,7 @@ static void embed_side(Model *m, int is_target, int n, float *embed, float *pe, 
         for (int d = 0; d < dm; d++) row[d] = (float)rng_normal(&r);
     }
     free(first);
-    for (int t = 0; t < n; t++)
-        for (int d = 0; d < dm; d++) {
-            size_t at = (size_t)t * dm + d;
-            float p = 0.0f;
-            if (m->cfg.pos == POS_SINUSOIDAL) {
-                int i2 = d & ~1; /* 2i */
-                double angle = t / pow(10000.0, (double)i2 / dm);
-                p = (float)((d & 1) ? cos(angle) : sin(angle));
-            }
-            pe[at] = p;
-            x[at] = embed[at] + p;
-        }
+    posenc_forward(x, pe, embed, n, dm, m->cfg.pos);
 }
 
 static void compute_embed(Model *m) {
@@ -149,84 +257,6 @@ static void compute_project(Model *m) {
     par_for(tasks, project_rows_task, &j);
 }
 
-static float saturate(double v) {
-    if (v > FLT_MAX) return FLT_MAX;
-    if (v < -FLT_MAX) return -FLT_MAX;
-    return (float)v;
-}
-
-/* The raw scores of rows [r0, r0 + rows) of head h. */
-static void scores_rows(Model *m, int h, const MatPacked *kt, int r0, int rows) {
-    const ModelConfig *c = &m->cfg;
-    HeadData *hd = &m->head[h];
-    int dk = c->d_k, nk = m->n_k;
-    switch (c->score) {
-    case SCORE_DISTANCE:
-        for (int i = r0; i < r0 + rows; i++)
-            for (int j = 0; j < nk; j++) {
-                const float *q = hd->q + (size_t)i * dk, *k = hd->k + (size_t)j * dk;
-                double d2 = 0;
-                for (int p = 0; p < dk; p++) d2 += ((double)q[p] - k[p]) * ((double)q[p] - k[p]);
-                hd->scores[(size_t)i * nk + j] = saturate(-d2);
-            }
-        return;
-    case SCORE_ADDITIVE: {
-        /* A = Q W1^T, B = K W2^T (made per head in scores_pack_task); s_ij = v . tanh(A_i + B_j) */
-        const float *A = hd->add_a + (size_t)r0 * dk, *B = hd->add_b;
-        for (int i = 0; i < rows; i++)
-            for (int j = 0; j < nk; j++) {
-                double s = 0;
-                for (int a = 0; a < dk; a++)
-                    s += (double)hd->va[a] * tanh((double)A[(size_t)i * dk + a] + B[(size_t)j * dk + a]);
-                hd->scores[(size_t)(r0 + i) * nk + j] = (float)s;
-            }
-        return;
-    }
-    default:
-        if (kt && kt->data) mat_mul_rows(hd->scores, nk, hd->q, dk, kt, r0, rows);
-        else mat_mul_bt(hd->scores + (size_t)r0 * nk, nk, hd->q + (size_t)r0 * dk, dk, hd->k, dk, rows, dk, nk);
-        if (c->score == SCORE_COSINE)
-            for (int i = r0; i < r0 + rows; i++) {
-                double qn = model_norm(hd->q + (size_t)i * dk, dk);
-                for (int j = 0; j < nk; j++) {
-                    double kn = model_norm(hd->k + (size_t)j * dk, dk);
-                    float *s = &hd->scores[(size_t)i * nk + j];
-                    *s = qn > 0 && kn > 0
-                             ? (float)(vec_dot(hd->q + (size_t)i * dk, hd->k + (size_t)j * dk, dk) / (qn * kn))
-                             : 0.0f;
-                }
-            }
-        return;
-    }
-}
-
-/* Rows [r0, r0 + rows) of head h from stage `from` to the weights: scaled,
- * masked, then the softmax with its sum, entropy and largest weight. The
- * stages stay stored (the views show each), computed row by row while the
- * row is in the cache. */
-static void row_stages(Model *m, int h, Stage from, int r0, int rows) {
-    const ModelConfig *c = &m->cfg;
-    HeadData *hd = &m->head[h];
-    int nk = m->n_k;
-    double factor = model_scale_factor(c);
-    for (int i = r0; i < r0 + rows; i++) {
-        size_t at = (size_t)i * nk;
-        const float *raw = hd->scores + at;
-        float *scaled = hd->scaled + at, *masked = hd->masked + at;
-        const unsigned char *ok = m->allowed + at;
-        if (from <= STAGE_SCALED) {
-            attn_scale_mask_row(scaled, masked, raw, ok, nk, factor == 1.0 ? SCALE_COPY : SCALE_MULTIPLY, factor);
-        } else if (from <= STAGE_MASKED) {
-            attn_mask_row(masked, scaled, ok, nk);
-        }
-        SoftmaxRow sr;
-        attn_softmax(hd->weights + at, masked, nk, &sr);
-        hd->row_sums[i] = sr.sum;
-        hd->entropy[i] = sr.entropy;
-        hd->max_weight[i] = sr.max_weight;
-    }
-}
-
 static void scores_pack_task(void *ctx, int h) {
     Job *j = ctx;
     const ModelConfig *c = &j->m->cfg;
@@ -246,8 +276,17 @@ static void scores_rows_task(void *ctx, int t) {
     int h = t / j->nb, r0 = (t % j->nb) * ROW_BLOCK;
     int rows = j->m->n_q - r0 < ROW_BLOCK ? j->m->n_q - r0 : ROW_BLOCK;
     if (rows <= 0) return;
-    if (j->from <= STAGE_SCORES) scores_rows(j->m, h, &j->pack[h], r0, rows);
-    if (j->from <= STAGE_WEIGHTS) row_stages(j->m, h, j->from, r0, rows);
+    Model *m = j->m;
+    const ModelConfig *c = &m->cfg;
+    HeadData *hd = &m->head[h];
+    if (j->from <= STAGE_SCORES) {
+        if (c->score == SCORE_ADDITIVE)
+            additive_scores_forward(hd->scores, hd->add_a, hd->add_b, hd->va, r0, rows, m->n_k, c->d_k);
+        else scores_forward(hd->scores, hd->q, hd->k, &j->pack[h], r0, rows, m->n_k, c->d_k, c->score);
+    }
+    if (j->from <= STAGE_WEIGHTS)
+        softmax_rows_forward(hd->scaled, hd->masked, hd->weights, hd->row_sums, hd->entropy, hd->max_weight, hd->scores,
+                             m->allowed, r0, rows, m->n_k, model_scale_factor(c), j->from);
 }
 
 static void compute_mask(Model *m) {
@@ -297,19 +336,7 @@ static void output_rows_task(void *ctx, int t) {
     int h = t / j->nb, r0 = (t % j->nb) * ROW_BLOCK, dv = m->cfg.d_v;
     int rows = m->n_q - r0 < ROW_BLOCK ? m->n_q - r0 : ROW_BLOCK;
     if (rows <= 0) return;
-    HeadData *hd = &m->head[h];
-    /* Keys past the last one any row of the block may see have weight 0 in
-     * every row: their products add nothing (causal: half the work). */
-    int kmax = 0;
-    for (int i = r0; i < r0 + rows; i++) {
-        const unsigned char *ok = m->allowed + (size_t)i * m->n_k;
-        for (int jj = m->n_k - 1; jj >= kmax; jj--)
-            if (ok[jj]) {
-                kmax = jj + 1;
-                break;
-            }
-    }
-    mat_mul_rows_k(hd->out, dv, hd->weights, m->n_k, &j->pack[h], r0, rows, kmax);
+    attend_forward(m->head[h].out, m->head[h].weights, &j->pack[h], m->allowed, r0, rows, m->n_k, dv);
 }
 
 static void compute_output(Model *m) {
