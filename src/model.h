@@ -10,7 +10,7 @@
  * Setting a parameter marks the earliest stage it affects as stale; one
  * model_update() recomputes from there on. The front end reads the results
  * (fields below and model_* accessors); it never computes them. Fields of
- * Model are read-only outside model.c.
+ * Model are read-only outside the model's files (src/model*.c).
  *
  * A model takes its Q, K, V either from a sentence through seeded weights, or
  * from a Q/K/V file (one head; no embeddings, projections or W_O). */
@@ -118,7 +118,7 @@ typedef struct {
     float *max_weight;      /* (n_q) the row's largest weight */
     float *out;             /* (n_q, d_v) A V */
     float *pack_k, *pack_v; /* room to pack K^T and V in each pass (stages arena) */
-    float *w1, *w2;         /* (d_k, d_k) additive attention, only with score additive */
+    float *w1, *w2;         /* (d_k, d_k) additive attention, only with score additive; drawn with the weights */
     float *va;              /* (d_k) additive attention's v */
     float *add_a, *add_b;   /* (n_q, d_k) Q W1^T, (n_k, d_k) K W2^T: additive attention's products */
 } HeadData;
@@ -144,7 +144,7 @@ typedef struct {
     unsigned char *painted;   /* painted mask (n_q x n_k, 1 = visible), or NULL: all visible */
     int painted_q, painted_k; /* its shape */
 
-    /* storage: three arenas (see model.c), the matrices below point into them */
+    /* storage: three arenas (see model_storage.c), the matrices below point into them */
     void *embed_arena, *weights_arena, *stages_arena;
 
     /* stages */
@@ -172,6 +172,7 @@ typedef struct {
 
     Stage stale;                         /* earliest stage to recompute; STAGE_NONE when fresh */
     int weights_stale;                   /* the random weights must be drawn again */
+    int additive_stale;                  /* additive attention's W1, W2, v must be drawn again */
     unsigned long computed[STAGE_COUNT]; /* how often each stage was computed */
 } Model;
 

@@ -1,0 +1,286 @@
+/* model_storage.c - where the model's matrices live: three arenas (E, PE, X;
+ * the weights; the stages), each one allocation, and the reshape that makes
+ * room for new shapes all or nothing. */
+#include "model_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+// ----------------------------------------------------------------------------
+// storage: three arenas, each one allocation (llm.c), replaced all or nothing
+
+/* Which arenas a change of shape needs anew. */
+enum { AR_EMBED = 1, AR_WEIGHTS = 2, AR_STAGES = 4, AR_HEADS = 8 };
+
+typedef struct {
+    void *embed;    /* E, PE, X: n_k x d_model each (text only) */
+    void *weights;  /* W_Q, W_K, W_V of every head, W_O (text only) */
+    void *stages;   /* per-head stages, the mask, concat, Y */
+    HeadData *head; /* heads entries */
+} Storage;
+
+/* Bump allocation inside an arena: every piece 16-byte aligned and followed
+ * by 320 bytes, so that rows of different matrices (n x n floats, a multiple
+ * of 4 KiB) do not all start at the same offset in a page: loads and stores
+ * at equal page offsets stall each other (4K aliasing). */
+static size_t round16(size_t n) { return ((n + 15) & ~(size_t)15) + 320; }
+
+/* The walk over an arena's pieces: base NULL counts their bytes, an arena's
+ * base also carves them. */
+typedef struct {
+    char *base;  /* the arena, or NULL when counting */
+    size_t used; /* bytes of the pieces so far */
+} Cursor;
+
+static void *take(Cursor *cur, size_t bytes) {
+    void *at = cur->base ? cur->base + cur->used : NULL;
+    cur->used += round16(bytes);
+    return at;
+}
+
+/* One piece of an arena: counted, and when there is an owner (the model or
+ * its head: NULL when counting) pointed at from lhs. */
+#define PIECE(owner, lhs, bytes)                                                                                       \
+    do {                                                                                                               \
+        void *at_ = take(&cur, (bytes));                                                                               \
+        if (owner) (lhs) = at_;                                                                                        \
+    } while (0)
+
+/* The shape the arenas are laid out for. */
+typedef struct {
+    const ModelConfig *c;
+    int n_q, n_k;
+    ModelSource src;
+    int two_sides; /* the queries' sentence is another: its own E, PE, X */
+} Shape;
+
+/* Each layout walks one arena's list of pieces, once for both uses: with m
+ * NULL it returns the bytes the arena needs; with a model it also points m's
+ * matrices into base (m->head allocated for s's heads). */
+
+/* E, PE, X of the keys' sentence, and of the queries' when it is another. */
+static size_t layout_embed(Model *m, char *base, const Shape *s) {
+    Cursor cur = {base, 0};
+    size_t nq = (size_t)s->n_q, nk = (size_t)s->n_k, dm = (size_t)s->c->d_model, f = sizeof(float);
+    PIECE(m, m->embed, f * nk * dm); /* (n_k, d_model) */
+    PIECE(m, m->pe, f * nk * dm);
+    PIECE(m, m->x, f * nk * dm);
+    if (s->two_sides) {
+        PIECE(m, m->embed_q, f * nq * dm); /* (n_q, d_model) */
+        PIECE(m, m->pe_q, f * nq * dm);
+        PIECE(m, m->xq, f * nq * dm);
+    } else if (m) {
+        m->embed_q = m->embed, m->pe_q = m->pe, m->xq = m->x;
+    }
+    return cur.used;
+}
+
+/* W_Q, W_K, W_V of every head, W_O with its unit normals, the packed copies. */
+static size_t layout_weights(Model *m, char *base, const Shape *s) {
+    const ModelConfig *c = s->c;
+    Cursor cur = {base, 0};
+    size_t dm = (size_t)c->d_model, f = sizeof(float);
+    for (int h = 0; h < c->heads; h++) {
+        HeadData *hd = m ? &m->head[h] : NULL;
+        PIECE(hd, hd->wq, f * dm * c->d_k); /* (d_model, d_k) */
+        PIECE(hd, hd->wk, f * dm * c->d_k);
+        PIECE(hd, hd->wv, f * dm * c->d_v); /* (d_model, d_v) */
+    }
+    PIECE(m, m->wo, f * (size_t)c->heads * c->d_v * dm); /* (heads * d_v, d_model) */
+    PIECE(m, m->wo_normals, sizeof(double) * (size_t)c->heads * c->d_v * dm);
+    /* the packed weights: filled when the weights are drawn */
+    if (m) memset(&m->po, 0, sizeof m->po), memset(&m->pq, 0, sizeof m->pq), memset(&m->pkv, 0, sizeof m->pkv);
+    PIECE(m, m->po.data, f * mat_packed_floats(c->heads * c->d_v, c->d_model));
+    PIECE(m, m->pq.data, f * mat_packed_floats(c->d_model, c->heads * c->d_k));
+    PIECE(m, m->pkv.data, f * mat_packed_floats(c->d_model, c->heads * (c->d_k + c->d_v)));
+    return cur.used;
+}
+
+/* The stages of every head, the mask, and (text only) the products before
+ * they are split into heads, concat and Y. */
+static size_t layout_stages(Model *m, char *base, const Shape *s) {
+    const ModelConfig *c = s->c;
+    Cursor cur = {base, 0};
+    size_t nq = (size_t)s->n_q, nk = (size_t)s->n_k, dm = (size_t)c->d_model, f = sizeof(float);
+    for (int h = 0; h < c->heads; h++) {
+        HeadData *hd = m ? &m->head[h] : NULL;
+        PIECE(hd, hd->row_sums, sizeof(double) * nq); /* (n_q) */
+        PIECE(hd, hd->entropy, sizeof(double) * nq);
+        PIECE(hd, hd->q, f * nq * c->d_k);  /* (n_q, d_k) */
+        PIECE(hd, hd->k, f * nk * c->d_k);  /* (n_k, d_k) */
+        PIECE(hd, hd->v, f * nk * c->d_v);  /* (n_k, d_v) */
+        PIECE(hd, hd->scores, f * nq * nk); /* (n_q, n_k) */
+        PIECE(hd, hd->scaled, f * nq * nk);
+        PIECE(hd, hd->masked, f * nq * nk);
+        PIECE(hd, hd->weights, f * nq * nk);
+        PIECE(hd, hd->max_weight, f * nq);
+        PIECE(hd, hd->out, f * nq * c->d_v); /* (n_q, d_v) */
+        PIECE(hd, hd->pack_k, f * mat_packed_floats(c->d_k, s->n_k));
+        PIECE(hd, hd->pack_v, f * mat_packed_floats(s->n_k, c->d_v));
+        if (c->score == SCORE_ADDITIVE) {
+            PIECE(hd, hd->w1, f * c->d_k * c->d_k); /* (d_k, d_k) */
+            PIECE(hd, hd->w2, f * c->d_k * c->d_k);
+            PIECE(hd, hd->va, f * c->d_k);         /* (d_k) */
+            PIECE(hd, hd->add_a, f * nq * c->d_k); /* (n_q, d_k) */
+            PIECE(hd, hd->add_b, f * nk * c->d_k); /* (n_k, d_k) */
+        } else if (hd) {
+            hd->w1 = hd->w2 = hd->va = hd->add_a = hd->add_b = NULL;
+        }
+    }
+    PIECE(m, m->n_allowed, sizeof(int) * nq); /* (n_q) */
+    PIECE(m, m->allowed, nq * nk);            /* (n_q, n_k) */
+    PIECE(m, m->pad_key, nk);                 /* (n_k) */
+    if (s->src == SOURCE_TEXT) {
+        PIECE(m, m->concat, f * nq * c->heads * c->d_v);         /* (n_q, heads * d_v) */
+        PIECE(m, m->y, f * nq * dm);                             /* (n_q, d_model) */
+        PIECE(m, m->tq, f * nq * c->heads * c->d_k);             /* (n_q, heads * d_k) */
+        PIECE(m, m->tkv, f * nk * c->heads * (c->d_k + c->d_v)); /* (n_k, heads * (d_k + d_v)) */
+    } else if (m) {
+        m->concat = m->y = m->tq = m->tkv = NULL;
+    }
+    return cur.used;
+}
+
+#undef PIECE
+
+size_t model_embed_bytes(const ModelConfig *c, int n_q, int n_k, int two_sides) {
+    Shape s = {c, n_q, n_k, SOURCE_TEXT, two_sides};
+    return layout_embed(NULL, NULL, &s);
+}
+
+size_t model_weights_bytes(const ModelConfig *c) {
+    Shape s = {c, 0, 0, SOURCE_TEXT, 0};
+    return layout_weights(NULL, NULL, &s);
+}
+
+size_t model_stages_bytes(const ModelConfig *c, int n_q, int n_k, ModelSource src) {
+    Shape s = {c, n_q, n_k, src, 0};
+    return layout_stages(NULL, NULL, &s);
+}
+
+static void storage_free(Storage *s) {
+    free(s->embed), free(s->weights), free(s->stages), free(s->head);
+    memset(s, 0, sizeof *s);
+}
+
+/* Allocates the arenas named in `which` for shape sh; all or nothing. */
+static int storage_alloc(Storage *s, int which, const Shape *sh) {
+    memset(s, 0, sizeof *s);
+    int text = sh->src == SOURCE_TEXT;
+    if ((which & AR_EMBED) && text) s->embed = calloc(1, layout_embed(NULL, NULL, sh) + 16);
+    /* every weight is drawn, copied or packed before it is read: no need to zero */
+    if ((which & AR_WEIGHTS) && text) s->weights = malloc(layout_weights(NULL, NULL, sh) + 16);
+    if (which & AR_STAGES) s->stages = calloc(1, layout_stages(NULL, NULL, sh) + 16);
+    if (which & AR_HEADS) s->head = calloc((size_t)sh->c->heads, sizeof *s->head);
+    if (((which & AR_EMBED) && text && !s->embed) || ((which & AR_WEIGHTS) && text && !s->weights) ||
+        ((which & AR_STAGES) && !s->stages) || ((which & AR_HEADS) && !s->head)) {
+        storage_free(s);
+        return -1;
+    }
+    return 0;
+}
+
+/* Points the model's matrices into its arenas (after a change of shape), by
+ * the same layouts that counted their bytes. */
+static void storage_point(Model *m) {
+    Shape s = {&m->cfg, m->n_q, m->n_k, m->source, m->q_target != m->k_target};
+    if (m->embed_arena) layout_embed(m, m->embed_arena, &s);
+    else m->embed = m->pe = m->x = m->embed_q = m->pe_q = m->xq = NULL;
+    if (m->weights_arena) {
+        layout_weights(m, m->weights_arena, &s);
+    } else {
+        for (int h = 0; h < m->cfg.heads; h++) m->head[h].wq = m->head[h].wk = m->head[h].wv = NULL;
+        m->wo = NULL;
+        m->wo_normals = NULL;
+        memset(&m->po, 0, sizeof m->po), memset(&m->pq, 0, sizeof m->pq), memset(&m->pkv, 0, sizeof m->pkv);
+    }
+    layout_stages(m, m->stages_arena, &s);
+}
+
+/* Makes room for configuration c with n_q x n_k tokens from src: the arenas
+ * whose shape changes are allocated anew; on failure nothing changes. On
+ * success the configuration, sizes and source are the new ones (the caller
+ * commits its own tokens or matrices) and m->stale says where to
+ * recompute from. */
+int model_reshape(Model *m, const ModelConfig *c, int n_q, int n_k, ModelSource src, int q_target, int k_target,
+                  AvError *err) {
+    const ModelConfig *o = &m->cfg;
+    int fresh = !m->stages_arena, src_changed = src != m->source;
+    int dims = c->d_model != o->d_model, heads = c->heads != o->heads, dkv = c->d_k != o->d_k || c->d_v != o->d_v;
+    int tokens = n_q != m->n_q || n_k != m->n_k;
+    int sides = q_target != m->q_target || k_target != m->k_target;
+    int additive = (c->score == SCORE_ADDITIVE) != (o->score == SCORE_ADDITIVE);
+    int which = 0;
+    if (fresh || src_changed || heads) which |= AR_HEADS;
+    if (fresh || src_changed || dims || tokens || sides) which |= AR_EMBED;
+    if (fresh || src_changed || dims || heads || dkv) which |= AR_WEIGHTS;
+    if (fresh || src_changed || dims || heads || dkv || tokens || sides || additive) which |= AR_STAGES;
+    if (which & AR_HEADS) which |= AR_WEIGHTS | AR_STAGES; /* their pointers live in the heads */
+    if (!which) {
+        m->cfg = *c; /* same shapes: nothing to allocate */
+        return 0;
+    }
+    Storage s;
+    Shape sh = {c, n_q, n_k, src, q_target != k_target};
+    if (storage_alloc(&s, which, &sh)) {
+        /* Q/K/V from a file have no d_model (cfg keeps the default 64). */
+        if (src != SOURCE_TEXT)
+            return av_error_nomem(err, "out of memory for Q/K/V of %d x %d tokens, d_k=%d d_v=%d", n_q, n_k, c->d_k,
+                                  c->d_v);
+        return av_error_nomem(err, "out of memory for d_model=%d heads=%d d_k=%d d_v=%d and %d tokens", c->d_model,
+                              c->heads, c->d_k, c->d_v, n_k);
+    }
+    /* The weights that survive a change of heads, d_k or d_v (prefix
+     * stability): copied into the new arena below, so that only new columns
+     * and heads are drawn. Their old places, before the arenas move. */
+    int keep = (which & AR_WEIGHTS) && m->weights_arena && !m->weights_stale && src == SOURCE_TEXT && !src_changed &&
+               c->seed == o->seed && c->d_model == o->d_model;
+    int oh = o->heads, odk = o->d_k, odv = o->d_v;
+    void *old_weights = m->weights_arena;
+    const float **old_w = keep ? malloc(sizeof(float *) * 3 * (size_t)oh) : NULL;
+    const double *old_won = m->wo_normals;
+    if (keep && !old_w) keep = 0;
+    for (int h = 0; keep && h < oh; h++)
+        old_w[3 * h] = m->head[h].wq, old_w[3 * h + 1] = m->head[h].wk, old_w[3 * h + 2] = m->head[h].wv;
+    if (which & AR_EMBED) free(m->embed_arena), m->embed_arena = s.embed;
+    if (which & AR_WEIGHTS) m->weights_arena = s.weights, m->weights_stale = 1;
+    if (which & AR_STAGES) free(m->stages_arena), m->stages_arena = s.stages, m->additive_stale = 1;
+    if (which & AR_HEADS) free(m->head), m->head = s.head;
+    if (src != SOURCE_TEXT) {
+        free(m->embed_arena), free(m->weights_arena);
+        m->embed_arena = m->weights_arena = NULL;
+    }
+    m->cfg = *c;
+    m->n_q = n_q;
+    m->n_k = n_k;
+    m->source = src;
+    m->q_target = q_target;
+    m->k_target = k_target;
+    storage_point(m);
+    if (which & AR_WEIGHTS) {
+        m->keep_heads = m->keep_dk = m->keep_dv = 0;
+        if (keep) {
+            int kh = oh < c->heads ? oh : c->heads, kdk = odk < c->d_k ? odk : c->d_k,
+                kdv = odv < c->d_v ? odv : c->d_v;
+            size_t dm = (size_t)c->d_model;
+            for (int h = 0; h < kh; h++) {
+                HeadData *hd = &m->head[h];
+                for (size_t r = 0; r < dm; r++) {
+                    memcpy(hd->wq + r * c->d_k, old_w[3 * h] + r * odk, sizeof(float) * (size_t)kdk);
+                    memcpy(hd->wk + r * c->d_k, old_w[3 * h + 1] + r * odk, sizeof(float) * (size_t)kdk);
+                    memcpy(hd->wv + r * c->d_v, old_w[3 * h + 2] + r * odv, sizeof(float) * (size_t)kdv);
+                }
+                for (int col = 0; col < kdv; col++)
+                    memcpy(m->wo_normals + ((size_t)h * c->d_v + col) * dm, old_won + ((size_t)h * odv + col) * dm,
+                           sizeof(double) * dm);
+            }
+            m->keep_heads = kh, m->keep_dk = kdk, m->keep_dv = kdv;
+        }
+        if (old_weights != m->weights_arena) free(old_weights);
+    }
+    free(old_w);
+    /* Everything after a change of shape is recomputed. */
+    Stage from = (which & AR_EMBED) ? STAGE_EMBED : STAGE_PROJECT;
+    if (m->stale > from) m->stale = from;
+    return 0;
+}
