@@ -894,8 +894,44 @@ static void test_cancel_leaves_stale(void **state) {
     model_free(ref);
 }
 
+/* Additive attention's W1, W2 and v are drawn with the weights, once: after a
+ * change of seed and back, of d_k and back, and of the score kind and back,
+ * the numbers are those of a fresh model; a mask change draws nothing. */
+static void test_additive_weights_follow_changes(void **state) {
+    (void)state;
+    const char *text = "the cat sat on the mat";
+    ModelConfig c = tu_config(16, 2, 4, 4);
+    c.score = SCORE_ADDITIVE;
+    Model *m = tu_model(text, &c);
+    AvError err = {0};
+    ModelConfig c2 = c;
+    c2.mask = MASK_CAUSAL;
+    assert_int_equal(model_set_config(m, &c2, &err), 0);
+    assert_int_equal(model_update(m, &err), 0);
+    assert_int_equal(m->additive_stale, 0);
+    ModelConfig steps[3] = {c2, c2, c2};
+    steps[0].seed++;
+    steps[1].d_k = 8;
+    steps[2].score = SCORE_DOT;
+    for (int k = 0; k < 3; k++) {
+        assert_int_equal(model_set_config(m, &steps[k], &err), 0);
+        assert_int_equal(model_update(m, &err), 0);
+        assert_int_equal(model_set_config(m, &c2, &err), 0);
+        assert_int_equal(model_update(m, &err), 0);
+        Model *fresh = tu_model(text, &c2);
+        for (int h = 0; h < 2; h++) {
+            assert_memory_equal(m->head[h].w1, fresh->head[h].w1, sizeof(float) * 16);
+            assert_memory_equal(m->head[h].va, fresh->head[h].va, sizeof(float) * 4);
+            assert_memory_equal(m->head[h].weights, fresh->head[h].weights, sizeof(float) * 36);
+        }
+        model_free(fresh);
+    }
+    model_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_additive_weights_follow_changes),
         cmocka_unit_test(test_cancel_leaves_stale),
         cmocka_unit_test(test_worked_example),
         cmocka_unit_test(test_worked_example_causal),
