@@ -459,7 +459,7 @@ int screen_run(App *a, const CliOptions *o, AvError *err) {
     save_modes(1, STDOUT_FILENO);
     sigset_t wait_mask, old_mask;
     install_signals(&wait_mask, &old_mask);
-    int status = 0;
+    int status = 0, hung_up = 0;
     const char *term = getenv("TERM") ? getenv("TERM") : "";
     SCREEN *scr = newterm(NULL, stdout, in);
     if (!scr) {
@@ -596,6 +596,7 @@ int screen_run(App *a, const CliOptions *o, AvError *err) {
         pthread_join(job.thread, NULL);
     }
     av_cancel_clear();
+    hung_up = input.eof && !got_signal && !a->quit;
     free(input.pending.ev);
     free(job.batch.ev);
     cv_free(cv);
@@ -613,5 +614,9 @@ out_signals:
     if (tty) fclose(tty);
     if (status) return status;
     /* Ended by a signal: the conventional status 128 + its number. */
+    /* The terminal went away (end of input, EIO): a hangup, reported as
+     * SIGHUP would be (main dies of it: no exit-time work for the hangup's
+     * SIGCONT to wedge, see main.c). */
+    if (hung_up && !got_signal) return 128 + SIGHUP;
     return got_signal ? 128 + got_signal : 0;
 }
