@@ -55,12 +55,16 @@ tmx send-keys 'C-\'
 tmx_expect "C-\\ exits 131" "EXITED rc=131" ""
 expect_restored "C-\\"
 tmx_stop
-for sig in QUIT INT TERM HUP; do
+# Starts attnviz, sends it the signal, waits for its end.
+signal_run() { # SIG
     start_wrapped 80 24 -- "$ATTNVIZ" --seed 777 "'$EN'"
-    tmx_expect "SIG$sig start" "seed=777" ""
+    tmx_expect "SIG$1 start" "seed=777" ""
     pid=$(app_pid)
-    [ -n "$pid" ] && kill -"$sig" "$pid"
-    tmx_expect "SIG$sig exits" "EXITED rc=" ""
+    [ -n "$pid" ] && kill -"$1" "$pid"
+    tmx_expect "SIG$1 exits" "EXITED rc=" ""
+}
+for sig in QUIT INT TERM HUP; do
+    signal_run "$sig"
     expect_restored "SIG$sig"
     tmx_stop
 done
@@ -82,11 +86,7 @@ tmx_stop
 # --- fatal signals: the terminal is restored, then the signal does what it
 # does (a core dump's status; a sanitizer build reports first)
 for sig in SEGV ABRT BUS FPE; do
-    start_wrapped 80 24 -- "$ATTNVIZ" --seed 777 "'$EN'"
-    tmx_expect "SIG$sig start" "seed=777" ""
-    pid=$(app_pid)
-    [ -n "$pid" ] && kill -"$sig" "$pid"
-    tmx_expect "SIG$sig exits" "EXITED rc=" ""
+    signal_run "$sig"
     case $(tmx_screen) in *"EXITED rc=0"*) fail "SIG$sig: exit status 0" ;; *) pass ;; esac
     expect_restored "SIG$sig"
     tmx_stop

@@ -425,6 +425,15 @@ static int job_start(Job *j, Input *in, int wake_read_fd) {
     return 1;
 }
 
+/* 1 when a q that quits came in among the events from `from` on, while the
+ * job runs (the job said whether q would quit now). */
+static int quit_key_since(const Input *in, size_t from, Job *j) {
+    if (!atomic_load(&j->q_quits)) return 0;
+    for (size_t i = from; i < in->pending.n; i++)
+        if (in->pending.ev[i].kind == EV_KEY && in->pending.ev[i].ch == 'q') return 1;
+    return 0;
+}
+
 /* " computing… " at the top right over what is on the screen. */
 static void draw_computing_mark(const App *a) {
     const char *mark = a->ascii ? " computing... " : " computing\xe2\x80\xa6 ";
@@ -540,11 +549,7 @@ int screen_run(App *a, const CliOptions *o, AvError *err) {
         size_t before = input.pending.n;
         read_input(&input, 0);
         if (busy) {
-            for (size_t i = before; i < input.pending.n; i++) {
-                const Event *e = &input.pending.ev[i];
-                if (e->kind == EV_KEY && e->ch == 'q' && atomic_load(&job.q_quits)) quitting = 1;
-            }
-            if (quitting) break;
+            if (quit_key_since(&input, before, &job)) break;
         } else if (input.pending.n > 0 || input.eof) {
             continue;
         }
@@ -584,11 +589,7 @@ int screen_run(App *a, const CliOptions *o, AvError *err) {
         if (fds[0].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)) {
             size_t at = input.pending.n;
             read_input(&input, 1);
-            if (busy)
-                for (size_t i = at; i < input.pending.n; i++) {
-                    const Event *e = &input.pending.ev[i];
-                    if (e->kind == EV_KEY && e->ch == 'q' && atomic_load(&job.q_quits)) quitting = 1;
-                }
+            if (busy && quit_key_since(&input, at, &job)) quitting = 1;
         }
     }
     if (busy) {
