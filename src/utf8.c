@@ -100,6 +100,7 @@ int utf8_encode(uint32_t cp, char out[4]) {
 }
 
 int utf8_is_unsafe(uint32_t cp) {
+    if (cp >= 0x20 && cp < 0x7F) return 0; /* printable ASCII, the common case */
     if (cp < 0x20 || cp == 0x7F) return 1;
     if (cp >= 0x80 && cp <= 0x9F) return 1;
     if (cp == 0x200E || cp == 0x200F || cp == 0x061C) return 1; /* LRM, RLM, ALM */

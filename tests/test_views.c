@@ -829,6 +829,68 @@ static void test_canvas_wide_and_clipping(void **state) {
     cv_free(cv);
 }
 
+/* cv_fill writes what n calls of cv_text with one column each would: over
+ * wide characters, combining marks, both edges and wide glyphs that cannot
+ * fit one column. */
+static void test_canvas_fill_is_repeated_text(void **state) {
+    (void)state;
+    static const char *const glyphs[] = {"#", "\xe2\x96\x88", "학", "e\xcc\x81", "\xcc\x81", "ab", "\x1b", ""};
+    static const int xs[] = {-3, -1, 0, 1, 4, 7, 8, 12};
+    static const int ns[] = {0, 1, 2, 3, 5, 9, 20};
+    Style st = {3, 4, ST_BOLD};
+    for (size_t g = 0; g < sizeof glyphs / sizeof *glyphs; g++)
+        for (size_t xi = 0; xi < sizeof xs / sizeof *xs; xi++)
+            for (size_t ni = 0; ni < sizeof ns / sizeof *ns; ni++) {
+                Canvas *a = cv_new(9, 2), *b = cv_new(9, 2);
+                assert_non_null(a);
+                assert_non_null(b);
+                for (int y = 0; y < 2; y++) { /* a row of wide characters to split */
+                    cv_text(a, y, 0, "학교에가요", 9, style_plain());
+                    cv_text(b, y, 0, "학교에가요", 9, style_plain());
+                }
+                cv_fill(a, 1, xs[xi], ns[ni], glyphs[g], st);
+                for (int i = 0; i < ns[ni]; i++) cv_text(b, 1, xs[xi] + i, glyphs[g], 1, st);
+                for (int y = 0; y < 2; y++)
+                    for (int x = 0; x < 9; x++) {
+                        const Cell *ca = cv_cell(a, y, x), *cb = cv_cell(b, y, x);
+                        if (strcmp(ca->ch, cb->ch) != 0 || ca->width != cb->width || memcmp(&ca->st, &cb->st, sizeof ca->st) != 0)
+                            fail_msg("glyph %zu at x %d, n %d: cell (%d, %d) is \"%s\"/%d, want \"%s\"/%d", g, xs[xi],
+                                     ns[ni], y, x, ca->ch, ca->width, cb->ch, cb->width);
+                    }
+                cv_free(a);
+                cv_free(b);
+            }
+}
+
+/* A canvas resized smaller and back keeps its cells (no allocation) and is
+ * blank after each resize. */
+static void test_canvas_resize_reuses(void **state) {
+    (void)state;
+    Canvas *cv = cv_new(20, 10);
+    assert_non_null(cv);
+    Cell *cells = cv->cells;
+    cv_text(cv, 9, 0, "학교에 간다", 20, style_attr(ST_BOLD));
+    assert_int_equal(cv_resize(cv, 5, 3), 0);
+    assert_ptr_equal(cv->cells, cells);
+    cv_text(cv, 2, 0, "xyz", 5, style_plain());
+    assert_int_equal(cv_resize(cv, 10, 20), 0);
+    assert_ptr_equal(cv->cells, cells);
+    for (int y = 0; y < cv->h; y++)
+        for (int x = 0; x < cv->w; x++) {
+            const Cell *c = cv_cell(cv, y, x);
+            assert_string_equal(c->ch, " ");
+            assert_int_equal(c->width, 1);
+            assert_true(c->st.fg == -1 && c->st.bg == -1 && c->st.attr == 0);
+        }
+    assert_int_equal(cv_resize(cv, 30, 30), 0); /* grows: new cells, blank */
+    assert_true(cv->cap >= 900);
+    char *s = cv_render(cv, 1, TIER_256);
+    assert_non_null(s);
+    for (const char *p = s; *p; p++) assert_int_equal(*p, '\n');
+    free(s);
+    cv_free(cv);
+}
+
 static int setup(void **state) {
     (void)state;
     if (!setlocale(LC_ALL, "C.UTF-8")) return -1;
@@ -864,6 +926,8 @@ int main(void) {
         cmocka_unit_test(test_enter_only_where_it_applies),
         cmocka_unit_test(test_numbers_and_labels),
         cmocka_unit_test(test_canvas_wide_and_clipping),
+        cmocka_unit_test(test_canvas_fill_is_repeated_text),
+        cmocka_unit_test(test_canvas_resize_reuses),
     };
     return cmocka_run_group_tests_name("views", tests, setup, NULL);
 }

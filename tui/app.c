@@ -34,6 +34,8 @@ void app_init(App *a, Model *m, ColorTier tier, int ascii, int dv_follows_dk, co
 }
 
 void app_free(App *a) {
+    cv_free(a->doc);
+    a->doc = NULL;
     le_free(&a->edit);
     free(a->undo.grid);
     free(a->mask_comments);

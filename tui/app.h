@@ -62,6 +62,7 @@ typedef struct {
     ViewKind view;
     Overlay overlay;  /* help or cell arithmetic over the view */
     int doc_y, doc_x; /* scroll of the overlay or of the pipeline view */
+    Canvas *doc;      /* owned: what the pages and the pipeline draw at full size, kept between frames */
     int head;         /* head shown, 0-based */
     Shown shown;
     int ci, cj;     /* cursor: query row, key column (or d_v column in output) */

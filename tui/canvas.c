@@ -35,10 +35,16 @@ void cv_free(Canvas *cv) {
 int cv_resize(Canvas *cv, int w, int h) {
     if (w < 1) w = 1;
     if (h < 1) h = 1;
-    Cell *cells = malloc(sizeof(Cell) * (size_t)w * (size_t)h);
-    if (!cells) return -1;
-    free(cv->cells);
-    cv->cells = cells;
+    /* The cells are kept when they are enough: a terminal resized back and
+     * forth (or a fuzzer's canvas) allocates only when it grows. */
+    size_t need = (size_t)w * (size_t)h;
+    if (need > cv->cap) {
+        Cell *cells = malloc(sizeof(Cell) * need);
+        if (!cells) return -1;
+        free(cv->cells);
+        cv->cells = cells;
+        cv->cap = need;
+    }
     cv->w = w;
     cv->h = h;
     cv_clear(cv);
@@ -46,7 +52,16 @@ int cv_resize(Canvas *cv, int w, int h) {
 }
 
 void cv_clear(Canvas *cv) {
-    for (size_t i = 0; i < (size_t)cv->w * cv->h; i++) blank(&cv->cells[i]);
+    /* One blank, then copies of what is done, doubling (a few memcpy calls
+     * instead of a store per cell). */
+    size_t n = (size_t)cv->w * cv->h, done = 1;
+    memset(&cv->cells[0], 0, sizeof cv->cells[0]);
+    blank(&cv->cells[0]);
+    while (done < n) {
+        size_t k = done < n - done ? done : n - done;
+        memcpy(&cv->cells[done], &cv->cells[0], k * sizeof cv->cells[0]);
+        done += k;
+    }
 }
 
 /* Before a cell is overwritten, a wide character it is half of becomes blanks
@@ -130,7 +145,17 @@ void cv_text_right(Canvas *cv, int y, int x, const char *s, int cols, Style st) 
 }
 
 void cv_fill(Canvas *cv, int y, int x, int n, const char *glyph, Style st) {
-    for (int i = 0; i < n; i++) cv_text(cv, y, x + i, glyph, 1, st);
+    /* As n calls of cv_text(cv, y, x + i, glyph, 1, st), which all write the
+     * same cell: the first is written by cv_text, the others are copies. */
+    if (y < 0 || y >= cv->h || !glyph) return;
+    int i = x < 0 ? -x : 0;
+    if (i >= n || x + i >= cv->w) return;
+    if (cv_text(cv, y, x + i, glyph, 1, st) == 0) return; /* nothing to write (a lone combining mark) */
+    Cell first = *cv_cell(cv, y, x + i);
+    for (i++; i < n && x + i < cv->w; i++) {
+        unsplit(cv, y, x + i);
+        *cv_cell(cv, y, x + i) = first;
+    }
 }
 
 int cv_printf(Canvas *cv, int y, int x, int max_cols, Style st, const char *fmt, ...) {

@@ -37,6 +37,7 @@ typedef struct {
 typedef struct {
     int w, h;
     Cell *cells; /* h rows of w cells */
+    size_t cap;  /* cells allocated (at least w * h) */
 } Canvas;
 
 /* A w x h canvas of blanks. NULL when out of memory. */

@@ -277,13 +277,20 @@ static void draw_block(const App *a, Canvas *doc, const Block *b) {
                   "... %d more rows (the heatmap view, v, shows all)", b->sm.rows - rows);
 }
 
+/* The app's page canvas as a blank w x h (its cells are kept between frames:
+ * a frame allocates only when the page grows); NULL when out of memory. */
+static Canvas *doc_canvas(App *a, int w, int h) {
+    if (!a->doc) return a->doc = cv_new(w, h);
+    return cv_resize(a->doc, w, h) == 0 ? a->doc : NULL;
+}
+
 /* Draws the pipeline for the current head at natural size; NULL when out of
  * memory. */
-static Canvas *pipeline_doc(const App *a, int w) {
+static Canvas *pipeline_doc(App *a, int w) {
     Block blocks[24];
     int n = pipeline_blocks(a, blocks, 24), doc_w;
     int h = pipeline_layout(a, blocks, n, w, &doc_w);
-    Canvas *doc = cv_new(doc_w, h > 0 ? h : 1);
+    Canvas *doc = doc_canvas(a, doc_w, h > 0 ? h : 1);
     if (!doc) return NULL;
     for (int k = 0; k < n; k++) draw_block(a, doc, &blocks[k]);
     return doc;
@@ -299,7 +306,6 @@ static void pipeline_draw_doc(App *a, Canvas *cv, int y0, int h) {
     Canvas *doc = pipeline_doc(a, cv->w);
     if (!doc) return;
     show_doc(a, cv, doc, y0, h);
-    cv_free(doc);
 }
 
 // ----------------------------------------------------------------------------
@@ -460,12 +466,11 @@ static int draw_output_cell(const App *a, Canvas *doc) {
 }
 
 static void cell_draw(App *a, Canvas *cv) {
-    Canvas *doc = cv_new(cv->w, 40 + 3 * a->m->n_k + 12);
+    Canvas *doc = doc_canvas(a, cv->w, 40 + 3 * a->m->n_k + 12);
     if (!doc) return;
     int h = a->shown == SHOW_OUTPUT ? draw_output_cell(a, doc) : draw_attention_cell(a, doc);
     doc->h = h < doc->h ? (h > 0 ? h : 1) : doc->h;
     show_doc(a, cv, doc, 0, cv->h);
-    cv_free(doc);
 }
 
 // ----------------------------------------------------------------------------
@@ -473,7 +478,7 @@ static void cell_draw(App *a, Canvas *cv) {
 
 static void help_draw(App *a, Canvas *cv) {
     int lines = 12 + keymap_count + 5 * VIEW_KIND_COUNT + 4 * SHOW_COUNT + 8;
-    Canvas *doc = cv_new(cv->w, lines);
+    Canvas *doc = doc_canvas(a, cv->w, lines);
     if (!doc) return;
     int y = 0;
     char buf[256];
@@ -510,7 +515,6 @@ static void help_draw(App *a, Canvas *cv) {
     }
     doc->h = y < lines ? y : lines;
     show_doc(a, cv, doc, 0, cv->h);
-    cv_free(doc);
 }
 
 static int help_key(App *a, Action act) {

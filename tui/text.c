@@ -18,6 +18,7 @@
 int text_cp_width(uint32_t cp) {
     /* wchar_t is UCS-4 on glibc; anything that is not a code point would wrap
      * into a negative wchar_t, so it is answered here. */
+    if (cp >= 0x20 && cp < 0x7F) return 1; /* printable ASCII, without a call */
     if (cp > 0x10FFFF) return 1;
     int w = wcwidth((wchar_t)cp);
     if (w < 0) return 1; /* controls, unassigned: escaped before display anyway */

@@ -26,18 +26,25 @@
  *
  * Frames come as in the screen loop, where every key already waiting is
  * applied before one frame: keys go to app_key, and a frame (app_draw, which
- * recomputes what the view needs) follows a 0x1C, every FRAME_EVERY keys and
- * the end of the input. Every frame is checked: the app is consistent
- * (check_app); the plain render (cv_render without ANSI) holds no C0 control
+ * recomputes what the view needs) follows a 0x1C and every FRAME_EVERY keys,
+ * at most MAX_FRAMES times, and always the end of the input. Every frame is
+ * checked: the app is consistent (check_app), and every cell, as the screen
+ * loop hands it to ncurses, is valid UTF-8 with no C0/C1 control or DEL, a
+ * wide character followed by its right half (check_cells). The last frame is
+ * also rendered: the plain render (cv_render without ANSI) holds no C0 control
  * but '\n', no DEL, no C1 control, and is valid UTF-8 of exactly h lines; the
  * ANSI render holds ESC only as the start of an SGR sequence ("\x1b["
  * digits/';' "m"). When asked (0x1E), the view is also drawn as --once does (a
- * canvas of app_natural_height rows) and checked the same way. At the end the
- * model's weights are checked (no NaN, in [0, 1], rows sum to 1 or 0).
+ * canvas of app_natural_height rows) and its renders checked the same way. At
+ * the end the model's weights are checked (no NaN, in [0, 1], rows sum to 1
+ * or 0).
  *
- * Keeping each run fast (thousands of inputs a second): frames only as above
- * (a frame per key cost ten times more than the keys); at most MAX_KEYS keys
- * per input; the --once page only when asked; the keys that grow
+ * Keeping each run fast (over a thousand inputs a second under ASan and
+ * UBSan): frames only as above (a frame costs about as much as a hundred
+ * keys; an input that asks for a frame after every key is played whole, with
+ * its first MAX_FRAMES frames); cells checked, not rendered, but at the end;
+ * one canvas for all inputs (resizing allocates only when it grows); at most
+ * MAX_KEYS keys per input; the --once page only when asked; the keys that grow
  * the model ('+' '=' double d_k, '>' '.' add a head) are skipped once
  * model_cost() passes GROW_LIMIT (typing a d_k at the 'd' prompt is not
  * limited: it is one jump, bounded by 4096); and the input stops once the
@@ -68,6 +75,7 @@
 #define MAX_KEYS    2000
 #define FRAME_EVERY 64  /* keys between frames when the input asks for none */
 #define PASTE_MAX   64  /* characters of one bracketed paste */
+#define MAX_FRAMES  8   /* frames asked for (0x1C, FRAME_EVERY) per input; later ones are skipped */
 #define GROW_LIMIT  3e5 /* model_cost: 2 heads, d_k 4, 6 tokens ~3e4; d_k 128 ~3e5; d_k 4096 ~1.5e7 */
 #define WORK_BUDGET 2e7 /* about 0.04 s of recomputation */
 
@@ -227,13 +235,46 @@ static uint32_t next_char(const uint8_t *data, size_t size, size_t *i, uint8_t b
     return cp;
 }
 
-/* One frame as the screen loop draws it, and its checks. Adds the cost of a
- * recomputation, if the frame made one, to *work. */
+/* The cells of a canvas as the screen loop hands them to ncurses: each holds
+ * valid UTF-8 with no byte a terminal acts on, a wide character is followed
+ * by its right half (width 0) and nothing else has width 0. Cheaper than a
+ * render; the renders are checked at the end of the input. */
+FUZZ_NO_COVERAGE static void check_cells(const Canvas *cv) {
+    for (int y = 0; y < cv->h; y++) {
+        for (int x = 0; x < cv->w; x++) {
+            const Cell *c = &cv->cells[(size_t)y * cv->w + x];
+            size_t len = strnlen(c->ch, sizeof c->ch);
+            FUZZ_CHECK(len < sizeof c->ch, "cell (%d, %d) is not NUL-terminated", y, x);
+            FUZZ_CHECK(c->width <= 2, "cell (%d, %d) has width %d", y, x, c->width);
+            int right_half = x > 0 && cv->cells[(size_t)y * cv->w + x - 1].width == 2;
+            FUZZ_CHECK((c->width == 0) == right_half, "cell (%d, %d): width %d after a cell of width %d", y, x,
+                       c->width, x > 0 ? cv->cells[(size_t)y * cv->w + x - 1].width : -1);
+            FUZZ_CHECK(c->width != 2 || x + 1 < cv->w, "wide character in the last column of row %d", y);
+            FUZZ_CHECK(c->width != 0 || len == 0, "right half (%d, %d) holds \"%s\"", y, x, c->ch);
+            FUZZ_CHECK(c->width == 0 || len > 0, "cell (%d, %d) is empty", y, x);
+            if (len == 1 && c->ch[0] >= 0x20 && c->ch[0] < 0x7F) continue;
+            if (fuzz_first_unsafe(c->ch, len, NULL) >= 0) fuzz_dump("cell", c->ch, len);
+            FUZZ_CHECK(fuzz_first_unsafe(c->ch, len, NULL) < 0, "cell (%d, %d) has an unsafe byte", y, x);
+            for (size_t i = 0; i < len;) {
+                uint32_t cp;
+                int k = utf8_decode(c->ch + i, len - i, &cp);
+                if (cp == UTF8_INVALID) fuzz_dump("cell", c->ch, len);
+                FUZZ_CHECK(cp != UTF8_INVALID, "cell (%d, %d) is not valid UTF-8", y, x);
+                i += (size_t)k;
+            }
+        }
+    }
+}
+
+/* One frame as the screen loop draws it, and its checks (the renders too when
+ * render is set). Adds the cost of a recomputation, if the frame made one, to
+ * *work. */
 static void frame(App *a, Canvas *cv, ColorTier tier, double *work, int render) {
     unsigned long before = computed_total(a->m);
     draw(a, cv);
     if (computed_total(a->m) != before) *work += model_cost(a->m);
     check_app(a);
+    check_cells(cv);
     if (render) render_and_check(cv, tier);
 }
 
@@ -247,8 +288,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     App a;
     app_init(&a, m, tier, ascii, dv_follows, pattern);
     a.enforce_min = (setup >> 5) & 1;
-    Canvas *cv = cv_new(80, 24);
-    FUZZ_CHECK(cv != NULL, "out of memory");
+    /* One canvas for every input (resizing it allocates only when it grows). */
+    static Canvas *cv;
+    if (!cv) cv = cv_new(80, 24);
+    FUZZ_CHECK(cv != NULL && cv_resize(cv, 80, 24) == 0, "out of memory");
     /* The first frame, as the screen loop draws one before any key. It
      * depends on byte 0 alone: its render is checked once per set-up. */
     static unsigned char setup_seen[256];
@@ -256,7 +299,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     frame(&a, cv, tier, &work, !setup_seen[setup]);
     setup_seen[setup] = 1;
 
-    int keys = 0, since_frame = 0, once = 0;
+    int keys = 0, since_frame = 0, once = 0, frames = 0;
     size_t i = 1;
     while (i < size && keys < MAX_KEYS && work < WORK_BUDGET) {
         uint8_t b = data[i++];
@@ -300,7 +343,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             break;
         }
         case 0x1C:
-            frame(&a, cv, tier, &work, 1);
+            if (frames < MAX_FRAMES) frame(&a, cv, tier, &work, 0), frames++;
             since_frame = 0;
             continue;
         case 0x1D: {
@@ -325,7 +368,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             if (a.quit) a.quit = 0;
         }
         if (++since_frame >= FRAME_EVERY) {
-            frame(&a, cv, tier, &work, 1);
+            if (frames < MAX_FRAMES) frame(&a, cv, tier, &work, 0), frames++;
             since_frame = 0;
         }
     }
@@ -344,7 +387,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
     }
     check_weights(m);
-    cv_free(cv);
     app_free(&a);
     model_free(m);
     return 0;

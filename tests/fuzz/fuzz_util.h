@@ -25,7 +25,7 @@
 /* Checking code is built without coverage: its branches are the invariants
  * (a failing one aborts), which teach the fuzzer nothing, and fuzz_keys scans
  * every rendered frame with it (instrumented, a fifth of its time). */
-#define FUZZ_NO_COVERAGE __attribute__((no_sanitize("coverage")))
+#define FUZZ_NO_COVERAGE __attribute__((no_sanitize("coverage"), noinline))
 
 /* Offset of the first byte of s[0..len) that a terminal would act on: a C0
  * control (except those in `allowed`), DEL, or a C1 control in its UTF-8 form
