@@ -23,13 +23,15 @@ void export_status_words(char *buf, size_t cap, const Model *m, ExportStatus kin
     char mask[32], dv[32] = "";
     model_mask_name(c, mask, sizeof mask);
     const char *scale = c->scale ? "on" : "off";
-    int text = m->source == SOURCE_TEXT;
+    int text = model_can(m, SRC_TEXT | SRC_RESHAPE);
     if (kind == EXPORT_STATUS_SCREEN) {
         if (c->d_v != c->d_k) snprintf(dv, sizeof dv, " d_v=%d", c->d_v);
         if (text)
             snprintf(buf, cap, "d_model=%d heads=%d d_k=%d%s mask=%s scale=%s pos=%s seed=%llu", c->d_model, c->heads,
                      c->d_k, dv, mask, scale, pos_name(c->pos), (unsigned long long)c->seed);
-        else snprintf(buf, cap, "d_model=- heads=1 d_k=%d%s mask=%s scale=%s pos=none seed=-", c->d_k, dv, mask, scale);
+        else
+            snprintf(buf, cap, "d_model=- heads=%d d_k=%d%s mask=%s scale=%s pos=none seed=-", c->heads, c->d_k, dv, mask,
+                     scale);
     } else if (text) {
         snprintf(buf, cap,
                  "d_model=%d heads=%d d_k=%d d_v=%d mask=%s scale=%s pos=%s seed=%llu tokenizer=%s score=%s%s attn=%s",
@@ -37,9 +39,12 @@ void export_status_words(char *buf, size_t cap, const Model *m, ExportStatus kin
                  export_tokenizer_name(m), score_name(c->score, c->scale), c->tie_qk ? " tie-qk" : "",
                  attn_mode_name(c->attn));
     } else {
-        snprintf(buf, cap, "source=qkv heads=1 d_k=%d d_v=%d mask=%s scale=%s score=%s", c->d_k, c->d_v, mask, scale,
-                 score_name(c->score, c->scale));
+        snprintf(buf, cap, "source=%s heads=%d d_k=%d d_v=%d mask=%s scale=%s score=%s", m->src->name, c->heads, c->d_k,
+                 c->d_v, mask, scale, score_name(c->score, c->scale));
     }
+    /* A source of several layers: which one is shown. */
+    size_t n = strlen(buf);
+    if (c->layers > 1 && n < cap) snprintf(buf + n, cap - n, " layer=%d/%d", m->layer + 1, c->layers);
 }
 
 // ----------------------------------------------------------------------------
@@ -97,14 +102,58 @@ static void json_labels(FILE *f, const Model *m, int query) {
     fputc(']', f);
 }
 
+/* The heads of one layer: "[{q, k, v, ...}, ...]". */
+static void json_heads(FILE *f, const Model *m, int layer, const char *indent) {
+    const ModelConfig *c = &m->cfg;
+    fputc('[', f);
+    for (int h = 0; h < c->heads; h++) {
+        const HeadData *hd = &model_layer_heads(m, layer)[h];
+        fprintf(f, "%s\n%s  {", h ? "," : "", indent);
+        fputs("\"q\": ", f);
+        json_matrix(f, hd->q, m->n_q, c->d_k, 0);
+        fprintf(f, ",\n%s   \"k\": ", indent);
+        json_matrix(f, hd->k, m->n_k, c->d_k, 0);
+        fprintf(f, ",\n%s   \"v\": ", indent);
+        json_matrix(f, hd->v, m->n_k, c->d_v, 0);
+        fprintf(f, ",\n%s   \"scores\": ", indent);
+        json_matrix(f, hd->scores, m->n_q, m->n_k, 0);
+        fprintf(f, ",\n%s   \"scaled\": ", indent);
+        json_matrix(f, hd->scaled, m->n_q, m->n_k, 0);
+        fprintf(f, ",\n%s   \"masked\": ", indent);
+        json_matrix(f, hd->masked, m->n_q, m->n_k, 1);
+        fprintf(f, ",\n%s   \"weights\": ", indent);
+        json_matrix(f, hd->weights, m->n_q, m->n_k, 0);
+        fprintf(f, ",\n%s   \"row_sums\": [", indent);
+        for (int i = 0; i < m->n_q; i++) {
+            if (i) fputc(',', f);
+            json_number(f, hd->row_sums[i]);
+        }
+        fprintf(f, "],\n%s   \"entropy\": [", indent);
+        for (int i = 0; i < m->n_q; i++) {
+            if (i) fputc(',', f);
+            json_number(f, hd->entropy[i]);
+        }
+        fprintf(f, "],\n%s   \"max_weight\": [", indent);
+        for (int i = 0; i < m->n_q; i++) {
+            if (i) fputc(',', f);
+            json_number(f, hd->max_weight[i]);
+        }
+        fprintf(f, "],\n%s   \"output\": ", indent);
+        json_matrix(f, hd->out, m->n_q, c->d_v, 0);
+        fputc('}', f);
+    }
+    fprintf(f, "\n%s]", indent);
+}
+
 static void export_json(FILE *f, const Model *m) {
     const ModelConfig *c = &m->cfg;
-    int text = m->source == SOURCE_TEXT;
+    int text = model_can(m, SRC_TEXT), embed = model_can(m, SRC_EMBED), seeded = model_can(m, SRC_SEEDED);
     fputs("{\n  \"version\": 1,\n  \"config\": {", f);
-    if (text) fprintf(f, "\"d_model\": %d, ", c->d_model);
+    if (embed) fprintf(f, "\"d_model\": %d, ", c->d_model);
     else fputs("\"d_model\": null, ", f);
     fprintf(f, "\"heads\": %d, \"d_k\": %d, \"d_v\": %d, ", c->heads, c->d_k, c->d_v);
-    if (text) fprintf(f, "\"seed\": %llu, ", (unsigned long long)c->seed);
+    if (c->layers > 1) fprintf(f, "\"layers\": %d, ", c->layers);
+    if (seeded) fprintf(f, "\"seed\": %llu, ", (unsigned long long)c->seed);
     else fputs("\"seed\": null, ", f);
     char mask[32];
     model_mask_name(c, mask, sizeof mask);
@@ -121,7 +170,7 @@ static void export_json(FILE *f, const Model *m) {
     } else {
         fputs("\"tokenizer\": null", f);
     }
-    fprintf(f, ", \"source\": \"%s\"},\n", text ? "text" : "qkv");
+    fprintf(f, ", \"source\": \"%s\"},\n", m->src->name);
     fputs("  \"entropy_unit\": \"bits\",\n", f);
     fputs("  \"tokens\": ", f);
     json_labels(f, m, 0);
@@ -132,62 +181,47 @@ static void export_json(FILE *f, const Model *m) {
     fputs(",\n  \"ids\": [", f);
     for (int j = 0; j < m->n_k; j++) fprintf(f, "%s%d", j ? ", " : "", model_key_id(m, j));
     fputs("],\n  \"embeddings\": ", f);
-    if (text) json_matrix(f, m->x, m->n_k, c->d_model, 0);
+    if (embed) json_matrix(f, m->x, m->n_k, c->d_model, 0);
     else fputs("null", f);
-    if (text && m->xq != m->x) {
+    if (embed && m->xq != m->x) {
         fputs(",\n  \"query_embeddings\": ", f);
         json_matrix(f, m->xq, m->n_q, c->d_model, 0);
     }
-    fputs(",\n  \"heads\": [", f);
-    for (int h = 0; h < c->heads; h++) {
-        const HeadData *hd = &m->head[h];
-        fputs(h ? ",\n    {" : "\n    {", f);
-        fputs("\"q\": ", f);
-        json_matrix(f, hd->q, m->n_q, c->d_k, 0);
-        fputs(",\n     \"k\": ", f);
-        json_matrix(f, hd->k, m->n_k, c->d_k, 0);
-        fputs(",\n     \"v\": ", f);
-        json_matrix(f, hd->v, m->n_k, c->d_v, 0);
-        fputs(",\n     \"scores\": ", f);
-        json_matrix(f, hd->scores, m->n_q, m->n_k, 0);
-        fputs(",\n     \"scaled\": ", f);
-        json_matrix(f, hd->scaled, m->n_q, m->n_k, 0);
-        fputs(",\n     \"masked\": ", f);
-        json_matrix(f, hd->masked, m->n_q, m->n_k, 1);
-        fputs(",\n     \"weights\": ", f);
-        json_matrix(f, hd->weights, m->n_q, m->n_k, 0);
-        fputs(",\n     \"row_sums\": [", f);
-        for (int i = 0; i < m->n_q; i++) {
-            if (i) fputc(',', f);
-            json_number(f, hd->row_sums[i]);
+    if (c->layers == 1) {
+        fputs(",\n  \"heads\": ", f);
+        json_heads(f, m, 0, "  ");
+    } else {
+        fputs(",\n  \"layers\": [", f);
+        for (int l = 0; l < c->layers; l++) {
+            fprintf(f, "%s\n    {\"heads\": ", l ? "," : "");
+            json_heads(f, m, l, "    ");
+            fputc('}', f);
         }
-        fputs("],\n     \"entropy\": [", f);
-        for (int i = 0; i < m->n_q; i++) {
-            if (i) fputc(',', f);
-            json_number(f, hd->entropy[i]);
-        }
-        fputs("],\n     \"max_weight\": [", f);
-        for (int i = 0; i < m->n_q; i++) {
-            if (i) fputc(',', f);
-            json_number(f, hd->max_weight[i]);
-        }
-        fputs("],\n     \"output\": ", f);
-        json_matrix(f, hd->out, m->n_q, c->d_v, 0);
-        fputc('}', f);
+        fputs("\n  ]", f);
     }
-    fputs("\n  ],\n  \"output\": ", f);
-    if (text) json_matrix(f, m->y, m->n_q, c->d_model, 0);
+    fputs(",\n  \"output\": ", f);
+    if (model_can(m, SRC_WEIGHTS)) json_matrix(f, m->y, m->n_q, c->d_model, 0);
     else fputs("null", f);
     fputs("\n}\n", f);
 }
 
 // ----------------------------------------------------------------------------
-// CSV: head,stage,i,j,value (head is empty for stages of the whole model)
+// CSV: head,stage,i,j,value (head is empty for stages of the whole model);
+// with several layers, layer,head,stage,i,j,value
 
-static void csv_matrix(FILE *f, int head, const char *stage, const float *a, int rows, int cols) {
+/* The layer column of a source of several layers ("" with one layer). */
+static void csv_layer(FILE *f, const Model *m, int layer) {
+    if (m->cfg.layers == 1) return;
+    if (layer >= 0) fprintf(f, "%d,", layer);
+    else fputc(',', f);
+}
+
+static void csv_matrix(FILE *f, const Model *m, int layer, int head, const char *stage, const float *a, int rows,
+                       int cols) {
     for (int i = 0; i < rows; i++)
         for (int j = 0; j < cols; j++) {
             float v = a[(size_t)i * cols + j];
+            csv_layer(f, m, layer);
             if (head >= 0) fprintf(f, "%d,", head);
             else fputc(',', f);
             fprintf(f, "%s,%d,%d,", stage, i, j);
@@ -211,30 +245,36 @@ static void csv_field(FILE *f, const char *s, size_t len) {
 
 static void export_csv(FILE *f, const Model *m) {
     const ModelConfig *c = &m->cfg;
-    fputs("head,stage,i,j,value\n", f);
+    fputs(c->layers > 1 ? "layer,head,stage,i,j,value\n" : "head,stage,i,j,value\n", f);
     for (int j = 0; j < m->n_k; j++) {
+        csv_layer(f, m, -1);
         fprintf(f, ",token,%d,0,", j);
         size_t len;
         const char *s = model_key_text(m, j, &len);
         csv_field(f, s, len);
         fputc('\n', f);
     }
-    if (m->source == SOURCE_TEXT) csv_matrix(f, -1, "embeddings", m->x, m->n_k, c->d_model);
-    for (int h = 0; h < c->heads; h++) {
-        const HeadData *hd = &m->head[h];
-        csv_matrix(f, h, "q", hd->q, m->n_q, c->d_k);
-        csv_matrix(f, h, "k", hd->k, m->n_k, c->d_k);
-        csv_matrix(f, h, "v", hd->v, m->n_k, c->d_v);
-        csv_matrix(f, h, "scores", hd->scores, m->n_q, m->n_k);
-        csv_matrix(f, h, "scaled", hd->scaled, m->n_q, m->n_k);
-        csv_matrix(f, h, "masked", hd->masked, m->n_q, m->n_k);
-        csv_matrix(f, h, "weights", hd->weights, m->n_q, m->n_k);
-        for (int i = 0; i < m->n_q; i++) fprintf(f, "%d,row_sums,%d,0,%.9g\n", h, i, hd->row_sums[i]);
-        for (int i = 0; i < m->n_q; i++) fprintf(f, "%d,entropy,%d,0,%.9g\n", h, i, hd->entropy[i]);
-        for (int i = 0; i < m->n_q; i++) fprintf(f, "%d,max_weight,%d,0,%.9g\n", h, i, hd->max_weight[i]);
-        csv_matrix(f, h, "output", hd->out, m->n_q, c->d_v);
-    }
-    if (m->source == SOURCE_TEXT) csv_matrix(f, -1, "output", m->y, m->n_q, c->d_model);
+    if (model_can(m, SRC_EMBED)) csv_matrix(f, m, -1, -1, "embeddings", m->x, m->n_k, c->d_model);
+    for (int l = 0; l < c->layers; l++)
+        for (int h = 0; h < c->heads; h++) {
+            const HeadData *hd = &model_layer_heads(m, l)[h];
+            csv_matrix(f, m, l, h, "q", hd->q, m->n_q, c->d_k);
+            csv_matrix(f, m, l, h, "k", hd->k, m->n_k, c->d_k);
+            csv_matrix(f, m, l, h, "v", hd->v, m->n_k, c->d_v);
+            csv_matrix(f, m, l, h, "scores", hd->scores, m->n_q, m->n_k);
+            csv_matrix(f, m, l, h, "scaled", hd->scaled, m->n_q, m->n_k);
+            csv_matrix(f, m, l, h, "masked", hd->masked, m->n_q, m->n_k);
+            csv_matrix(f, m, l, h, "weights", hd->weights, m->n_q, m->n_k);
+            static const char *const stat[3] = {"row_sums", "entropy", "max_weight"};
+            for (int k = 0; k < 3; k++)
+                for (int i = 0; i < m->n_q; i++) {
+                    double v = k == 0 ? hd->row_sums[i] : k == 1 ? hd->entropy[i] : hd->max_weight[i];
+                    csv_layer(f, m, l);
+                    fprintf(f, "%d,%s,%d,0,%.9g\n", h, stat[k], i, v);
+                }
+            csv_matrix(f, m, l, h, "output", hd->out, m->n_q, c->d_v);
+        }
+    if (model_can(m, SRC_WEIGHTS)) csv_matrix(f, m, -1, -1, "output", m->y, m->n_q, c->d_model);
 }
 
 // ----------------------------------------------------------------------------
@@ -270,7 +310,7 @@ static void text_matrix(FILE *f, const Model *m, const char *title, const float 
 
 static void export_text(FILE *f, const Model *m) {
     const ModelConfig *c = &m->cfg;
-    int text = m->source == SOURCE_TEXT;
+    int text = model_can(m, SRC_EMBED);
     char mask[32];
     model_mask_name(c, mask, sizeof mask);
     char status[256];
@@ -293,9 +333,11 @@ static void export_text(FILE *f, const Model *m) {
         }
     }
     char title[96];
-    for (int h = 0; h < c->heads; h++) {
-        const HeadData *hd = &m->head[h];
-        fprintf(f, "== head %d/%d ==\n\n", h + 1, c->heads);
+    for (int lh = 0; lh < c->layers * c->heads; lh++) {
+        int l = lh / c->heads, h = lh % c->heads;
+        const HeadData *hd = &model_layer_heads(m, l)[h];
+        if (c->layers > 1) fprintf(f, "== layer %d/%d, head %d/%d ==\n\n", l + 1, c->layers, h + 1, c->heads);
+        else fprintf(f, "== head %d/%d ==\n\n", h + 1, c->heads);
         text_matrix(f, m, "Q", hd->q, m->n_q, c->d_k, 1);
         text_matrix(f, m, "K", hd->k, m->n_k, c->d_k, 0);
         text_matrix(f, m, "V", hd->v, m->n_k, c->d_v, 0);
@@ -320,11 +362,11 @@ static void export_text(FILE *f, const Model *m) {
             fprintf(f, " %9.4f %9.4f %9.4f\n", hd->row_sums[i], hd->entropy[i], hd->max_weight[i]);
         }
         double mean, max;
-        model_mean_entropy(m, h, &mean, &max);
+        model_head_entropy(m, hd, &mean, &max);
         fprintf(f, "  mean entropy %.4f bits of at most %.4f\n\n", mean, max);
         text_matrix(f, m, "output O = A V", hd->out, m->n_q, c->d_v, 1);
     }
-    if (text) {
+    if (model_can(m, SRC_WEIGHTS)) {
         snprintf(title, sizeof title, "concat(heads) W_O = Y");
         text_matrix(f, m, title, m->y, m->n_q, c->d_model, 1);
     }

@@ -16,13 +16,14 @@ Model *model_new(void) {
     Model *m = calloc(1, sizeof *m);
     if (!m) return NULL;
     model_config_default(&m->cfg);
-    m->source = SOURCE_TEXT;
+    m->src = &source_text;
     m->text = calloc(1, 1);
     m->tokenizer = tok_new(TOK_WORDS, NULL, NULL);
     m->stale = STAGE_EMBED;
+    m->layer_stale[0] = STAGE_EMBED;
     m->weights_stale = 1;
     ModelConfig c = m->cfg;
-    if (!m->text || !m->tokenizer || model_reshape(m, &c, 0, 0, SOURCE_TEXT, 0, 0, NULL)) {
+    if (!m->text || !m->tokenizer || model_reshape(m, &c, 0, 0, &source_text, 0, 0, NULL)) {
         model_free(m);
         return NULL;
     }
@@ -31,22 +32,33 @@ Model *model_new(void) {
 
 void model_free(Model *m) {
     if (!m) return;
-    free(m->embed_arena), free(m->weights_arena), free(m->stages_arena), free(m->head);
+    free(m->embed_arena), free(m->weights_arena), free(m->stages_arena), free(m->heads);
     free(m->text);
     tok_free(m->tokenizer);
     tok_list_free(&m->tokens);
     free(m->target);
     tok_list_free(&m->target_tokens);
     free(m->painted);
-    qkv_free(&m->qkv);
+    if (m->src->free) m->src->free(m->src_data);
     free(m);
 }
 
-static void mark_stale(Model *m, Stage s) {
+void model_mark_stale(Model *m, Stage s) {
     if (s < m->stale) m->stale = s;
+    for (int l = 0; l < m->cfg.layers && l < MODEL_MAX_LAYERS; l++)
+        if (s < m->layer_stale[l]) m->layer_stale[l] = s;
 }
 
+static void mark_stale(Model *m, Stage s) { model_mark_stale(m, s); }
+
 void model_invalidate(Model *m, Stage s) { mark_stale(m, s); }
+
+void model_set_layer(Model *m, int l) {
+    if (l >= m->cfg.layers) l = m->cfg.layers - 1;
+    if (l < 0) l = 0;
+    m->layer = l;
+    m->head = model_layer_heads(m, l);
+}
 
 // ----------------------------------------------------------------------------
 // the sentences on each side
@@ -56,7 +68,7 @@ void model_invalidate(Model *m, Stage s) { mark_stale(m, s); }
  * queries from the target, keys from the sentence. */
 static void sides_for(const Model *m, AttnMode attn, int have_target, int *q_target, int *k_target) {
     *q_target = *k_target = 0;
-    if (m->source != SOURCE_TEXT || !have_target) return;
+    if (!model_can(m, SRC_TEXT) || !have_target) return;
     if (attn == ATTN_CAUSAL_SELF) *q_target = *k_target = 1;
     if (attn == ATTN_CROSS) *q_target = 1;
 }
@@ -87,8 +99,8 @@ static int reshape_sides(Model *m, const ModelConfig *c, const TokenList *senten
     int qt, kt;
     sides_for(m, c->attn, have_target, &qt, &kt);
     int n_q = side_count(sentence, n_pad, target, qt), n_k = side_count(sentence, n_pad, target, kt);
-    if (model_check_budget(c, n_q, n_k, m->source, err)) return -1;
-    return model_reshape(m, c, n_q, n_k, m->source, qt, kt, err);
+    if (model_check_budget(c, n_q, n_k, m->src, err)) return -1;
+    return model_reshape(m, c, n_q, n_k, m->src, qt, kt, err);
 }
 
 // ----------------------------------------------------------------------------
@@ -97,20 +109,18 @@ static int reshape_sides(Model *m, const ModelConfig *c, const TokenList *senten
 int model_set_config(Model *m, const ModelConfig *c, AvError *err) {
     if (model_config_check(c, err)) return -1;
     ModelConfig o = m->cfg;
-    if (m->source == SOURCE_QKV) {
+    if (c->layers != o.layers) return av_errorf(err, "the layers are the source's: %d", o.layers);
+    if (!model_can(m, SRC_RESHAPE)) {
         if (c->d_model != o.d_model || c->heads != o.heads || c->d_k != o.d_k || c->d_v != o.d_v || c->seed != o.seed ||
             c->pos != o.pos)
-            return av_errorf(err, "Q, K and V come from a file: only the mask and the "
-                                  "scaling can change");
+            return av_errorf(err, "%s: only the mask and the scaling can change", m->src->fixed);
     }
     if (c->attn == ATTN_CROSS && !m->target)
         return av_errorf(err, "cross-attention needs a target sentence: --target TEXT, or E to type one");
-    if (m->source == SOURCE_QKV && c->score == SCORE_ADDITIVE) {
-        /* the additive weights are seeded: fine for a file too */
-    }
-    if (m->source == SOURCE_QKV) {
-        if (model_check_budget(c, m->n_q, m->n_k, m->source, err)) return -1;
-        if (model_reshape(m, c, m->n_q, m->n_k, m->source, 0, 0, err)) return -1;
+    /* (the additive weights are seeded: fine for any source) */
+    if (!model_can(m, SRC_TEXT)) {
+        if (model_check_budget(c, m->n_q, m->n_k, m->src, err)) return -1;
+        if (model_reshape(m, c, m->n_q, m->n_k, m->src, 0, 0, err)) return -1;
     } else if (reshape_sides(m, c, &m->tokens, m->n_pad, &m->target_tokens, m->target != NULL, err)) {
         return -1;
     }
@@ -152,7 +162,7 @@ static void take_tokens(Model *m, TokenList *list) {
 }
 
 int model_set_text(Model *m, const char *text, size_t len, AvError *err) {
-    if (m->source != SOURCE_TEXT) return av_errorf(err, "Q, K and V come from a file: there is no sentence to change");
+    if (!model_can(m, SRC_TEXT)) return av_errorf(err, "%s: there is no sentence to change", m->src->fixed);
     char *copy = malloc(len + 1);
     if (!copy) return av_error_nomem(err, "out of memory");
     memcpy(copy, text, len);
@@ -170,8 +180,7 @@ int model_set_text(Model *m, const char *text, size_t len, AvError *err) {
 }
 
 int model_set_tokenizer(Model *m, TokPreset preset, const char *pattern, AvError *err) {
-    if (m->source != SOURCE_TEXT)
-        return av_errorf(err, "Q, K and V come from a file: there is no sentence to tokenize");
+    if (!model_can(m, SRC_TEXT)) return av_errorf(err, "%s: there is no sentence to tokenize", m->src->fixed);
     Tokenizer *t = tok_new(preset, pattern, err);
     if (!t) return -1;
     TokenList list = {0}, tlist = {0};
@@ -195,28 +204,45 @@ int model_set_tokenizer(Model *m, TokPreset preset, const char *pattern, AvError
     return 0;
 }
 
-int model_set_qkv(Model *m, QkvData *d, AvError *err) {
+int model_set_source(Model *m, const Source *src, void *data, const SourceShape *sh, AvError *err) {
     ModelConfig c = m->cfg;
-    c.heads = 1;
-    c.d_k = d->d_k;
-    c.d_v = d->d_v;
+    c.heads = sh->heads;
+    c.d_k = sh->d_k;
+    c.d_v = sh->d_v;
+    c.layers = sh->layers;
     c.pos = POS_NONE;
-    if (model_config_check(&c, err)) return -1;
+    int bad = model_config_check(&c, err);
+    if (!bad && (sh->layers < 1 || sh->layers > MODEL_MAX_LAYERS))
+        bad = av_errorf(err, "layers %d: the range is 1..%d", sh->layers, MODEL_MAX_LAYERS);
     c.attn = ATTN_SELF;
     c.tie_qk = 0;
-    if (model_check_budget(&c, d->n_q, d->n_k, SOURCE_QKV, err)) return -1;
-    if (model_reshape(m, &c, d->n_q, d->n_k, SOURCE_QKV, 0, 0, err)) return -1;
-    qkv_free(&m->qkv);
-    m->qkv = *d;
-    memset(d, 0, sizeof *d);
+    const Source *old = m->src;
+    void *old_data = m->src_data;
+    if (bad || model_check_budget(&c, sh->n_q, sh->n_k, src, err) ||
+        model_reshape(m, &c, sh->n_q, sh->n_k, src, 0, 0, err)) {
+        if (src->free) src->free(data);
+        return -1;
+    }
+    if (old->free) old->free(old_data);
+    m->src_data = data;
     tok_list_free(&m->tokens);
-    m->stale = STAGE_PROJECT;
     m->weights_stale = 0;
+    m->stale = (src->caps & SRC_EMBED) ? STAGE_EMBED : STAGE_PROJECT;
+    for (int l = 0; l < c.layers; l++) m->layer_stale[l] = m->stale;
     return 0;
 }
 
+int model_set_qkv(Model *m, QkvData *d, AvError *err) {
+    QkvData *own = malloc(sizeof *own);
+    if (!own) return av_error_nomem(err, "out of memory");
+    *own = *d;
+    memset(d, 0, sizeof *d);
+    SourceShape sh = {1, 1, own->d_k, own->d_v, own->n_q, own->n_k};
+    return model_set_source(m, &source_qkv, own, &sh, err);
+}
+
 int model_set_target(Model *m, const char *text, size_t len, AvError *err) {
-    if (m->source != SOURCE_TEXT) return av_errorf(err, "Q, K and V come from a file: there is no target sentence");
+    if (!model_can(m, SRC_TEXT)) return av_errorf(err, "%s: there is no target sentence", m->src->fixed);
     ModelConfig c = m->cfg;
     if (!text) {
         if (c.attn == ATTN_CROSS) c.attn = ATTN_SELF;
@@ -253,7 +279,7 @@ int model_set_target(Model *m, const char *text, size_t len, AvError *err) {
 }
 
 int model_set_pad(Model *m, int n, AvError *err) {
-    if (m->source != SOURCE_TEXT) return av_errorf(err, "Q, K and V come from a file: there is no sentence to pad");
+    if (!model_can(m, SRC_TEXT)) return av_errorf(err, "%s: there is no sentence to pad", m->src->fixed);
     if (n < 0 || m->tokens.n + n > TOK_MAX_TOKENS)
         return av_errorf(err, "pad %d: the sentence's %d tokens and the pads must stay within %d", n, m->tokens.n,
                          TOK_MAX_TOKENS);

@@ -12,8 +12,11 @@
  * (fields below and model_* accessors); it never computes them. Fields of
  * Model are read-only outside the model's files (src/model*.c).
  *
- * A model takes its Q, K, V either from a sentence through seeded weights, or
- * from a Q/K/V file (one head; no embeddings, projections or W_O). */
+ * A model takes its Q, K, V from a source (source.h): a sentence through
+ * seeded weights (the default), a Q/K/V file (one head; no embeddings,
+ * projections or W_O), or any other Source given to model_set_source. A
+ * source may have several layers: each has its heads and their stages, and
+ * m->head shows one of them (model_set_layer). */
 #ifndef ATTNVIZ_MODEL_H
 #define ATTNVIZ_MODEL_H
 
@@ -23,11 +26,13 @@
 #include "mask.h"
 #include "matrix.h"
 #include "qkvfile.h"
+#include "source.h"
 #include "tokenize.h"
 
 /* Ranges of the configuration (also in --help and the README). */
 #define MODEL_MAX_HEADS 64
 #define MODEL_MAX_DIM   4096
+#define MODEL_MAX_LAYERS 128
 /* Budget of n_q * n_k * heads: each (n_q, n_k) stage of every head is kept
  * (raw, scaled, masked, weights: 16 bytes a cell), so 2^24 cells is 256 MiB. */
 #define MODEL_MAX_CELLS ((int64_t)1 << 24)
@@ -79,6 +84,7 @@ typedef struct {
     ScoreKind score;
     int tie_qk; /* 1: W_K = W_Q, so raw dot scores are symmetric */
     AttnMode attn;
+    int layers; /* the source's layers (1 for the seeded sentence and a Q/K/V file); set by the source */
 } ModelConfig;
 
 /* The mask as written in the status line and --mask: "window:3". */
@@ -123,11 +129,10 @@ typedef struct {
     float *add_a, *add_b;   /* (n_q, d_k) Q W1^T, (n_k, d_k) K W2^T: additive attention's products */
 } HeadData;
 
-typedef enum { SOURCE_TEXT, SOURCE_QKV } ModelSource;
-
-typedef struct {
-    ModelSource source;
-    ModelConfig cfg; /* for SOURCE_QKV: heads 1, d_k/d_v from the file */
+struct Model {
+    const Source *src; /* where Q, K and V come from (source.h) */
+    void *src_data;    /* its data (owned: src->free frees it) */
+    ModelConfig cfg;   /* from a source that cannot reshape: heads, d_k, d_v and layers are its */
 
     /* input */
     char *text; /* the (source) sentence (SOURCE_TEXT), NUL-terminated */
@@ -138,7 +143,6 @@ typedef struct {
     char *target;     /* the target sentence (--target), or NULL */
     size_t target_len;
     TokenList target_tokens;
-    QkvData qkv;              /* SOURCE_QKV: the file's matrices and labels */
     int n_q, n_k;             /* query rows, key rows (equal for self-attention) */
     int q_target, k_target;   /* the queries / keys are the target sentence's tokens */
     unsigned char *painted;   /* painted mask (n_q x n_k, 1 = visible), or NULL: all visible */
@@ -153,7 +157,9 @@ typedef struct {
     float *x;                         /* (n_k, d_model) X = E + PE */
     float *embed_q, *pe_q, *xq;       /* (n_q, d_model) the same for the queries' sentence
                                      (the same arrays in self-attention) */
-    HeadData *head;                   /* heads entries */
+    HeadData *heads;                  /* layers * heads entries, layer by layer */
+    HeadData *head;                   /* the heads of the layer shown: heads + layer * cfg.heads */
+    int layer;                        /* the layer shown, 0-based */
     float *wo;                        /* (heads * d_v, d_model) */
     double *wo_normals;               /* the unit normals of W_O (scaled by 1/sqrt(heads * d_v) into wo) */
     int keep_heads, keep_dk, keep_dv; /* weights still valid after a change of shape: heads
@@ -170,11 +176,12 @@ typedef struct {
     unsigned char *pad_key;           /* (n_k) 1 for a <pad> key */
     int *n_allowed;                   /* (n_q) keys visible to each query */
 
-    Stage stale;                         /* earliest stage to recompute; STAGE_NONE when fresh */
+    Stage stale;                         /* earliest stage to recompute in any layer; STAGE_NONE when fresh */
+    Stage layer_stale[MODEL_MAX_LAYERS]; /* the same per layer */
     int weights_stale;                   /* the random weights must be drawn again */
     int additive_stale;                  /* additive attention's W1, W2, v must be drawn again */
-    unsigned long computed[STAGE_COUNT]; /* how often each stage was computed */
-} Model;
+    unsigned long computed[STAGE_COUNT]; /* how often each stage was computed (in any layer) */
+};
 
 /* A new model with the default configuration and no text. Free with
  * model_free (NULL-safe). Returns NULL when out of memory. */
@@ -188,8 +195,22 @@ void model_free(Model *m);
 int model_set_config(Model *m, const ModelConfig *c, AvError *err);
 int model_set_text(Model *m, const char *text, size_t len, AvError *err);
 int model_set_tokenizer(Model *m, TokPreset preset, const char *pattern, AvError *err);
-/* Takes the matrices of *d (which is left zeroed) and switches to SOURCE_QKV. */
+/* Takes the matrices of *d (which is left zeroed) and switches to the Q/K/V
+ * file source. */
 int model_set_qkv(Model *m, QkvData *d, AvError *err);
+/* Switches to source src with its data (owned by the model from then on,
+ * also on failure, when src->free frees it) and shape; the configuration's
+ * mask, scaling and score kind stay. Every stage is stale. */
+int model_set_source(Model *m, const Source *src, void *data, const SourceShape *shape, AvError *err);
+
+/* What the source can do (SRC_*). */
+static inline unsigned model_caps(const Model *m) { return m->src->caps; }
+static inline int model_can(const Model *m, unsigned caps) { return (m->src->caps & caps) == caps; }
+
+/* Shows layer l (0-based; clamped to the layers): m->head points at its heads. */
+void model_set_layer(Model *m, int l);
+/* The heads of layer l. */
+static inline HeadData *model_layer_heads(const Model *m, int l) { return m->heads + (size_t)l * m->cfg.heads; }
 /* The target sentence of cross-attention (and of causal self-attention);
  * len 0 with text NULL removes it (back to self-attention). */
 int model_set_target(Model *m, const char *text, size_t len, AvError *err);
@@ -206,7 +227,7 @@ int model_painted_at(const Model *m, int i, int j);
 
 /* Checks the budgets for a configuration and token counts: attention cells,
  * bytes of matrices, multiply-adds of a pass. */
-int model_check_budget(const ModelConfig *c, int n_q, int n_k, ModelSource src, AvError *err);
+int model_check_budget(const ModelConfig *c, int n_q, int n_k, const Source *src, AvError *err);
 
 /* Marks stage s (and all after it) stale, as a setter would: for benchmarks
  * and tests of the stage cache. */
@@ -225,6 +246,8 @@ int model_update(Model *m, AvError *err);
  * largest possible value log2(n_allowed) (rows with no allowed key count 0),
  * in bits. */
 void model_mean_entropy(const Model *m, int h, double *mean, double *max);
+/* The same for a head of any layer (model_layer_heads). */
+void model_head_entropy(const Model *m, const HeadData *hd, double *mean, double *max);
 
 /* How far head h's raw scores are from symmetric: max |S - S^T| (square
  * heads; 0 otherwise, and 0 when Q and K are tied). O(n^2): the views ask for
@@ -238,7 +261,7 @@ const char *model_key_label(const Model *m, int j);
 /* The same with their length in bytes: a token may hold a NUL byte. */
 const char *model_query_text(const Model *m, int i, size_t *len);
 const char *model_key_text(const Model *m, int j, size_t *len);
-int model_key_id(const Model *m, int j); /* vocabulary id, or j for a Q/K/V file */
+int model_key_id(const Model *m, int j); /* vocabulary id (the source's), e.g. j for a Q/K/V file */
 
 /* Stable softmax of one row of n scores (-inf = masked) into w: subtract the
  * row maximum, exponentiate and sum in double. Returns the sum of the stored

@@ -7,23 +7,25 @@
 // ----------------------------------------------------------------------------
 // budgets
 
-int model_check_budget(const ModelConfig *c, int n_q, int n_k, ModelSource src, AvError *err) {
-    int64_t h = c->heads, dm = c->d_model, dk = c->d_k, dv = c->d_v;
+int model_check_budget(const ModelConfig *c, int n_q, int n_k, const Source *src, AvError *err) {
+    /* Every layer keeps its heads' stages: a layer counts as heads more. */
+    int64_t h = (int64_t)c->heads * (c->layers > 0 ? c->layers : 1), dm = c->d_model, dk = c->d_k, dv = c->d_v;
     int64_t cells = (int64_t)n_q * n_k * h;
     if (cells > MODEL_MAX_CELLS)
         return av_errorf(err,
-                         "too large: %d x %d tokens x %d heads = %lld attention cells, the "
+                         "too large: %d x %d tokens x %lld heads = %lld attention cells, the "
                          "limit is %lld (use fewer heads or a shorter text)",
-                         n_q, n_k, c->heads, (long long)cells, (long long)MODEL_MAX_CELLS);
+                         n_q, n_k, (long long)h, (long long)cells, (long long)MODEL_MAX_CELLS);
     int64_t floats = h * ((int64_t)n_q * dk + (int64_t)n_k * (dk + dv) + (int64_t)n_q * dv);
-    if (src == SOURCE_TEXT)
+    int text = (src->caps & SRC_WEIGHTS) != 0;
+    if (text)
         floats += 3 * (int64_t)n_k * dm + h * dm * (2 * dk + dv) + h * dv * dm + (int64_t)n_q * (h * dv + dm);
     int64_t bytes = floats * 4;
     /* What the arenas really take (packed copies, the products before they are
      * split into heads, W_O's normals in double, padding), less the four
      * (n_q, n_k) stages that MODEL_MAX_CELLS budgets. */
     int64_t arenas = (int64_t)model_stages_bytes(c, n_q, n_k, src) - cells * 16;
-    if (src == SOURCE_TEXT) arenas += (int64_t)model_embed_bytes(c, n_q, n_k, 1) + (int64_t)model_weights_bytes(c);
+    if (text) arenas += (int64_t)model_embed_bytes(c, n_q, n_k, 1) + (int64_t)model_weights_bytes(c);
     if (arenas > bytes) bytes = arenas;
     char tokens[48] = "";
     if (n_k > 0) snprintf(tokens, sizeof tokens, " and %d tokens", n_k);
@@ -42,7 +44,7 @@ int model_check_budget(const ModelConfig *c, int n_q, int n_k, ModelSource src, 
     int64_t ops = h * ((int64_t)n_q * n_k * (dk + dv));
     if (c->score == SCORE_ADDITIVE)
         ops += h * ((int64_t)n_q * n_k * dk * 8 /* tanh */ + 2 * dk * dk * normal + (int64_t)(n_q + n_k) * dk * dk);
-    if (src == SOURCE_TEXT)
+    if (text)
         ops += h * (int64_t)n_k * dm * (2 * dk + dv) + (int64_t)n_q * h * dv * dm +
                normal * (h * dm * (2 * dk + dv) + h * dv * dm + (int64_t)(n_q + n_k) * dm);
     if (ops > MODEL_MAX_OPS)

@@ -80,6 +80,7 @@ void model_config_default(ModelConfig *c) {
     c->score = SCORE_DOT;
     c->tie_qk = 0;
     c->attn = ATTN_SELF;
+    c->layers = 1;
 }
 
 int model_config_check(const ModelConfig *c, AvError *err) {
@@ -99,5 +100,7 @@ int model_config_check(const ModelConfig *c, AvError *err) {
     if ((unsigned)c->pos >= POS_KIND_COUNT) return av_errorf(err, "unknown positional encoding");
     if ((unsigned)c->score >= SCORE_KIND_COUNT) return av_errorf(err, "unknown score kind");
     if ((unsigned)c->attn >= ATTN_MODE_COUNT) return av_errorf(err, "unknown attention mode");
+    if (c->layers < 1 || c->layers > MODEL_MAX_LAYERS)
+        return av_errorf(err, "layers %d is out of range 1..%d", c->layers, MODEL_MAX_LAYERS);
     return 0;
 }

@@ -27,10 +27,12 @@ double model_asymmetry(const Model *m, int h) {
     return asym;
 }
 
-void model_mean_entropy(const Model *m, int h, double *mean, double *max) {
+void model_mean_entropy(const Model *m, int h, double *mean, double *max) { model_head_entropy(m, &m->head[h], mean, max); }
+
+void model_head_entropy(const Model *m, const HeadData *hd, double *mean, double *max) {
     double s = 0.0, mx = 0.0;
     for (int i = 0; i < m->n_q; i++) {
-        s += m->head[h].entropy[i];
+        s += hd->entropy[i];
         if (m->n_allowed[i] > 0) mx += log2((double)m->n_allowed[i]);
     }
     *mean = m->n_q ? s / m->n_q : 0.0;
@@ -40,21 +42,9 @@ void model_mean_entropy(const Model *m, int h, double *mean, double *max) {
 // ----------------------------------------------------------------------------
 // labels, ids and the detail of a cell
 
-const char *model_query_text(const Model *m, int i, size_t *len) {
-    if (m->source == SOURCE_QKV) {
-        *len = strlen(m->qkv.query_tokens[i]);
-        return m->qkv.query_tokens[i];
-    }
-    return model_side_token(m, m->q_target, i, len, NULL);
-}
+const char *model_query_text(const Model *m, int i, size_t *len) { return m->src->query_text(m, i, len); }
 
-const char *model_key_text(const Model *m, int j, size_t *len) {
-    if (m->source == SOURCE_QKV) {
-        *len = strlen(m->qkv.key_tokens[j]);
-        return m->qkv.key_tokens[j];
-    }
-    return model_side_token(m, m->k_target, j, len, NULL);
-}
+const char *model_key_text(const Model *m, int j, size_t *len) { return m->src->key_text(m, j, len); }
 
 const char *model_query_label(const Model *m, int i) {
     size_t len;
@@ -66,13 +56,7 @@ const char *model_key_label(const Model *m, int j) {
     return model_key_text(m, j, &len);
 }
 
-int model_key_id(const Model *m, int j) {
-    if (m->source == SOURCE_QKV) return j;
-    size_t len;
-    int id;
-    model_side_token(m, m->k_target, j, &len, &id);
-    return id;
-}
+int model_key_id(const Model *m, int j) { return m->src->key_id(m, j); }
 
 void model_cell_detail(const Model *m, int h, int i, int j, CellDetail *out) {
     const HeadData *hd = &m->head[h];

@@ -20,15 +20,18 @@
  * with them. */
 size_t model_embed_bytes(const ModelConfig *c, int n_q, int n_k, int two_sides);
 size_t model_weights_bytes(const ModelConfig *c);
-size_t model_stages_bytes(const ModelConfig *c, int n_q, int n_k, ModelSource src);
+size_t model_stages_bytes(const ModelConfig *c, int n_q, int n_k, const Source *src);
 
 /* Makes room for configuration c with n_q x n_k tokens from src: the arenas
  * whose shape changes are allocated anew; on failure nothing changes and err
  * says why. On success the configuration, sizes and source are the new ones
  * (the caller commits its own tokens or matrices) and m->stale says where to
  * recompute from. */
-int model_reshape(Model *m, const ModelConfig *c, int n_q, int n_k, ModelSource src, int q_target, int k_target,
+int model_reshape(Model *m, const ModelConfig *c, int n_q, int n_k, const Source *src, int q_target, int k_target,
                   AvError *err);
+
+/* Marks stage s and every later one stale in every layer. */
+void model_mark_stale(Model *m, Stage s);
 
 // ----------------------------------------------------------------------------
 // weights (model_weights.c)

@@ -13,10 +13,10 @@
 enum { AR_EMBED = 1, AR_WEIGHTS = 2, AR_STAGES = 4, AR_HEADS = 8 };
 
 typedef struct {
-    void *embed;    /* E, PE, X: n_k x d_model each (text only) */
-    void *weights;  /* W_Q, W_K, W_V of every head, W_O (text only) */
-    void *stages;   /* per-head stages, the mask, concat, Y */
-    HeadData *head; /* heads entries */
+    void *embed;     /* E, PE, X: n_k x d_model each (SRC_EMBED) */
+    void *weights;   /* W_Q, W_K, W_V of every head, W_O (SRC_WEIGHTS) */
+    void *stages;    /* per-head stages of every layer, the mask, concat, Y */
+    HeadData *heads; /* layers * heads entries */
 } Storage;
 
 /* Bump allocation inside an arena: every piece 16-byte aligned and followed
@@ -50,13 +50,13 @@ static void *take(Cursor *cur, size_t bytes) {
 typedef struct {
     const ModelConfig *c;
     int n_q, n_k;
-    ModelSource src;
+    unsigned caps; /* the source's SRC_* */
     int two_sides; /* the queries' sentence is another: its own E, PE, X */
 } Shape;
 
 /* Each layout walks one arena's list of pieces, once for both uses: with m
  * NULL it returns the bytes the arena needs; with a model it also points m's
- * matrices into base (m->head allocated for s's heads). */
+ * matrices into base (m->heads allocated for s's layers and heads). */
 
 /* E, PE, X of the keys' sentence, and of the queries' when it is another. */
 static size_t layout_embed(Model *m, char *base, const Shape *s) {
@@ -81,7 +81,7 @@ static size_t layout_weights(Model *m, char *base, const Shape *s) {
     Cursor cur = {base, 0};
     size_t dm = (size_t)c->d_model, f = sizeof(float);
     for (int h = 0; h < c->heads; h++) {
-        HeadData *hd = m ? &m->head[h] : NULL;
+        HeadData *hd = m ? &m->heads[h] : NULL; /* one layer */
         PIECE(hd, hd->wq, f * dm * c->d_k); /* (d_model, d_k) */
         PIECE(hd, hd->wk, f * dm * c->d_k);
         PIECE(hd, hd->wv, f * dm * c->d_v); /* (d_model, d_v) */
@@ -96,14 +96,14 @@ static size_t layout_weights(Model *m, char *base, const Shape *s) {
     return cur.used;
 }
 
-/* The stages of every head, the mask, and (text only) the products before
- * they are split into heads, concat and Y. */
+/* The stages of every head of every layer, the mask, and (with weights) the
+ * products before they are split into heads, concat and Y. */
 static size_t layout_stages(Model *m, char *base, const Shape *s) {
     const ModelConfig *c = s->c;
     Cursor cur = {base, 0};
     size_t nq = (size_t)s->n_q, nk = (size_t)s->n_k, dm = (size_t)c->d_model, f = sizeof(float);
-    for (int h = 0; h < c->heads; h++) {
-        HeadData *hd = m ? &m->head[h] : NULL;
+    for (int h = 0; h < c->layers * c->heads; h++) {
+        HeadData *hd = m ? &m->heads[h] : NULL;
         PIECE(hd, hd->row_sums, sizeof(double) * nq); /* (n_q) */
         PIECE(hd, hd->entropy, sizeof(double) * nq);
         PIECE(hd, hd->q, f * nq * c->d_k);  /* (n_q, d_k) */
@@ -130,7 +130,7 @@ static size_t layout_stages(Model *m, char *base, const Shape *s) {
     PIECE(m, m->n_allowed, sizeof(int) * nq); /* (n_q) */
     PIECE(m, m->allowed, nq * nk);            /* (n_q, n_k) */
     PIECE(m, m->pad_key, nk);                 /* (n_k) */
-    if (s->src == SOURCE_TEXT) {
+    if (s->caps & SRC_WEIGHTS) {
         PIECE(m, m->concat, f * nq * c->heads * c->d_v);         /* (n_q, heads * d_v) */
         PIECE(m, m->y, f * nq * dm);                             /* (n_q, d_model) */
         PIECE(m, m->tq, f * nq * c->heads * c->d_k);             /* (n_q, heads * d_k) */
@@ -144,36 +144,36 @@ static size_t layout_stages(Model *m, char *base, const Shape *s) {
 #undef PIECE
 
 size_t model_embed_bytes(const ModelConfig *c, int n_q, int n_k, int two_sides) {
-    Shape s = {c, n_q, n_k, SOURCE_TEXT, two_sides};
+    Shape s = {c, n_q, n_k, SRC_EMBED, two_sides};
     return layout_embed(NULL, NULL, &s);
 }
 
 size_t model_weights_bytes(const ModelConfig *c) {
-    Shape s = {c, 0, 0, SOURCE_TEXT, 0};
+    Shape s = {c, 0, 0, SRC_WEIGHTS, 0};
     return layout_weights(NULL, NULL, &s);
 }
 
-size_t model_stages_bytes(const ModelConfig *c, int n_q, int n_k, ModelSource src) {
-    Shape s = {c, n_q, n_k, src, 0};
+size_t model_stages_bytes(const ModelConfig *c, int n_q, int n_k, const Source *src) {
+    Shape s = {c, n_q, n_k, src->caps, 0};
     return layout_stages(NULL, NULL, &s);
 }
 
 static void storage_free(Storage *s) {
-    free(s->embed), free(s->weights), free(s->stages), free(s->head);
+    free(s->embed), free(s->weights), free(s->stages), free(s->heads);
     memset(s, 0, sizeof *s);
 }
 
 /* Allocates the arenas named in `which` for shape sh; all or nothing. */
 static int storage_alloc(Storage *s, int which, const Shape *sh) {
     memset(s, 0, sizeof *s);
-    int text = sh->src == SOURCE_TEXT;
-    if ((which & AR_EMBED) && text) s->embed = calloc(1, layout_embed(NULL, NULL, sh) + 16);
+    int embed = (sh->caps & SRC_EMBED) != 0, weights = (sh->caps & SRC_WEIGHTS) != 0;
+    if ((which & AR_EMBED) && embed) s->embed = calloc(1, layout_embed(NULL, NULL, sh) + 16);
     /* every weight is drawn, copied or packed before it is read: no need to zero */
-    if ((which & AR_WEIGHTS) && text) s->weights = malloc(layout_weights(NULL, NULL, sh) + 16);
+    if ((which & AR_WEIGHTS) && weights) s->weights = malloc(layout_weights(NULL, NULL, sh) + 16);
     if (which & AR_STAGES) s->stages = calloc(1, layout_stages(NULL, NULL, sh) + 16);
-    if (which & AR_HEADS) s->head = calloc((size_t)sh->c->heads, sizeof *s->head);
-    if (((which & AR_EMBED) && text && !s->embed) || ((which & AR_WEIGHTS) && text && !s->weights) ||
-        ((which & AR_STAGES) && !s->stages) || ((which & AR_HEADS) && !s->head)) {
+    if (which & AR_HEADS) s->heads = calloc((size_t)sh->c->layers * (size_t)sh->c->heads, sizeof *s->heads);
+    if (((which & AR_EMBED) && embed && !s->embed) || ((which & AR_WEIGHTS) && weights && !s->weights) ||
+        ((which & AR_STAGES) && !s->stages) || ((which & AR_HEADS) && !s->heads)) {
         storage_free(s);
         return -1;
     }
@@ -183,13 +183,13 @@ static int storage_alloc(Storage *s, int which, const Shape *sh) {
 /* Points the model's matrices into its arenas (after a change of shape), by
  * the same layouts that counted their bytes. */
 static void storage_point(Model *m) {
-    Shape s = {&m->cfg, m->n_q, m->n_k, m->source, m->q_target != m->k_target};
+    Shape s = {&m->cfg, m->n_q, m->n_k, m->src->caps, m->q_target != m->k_target};
     if (m->embed_arena) layout_embed(m, m->embed_arena, &s);
     else m->embed = m->pe = m->x = m->embed_q = m->pe_q = m->xq = NULL;
     if (m->weights_arena) {
         layout_weights(m, m->weights_arena, &s);
     } else {
-        for (int h = 0; h < m->cfg.heads; h++) m->head[h].wq = m->head[h].wk = m->head[h].wv = NULL;
+        for (int h = 0; h < m->cfg.layers * m->cfg.heads; h++) m->heads[h].wq = m->heads[h].wk = m->heads[h].wv = NULL;
         m->wo = NULL;
         m->wo_normals = NULL;
         memset(&m->po, 0, sizeof m->po), memset(&m->pq, 0, sizeof m->pq), memset(&m->pkv, 0, sizeof m->pkv);
@@ -202,11 +202,11 @@ static void storage_point(Model *m) {
  * success the configuration, sizes and source are the new ones (the caller
  * commits its own tokens or matrices) and m->stale says where to
  * recompute from. */
-int model_reshape(Model *m, const ModelConfig *c, int n_q, int n_k, ModelSource src, int q_target, int k_target,
+int model_reshape(Model *m, const ModelConfig *c, int n_q, int n_k, const Source *src, int q_target, int k_target,
                   AvError *err) {
     const ModelConfig *o = &m->cfg;
-    int fresh = !m->stages_arena, src_changed = src != m->source;
-    int dims = c->d_model != o->d_model, heads = c->heads != o->heads, dkv = c->d_k != o->d_k || c->d_v != o->d_v;
+    int fresh = !m->stages_arena, src_changed = src != m->src;
+    int dims = c->d_model != o->d_model, heads = c->heads != o->heads || c->layers != o->layers, dkv = c->d_k != o->d_k || c->d_v != o->d_v;
     int tokens = n_q != m->n_q || n_k != m->n_k;
     int sides = q_target != m->q_target || k_target != m->k_target;
     int additive = (c->score == SCORE_ADDITIVE) != (o->score == SCORE_ADDITIVE);
@@ -221,10 +221,10 @@ int model_reshape(Model *m, const ModelConfig *c, int n_q, int n_k, ModelSource 
         return 0;
     }
     Storage s;
-    Shape sh = {c, n_q, n_k, src, q_target != k_target};
+    Shape sh = {c, n_q, n_k, src->caps, q_target != k_target};
     if (storage_alloc(&s, which, &sh)) {
-        /* Q/K/V from a file have no d_model (cfg keeps the default 64). */
-        if (src != SOURCE_TEXT)
+        /* Q/K/V without embeddings have no d_model (cfg keeps the default 64). */
+        if (!(src->caps & SRC_EMBED))
             return av_error_nomem(err, "out of memory for Q/K/V of %d x %d tokens, d_k=%d d_v=%d", n_q, n_k, c->d_k,
                                   c->d_v);
         return av_error_nomem(err, "out of memory for d_model=%d heads=%d d_k=%d d_v=%d and %d tokens", c->d_model,
@@ -233,7 +233,7 @@ int model_reshape(Model *m, const ModelConfig *c, int n_q, int n_k, ModelSource 
     /* The weights that survive a change of heads, d_k or d_v (prefix
      * stability): copied into the new arena below, so that only new columns
      * and heads are drawn. Their old places, before the arenas move. */
-    int keep = (which & AR_WEIGHTS) && m->weights_arena && !m->weights_stale && src == SOURCE_TEXT && !src_changed &&
+    int keep = (which & AR_WEIGHTS) && m->weights_arena && !m->weights_stale && (src->caps & SRC_WEIGHTS) && !src_changed &&
                c->seed == o->seed && c->d_model == o->d_model;
     int oh = o->heads, odk = o->d_k, odv = o->d_v;
     void *old_weights = m->weights_arena;
@@ -241,21 +241,21 @@ int model_reshape(Model *m, const ModelConfig *c, int n_q, int n_k, ModelSource 
     const double *old_won = m->wo_normals;
     if (keep && !old_w) keep = 0;
     for (int h = 0; keep && h < oh; h++)
-        old_w[3 * h] = m->head[h].wq, old_w[3 * h + 1] = m->head[h].wk, old_w[3 * h + 2] = m->head[h].wv;
+        old_w[3 * h] = m->heads[h].wq, old_w[3 * h + 1] = m->heads[h].wk, old_w[3 * h + 2] = m->heads[h].wv;
     if (which & AR_EMBED) free(m->embed_arena), m->embed_arena = s.embed;
     if (which & AR_WEIGHTS) m->weights_arena = s.weights, m->weights_stale = 1;
     if (which & AR_STAGES) free(m->stages_arena), m->stages_arena = s.stages, m->additive_stale = 1;
-    if (which & AR_HEADS) free(m->head), m->head = s.head;
-    if (src != SOURCE_TEXT) {
-        free(m->embed_arena), free(m->weights_arena);
-        m->embed_arena = m->weights_arena = NULL;
-    }
+    if (which & AR_HEADS) free(m->heads), m->heads = s.heads;
+    if (!(src->caps & SRC_EMBED)) free(m->embed_arena), m->embed_arena = NULL;
+    if (!(src->caps & SRC_WEIGHTS)) free(m->weights_arena), m->weights_arena = NULL;
     m->cfg = *c;
     m->n_q = n_q;
     m->n_k = n_k;
-    m->source = src;
+    m->src = src;
     m->q_target = q_target;
     m->k_target = k_target;
+    if (m->layer >= c->layers) m->layer = c->layers - 1;
+    m->head = model_layer_heads(m, m->layer);
     storage_point(m);
     if (which & AR_WEIGHTS) {
         m->keep_heads = m->keep_dk = m->keep_dv = 0;
@@ -264,7 +264,7 @@ int model_reshape(Model *m, const ModelConfig *c, int n_q, int n_k, ModelSource 
                 kdv = odv < c->d_v ? odv : c->d_v;
             size_t dm = (size_t)c->d_model;
             for (int h = 0; h < kh; h++) {
-                HeadData *hd = &m->head[h];
+                HeadData *hd = &m->heads[h];
                 for (size_t r = 0; r < dm; r++) {
                     memcpy(hd->wq + r * c->d_k, old_w[3 * h] + r * odk, sizeof(float) * (size_t)kdk);
                     memcpy(hd->wk + r * c->d_k, old_w[3 * h + 1] + r * odk, sizeof(float) * (size_t)kdk);
@@ -280,7 +280,6 @@ int model_reshape(Model *m, const ModelConfig *c, int n_q, int n_k, ModelSource 
     }
     free(old_w);
     /* Everything after a change of shape is recomputed. */
-    Stage from = (which & AR_EMBED) ? STAGE_EMBED : STAGE_PROJECT;
-    if (m->stale > from) m->stale = from;
+    model_mark_stale(m, (which & AR_EMBED) ? STAGE_EMBED : STAGE_PROJECT);
     return 0;
 }

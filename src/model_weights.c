@@ -36,14 +36,14 @@ void model_pack_weights(Model *m) {
     }
     for (int r = 0; r < dm; r++)
         for (int k = 0; k < h; k++)
-            memcpy(t + (size_t)r * nq + (size_t)k * c->d_k, m->head[k].wq + (size_t)r * c->d_k,
+            memcpy(t + (size_t)r * nq + (size_t)k * c->d_k, m->heads[k].wq + (size_t)r * c->d_k,
                    sizeof(float) * (size_t)c->d_k);
     mat_pack_into(&m->pq, m->pq.data, t, nq, dm, nq, 0);
     for (int r = 0; r < dm; r++)
         for (int k = 0; k < h; k++) {
-            const float *wk = c->tie_qk ? m->head[k].wq : m->head[k].wk;
+            const float *wk = c->tie_qk ? m->heads[k].wq : m->heads[k].wk;
             memcpy(t + (size_t)r * nkv + (size_t)k * c->d_k, wk + (size_t)r * c->d_k, sizeof(float) * (size_t)c->d_k);
-            memcpy(t + (size_t)r * nkv + (size_t)h * c->d_k + (size_t)k * c->d_v, m->head[k].wv + (size_t)r * c->d_v,
+            memcpy(t + (size_t)r * nkv + (size_t)h * c->d_k + (size_t)k * c->d_v, m->heads[k].wv + (size_t)r * c->d_v,
                    sizeof(float) * (size_t)c->d_v);
         }
     mat_pack_into(&m->pkv, m->pkv.data, t, nkv, dm, nkv, 0);
@@ -58,7 +58,7 @@ static void draw_head_task(void *ctx, int h) {
     Model *m = ctx;
     const ModelConfig *c = &m->cfg;
     size_t dm = (size_t)c->d_model;
-    HeadData *hd = &m->head[h];
+    HeadData *hd = &m->heads[h]; /* the seeded sentence has one layer */
     int kept = h < m->keep_heads, kdk = kept ? m->keep_dk : 0, kdv = kept ? m->keep_dv : 0;
     double scale = 1.0 / sqrt((double)c->d_model);
     for (int j = 0; j < c->d_k; j++) {
@@ -101,11 +101,12 @@ void model_draw_weights(Model *m) {
 }
 
 /* Additive attention's W1, W2 (d_k, d_k) of N(0, 1/d_k) and v (d_k) of N(0, 1)
- * for head h, each row its own stream (prefix-stable like the others). */
+ * for head h (counted over all layers: layer l's head k is l * heads + k),
+ * each row its own stream (prefix-stable like the others). */
 static void draw_additive_task(void *ctx, int h) {
     Model *m = ctx;
     const ModelConfig *c = &m->cfg;
-    HeadData *hd = &m->head[h];
+    HeadData *hd = &m->heads[h];
     int dk = c->d_k;
     double s = 1.0 / sqrt((double)dk);
     for (int a = 0; a < dk; a++) {
@@ -123,7 +124,7 @@ static void draw_additive_task(void *ctx, int h) {
 }
 
 void model_draw_additive(Model *m) {
-    par_for(m->cfg.heads, draw_additive_task, m);
+    par_for(m->cfg.layers * m->cfg.heads, draw_additive_task, m);
     if (av_cancelled()) return; /* still stale: drawn again, all of them, next time */
     m->additive_stale = 0;
 }

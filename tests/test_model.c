@@ -526,11 +526,11 @@ static void test_budget(void **state) {
     (void)state;
     ModelConfig c = tu_config(64, 64, 1, 1);
     AvError err;
-    assert_int_equal(model_check_budget(&c, 512, 512, SOURCE_TEXT, &err), 0);
-    assert_int_equal(model_check_budget(&c, 513, 513, SOURCE_TEXT, &err), -1);
+    assert_int_equal(model_check_budget(&c, 512, 512, &source_text, &err), 0);
+    assert_int_equal(model_check_budget(&c, 513, 513, &source_text, &err), -1);
     assert_non_null(strstr(err.msg, "attention cells"));
     c = tu_config(4096, 64, 4096, 4096);
-    assert_int_equal(model_check_budget(&c, 3, 3, SOURCE_TEXT, &err), -1);
+    assert_int_equal(model_check_budget(&c, 3, 3, &source_text, &err), -1);
     assert_non_null(strstr(err.msg, "MiB"));
     /* The bytes count what the arenas really hold (packed K and V, the
      * products before the split into heads, W_O's normals in double), not
@@ -538,9 +538,9 @@ static void test_budget(void **state) {
      * with 64 wide heads names ~1 GiB but takes ~2.9 GiB. */
     ModelConfig wide = tu_config(8, 64, 192, 768), narrow = tu_config(8, 64, 64, 64);
     wide.attn = narrow.attn = ATTN_CROSS;
-    assert_int_equal(model_check_budget(&wide, 1, 4096, SOURCE_TEXT, &err), -1);
+    assert_int_equal(model_check_budget(&wide, 1, 4096, &source_text, &err), -1);
     assert_non_null(strstr(err.msg, "MiB"));
-    assert_int_equal(model_check_budget(&narrow, 1, 4096, SOURCE_TEXT, &err), 0);
+    assert_int_equal(model_check_budget(&narrow, 1, 4096, &source_text, &err), 0);
     /* A failing setter leaves the model as it was. */
     Model *m = tu_model("a b c", NULL);
     assert_int_equal(model_set_config(m, &c, &err), -1);

@@ -58,7 +58,7 @@ static void say(App *a, int error, const char *fmt, ...) {
 int app_shown_available(const App *a, Shown s) {
     const Model *m = a->m;
     if (s < SHOW_X) return 1;
-    if (m->source != SOURCE_TEXT) return 0;
+    if (!model_can(m, SRC_EMBED)) return 0;
     if (s == SHOW_PE) return m->cfg.pos != POS_NONE;
     return s < SHOW_COUNT;
 }
@@ -115,9 +115,11 @@ static void reconfigure(App *a, const ModelConfig *c, const char *done) {
     say(a, 0, "%s", done);
 }
 
+/* 1 (and the reason said) when the source cannot do what an action needs:
+ * change its sentence, shapes or seed. */
 static int from_file(App *a) {
-    if (a->m->source != SOURCE_QKV) return 0;
-    say(a, 1, "Q, K and V come from a file: only the mask (m) and the scaling (s) can change");
+    if (model_can(a->m, SRC_TEXT | SRC_RESHAPE)) return 0;
+    say(a, 1, "%s: only the mask (m) and the scaling (s) can change", a->m->src->fixed);
     return 1;
 }
 

@@ -123,7 +123,7 @@ static int pipeline_blocks(const App *a, Block *out, int max) {
     const ModelConfig *c = &m->cfg;
     const HeadData *hd = &m->head[a->head];
     const Glyphs *g = G(a);
-    int n = 0, text = m->source == SOURCE_TEXT;
+    int n = 0, text = model_can(m, SRC_EMBED | SRC_WEIGHTS);
     char t[96], root[24];
     memset(out, 0, sizeof(Block) * (size_t)max);
 #define ADD(title, v, r, cc, sig, rl, cl)                                                                              \

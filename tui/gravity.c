@@ -54,7 +54,11 @@ int gravity_available(const App *a, const char **why) {
     const Model *m = a ? a->m : NULL;
     const char *r = NULL;
     if (!m) r = "word gravity: no model";
-    else if (m->source != SOURCE_TEXT) r = "word gravity needs a sentence: a Q/K/V file has no embeddings X and no W_O";
+    else if (!model_can(m, SRC_TEXT | SRC_EMBED | SRC_WEIGHTS)) {
+        static _Thread_local char buf[160]; /* the frame's thread writes it, the same frame reads it */
+        snprintf(buf, sizeof buf, "word gravity needs a sentence: %s", m->src->lacks ? m->src->lacks : "none here");
+        r = buf;
+    }
     else if (m->q_target != m->k_target || m->xq != m->x)
         r = "word gravity needs self-attention: in cross-attention the queries are another "
             "sentence";

@@ -1,0 +1,58 @@
+/* source.h - where a model's Q, K and V come from (DESIGN.md §7).
+ *
+ * A source produces, for every layer and head, the queries, keys and values
+ * (and, when it has them, the embeddings X and the layer output Y), and names
+ * the rows and columns. Everything after Q, K and V (scores, scaling, masks,
+ * softmax, outputs, row statistics) is the model's, the same for every
+ * source; the views, keys and dumps ask for capabilities (SRC_*), never for
+ * which source it is. Two sources are built in: the seeded sentence
+ * (source_text.c, the default) and a Q/K/V file (source_qkv.c). A new one is
+ * a Source in its own file and a call of model_set_source (model.h); the
+ * third, in tests/test_source.c, has two layers of fixed Q, K and V. */
+#ifndef ATTNVIZ_SOURCE_H
+#define ATTNVIZ_SOURCE_H
+
+#include <stddef.h>
+
+typedef struct Model Model;
+
+/* What a source can do. */
+enum {
+    SRC_TEXT = 1 << 0,    /* its rows are a sentence's tokens: edit, tokenizers, <pad>, a target, cross-attention */
+    SRC_EMBED = 1 << 1,   /* it has embeddings E, PE, X (the pipeline's first blocks, word gravity) */
+    SRC_WEIGHTS = 1 << 2, /* it has W_Q, W_K, W_V and W_O, and so the layer output Y (STAGE_FINAL) */
+    SRC_RESHAPE = 1 << 3, /* d_model, heads, d_k, d_v, positions and tied Q/K can change */
+    SRC_SEEDED = 1 << 4,  /* its weights are drawn from the seed (r changes them) */
+};
+
+/* The shape a source gives the model: its layers and heads, the widths of a
+ * head, and its query and key rows. */
+typedef struct {
+    int layers, heads, d_k, d_v, n_q, n_k;
+} SourceShape;
+
+typedef struct Source {
+    const char *name;  /* the dumps' "source": "text", "qkv", ... */
+    const char *fixed; /* what a knob it lacks is told, e.g. "Q, K and V come from a file" */
+    const char *what;  /* where its rows come from, for the size line ("3 x 3 from file") */
+    const char *lacks; /* without SRC_EMBED or SRC_WEIGHTS: what it has not, for the views that need them */
+    unsigned caps;     /* SRC_* */
+    /* Q, K and V of every head of `layer` (model_layer_heads), from stage
+     * `from` (STAGE_EMBED when it has embeddings, else STAGE_PROJECT) on.
+     * Storage is the model's; a cancel request (cancel.h) may stop it. */
+    void (*forward)(Model *m, int layer, int from);
+    /* Y = concat(O_h) W_O of `layer` (SRC_WEIGHTS); NULL: there is no Y. */
+    void (*final)(Model *m, int layer);
+    /* The text of query row i and key column j (raw: escape before printing;
+     * may hold NUL bytes, hence the length), and the key's vocabulary id. */
+    const char *(*query_text)(const Model *m, int i, size_t *len);
+    const char *(*key_text)(const Model *m, int j, size_t *len);
+    int (*key_id)(const Model *m, int j);
+    /* Frees the data given to model_set_source; NULL: nothing to free. */
+    void (*free)(void *data);
+} Source;
+
+/* The built-in sources. */
+extern const Source source_text, source_qkv;
+
+#endif
