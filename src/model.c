@@ -53,6 +53,12 @@ static void mark_stale(Model *m, Stage s) { model_mark_stale(m, s); }
 
 void model_invalidate(Model *m, Stage s) { mark_stale(m, s); }
 
+void model_invalidate_layer(Model *m, int l, Stage s) {
+    if (l < 0 || l >= m->cfg.layers) return;
+    if (s < m->layer_stale[l]) m->layer_stale[l] = s;
+    if (s < m->stale) m->stale = s;
+}
+
 void model_set_layer(Model *m, int l) {
     if (l >= m->cfg.layers) l = m->cfg.layers - 1;
     if (l < 0) l = 0;

@@ -232,6 +232,9 @@ int model_check_budget(const ModelConfig *c, int n_q, int n_k, const Source *src
 /* Marks stage s (and all after it) stale, as a setter would: for benchmarks
  * and tests of the stage cache. */
 void model_invalidate(Model *m, Stage s);
+/* The same for layer l alone (a source whose layer l changed; a source that
+ * feeds each layer from the one before marks the later layers itself). */
+void model_invalidate_layer(Model *m, int l, Stage s);
 
 /* Recomputes the stale stages up to `last` (inclusive) and leaves the later
  * ones stale: the front end computes the layer output Y (STAGE_FINAL) only

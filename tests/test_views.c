@@ -676,7 +676,8 @@ static void test_help_lists_every_key(void **state) {
     /* tall enough to show the whole help */
     char *s = render(&a, 100, 80);
     for (int i = 0; i < keymap_count; i++) {
-        if (!keymap[i].label) continue;
+        /* the layer keys are listed for a source of several layers (test_source.c) */
+        if (!keymap[i].label || !app_action_listed(&a, keymap[i].action)) continue;
         if (!strstr(s, keymap[i].help)) fail_msg("help lacks '%s'", keymap[i].help);
         if (!strstr(s, keymap[i].label)) fail_msg("help lacks key '%s'", keymap[i].label);
     }

@@ -600,6 +600,26 @@ static int act_gravity(App *a, const char *arg) {
     return 0;
 }
 
+/* The next or the previous layer, round the stack: every layer is computed,
+ * so showing another one recomputes nothing. */
+static void step_layer(App *a, int d) {
+    int n = a->m->cfg.layers;
+    model_set_layer(a->m, ((a->m->layer + d) % n + n) % n);
+    say(a, 0, "layer %d of %d", a->m->layer + 1, n);
+}
+
+static int act_layer_next(App *a, const char *arg) {
+    (void)arg;
+    step_layer(a, 1);
+    return 0;
+}
+
+static int act_layer_prev(App *a, const char *arg) {
+    (void)arg;
+    step_layer(a, -1);
+    return 0;
+}
+
 /* view NAME: that view, as --view NAME starts in (no key). */
 static int act_view(App *a, const char *arg) {
     ViewKind v;
@@ -732,6 +752,7 @@ enum {
     NEEDS_SENTENCE = 1 << 0, /* embeddings and weights (not a Q/K/V file) */
     NEEDS_PAINTING = 1 << 1, /* mask-edit mode */
     TAKES_ARG = 1 << 2,      /* an argument is allowed (app_run) */
+    NEEDS_LAYERS = 1 << 3,   /* a source of several layers (and only then in the help) */
 };
 
 typedef struct {
@@ -785,7 +806,14 @@ static const ActionDef actions[ACT_COUNT] = {
     [ACT_PAINT_SAVE] = {"paint-save", NEEDS_PAINTING, act_paint_save},
     [ACT_GRAVITY] = {"gravity", 0, act_gravity},
     [ACT_VIEW] = {"view", TAKES_ARG, act_view},
+    [ACT_LAYER_NEXT] = {"layer-next", NEEDS_LAYERS, act_layer_next},
+    [ACT_LAYER_PREV] = {"layer-prev", NEEDS_LAYERS, act_layer_prev},
 };
+
+int app_action_listed(const App *a, int act) {
+    if (act <= ACT_NONE || act >= ACT_COUNT) return 1;
+    return !(actions[act].needs & NEEDS_LAYERS) || a->m->cfg.layers > 1;
+}
 // clang-format on
 
 /* Runs act with arg through the page or view first, then the global table,
@@ -804,6 +832,10 @@ static int dispatch(App *a, Action act, const char *arg) {
     /* Asked once: any other key cancels the question. */
     if (act != ACT_QUIT) a->quit_asked = 0;
     if ((d->needs & NEEDS_SENTENCE) && from_file(a)) return 1;
+    if ((d->needs & NEEDS_LAYERS) && a->m->cfg.layers == 1) {
+        say(a, 1, "one layer only: { and } move between the layers of a model that has several");
+        return 1;
+    }
     if ((d->needs & NEEDS_PAINTING) && !a->painting) {
         say(a, 1, "M starts mask-edit mode (Space, C, u and W paint, clear, undo and save the mask)");
         return 1;

@@ -135,6 +135,10 @@ int app_key(App *a, AppKey k);
  * prompt; a->msg then says why. For tests and lesson scripts. */
 int app_run(App *a, const char *action, const char *arg);
 
+/* 0 when the help leaves out the keys of act: they need what the model has
+ * not (the layer keys with one layer). */
+int app_action_listed(const App *a, int act);
+
 /* One character of a bracketed paste (the terminal marks pasted text): in a
  * prompt it is text, whatever it is (ESC, CR and NUL included: editing keeps
  * every byte); outside a prompt a paste runs no keys (a message says so).

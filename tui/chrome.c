@@ -64,7 +64,9 @@ static void draw_info(const App *a, Canvas *cv) {
 static void draw_title(const App *a, Canvas *cv) {
     char buf[384] = "";
     const View *v = view_of(a->view);
-    if (v->title) v->title(a, buf, sizeof buf);
+    /* A source of several layers: the layer before the view's own title. */
+    int n = a->m->cfg.layers > 1 ? snprintf(buf, sizeof buf, "layer %d/%d  ", a->m->layer + 1, a->m->cfg.layers) : 0;
+    if (v->title) v->title(a, buf + n, sizeof buf - (size_t)n);
     cv_text(cv, 1, 0, buf, cv->w, style_attr(ST_BOLD));
 }
 

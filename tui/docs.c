@@ -496,7 +496,7 @@ static void help_draw(App *a, Canvas *cv) {
     cv_text(doc, y++, 0, "Keys", doc->w, style_attr(ST_BOLD | ST_UNDERLINE));
     for (int i = 0; i < keymap_count; i++) {
         const KeyBinding *b = &keymap[i];
-        if (!b->label) continue;
+        if (!b->label || !app_action_listed(a, b->action)) continue;
         const char *label = a->ascii && b->ascii_label ? b->ascii_label : b->label;
         cv_text(doc, y, 2, label, 12, style_attr(ST_BOLD));
         cv_text(doc, y++, 16, b->help, doc->w - 16, style_plain());

@@ -58,6 +58,8 @@ const KeyBinding keymap[] = {
     {{'u', 0}, "u", NULL, ACT_PAINT_UNDO, "in mask-edit mode: undo the last Space or C (u again: redo)", NULL, 99, NULL},
     {{'W', 0}, "W", NULL, ACT_PAINT_SAVE, "in mask-edit mode: write the painted mask to the --mask-file (all at once)", NULL, 99, NULL},
     {{'g', 0}, "g", NULL, ACT_GRAVITY, "word gravity: tokens pulled by attention, in 2-D", "g gravity", 20, NULL},
+    {{'}', 0}, "}", NULL, ACT_LAYER_NEXT, "next layer (a model of several layers)", NULL, 99, NULL},
+    {{'{', 0}, "{", NULL, ACT_LAYER_PREV, "previous layer", NULL, 99, NULL},
     {{CTRL('l'), 0}, "Ctrl-L", NULL, ACT_REDRAW, "redraw the screen", NULL, 99, NULL},
 };
 // clang-format on

@@ -48,7 +48,9 @@ typedef enum {
     ACT_PAINT_UNDO, /* undo the last Space or C (again: redo) */
     ACT_PAINT_SAVE,
     ACT_GRAVITY,
-    ACT_VIEW, /* no key: app_run's "view NAME" */
+    ACT_VIEW,       /* no key: app_run's "view NAME" */
+    ACT_LAYER_NEXT, /* a source of several layers: the next layer, the previous one */
+    ACT_LAYER_PREV,
     ACT_COUNT
 } Action;
 
