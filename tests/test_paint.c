@@ -62,6 +62,29 @@ static void test_undo_space_and_clear(void **state) {
     model_free(m);
 }
 
+/* M from the output stage, with the cursor on a d_v column past the keys and
+ * the mask already painted: the cursor comes back onto a key (found by
+ * fuzz_keys: the inspector read past the row; regress/keys/paint-from-output). */
+static void test_paint_mode_clamps_cursor(void **state) {
+    (void)state;
+    Model *m = tu_model("Bob saw Mary", NULL); /* d_v 16 > 3 keys */
+    App a;
+    app_init(&a, m, TIER_NONE, 0, 1, NULL);
+    key(&a, 'M');
+    key(&a, 'M'); /* mask=painted stays */
+    assert_int_equal(m->cfg.mask, MASK_PAINTED);
+    while (a.shown != SHOW_OUTPUT) key(&a, 'v');
+    AppKey end = {1, APP_KEY_END};
+    app_key(&a, end);
+    assert_int_equal(a.cj, m->cfg.d_v - 1);
+    key(&a, 'M');
+    assert_int_equal(a.shown, SHOW_WEIGHTS);
+    assert_true(a.cj < m->n_k);
+    assert_true(a.ci < m->n_q);
+    app_free(&a);
+    model_free(m);
+}
+
 static void test_quit_asks_once(void **state) {
     (void)state;
     Model *m = tu_model("Bob saw Mary", NULL);
@@ -133,6 +156,7 @@ static void test_save_writes_and_cleans(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_undo_space_and_clear),
+        cmocka_unit_test(test_paint_mode_clamps_cursor),
         cmocka_unit_test(test_quit_asks_once),
         cmocka_unit_test(test_save_writes_and_cleans),
     };

@@ -576,6 +576,7 @@ static int act_paint_mode(App *a, const char *arg) {
     if (a->painting) {
         a->view = VIEW_HEATMAP;
         a->shown = SHOW_WEIGHTS;
+        clamp_cursor(a); /* from the output's d_v columns to the keys */
         if (c.mask != MASK_PAINTED) {
             c.mask = MASK_PAINTED;
             reconfigure(a, &c, "");
