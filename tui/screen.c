@@ -15,11 +15,10 @@
  * Waiting: the signals attnviz acts on are blocked except inside one pselect()
  * (ppoll) on the terminal and the job's wake-up pipe, which unblocks them
  * atomically: a resize or a signal that comes while a frame is being made is
- * seen when the wait begins, never lost. No timeout when idle: an idle attnviz
- * uses no CPU. Signals only set a flag; the loop ends through endwin like a
- * normal quit. SIGUSR1, SIGUSR2, SIGALRM and SIGPIPE are ignored (their
- * default would kill attnviz with the terminal in curses mode); a fatal signal
- * (SEGV, BUS, FPE, ILL, ABRT, ...) writes the saved reset sequence and the
+ * seen when the wait begins, never lost. No timeout when idle, unless the app
+ * asks for a tick (app_wake_ms): an idle attnviz uses no CPU. Signals only set a flag; the loop ends through endwin
+ * like a normal quit. SIGUSR1, SIGUSR2, SIGALRM and SIGPIPE are ignored (their default would kill attnviz with the
+ * terminal in curses mode); a fatal signal (SEGV, BUS, FPE, ILL, ABRT, ...) writes the saved reset sequence and the
  * saved termios, async-signal-safe, then goes on to its previous action.
  *
  * Pasted text: bracketed paste is on while attnviz runs; what the terminal
@@ -522,7 +521,7 @@ int screen_run(App *a, const CliOptions *o, AvError *err) {
     Job job = {.a = a, .cv = cv, .wake_fd = wake[1]};
     atomic_init(&job.q_quits, 0);
     int busy = 0, marked = 0, quitting = 0, redraw = 1;
-    double started = 0;
+    double started = 0, idle_since = now_seconds(); /* the last frame ended (or the last tick) */
     int ifd = fileno(in);
     nodelay(stdscr, TRUE);
     for (;;) {
@@ -540,6 +539,7 @@ int screen_run(App *a, const CliOptions *o, AvError *err) {
                 redraw = 0, marked = 0;
                 started = now_seconds();
                 busy = job_start(&job, &input, wake[0]);
+                if (!busy) idle_since = now_seconds();
                 if (!busy && job.drawn) screen_blit(cv, a->tier);
                 continue;
             }
@@ -553,15 +553,17 @@ int screen_run(App *a, const CliOptions *o, AvError *err) {
         } else if (input.pending.n > 0 || input.eof) {
             continue;
         }
-        /* Wait: input, a signal, the job, or the moment to say "computing".
+        /* Wait: input, a signal, the job, the moment to say "computing", or
+         * the tick the app asked for (the app is ours while no job runs).
          * (ppoll rather than pselect: the same atomic unblocking, and
          * ThreadSanitizer delivers the handler's signal inside it.) */
         struct pollfd fds[2] = {{.fd = ifd, .events = POLLIN}, {.fd = wake[0], .events = POLLIN}};
         struct timespec ts, *tsp = NULL;
-        if (busy && !marked) {
-            double left = 0.016 - (now_seconds() - started);
+        int wake_ms = busy ? -1 : app_wake_ms(a);
+        if ((busy && !marked) || wake_ms >= 0) {
+            double left = busy ? 0.016 - (now_seconds() - started) : wake_ms * 1e-3 - (now_seconds() - idle_since);
             if (left < 0) left = 0;
-            ts.tv_sec = 0, ts.tv_nsec = (long)(left * 1e9);
+            ts.tv_sec = (time_t)left, ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9);
             tsp = &ts;
         }
         int r = ppoll(fds, busy ? 2 : 1, tsp, &wait_mask);
@@ -575,12 +577,18 @@ int screen_run(App *a, const CliOptions *o, AvError *err) {
             marked = 1;
             continue;
         }
+        if (!busy && r == 0 && wake_ms >= 0) {
+            if (app_tick(a)) redraw = 1;
+            idle_since = now_seconds();
+            continue;
+        }
         if (busy && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
             char buf[16];
             while (read(wake[0], buf, sizeof buf) > 0) {
             }
             pthread_join(job.thread, NULL);
             busy = 0;
+            idle_since = now_seconds();
             if (job.drawn && !quitting) screen_blit(cv, a->tier);
             else if (marked) redraw = 1; /* the mark is still on the screen */
         }
