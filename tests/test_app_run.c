@@ -165,6 +165,31 @@ static void test_keys_and_names_agree(void **state) {
     }
 }
 
+/* The loop's timeout: none unless asked; a tick spends the request and,
+ * with nothing that ticks yet, changes nothing on the screen. */
+static void test_wake_and_tick(void **state) {
+    (void)state;
+    Model *m = sample_model();
+    App a;
+    app_init(&a, m, TIER_NONE, 0, 1, NULL);
+    assert_int_equal(app_wake_ms(&a), -1);
+    a.wake_ms = 250;
+    assert_int_equal(app_wake_ms(&a), 250);
+    char *before = render(&a, 80, 24);
+    assert_int_equal(app_tick(&a), 0);
+    assert_int_equal(app_wake_ms(&a), -1); /* one tick per request */
+    assert_int_equal(app_tick(&a), 0);     /* a late one is harmless */
+    assert_int_equal(app_wake_ms(&a), -1);
+    char *after = render(&a, 80, 24);
+    assert_string_equal(before, after);
+    free(before);
+    free(after);
+    a.wake_ms = -5; /* not a time: no timeout */
+    assert_int_equal(app_wake_ms(&a), -1);
+    app_free(&a);
+    model_free(m);
+}
+
 static int setup(void **state) {
     (void)state;
     return setlocale(LC_ALL, "C.UTF-8") ? 0 : -1;
@@ -175,6 +200,7 @@ int main(void) {
         cmocka_unit_test(test_actions_by_name),
         cmocka_unit_test(test_bad_names_and_arguments),
         cmocka_unit_test(test_keys_and_names_agree),
+        cmocka_unit_test(test_wake_and_tick),
     };
     return cmocka_run_group_tests_name("app_run", tests, setup, NULL);
 }

@@ -41,6 +41,13 @@ void app_free(App *a) {
     free(a->mask_comments);
 }
 
+int app_wake_ms(const App *a) { return a->wake_ms > 0 ? a->wake_ms : -1; }
+
+int app_tick(App *a) {
+    a->wake_ms = 0;
+    return 0;
+}
+
 static void say(App *a, int error, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

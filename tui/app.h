@@ -87,6 +87,7 @@ typedef struct {
     int gravity_all;           /* gravity view: all heads (Y) instead of the head shown */
     int computing;             /* a recompute is under way: the status line says so */
     int enforce_min;           /* interactive: below APP_MIN_W x APP_MIN_H say so */
+    int wake_ms;               /* > 0: app_tick after that many ms without input (0: wait for input) */
     HeatLayout layout;
 } App;
 
@@ -155,6 +156,15 @@ int app_q_quits(const App *a, int prompt_closing);
 void app_update(App *a);
 /* 1 when app_update has something to recompute. */
 int app_needs_update(const App *a);
+
+/* How long the interactive loop waits without input before it calls
+ * app_tick: milliseconds, or -1 for no timeout (an idle attnviz waits for
+ * input and uses no CPU). Set a->wake_ms to ask. */
+int app_wake_ms(const App *a);
+/* The time app_wake_ms asked for passed without input (counted from the
+ * last frame). The request is spent: what wants another tick asks again.
+ * Returns 1 when the screen should be redrawn (nothing ticks yet: 0). */
+int app_tick(App *a);
 
 /* A mouse event: press of button 1 at (y, x) moves the cursor to that cell;
  * wheel up/down (button 4/5) moves it by 3 rows. */

@@ -15,12 +15,11 @@
  * Waiting: the signals attnviz acts on are blocked except inside one pselect()
  * (ppoll) on the terminal and the job's wake-up pipe, which unblocks them
  * atomically: a resize or a signal that comes while a frame is being made is
- * seen when the wait begins, never lost. No timeout when idle: an idle attnviz
- * uses no CPU. Signals only set a flag; the loop ends through endwin like a
- * normal quit. SIGUSR1, SIGUSR2, SIGALRM and SIGPIPE are ignored (their
- * default would kill attnviz with the terminal in curses mode); a fatal signal
- * (SEGV, BUS, FPE, ILL, ABRT, ...) writes the saved reset sequence and the
- * saved termios, async-signal-safe, then goes on to its previous action.
+ * seen when the wait begins, never lost. No timeout when idle, unless the app
+ * asks for a tick (app_wake_ms): an idle attnviz uses no CPU. Signals only
+ * set a flag; the loop ends through endwin like a normal quit (signals.c:
+ * the handlers, the ignored signals and the terminal given back on a fatal
+ * one).
  *
  * Pasted text: bracketed paste is on while attnviz runs; what the terminal
  * marks as pasted is given to the app as text (app_paste_char), ESC and all,
@@ -40,136 +39,13 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <poll.h>
-#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cancel.h"
 #include "keycode.h"
+#include "signals.h"
 #include "utf8.h"
-
-static volatile sig_atomic_t got_signal = 0, got_winch = 0;
-
-static void on_signal(int sig) {
-    got_signal = sig;
-    av_cancel_request();
-}
-static void on_winch(int sig) { (void)sig, got_winch = 1; }
-
-// ----------------------------------------------------------------------------
-// giving the terminal back on a fatal signal
-
-/* What endwin would send, made from terminfo once the terminal is set up:
- * attributes off, cursor on, keypad off, mouse and bracketed paste off, out
- * of the alternate screen. Written by the fatal-signal handler. */
-static char reset_seq[512];
-static size_t reset_len;
-static struct termios saved_tio[2];
-static int saved_fd[2] = {-1, -1};
-static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS, SIGXCPU, SIGXFSZ};
-#define N_FATAL ((int)(sizeof fatal_signals / sizeof fatal_signals[0]))
-static struct sigaction fatal_old[N_FATAL];
-static const int ignored_signals[] = {SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE};
-#define N_IGNORED ((int)(sizeof ignored_signals / sizeof ignored_signals[0]))
-static struct sigaction ignored_old[N_IGNORED];
-
-/* Appends a terminfo string without its padding ("$<5>"). */
-static void reset_add(const char *s) {
-    if (!s || s == (char *)-1) return;
-    for (; *s; s++) {
-        if (s[0] == '$' && s[1] == '<') {
-            const char *e = strchr(s, '>');
-            if (e) {
-                s = e;
-                continue;
-            }
-        }
-        if (reset_len + 1 < sizeof reset_seq) reset_seq[reset_len++] = *s;
-    }
-}
-
-static void restore_terminal_now(void) {
-    if (reset_len > 0) {
-        ssize_t w = write(STDOUT_FILENO, reset_seq, reset_len);
-        (void)w;
-    }
-    for (int i = 0; i < 2; i++)
-        if (saved_fd[i] >= 0) tcsetattr(saved_fd[i], TCSANOW, &saved_tio[i]);
-}
-
-static void on_fatal(int sig) {
-    restore_terminal_now();
-    /* Then what would have happened without us (the default action, or a
-     * sanitizer's report): the previous action, and the signal again. For a
-     * fault, returning runs the faulting instruction again. */
-    for (int i = 0; i < N_FATAL; i++)
-        if (fatal_signals[i] == sig) sigaction(sig, &fatal_old[i], NULL);
-    raise(sig);
-}
-
-/* Saves the terminal modes of fd (before curses changes them). */
-static void save_modes(int slot, int fd) {
-    if (isatty(fd) && tcgetattr(fd, &saved_tio[slot]) == 0) saved_fd[slot] = fd;
-}
-
-static void install_fatal_handlers(void) {
-    reset_len = 0;
-    reset_add(tigetstr("sgr0"));
-    reset_add(tigetstr("cnorm"));
-    reset_add(tigetstr("rmkx"));
-    reset_add("\033[?1006l\033[?1003l\033[?1002l\033[?1000l\033[?2004l");
-    reset_add(tigetstr("rmcup"));
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sigemptyset(&sa.sa_mask);
-    sa.sa_handler = on_fatal;
-    for (int i = 0; i < N_FATAL; i++) sigaction(fatal_signals[i], &sa, &fatal_old[i]);
-}
-
-static void remove_fatal_handlers(void) {
-    for (int i = 0; i < N_FATAL; i++) sigaction(fatal_signals[i], &fatal_old[i], NULL);
-    saved_fd[0] = saved_fd[1] = -1;
-}
-
-/* The signals attnviz acts on: quit (INT, TERM, HUP, QUIT) and resize. */
-static const int wait_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH};
-#define N_WAIT ((int)(sizeof wait_signals / sizeof wait_signals[0]))
-static struct sigaction wait_old[N_WAIT];
-
-/* Installs the handlers (before newterm: ncurses then keeps its own away)
- * and blocks the signals; *wait_mask is the mask to wait with, *old_mask the
- * mask to restore. */
-static void install_signals(sigset_t *wait_mask, sigset_t *old_mask) {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sigemptyset(&sa.sa_mask);
-    for (int i = 0; i < N_WAIT; i++) {
-        sa.sa_handler = wait_signals[i] == SIGWINCH ? on_winch : on_signal;
-        sigaction(wait_signals[i], &sa, &wait_old[i]);
-    }
-    sa.sa_handler = SIG_IGN;
-    for (int i = 0; i < N_IGNORED; i++) sigaction(ignored_signals[i], &sa, &ignored_old[i]);
-    sigset_t block;
-    sigemptyset(&block);
-    for (int i = 0; i < N_WAIT; i++) sigaddset(&block, wait_signals[i]);
-    sigprocmask(SIG_BLOCK, &block, old_mask);
-    *wait_mask = *old_mask;
-    for (int i = 0; i < N_WAIT; i++) sigdelset(wait_mask, wait_signals[i]);
-}
-
-/* Puts the handlers and the mask back as they were (after endwin). A signal
- * that came meanwhile stays in got_signal: it is handled, not re-delivered. */
-static void remove_signals(const sigset_t *old_mask) {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sigemptyset(&sa.sa_mask);
-    sa.sa_handler = SIG_IGN;
-    /* Pending quit signals are ours: drop them before unblocking. */
-    for (int i = 0; i < N_WAIT; i++) sigaction(wait_signals[i], &sa, NULL);
-    sigprocmask(SIG_SETMASK, old_mask, NULL);
-    for (int i = 0; i < N_WAIT; i++) sigaction(wait_signals[i], &wait_old[i], NULL);
-    for (int i = 0; i < N_IGNORED; i++) sigaction(ignored_signals[i], &ignored_old[i], NULL);
-}
 
 // ----------------------------------------------------------------------------
 // drawing
@@ -446,45 +322,202 @@ static void draw_computing_mark(const App *a) {
     refresh();
 }
 
-int screen_run(App *a, const CliOptions *o, AvError *err) {
+// ----------------------------------------------------------------------------
+// the loop
+
+/* The terminal attnviz runs on, from term_open to term_close. */
+typedef struct {
+    FILE *in;           /* where keys come from: stdin, or tty */
+    FILE *tty;          /* /dev/tty when stdin is not a terminal (-f -), or NULL */
+    int ifd;            /* fileno(in) */
+    int wake[2];        /* the frame job's wake-up pipe (the read end does not block) */
+    sigset_t wait_mask; /* the mask ppoll waits with: quit and resize let in */
+    sigset_t old_mask;  /* the mask to put back */
+    SCREEN *scr;
+    Canvas *cv; /* what the frames are drawn on; bracketed paste is on while it is there */
+} Term;
+
+/* What the loop knows between two waits (main thread only). */
+typedef struct {
+    Input input;
+    Job job;
+    int busy;          /* a frame job runs: the app is the job's */
+    int marked;        /* "computing..." is on the screen */
+    int quitting;      /* quit now: the job is cancelled and joined */
+    int redraw;        /* a frame is due without events (start, resize, tick) */
+    double started;    /* the job's start, for the mark */
+    double idle_since; /* the last frame ended (or the last tick): for app_wake_ms */
+} Loop;
+
+/* With no job running: a resize, then a frame when one is due (events, a
+ * redraw). Returns 1 when a frame was started (or made on this thread). */
+static int frame_begin(Loop *l, Term *t) {
+    if (signals_take_resize()) {
+        apply_size();
+        l->redraw = 1;
+    }
+    if (!l->redraw && l->input.pending.n == 0) return 0;
+    if (t->cv->w != COLS || t->cv->h != LINES) cv_resize(t->cv, COLS, LINES);
+    l->redraw = 0, l->marked = 0;
+    l->started = now_seconds();
+    l->busy = job_start(&l->job, &l->input, t->wake[0]);
+    if (!l->busy) l->idle_since = now_seconds();
+    if (!l->busy && l->job.drawn) screen_blit(t->cv, l->job.a->tier);
+    return 1;
+}
+
+/* The job said it is done: its frame goes on the screen, unless attnviz is
+ * quitting. */
+static void frame_end(Loop *l, Term *t) {
+    char buf[16];
+    while (read(t->wake[0], buf, sizeof buf) > 0) {
+    }
+    pthread_join(l->job.thread, NULL);
+    l->busy = 0;
+    l->idle_since = now_seconds();
+    if (l->job.drawn && !l->quitting) screen_blit(t->cv, l->job.a->tier);
+    else if (l->marked) l->redraw = 1; /* the mark is still on the screen */
+}
+
+/* Wait: input, a signal, the job, the moment to say "computing", or the
+ * tick the app asked for (the app is ours while no job runs). (ppoll rather
+ * than pselect: the same atomic unblocking, and ThreadSanitizer delivers the
+ * handler's signal inside it.) */
+static void loop_wait(Loop *l, Term *t) {
+    App *a = l->job.a;
+    struct pollfd fds[2] = {{.fd = t->ifd, .events = POLLIN}, {.fd = t->wake[0], .events = POLLIN}};
+    struct timespec ts, *tsp = NULL;
+    int wake_ms = l->busy ? -1 : app_wake_ms(a);
+    if ((l->busy && !l->marked) || wake_ms >= 0) {
+        double left = l->busy ? 0.016 - (now_seconds() - l->started) : wake_ms * 1e-3 - (now_seconds() - l->idle_since);
+        if (left < 0) left = 0;
+        ts.tv_sec = (time_t)left, ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9);
+        tsp = &ts;
+    }
+    int r = ppoll(fds, l->busy ? 2 : 1, tsp, &t->wait_mask);
+    if (r < 0) {
+        if (errno != EINTR) l->quitting = 1;
+        return;
+    }
+    if (l->busy && r == 0 && !l->marked) {
+        draw_computing_mark(a);
+        l->marked = 1;
+        return;
+    }
+    if (!l->busy && r == 0 && wake_ms >= 0) {
+        if (app_tick(a)) l->redraw = 1;
+        l->idle_since = now_seconds();
+        return;
+    }
+    if (l->busy && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) frame_end(l, t);
+    /* Readable: a key, or the end of input (EOF, EIO: the terminal is
+     * gone). Blocking here waits only for the rest of a sequence. */
+    if (fds[0].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)) {
+        size_t at = l->input.pending.n;
+        read_input(&l->input, 1);
+        if (l->busy && quit_key_since(&l->input, at, &l->job)) l->quitting = 1;
+    }
+}
+
+/* Runs the app until q, a signal or the end of input. Returns 1 when the
+ * terminal went away (a hangup), else 0. */
+static int loop_run(Term *t, App *a) {
+    Loop l = {.job = {.a = a, .cv = t->cv, .wake_fd = t->wake[1]}, .redraw = 1};
+    atomic_init(&l.job.q_quits, 0);
+    l.idle_since = now_seconds();
+    nodelay(stdscr, TRUE);
+    for (;;) {
+        /* Quitting during a frame: the job is cancelled and joined below. */
+        if (signals_quit() || l.input.eof || l.quitting) break;
+        if (!l.busy) {
+            if (a->quit) break;
+            if (frame_begin(&l, t)) continue;
+        }
+        /* Input that is already waiting (ncurses may hold some). While a job
+         * runs only q-to-quit is acted on; the rest waits for the next frame. */
+        size_t before = l.input.pending.n;
+        read_input(&l.input, 0);
+        if (l.busy) {
+            if (quit_key_since(&l.input, before, &l.job)) break;
+        } else if (l.input.pending.n > 0 || l.input.eof) {
+            continue;
+        }
+        loop_wait(&l, t);
+    }
+    if (l.busy) {
+        av_cancel_request();
+        pthread_join(l.job.thread, NULL);
+    }
+    av_cancel_clear();
+    int hung_up = l.input.eof && !signals_quit() && !a->quit;
+    free(l.input.pending.ev);
+    free(l.job.batch.ev);
+    return hung_up;
+}
+
+// ----------------------------------------------------------------------------
+// the terminal: set-up and teardown
+
+/* Where keys come from, the job's wake-up pipe, the terminal's modes saved
+ * and the signals blocked. Returns 0, or 1 with err set (nothing to undo). */
+static int term_open(Term *t, AvError *err) {
     if (!isatty(STDOUT_FILENO))
         return av_errorf(err, "the interactive view needs a terminal; use --once or --dump for output to a pipe"), 1;
     /* With the sentence on standard input (-f -), keys come from the terminal. */
-    FILE *in = stdin, *tty = NULL;
+    t->in = stdin;
     if (!isatty(STDIN_FILENO)) {
-        tty = fopen("/dev/tty", "r");
-        if (!tty) return av_errorf(err, "no terminal to read keys from; use --once or --dump"), 1;
-        in = tty;
+        t->tty = fopen("/dev/tty", "r");
+        if (!t->tty) return av_errorf(err, "no terminal to read keys from; use --once or --dump"), 1;
+        t->in = t->tty;
     }
-    int wake[2];
-    if (pipe(wake) != 0) {
-        if (tty) fclose(tty);
+    if (pipe(t->wake) != 0) {
+        if (t->tty) fclose(t->tty);
         return av_errorf(err, "cannot make a pipe: %s", strerror(errno)), 1;
     }
-    fcntl(wake[0], F_SETFL, O_NONBLOCK);
-    fcntl(wake[0], F_SETFD, FD_CLOEXEC);
-    fcntl(wake[1], F_SETFD, FD_CLOEXEC);
-    save_modes(0, fileno(in));
-    save_modes(1, STDOUT_FILENO);
-    sigset_t wait_mask, old_mask;
-    install_signals(&wait_mask, &old_mask);
-    int status = 0, hung_up = 0;
-    const char *term = getenv("TERM") ? getenv("TERM") : "";
-    SCREEN *scr = newterm(NULL, stdout, in);
-    if (!scr) {
-        av_errorf(err, "cannot set up the terminal (TERM=%s)", term);
-        status = 1;
-        goto out_signals;
+    fcntl(t->wake[0], F_SETFL, O_NONBLOCK);
+    fcntl(t->wake[0], F_SETFD, FD_CLOEXEC);
+    fcntl(t->wake[1], F_SETFD, FD_CLOEXEC);
+    t->ifd = fileno(t->in);
+    signals_save_modes(0, t->ifd);
+    signals_save_modes(1, STDOUT_FILENO);
+    signals_install(&t->wait_mask, &t->old_mask);
+    return 0;
+}
+
+static void term_close(Term *t) {
+    signals_remove(&t->old_mask);
+    close(t->wake[0]);
+    close(t->wake[1]);
+    if (t->tty) fclose(t->tty);
+}
+
+/* Bracketed paste off (it is on with the canvas), then ncurses' end. */
+static void curses_close(Term *t) {
+    if (t->cv) {
+        cv_free(t->cv);
+        t->cv = NULL;
+        fflush(stdout);
+        if (write(STDOUT_FILENO, "\033[?2004l", 8) < 0) { /* the terminal is gone: nothing to turn off */
+        }
     }
+    endwin();
+    delscreen(t->scr);
+    signals_remove_fatal();
+}
+
+/* ncurses on the terminal, its modes, colours and mouse, the canvas, then
+ * bracketed paste. Returns 0, or 1 with err set and curses undone. */
+static int curses_open(Term *t, App *a, const CliOptions *o, AvError *err) {
+    const char *term = getenv("TERM") ? getenv("TERM") : "";
+    t->scr = newterm(NULL, stdout, t->in);
+    if (!t->scr) return av_errorf(err, "cannot set up the terminal (TERM=%s)", term), 1;
     const char *cup = tigetstr("cup");
     if (!cup || cup == (char *)-1) {
         endwin();
-        delscreen(scr);
-        av_errorf(err, "the terminal (TERM=%s) cannot move the cursor; use --once or --dump", term);
-        status = 1;
-        goto out_signals;
+        delscreen(t->scr);
+        return av_errorf(err, "the terminal (TERM=%s) cannot move the cursor; use --once or --dump", term), 1;
     }
-    install_fatal_handlers();
+    signals_install_fatal();
     cbreak();
     noecho();
     keypad(stdscr, TRUE);
@@ -506,118 +539,34 @@ int screen_run(App *a, const CliOptions *o, AvError *err) {
                   ,
                   NULL);
     mouseinterval(0);
-    Canvas *cv = cv_new(COLS, LINES);
-    if (!cv) {
-        av_error_nomem(err, "out of memory");
-        status = 1;
-        goto out_curses;
+    t->cv = cv_new(COLS, LINES);
+    if (!t->cv) {
+        curses_close(t);
+        return av_error_nomem(err, "out of memory"), 1;
     }
     /* Bracketed paste on (after curses' own set-up is on the terminal). */
     refresh();
     fflush(stdout);
     if (write(STDOUT_FILENO, "\033[?2004h", 8) < 0) { /* a terminal that is gone: the loop sees EOF */
     }
+    return 0;
+}
 
-    Input input = {0};
-    Job job = {.a = a, .cv = cv, .wake_fd = wake[1]};
-    atomic_init(&job.q_quits, 0);
-    int busy = 0, marked = 0, quitting = 0, redraw = 1;
-    double started = 0;
-    int ifd = fileno(in);
-    nodelay(stdscr, TRUE);
-    for (;;) {
-        /* Quitting during a frame: the job is cancelled and joined below. */
-        if (got_signal || input.eof || quitting) break;
-        if (!busy) {
-            if (a->quit) break;
-            if (got_winch) {
-                got_winch = 0;
-                apply_size();
-                redraw = 1;
-            }
-            if (redraw || input.pending.n > 0) {
-                if (cv->w != COLS || cv->h != LINES) cv_resize(cv, COLS, LINES);
-                redraw = 0, marked = 0;
-                started = now_seconds();
-                busy = job_start(&job, &input, wake[0]);
-                if (!busy && job.drawn) screen_blit(cv, a->tier);
-                continue;
-            }
-        }
-        /* Input that is already waiting (ncurses may hold some). While a job
-         * runs only q-to-quit is acted on; the rest waits for the next frame. */
-        size_t before = input.pending.n;
-        read_input(&input, 0);
-        if (busy) {
-            if (quit_key_since(&input, before, &job)) break;
-        } else if (input.pending.n > 0 || input.eof) {
-            continue;
-        }
-        /* Wait: input, a signal, the job, or the moment to say "computing".
-         * (ppoll rather than pselect: the same atomic unblocking, and
-         * ThreadSanitizer delivers the handler's signal inside it.) */
-        struct pollfd fds[2] = {{.fd = ifd, .events = POLLIN}, {.fd = wake[0], .events = POLLIN}};
-        struct timespec ts, *tsp = NULL;
-        if (busy && !marked) {
-            double left = 0.016 - (now_seconds() - started);
-            if (left < 0) left = 0;
-            ts.tv_sec = 0, ts.tv_nsec = (long)(left * 1e9);
-            tsp = &ts;
-        }
-        int r = ppoll(fds, busy ? 2 : 1, tsp, &wait_mask);
-        if (r < 0) {
-            if (errno == EINTR) continue;
-            quitting = 1;
-            continue;
-        }
-        if (busy && r == 0 && !marked) {
-            draw_computing_mark(a);
-            marked = 1;
-            continue;
-        }
-        if (busy && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
-            char buf[16];
-            while (read(wake[0], buf, sizeof buf) > 0) {
-            }
-            pthread_join(job.thread, NULL);
-            busy = 0;
-            if (job.drawn && !quitting) screen_blit(cv, a->tier);
-            else if (marked) redraw = 1; /* the mark is still on the screen */
-        }
-        /* Readable: a key, or the end of input (EOF, EIO: the terminal is
-         * gone). Blocking here waits only for the rest of a sequence. */
-        if (fds[0].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)) {
-            size_t at = input.pending.n;
-            read_input(&input, 1);
-            if (busy && quit_key_since(&input, at, &job)) quitting = 1;
-        }
+int screen_run(App *a, const CliOptions *o, AvError *err) {
+    Term t = {0};
+    if (term_open(&t, err)) return 1;
+    int status = curses_open(&t, a, o, err), hung_up = 0;
+    if (status == 0) {
+        hung_up = loop_run(&t, a);
+        curses_close(&t);
     }
-    if (busy) {
-        av_cancel_request();
-        pthread_join(job.thread, NULL);
-    }
-    av_cancel_clear();
-    hung_up = input.eof && !got_signal && !a->quit;
-    free(input.pending.ev);
-    free(job.batch.ev);
-    cv_free(cv);
-    fflush(stdout);
-    if (write(STDOUT_FILENO, "\033[?2004l", 8) < 0) { /* the terminal is gone: nothing to turn off */
-    }
-out_curses:
-    endwin();
-    delscreen(scr);
-    remove_fatal_handlers();
-out_signals:
-    remove_signals(&old_mask);
-    close(wake[0]);
-    close(wake[1]);
-    if (tty) fclose(tty);
+    term_close(&t);
     if (status) return status;
     /* Ended by a signal: the conventional status 128 + its number. */
     /* The terminal went away (end of input, EIO): a hangup, reported as
      * SIGHUP would be (main dies of it: no exit-time work for the hangup's
      * SIGCONT to wedge, see main.c). */
-    if (hung_up && !got_signal) return 128 + SIGHUP;
-    return got_signal ? 128 + got_signal : 0;
+    int sig = signals_quit();
+    if (hung_up && !sig) return 128 + SIGHUP;
+    return sig ? 128 + sig : 0;
 }

@@ -1,0 +1,128 @@
+/* build.c - see build.h. Moved out of main.c so that the tests and the
+ * fuzzers build a model from options the way attnviz does. */
+#define _POSIX_C_SOURCE 200809L
+#include "build.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qkvfile.h"
+#include "readfile.h"
+#include "tokenize.h"
+
+/* --mask-file: the painted mask, one row per query and one value per key.
+ * Only a file that does not exist yet is fine (W will create it); a
+ * dangling link, a loop, a FIFO... are said now, not when W fails. */
+static int load_mask_file(Model *m, const CliOptions *o, BuildMaskNotes *notes, AvError *err) {
+    if (!o->mask_file) return 0;
+    char *buf;
+    size_t len;
+    if (av_read_file_if_exists(o->mask_file, AV_MAX_INPUT_BYTES, &buf, &len, err))
+        return av_error_prefix(err, "--mask-file");
+    if (!buf) return 0;
+    unsigned char *grid;
+    int rc = mask_parse_grid(&grid, m->n_q, m->n_k, buf, len, o->mask_file, err);
+    if (rc) {
+        free(buf);
+        return av_error_prefix(err, "--mask-file");
+    }
+    int dropped = 0;
+    char *comments = mask_file_comments(buf, len, &dropped);
+    free(buf);
+    rc = comments ? model_set_painted(m, grid, m->n_q, m->n_k, err) : av_error_nomem(err, "out of memory");
+    free(grid);
+    if (rc || !notes) {
+        free(comments);
+        return rc;
+    }
+    notes->comments = comments;
+    notes->dropped = dropped;
+    return 0;
+}
+
+/* An allocation failed in the core: a runtime failure, exit 1, not bad input. */
+static int error_is_oom(const AvError *err) { return err->kind == AV_ERR_NOMEM; }
+
+/* The sentence, target and pads are taken with the smallest shape (see
+ * build_model); running out of memory there must name the configuration the
+ * options ask for, not d_model=1 heads=1. The tokens are counted again (the
+ * failed step kept none); if even that fails, the count is left out. */
+static int oom_of_final(const Model *m, const CliOptions *o, const char *text, size_t len, AvError *err) {
+    if (!error_is_oom(err)) return -1;
+    const ModelConfig *c = &o->cfg;
+    TokenList list = {0};
+    AvError ignored;
+    int n = -1;
+    if (text && tok_split(m->tokenizer, text, len, TOK_MAX_TOKENS, &list, &ignored) == 0) n = list.n + o->pad;
+    tok_list_free(&list);
+    char tokens[48] = "";
+    if (n >= 0) snprintf(tokens, sizeof tokens, " and %d tokens", n);
+    return av_error_nomem(err, "out of memory for d_model=%d heads=%d d_k=%d d_v=%d%s", c->d_model, c->heads, c->d_k,
+                          c->d_v, tokens);
+}
+
+/* --qkv: the file gives the shape and the vectors; the options only what
+ * is computed from them (mask, score, scaling). */
+static int build_from_qkv(Model *m, const CliOptions *o, BuildMaskNotes *notes, AvError *err) {
+    QkvData d;
+    if (qkv_load(&d, o->qkv_file, err)) return av_error_prefix(err, "--qkv");
+    int rc = model_set_qkv(m, &d, err);
+    qkv_free(&d);
+    if (rc) return av_error_prefix(err, "--qkv %s", strcmp(o->qkv_file, "-") == 0 ? "standard input" : o->qkv_file);
+    ModelConfig c = m->cfg;
+    c.mask = o->cfg.mask;
+    c.window = o->cfg.window;
+    c.prefix = o->cfg.prefix;
+    c.score = o->cfg.score;
+    c.scale = o->cfg.scale;
+    if (model_set_config(m, &c, err)) return -1;
+    return load_mask_file(m, o, notes, err);
+}
+
+int build_model(Model *m, const CliOptions *o, BuildMaskNotes *notes, AvError *err) {
+    if (notes) notes->comments = NULL, notes->dropped = 0;
+    if (o->qkv_file) return build_from_qkv(m, o, notes, err);
+    if (o->tokenizer != TOK_WORDS || o->pattern) {
+        if (model_set_tokenizer(m, o->tokenizer, o->pattern, err)) return -1;
+    }
+    /* The attention mode last: cross-attention needs the target first. */
+    ModelConfig first = o->cfg;
+    first.attn = ATTN_SELF;
+    /* Checked against the budgets with the final sides only: the sentence
+     * is taken with the smallest shape (cross-attention on a long source
+     * with many heads is within the limits; self-attention on it is not). */
+    first.heads = first.d_k = first.d_v = first.d_model = 1;
+    first.score = SCORE_DOT;
+    if (model_set_config(m, &first, err)) return -1;
+    if (o->file) {
+        char *buf;
+        size_t len;
+        if (av_read_file(o->file, AV_MAX_INPUT_BYTES, &buf, &len, err)) return av_error_prefix(err, "-f");
+        /* A file's final line break is not part of the sentence. */
+        while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r')) buf[--len] = '\0';
+        int rc = model_set_text(m, buf, len, err);
+        if (rc) oom_of_final(m, o, buf, len, err);
+        free(buf);
+        if (rc) return av_error_prefix(err, "%s", strcmp(o->file, "-") == 0 ? "standard input" : o->file);
+    } else {
+        const char *text = o->text ? o->text : CLI_DEFAULT_TEXT;
+        if (model_set_text(m, text, strlen(text), err)) {
+            oom_of_final(m, o, text, strlen(text), err);
+            return av_error_prefix(err, "TEXT");
+        }
+    }
+    if (o->target && model_set_target(m, o->target, strlen(o->target), err)) {
+        if (error_is_oom(err)) return oom_of_final(m, o, m->text, m->text_len, err);
+        /* The model says "target: ..." (for the TUI); here the option says it. */
+        char rest[AV_ERR_MAX];
+        snprintf(rest, sizeof rest, "%s", strncmp(err->msg, "target: ", 8) == 0 ? err->msg + 8 : err->msg);
+        return av_errorf(err, "--target: %s", rest);
+    }
+    if (o->pad && model_set_pad(m, o->pad, err)) {
+        if (error_is_oom(err)) return oom_of_final(m, o, m->text, m->text_len, err);
+        return av_error_prefix(err, "--pad");
+    }
+    if (model_set_config(m, &o->cfg, err)) return -1;
+    return load_mask_file(m, o, notes, err);
+}
