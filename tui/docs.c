@@ -10,6 +10,7 @@
 
 #include "chrome.h"
 #include "cli.h"
+#include "formula.h"
 #include "keymap.h"
 #include "text.h"
 #include "view.h"
@@ -124,7 +125,7 @@ static int pipeline_blocks(const App *a, Block *out, int max) {
     const HeadData *hd = &m->head[a->head];
     const Glyphs *g = G(a);
     int n = 0, text = m->source == SOURCE_TEXT;
-    char t[96], root[24];
+    char t[96];
     memset(out, 0, sizeof(Block) * (size_t)max);
 #define ADD(title, v, r, cc, sig, rl, cl)                                                                              \
     do {                                                                                                               \
@@ -156,18 +157,10 @@ static int pipeline_blocks(const App *a, Block *out, int max) {
         ADD("V", hd->v, m->n_k, c->d_v, 1, ROWS_KEYS, LABELS_DIMS);
     }
     /* The raw scores and their scaling, as the score kind computes them. */
-    switch (c->score) {
-    case SCORE_COSINE: snprintf(t, sizeof t, "S = q%sk / (|q| |k|)", g->dot); break;
-    case SCORE_DISTANCE: snprintf(t, sizeof t, "S = %s|q %s k|%s", g->minus, g->minus, a->ascii ? "^2" : "²"); break;
-    case SCORE_ADDITIVE: snprintf(t, sizeof t, "S = v%s tanh(W1 q + W2 k)", g->transpose); break;
-    default: snprintf(t, sizeof t, "S = QK%s", g->transpose); break;
-    }
+    FormulaOf f = formula_of(c, a->ascii);
+    formula_text(t, sizeof t, FORMULA_PIPELINE, STAGE_SCORES, &f);
     ADD(t, hd->scores, m->n_q, m->n_k, 1, ROWS_QUERIES, LABELS_KEYS);
-    view_sqrt(a, c->d_k, root, sizeof root);
-    if (c->score == SCORE_ADDITIVE) snprintf(t, sizeof t, "S' = S (no scaling)");
-    else if (!c->scale) snprintf(t, sizeof t, "S' = S (scaling off)");
-    else if (c->score == SCORE_COSINE) snprintf(t, sizeof t, "S' = S %s %s", g->times, root);
-    else snprintf(t, sizeof t, "S' = S %s %s", g->div, root);
+    formula_text(t, sizeof t, FORMULA_PIPELINE, STAGE_SCALED, &f);
     ADD(t, hd->scaled, m->n_q, m->n_k, 1, ROWS_QUERIES, LABELS_KEYS);
     if (c->mask != MASK_NONE) {
         char mk[32];
@@ -337,7 +330,7 @@ static int draw_attention_cell(const App *a, Canvas *doc) {
     const Glyphs *g = G(a);
     const HeadData *hd = &m->head[a->head];
     int i = a->ci, j = a->cj, W = doc->w, y = 0, dk = c->d_k;
-    char q[64], k[64], buf[512], root[24];
+    char q[64], k[64], buf[512];
     view_qlabel(a, q, sizeof q, i, 24);
     view_klabel(a, k, sizeof k, j, 24);
     CellDetail d;
@@ -364,31 +357,36 @@ static int draw_attention_cell(const App *a, Canvas *doc) {
     y++;
     snprintf(buf, sizeof buf, "q%sk          %s of the products = %.4f", g->dot, g->sigma, d.dot);
     cv_text(doc, y++, 0, buf, W, style_plain());
+    /* The raw score and its scaling, each with its own arithmetic. */
+    FormulaOf f = formula_of(c, a->ascii);
+    char text[64];
+    formula_text(text, sizeof text, FORMULA_CELL, STAGE_SCORES, &f);
     switch (c->score) {
     case SCORE_COSINE:
-        snprintf(buf, sizeof buf, "raw score     cosine = q%sk / (|q| |k|) = %.4f / (%.4f %s %.4f) = %.4f", g->dot,
-                 d.dot, d.q_norm, g->times, d.k_norm, d.raw);
+        snprintf(buf, sizeof buf, "raw score     %s = %.4f / (%.4f %s %.4f) = %.4f", text, d.dot, d.q_norm, g->times,
+                 d.k_norm, d.raw);
         break;
-    case SCORE_DISTANCE:
-        snprintf(buf, sizeof buf, "raw score     %s|q %s k|%s = %s%.4f", g->minus, g->minus, a->ascii ? "^2" : "²",
-                 g->minus, d.dist2);
-        break;
+    case SCORE_DISTANCE: snprintf(buf, sizeof buf, "raw score     %s = %s%.4f", text, g->minus, d.dist2); break;
     case SCORE_ADDITIVE:
-        snprintf(buf, sizeof buf, "raw score     v%s tanh(W1 q + W2 k) = %.4f   (additive: q%sk is not used)",
-                 g->transpose, d.raw, g->dot);
+        snprintf(buf, sizeof buf, "raw score     %s = %.4f   (additive: q%sk is not used)", text, d.raw, g->dot);
         break;
-    default: snprintf(buf, sizeof buf, "raw score     q%sk = %.4f   (the \"raw scores\" stage)", g->dot, d.raw); break;
+    default: snprintf(buf, sizeof buf, "raw score     %s = %.4f   (the \"raw scores\" stage)", text, d.raw); break;
     }
     cv_text(doc, y++, 0, buf, W, style_plain());
-    view_sqrt(a, dk, root, sizeof root);
-    if (d.divisor == 1.0)
+    formula_text(text, sizeof text, FORMULA_CELL, STAGE_SCALED, &f);
+    switch (formula_scale(FORMULA_CELL, &f)) {
+    case FORMULA_SCALE_NONE:
         snprintf(buf, sizeof buf, "scaled score  s = %.4f   (no scaling: s is the raw score)", d.scaled);
-    else if (c->score == SCORE_COSINE)
-        snprintf(buf, sizeof buf, "scaled score  s = %.4f %s %s = %.4f   (the temperature; what the softmax sees)",
-                 d.raw, g->times, root, d.scaled);
-    else
-        snprintf(buf, sizeof buf, "scaled score  s = %.4f %s %s (= %.4f) = %.4f   (what the softmax sees)", d.raw,
-                 g->div, root, d.divisor, d.scaled);
+        break;
+    case FORMULA_SCALE_TIMES:
+        snprintf(buf, sizeof buf, "scaled score  s = %.4f %s = %.4f   (the temperature; what the softmax sees)", d.raw,
+                 text, d.scaled);
+        break;
+    default:
+        snprintf(buf, sizeof buf, "scaled score  s = %.4f %s (= %.4f) = %.4f   (what the softmax sees)", d.raw, text,
+                 d.divisor, d.scaled);
+        break;
+    }
     cv_text(doc, y++, 0, buf, W, style_plain());
     char mk[32];
     model_mask_name(c, mk, sizeof mk);
