@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formula.h"
 #include "utf8.h"
 
 int export_parse_format(const char *s, ExportFormat *out) {
@@ -333,6 +334,7 @@ static void export_text(FILE *f, const Model *m) {
         }
     }
     char title[96];
+    FormulaOf formula = formula_of(c, 1);
     for (int lh = 0; lh < c->layers * c->heads; lh++) {
         int l = lh / c->heads, h = lh % c->heads;
         const HeadData *hd = &model_layer_heads(m, l)[h];
@@ -341,13 +343,9 @@ static void export_text(FILE *f, const Model *m) {
         text_matrix(f, m, "Q", hd->q, m->n_q, c->d_k, 1);
         text_matrix(f, m, "K", hd->k, m->n_k, c->d_k, 0);
         text_matrix(f, m, "V", hd->v, m->n_k, c->d_v, 0);
-        static const char *const raw_title[SCORE_KIND_COUNT] = {
-            "scores = Q K^T", "scores = cosine(q, k) = q.k / (|q| |k|)", "scores = -|q - k|^2",
-            "scores = v^T tanh(W1 q + W2 k)"};
-        text_matrix(f, m, raw_title[c->score], hd->scores, m->n_q, m->n_k, 1);
-        if (!c->scale || c->score == SCORE_ADDITIVE) snprintf(title, sizeof title, "scaled = scores (no scaling)");
-        else if (c->score == SCORE_COSINE) snprintf(title, sizeof title, "scaled = scores * sqrt(%d)", c->d_k);
-        else snprintf(title, sizeof title, "scaled = scores / sqrt(%d)", c->d_k);
+        text_matrix(f, m, formula_text(title, sizeof title, FORMULA_DUMP, STAGE_SCORES, &formula), hd->scores, m->n_q,
+                    m->n_k, 1);
+        formula_text(title, sizeof title, FORMULA_DUMP, STAGE_SCALED, &formula);
         text_matrix(f, m, title, hd->scaled, m->n_q, m->n_k, 1);
         snprintf(title, sizeof title, "masked (mask=%s, -inf = forbidden)", mask);
         text_matrix(f, m, title, hd->masked, m->n_q, m->n_k, 1);

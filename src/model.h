@@ -135,7 +135,7 @@ struct Model {
     ModelConfig cfg;   /* from a source that cannot reshape: heads, d_k, d_v and layers are its */
 
     /* input */
-    char *text; /* the (source) sentence (SOURCE_TEXT), NUL-terminated */
+    char *text; /* the (source) sentence (source_text), NUL-terminated */
     size_t text_len;
     Tokenizer *tokenizer;
     TokenList tokens; /* the sentence's tokens; n_pad <pad> tokens follow them */

@@ -32,7 +32,7 @@ static void test_qkv_file_takes_what_is_computed(void **state) {
     const char *args[] = {"--qkv", "samples/worked-example.qkv", "-m", "window:2", "--score", "dot", NULL};
     if (build_from(&m, NULL, &err, args)) fail_msg("%s", err.msg);
     /* The shape is the file's (d_k 3, one head), not the options' defaults. */
-    assert_int_equal(m->source, SOURCE_QKV);
+    assert_ptr_equal(m->src, &source_qkv);
     assert_int_equal(m->cfg.heads, 1);
     assert_int_equal(m->cfg.d_k, 3);
     assert_int_equal(m->n_q, 3);

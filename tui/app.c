@@ -3,7 +3,6 @@
 #include "app.h"
 
 #include <malloc.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +10,7 @@
 
 #include "atomicfile.h"
 #include "cli.h"
+#include "formula.h"
 #include "keymap.h"
 #include "readfile.h"
 #include "utf8.h"
@@ -533,10 +533,10 @@ static int act_score(App *a, const char *arg) {
     else if (c.score == SCORE_COSINE) c.score = SCORE_DISTANCE;
     else if (c.score == SCORE_DISTANCE) c.score = SCORE_ADDITIVE;
     else c.score = SCORE_DOT, c.scale = 1;
-    static const char *const what[] = {"q.k", "q.k / (|q||k|), times sqrt(d_k) as temperature",
-                                       "-|q-k|^2, divided by sqrt(d_k)", "v^T tanh(W1 q + W2 k) (Bahdanau)"};
+    FormulaOf f = formula_of(&c, a->ascii);
+    char what[96];
     snprintf(done, sizeof done, "score=%s: %s", score_name(c.score, c.scale),
-             c.score == SCORE_DOT ? (c.scale ? "q.k / sqrt(d_k)" : "q.k, not scaled") : what[c.score]);
+             formula_text(what, sizeof what, FORMULA_MESSAGE, STAGE_SCORES, &f));
     reconfigure(a, &c, done);
     return 0;
 }
@@ -648,9 +648,8 @@ static int act_scale(App *a, const char *arg) {
     ModelConfig c = a->m->cfg;
     char done[128];
     c.scale = !c.scale;
-    if (c.scale)
-        snprintf(done, sizeof done, "scaling on: scores divided by sqrt(%d) = %.3f", c.d_k, sqrt((double)c.d_k));
-    else snprintf(done, sizeof done, "scaling off: softmax of the raw scores Q K^T");
+    FormulaOf f = formula_of(&c, a->ascii);
+    formula_text(done, sizeof done, FORMULA_MESSAGE, STAGE_SCALED, &f);
     reconfigure(a, &c, done);
     return 0;
 }

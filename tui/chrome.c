@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "export.h"
+#include "formula.h"
 #include "keymap.h"
 #include "text.h"
 #include "view.h"
@@ -185,19 +186,13 @@ static void draw_inspector(const App *a, Canvas *cv, int y) {
         view_klabel(a, k, sizeof k, j, 16);
         CellDetail d;
         model_cell_detail(m, a->head, i, j, &d);
-        char div[64], root[24], raw[96];
-        view_sqrt(a, c->d_k, root, sizeof root);
-        if (d.divisor == 1.0) snprintf(div, sizeof div, "(no scaling) = %.4f", d.scaled);
-        else if (c->score == SCORE_COSINE) snprintf(div, sizeof div, "%s%s = %.4f", g->times, root, d.scaled);
-        else snprintf(div, sizeof div, "%s%s = %.4f", g->div, root, d.scaled);
-        switch (c->score) {
-        case SCORE_COSINE: snprintf(raw, sizeof raw, "cos = q%sk/(|q||k|) = %.4f", g->dot, d.raw); break;
-        case SCORE_DISTANCE:
-            snprintf(raw, sizeof raw, "%s|q%sk|%s = %.4f", g->minus, g->minus, a->ascii ? "^2" : "²", d.raw);
-            break;
-        case SCORE_ADDITIVE: snprintf(raw, sizeof raw, "v%stanh(W1q+W2k) = %.4f", g->transpose, d.raw); break;
-        default: snprintf(raw, sizeof raw, "raw q%sk = %.4f", g->dot, d.raw); break;
-        }
+        /* The raw score and its scaling, as the score kind computes them. */
+        FormulaOf f = formula_of(c, a->ascii);
+        char div[64], raw[96], text[64];
+        snprintf(raw, sizeof raw, "%s = %.4f", formula_text(text, sizeof text, FORMULA_INSPECTOR, STAGE_SCORES, &f),
+                 d.raw);
+        snprintf(div, sizeof div, "%s = %.4f", formula_text(text, sizeof text, FORMULA_INSPECTOR, STAGE_SCALED, &f),
+                 d.scaled);
         const char *why = "allowed";
         char whybuf[64];
         if (!d.allowed) {

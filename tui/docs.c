@@ -10,6 +10,7 @@
 
 #include "chrome.h"
 #include "cli.h"
+#include "formula.h"
 #include "keymap.h"
 #include "text.h"
 #include "view.h"
@@ -111,85 +112,107 @@ typedef struct {
     int x, y, w, h; /* place in the document */
 } Block;
 
-static void block_set(Block *b, const char *title, int rows, int cols, RowLabels rl, ColLabels cl) {
+/* The blocks being filled: b[0..n), room for max. */
+typedef struct {
+    Block *b;
+    int n, max;
+} BlockList;
+
+/* Appends the block of matrix v (rows, cols) with its title and labels; the
+ * block, or NULL when the list is full. */
+static Block *block_add(BlockList *bl, const char *title, const float *v, int rows, int cols, int is_signed,
+                        RowLabels rl, ColLabels cl) {
+    if (bl->n >= bl->max) return NULL;
+    Block *b = &bl->b[bl->n++];
+    view_matrix_of(&b->sm, v, rows, cols, is_signed);
     snprintf(b->title, sizeof b->title, "%s  (%d, %d)", title, rows, cols);
     b->rows = rl;
     b->sm.col_labels = cl;
+    return b;
+}
+
+/* From a sentence: tokens -> ids, E (+ PE = X), the head's weights, Q, K, V. */
+static void blocks_sentence(const App *a, BlockList *bl) {
+    const Model *m = a->m;
+    const ModelConfig *c = &m->cfg;
+    const HeadData *hd = &m->head[a->head];
+    if (bl->n < bl->max) {
+        Block *b = &bl->b[bl->n++];
+        b->is_tokens = 1;
+        snprintf(b->title, sizeof b->title, "tokens %s ids  (%d)", G(a)->arrow, m->n_k);
+        b->sm.rows = m->n_k;
+    }
+    block_add(bl, "E = embedding(ids)", m->embed, m->n_k, c->d_model, 1, ROWS_KEYS, LABELS_DIMS);
+    if (c->pos != POS_NONE) {
+        block_add(bl, "PE", m->pe, m->n_k, c->d_model, 1, ROWS_KEYS, LABELS_DIMS);
+        block_add(bl, "X = E + PE", m->x, m->n_k, c->d_model, 1, ROWS_KEYS, LABELS_DIMS);
+    }
+    block_add(bl, "W_Q", hd->wq, c->d_model, c->d_k, 1, ROWS_DIMS, LABELS_DIMS);
+    block_add(bl, "W_K", hd->wk, c->d_model, c->d_k, 1, ROWS_DIMS, LABELS_DIMS);
+    block_add(bl, "W_V", hd->wv, c->d_model, c->d_v, 1, ROWS_DIMS, LABELS_DIMS);
+    block_add(bl, "Q = X W_Q", hd->q, m->n_q, c->d_k, 1, ROWS_QUERIES, LABELS_DIMS);
+    block_add(bl, "K = X W_K", hd->k, m->n_k, c->d_k, 1, ROWS_KEYS, LABELS_DIMS);
+    block_add(bl, "V = X W_V", hd->v, m->n_k, c->d_v, 1, ROWS_KEYS, LABELS_DIMS);
+}
+
+/* From a Q/K/V file: Q, K and V as they were read. */
+static void blocks_file(const App *a, BlockList *bl) {
+    const Model *m = a->m;
+    const ModelConfig *c = &m->cfg;
+    const HeadData *hd = &m->head[a->head];
+    block_add(bl, "Q", hd->q, m->n_q, c->d_k, 1, ROWS_QUERIES, LABELS_DIMS);
+    block_add(bl, "K", hd->k, m->n_k, c->d_k, 1, ROWS_KEYS, LABELS_DIMS);
+    block_add(bl, "V", hd->v, m->n_k, c->d_v, 1, ROWS_KEYS, LABELS_DIMS);
+}
+
+/* The head's attention: S, S', the mask, A with its row sums, O. */
+static void blocks_attention(const App *a, BlockList *bl) {
+    const Model *m = a->m;
+    const ModelConfig *c = &m->cfg;
+    const HeadData *hd = &m->head[a->head];
+    char t[96];
+    Block *b;
+    /* The raw scores and their scaling, as the score kind computes them. */
+    FormulaOf f = formula_of(c, a->ascii);
+    formula_text(t, sizeof t, FORMULA_PIPELINE, STAGE_SCORES, &f);
+    block_add(bl, t, hd->scores, m->n_q, m->n_k, 1, ROWS_QUERIES, LABELS_KEYS);
+    formula_text(t, sizeof t, FORMULA_PIPELINE, STAGE_SCALED, &f);
+    block_add(bl, t, hd->scaled, m->n_q, m->n_k, 1, ROWS_QUERIES, LABELS_KEYS);
+    if (c->mask != MASK_NONE) {
+        char mk[32];
+        model_mask_name(c, mk, sizeof mk);
+        snprintf(t, sizeof t, "M = mask(S'), %s", mk);
+        if ((b = block_add(bl, t, hd->masked, m->n_q, m->n_k, 1, ROWS_QUERIES, LABELS_KEYS))) b->sm.can_mask = 1;
+    }
+    b = block_add(bl, c->mask != MASK_NONE ? "A = softmax(M)" : "A = softmax(S')", hd->weights, m->n_q, m->n_k, 0,
+                  ROWS_QUERIES, LABELS_KEYS);
+    if (b) b->sm.can_mask = 1, b->sums = 1;
+    block_add(bl, "O = A V", hd->out, m->n_q, c->d_v, 1, ROWS_QUERIES, LABELS_DIMS);
+}
+
+/* The layer after the heads: their outputs joined, W_O, Y. */
+static void blocks_layer(const App *a, BlockList *bl) {
+    const Model *m = a->m;
+    const ModelConfig *c = &m->cfg;
+    char t[96];
+    snprintf(t, sizeof t, "concat(O_1..O_%d)", c->heads);
+    Block *b = block_add(bl, t, m->concat, m->n_q, c->heads * c->d_v, 1, ROWS_QUERIES, LABELS_CONCAT);
+    if (b) b->sm.d_v = c->d_v;
+    block_add(bl, "W_O", m->wo, c->heads * c->d_v, c->d_model, 1, ROWS_DIMS, LABELS_DIMS);
+    block_add(bl, "Y = concat W_O", m->y, m->n_q, c->d_model, 1, ROWS_QUERIES, LABELS_DIMS);
 }
 
 /* The stages of the chain for the chosen head, in order. */
 static int pipeline_blocks(const App *a, Block *out, int max) {
     const Model *m = a->m;
-    const ModelConfig *c = &m->cfg;
-    const HeadData *hd = &m->head[a->head];
-    const Glyphs *g = G(a);
     int n = 0, text = model_can(m, SRC_EMBED | SRC_WEIGHTS);
-    char t[96], root[24];
     memset(out, 0, sizeof(Block) * (size_t)max);
-#define ADD(title, v, r, cc, sig, rl, cl)                                                                              \
-    do {                                                                                                               \
-        if (n < max) {                                                                                                 \
-            view_matrix_of(&out[n].sm, v, r, cc, sig);                                                                 \
-            block_set(&out[n], title, r, cc, rl, cl);                                                                  \
-            n++;                                                                                                       \
-        }                                                                                                              \
-    } while (0)
-    if (text) {
-        out[n].is_tokens = 1;
-        snprintf(out[n].title, sizeof out[n].title, "tokens %s ids  (%d)", g->arrow, m->n_k);
-        out[n].sm.rows = m->n_k;
-        n++;
-        ADD("E = embedding(ids)", m->embed, m->n_k, c->d_model, 1, ROWS_KEYS, LABELS_DIMS);
-        if (c->pos != POS_NONE) {
-            ADD("PE", m->pe, m->n_k, c->d_model, 1, ROWS_KEYS, LABELS_DIMS);
-            ADD("X = E + PE", m->x, m->n_k, c->d_model, 1, ROWS_KEYS, LABELS_DIMS);
-        }
-        ADD("W_Q", hd->wq, c->d_model, c->d_k, 1, ROWS_DIMS, LABELS_DIMS);
-        ADD("W_K", hd->wk, c->d_model, c->d_k, 1, ROWS_DIMS, LABELS_DIMS);
-        ADD("W_V", hd->wv, c->d_model, c->d_v, 1, ROWS_DIMS, LABELS_DIMS);
-        ADD("Q = X W_Q", hd->q, m->n_q, c->d_k, 1, ROWS_QUERIES, LABELS_DIMS);
-        ADD("K = X W_K", hd->k, m->n_k, c->d_k, 1, ROWS_KEYS, LABELS_DIMS);
-        ADD("V = X W_V", hd->v, m->n_k, c->d_v, 1, ROWS_KEYS, LABELS_DIMS);
-    } else {
-        ADD("Q", hd->q, m->n_q, c->d_k, 1, ROWS_QUERIES, LABELS_DIMS);
-        ADD("K", hd->k, m->n_k, c->d_k, 1, ROWS_KEYS, LABELS_DIMS);
-        ADD("V", hd->v, m->n_k, c->d_v, 1, ROWS_KEYS, LABELS_DIMS);
-    }
-    /* The raw scores and their scaling, as the score kind computes them. */
-    switch (c->score) {
-    case SCORE_COSINE: snprintf(t, sizeof t, "S = q%sk / (|q| |k|)", g->dot); break;
-    case SCORE_DISTANCE: snprintf(t, sizeof t, "S = %s|q %s k|%s", g->minus, g->minus, a->ascii ? "^2" : "²"); break;
-    case SCORE_ADDITIVE: snprintf(t, sizeof t, "S = v%s tanh(W1 q + W2 k)", g->transpose); break;
-    default: snprintf(t, sizeof t, "S = QK%s", g->transpose); break;
-    }
-    ADD(t, hd->scores, m->n_q, m->n_k, 1, ROWS_QUERIES, LABELS_KEYS);
-    view_sqrt(a, c->d_k, root, sizeof root);
-    if (c->score == SCORE_ADDITIVE) snprintf(t, sizeof t, "S' = S (no scaling)");
-    else if (!c->scale) snprintf(t, sizeof t, "S' = S (scaling off)");
-    else if (c->score == SCORE_COSINE) snprintf(t, sizeof t, "S' = S %s %s", g->times, root);
-    else snprintf(t, sizeof t, "S' = S %s %s", g->div, root);
-    ADD(t, hd->scaled, m->n_q, m->n_k, 1, ROWS_QUERIES, LABELS_KEYS);
-    if (c->mask != MASK_NONE) {
-        char mk[32];
-        model_mask_name(c, mk, sizeof mk);
-        snprintf(t, sizeof t, "M = mask(S'), %s", mk);
-        ADD(t, hd->masked, m->n_q, m->n_k, 1, ROWS_QUERIES, LABELS_KEYS);
-        out[n - 1].sm.can_mask = 1;
-    }
-    ADD(c->mask != MASK_NONE ? "A = softmax(M)" : "A = softmax(S')", hd->weights, m->n_q, m->n_k, 0, ROWS_QUERIES,
-        LABELS_KEYS);
-    out[n - 1].sm.can_mask = 1;
-    out[n - 1].sums = 1;
-    ADD("O = A V", hd->out, m->n_q, c->d_v, 1, ROWS_QUERIES, LABELS_DIMS);
-    if (text) {
-        snprintf(t, sizeof t, "concat(O_1..O_%d)", c->heads);
-        ADD(t, m->concat, m->n_q, c->heads * c->d_v, 1, ROWS_QUERIES, LABELS_CONCAT);
-        out[n - 1].sm.d_v = c->d_v;
-        ADD("W_O", m->wo, c->heads * c->d_v, c->d_model, 1, ROWS_DIMS, LABELS_DIMS);
-        ADD("Y = concat W_O", m->y, m->n_q, c->d_model, 1, ROWS_QUERIES, LABELS_DIMS);
-    }
-#undef ADD
-    return n;
+    BlockList bl = {out, n, max};
+    if (text) blocks_sentence(a, &bl);
+    else blocks_file(a, &bl);
+    blocks_attention(a, &bl);
+    if (text) blocks_layer(a, &bl);
+    return bl.n;
 }
 
 static int shown_rows(const Block *b) { return b->sm.rows < PIPE_MAX_ROWS ? b->sm.rows : PIPE_MAX_ROWS; }
@@ -331,87 +354,106 @@ static int draw_vector(const App *a, Canvas *doc, int y, int x, int w, const flo
     return lines ? lines : 1;
 }
 
-static int draw_attention_cell(const App *a, Canvas *doc) {
-    const Model *m = a->m;
-    const ModelConfig *c = &m->cfg;
-    const Glyphs *g = G(a);
-    const HeadData *hd = &m->head[a->head];
-    int i = a->ci, j = a->cj, W = doc->w, y = 0, dk = c->d_k;
-    char q[64], k[64], buf[512], root[24];
-    view_qlabel(a, q, sizeof q, i, 24);
-    view_klabel(a, k, sizeof k, j, 24);
-    CellDetail d;
-    model_cell_detail(m, a->head, i, j, &d);
-    snprintf(buf, sizeof buf, "cell arithmetic  head %d/%d  query %d %s %s key %d %s   (Enter or Esc: back)",
-             a->head + 1, c->heads, i, q, g->arrow, j, k);
-    cv_text(doc, y++, 0, buf, W, style_attr(ST_BOLD | ST_REVERSE));
-    y++;
+/* q_i, k_j and their products, from row y; returns the next row. */
+static int cell_vectors(const App *a, Canvas *doc, int y, int i, int j) {
+    const HeadData *hd = &a->m->head[a->head];
+    int W = doc->w, dk = a->m->cfg.d_k, lx = 22;
+    char buf[64];
     float *prod = malloc(sizeof(float) * (size_t)dk);
     const float *qi = hd->q + (size_t)i * dk, *kj = hd->k + (size_t)j * dk;
     if (prod)
         for (int p = 0; p < dk; p++) prod[p] = (float)((double)qi[p] * kj[p]);
-    int lx = 22;
     snprintf(buf, sizeof buf, "q_%d  (d_k = %d)", i, dk);
     cv_text(doc, y, 0, buf, lx, style_attr(ST_BOLD));
     y += draw_vector(a, doc, y, lx, W, qi, dk, 3);
     snprintf(buf, sizeof buf, "k_%d", j);
     cv_text(doc, y, 0, buf, lx, style_attr(ST_BOLD));
     y += draw_vector(a, doc, y, lx, W, kj, dk, 3);
-    snprintf(buf, sizeof buf, "q %s k  (each product)", g->odot);
+    snprintf(buf, sizeof buf, "q %s k  (each product)", G(a)->odot);
     cv_text(doc, y, 0, buf, lx, style_attr(ST_BOLD));
     if (prod) y += draw_vector(a, doc, y, lx, W, prod, dk, 3);
     free(prod);
-    y++;
-    snprintf(buf, sizeof buf, "q%sk          %s of the products = %.4f", g->dot, g->sigma, d.dot);
+    return y;
+}
+
+/* The dot product, the raw score and its scaling, each with its own
+ * arithmetic (the formulas are formula.c's); returns the next row. */
+static int cell_scores(const App *a, Canvas *doc, int y, const CellDetail *d) {
+    const ModelConfig *c = &a->m->cfg;
+    const Glyphs *g = G(a);
+    int W = doc->w;
+    char buf[512], text[64];
+    snprintf(buf, sizeof buf, "q%sk          %s of the products = %.4f", g->dot, g->sigma, d->dot);
     cv_text(doc, y++, 0, buf, W, style_plain());
+    FormulaOf f = formula_of(c, a->ascii);
+    formula_text(text, sizeof text, FORMULA_CELL, STAGE_SCORES, &f);
     switch (c->score) {
     case SCORE_COSINE:
-        snprintf(buf, sizeof buf, "raw score     cosine = q%sk / (|q| |k|) = %.4f / (%.4f %s %.4f) = %.4f", g->dot,
-                 d.dot, d.q_norm, g->times, d.k_norm, d.raw);
+        snprintf(buf, sizeof buf, "raw score     %s = %.4f / (%.4f %s %.4f) = %.4f", text, d->dot, d->q_norm, g->times,
+                 d->k_norm, d->raw);
         break;
-    case SCORE_DISTANCE:
-        snprintf(buf, sizeof buf, "raw score     %s|q %s k|%s = %s%.4f", g->minus, g->minus, a->ascii ? "^2" : "²",
-                 g->minus, d.dist2);
-        break;
+    case SCORE_DISTANCE: snprintf(buf, sizeof buf, "raw score     %s = %s%.4f", text, g->minus, d->dist2); break;
     case SCORE_ADDITIVE:
-        snprintf(buf, sizeof buf, "raw score     v%s tanh(W1 q + W2 k) = %.4f   (additive: q%sk is not used)",
-                 g->transpose, d.raw, g->dot);
+        snprintf(buf, sizeof buf, "raw score     %s = %.4f   (additive: q%sk is not used)", text, d->raw, g->dot);
         break;
-    default: snprintf(buf, sizeof buf, "raw score     q%sk = %.4f   (the \"raw scores\" stage)", g->dot, d.raw); break;
+    default: snprintf(buf, sizeof buf, "raw score     %s = %.4f   (the \"raw scores\" stage)", text, d->raw); break;
     }
     cv_text(doc, y++, 0, buf, W, style_plain());
-    view_sqrt(a, dk, root, sizeof root);
-    if (d.divisor == 1.0)
-        snprintf(buf, sizeof buf, "scaled score  s = %.4f   (no scaling: s is the raw score)", d.scaled);
-    else if (c->score == SCORE_COSINE)
-        snprintf(buf, sizeof buf, "scaled score  s = %.4f %s %s = %.4f   (the temperature; what the softmax sees)",
-                 d.raw, g->times, root, d.scaled);
-    else
-        snprintf(buf, sizeof buf, "scaled score  s = %.4f %s %s (= %.4f) = %.4f   (what the softmax sees)", d.raw,
-                 g->div, root, d.divisor, d.scaled);
+    formula_text(text, sizeof text, FORMULA_CELL, STAGE_SCALED, &f);
+    switch (formula_scale(FORMULA_CELL, &f)) {
+    case FORMULA_SCALE_NONE:
+        snprintf(buf, sizeof buf, "scaled score  s = %.4f   (no scaling: s is the raw score)", d->scaled);
+        break;
+    case FORMULA_SCALE_TIMES:
+        snprintf(buf, sizeof buf, "scaled score  s = %.4f %s = %.4f   (the temperature; what the softmax sees)", d->raw,
+                 text, d->scaled);
+        break;
+    default:
+        snprintf(buf, sizeof buf, "scaled score  s = %.4f %s (= %.4f) = %.4f   (what the softmax sees)", d->raw, text,
+                 d->divisor, d->scaled);
+        break;
+    }
     cv_text(doc, y++, 0, buf, W, style_plain());
-    char mk[32];
-    model_mask_name(c, mk, sizeof mk);
-    if (d.allowed) snprintf(buf, sizeof buf, "mask          %s: key %d is visible to query %d -> allowed", mk, j, i);
+    return y;
+}
+
+/* The mask, then the softmax of cell (i, j): exp, row sum, weight; returns
+ * the next row. */
+static int cell_softmax(const App *a, Canvas *doc, int y, const CellDetail *d, int i, int j) {
+    const Glyphs *g = G(a);
+    int W = doc->w;
+    char buf[512], mk[32];
+    model_mask_name(&a->m->cfg, mk, sizeof mk);
+    if (d->allowed) snprintf(buf, sizeof buf, "mask          %s: key %d is visible to query %d -> allowed", mk, j, i);
     else
         snprintf(buf, sizeof buf, "mask          %s: key %d is hidden from query %d -> masked: score %s, weight 0", mk,
                  j, i, g->neg_inf);
-    cv_text(doc, y++, 0, buf, W, d.allowed ? style_plain() : style_attr(ST_BOLD));
-    if (d.row_allowed > 0) {
-        snprintf(buf, sizeof buf, "exp(s %s max) exp(%.4f %s %.4f) = %.6f   (max: largest allowed s of the row)",
-                 g->minus, d.allowed ? d.scaled : 0.0, g->minus, d.row_max, d.exp);
-        if (!d.allowed) snprintf(buf, sizeof buf, "exp(s %s max) 0 (masked)", g->minus);
-        cv_text(doc, y++, 0, buf, W, style_plain());
-        snprintf(buf, sizeof buf, "row sum       %s exp(s_j %s max) over the %d allowed keys = %.6f", g->sigma,
-                 g->minus, d.row_allowed, d.denom);
-        cv_text(doc, y++, 0, buf, W, style_plain());
-        snprintf(buf, sizeof buf, "weight        %.6f %s %.6f = %.4f", d.exp, g->div, d.denom, d.weight);
-        cv_text(doc, y++, 0, buf, W, style_attr(ST_BOLD));
-    } else {
+    cv_text(doc, y++, 0, buf, W, d->allowed ? style_plain() : style_attr(ST_BOLD));
+    if (d->row_allowed == 0) {
         cv_text(doc, y++, 0, "every key of this row is masked: all its weights are 0, its sum is 0", W,
                 style_attr(ST_BOLD));
+        return y;
     }
-    y++;
+    snprintf(buf, sizeof buf, "exp(s %s max) exp(%.4f %s %.4f) = %.6f   (max: largest allowed s of the row)", g->minus,
+             d->allowed ? d->scaled : 0.0, g->minus, d->row_max, d->exp);
+    if (!d->allowed) snprintf(buf, sizeof buf, "exp(s %s max) 0 (masked)", g->minus);
+    cv_text(doc, y++, 0, buf, W, style_plain());
+    snprintf(buf, sizeof buf, "row sum       %s exp(s_j %s max) over the %d allowed keys = %.6f", g->sigma, g->minus,
+             d->row_allowed, d->denom);
+    cv_text(doc, y++, 0, buf, W, style_plain());
+    snprintf(buf, sizeof buf, "weight        %.6f %s %.6f = %.4f", d->exp, g->div, d->denom, d->weight);
+    cv_text(doc, y++, 0, buf, W, style_attr(ST_BOLD));
+    return y;
+}
+
+/* Row i's weights as bars, key j marked; returns the next row. */
+static int cell_row(const App *a, Canvas *doc, int y, int i, int j) {
+    const Model *m = a->m;
+    const Glyphs *g = G(a);
+    const HeadData *hd = &m->head[a->head];
+    int W = doc->w;
+    char q[64], k[64], buf[512];
+    view_qlabel(a, q, sizeof q, i, 24);
     snprintf(buf, sizeof buf, "the weights of row %d %s: sum %.3f, entropy %.2f bits, largest %.2f", i, q,
              hd->row_sums[i], hd->entropy[i], hd->max_weight[i]);
     cv_text(doc, y++, 0, buf, W, style_attr(ST_BOLD));
@@ -431,6 +473,25 @@ static int draw_attention_cell(const App *a, Canvas *doc) {
         cv_printf(doc, y, 12 + barw + 1, 12, ls, "%.4f", w);
     }
     return y;
+}
+
+/* Enter on a score or weight stage: the arithmetic of cell (ci, cj), from
+ * the vectors to the weight; returns the rows drawn. */
+static int draw_attention_cell(const App *a, Canvas *doc) {
+    const Model *m = a->m;
+    int i = a->ci, j = a->cj, y = 0;
+    char q[64], k[64], buf[512];
+    view_qlabel(a, q, sizeof q, i, 24);
+    view_klabel(a, k, sizeof k, j, 24);
+    CellDetail d;
+    model_cell_detail(m, a->head, i, j, &d);
+    snprintf(buf, sizeof buf, "cell arithmetic  head %d/%d  query %d %s %s key %d %s   (Enter or Esc: back)",
+             a->head + 1, m->cfg.heads, i, q, G(a)->arrow, j, k);
+    cv_text(doc, y++, 0, buf, doc->w, style_attr(ST_BOLD | ST_REVERSE));
+    y = cell_vectors(a, doc, y + 1, i, j);
+    y = cell_scores(a, doc, y + 1, &d);
+    y = cell_softmax(a, doc, y, &d, i, j);
+    return cell_row(a, doc, y + 1, i, j);
 }
 
 /* Enter on the output stage: O[i][d] as the row's weights times V's column. */

@@ -311,25 +311,9 @@ typedef struct {
     int *labelled;       /* (ph, W) token whose label names the moved point in this cell, or -1 */
 } Frame;
 
-/* Draws the plot (ph rows from y0) and its labels. Returns NULL, or why not. */
-static const char *draw_plot(App *a, Canvas *cv, int y0, int ph, int all_heads, Frame *f) {
-    const Model *m = a->m;
-    int n = m->n_q, W = cv->w;
-    int head = a->head < 0 ? 0 : a->head >= m->cfg.heads ? m->cfg.heads - 1 : a->head;
-    size_t cells = (size_t)W * ph;
-    f->px = malloc(sizeof(float) * 2 * (size_t)n);
-    f->pm = malloc(sizeof(double) * 2 * (size_t)n);
-    f->dots = malloc(sizeof(int) * 4 * (size_t)n);
-    f->grid = calloc(4, cells);
-    f->labelled = malloc(sizeof(int) * cells);
-    if (!f->px || !f->pm || !f->dots || !f->grid || !f->labelled || points(f->px, f->pm, m, head, all_heads))
-        return "word gravity: out of memory";
-    float *px = f->px;
-    double *pm = f->pm;
-    int *dots = f->dots, *labelled = f->labelled;
-
-    /* Bounds of both point sets, in PC units. */
-    double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+/* Bounds of both point sets, in PC units: 0, or -1 when no point is finite. */
+static int point_bounds(double lo[2], double hi[2], const float *px, const double *pm, int n) {
+    lo[0] = lo[1] = INFINITY, hi[0] = hi[1] = -INFINITY;
     for (int i = 0; i < n; i++) {
         for (int k = 0; k < 2; k++) {
             double v[2] = {px[2 * i + k], pm[2 * i + k]};
@@ -340,24 +324,18 @@ static const char *draw_plot(App *a, Canvas *cv, int y0, int ph, int all_heads, 
             }
         }
     }
-    if (lo[0] > hi[0] || lo[1] > hi[1]) return "word gravity: no finite point to draw";
+    return lo[0] > hi[0] || lo[1] > hi[1] ? -1 : 0;
+}
 
-    unsigned char *g = f->grid;
-    Plot p = {.w = W,
-              .h = ph,
-              .sx = a->ascii ? 1 : 2,
-              .sy = a->ascii ? 1 : 4,
-              .bits = g,
-              .kind = g + cells,
-              .hot = g + 2 * cells,
-              .label = g + 3 * cells};
-    for (size_t c = 0; c < cells; c++) labelled[c] = -1;
-    int DW = W * p.sx, DH = ph * p.sy;
+/* dots (n, 4): X and X + D in dot space, the bounds lo..hi centred in p. */
+static void place_dots(int *dots, const Plot *p, int ascii, const float *px, const double *pm, int n,
+                       const double lo[2], const double hi[2]) {
+    int DW = p->w * p->sx, DH = p->h * p->sy;
     /* One scale for both axes: s dots per unit across, s / aspect down (a
      * braille dot is square, an ASCII cell twice as tall as wide). Margin: a
      * cell each side, a dot above and below (in braille). */
-    double aspect = a->ascii ? 2.0 : 1.0;
-    int mx = p.sx, my = a->ascii ? 0 : 1;
+    double aspect = ascii ? 2.0 : 1.0;
+    int mx = p->sx, my = ascii ? 0 : 1;
     double aw = DW - 1 - 2 * mx, ah = DH - 1 - 2 * my;
     if (aw < 0) aw = 0;
     if (ah < 0) ah = 0;
@@ -380,40 +358,47 @@ static const char *draw_plot(App *a, Canvas *cv, int y0, int ph, int all_heads, 
             o[1] = fy < 0 ? 0 : fy > DH - 1 ? DH - 1 : (int)fy;
         }
     }
+}
 
-    int cur = a->ci >= 0 && a->ci < n ? a->ci : -1;
+/* The layers under the labels: the lines X -> X + D, the points X, the moved
+ * points, then the plot's cells onto cv from row y0. cur: the cursor's token
+ * (-1: none). */
+static void draw_points(const App *a, Canvas *cv, int y0, Plot *p, const int *dots, int n, int cur) {
     for (int i = 0; i < n; i++) {
         const int *o = &dots[4 * i];
-        if (o[0] >= 0 && o[2] >= 0) line(&p, o[0], o[1], o[2], o[3], i == cur);
+        if (o[0] >= 0 && o[2] >= 0) line(p, o[0], o[1], o[2], o[3], i == cur);
     }
     for (int q = 0; q < 2; q++)
         for (int i = 0; i < n; i++) {
             const int *o = &dots[4 * i + 2 * q];
             if (o[0] < 0) continue;
             /* A marker fills its cell: set the kind (and hotness) only. */
-            size_t c = (size_t)(o[1] / p.sy) * W + o[0] / p.sx;
+            size_t c = (size_t)(o[1] / p->sy) * p->w + o[0] / p->sx;
             int k = q ? K_MOVED : K_X;
-            if (k > p.kind[c]) p.kind[c] = (unsigned char)k;
-            if (i == cur) p.hot[c] = 1;
+            if (k > p->kind[c]) p->kind[c] = (unsigned char)k;
+            if (i == cur) p->hot[c] = 1;
         }
-    for (int y = 0; y < ph; y++)
-        for (int x = 0; x < W; x++) {
-            size_t c = (size_t)y * W + x;
-            if (!p.kind[c]) continue;
+    for (int y = 0; y < p->h; y++)
+        for (int x = 0; x < p->w; x++) {
+            size_t c = (size_t)y * p->w + x;
+            if (!p->kind[c]) continue;
             char buf[8];
             Style st;
-            const char *glyph = cell_glyph(a, &p, c, buf, &st);
+            const char *glyph = cell_glyph(a, p, c, buf, &st);
             cv_text(cv, y0 + y, x, glyph, 1, st);
         }
+}
 
-    /* Labels: the cursor's first, then in sentence order, while room lasts. */
-    int cap = W / 4;
+/* Labels: the cursor's first, then in sentence order, while room lasts.
+ * labelled (p->h, p->w) is scratch, all -1 on entry. */
+static void draw_labels(const App *a, Canvas *cv, int y0, Plot *p, const int *dots, int *labelled, int n, int cur) {
+    int W = p->w, cap = W / 4;
     if (cap > LABEL_MAX) cap = LABEL_MAX;
     if (cap < 3) cap = 3;
     for (int r = -1; r < n; r++) {
         int i = r < 0 ? cur : r;
         if (i < 0 || (r >= 0 && i == cur) || dots[4 * i + 2] < 0) continue;
-        int mcx = dots[4 * i + 2] / p.sx, mcy = dots[4 * i + 3] / p.sy;
+        int mcx = dots[4 * i + 2] / p->sx, mcy = dots[4 * i + 3] / p->sy;
         size_t mc = (size_t)mcy * W + mcx;
         char lab[256];
         view_qlabel(a, lab, sizeof lab, i, cap);
@@ -424,11 +409,42 @@ static const char *draw_plot(App *a, Canvas *cv, int y0, int ph, int all_heads, 
         }
         int lw = text_width(lab, strlen(lab)), lx, ly;
         if (lw < 1 || lw > W) continue;
-        if (!label_spot(&p, mcx, mcy, lw, n <= LABEL_COVER_MAX_N, i == cur, &lx, &ly)) continue;
-        for (int c = lx; c < lx + lw; c++) p.label[(size_t)ly * W + c] = 1;
+        if (!label_spot(p, mcx, mcy, lw, n <= LABEL_COVER_MAX_N, i == cur, &lx, &ly)) continue;
+        for (int c = lx; c < lx + lw; c++) p->label[(size_t)ly * W + c] = 1;
         if (labelled[mc] < 0) labelled[mc] = i;
         cv_text(cv, y0 + ly, lx, lab, lw, i == cur ? style_attr(ST_REVERSE | ST_BOLD) : style_plain());
     }
+}
+
+/* Draws the plot (ph rows from y0) and its labels. Returns NULL, or why not. */
+static const char *draw_plot(App *a, Canvas *cv, int y0, int ph, int all_heads, Frame *f) {
+    const Model *m = a->m;
+    int n = m->n_q, W = cv->w;
+    int head = a->head < 0 ? 0 : a->head >= m->cfg.heads ? m->cfg.heads - 1 : a->head;
+    size_t cells = (size_t)W * ph;
+    f->px = malloc(sizeof(float) * 2 * (size_t)n);
+    f->pm = malloc(sizeof(double) * 2 * (size_t)n);
+    f->dots = malloc(sizeof(int) * 4 * (size_t)n);
+    f->grid = calloc(4, cells);
+    f->labelled = malloc(sizeof(int) * cells);
+    if (!f->px || !f->pm || !f->dots || !f->grid || !f->labelled || points(f->px, f->pm, m, head, all_heads))
+        return "word gravity: out of memory";
+    double lo[2], hi[2];
+    if (point_bounds(lo, hi, f->px, f->pm, n)) return "word gravity: no finite point to draw";
+    unsigned char *g = f->grid;
+    Plot p = {.w = W,
+              .h = ph,
+              .sx = a->ascii ? 1 : 2,
+              .sy = a->ascii ? 1 : 4,
+              .bits = g,
+              .kind = g + cells,
+              .hot = g + 2 * cells,
+              .label = g + 3 * cells};
+    for (size_t c = 0; c < cells; c++) f->labelled[c] = -1;
+    place_dots(f->dots, &p, a->ascii, f->px, f->pm, n, lo, hi);
+    int cur = a->ci >= 0 && a->ci < n ? a->ci : -1;
+    draw_points(a, cv, y0, &p, f->dots, n, cur);
+    draw_labels(a, cv, y0, &p, f->dots, f->labelled, n, cur);
     return NULL;
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "chrome.h"
+#include "formula.h"
 #include "text.h"
 #include "view.h"
 #include "widgets.h"
@@ -14,20 +15,17 @@
 
 enum { MAX_LABEL = 16, MAX_CELL_W = 12 };
 
-/* The stage's formula: "weights A = softmax(QKᵀ÷√16, mask)". */
+/* The stage's title, with the score's formula for the score stages:
+ * "weights A = softmax(QKᵀ÷√16, mask)" (formula.h). */
 static const char *stage_title(const App *a, char *buf, size_t cap) {
     const Glyphs *g = G(a);
     const Model *m = a->m;
     const ModelConfig *c = &m->cfg;
-    char div[32], root[24];
-    if (c->scale) snprintf(div, sizeof div, "%s%s", g->div, view_sqrt(a, c->d_k, root, sizeof root));
-    else snprintf(div, sizeof div, " (scaling off)");
+    FormulaOf f = formula_of(c, a->ascii);
     switch (a->shown) {
-    case SHOW_WEIGHTS:
-        snprintf(buf, cap, "weights A = softmax(QK%s%s, mask)", g->transpose, c->scale ? div : "");
-        break;
-    case SHOW_SCORES: snprintf(buf, cap, "raw scores S = QK%s (before scaling)", g->transpose); break;
-    case SHOW_SCALED: snprintf(buf, cap, "scaled scores S' = QK%s%s", g->transpose, div); break;
+    case SHOW_WEIGHTS: formula_text(buf, cap, FORMULA_TITLE, STAGE_WEIGHTS, &f); break;
+    case SHOW_SCORES: formula_text(buf, cap, FORMULA_TITLE, STAGE_SCORES, &f); break;
+    case SHOW_SCALED: formula_text(buf, cap, FORMULA_TITLE, STAGE_SCALED, &f); break;
     case SHOW_MASKED: {
         char mk[32];
         model_mask_name(c, mk, sizeof mk);

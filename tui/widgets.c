@@ -11,19 +11,13 @@
 #include "text.h"
 #include "utf8.h"
 
-static const Glyphs glyphs_unicode = {"…", "·", "!", "Σ", "→", "√", "−∞", "·", "×",
-                                      "␣", "ᵀ", "−", "÷", "│", "█", "H̄",  "⊙"};
-static const Glyphs glyphs_ascii = {"~", "x",  "!", "sum", "->", "sqrt", "-inf",   ".", "x",
-                                    "_", "^T", "-", "/",   "|",  "#",    "mean H", "*"};
+/* The symbols of the formulas (ᵀ, √) are formula.c's. */
+static const Glyphs glyphs_unicode = {"…", "·", "!", "Σ", "→", "−∞", "·", "×", "␣", "−", "÷", "│", "█", "H̄", "⊙"};
+static const Glyphs glyphs_ascii = {"~", "x", "!", "sum", "->", "-inf",   ".", "x",
+                                    "_", "-", "/", "|",   "#",  "mean H", "*"};
 
 const Glyphs *view_glyphs(const App *a) { return a->ascii ? &glyphs_ascii : &glyphs_unicode; }
 #define G view_glyphs
-
-const char *view_sqrt(const App *a, int n, char *buf, size_t cap) {
-    if (a->ascii) snprintf(buf, cap, "sqrt(%d)", n);
-    else snprintf(buf, cap, "√%d", n);
-    return buf;
-}
 
 // ----------------------------------------------------------------------------
 // what is shown

@@ -10,13 +10,10 @@
 /* attnviz's own glyphs; the ASCII set for --ascii (the Unicode ones are
  * East Asian Ambiguous and two columns wide in many Korean set-ups). */
 typedef struct {
-    const char *ellipsis, *masked, *flag, *sigma, *arrow, *sqrt, *neg_inf, *dot, *times, *space;
-    const char *transpose, *minus, *div, *vbar, *bar, *mean_h, *odot;
+    const char *ellipsis, *masked, *flag, *sigma, *arrow, *neg_inf, *dot, *times, *space;
+    const char *minus, *div, *vbar, *bar, *mean_h, *odot;
 } Glyphs;
 const Glyphs *view_glyphs(const App *a);
-
-/* "√16" or, in ASCII, "sqrt(16)". */
-const char *view_sqrt(const App *a, int n, char *buf, size_t cap);
 
 typedef enum { LABELS_KEYS, LABELS_DIMS, LABELS_CONCAT } ColLabels;
 
