@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "formula.h"
+#include "tensor.h"
 #include "utf8.h"
 
 int export_parse_format(const char *s, ExportFormat *out) {
@@ -103,47 +104,57 @@ static void json_labels(FILE *f, const Model *m, int query) {
     fputc(']', f);
 }
 
-/* The heads of one layer: "[{q, k, v, ...}, ...]". */
+/* A head's row statistics: the rows' sums, entropies and largest weights. */
+static double head_stat(const HeadData *hd, int k, int i) {
+    return k == 0 ? hd->row_sums[i] : k == 1 ? hd->entropy[i] : (double)hd->max_weight[i];
+}
+
+static const char *const stat_names[3] = {"row_sums", "entropy", "max_weight"};
+
+/* The heads of one layer: "[{q, k, v, ...}, ...]", a key per tensor of the
+ * catalogue a head has (tensor.h), the row statistics after the tensor that
+ * owns them. */
 static void json_heads(FILE *f, const Model *m, int layer, const char *indent) {
     const ModelConfig *c = &m->cfg;
     fputc('[', f);
     for (int h = 0; h < c->heads; h++) {
         const HeadData *hd = &model_layer_heads(m, layer)[h];
         fprintf(f, "%s\n%s  {", h ? "," : "", indent);
-        fputs("\"q\": ", f);
-        json_matrix(f, hd->q, m->n_q, c->d_k, 0);
-        fprintf(f, ",\n%s   \"k\": ", indent);
-        json_matrix(f, hd->k, m->n_k, c->d_k, 0);
-        fprintf(f, ",\n%s   \"v\": ", indent);
-        json_matrix(f, hd->v, m->n_k, c->d_v, 0);
-        fprintf(f, ",\n%s   \"scores\": ", indent);
-        json_matrix(f, hd->scores, m->n_q, m->n_k, 0);
-        fprintf(f, ",\n%s   \"scaled\": ", indent);
-        json_matrix(f, hd->scaled, m->n_q, m->n_k, 0);
-        fprintf(f, ",\n%s   \"masked\": ", indent);
-        json_matrix(f, hd->masked, m->n_q, m->n_k, 1);
-        fprintf(f, ",\n%s   \"weights\": ", indent);
-        json_matrix(f, hd->weights, m->n_q, m->n_k, 0);
-        fprintf(f, ",\n%s   \"row_sums\": [", indent);
-        for (int i = 0; i < m->n_q; i++) {
-            if (i) fputc(',', f);
-            json_number(f, hd->row_sums[i]);
+        int first = 1;
+        for (int t = 0; t < TENSOR_COUNT; t++) {
+            const TensorInfo *ti = tensor_info((Tensor)t);
+            if (ti->scope != TS_HEAD || !(ti->flags & TF_DUMPED)) continue;
+            if (!first) fprintf(f, ",\n%s   ", indent);
+            first = 0;
+            fprintf(f, "\"%s\": ", ti->name);
+            json_matrix(f, tensor_data(m, (Tensor)t, layer, h), tensor_rows(m, (Tensor)t), tensor_cols(m, (Tensor)t),
+                        (ti->flags & TF_MASKABLE) != 0);
+            if (!(ti->flags & TF_OWNS_STATS)) continue;
+            for (int k = 0; k < 3; k++) {
+                fprintf(f, ",\n%s   \"%s\": [", indent, stat_names[k]);
+                for (int i = 0; i < m->n_q; i++) {
+                    if (i) fputc(',', f);
+                    json_number(f, head_stat(hd, k, i));
+                }
+                fputc(']', f);
+            }
         }
-        fprintf(f, "],\n%s   \"entropy\": [", indent);
-        for (int i = 0; i < m->n_q; i++) {
-            if (i) fputc(',', f);
-            json_number(f, hd->entropy[i]);
-        }
-        fprintf(f, "],\n%s   \"max_weight\": [", indent);
-        for (int i = 0; i < m->n_q; i++) {
-            if (i) fputc(',', f);
-            json_number(f, hd->max_weight[i]);
-        }
-        fprintf(f, "],\n%s   \"output\": ", indent);
-        json_matrix(f, hd->out, m->n_q, c->d_v, 0);
         fputc('}', f);
     }
     fprintf(f, "\n%s]", indent);
+}
+
+/* The dumped tensors of the whole model (scope TS_MODEL, before the heads) or
+ * of the layer (TS_LAYER, after them): null where the source has none. */
+static void json_whole(FILE *f, const Model *m, TensorScope scope) {
+    for (int t = 0; t < TENSOR_COUNT; t++) {
+        const TensorInfo *ti = tensor_info((Tensor)t);
+        if (ti->scope != scope || !(ti->flags & TF_DUMPED)) continue;
+        fprintf(f, ",\n  \"%s\": ", ti->name);
+        const float *d = tensor_data(m, (Tensor)t, 0, 0);
+        if (d) json_matrix(f, d, tensor_rows(m, (Tensor)t), tensor_cols(m, (Tensor)t), 0);
+        else fputs("null", f);
+    }
 }
 
 static void export_json(FILE *f, const Model *m) {
@@ -181,9 +192,8 @@ static void export_json(FILE *f, const Model *m) {
     }
     fputs(",\n  \"ids\": [", f);
     for (int j = 0; j < m->n_k; j++) fprintf(f, "%s%d", j ? ", " : "", model_key_id(m, j));
-    fputs("],\n  \"embeddings\": ", f);
-    if (embed) json_matrix(f, m->x, m->n_k, c->d_model, 0);
-    else fputs("null", f);
+    fputc(']', f);
+    json_whole(f, m, TS_MODEL); /* "embeddings" */
     if (embed && m->xq != m->x) {
         fputs(",\n  \"query_embeddings\": ", f);
         json_matrix(f, m->xq, m->n_q, c->d_model, 0);
@@ -200,9 +210,7 @@ static void export_json(FILE *f, const Model *m) {
         }
         fputs("\n  ]", f);
     }
-    fputs(",\n  \"output\": ", f);
-    if (model_can(m, SRC_WEIGHTS)) json_matrix(f, m->y, m->n_q, c->d_model, 0);
-    else fputs("null", f);
+    json_whole(f, m, TS_LAYER); /* "output": Y */
     fputs("\n}\n", f);
 }
 
@@ -244,6 +252,16 @@ static void csv_field(FILE *f, const char *s, size_t len) {
     free(e);
 }
 
+/* The dumped tensors of the whole model or of the layer that the source has. */
+static void csv_whole(FILE *f, const Model *m, TensorScope scope) {
+    for (int t = 0; t < TENSOR_COUNT; t++) {
+        const TensorInfo *ti = tensor_info((Tensor)t);
+        const float *d = tensor_data(m, (Tensor)t, 0, 0);
+        if (ti->scope == scope && (ti->flags & TF_DUMPED) && d)
+            csv_matrix(f, m, -1, -1, ti->name, d, tensor_rows(m, (Tensor)t), tensor_cols(m, (Tensor)t));
+    }
+}
+
 static void export_csv(FILE *f, const Model *m) {
     const ModelConfig *c = &m->cfg;
     fputs(c->layers > 1 ? "layer,head,stage,i,j,value\n" : "head,stage,i,j,value\n", f);
@@ -255,27 +273,23 @@ static void export_csv(FILE *f, const Model *m) {
         csv_field(f, s, len);
         fputc('\n', f);
     }
-    if (model_can(m, SRC_EMBED)) csv_matrix(f, m, -1, -1, "embeddings", m->x, m->n_k, c->d_model);
+    csv_whole(f, m, TS_MODEL); /* embeddings */
     for (int l = 0; l < c->layers; l++)
         for (int h = 0; h < c->heads; h++) {
             const HeadData *hd = &model_layer_heads(m, l)[h];
-            csv_matrix(f, m, l, h, "q", hd->q, m->n_q, c->d_k);
-            csv_matrix(f, m, l, h, "k", hd->k, m->n_k, c->d_k);
-            csv_matrix(f, m, l, h, "v", hd->v, m->n_k, c->d_v);
-            csv_matrix(f, m, l, h, "scores", hd->scores, m->n_q, m->n_k);
-            csv_matrix(f, m, l, h, "scaled", hd->scaled, m->n_q, m->n_k);
-            csv_matrix(f, m, l, h, "masked", hd->masked, m->n_q, m->n_k);
-            csv_matrix(f, m, l, h, "weights", hd->weights, m->n_q, m->n_k);
-            static const char *const stat[3] = {"row_sums", "entropy", "max_weight"};
-            for (int k = 0; k < 3; k++)
-                for (int i = 0; i < m->n_q; i++) {
-                    double v = k == 0 ? hd->row_sums[i] : k == 1 ? hd->entropy[i] : hd->max_weight[i];
-                    csv_layer(f, m, l);
-                    fprintf(f, "%d,%s,%d,0,%.9g\n", h, stat[k], i, v);
-                }
-            csv_matrix(f, m, l, h, "output", hd->out, m->n_q, c->d_v);
+            for (int t = 0; t < TENSOR_COUNT; t++) {
+                const TensorInfo *ti = tensor_info((Tensor)t);
+                if (ti->scope != TS_HEAD || !(ti->flags & TF_DUMPED)) continue;
+                csv_matrix(f, m, l, h, ti->name, tensor_data(m, (Tensor)t, l, h), tensor_rows(m, (Tensor)t),
+                           tensor_cols(m, (Tensor)t));
+                for (int k = 0; (ti->flags & TF_OWNS_STATS) && k < 3; k++)
+                    for (int i = 0; i < m->n_q; i++) {
+                        csv_layer(f, m, l);
+                        fprintf(f, "%d,%s,%d,0,%.9g\n", h, stat_names[k], i, head_stat(hd, k, i));
+                    }
+            }
         }
-    if (model_can(m, SRC_WEIGHTS)) csv_matrix(f, m, -1, -1, "output", m->y, m->n_q, c->d_model);
+    csv_whole(f, m, TS_LAYER); /* output: Y */
 }
 
 // ----------------------------------------------------------------------------
