@@ -75,9 +75,9 @@ static void test_actions_by_name(void **state) {
     assert_non_null(strstr(run_line(&a, "head 3", NULL, 1), "head 3/4"));
     assert_int_equal(a.head, 2);
 
-    assert_int_equal(a.shown, SHOW_WEIGHTS);
+    assert_int_equal(a.shown, TENSOR_WEIGHTS);
     assert_non_null(strstr(run_line(&a, "stage", NULL, 1), "raw scores"));
-    assert_int_equal(a.shown, SHOW_SCORES);
+    assert_int_equal(a.shown, TENSOR_SCORES);
 
     assert_non_null(strstr(run_line(&a, "view", "pipeline", 1), "the whole chain"));
     assert_int_equal(a.view, VIEW_PIPELINE);

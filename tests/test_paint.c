@@ -73,12 +73,12 @@ static void test_paint_mode_clamps_cursor(void **state) {
     key(&a, 'M');
     key(&a, 'M'); /* mask=painted stays */
     assert_int_equal(m->cfg.mask, MASK_PAINTED);
-    while (a.shown != SHOW_OUTPUT) key(&a, 'v');
+    while (a.shown != TENSOR_OUTPUT) key(&a, 'v');
     AppKey end = {1, APP_KEY_END};
     app_key(&a, end);
     assert_int_equal(a.cj, m->cfg.d_v - 1);
     key(&a, 'M');
-    assert_int_equal(a.shown, SHOW_WEIGHTS);
+    assert_int_equal(a.shown, TENSOR_WEIGHTS);
     assert_true(a.cj < m->n_k);
     assert_true(a.ci < m->n_q);
     app_free(&a);

@@ -480,7 +480,7 @@ static void test_keys_change_config(void **state) {
     assert_int_equal(tok_preset(m->tokenizer), TOK_GPT2);
     /* the heatmap needs the stages up to the output; Y waits for a view of it */
     assert_int_equal(m->stale, STAGE_FINAL);
-    while (a.shown != SHOW_Y) press(&a, ch('v'));
+    while (a.shown != TENSOR_Y) press(&a, ch('v'));
     assert_int_equal(m->stale, STAGE_NONE);
     app_free(&a);
     model_free(m);
@@ -584,7 +584,7 @@ static void test_heads_and_stages_recompute_nothing(void **state) {
     assert_int_equal(a.head, 3);
     press(&a, ch('2'));
     assert_int_equal(a.head, 1);
-    for (int i = 0; i < SHOW_COUNT; i++) press(&a, ch('v'));
+    for (int i = 0; i < tensor_cycle_len(); i++) press(&a, ch('v'));
     press(&a, ch('a'));
     press(&a, ch('a'));
     press(&a, code(KEY_DOWN));
@@ -755,7 +755,7 @@ static void test_enter_only_where_it_applies(void **state) {
     Model *m = sample_model("the cat sat");
     App a;
     app_init(&a, m, TIER_NONE, 0, 1, NULL);
-    while (a.shown != SHOW_CONCAT) press(&a, ch('v'));
+    while (a.shown != TENSOR_CONCAT) press(&a, ch('v'));
     press(&a, code(KEY_END));
     assert_true(a.cj > m->n_k);
     press(&a, ch('\r'));

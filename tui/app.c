@@ -18,6 +18,7 @@
 
 void app_init(App *a, Model *m, ColorTier tier, int ascii, int dv_follows_dk, const char *pattern) {
     memset(a, 0, sizeof *a);
+    a->shown = TENSOR_WEIGHTS;
 #ifdef M_MMAP_THRESHOLD
     /* A key that changes a shape frees the model's arenas and allocates new
      * ones. Kept in the process (not mapped and unmapped each time), the
@@ -62,33 +63,21 @@ static void say(App *a, int error, const char *fmt, ...) {
     a->msg_error = error;
 }
 
-int app_shown_available(const App *a, Shown s) {
-    const Model *m = a->m;
-    if (s < SHOW_X) return 1;
-    if (!model_can(m, SRC_EMBED)) return 0;
-    if (s == SHOW_PE) return m->cfg.pos != POS_NONE;
-    return s < SHOW_COUNT;
-}
+int app_shown_available(const App *a, Shown s) { return tensor_info(s)->cycle > 0 && tensor_available(a->m, s); }
+
+/* The all-heads view shows only a head's own tensors. */
+static int shown_in_view(const App *a, Shown s) { return a->view != VIEW_HEADS || tensor_info(s)->scope == TS_HEAD; }
 
 /* Columns of the matrix shown: keys, or the widths of the other stages. */
-static int shown_cols(const App *a) {
-    const ModelConfig *c = &a->m->cfg;
-    switch (a->shown) {
-    case SHOW_OUTPUT: return c->d_v;
-    case SHOW_X:
-    case SHOW_PE:
-    case SHOW_Y: return c->d_model;
-    case SHOW_CONCAT: return c->heads * c->d_v;
-    default: return a->m->n_k;
-    }
-}
+static int shown_cols(const App *a) { return tensor_cols(a->m, a->shown); }
 
 /* The next stage shown by v: the all-heads view only cycles through the
  * stages of a head; stages that do not apply are skipped. */
 static void next_shown(App *a) {
-    for (int k = 1; k <= SHOW_COUNT; k++) {
-        Shown s = (Shown)((a->shown + k) % SHOW_COUNT);
-        if (a->view == VIEW_HEADS && s >= SHOW_X) continue;
+    int n = tensor_cycle_len(), at = tensor_info(a->shown)->cycle - 1;
+    for (int k = 1; k <= n; k++) {
+        Shown s = tensor_cycle_at((at + k) % n);
+        if (!shown_in_view(a, s)) continue;
         if (app_shown_available(a, s)) {
             a->shown = s;
             return;
@@ -98,7 +87,7 @@ static void next_shown(App *a) {
 
 static void clamp_cursor(App *a) {
     const Model *m = a->m;
-    if (!app_shown_available(a, a->shown) || (a->view == VIEW_HEADS && a->shown >= SHOW_X)) a->shown = SHOW_WEIGHTS;
+    if (!app_shown_available(a, a->shown) || !shown_in_view(a, a->shown)) a->shown = TENSOR_WEIGHTS;
     if (a->head >= m->cfg.heads) a->head = m->cfg.heads - 1;
     if (a->head < 0) a->head = 0;
     int rows = m->n_q, cols = shown_cols(a);
@@ -480,7 +469,7 @@ static int act_pipeline(App *a, const char *arg) {
 static int act_open(App *a, const char *arg) {
     (void)arg;
     if (a->view == VIEW_HEADS) a->view = VIEW_HEATMAP;
-    else if (a->view == VIEW_HEATMAP && a->m->n_q > 0 && a->shown <= SHOW_OUTPUT) {
+    else if (a->view == VIEW_HEATMAP && a->m->n_q > 0 && tensor_info(a->shown)->scope == TS_HEAD) {
         a->overlay = OVERLAY_CELL;
         a->doc_y = a->doc_x = 0;
     }
@@ -582,7 +571,7 @@ static int act_paint_mode(App *a, const char *arg) {
     a->painting = !a->painting;
     if (a->painting) {
         a->view = VIEW_HEATMAP;
-        a->shown = SHOW_WEIGHTS;
+        a->shown = TENSOR_WEIGHTS;
         clamp_cursor(a); /* from the output's d_v columns to the keys */
         if (c.mask != MASK_PAINTED) {
             c.mask = MASK_PAINTED;

@@ -13,6 +13,7 @@
 #include "lineedit.h"
 #include "model.h"
 #include "palette.h"
+#include "tensor.h"
 
 /* The smallest screen the interactive views are laid out for. */
 #define APP_MIN_W 80
@@ -20,20 +21,10 @@
 
 typedef enum { VIEW_HEATMAP, VIEW_HEADS, VIEW_PIPELINE, VIEW_GRAVITY, VIEW_KIND_COUNT } ViewKind;
 
-/* The stage the heatmap shows (v cycles). The first five belong to a head;
- * the others to the whole layer (not for a Q/K/V file; PE only when on). */
-typedef enum {
-    SHOW_WEIGHTS,
-    SHOW_SCORES,
-    SHOW_SCALED,
-    SHOW_MASKED,
-    SHOW_OUTPUT,
-    SHOW_X,
-    SHOW_PE,
-    SHOW_CONCAT,
-    SHOW_Y,
-    SHOW_COUNT
-} Shown;
+/* The tensor the heatmap shows: v cycles through the catalogue's cycle
+ * (tensor.h); the head's stages, or the whole layer's (not for a source
+ * without embeddings and weights; PE only when on). */
+typedef Tensor Shown;
 
 /* A full-screen page over the view: help, or the arithmetic of one cell. */
 typedef enum { OVERLAY_NONE, OVERLAY_HELP, OVERLAY_CELL } Overlay;

@@ -137,11 +137,11 @@ static void draw_inspector(const App *a, Canvas *cv, int y) {
     /* Labels padded to one width and indices to one width, so that moving
      * the cursor leaves the numbers where they are (only they change). */
     int lw = view_max_label_width(a, 16), iw = m->n_q > m->n_k ? digits(m->n_q) : digits(m->n_k);
-    if (a->shown >= SHOW_X && a->shown <= SHOW_PE) view_klabel(a, q, sizeof q, i, 16);
+    if (tensor_info(a->shown)->rows == SIDE_KEYS) view_klabel(a, q, sizeof q, i, 16);
     else view_qlabel(a, q, sizeof q, i, 16);
     size_t dm = (size_t)c->d_model;
     switch (a->shown) {
-    case SHOW_OUTPUT: {
+    case TENSOR_OUTPUT: {
         const HeadData *hd = &m->head[a->head];
         int dv = c->d_v;
         snprintf(l1, sizeof l1, "%s[%d], output column %d:  O[%d][%d] = %s_j A[%d][j] %s V[j][%d] = %.4f", q, i, j, i,
@@ -155,20 +155,20 @@ static void draw_inspector(const App *a, Canvas *cv, int y) {
         }
         break;
     }
-    case SHOW_X:
+    case TENSOR_X:
         snprintf(l1, sizeof l1, "%s[%d], dimension %d:  X = E + PE = %.4f + %.4f = %.4f", q, i, j, m->embed[i * dm + j],
                  m->pe[i * dm + j], m->x[i * dm + j]);
         snprintf(l2, sizeof l2, "E: the token's vector, N(0,1) keyed by the seed and the token's text (id %d)",
                  model_key_id(m, i));
         break;
-    case SHOW_PE: {
+    case TENSOR_PE: {
         int i2 = j & ~1;
         snprintf(l1, sizeof l1, "position %d, dimension %d:  PE = %s(%d / 10000^(%d/%d)) = %.4f", i, j,
                  j & 1 ? "cos" : "sin", i, i2, c->d_model, m->pe[i * dm + j]);
         snprintf(l2, sizeof l2, "even dimensions use sin, odd ones cos; each pair turns at its own wavelength");
         break;
     }
-    case SHOW_CONCAT: {
+    case TENSOR_CONCAT: {
         int h = j / c->d_v, col = j % c->d_v;
         snprintf(l1, sizeof l1, "%s[%d], column %d = head %d's output column %d:  %.4f", q, i, j, h + 1, col,
                  m->concat[(size_t)i * c->heads * c->d_v + j]);
@@ -176,7 +176,7 @@ static void draw_inspector(const App *a, Canvas *cv, int y) {
                  c->d_v, c->heads * c->d_v);
         break;
     }
-    case SHOW_Y:
+    case TENSOR_Y:
         snprintf(l1, sizeof l1, "%s[%d], dimension %d:  Y = %s_c concat[%d][c] %s W_O[c][%d] = %.4f", q, i, j, g->sigma,
                  i, g->times, j, m->y[(size_t)i * dm + j]);
         snprintf(l2, sizeof l2, "W_O (%d, %d) mixes what the heads found back into d_model = %d dimensions",

@@ -26,25 +26,30 @@ static const char *const about_pipeline[] = {
     "-> Q = XW_Q, K = XW_K, V = XW_V -> scores QK^T -> / sqrt(d_k) -> mask -> softmax A",
     "-> output O = AV, then the heads joined and projected by W_O. Each stage shows its",
     "shape (rows, cols). Tab changes the head; arrows and PgUp/PgDn scroll.", NULL};
-static const char *const about_stage[SHOW_COUNT][4] = {
-    {"weights A: the softmax of each row of masked scores; what the query takes from each key.", NULL},
-    {"raw scores S = Q K^T: the dot product of each query with each key, before scaling.",
+/* What each tensor of the catalogue's v cycle (tensor.h) shows, for the help. */
+static const char *const about_stage[TENSOR_COUNT][4] = {
+    [TENSOR_WEIGHTS] = {"weights A: the softmax of each row of masked scores; what the query takes from each key.", NULL},
+    [TENSOR_SCORES] = {"raw scores S = Q K^T: the dot product of each query with each key, before scaling.",
      "Its spread grows with d_k (variance d_k), which is why the next step divides.", NULL},
-    {"scaled scores S / sqrt(d_k): back to variance 1, so the softmax does not saturate.",
+    [TENSOR_SCALED] = {"scaled scores S / sqrt(d_k): back to variance 1, so the softmax does not saturate.",
      "Press s to switch scaling off and watch the rows turn one-hot (H falls).", NULL},
-    {"masked scores: -inf where the mask forbids a key, so that its weight is exactly 0.",
+    [TENSOR_MASKED] = {"masked scores: -inf where the mask forbids a key, so that its weight is exactly 0.",
      "causal: a token sees itself and the tokens before it, never the future.", NULL},
-    {"output O = A V: each query's mix of the value vectors, weighted by its row of A.",
+    [TENSOR_OUTPUT] = {"output O = A V: each query's mix of the value vectors, weighted by its row of A.",
      "Columns are the d_v dimensions of the values.", NULL},
-    {"X = E + PE: the token vectors the layer starts from. Without positional encoding a",
+    [TENSOR_X] = {"X = E + PE: the token vectors the layer starts from. Without positional encoding a",
      "repeated word has the same row, and so the same query: press p to tell them apart.", NULL},
-    {"PE: the sinusoidal positional encoding, sin on even and cos on odd dimensions, each",
+    [TENSOR_PE] = {"PE: the sinusoidal positional encoding, sin on even and cos on odd dimensions, each",
      "pair at its own wavelength; added to E so that positions differ.", NULL},
-    {"heads joined: the outputs of all heads side by side (h x d_v columns), head by head.", NULL},
-    {"Y = concat W_O: the layer's output, the joined heads mixed back to d_model.", NULL},
+    [TENSOR_CONCAT] = {"heads joined: the outputs of all heads side by side (h x d_v columns), head by head.", NULL},
+    [TENSOR_Y] = {"Y = concat W_O: the layer's output, the joined heads mixed back to d_model.", NULL},
 };
 
-static const char *const *stage_about(Shown s) { return about_stage[(unsigned)s < SHOW_COUNT ? s : 0]; }
+static const char *const *stage_about(Shown s) {
+    static const char *const none[1] = {NULL};
+    const char *const *l = about_stage[(unsigned)s < TENSOR_COUNT ? s : 0];
+    return l[0] ? l : none;
+}
 
 // ----------------------------------------------------------------------------
 // a scrolled window onto a document
@@ -529,7 +534,7 @@ static int draw_output_cell(const App *a, Canvas *doc) {
 static void cell_draw(App *a, Canvas *cv) {
     Canvas *doc = doc_canvas(a, cv->w, 40 + 3 * a->m->n_k + 12);
     if (!doc) return;
-    int h = a->shown == SHOW_OUTPUT ? draw_output_cell(a, doc) : draw_attention_cell(a, doc);
+    int h = a->shown == TENSOR_OUTPUT ? draw_output_cell(a, doc) : draw_attention_cell(a, doc);
     doc->h = h < doc->h ? (h > 0 ? h : 1) : doc->h;
     show_doc(a, cv, doc, 0, cv->h);
 }
@@ -538,7 +543,7 @@ static void cell_draw(App *a, Canvas *cv) {
 // help: the key table, then what each view and stage shows
 
 static void help_draw(App *a, Canvas *cv) {
-    int lines = 12 + keymap_count + 5 * VIEW_KIND_COUNT + 4 * SHOW_COUNT + 8;
+    int lines = 12 + keymap_count + 5 * VIEW_KIND_COUNT + 4 * tensor_cycle_len() + 8;
     Canvas *doc = doc_canvas(a, cv->w, lines);
     if (!doc) return;
     int y = 0;
@@ -570,9 +575,10 @@ static void help_draw(App *a, Canvas *cv) {
     }
     y++;
     cv_text(doc, y++, 0, "The stages (v)", doc->w, style_attr(ST_BOLD | ST_UNDERLINE));
-    for (int s = 0; s < SHOW_COUNT; s++) {
-        cv_text(doc, y++, 2, view_stage_name((Shown)s), doc->w - 2, style_attr(ST_BOLD));
-        for (const char *const *l = stage_about((Shown)s); *l; l++) cv_text(doc, y++, 4, *l, doc->w - 4, style_plain());
+    for (int k = 0; k < tensor_cycle_len(); k++) {
+        Shown s = tensor_cycle_at(k);
+        cv_text(doc, y++, 2, view_stage_name(s), doc->w - 2, style_attr(ST_BOLD));
+        for (const char *const *l = stage_about(s); *l; l++) cv_text(doc, y++, 4, *l, doc->w - 4, style_plain());
     }
     doc->h = y < lines ? y : lines;
     show_doc(a, cv, doc, 0, cv->h);
@@ -599,7 +605,7 @@ const View page_help = {
 
 static int cell_available(const App *a, const char **why) {
     if (why) *why = "the arithmetic is of a cell of weights, scores or output";
-    return a->m->n_q > 0 && a->shown <= SHOW_OUTPUT;
+    return a->m->n_q > 0 && tensor_info(a->shown)->scope == TS_HEAD;
 }
 
 static int cell_key(App *a, Action act) {

@@ -23,23 +23,23 @@ static const char *stage_title(const App *a, char *buf, size_t cap) {
     const ModelConfig *c = &m->cfg;
     FormulaOf f = formula_of(c, a->ascii);
     switch (a->shown) {
-    case SHOW_WEIGHTS: formula_text(buf, cap, FORMULA_TITLE, STAGE_WEIGHTS, &f); break;
-    case SHOW_SCORES: formula_text(buf, cap, FORMULA_TITLE, STAGE_SCORES, &f); break;
-    case SHOW_SCALED: formula_text(buf, cap, FORMULA_TITLE, STAGE_SCALED, &f); break;
-    case SHOW_MASKED: {
+    case TENSOR_WEIGHTS: formula_text(buf, cap, FORMULA_TITLE, STAGE_WEIGHTS, &f); break;
+    case TENSOR_SCORES: formula_text(buf, cap, FORMULA_TITLE, STAGE_SCORES, &f); break;
+    case TENSOR_SCALED: formula_text(buf, cap, FORMULA_TITLE, STAGE_SCALED, &f); break;
+    case TENSOR_MASKED: {
         char mk[32];
         model_mask_name(c, mk, sizeof mk);
         snprintf(buf, cap, "masked scores: S' with %s where mask=%s forbids", g->neg_inf, mk);
         break;
     }
-    case SHOW_OUTPUT: snprintf(buf, cap, "output O = A V  (%d, %d)", m->n_q, c->d_v); break;
-    case SHOW_X:
+    case TENSOR_OUTPUT: snprintf(buf, cap, "output O = A V  (%d, %d)", m->n_q, c->d_v); break;
+    case TENSOR_X:
         if (c->pos == POS_NONE)
             snprintf(buf, cap, "X = E: token embeddings, no positional encoding  (%d, %d)", m->n_k, c->d_model);
         else snprintf(buf, cap, "X = E + PE  (%d, %d)", m->n_k, c->d_model);
         break;
-    case SHOW_PE: snprintf(buf, cap, "PE: sinusoidal positional encoding  (%d, %d)", m->n_k, c->d_model); break;
-    case SHOW_CONCAT:
+    case TENSOR_PE: snprintf(buf, cap, "PE: sinusoidal positional encoding  (%d, %d)", m->n_k, c->d_model); break;
+    case TENSOR_CONCAT:
         snprintf(buf, cap, "concat(O_1 .. O_%d), heads marked  (%d, %d)", c->heads, m->n_q, c->heads * c->d_v);
         break;
     default: snprintf(buf, cap, "Y = concat W_O  (%d, %d)", m->n_q, c->d_model); break;
@@ -173,7 +173,7 @@ typedef struct {
 static void heads_geometry(const App *a, int W, int H, HeadsGeom *g) {
     const Model *m = a->m;
     int h = m->cfg.heads;
-    int ncols = a->shown == SHOW_OUTPUT ? m->cfg.d_v : m->n_k;
+    int ncols = a->shown == TENSOR_OUTPUT ? m->cfg.d_v : m->n_k;
     int cap = 8 < W / 8 ? 8 : W / 8;
     if (cap < 2) cap = 2;
     g->label_w = view_max_label_width(a, cap) + 1;
@@ -210,7 +210,7 @@ static void draw_heads(App *a, Canvas *cv) {
     int block_rows = (heads + g.per_row - 1) / g.per_row;
     /* Keep the chosen head's row of blocks in view. */
     a->head0 = scroll_to(a->head0, a->head / g.per_row, g.block_rows_vis, block_rows);
-    int cols = a->shown == SHOW_OUTPUT ? m->cfg.d_v : m->n_k;
+    int cols = a->shown == TENSOR_OUTPUT ? m->cfg.d_v : m->n_k;
     a->row0 = scroll_to(a->row0, a->ci, g.rows_vis, m->n_q);
     a->col0 = scroll_to(a->col0, a->cj, g.cols_vis, cols);
     char buf[64];
@@ -268,7 +268,8 @@ static void heatmap_title(const App *a, char *buf, size_t cap) {
 
 /* Y (and the joined heads, which are made with it) only when shown. */
 static Stage heatmap_needed_stage(const App *a) {
-    return a->shown == SHOW_CONCAT || a->shown == SHOW_Y ? STAGE_FINAL : STAGE_OUTPUT;
+    Stage s = tensor_info(a->shown)->stage;
+    return s > STAGE_OUTPUT ? s : STAGE_OUTPUT;
 }
 
 static int heatmap_natural_height(const App *a, int w) {

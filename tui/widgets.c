@@ -45,37 +45,23 @@ void view_matrix_of(ShownMat *sm, const float *v, int rows, int cols, int is_sig
 
 void view_matrix(const App *a, Shown s, int h, ShownMat *sm) {
     const Model *m = a->m;
-    const ModelConfig *c = &m->cfg;
-    const HeadData *hd = &m->head[h];
-    switch (s) {
-    case SHOW_WEIGHTS: view_matrix_of(sm, hd->weights, m->n_q, m->n_k, 0); break;
-    case SHOW_SCORES: view_matrix_of(sm, hd->scores, m->n_q, m->n_k, 1); break;
-    case SHOW_SCALED: view_matrix_of(sm, hd->scaled, m->n_q, m->n_k, 1); break;
-    case SHOW_MASKED: view_matrix_of(sm, hd->masked, m->n_q, m->n_k, 1); break;
-    case SHOW_OUTPUT: view_matrix_of(sm, hd->out, m->n_q, c->d_v, 1); break;
-    case SHOW_X: view_matrix_of(sm, m->x, m->n_k, c->d_model, 1); break;
-    case SHOW_PE: view_matrix_of(sm, m->pe, m->n_k, c->d_model, 1); break;
-    case SHOW_CONCAT:
-        view_matrix_of(sm, m->concat, m->n_q, c->heads * c->d_v, 1);
+    const TensorInfo *ti = tensor_info(s);
+    view_matrix_of(sm, tensor_data(m, s, m->layer, h), tensor_rows(m, s), tensor_cols(m, s),
+                   (ti->flags & TF_SIGNED) != 0);
+    if (ti->cols == SIDE_KEYS) sm->col_labels = LABELS_KEYS;
+    if (ti->cols == SIDE_HEADS_D_V) {
         sm->col_labels = LABELS_CONCAT;
-        sm->d_v = c->d_v;
-        break;
-    default: view_matrix_of(sm, m->y, m->n_q, c->d_model, 1); break;
+        sm->d_v = m->cfg.d_v;
     }
-    if (s <= SHOW_MASKED) sm->col_labels = LABELS_KEYS;
-    sm->can_mask = s == SHOW_WEIGHTS || s == SHOW_MASKED;
-    sm->row_stats = s <= SHOW_OUTPUT;
+    sm->can_mask = (ti->flags & TF_MASKABLE) != 0;
+    sm->row_stats = (ti->flags & TF_ROW_STATS) != 0;
 }
 
 int view_cell_masked(const App *a, const ShownMat *sm, int i, int j) {
     return sm->can_mask && !a->m->allowed[(size_t)i * a->m->n_k + j];
 }
 
-static const char *const stage_names[SHOW_COUNT] = {
-    "weights",    "raw scores",          "scaled scores", "masked scores", "output",
-    "X = E + PE", "positional encoding", "heads joined",  "layer output Y"};
-
-const char *view_stage_name(Shown s) { return (unsigned)s < SHOW_COUNT ? stage_names[s] : "?"; }
+const char *view_stage_name(Shown s) { return (unsigned)s < TENSOR_COUNT ? tensor_info(s)->shown : "?"; }
 
 // ----------------------------------------------------------------------------
 // text helpers
