@@ -40,6 +40,10 @@ const float *tensor_data(const Model *m, Tensor t, int layer, int head) {
     case TENSOR_E: return m->embed;
     case TENSOR_PE: return model_can(m, SRC_EMBED) ? m->pe : NULL; /* zeros when off */
     case TENSOR_X: return m->x;
+    case TENSOR_WQ: return hd->wq;
+    case TENSOR_WK: return hd->wk;
+    case TENSOR_WV: return hd->wv;
+    case TENSOR_WO: return m->wo;
     case TENSOR_Q: return hd->q;
     case TENSOR_K: return hd->k;
     case TENSOR_V: return hd->v;

@@ -49,6 +49,9 @@ enum {
     T(E,        "embed",      "",                    STAGE_EMBED,   TS_MODEL,  SIDE_KEYS,    SIDE_D_MODEL,   TF_SIGNED | TF_NEEDS_EMBED,                  0) \
     T(PE,       "pe",         "positional encoding", STAGE_EMBED,   TS_MODEL,  SIDE_KEYS,    SIDE_D_MODEL,   TF_SIGNED | TF_NEEDS_EMBED | TF_NEEDS_POS,   7) \
     T(X,        "embeddings", "X = E + PE",          STAGE_EMBED,   TS_MODEL,  SIDE_KEYS,    SIDE_D_MODEL,   TF_SIGNED | TF_NEEDS_EMBED | TF_DUMPED,      6) \
+    T(WQ,       "w_q",        "",                    STAGE_PROJECT, TS_HEAD,   SIDE_D_MODEL, SIDE_D_K,       TF_SIGNED | TF_NEEDS_WEIGHTS,                0) \
+    T(WK,       "w_k",        "",                    STAGE_PROJECT, TS_HEAD,   SIDE_D_MODEL, SIDE_D_K,       TF_SIGNED | TF_NEEDS_WEIGHTS,                0) \
+    T(WV,       "w_v",        "",                    STAGE_PROJECT, TS_HEAD,   SIDE_D_MODEL, SIDE_D_V,       TF_SIGNED | TF_NEEDS_WEIGHTS,                0) \
     T(Q,        "q",          "",                    STAGE_PROJECT, TS_HEAD,   SIDE_QUERIES, SIDE_D_K,       TF_SIGNED | TF_DUMPED,                       0) \
     T(K,        "k",          "",                    STAGE_PROJECT, TS_HEAD,   SIDE_KEYS,    SIDE_D_K,       TF_SIGNED | TF_DUMPED,                       0) \
     T(V,        "v",          "",                    STAGE_PROJECT, TS_HEAD,   SIDE_KEYS,    SIDE_D_V,       TF_SIGNED | TF_DUMPED,                       0) \
@@ -57,6 +60,7 @@ enum {
     T(MASKED,   "masked",     "masked scores",       STAGE_MASKED,  TS_HEAD,   SIDE_QUERIES, SIDE_KEYS,      TF_SIGNED | TF_MASKABLE | TF_DUMPED | TF_ROW_STATS, 4) \
     T(WEIGHTS,  "weights",    "weights",             STAGE_WEIGHTS, TS_HEAD,   SIDE_QUERIES, SIDE_KEYS,      TF_MASKABLE | TF_DUMPED | TF_ROW_STATS | TF_OWNS_STATS, 1) \
     T(OUTPUT,   "output",     "output",              STAGE_OUTPUT,  TS_HEAD,   SIDE_QUERIES, SIDE_D_V,       TF_SIGNED | TF_DUMPED | TF_ROW_STATS,        5) \
+    T(WO,       "w_o",        "",                    STAGE_FINAL,   TS_LAYER,  SIDE_HEADS_D_V, SIDE_D_MODEL, TF_SIGNED | TF_NEEDS_WEIGHTS,                0) \
     T(CONCAT,   "concat",     "heads joined",        STAGE_FINAL,   TS_LAYER,  SIDE_QUERIES, SIDE_HEADS_D_V, TF_SIGNED | TF_NEEDS_WEIGHTS,                8) \
     T(Y,        "output",     "layer output Y",      STAGE_FINAL,   TS_LAYER,  SIDE_QUERIES, SIDE_D_MODEL,   TF_SIGNED | TF_NEEDS_WEIGHTS | TF_DUMPED,    9)
 // clang-format on

@@ -123,16 +123,18 @@ typedef struct {
     int n, max;
 } BlockList;
 
-/* Appends the block of matrix v (rows, cols) with its title and labels; the
- * block, or NULL when the list is full. */
-static Block *block_add(BlockList *bl, const char *title, const float *v, int rows, int cols, int is_signed,
-                        RowLabels rl, ColLabels cl) {
+/* Appends the block of tensor t (tensor.h) of the head shown: its data,
+ * shape, ramp, labels and whether cells can be masked come from the
+ * catalogue, the title from the caller; the block, or NULL when full. */
+static Block *block_tensor(BlockList *bl, const App *a, Tensor t, const char *title) {
     if (bl->n >= bl->max) return NULL;
     Block *b = &bl->b[bl->n++];
-    view_matrix_of(&b->sm, v, rows, cols, is_signed);
-    snprintf(b->title, sizeof b->title, "%s  (%d, %d)", title, rows, cols);
-    b->rows = rl;
-    b->sm.col_labels = cl;
+    view_matrix(a, t, a->head, &b->sm);
+    b->sm.row_stats = 0; /* the pipeline has its own sums column */
+    snprintf(b->title, sizeof b->title, "%s  (%d, %d)", title, b->sm.rows, b->sm.cols);
+    TensorSide rows = tensor_info(t)->rows;
+    b->rows = rows == SIDE_QUERIES ? ROWS_QUERIES : rows == SIDE_KEYS ? ROWS_KEYS : ROWS_DIMS;
+    b->sums = (tensor_info(t)->flags & TF_OWNS_STATS) != 0;
     return b;
 }
 
@@ -140,59 +142,51 @@ static Block *block_add(BlockList *bl, const char *title, const float *v, int ro
 static void blocks_sentence(const App *a, BlockList *bl) {
     const Model *m = a->m;
     const ModelConfig *c = &m->cfg;
-    const HeadData *hd = &m->head[a->head];
     if (bl->n < bl->max) {
         Block *b = &bl->b[bl->n++];
         b->is_tokens = 1;
         snprintf(b->title, sizeof b->title, "tokens %s ids  (%d)", G(a)->arrow, m->n_k);
         b->sm.rows = m->n_k;
     }
-    block_add(bl, "E = embedding(ids)", m->embed, m->n_k, c->d_model, 1, ROWS_KEYS, LABELS_DIMS);
+    block_tensor(bl, a, TENSOR_E, "E = embedding(ids)");
     if (c->pos != POS_NONE) {
-        block_add(bl, "PE", m->pe, m->n_k, c->d_model, 1, ROWS_KEYS, LABELS_DIMS);
-        block_add(bl, "X = E + PE", m->x, m->n_k, c->d_model, 1, ROWS_KEYS, LABELS_DIMS);
+        block_tensor(bl, a, TENSOR_PE, "PE");
+        block_tensor(bl, a, TENSOR_X, "X = E + PE");
     }
-    block_add(bl, "W_Q", hd->wq, c->d_model, c->d_k, 1, ROWS_DIMS, LABELS_DIMS);
-    block_add(bl, "W_K", hd->wk, c->d_model, c->d_k, 1, ROWS_DIMS, LABELS_DIMS);
-    block_add(bl, "W_V", hd->wv, c->d_model, c->d_v, 1, ROWS_DIMS, LABELS_DIMS);
-    block_add(bl, "Q = X W_Q", hd->q, m->n_q, c->d_k, 1, ROWS_QUERIES, LABELS_DIMS);
-    block_add(bl, "K = X W_K", hd->k, m->n_k, c->d_k, 1, ROWS_KEYS, LABELS_DIMS);
-    block_add(bl, "V = X W_V", hd->v, m->n_k, c->d_v, 1, ROWS_KEYS, LABELS_DIMS);
+    block_tensor(bl, a, TENSOR_WQ, "W_Q");
+    block_tensor(bl, a, TENSOR_WK, "W_K");
+    block_tensor(bl, a, TENSOR_WV, "W_V");
+    block_tensor(bl, a, TENSOR_Q, "Q = X W_Q");
+    block_tensor(bl, a, TENSOR_K, "K = X W_K");
+    block_tensor(bl, a, TENSOR_V, "V = X W_V");
 }
 
 /* From a Q/K/V file: Q, K and V as they were read. */
 static void blocks_file(const App *a, BlockList *bl) {
-    const Model *m = a->m;
-    const ModelConfig *c = &m->cfg;
-    const HeadData *hd = &m->head[a->head];
-    block_add(bl, "Q", hd->q, m->n_q, c->d_k, 1, ROWS_QUERIES, LABELS_DIMS);
-    block_add(bl, "K", hd->k, m->n_k, c->d_k, 1, ROWS_KEYS, LABELS_DIMS);
-    block_add(bl, "V", hd->v, m->n_k, c->d_v, 1, ROWS_KEYS, LABELS_DIMS);
+    block_tensor(bl, a, TENSOR_Q, "Q");
+    block_tensor(bl, a, TENSOR_K, "K");
+    block_tensor(bl, a, TENSOR_V, "V");
 }
 
 /* The head's attention: S, S', the mask, A with its row sums, O. */
 static void blocks_attention(const App *a, BlockList *bl) {
     const Model *m = a->m;
     const ModelConfig *c = &m->cfg;
-    const HeadData *hd = &m->head[a->head];
     char t[96];
-    Block *b;
     /* The raw scores and their scaling, as the score kind computes them. */
     FormulaOf f = formula_of(c, a->ascii);
     formula_text(t, sizeof t, FORMULA_PIPELINE, STAGE_SCORES, &f);
-    block_add(bl, t, hd->scores, m->n_q, m->n_k, 1, ROWS_QUERIES, LABELS_KEYS);
+    block_tensor(bl, a, TENSOR_SCORES, t);
     formula_text(t, sizeof t, FORMULA_PIPELINE, STAGE_SCALED, &f);
-    block_add(bl, t, hd->scaled, m->n_q, m->n_k, 1, ROWS_QUERIES, LABELS_KEYS);
+    block_tensor(bl, a, TENSOR_SCALED, t);
     if (c->mask != MASK_NONE) {
         char mk[32];
         model_mask_name(c, mk, sizeof mk);
         snprintf(t, sizeof t, "M = mask(S'), %s", mk);
-        if ((b = block_add(bl, t, hd->masked, m->n_q, m->n_k, 1, ROWS_QUERIES, LABELS_KEYS))) b->sm.can_mask = 1;
+        block_tensor(bl, a, TENSOR_MASKED, t);
     }
-    b = block_add(bl, c->mask != MASK_NONE ? "A = softmax(M)" : "A = softmax(S')", hd->weights, m->n_q, m->n_k, 0,
-                  ROWS_QUERIES, LABELS_KEYS);
-    if (b) b->sm.can_mask = 1, b->sums = 1;
-    block_add(bl, "O = A V", hd->out, m->n_q, c->d_v, 1, ROWS_QUERIES, LABELS_DIMS);
+    block_tensor(bl, a, TENSOR_WEIGHTS, c->mask != MASK_NONE ? "A = softmax(M)" : "A = softmax(S')");
+    block_tensor(bl, a, TENSOR_OUTPUT, "O = A V");
 }
 
 /* The layer after the heads: their outputs joined, W_O, Y. */
@@ -201,10 +195,9 @@ static void blocks_layer(const App *a, BlockList *bl) {
     const ModelConfig *c = &m->cfg;
     char t[96];
     snprintf(t, sizeof t, "concat(O_1..O_%d)", c->heads);
-    Block *b = block_add(bl, t, m->concat, m->n_q, c->heads * c->d_v, 1, ROWS_QUERIES, LABELS_CONCAT);
-    if (b) b->sm.d_v = c->d_v;
-    block_add(bl, "W_O", m->wo, c->heads * c->d_v, c->d_model, 1, ROWS_DIMS, LABELS_DIMS);
-    block_add(bl, "Y = concat W_O", m->y, m->n_q, c->d_model, 1, ROWS_QUERIES, LABELS_DIMS);
+    block_tensor(bl, a, TENSOR_CONCAT, t);
+    block_tensor(bl, a, TENSOR_WO, "W_O");
+    block_tensor(bl, a, TENSOR_Y, "Y = concat W_O");
 }
 
 /* The stages of the chain for the chosen head, in order. */
