@@ -323,11 +323,67 @@ static void text_matrix(FILE *f, const Model *m, const char *title, const float 
     fputc('\n', f);
 }
 
+static void text_row_stats(FILE *f, const Model *m, const HeadData *hd);
+
+/* The text dump's title of tensor t, as the source texts write it; NULL when
+ * the text dump leaves it out (X without a positional encoding is E; the
+ * weights and the joined heads are in the other dumps and views). */
+static const char *text_title(const Model *m, Tensor t, char *buf, size_t cap) {
+    const ModelConfig *c = &m->cfg;
+    FormulaOf formula = formula_of(c, 1);
+    char mask[32];
+    switch (t) {
+    case TENSOR_E: return "embeddings E";
+    case TENSOR_PE: return "positional encoding PE";
+    case TENSOR_X: return c->pos != POS_NONE ? "X = E + PE" : NULL;
+    case TENSOR_Q: return "Q";
+    case TENSOR_K: return "K";
+    case TENSOR_V: return "V";
+    case TENSOR_SCORES: return formula_text(buf, cap, FORMULA_DUMP, STAGE_SCORES, &formula);
+    case TENSOR_SCALED: return formula_text(buf, cap, FORMULA_DUMP, STAGE_SCALED, &formula);
+    case TENSOR_MASKED:
+        model_mask_name(c, mask, sizeof mask);
+        snprintf(buf, cap, "masked (mask=%s, -inf = forbidden)", mask);
+        return buf;
+    case TENSOR_WEIGHTS: return "weights A = softmax(masked)";
+    case TENSOR_OUTPUT: return "output O = A V";
+    case TENSOR_Y: return "concat(heads) W_O = Y";
+    default: return NULL;
+    }
+}
+
+/* Each tensor of scope `scope` that m has and the text dump shows (of head h
+ * of layer l for the heads' own), with the row statistics after their
+ * owner. */
+static void text_tensors(FILE *f, const Model *m, TensorScope scope, int l, int h) {
+    char buf[96];
+    for (int t = 0; t < TENSOR_COUNT; t++) {
+        const TensorInfo *ti = tensor_info((Tensor)t);
+        const float *d = ti->scope == scope ? tensor_data(m, (Tensor)t, l, h) : NULL;
+        const char *title = d ? text_title(m, (Tensor)t, buf, sizeof buf) : NULL;
+        if (!title) continue;
+        text_matrix(f, m, title, d, tensor_rows(m, (Tensor)t), tensor_cols(m, (Tensor)t), ti->rows == SIDE_QUERIES);
+        if (ti->flags & TF_OWNS_STATS) text_row_stats(f, m, &model_layer_heads(m, l)[h]);
+    }
+}
+
+static void text_row_stats(FILE *f, const Model *m, const HeadData *hd) {
+    fprintf(f, "row sums, entropy (bits) and largest weight (%d)\n", m->n_q);
+    fprintf(f, "  %-10s %9s %9s %9s\n", "", "sum", "entropy", "max");
+    for (int i = 0; i < m->n_q; i++) {
+        fputs("  ", f);
+        size_t len;
+        const char *s = model_query_text(m, i, &len);
+        text_label(f, s, len, 10);
+        fprintf(f, " %9.4f %9.4f %9.4f\n", hd->row_sums[i], hd->entropy[i], hd->max_weight[i]);
+    }
+    double mean, max;
+    model_head_entropy(m, hd, &mean, &max);
+    fprintf(f, "  mean entropy %.4f bits of at most %.4f\n\n", mean, max);
+}
+
 static void export_text(FILE *f, const Model *m) {
     const ModelConfig *c = &m->cfg;
-    int text = model_can(m, SRC_EMBED);
-    char mask[32];
-    model_mask_name(c, mask, sizeof mask);
     char status[256];
     export_status_words(status, sizeof status, m, EXPORT_STATUS_DUMP);
     fprintf(f, "%s\n\n", status);
@@ -340,48 +396,14 @@ static void export_text(FILE *f, const Model *m) {
         fputc('\n', f);
     }
     fputc('\n', f);
-    if (text) {
-        text_matrix(f, m, "embeddings E", m->embed, m->n_k, c->d_model, 0);
-        if (c->pos != POS_NONE) {
-            text_matrix(f, m, "positional encoding PE", m->pe, m->n_k, c->d_model, 0);
-            text_matrix(f, m, "X = E + PE", m->x, m->n_k, c->d_model, 0);
-        }
-    }
-    char title[96];
-    FormulaOf formula = formula_of(c, 1);
+    text_tensors(f, m, TS_MODEL, 0, 0);
     for (int lh = 0; lh < c->layers * c->heads; lh++) {
         int l = lh / c->heads, h = lh % c->heads;
-        const HeadData *hd = &model_layer_heads(m, l)[h];
         if (c->layers > 1) fprintf(f, "== layer %d/%d, head %d/%d ==\n\n", l + 1, c->layers, h + 1, c->heads);
         else fprintf(f, "== head %d/%d ==\n\n", h + 1, c->heads);
-        text_matrix(f, m, "Q", hd->q, m->n_q, c->d_k, 1);
-        text_matrix(f, m, "K", hd->k, m->n_k, c->d_k, 0);
-        text_matrix(f, m, "V", hd->v, m->n_k, c->d_v, 0);
-        text_matrix(f, m, formula_text(title, sizeof title, FORMULA_DUMP, STAGE_SCORES, &formula), hd->scores, m->n_q,
-                    m->n_k, 1);
-        formula_text(title, sizeof title, FORMULA_DUMP, STAGE_SCALED, &formula);
-        text_matrix(f, m, title, hd->scaled, m->n_q, m->n_k, 1);
-        snprintf(title, sizeof title, "masked (mask=%s, -inf = forbidden)", mask);
-        text_matrix(f, m, title, hd->masked, m->n_q, m->n_k, 1);
-        text_matrix(f, m, "weights A = softmax(masked)", hd->weights, m->n_q, m->n_k, 1);
-        fprintf(f, "row sums, entropy (bits) and largest weight (%d)\n", m->n_q);
-        fprintf(f, "  %-10s %9s %9s %9s\n", "", "sum", "entropy", "max");
-        for (int i = 0; i < m->n_q; i++) {
-            fputs("  ", f);
-            size_t len;
-            const char *s = model_query_text(m, i, &len);
-            text_label(f, s, len, 10);
-            fprintf(f, " %9.4f %9.4f %9.4f\n", hd->row_sums[i], hd->entropy[i], hd->max_weight[i]);
-        }
-        double mean, max;
-        model_head_entropy(m, hd, &mean, &max);
-        fprintf(f, "  mean entropy %.4f bits of at most %.4f\n\n", mean, max);
-        text_matrix(f, m, "output O = A V", hd->out, m->n_q, c->d_v, 1);
+        text_tensors(f, m, TS_HEAD, l, h);
     }
-    if (model_can(m, SRC_WEIGHTS)) {
-        snprintf(title, sizeof title, "concat(heads) W_O = Y");
-        text_matrix(f, m, title, m->y, m->n_q, c->d_model, 1);
-    }
+    text_tensors(f, m, TS_LAYER, 0, 0);
 }
 
 int export_model(FILE *f, const Model *m, ExportFormat fmt) {

@@ -33,12 +33,12 @@ int tensor_available(const Model *m, Tensor t) {
 }
 
 const float *tensor_data(const Model *m, Tensor t, int layer, int head) {
-    if (!tensor_available(m, t) && t != TENSOR_PE) return NULL;
+    if (!tensor_available(m, t)) return NULL;
     if (layer < 0 || layer >= m->cfg.layers || head < 0 || head >= m->cfg.heads) return NULL;
     const HeadData *hd = &model_layer_heads(m, layer)[head];
     switch (t) {
     case TENSOR_E: return m->embed;
-    case TENSOR_PE: return model_can(m, SRC_EMBED) ? m->pe : NULL; /* zeros when off */
+    case TENSOR_PE: return m->pe;
     case TENSOR_X: return m->x;
     case TENSOR_WQ: return hd->wq;
     case TENSOR_WK: return hd->wk;
