@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "app.h"
+#include "gravity.h"
 #include "canvas.h"
 #include "keycode.h"
 #include "keymap.h"
@@ -236,7 +237,7 @@ static void test_golden_gravity(void **state) {
     app_init(&a, m, TIER_NONE, 0, 1, NULL);
     press(&a, ch('g'));
     assert_int_equal(a.view, VIEW_GRAVITY);
-    assert_false(a.gravity_all);
+    assert_false(gravity_all_heads(&a));
     char *s = render(&a, 80, 24);
     golden("gravity-80x24.txt", s);
     free(s);
@@ -245,7 +246,7 @@ static void test_golden_gravity(void **state) {
     free(s);
     press(&a, ch('g'));
     assert_int_equal(a.view, VIEW_GRAVITY);
-    assert_true(a.gravity_all);
+    assert_true(gravity_all_heads(&a));
     s = render(&a, 200, 50);
     golden("gravity-layer-200x50.txt", s);
     free(s);

@@ -14,6 +14,7 @@
 #include "keymap.h"
 #include "readfile.h"
 #include "utf8.h"
+#include "gravity.h"
 #include "view.h"
 
 void app_init(App *a, Model *m, ColorTier tier, int ascii, int dv_follows_dk, const char *pattern) {
@@ -32,9 +33,14 @@ void app_init(App *a, Model *m, ColorTier tier, int ascii, int dv_follows_dk, co
     a->ascii = ascii;
     a->dv_follows_dk = dv_follows_dk;
     a->pattern = pattern;
+    /* Each view's own data; a view whose data could not be made says so when drawn. */
+    for (int v = 0; v < VIEW_KIND_COUNT; v++)
+        if (view_table[v]->init) view_table[v]->init(a);
 }
 
 void app_free(App *a) {
+    for (int v = 0; v < VIEW_KIND_COUNT; v++)
+        if (view_table[v]->free) view_table[v]->free(a);
     cv_free(a->doc);
     a->doc = NULL;
     le_free(&a->edit);
@@ -592,7 +598,7 @@ static int act_paint_save(App *a, const char *arg) { return (void)arg, app_save_
 
 static int act_gravity(App *a, const char *arg) {
     (void)arg;
-    if (a->view == VIEW_GRAVITY) a->gravity_all = !a->gravity_all;
+    if (a->view == VIEW_GRAVITY) gravity_toggle_all(a);
     a->view = VIEW_GRAVITY;
     return 0;
 }

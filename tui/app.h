@@ -54,6 +54,7 @@ typedef struct {
     Overlay overlay;  /* help or cell arithmetic over the view */
     int doc_y, doc_x; /* scroll of the overlay or of the pipeline view */
     Canvas *doc;      /* owned: what the pages and the pipeline draw at full size, kept between frames */
+    void *view_data[VIEW_KIND_COUNT]; /* each view's own data (View.init makes it, View.free frees it) */
     int head;         /* head shown, 0-based */
     Shown shown;
     int ci, cj;     /* cursor: query row, key column (or d_v column in output) */
@@ -75,7 +76,6 @@ typedef struct {
     int paint_dirty;           /* painted since the last W (or the start): q asks first */
     int quit_asked;            /* the last key was a q that asked: q again quits */
     PaintUndo undo;            /* u: the last Space or C undone (u again: redone) */
-    int gravity_all;           /* gravity view: all heads (Y) instead of the head shown */
     int computing;             /* a recompute is under way: the status line says so */
     int enforce_min;           /* interactive: below APP_MIN_W x APP_MIN_H say so */
     int wake_ms;               /* > 0: app_tick after that many ms without input (0: wait for input) */

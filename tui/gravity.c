@@ -15,7 +15,7 @@
  * moved point, labels never overwrite labels, a label that finds no room is
  * skipped, and a word repeated at the same spot is labelled once).
  *
- * The principal axes of X are remembered between frames (pca_memo): moving
+ * The principal axes of X are remembered between frames (GravityData): moving
  * the cursor or changing the head does not recompute them. */
 #include "gravity.h"
 
@@ -75,25 +75,45 @@ int gravity_available(const App *a, const char **why) {
 /* The view is redrawn on every cursor key; X changes only with the sentence,
  * the seed, d_model or positions. So the last result is kept, keyed by the
  * shape and a hash of X's bytes (not by the model's address, which a new
- * model may reuse). Fixed storage: nothing to free. */
-static struct {
+ * model may reuse). It is the view's own data (View.init, in the App), with
+ * the choice of one head or all. */
+typedef struct {
+    int all_heads; /* g again: the whole layer's Y instead of one head's share */
     int valid, n, d;
     uint64_t hash;
     float mean[MODEL_MAX_DIM];
     float axes[2 * MODEL_MAX_DIM]; /* (2, d) */
     double var[2], total;
-} pca_memo;
+} GravityData;
 
-static int x_axes(const Model *m, AvError *err) {
+static GravityData *gdata(const App *a) { return a->view_data[VIEW_GRAVITY]; }
+
+static int gravity_init(App *a) { return (a->view_data[VIEW_GRAVITY] = calloc(1, sizeof(GravityData))) ? 0 : -1; }
+
+static void gravity_free(App *a) {
+    free(a->view_data[VIEW_GRAVITY]);
+    a->view_data[VIEW_GRAVITY] = NULL;
+}
+
+int gravity_all_heads(const App *a) { return gdata(a) && gdata(a)->all_heads; }
+
+void gravity_toggle_all(App *a) {
+    if (gdata(a)) gdata(a)->all_heads = !gdata(a)->all_heads;
+}
+
+static int x_axes(const App *a, AvError *err) {
+    const Model *m = a->m;
+    GravityData *g = gdata(a);
     int n = m->n_k, d = m->cfg.d_model;
+    if (!g) return av_error_nomem(err, "word gravity: out of memory");
     if (d < 1 || d > MODEL_MAX_DIM) return av_errorf(err, "word gravity: d_model %d out of range", d);
     uint64_t h = av_fnv1a(m->x, sizeof(float) * (size_t)n * d);
-    if (pca_memo.valid && pca_memo.n == n && pca_memo.d == d && pca_memo.hash == h) return 0;
-    pca_memo.valid = 0;
-    if (pca_top2(pca_memo.axes, pca_memo.var, m->x, n, d, err)) return -1;
-    pca_mean(pca_memo.mean, m->x, n, d);
-    pca_memo.total = pca_total_variance(m->x, pca_memo.mean, n, d);
-    pca_memo.n = n, pca_memo.d = d, pca_memo.hash = h, pca_memo.valid = 1;
+    if (g->valid && g->n == n && g->d == d && g->hash == h) return 0;
+    g->valid = 0;
+    if (pca_top2(g->axes, g->var, m->x, n, d, err)) return -1;
+    pca_mean(g->mean, m->x, n, d);
+    g->total = pca_total_variance(m->x, g->mean, n, d);
+    g->n = n, g->d = d, g->hash = h, g->valid = 1;
     return 0;
 }
 
@@ -135,21 +155,23 @@ static int moves(double *dp, const Model *m, int h, int all_heads, const float *
 
 /* px (n, 2) = X on the axes; pm (n, 2) = X + D on the axes. -1 when out of
  * memory. The axes must be current (x_axes). */
-static int points(float *px, double *pm, const Model *m, int head, int all_heads) {
+static int points(float *px, double *pm, const App *a, int head, int all_heads) {
+    const Model *m = a->m;
+    const GravityData *g = gdata(a);
     int n = m->n_q;
-    if (moves(pm, m, head, all_heads, pca_memo.axes)) return -1;
-    pca_project(px, m->x, pca_memo.mean, pca_memo.axes, n, m->cfg.d_model);
+    if (moves(pm, m, head, all_heads, g->axes)) return -1;
+    pca_project(px, m->x, g->mean, g->axes, n, m->cfg.d_model);
     for (int k = 0; k < 2 * n; k++) pm[k] += px[k];
     return 0;
 }
 
 int gravity_points(const App *a, int all_heads, float *out_x, float *out_moved) {
-    if (!gravity_available(a, NULL) || x_axes(a->m, NULL)) return -1;
+    if (!gravity_available(a, NULL) || x_axes(a, NULL)) return -1;
     const Model *m = a->m;
     int n = m->n_q;
     int head = a->head < 0 ? 0 : a->head >= m->cfg.heads ? m->cfg.heads - 1 : a->head;
     double *pm = malloc(sizeof(double) * 2 * (size_t)n);
-    if (!pm || points(out_x, pm, m, head, all_heads)) {
+    if (!pm || points(out_x, pm, a, head, all_heads)) {
         free(pm);
         return -1;
     }
@@ -159,9 +181,9 @@ int gravity_points(const App *a, int all_heads, float *out_x, float *out_moved) 
 }
 
 const float *gravity_axes(const App *a, double var[2]) {
-    if (!gravity_available(a, NULL) || x_axes(a->m, NULL)) return NULL;
-    if (var) var[0] = pca_memo.var[0], var[1] = pca_memo.var[1];
-    return pca_memo.axes;
+    if (!gravity_available(a, NULL) || x_axes(a, NULL)) return NULL;
+    if (var) var[0] = gdata(a)->var[0], var[1] = gdata(a)->var[1];
+    return gdata(a)->axes;
 }
 
 // ----------------------------------------------------------------------------
@@ -283,9 +305,10 @@ static void caption(const App *a, Canvas *cv, int y, int lines, int all_heads) {
     if (lines < 2) return;
 
     char buf[256], pcs[128];
-    if (pca_memo.total > 0)
-        snprintf(pcs, sizeof pcs, "axes PC1 %.0f%%, PC2 %.0f%% of X's variance", 100 * pca_memo.var[0] / pca_memo.total,
-                 100 * pca_memo.var[1] / pca_memo.total);
+    const GravityData *g = gdata(a);
+    if (g->total > 0)
+        snprintf(pcs, sizeof pcs, "axes PC1 %.0f%%, PC2 %.0f%% of X's variance", 100 * g->var[0] / g->total,
+                 100 * g->var[1] / g->total);
     else snprintf(pcs, sizeof pcs, "every token has the same X: no spread to show");
     int h = a->head + 1;
     if (all_heads) snprintf(buf, sizeof buf, "all %d heads: D = Y = concat W_O   %s", m->cfg.heads, pcs);
@@ -427,7 +450,7 @@ static const char *draw_plot(App *a, Canvas *cv, int y0, int ph, int all_heads, 
     f->dots = malloc(sizeof(int) * 4 * (size_t)n);
     f->grid = calloc(4, cells);
     f->labelled = malloc(sizeof(int) * cells);
-    if (!f->px || !f->pm || !f->dots || !f->grid || !f->labelled || points(f->px, f->pm, m, head, all_heads))
+    if (!f->px || !f->pm || !f->dots || !f->grid || !f->labelled || points(f->px, f->pm, a, head, all_heads))
         return "word gravity: out of memory";
     double lo[2], hi[2];
     if (point_bounds(lo, hi, f->px, f->pm, n)) return "word gravity: no finite point to draw";
@@ -464,7 +487,7 @@ void gravity_draw(App *a, Canvas *cv, int y0, int h, int all_heads) {
         return;
     }
     AvError err = {0};
-    if (x_axes(a->m, &err)) {
+    if (x_axes(a, &err)) {
         say(cv, y0, err.msg);
         return;
     }
@@ -484,15 +507,15 @@ void gravity_draw(App *a, Canvas *cv, int y0, int h, int all_heads) {
 
 static void gravity_title(const App *a, char *buf, size_t cap) {
     snprintf(buf, cap, "head %d/%d  word gravity: X and where %s moves it (g: %s, Tab: head)", a->head + 1,
-             a->m->cfg.heads, a->gravity_all ? "the whole layer" : "this head",
-             a->gravity_all ? "one head" : "all heads");
+             a->m->cfg.heads, gravity_all_heads(a) ? "the whole layer" : "this head",
+             gravity_all_heads(a) ? "one head" : "all heads");
 }
 
 /* Y only for all heads. */
-static Stage gravity_needed_stage(const App *a) { return a->gravity_all ? STAGE_FINAL : STAGE_OUTPUT; }
+static Stage gravity_needed_stage(const App *a) { return gravity_all_heads(a) ? STAGE_FINAL : STAGE_OUTPUT; }
 
 static void gravity_view_draw(App *a, Canvas *cv) {
-    gravity_draw(a, cv, TOP_LINES, cv->h - TOP_LINES - 2, a->gravity_all);
+    gravity_draw(a, cv, TOP_LINES, cv->h - TOP_LINES - 2, gravity_all_heads(a));
     chrome_draw_bottom(a, cv, NULL, cv->h - 2);
 }
 
@@ -509,5 +532,7 @@ const View view_gravity = {
     .title = gravity_title,
     .draw = gravity_view_draw,
     .natural_height = gravity_natural_height,
+    .init = gravity_init,
+    .free = gravity_free,
     .flags = VIEW_HEAD_STATS,
 };

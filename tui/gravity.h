@@ -37,4 +37,9 @@ int gravity_points(const App *a, int all_heads, float *out_x, float *out_moved);
  * until the next call of a gravity_* function. */
 const float *gravity_axes(const App *a, double var[2]);
 
+/* One head's share or the whole layer's Y (g again toggles): the view's own
+ * state. */
+int gravity_all_heads(const App *a);
+void gravity_toggle_all(App *a);
+
 #endif

@@ -38,7 +38,7 @@ typedef struct View {
      * otherwise app_key returns the value (1: redraw). NULL: passes all. */
     int (*key)(App *a, Action act);
     int (*natural_height)(const App *a, int w); /* rows to show all of it at width w (--once) */
-    int (*init)(App *a);                        /* per-view data; NULL: none */
+    int (*init)(App *a);                        /* makes its own data in a->view_data[its kind]; NULL: none */
     void (*free)(App *a);                       /* frees what init made; NULL: nothing */
     unsigned flags;                             /* VIEW_HEAD_STATS | VIEW_INSPECTOR | VIEW_ROW_STATS */
 } View;
