@@ -75,8 +75,8 @@
 #define MAX_KEYS    2000
 #define FRAME_EVERY 64  /* keys between frames when the input asks for none */
 #define PASTE_MAX   64  /* characters of one bracketed paste */
-#define MAX_FRAMES  8   /* frames asked for (0x1C, FRAME_EVERY) per input; later ones are skipped */
-#define GROW_LIMIT  3e5 /* model_cost: 2 heads, d_k 4, 6 tokens ~3e4; d_k 128 ~3e5; d_k 4096 ~1.5e7 */
+#define MAX_FRAMES  4   /* frames asked for (0x1C, FRAME_EVERY) per input; later ones are skipped */
+#define GROW_LIMIT  1e5 /* model_cost: 2 heads, d_k 4, 6 tokens ~3e4; d_k 32 ~1e5; d_k 128 ~3e5; d_k 4096 ~1.5e7 */
 #define WORK_BUDGET 2e7 /* about 0.04 s of recomputation */
 
 static const char SENTENCE[] = "the cat sat on the mat";
