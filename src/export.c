@@ -98,10 +98,11 @@ static void json_labels(FILE *f, const Model *m, int query) {
     fputc(']', f);
 }
 
-static void export_json(FILE *f, const Model *m) {
+/* The "config" object; text: the model is of a sentence (a Q/K/V file has
+ * no d_model, seed or tokenizer: null). */
+static void json_config(FILE *f, const Model *m, int text) {
     const ModelConfig *c = &m->cfg;
-    int text = m->source == SOURCE_TEXT;
-    fputs("{\n  \"version\": 1,\n  \"config\": {", f);
+    fputs("  \"config\": {", f);
     if (text) fprintf(f, "\"d_model\": %d, ", c->d_model);
     else fputs("\"d_model\": null, ", f);
     fprintf(f, "\"heads\": %d, \"d_k\": %d, \"d_v\": %d, ", c->heads, c->d_k, c->d_v);
@@ -123,6 +124,52 @@ static void export_json(FILE *f, const Model *m) {
         fputs("\"tokenizer\": null", f);
     }
     fprintf(f, ", \"source\": \"%s\"},\n", text ? "text" : "qkv");
+}
+
+/* One head's object: its Q, K, V, every stage, the row statistics, O. */
+static void json_head(FILE *f, const Model *m, int h) {
+    const ModelConfig *c = &m->cfg;
+    const HeadData *hd = &m->head[h];
+    fputs(h ? ",\n    {" : "\n    {", f);
+    fputs("\"q\": ", f);
+    json_matrix(f, hd->q, m->n_q, c->d_k, 0);
+    fputs(",\n     \"k\": ", f);
+    json_matrix(f, hd->k, m->n_k, c->d_k, 0);
+    fputs(",\n     \"v\": ", f);
+    json_matrix(f, hd->v, m->n_k, c->d_v, 0);
+    fputs(",\n     \"scores\": ", f);
+    json_matrix(f, hd->scores, m->n_q, m->n_k, 0);
+    fputs(",\n     \"scaled\": ", f);
+    json_matrix(f, hd->scaled, m->n_q, m->n_k, 0);
+    fputs(",\n     \"masked\": ", f);
+    json_matrix(f, hd->masked, m->n_q, m->n_k, 1);
+    fputs(",\n     \"weights\": ", f);
+    json_matrix(f, hd->weights, m->n_q, m->n_k, 0);
+    fputs(",\n     \"row_sums\": [", f);
+    for (int i = 0; i < m->n_q; i++) {
+        if (i) fputc(',', f);
+        json_number(f, hd->row_sums[i]);
+    }
+    fputs("],\n     \"entropy\": [", f);
+    for (int i = 0; i < m->n_q; i++) {
+        if (i) fputc(',', f);
+        json_number(f, hd->entropy[i]);
+    }
+    fputs("],\n     \"max_weight\": [", f);
+    for (int i = 0; i < m->n_q; i++) {
+        if (i) fputc(',', f);
+        json_number(f, hd->max_weight[i]);
+    }
+    fputs("],\n     \"output\": ", f);
+    json_matrix(f, hd->out, m->n_q, c->d_v, 0);
+    fputc('}', f);
+}
+
+static void export_json(FILE *f, const Model *m) {
+    const ModelConfig *c = &m->cfg;
+    int text = m->source == SOURCE_TEXT;
+    fputs("{\n  \"version\": 1,\n", f);
+    json_config(f, m, text);
     fputs("  \"entropy_unit\": \"bits\",\n", f);
     fputs("  \"tokens\": ", f);
     json_labels(f, m, 0);
@@ -140,42 +187,7 @@ static void export_json(FILE *f, const Model *m) {
         json_matrix(f, m->xq, m->n_q, c->d_model, 0);
     }
     fputs(",\n  \"heads\": [", f);
-    for (int h = 0; h < c->heads; h++) {
-        const HeadData *hd = &m->head[h];
-        fputs(h ? ",\n    {" : "\n    {", f);
-        fputs("\"q\": ", f);
-        json_matrix(f, hd->q, m->n_q, c->d_k, 0);
-        fputs(",\n     \"k\": ", f);
-        json_matrix(f, hd->k, m->n_k, c->d_k, 0);
-        fputs(",\n     \"v\": ", f);
-        json_matrix(f, hd->v, m->n_k, c->d_v, 0);
-        fputs(",\n     \"scores\": ", f);
-        json_matrix(f, hd->scores, m->n_q, m->n_k, 0);
-        fputs(",\n     \"scaled\": ", f);
-        json_matrix(f, hd->scaled, m->n_q, m->n_k, 0);
-        fputs(",\n     \"masked\": ", f);
-        json_matrix(f, hd->masked, m->n_q, m->n_k, 1);
-        fputs(",\n     \"weights\": ", f);
-        json_matrix(f, hd->weights, m->n_q, m->n_k, 0);
-        fputs(",\n     \"row_sums\": [", f);
-        for (int i = 0; i < m->n_q; i++) {
-            if (i) fputc(',', f);
-            json_number(f, hd->row_sums[i]);
-        }
-        fputs("],\n     \"entropy\": [", f);
-        for (int i = 0; i < m->n_q; i++) {
-            if (i) fputc(',', f);
-            json_number(f, hd->entropy[i]);
-        }
-        fputs("],\n     \"max_weight\": [", f);
-        for (int i = 0; i < m->n_q; i++) {
-            if (i) fputc(',', f);
-            json_number(f, hd->max_weight[i]);
-        }
-        fputs("],\n     \"output\": ", f);
-        json_matrix(f, hd->out, m->n_q, c->d_v, 0);
-        fputc('}', f);
-    }
+    for (int h = 0; h < c->heads; h++) json_head(f, m, h);
     fputs("\n  ],\n  \"output\": ", f);
     if (text) json_matrix(f, m->y, m->n_q, c->d_model, 0);
     else fputs("null", f);
