@@ -157,10 +157,13 @@ static void json_whole(FILE *f, const Model *m, TensorScope scope) {
     }
 }
 
-static void export_json(FILE *f, const Model *m) {
+/* The "config" object: what the source has not (d_model without
+ * embeddings, a seed without seeded weights, a tokenizer without a sentence)
+ * is null. */
+static void json_config(FILE *f, const Model *m) {
     const ModelConfig *c = &m->cfg;
     int text = model_can(m, SRC_TEXT), embed = model_can(m, SRC_EMBED), seeded = model_can(m, SRC_SEEDED);
-    fputs("{\n  \"version\": 1,\n  \"config\": {", f);
+    fputs("  \"config\": {", f);
     if (embed) fprintf(f, "\"d_model\": %d, ", c->d_model);
     else fputs("\"d_model\": null, ", f);
     fprintf(f, "\"heads\": %d, \"d_k\": %d, \"d_v\": %d, ", c->heads, c->d_k, c->d_v);
@@ -183,6 +186,13 @@ static void export_json(FILE *f, const Model *m) {
         fputs("\"tokenizer\": null", f);
     }
     fprintf(f, ", \"source\": \"%s\"},\n", m->src->name);
+}
+
+static void export_json(FILE *f, const Model *m) {
+    const ModelConfig *c = &m->cfg;
+    int text = model_can(m, SRC_TEXT), embed = model_can(m, SRC_EMBED);
+    fputs("{\n  \"version\": 1,\n", f);
+    json_config(f, m);
     fputs("  \"entropy_unit\": \"bits\",\n", f);
     fputs("  \"tokens\": ", f);
     json_labels(f, m, 0);

@@ -126,100 +126,123 @@ static void pad_to(char *buf, size_t cap, int cols) {
     buf[len] = '\0';
 }
 
-/* The inspector: the arithmetic of the cell under the cursor, in two lines. */
-static void draw_inspector(const App *a, Canvas *cv, int y) {
+/* The inspector's two lines; l2 may stay empty. */
+typedef struct {
+    char l1[512], l2[512];
+} InspectLines;
+
+/* Output column j of query i (labelled q): the row's weights times V. */
+static void inspect_output(const App *a, const char *q, int i, int j, InspectLines *L) {
+    const Model *m = a->m;
+    const Glyphs *g = G(a);
+    const HeadData *hd = &m->head[a->head];
+    int dv = m->cfg.d_v;
+    snprintf(L->l1, sizeof L->l1, "%s[%d], output column %d:  O[%d][%d] = %s_j A[%d][j] %s V[j][%d] = %.4f", q, i, j, i,
+             j, g->sigma, i, g->times, j, hd->out[(size_t)i * dv + j]);
+    int n = snprintf(L->l2, sizeof L->l2, "=");
+    for (int t = 0; t < m->n_k && n < (int)sizeof L->l2 - 40; t++) {
+        float w = hd->weights[(size_t)i * m->n_k + t];
+        if (!m->allowed[(size_t)i * m->n_k + t]) continue;
+        n += snprintf(L->l2 + n, sizeof L->l2 - (size_t)n, "%s %.2f%s%.2f", n > 1 ? " +" : "", w, g->times,
+                      hd->v[(size_t)t * dv + j]);
+    }
+}
+
+/* Cell (i, j) of a stage of the whole layer: X, PE, the joined heads, Y. */
+static void inspect_layer(const App *a, const char *q, int i, int j, InspectLines *L) {
     const Model *m = a->m;
     const ModelConfig *c = &m->cfg;
     const Glyphs *g = G(a);
-    if (m->n_q == 0) return;
-    int i = a->ci, j = a->cj;
-    char q[96], k[96], l1[512], l2[512] = "";
-    /* Labels padded to one width and indices to one width, so that moving
-     * the cursor leaves the numbers where they are (only they change). */
-    int lw = view_max_label_width(a, 16), iw = m->n_q > m->n_k ? digits(m->n_q) : digits(m->n_k);
-    if (tensor_info(a->shown)->rows == SIDE_KEYS) view_klabel(a, q, sizeof q, i, 16);
-    else view_qlabel(a, q, sizeof q, i, 16);
     size_t dm = (size_t)c->d_model;
     switch (a->shown) {
-    case TENSOR_OUTPUT: {
-        const HeadData *hd = &m->head[a->head];
-        int dv = c->d_v;
-        snprintf(l1, sizeof l1, "%s[%d], output column %d:  O[%d][%d] = %s_j A[%d][j] %s V[j][%d] = %.4f", q, i, j, i,
-                 j, g->sigma, i, g->times, j, hd->out[(size_t)i * dv + j]);
-        int n = snprintf(l2, sizeof l2, "=");
-        for (int t = 0; t < m->n_k && n < (int)sizeof l2 - 40; t++) {
-            float w = hd->weights[(size_t)i * m->n_k + t];
-            if (!m->allowed[(size_t)i * m->n_k + t]) continue;
-            n += snprintf(l2 + n, sizeof l2 - (size_t)n, "%s %.2f%s%.2f", n > 1 ? " +" : "", w, g->times,
-                          hd->v[(size_t)t * dv + j]);
-        }
-        break;
-    }
     case TENSOR_X:
-        snprintf(l1, sizeof l1, "%s[%d], dimension %d:  X = E + PE = %.4f + %.4f = %.4f", q, i, j, m->embed[i * dm + j],
-                 m->pe[i * dm + j], m->x[i * dm + j]);
-        snprintf(l2, sizeof l2, "E: the token's vector, N(0,1) keyed by the seed and the token's text (id %d)",
+        snprintf(L->l1, sizeof L->l1, "%s[%d], dimension %d:  X = E + PE = %.4f + %.4f = %.4f", q, i, j,
+                 m->embed[i * dm + j], m->pe[i * dm + j], m->x[i * dm + j]);
+        snprintf(L->l2, sizeof L->l2, "E: the token's vector, N(0,1) keyed by the seed and the token's text (id %d)",
                  model_key_id(m, i));
         break;
     case TENSOR_PE: {
         int i2 = j & ~1;
-        snprintf(l1, sizeof l1, "position %d, dimension %d:  PE = %s(%d / 10000^(%d/%d)) = %.4f", i, j,
+        snprintf(L->l1, sizeof L->l1, "position %d, dimension %d:  PE = %s(%d / 10000^(%d/%d)) = %.4f", i, j,
                  j & 1 ? "cos" : "sin", i, i2, c->d_model, m->pe[i * dm + j]);
-        snprintf(l2, sizeof l2, "even dimensions use sin, odd ones cos; each pair turns at its own wavelength");
+        snprintf(L->l2, sizeof L->l2, "even dimensions use sin, odd ones cos; each pair turns at its own wavelength");
         break;
     }
     case TENSOR_CONCAT: {
         int h = j / c->d_v, col = j % c->d_v;
-        snprintf(l1, sizeof l1, "%s[%d], column %d = head %d's output column %d:  %.4f", q, i, j, h + 1, col,
+        snprintf(L->l1, sizeof L->l1, "%s[%d], column %d = head %d's output column %d:  %.4f", q, i, j, h + 1, col,
                  m->concat[(size_t)i * c->heads * c->d_v + j]);
-        snprintf(l2, sizeof l2, "the heads' outputs O_1 .. O_%d side by side: %d x %d = %d columns", c->heads, c->heads,
-                 c->d_v, c->heads * c->d_v);
+        snprintf(L->l2, sizeof L->l2, "the heads' outputs O_1 .. O_%d side by side: %d x %d = %d columns", c->heads,
+                 c->heads, c->d_v, c->heads * c->d_v);
         break;
     }
-    case TENSOR_Y:
-        snprintf(l1, sizeof l1, "%s[%d], dimension %d:  Y = %s_c concat[%d][c] %s W_O[c][%d] = %.4f", q, i, j, g->sigma,
-                 i, g->times, j, m->y[(size_t)i * dm + j]);
-        snprintf(l2, sizeof l2, "W_O (%d, %d) mixes what the heads found back into d_model = %d dimensions",
+    default: /* TENSOR_Y */
+        snprintf(L->l1, sizeof L->l1, "%s[%d], dimension %d:  Y = %s_c concat[%d][c] %s W_O[c][%d] = %.4f", q, i, j,
+                 g->sigma, i, g->times, j, m->y[(size_t)i * dm + j]);
+        snprintf(L->l2, sizeof L->l2, "W_O (%d, %d) mixes what the heads found back into d_model = %d dimensions",
                  c->heads * c->d_v, c->d_model, c->d_model);
         break;
-    default: {
-        view_klabel(a, k, sizeof k, j, 16);
-        CellDetail d;
-        model_cell_detail(m, a->head, i, j, &d);
-        /* The raw score and its scaling, as the score kind computes them. */
-        FormulaOf f = formula_of(c, a->ascii);
-        char div[64], raw[96], text[64];
-        snprintf(raw, sizeof raw, "%s = %.4f", formula_text(text, sizeof text, FORMULA_INSPECTOR, STAGE_SCORES, &f),
-                 d.raw);
-        snprintf(div, sizeof div, "%s = %.4f", formula_text(text, sizeof text, FORMULA_INSPECTOR, STAGE_SCALED, &f),
-                 d.scaled);
-        const char *why = "allowed";
-        char whybuf[64];
-        if (!d.allowed) {
-            if (c->mask == MASK_CAUSAL || c->mask == MASK_WINDOW || c->mask == MASK_PREFIX)
-                snprintf(whybuf, sizeof whybuf, "masked: key %d hidden from query %d", j, i);
-            else if (c->mask == MASK_PADDING) snprintf(whybuf, sizeof whybuf, "masked: a <pad> key");
-            else snprintf(whybuf, sizeof whybuf, "masked (painted)");
-            why = whybuf;
-        }
-        char who[256];
-        snprintf(who, sizeof who, "%s[%d] %s %s[%d]", q, i, g->arrow, k, j);
-        pad_to(who, sizeof who, 2 * (lw + iw + 2) + 3);
-        snprintf(l1, sizeof l1, "%s  %s   %s", who, raw, div);
-        if (d.allowed)
-            snprintf(l2, sizeof l2, "allowed   exp(%.4f %s max %.4f) = %.4f   %s %s %.4f   = weight %.4f", d.scaled,
-                     g->minus, d.row_max, d.exp, g->div, g->sigma, d.denom, d.weight);
-        else if (d.row_allowed == 0)
-            snprintf(l2, sizeof l2, "%s   score %s, every key of this row is masked: all weights 0, row sum 0", why,
-                     g->neg_inf);
-        else
-            snprintf(l2, sizeof l2, "%s   score %s %s exp 0 %s weight 0 (this key is hidden from this query)", why,
-                     g->neg_inf, g->arrow, g->arrow);
-        break;
     }
-    }
-    cv_text(cv, y, 0, l1, cv->w, style_plain());
-    cv_text(cv, y + 1, 0, l2, cv->w, style_plain());
+}
+
+/* Why the mask hides key j from query i, in buf. */
+static void mask_reason(const ModelConfig *c, int i, int j, char *buf, size_t cap) {
+    if (c->mask == MASK_CAUSAL || c->mask == MASK_WINDOW || c->mask == MASK_PREFIX)
+        snprintf(buf, cap, "masked: key %d hidden from query %d", j, i);
+    else if (c->mask == MASK_PADDING) snprintf(buf, cap, "masked: a <pad> key");
+    else snprintf(buf, cap, "masked (painted)");
+}
+
+/* Cell (i, j) of a score or weight stage: the raw score and its scaling,
+ * then the mask and the softmax. */
+static void inspect_score(const App *a, const char *q, int i, int j, InspectLines *L) {
+    const Model *m = a->m;
+    const ModelConfig *c = &m->cfg;
+    const Glyphs *g = G(a);
+    char k[96];
+    /* Labels padded to one width and indices to one width, so that moving
+     * the cursor leaves the numbers where they are (only they change). */
+    int lw = view_max_label_width(a, 16), iw = m->n_q > m->n_k ? digits(m->n_q) : digits(m->n_k);
+    view_klabel(a, k, sizeof k, j, 16);
+    CellDetail d;
+    model_cell_detail(m, a->head, i, j, &d);
+    /* The raw score and its scaling, as the score kind computes them. */
+    FormulaOf f = formula_of(c, a->ascii);
+    char div[64], raw[96], text[64];
+    snprintf(raw, sizeof raw, "%s = %.4f", formula_text(text, sizeof text, FORMULA_INSPECTOR, STAGE_SCORES, &f), d.raw);
+    snprintf(div, sizeof div, "%s = %.4f", formula_text(text, sizeof text, FORMULA_INSPECTOR, STAGE_SCALED, &f),
+             d.scaled);
+    char why[64] = "allowed";
+    if (!d.allowed) mask_reason(c, i, j, why, sizeof why);
+    char who[256];
+    snprintf(who, sizeof who, "%s[%d] %s %s[%d]", q, i, g->arrow, k, j);
+    pad_to(who, sizeof who, 2 * (lw + iw + 2) + 3);
+    snprintf(L->l1, sizeof L->l1, "%s  %s   %s", who, raw, div);
+    if (d.allowed)
+        snprintf(L->l2, sizeof L->l2, "allowed   exp(%.4f %s max %.4f) = %.4f   %s %s %.4f   = weight %.4f", d.scaled,
+                 g->minus, d.row_max, d.exp, g->div, g->sigma, d.denom, d.weight);
+    else if (d.row_allowed == 0)
+        snprintf(L->l2, sizeof L->l2, "%s   score %s, every key of this row is masked: all weights 0, row sum 0", why,
+                 g->neg_inf);
+    else
+        snprintf(L->l2, sizeof L->l2, "%s   score %s %s exp 0 %s weight 0 (this key is hidden from this query)", why,
+                 g->neg_inf, g->arrow, g->arrow);
+}
+
+/* The inspector: the arithmetic of the cell under the cursor, in two lines. */
+static void draw_inspector(const App *a, Canvas *cv, int y) {
+    if (a->m->n_q == 0) return;
+    int i = a->ci, j = a->cj;
+    char q[96];
+    InspectLines L = {"", ""};
+    const TensorInfo *ti = tensor_info(a->shown);
+    if (ti->rows == SIDE_KEYS) view_klabel(a, q, sizeof q, i, 16);
+    else view_qlabel(a, q, sizeof q, i, 16);
+    if (a->shown == TENSOR_OUTPUT) inspect_output(a, q, i, j, &L);
+    else if (ti->scope != TS_HEAD) inspect_layer(a, q, i, j, &L);
+    else inspect_score(a, q, i, j, &L);
+    cv_text(cv, y, 0, L.l1, cv->w, style_plain());
+    cv_text(cv, y + 1, 0, L.l2, cv->w, style_plain());
 }
 
 static void draw_hints(const App *a, Canvas *cv, int y) {

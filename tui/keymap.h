@@ -1,6 +1,7 @@
 /* keymap.h - the ONE table of keys: each binding's keys, action (with its
- * argument; app.c names each action and runs it) and help text. The help screen and the key-hint line are generated
- * from it, so they cannot drift apart from what the keys do. */
+ * argument; actions.c names each action, app.c runs it) and help text. The
+ * help screen and the key-hint line are generated from it, so they cannot
+ * drift apart from what the keys do. */
 #ifndef ATTNVIZ_KEYMAP_H
 #define ATTNVIZ_KEYMAP_H
 

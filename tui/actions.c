@@ -1,0 +1,469 @@
+/* actions.c - what each key does: one small act_* function per action, and
+ * the table that names them (app_run, keymap.c's keys). Each returns 0, or
+ * -1 for a bad argument (the message says why); they run after the message
+ * is cleared, change the configuration through cheap setters and leave the
+ * recompute to app_update. */
+#include <stdio.h>
+#include <string.h>
+
+#include "app_internal.h"
+#include "cli.h"
+#include "formula.h"
+#include "gravity.h"
+
+// ----------------------------------------------------------------------------
+// what the actions share
+
+/* The next stage shown by v: the all-heads view only cycles through the
+ * stages of a head; stages that do not apply are skipped. */
+static void next_shown(App *a) {
+    int n = tensor_cycle_len(), at = tensor_info(a->shown)->cycle - 1;
+    for (int k = 1; k <= n; k++) {
+        Shown s = tensor_cycle_at((at + k) % n);
+        if (!app_shown_in_view(a, s)) continue;
+        if (app_shown_available(a, s)) {
+            a->shown = s;
+            return;
+        }
+    }
+}
+
+static void next_tokenizer(App *a) {
+    TokPreset now = tok_preset(a->m->tokenizer), next;
+    switch (now) {
+    case TOK_WORDS: next = TOK_GPT2; break;
+    case TOK_GPT2: next = TOK_CHARS; break;
+    case TOK_CHARS: next = a->pattern ? TOK_CUSTOM : TOK_WORDS; break;
+    default: next = TOK_WORDS; break;
+    }
+    AvError err = {0};
+    if (model_set_tokenizer(a->m, next, next == TOK_CUSTOM ? a->pattern : NULL, &err)) {
+        app_say(a, 1, "%s", err.msg);
+        return;
+    }
+    app_clamp_cursor(a);
+    app_say(a, 0, "tokenizer %s: %d tokens", tok_preset_name(next), a->m->n_q);
+}
+
+// ----------------------------------------------------------------------------
+// the actions: one small function each, named in the table below
+
+static int act_quit(App *a, const char *arg) {
+    (void)arg;
+    if (a->paint_dirty && !a->quit_asked) {
+        a->quit_asked = 1;
+        if (a->mask_file && strcmp(a->mask_file, "-") != 0)
+            app_say(a, 1, "the painted mask is not saved: W (in mask-edit, M) writes %s; q again quits", a->mask_file);
+        else app_say(a, 1, "the painted mask is not saved (no --mask-file to write it to); q again quits");
+        return 0;
+    }
+    a->quit_asked = 0;
+    a->quit = 1;
+    return 0;
+}
+
+static int act_help(App *a, const char *arg) {
+    (void)arg;
+    a->overlay = OVERLAY_HELP;
+    a->doc_y = a->doc_x = 0;
+    return 0;
+}
+
+static int act_escape(App *a, const char *arg) {
+    (void)arg;
+    if (a->view != VIEW_HEATMAP) a->view = VIEW_HEATMAP;
+    return 0;
+}
+
+/* A page of the map: its visible rows (10 before the first frame). */
+static int map_page(const App *a) { return a->layout.valid && a->layout.rows > 1 ? a->layout.rows - 1 : 10; }
+
+static int act_up(App *a, const char *arg) { return (void)arg, app_move_cursor(a, -1, 0), 0; }
+static int act_down(App *a, const char *arg) { return (void)arg, app_move_cursor(a, 1, 0), 0; }
+static int act_left(App *a, const char *arg) { return (void)arg, app_move_cursor(a, 0, -1), 0; }
+static int act_right(App *a, const char *arg) { return (void)arg, app_move_cursor(a, 0, 1), 0; }
+static int act_page_up(App *a, const char *arg) { return (void)arg, app_move_cursor(a, -map_page(a), 0), 0; }
+static int act_page_down(App *a, const char *arg) { return (void)arg, app_move_cursor(a, map_page(a), 0), 0; }
+
+static int act_home(App *a, const char *arg) {
+    (void)arg;
+    a->ci = a->cj = 0;
+    return 0;
+}
+
+static int act_end(App *a, const char *arg) {
+    (void)arg;
+    a->ci = a->m->n_q - 1, a->cj = app_shown_cols(a) - 1;
+    app_clamp_cursor(a);
+    return 0;
+}
+
+static int act_next_head(App *a, const char *arg) {
+    (void)arg;
+    a->head = (a->head + 1) % a->m->cfg.heads;
+    return 0;
+}
+
+static int act_prev_head(App *a, const char *arg) {
+    (void)arg;
+    int heads = a->m->cfg.heads;
+    a->head = (a->head + heads - 1) % heads;
+    return 0;
+}
+
+/* head N: 1-based, as the keys 1-9. */
+static int act_head(App *a, const char *arg) {
+    int heads = a->m->cfg.heads;
+    AvError err = {0};
+    long h;
+    if (!arg || cli_parse_int(arg, 1, MODEL_MAX_HEADS, "head", &h, &err)) {
+        app_say(a, 1, "head: expected a number 1..%d", heads);
+        return -1;
+    }
+    if (h > heads) {
+        app_say(a, 1, "there %s only %d head%s", heads == 1 ? "is" : "are", heads, heads == 1 ? "" : "s");
+        return -1;
+    }
+    a->head = (int)h - 1;
+    return 0;
+}
+
+static int act_all_heads(App *a, const char *arg) {
+    (void)arg;
+    a->view = a->view == VIEW_HEADS ? VIEW_HEATMAP : VIEW_HEADS;
+    app_clamp_cursor(a);
+    return 0;
+}
+
+static int act_pipeline(App *a, const char *arg) {
+    (void)arg;
+    a->view = a->view == VIEW_PIPELINE ? VIEW_HEATMAP : VIEW_PIPELINE;
+    a->doc_y = a->doc_x = 0;
+    return 0;
+}
+
+static int act_open(App *a, const char *arg) {
+    (void)arg;
+    if (a->view == VIEW_HEADS) a->view = VIEW_HEATMAP;
+    else if (a->view == VIEW_HEATMAP && a->m->n_q > 0 && tensor_info(a->shown)->scope == TS_HEAD) {
+        a->overlay = OVERLAY_CELL;
+        a->doc_y = a->doc_x = 0;
+    }
+    return 0;
+}
+
+static int act_mask(App *a, const char *arg) {
+    (void)arg;
+    const Model *m = a->m;
+    ModelConfig c = m->cfg;
+    c.mask = (MaskKind)((c.mask + 1) % MASK_KIND_COUNT);
+    char mk[32], done[128];
+    model_mask_name(&c, mk, sizeof mk);
+    const char *note = "";
+    if (!mask_applies(c.mask, m->q_target != m->k_target))
+        note = " (does not apply to cross-attention: all keys visible)";
+    else if (c.mask == MASK_PADDING && m->n_pad == 0) note = " (no <pad> tokens: start with --pad N)";
+    else if (c.mask == MASK_WINDOW || c.mask == MASK_PREFIX) note = " ([ and ] change it)";
+    else if (c.mask == MASK_PAINTED) note = " (M to paint it)";
+    snprintf(done, sizeof done, "mask=%s%s", mk, note);
+    app_reconfigure(a, &c, done);
+    return 0;
+}
+
+static int mask_param(App *a, int d) {
+    ModelConfig c = a->m->cfg;
+    if (c.mask == MASK_WINDOW) c.window += d;
+    else if (c.mask == MASK_PREFIX) c.prefix += d;
+    else {
+        app_say(a, 1, "[ and ] change the window or prefix mask (m chooses the mask)");
+        return 0;
+    }
+    char mk[32], done[128];
+    model_mask_name(&c, mk, sizeof mk);
+    snprintf(done, sizeof done, "mask=%s", mk);
+    app_reconfigure(a, &c, done);
+    return 0;
+}
+
+static int act_mask_param_up(App *a, const char *arg) { return (void)arg, mask_param(a, 1); }
+static int act_mask_param_down(App *a, const char *arg) { return (void)arg, mask_param(a, -1); }
+
+static int act_score(App *a, const char *arg) {
+    (void)arg;
+    ModelConfig c = a->m->cfg;
+    char done[128];
+    /* scaled -> dot -> cosine -> distance -> additive -> scaled */
+    if (c.score == SCORE_DOT && c.scale) c.scale = 0;
+    else if (c.score == SCORE_DOT) c.score = SCORE_COSINE, c.scale = 1;
+    else if (c.score == SCORE_COSINE) c.score = SCORE_DISTANCE;
+    else if (c.score == SCORE_DISTANCE) c.score = SCORE_ADDITIVE;
+    else c.score = SCORE_DOT, c.scale = 1;
+    FormulaOf f = formula_of(&c, a->ascii);
+    char what[96];
+    snprintf(done, sizeof done, "score=%s: %s", score_name(c.score, c.scale),
+             formula_text(what, sizeof what, FORMULA_MESSAGE, STAGE_SCORES, &f));
+    app_reconfigure(a, &c, done);
+    return 0;
+}
+
+static int act_tie(App *a, const char *arg) {
+    (void)arg;
+    ModelConfig c = a->m->cfg;
+    c.tie_qk = !c.tie_qk;
+    app_reconfigure(a, &c,
+                    c.tie_qk ? "Q and K tied (W_K = W_Q): the raw scores are symmetric"
+                             : "Q and K untied: influence is not symmetric");
+    return 0;
+}
+
+static int act_attn(App *a, const char *arg) {
+    (void)arg;
+    const Model *m = a->m;
+    ModelConfig c = m->cfg;
+    char done[128];
+    c.attn = (AttnMode)((c.attn + 1) % ATTN_MODE_COUNT);
+    int refused = c.attn == ATTN_CROSS && !m->target;
+    if (refused) c.attn = ATTN_SELF;
+    if (c.attn == ATTN_CAUSAL_SELF) c.mask = MASK_CAUSAL;
+    if (c.attn == ATTN_CROSS && !mask_applies(c.mask, 1)) c.mask = MASK_NONE;
+    snprintf(done, sizeof done, "attn=%s: %s", attn_mode_name(c.attn),
+             c.attn == ATTN_SELF          ? "encoder self-attention"
+             : c.attn == ATTN_CAUSAL_SELF ? "masked decoder self-attention (causal)"
+                                          : "encoder-decoder: target queries, source keys and values");
+    if (c.attn != m->cfg.attn || c.mask != m->cfg.mask) app_reconfigure(a, &c, done);
+    if (refused) app_say(a, 1, "cross-attention needs a target sentence: press E to type one (or --target)");
+    return 0;
+}
+
+static int act_target(App *a, const char *arg) {
+    (void)arg;
+    app_open_prompt(a, PROMPT_TARGET);
+    return 0;
+}
+
+static int act_paint_mode(App *a, const char *arg) {
+    (void)arg;
+    ModelConfig c = a->m->cfg;
+    a->painting = !a->painting;
+    if (a->painting) {
+        a->view = VIEW_HEATMAP;
+        a->shown = TENSOR_WEIGHTS;
+        app_clamp_cursor(a); /* from the output's d_v columns to the keys */
+        if (c.mask != MASK_PAINTED) {
+            c.mask = MASK_PAINTED;
+            app_reconfigure(a, &c, "");
+        }
+        app_say(a, 0, "mask-edit: Space hides/shows the cell, C clears, u undoes, W writes %s, M ends",
+                a->mask_file ? a->mask_file : "(give --mask-file to save)");
+    } else {
+        app_say(a, 0, "mask-edit off (mask=painted stays; m for another mask)");
+    }
+    return 0;
+}
+
+static int act_paint_toggle(App *a, const char *arg) { return (void)arg, app_paint_key(a, ACT_PAINT_TOGGLE), 0; }
+static int act_paint_clear(App *a, const char *arg) { return (void)arg, app_paint_key(a, ACT_PAINT_CLEAR), 0; }
+static int act_paint_undo(App *a, const char *arg) { return (void)arg, app_paint_key(a, ACT_PAINT_UNDO), 0; }
+static int act_paint_save(App *a, const char *arg) { return (void)arg, app_save_mask(a), 0; }
+
+static int act_gravity(App *a, const char *arg) {
+    (void)arg;
+    if (a->view == VIEW_GRAVITY) gravity_toggle_all(a);
+    a->view = VIEW_GRAVITY;
+    return 0;
+}
+
+/* The next or the previous layer, round the stack: every layer is computed,
+ * so showing another one recomputes nothing. */
+static void step_layer(App *a, int d) {
+    int n = a->m->cfg.layers;
+    model_set_layer(a->m, ((a->m->layer + d) % n + n) % n);
+    app_say(a, 0, "layer %d of %d", a->m->layer + 1, n);
+}
+
+static int act_layer_next(App *a, const char *arg) {
+    (void)arg;
+    step_layer(a, 1);
+    return 0;
+}
+
+static int act_layer_prev(App *a, const char *arg) {
+    (void)arg;
+    step_layer(a, -1);
+    return 0;
+}
+
+/* view NAME: that view, as --view NAME starts in (no key). */
+static int act_view(App *a, const char *arg) {
+    ViewKind v;
+    if (!arg || app_view_parse(arg, &v)) {
+        app_say(a, 1, "view: expected heatmap, heads, pipeline or gravity");
+        return -1;
+    }
+    a->view = v;
+    a->doc_y = a->doc_x = 0;
+    app_clamp_cursor(a);
+    return 0;
+}
+
+static int act_redraw(App *a, const char *arg) { return (void)a, (void)arg, 0; }
+
+static int act_scale(App *a, const char *arg) {
+    (void)arg;
+    ModelConfig c = a->m->cfg;
+    char done[128];
+    c.scale = !c.scale;
+    FormulaOf f = formula_of(&c, a->ascii);
+    formula_text(done, sizeof done, FORMULA_MESSAGE, STAGE_SCALED, &f);
+    app_reconfigure(a, &c, done);
+    return 0;
+}
+
+static int act_dk_double(App *a, const char *arg) {
+    (void)arg;
+    int dk = a->m->cfg.d_k;
+    if (dk * 2 > MODEL_MAX_DIM) app_say(a, 1, "d_k %d doubled is over the limit %d", dk, MODEL_MAX_DIM);
+    else app_set_dk(a, (long)dk * 2);
+    return 0;
+}
+
+static int act_dk_halve(App *a, const char *arg) {
+    (void)arg;
+    int dk = a->m->cfg.d_k;
+    if (dk == 1) app_say(a, 1, "d_k is 1 already: the smallest width");
+    else app_set_dk(a, dk / 2);
+    return 0;
+}
+
+static int act_heads_more(App *a, const char *arg) {
+    (void)arg;
+    ModelConfig c = a->m->cfg;
+    char done[128];
+    if (c.heads >= MODEL_MAX_HEADS) {
+        app_say(a, 1, "heads is %d already: the limit", c.heads);
+        return 0;
+    }
+    c.heads++;
+    snprintf(done, sizeof done, "heads %d -> %d (the others are unchanged)", c.heads - 1, c.heads);
+    app_reconfigure(a, &c, done);
+    return 0;
+}
+
+static int act_heads_fewer(App *a, const char *arg) {
+    (void)arg;
+    ModelConfig c = a->m->cfg;
+    char done[128];
+    if (c.heads <= 1) {
+        app_say(a, 1, "heads is 1 already");
+        return 0;
+    }
+    c.heads--;
+    snprintf(done, sizeof done, "heads %d -> %d", c.heads + 1, c.heads);
+    app_reconfigure(a, &c, done);
+    return 0;
+}
+
+/* dk: the prompt; dk N (app_run): that d_k at once. */
+static int act_dk(App *a, const char *arg) {
+    if (!arg) {
+        app_open_prompt(a, PROMPT_DK);
+        return 0;
+    }
+    AvError err = {0};
+    long v;
+    if (cli_parse_int(arg, 1, MODEL_MAX_DIM, "d_k", &v, &err)) {
+        app_say(a, 1, "%s; d_k stays %d", err.msg, a->m->cfg.d_k);
+        return -1;
+    }
+    app_set_dk(a, v);
+    return 0;
+}
+
+static int act_seed(App *a, const char *arg) {
+    (void)arg;
+    ModelConfig c = a->m->cfg;
+    char done[128];
+    c.seed++;
+    snprintf(done, sizeof done, "seed=%llu: new embeddings and weights", (unsigned long long)c.seed);
+    app_reconfigure(a, &c, done);
+    return 0;
+}
+
+static int act_pos(App *a, const char *arg) {
+    (void)arg;
+    ModelConfig c = a->m->cfg;
+    char done[128];
+    c.pos = c.pos == POS_NONE ? POS_SINUSOIDAL : POS_NONE;
+    snprintf(done, sizeof done, "positional encoding %s", c.pos == POS_NONE ? "off" : "on (sinusoidal, added to E)");
+    app_reconfigure(a, &c, done);
+    return 0;
+}
+
+static int act_edit(App *a, const char *arg) {
+    (void)arg;
+    app_open_prompt(a, PROMPT_TEXT);
+    return 0;
+}
+
+static int act_tokenizer(App *a, const char *arg) {
+    (void)arg;
+    next_tokenizer(a);
+    return 0;
+}
+
+static int act_stage(App *a, const char *arg) {
+    (void)arg;
+    next_shown(a);
+    app_clamp_cursor(a);
+    return 0;
+}
+
+// clang-format off
+const ActionDef app_actions[ACT_COUNT] = {
+    [ACT_QUIT] = {"quit", 0, act_quit},
+    [ACT_HELP] = {"help", 0, act_help},
+    [ACT_ESCAPE] = {"escape", 0, act_escape},
+    [ACT_UP] = {"up", 0, act_up},
+    [ACT_DOWN] = {"down", 0, act_down},
+    [ACT_LEFT] = {"left", 0, act_left},
+    [ACT_RIGHT] = {"right", 0, act_right},
+    [ACT_PAGE_UP] = {"page-up", 0, act_page_up},
+    [ACT_PAGE_DOWN] = {"page-down", 0, act_page_down},
+    [ACT_HOME] = {"home", 0, act_home},
+    [ACT_END] = {"end", 0, act_end},
+    [ACT_NEXT_HEAD] = {"next-head", 0, act_next_head},
+    [ACT_PREV_HEAD] = {"prev-head", 0, act_prev_head},
+    [ACT_HEAD] = {"head", TAKES_ARG, act_head},
+    [ACT_ALL_HEADS] = {"all-heads", 0, act_all_heads},
+    [ACT_PIPELINE] = {"pipeline", 0, act_pipeline},
+    [ACT_OPEN] = {"open", 0, act_open},
+    [ACT_MASK] = {"mask", 0, act_mask},
+    [ACT_SCALE] = {"scale", 0, act_scale},
+    [ACT_DK_DOUBLE] = {"dk-double", NEEDS_SENTENCE, act_dk_double},
+    [ACT_DK_HALVE] = {"dk-halve", NEEDS_SENTENCE, act_dk_halve},
+    [ACT_HEAD_MORE] = {"heads-more", NEEDS_SENTENCE, act_heads_more},
+    [ACT_HEAD_FEWER] = {"heads-fewer", NEEDS_SENTENCE, act_heads_fewer},
+    [ACT_DK_PROMPT] = {"dk", NEEDS_SENTENCE | TAKES_ARG, act_dk},
+    [ACT_SEED] = {"seed", NEEDS_SENTENCE, act_seed},
+    [ACT_POS] = {"pos", NEEDS_SENTENCE, act_pos},
+    [ACT_EDIT] = {"edit", NEEDS_SENTENCE, act_edit},
+    [ACT_TOKENIZER] = {"tokenizer", NEEDS_SENTENCE, act_tokenizer},
+    [ACT_STAGE] = {"stage", 0, act_stage},
+    [ACT_REDRAW] = {"redraw", 0, act_redraw},
+    [ACT_SCORE] = {"score", 0, act_score},
+    [ACT_TIE] = {"tie", NEEDS_SENTENCE, act_tie},
+    [ACT_ATTN] = {"attn", NEEDS_SENTENCE, act_attn},
+    [ACT_TARGET] = {"target", NEEDS_SENTENCE, act_target},
+    [ACT_MASK_PARAM_UP] = {"mask-param-up", 0, act_mask_param_up},
+    [ACT_MASK_PARAM_DOWN] = {"mask-param-down", 0, act_mask_param_down},
+    [ACT_PAINT_MODE] = {"paint", 0, act_paint_mode},
+    [ACT_PAINT_TOGGLE] = {"paint-toggle", NEEDS_PAINTING, act_paint_toggle},
+    [ACT_PAINT_CLEAR] = {"paint-clear", NEEDS_PAINTING, act_paint_clear},
+    [ACT_PAINT_UNDO] = {"paint-undo", NEEDS_PAINTING, act_paint_undo},
+    [ACT_PAINT_SAVE] = {"paint-save", NEEDS_PAINTING, act_paint_save},
+    [ACT_GRAVITY] = {"gravity", 0, act_gravity},
+    [ACT_VIEW] = {"view", TAKES_ARG, act_view},
+    [ACT_LAYER_NEXT] = {"layer-next", NEEDS_LAYERS, act_layer_next},
+    [ACT_LAYER_PREV] = {"layer-prev", NEEDS_LAYERS, act_layer_prev},
+};
+// clang-format on
