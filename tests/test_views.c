@@ -853,7 +853,8 @@ static void test_canvas_fill_is_repeated_text(void **state) {
                 for (int y = 0; y < 2; y++)
                     for (int x = 0; x < 9; x++) {
                         const Cell *ca = cv_cell(a, y, x), *cb = cv_cell(b, y, x);
-                        if (strcmp(ca->ch, cb->ch) != 0 || ca->width != cb->width || memcmp(&ca->st, &cb->st, sizeof ca->st) != 0)
+                        if (strcmp(ca->ch, cb->ch) != 0 || ca->width != cb->width ||
+                            memcmp(&ca->st, &cb->st, sizeof ca->st) != 0)
                             fail_msg("glyph %zu at x %d, n %d: cell (%d, %d) is \"%s\"/%d, want \"%s\"/%d", g, xs[xi],
                                      ns[ni], y, x, ca->ch, ca->width, cb->ch, cb->width);
                     }
