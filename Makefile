@@ -70,16 +70,17 @@ $(BUILD)/tests/test_oom: TESTWRAP := -Wl,--wrap=malloc,--wrap=calloc
 # test_files makes writes fail (a full disk) and fsync fail.
 $(BUILD)/tests/test_files: TESTWRAP := -Wl,--wrap=write,--wrap=fsync
 
-$(CORE_TEST_BIN): $(BUILD)/tests/%: tests/%.c $(CORE_LIB) $(wildcard tests/*.h)
+# What the tests share (testutil.h, json.h) is in tests/support/.
+$(CORE_TEST_BIN): $(BUILD)/tests/%: tests/%.c $(CORE_LIB) $(wildcard tests/support/*.h)
 	@mkdir -p $(dir $@)
 	@echo "LD $@"
-	@$(CC) $(COREFLAGS) -Itests $(shell pkg-config --cflags $(TESTPKG) 2>/dev/null) -o $@ $< \
+	@$(CC) $(COREFLAGS) -Itests/support $(shell pkg-config --cflags $(TESTPKG) 2>/dev/null) -o $@ $< \
 		$(CORE_LIB) $(CORELIBS) $(TESTLIBS) $(TESTWRAP)
 
-$(BUILD)/tests/%: tests/%.c $(TUI_OBJ) $(CORE_LIB) $(wildcard tests/*.h)
+$(BUILD)/tests/%: tests/%.c $(TUI_OBJ) $(CORE_LIB) $(wildcard tests/support/*.h)
 	@mkdir -p $(dir $@)
 	@echo "LD $@"
-	@$(CC) $(ALLFLAGS) -Itests $(shell pkg-config --cflags $(TESTPKG) 2>/dev/null) -o $@ $< \
+	@$(CC) $(ALLFLAGS) -Itests/support $(shell pkg-config --cflags $(TESTPKG) 2>/dev/null) -o $@ $< \
 		$(TUI_OBJ) $(CORE_LIB) $(LIBS) $(TESTLIBS) $(TESTWRAP)
 
 tests-bin: $(TEST_BIN) $(BIN)
@@ -131,7 +132,8 @@ tsan: deps
 
 # Formatting (clang-format with .clang-format: the files must be as it would
 # write them; src/utf8_width.h is generated) and cppcheck's warnings.
-LINT_FILES = $(filter-out src/utf8_width.h,$(wildcard src/*.[ch] tui/*.[ch] tests/*.[ch] tests/fuzz/*.[ch] tests/bench/*.c))
+LINT_FILES = $(filter-out src/utf8_width.h,$(wildcard src/*.[ch] tui/*.[ch] tests/*.[ch] tests/support/*.[ch] \
+             tests/fuzz/*.[ch] tests/bench/*.c))
 lint:
 	@command -v clang-format >/dev/null && command -v cppcheck >/dev/null || \
 		{ echo "lint needs clang-format and cppcheck (apt-get install clang-format cppcheck)"; exit 1; }

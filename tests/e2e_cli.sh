@@ -2,7 +2,7 @@
 # End-to-end tests of the command line: exit status and message of every bad
 # value, the dumps of the worked example, and (when NumPy is present) every
 # stage of --dump=json recomputed independently.
-. tests/lib.sh
+. tests/support/lib.sh
 
 # --- help and version
 out=$($ATTNVIZ --help); rc=$?
@@ -110,7 +110,7 @@ if /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
         i=$((i + 1))
         # shellcheck disable=SC2086
         $ATTNVIZ $args --dump=json >"$TMP/d$i.json" || fail "dump $args"
-        if msg=$(/usr/bin/python3 tests/verify_dump.py "$TMP/d$i.json" 2>&1); then pass "numpy: $args"
+        if msg=$(/usr/bin/python3 tests/support/verify_dump.py "$TMP/d$i.json" 2>&1); then pass "numpy: $args"
         else fail "numpy: $args: $msg"; fi
     done
 else

@@ -4,7 +4,7 @@
 # a symbolic link, mode kept) in a format that reads back at any size, q asks
 # once about unsaved painting, C can be undone with u, and standard input
 # cannot be written.
-. tests/lib.sh
+. tests/support/lib.sh
 
 bad() { # expected-substring args...
     want=$1; shift

@@ -1,7 +1,7 @@
 #!/bin/sh
 # End-to-end: each failure gets one line that says what was wrong and where,
 # and the exit status tells bad input (2) from a runtime failure (1).
-. tests/lib.sh
+. tests/support/lib.sh
 
 # run NAME RC MESSAGE args...: exit status RC and MESSAGE on standard error.
 run() {

@@ -1,7 +1,7 @@
 #!/bin/sh
 # End-to-end: the pipeline view and the cell arithmetic in the real TUI, their
 # numbers checked against --dump of the same configuration.
-. tests/lib.sh
+. tests/support/lib.sh
 command -v tmux >/dev/null || { echo "SKIP: tmux not installed"; exit 0; }
 
 ARGS="-H 2 --d-model 8 -k 4 -m causal --seed 5"

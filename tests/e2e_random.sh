@@ -4,7 +4,7 @@
 # attnviz must be alive and answer; at the end q must quit cleanly with the
 # terminal restored. The sequence is pseudo-random with a fixed seed, so a
 # failure can be replayed (RANDOM_SEED, RANDOM_BATCHES, RANDOM_KEYS).
-. tests/lib.sh
+. tests/support/lib.sh
 command -v tmux >/dev/null || { echo "SKIP: tmux not installed"; exit 0; }
 
 SEED=${RANDOM_SEED:-20261129}

@@ -1,7 +1,7 @@
 #!/bin/sh
 # End-to-end: every kind of bad input gets a clear message (exit 2) or a
 # defined result, and nothing from the input reaches the terminal raw.
-. tests/lib.sh
+. tests/support/lib.sh
 
 bad() { # expected-substring args...
     want=$1; shift

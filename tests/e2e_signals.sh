@@ -1,8 +1,8 @@
 #!/bin/sh
 # e2e_signals.sh - issue 10: the terminal is given back on every signal, q and
 # signals act at once during a long recompute (or tokenizing), and pasted text
-# is text. Runs the real binary in a private tmux server (tests/lib.sh).
-. tests/lib.sh
+# is text. Runs the real binary in a private tmux server (tests/support/lib.sh).
+. tests/support/lib.sh
 
 EN="the cat sat on the mat because the cat was tired"
 

@@ -2,7 +2,7 @@
 # End-to-end: text that terminals measure differently (zero-width format
 # characters, emoji ZWJ sequences, VS16, flags, skin tones) lines up in a real
 # tmux, and editing the sentence keeps every byte the user did not touch.
-. tests/lib.sh
+. tests/support/lib.sh
 
 # Display columns of a string as wcwidth counts them (GNU wc -L). Every
 # character that reaches the screen has the same width in tmux and wcwidth

@@ -1,7 +1,7 @@
 #!/bin/sh
 # End-to-end tests of the interactive TUI: the real binary in a private tmux
 # server of a fixed size, driven by keys, read back with capture-pane.
-. tests/lib.sh
+. tests/support/lib.sh
 command -v tmux >/dev/null || { echo "SKIP: tmux not installed"; exit 0; }
 
 EN="the cat sat on the mat because the cat was tired"

@@ -2,7 +2,7 @@
 # End-to-end: the variants of issue 6 in the real TUI — score kinds, tied Q
 # and K, the masks (window, prefix, padding, painted and its file), the three
 # attention modes with a target sentence, and the word gravity view.
-. tests/lib.sh
+. tests/support/lib.sh
 command -v tmux >/dev/null || { echo "SKIP: tmux not installed"; exit 0; }
 
 tmx_start 100 30 LC_ALL=C.UTF-8 -- "$ATTNVIZ" --pad 2 --mask-file "$TMP/mask.txt" "'Bob saw Mary'"

@@ -1,12 +1,12 @@
 #!/bin/sh
 # Runs every end-to-end script tests/e2e_*.sh against $ATTNVIZ, then fails
 # when any process of the run is still running (every process started here
-# carries ATTNVIZ_E2E_RUN=<id>: tests/lib.sh).
+# carries ATTNVIZ_E2E_RUN=<id>: tests/support/lib.sh).
 : "${ATTNVIZ:=./attnviz}"
 export ATTNVIZ
 ATTNVIZ_E2E_RUN="e2e-$$-$(date +%s)"
 export ATTNVIZ_E2E_RUN
-. tests/lib.sh
+. tests/support/lib.sh
 fail=0
 
 # The leftover check must see a leftover: a process of this run that outlives

@@ -129,7 +129,7 @@ static const struct option long_options[] = {
     {NULL, 0, NULL, 0},
 };
 
-/* Name of the option getopt just returned, for messages. */
+/* TEXT...: the arguments joined by spaces (malloc'd; NULL when out of memory). */
 static char *join_args(int argc, char **argv) {
     size_t len = 0;
     for (int i = 0; i < argc; i++) len += strlen(argv[i]) + 1;
@@ -152,139 +152,145 @@ void cli_free(CliOptions *o) {
     o->text = NULL;
 }
 
-int cli_parse(CliOptions *o, int argc, char **argv, AvError *err) {
-    memset(o, 0, sizeof *o);
-    model_config_default(&o->cfg);
-    o->tokenizer = TOK_WORDS;
-    o->mouse = 1;
-    o->color = COLOR_AUTO;
-    int dmodel_given = 0, heads_given = 0, seed_given = 0, tok_given = 0;
-    int score_scale = -1; /* --score dot / scaled set the scaling; -1: not given */
+/* What the parse saw, for the checks of the options together. */
+typedef struct {
+    int d_model, heads, seed, tokenizer; /* given on the command line */
+    int score_scale;                     /* --score dot / scaled set the scaling; -1: not given */
+} Given;
+
+/* One option of the model (--help's "Model:"). Returns 1 when c is one, 0
+ * when it is not, -1 with err set for a bad value. */
+static int model_option(CliOptions *o, Given *g, int c, AvError *err) {
     long v;
-    optind = 0; /* GNU: restart scanning, so that the parser can run more than once */
-    opterr = 0; /* our own messages */
-    int c;
-    while ((c = getopt_long(argc, argv, ":f:H:k:m:s:t:hV", long_options, NULL)) != -1) {
-        switch (c) {
-        case 'f': o->file = optarg; break;
-        case OPT_D_MODEL:
-            if (cli_parse_int(optarg, 1, MODEL_MAX_DIM, "--d-model", &v, err)) return -1;
-            o->cfg.d_model = (int)v, dmodel_given = 1;
-            break;
-        case 'H':
-            if (cli_parse_int(optarg, 1, MODEL_MAX_HEADS, "--heads", &v, err)) return -1;
-            o->cfg.heads = (int)v, heads_given = 1;
-            break;
-        case 'k':
-            if (cli_parse_int(optarg, 1, MODEL_MAX_DIM, "--d-k", &v, err)) return -1;
-            o->cfg.d_k = (int)v, o->dk_given = 1;
-            break;
-        case OPT_D_V:
-            if (cli_parse_int(optarg, 1, MODEL_MAX_DIM, "--d-v", &v, err)) return -1;
-            o->cfg.d_v = (int)v, o->dv_given = 1;
-            break;
-        case 'm':
-            if (mask_parse(optarg, &o->cfg.mask, &o->cfg.window, &o->cfg.prefix, err))
-                return av_error_prefix(err, "--mask");
-            o->mask_given = 1;
-            break;
-        case OPT_SCORE: {
-            int scale = o->cfg.scale;
-            if (score_parse(optarg, &o->cfg.score, &scale, err)) return av_error_prefix(err, "--score");
-            if (strcmp(optarg, "dot") == 0 || strcmp(optarg, "scaled") == 0) score_scale = scale;
-            break;
-        }
-        case OPT_TIE: o->cfg.tie_qk = 1; break;
-        case OPT_TARGET: o->target = optarg; break;
-        case OPT_ATTN:
-            if (attn_mode_parse(optarg, &o->cfg.attn, err)) return av_error_prefix(err, "--attn");
-            break;
-        case OPT_PAD:
-            if (cli_parse_int(optarg, 0, TOK_MAX_TOKENS, "--pad", &v, err)) return -1;
-            o->pad = (int)v;
-            break;
-        case OPT_MASK_FILE: o->mask_file = optarg; break;
-        case OPT_THREADS:
-            if (cli_parse_int(optarg, 1, 64, "--threads", &v, err)) return -1;
-            o->threads = (int)v;
-            break;
-        case OPT_NO_SCALE: o->cfg.scale = 0; break;
-        case OPT_POS:
-            if (pos_parse(optarg, &o->cfg.pos, err)) return av_error_prefix(err, "--pos");
-            break;
-        case 's':
-            if (parse_seed(optarg, &o->cfg.seed, err)) return -1;
-            seed_given = 1;
-            break;
-        case 't':
-            if (tok_preset_parse(optarg, &o->tokenizer) || o->tokenizer == TOK_CUSTOM)
-                return av_errorf(err, "--tokenizer: unknown tokenizer '%s' (expected words, gpt2 or chars)", optarg);
-            tok_given = 1;
-            break;
-        case OPT_PATTERN:
-            if (optarg[0] == '\0') return av_errorf(err, "--pattern: the pattern is empty");
-            o->pattern = optarg;
-            break;
-        case OPT_QKV: o->qkv_file = optarg; break;
-        case OPT_DUMP:
-            o->dump = 1;
-            o->dump_format = EXPORT_TEXT;
-            if (optarg && export_parse_format(optarg, &o->dump_format))
-                return av_errorf(err, "--dump: unknown format '%s' (expected text, json or csv)", optarg);
-            break;
-        case OPT_ONCE: o->once = 1; break;
-        case OPT_WIDTH:
-            if (cli_parse_int(optarg, 20, 1000, "--width", &v, err)) return -1;
-            o->width = (int)v;
-            break;
-        case OPT_VIEW: {
-            ViewKind kind;
-            if (app_view_parse(optarg, &kind))
-                return av_errorf(err, "--view: unknown view '%s' (expected heatmap, heads, pipeline or gravity)",
-                                 optarg);
-            o->view = optarg;
-            break;
-        }
-        case OPT_NO_MOUSE: o->mouse = 0; break;
-        case OPT_COLOR:
-            if (strcmp(optarg, "auto") == 0) o->color = COLOR_AUTO;
-            else if (strcmp(optarg, "always") == 0) o->color = COLOR_ALWAYS;
-            else if (strcmp(optarg, "never") == 0) o->color = COLOR_NEVER;
-            else return av_errorf(err, "--color: unknown value '%s' (expected auto, always or never)", optarg);
-            break;
-        case OPT_ASCII: o->ascii = 1; break;
-        case 'h': o->help = 1; break;
-        case 'V': o->version = 1; break;
-        case ':': {
-            const char *a = optind > 0 && optind - 1 < argc ? argv[optind - 1] : "?";
-            return av_errorf(err, "%s: needs a value", a);
-        }
-        case '?':
-        default: {
-            const char *a = optind > 0 && optind - 1 < argc ? argv[optind - 1] : "?";
-            const char *eq = strchr(a, '=');
-            if (strncmp(a, "--", 2) == 0 && eq && optopt)
-                return av_errorf(err, "%.*s: does not take a value", (int)(eq - a), a);
-            if (strncmp(a, "--", 2) == 0) return av_errorf(err, "%s: unknown or ambiguous option", a);
-            return av_errorf(err, "-%c: unknown option", optopt ? optopt : '?');
-        }
-        }
+    switch (c) {
+    case OPT_D_MODEL:
+        if (cli_parse_int(optarg, 1, MODEL_MAX_DIM, "--d-model", &v, err)) return -1;
+        o->cfg.d_model = (int)v, g->d_model = 1;
+        break;
+    case 'H':
+        if (cli_parse_int(optarg, 1, MODEL_MAX_HEADS, "--heads", &v, err)) return -1;
+        o->cfg.heads = (int)v, g->heads = 1;
+        break;
+    case 'k':
+        if (cli_parse_int(optarg, 1, MODEL_MAX_DIM, "--d-k", &v, err)) return -1;
+        o->cfg.d_k = (int)v, o->dk_given = 1;
+        break;
+    case OPT_D_V:
+        if (cli_parse_int(optarg, 1, MODEL_MAX_DIM, "--d-v", &v, err)) return -1;
+        o->cfg.d_v = (int)v, o->dv_given = 1;
+        break;
+    case 'm':
+        if (mask_parse(optarg, &o->cfg.mask, &o->cfg.window, &o->cfg.prefix, err))
+            return av_error_prefix(err, "--mask");
+        o->mask_given = 1;
+        break;
+    case OPT_SCORE: {
+        int scale = o->cfg.scale;
+        if (score_parse(optarg, &o->cfg.score, &scale, err)) return av_error_prefix(err, "--score");
+        if (strcmp(optarg, "dot") == 0 || strcmp(optarg, "scaled") == 0) g->score_scale = scale;
+        break;
     }
-    if (o->help || o->version) return 0;
-    if (optind < argc) {
-        o->text = join_args(argc - optind, argv + optind);
-        if (!o->text) return av_error_nomem(err, "out of memory");
+    case OPT_TIE: o->cfg.tie_qk = 1; break;
+    case OPT_TARGET: o->target = optarg; break;
+    case OPT_ATTN:
+        if (attn_mode_parse(optarg, &o->cfg.attn, err)) return av_error_prefix(err, "--attn");
+        break;
+    case OPT_PAD:
+        if (cli_parse_int(optarg, 0, TOK_MAX_TOKENS, "--pad", &v, err)) return -1;
+        o->pad = (int)v;
+        break;
+    case OPT_MASK_FILE: o->mask_file = optarg; break;
+    case OPT_NO_SCALE: o->cfg.scale = 0; break;
+    case OPT_POS:
+        if (pos_parse(optarg, &o->cfg.pos, err)) return av_error_prefix(err, "--pos");
+        break;
+    case 's':
+        if (parse_seed(optarg, &o->cfg.seed, err)) return -1;
+        g->seed = 1;
+        break;
+    default: return 0;
     }
+    return 1;
+}
+
+/* One option of the input or the output (--help's "Input:" and "Output:"):
+ * returns as model_option does. */
+static int io_option(CliOptions *o, Given *g, int c, AvError *err) {
+    long v;
+    switch (c) {
+    case 'f': o->file = optarg; break;
+    case 't':
+        if (tok_preset_parse(optarg, &o->tokenizer) || o->tokenizer == TOK_CUSTOM)
+            return av_errorf(err, "--tokenizer: unknown tokenizer '%s' (expected words, gpt2 or chars)", optarg);
+        g->tokenizer = 1;
+        break;
+    case OPT_PATTERN:
+        if (optarg[0] == '\0') return av_errorf(err, "--pattern: the pattern is empty");
+        o->pattern = optarg;
+        break;
+    case OPT_QKV: o->qkv_file = optarg; break;
+    case OPT_THREADS:
+        if (cli_parse_int(optarg, 1, 64, "--threads", &v, err)) return -1;
+        o->threads = (int)v;
+        break;
+    case OPT_DUMP:
+        o->dump = 1;
+        o->dump_format = EXPORT_TEXT;
+        if (optarg && export_parse_format(optarg, &o->dump_format))
+            return av_errorf(err, "--dump: unknown format '%s' (expected text, json or csv)", optarg);
+        break;
+    case OPT_ONCE: o->once = 1; break;
+    case OPT_WIDTH:
+        if (cli_parse_int(optarg, 20, 1000, "--width", &v, err)) return -1;
+        o->width = (int)v;
+        break;
+    case OPT_VIEW: {
+        ViewKind kind;
+        if (app_view_parse(optarg, &kind))
+            return av_errorf(err, "--view: unknown view '%s' (expected heatmap, heads, pipeline or gravity)", optarg);
+        o->view = optarg;
+        break;
+    }
+    case OPT_NO_MOUSE: o->mouse = 0; break;
+    case OPT_COLOR:
+        if (strcmp(optarg, "auto") == 0) o->color = COLOR_AUTO;
+        else if (strcmp(optarg, "always") == 0) o->color = COLOR_ALWAYS;
+        else if (strcmp(optarg, "never") == 0) o->color = COLOR_NEVER;
+        else return av_errorf(err, "--color: unknown value '%s' (expected auto, always or never)", optarg);
+        break;
+    case OPT_ASCII: o->ascii = 1; break;
+    case 'h': o->help = 1; break;
+    case 'V': o->version = 1; break;
+    default: return 0;
+    }
+    return 1;
+}
+
+/* What getopt could not take: a missing value (':'), an unknown option, or
+ * a value given to an option without one. Returns -1 with err set. */
+static int option_error(int c, int argc, char **argv, AvError *err) {
+    const char *a = optind > 0 && optind - 1 < argc ? argv[optind - 1] : "?";
+    if (c == ':') return av_errorf(err, "%s: needs a value", a);
+    const char *eq = strchr(a, '=');
+    if (strncmp(a, "--", 2) == 0 && eq && optopt)
+        return av_errorf(err, "%.*s: does not take a value", (int)(eq - a), a);
+    if (strncmp(a, "--", 2) == 0) return av_errorf(err, "%s: unknown or ambiguous option", a);
+    return av_errorf(err, "-%c: unknown option", optopt ? optopt : '?');
+}
+
+/* The options together: what cannot go with what (in this order: the first
+ * conflict is the one named), then the defaults that follow other options. */
+static int options_check(CliOptions *o, const Given *g, AvError *err) {
     if (o->text && o->file) return av_errorf(err, "give the sentence either as TEXT or with -f FILE, not both");
     if (o->qkv_file && (o->text || o->file))
         return av_errorf(err, "--qkv: Q, K and V come from the file; do not also give a sentence");
-    if (o->qkv_file && (dmodel_given || heads_given || o->dk_given || o->dv_given || o->pattern ||
-                        o->cfg.pos != POS_NONE || seed_given || tok_given))
+    if (o->qkv_file && (g->d_model || g->heads || o->dk_given || o->dv_given || o->pattern || o->cfg.pos != POS_NONE ||
+                        g->seed || g->tokenizer))
         return av_errorf(err, "--qkv: the file gives Q, K and V; --d-model, --heads, --d-k, --d-v, "
                               "--pos, --seed, --tokenizer and --pattern do not apply");
     if (o->pattern) o->tokenizer = TOK_CUSTOM;
-    if (score_scale == 1 && !o->cfg.scale) return av_errorf(err, "--score scaled and --no-scale: choose one");
-    if (score_scale == 0) o->cfg.scale = 0;
+    if (g->score_scale == 1 && !o->cfg.scale) return av_errorf(err, "--score scaled and --no-scale: choose one");
+    if (g->score_scale == 0) o->cfg.scale = 0;
     if (o->qkv_file && (o->target || o->pad || o->cfg.tie_qk || o->cfg.attn != ATTN_SELF))
         return av_errorf(err, "--qkv: --target, --pad, --tie-qk and --attn need a sentence, not a Q/K/V file");
     if (o->cfg.attn == ATTN_CROSS && !o->target)
@@ -299,4 +305,28 @@ int cli_parse(CliOptions *o, int argc, char **argv, AvError *err) {
     }
     if (!o->dv_given) o->cfg.d_v = o->cfg.d_k;
     return 0;
+}
+
+int cli_parse(CliOptions *o, int argc, char **argv, AvError *err) {
+    memset(o, 0, sizeof *o);
+    model_config_default(&o->cfg);
+    o->tokenizer = TOK_WORDS;
+    o->mouse = 1;
+    o->color = COLOR_AUTO;
+    Given given = {.score_scale = -1};
+    optind = 0; /* GNU: restart scanning, so that the parser can run more than once */
+    opterr = 0; /* our own messages */
+    int c;
+    while ((c = getopt_long(argc, argv, ":f:H:k:m:s:t:hV", long_options, NULL)) != -1) {
+        int rc = model_option(o, &given, c, err);
+        if (rc == 0) rc = io_option(o, &given, c, err);
+        if (rc == 0) return option_error(c, argc, argv, err);
+        if (rc < 0) return -1;
+    }
+    if (o->help || o->version) return 0;
+    if (optind < argc) {
+        o->text = join_args(argc - optind, argv + optind);
+        if (!o->text) return av_error_nomem(err, "out of memory");
+    }
+    return options_check(o, &given, err);
 }

@@ -97,6 +97,76 @@ static int run_once(App *a, const CliOptions *o) {
     return rc;
 }
 
+/* --dump: every stage in the format asked for, on standard output. */
+static int run_dump(const Model *m, const CliOptions *o) {
+    if (export_model(stdout, m, o->dump_format)) {
+        print_error("cannot write the dump to standard output");
+        return 1;
+    }
+    return stdout_flushed() ? 0 : 1;
+}
+
+/* The app on the model: drawn once (--once) or on the terminal. It takes
+ * the comments of --mask-file (notes->comments is NULL after). */
+static int run_app(Model *m, const CliOptions *o, BuildMaskNotes *notes, int ascii) {
+    App app;
+    AvError err = {0};
+    int status;
+    app_init(&app, m, TIER_NONE, ascii, !o->dv_given, o->pattern);
+    app.mask_file = o->mask_file;
+    app.mask_comments = notes->comments;
+    app.mask_comments_dropped = notes->dropped;
+    notes->comments = NULL;
+    if (o->view) app_view_parse(o->view, &app.view);
+    if (o->once) {
+        app.tier = once_tier(o);
+        status = run_once(&app, o);
+    } else {
+        status = screen_run(&app, o, &err);
+        if (status == 1) print_error(err.msg);
+    }
+    app_free(&app);
+    return status;
+}
+
+/* Builds the model the options describe, then dumps it, draws it once or
+ * runs the app. Returns the exit status. */
+static int run(Model *m, const CliOptions *o, int ascii) {
+    AvError err = {0};
+    BuildMaskNotes notes;
+    int status;
+    if (build_model(m, o, &notes, &err)) {
+        print_error(err.msg);
+        status = av_error_exit_status(&err);
+    } else if ((o->dump || o->once) && model_update(m, &err)) {
+        /* (The interactive view computes in its first frame, where q, Ctrl-C
+         * and SIGTERM can stop a long recompute.) */
+        print_error(err.msg);
+        status = 1;
+    } else if (o->dump) {
+        status = run_dump(m, o);
+    } else {
+        status = run_app(m, o, &notes, ascii);
+    }
+    free(notes.comments);
+    return status;
+}
+
+/* Ended by SIGINT, SIGTERM or SIGHUP (the terminal is restored, the memory
+ * freed): die of the same signal, as the shell and the parent expect (their
+ * wait status says "killed by SIGTERM", not "exit 143"). That also skips
+ * exit-time work that a hangup can wedge: a SIGCONT from the pane's shell
+ * during LeakSanitizer's stop-the-world check left it waiting forever (issue
+ * 10). SIGQUIT keeps its status 131 without the core dump it would ask for.
+ * Returns only for the other statuses. */
+static void die_of_signal(int status) {
+    if (status == 128 + SIGINT || status == 128 + SIGTERM || status == 128 + SIGHUP) {
+        fflush(NULL);
+        signal(status - 128, SIG_DFL);
+        raise(status - 128);
+    }
+}
+
 int main(int argc, char **argv) {
     int forced_utf8 = ensure_utf8_locale();
     CliOptions opt;
@@ -120,54 +190,9 @@ int main(int argc, char **argv) {
         cli_free(&opt);
         return 1;
     }
-    int status = 0;
-    BuildMaskNotes notes;
-    if (build_model(m, &opt, &notes, &err)) {
-        print_error(err.msg);
-        status = av_error_exit_status(&err);
-    } else if ((opt.dump || opt.once) && model_update(m, &err)) {
-        /* (The interactive view computes in its first frame, where q, Ctrl-C
-         * and SIGTERM can stop a long recompute.) */
-        print_error(err.msg);
-        status = 1;
-    } else if (opt.dump) {
-        if (export_model(stdout, m, opt.dump_format)) {
-            print_error("cannot write the dump to standard output");
-            status = 1;
-        } else if (!stdout_flushed()) {
-            status = 1;
-        }
-    } else {
-        App app;
-        app_init(&app, m, TIER_NONE, opt.ascii || forced_utf8, !opt.dv_given, opt.pattern);
-        app.mask_file = opt.mask_file;
-        app.mask_comments = notes.comments;
-        app.mask_comments_dropped = notes.dropped;
-        notes.comments = NULL;
-        if (opt.view) app_view_parse(opt.view, &app.view);
-        if (opt.once) {
-            app.tier = once_tier(&opt);
-            status = run_once(&app, &opt);
-        } else {
-            status = screen_run(&app, &opt, &err);
-            if (status == 1) print_error(err.msg);
-        }
-        app_free(&app);
-    }
-    free(notes.comments);
+    int status = run(m, &opt, opt.ascii || forced_utf8);
     model_free(m);
     cli_free(&opt);
-    /* Ended by SIGINT, SIGTERM or SIGHUP (the terminal is restored, the
-     * memory freed): die of the same signal, as the shell and the parent
-     * expect (their wait status says "killed by SIGTERM", not "exit 143").
-     * That also skips exit-time work that a hangup can wedge: a SIGCONT from
-     * the pane's shell during LeakSanitizer's stop-the-world check left it
-     * waiting forever (issue 10). SIGQUIT keeps its status 131 without the
-     * core dump it would ask for. */
-    if (status == 128 + SIGINT || status == 128 + SIGTERM || status == 128 + SIGHUP) {
-        fflush(NULL);
-        signal(status - 128, SIG_DFL);
-        raise(status - 128);
-    }
+    die_of_signal(status);
     return status;
 }

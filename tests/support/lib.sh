@@ -129,7 +129,7 @@ tmx_expect() { # name text keys...
 # must be gone within 10 s; then SIGKILL, and the test fails. Killing the
 # server first instead hung ASan builds: the hangup makes the pane's shell
 # send SIGHUP and SIGCONT to the app, and a SIGCONT that comes during
-# LeakSanitizer's exit check leaves it waiting forever (tests/lib.sh history,
+# LeakSanitizer's exit check leaves it waiting forever (this file's history,
 # issue 10). The pane's shell and the server go last (their hangup is
 # harmless once the app is gone).
 tmx_stop() {
