@@ -32,8 +32,8 @@ void export_status_words(char *buf, size_t cap, const Model *m, ExportStatus kin
             snprintf(buf, cap, "d_model=%d heads=%d d_k=%d%s mask=%s scale=%s pos=%s seed=%llu", c->d_model, c->heads,
                      c->d_k, dv, mask, scale, pos_name(c->pos), (unsigned long long)c->seed);
         else
-            snprintf(buf, cap, "d_model=- heads=%d d_k=%d%s mask=%s scale=%s pos=none seed=-", c->heads, c->d_k, dv, mask,
-                     scale);
+            snprintf(buf, cap, "d_model=- heads=%d d_k=%d%s mask=%s scale=%s pos=none seed=-", c->heads, c->d_k, dv,
+                     mask, scale);
     } else if (text) {
         snprintf(buf, cap,
                  "d_model=%d heads=%d d_k=%d d_v=%d mask=%s scale=%s pos=%s seed=%llu tokenizer=%s score=%s%s attn=%s",

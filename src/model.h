@@ -30,8 +30,8 @@
 #include "tokenize.h"
 
 /* Ranges of the configuration (also in --help and the README). */
-#define MODEL_MAX_HEADS 64
-#define MODEL_MAX_DIM   4096
+#define MODEL_MAX_HEADS  64
+#define MODEL_MAX_DIM    4096
 #define MODEL_MAX_LAYERS 128
 /* Budget of n_q * n_k * heads: each (n_q, n_k) stage of every head is kept
  * (raw, scaled, masked, weights: 16 bytes a cell), so 2^24 cells is 256 MiB. */

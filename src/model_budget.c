@@ -18,8 +18,7 @@ int model_check_budget(const ModelConfig *c, int n_q, int n_k, const Source *src
                          n_q, n_k, (long long)h, (long long)cells, (long long)MODEL_MAX_CELLS);
     int64_t floats = h * ((int64_t)n_q * dk + (int64_t)n_k * (dk + dv) + (int64_t)n_q * dv);
     int text = (src->caps & SRC_WEIGHTS) != 0;
-    if (text)
-        floats += 3 * (int64_t)n_k * dm + h * dm * (2 * dk + dv) + h * dv * dm + (int64_t)n_q * (h * dv + dm);
+    if (text) floats += 3 * (int64_t)n_k * dm + h * dm * (2 * dk + dv) + h * dv * dm + (int64_t)n_q * (h * dv + dm);
     int64_t bytes = floats * 4;
     /* What the arenas really take (packed copies, the products before they are
      * split into heads, W_O's normals in double, padding), less the four

@@ -82,7 +82,7 @@ static size_t layout_weights(Model *m, char *base, const Shape *s) {
     size_t dm = (size_t)c->d_model, f = sizeof(float);
     for (int h = 0; h < c->heads; h++) {
         HeadData *hd = m ? &m->heads[h] : NULL; /* one layer */
-        PIECE(hd, hd->wq, f * dm * c->d_k); /* (d_model, d_k) */
+        PIECE(hd, hd->wq, f * dm * c->d_k);     /* (d_model, d_k) */
         PIECE(hd, hd->wk, f * dm * c->d_k);
         PIECE(hd, hd->wv, f * dm * c->d_v); /* (d_model, d_v) */
     }
@@ -206,7 +206,8 @@ int model_reshape(Model *m, const ModelConfig *c, int n_q, int n_k, const Source
                   AvError *err) {
     const ModelConfig *o = &m->cfg;
     int fresh = !m->stages_arena, src_changed = src != m->src;
-    int dims = c->d_model != o->d_model, heads = c->heads != o->heads || c->layers != o->layers, dkv = c->d_k != o->d_k || c->d_v != o->d_v;
+    int dims = c->d_model != o->d_model, heads = c->heads != o->heads || c->layers != o->layers,
+        dkv = c->d_k != o->d_k || c->d_v != o->d_v;
     int tokens = n_q != m->n_q || n_k != m->n_k;
     int sides = q_target != m->q_target || k_target != m->k_target;
     int additive = (c->score == SCORE_ADDITIVE) != (o->score == SCORE_ADDITIVE);
@@ -233,8 +234,8 @@ int model_reshape(Model *m, const ModelConfig *c, int n_q, int n_k, const Source
     /* The weights that survive a change of heads, d_k or d_v (prefix
      * stability): copied into the new arena below, so that only new columns
      * and heads are drawn. Their old places, before the arenas move. */
-    int keep = (which & AR_WEIGHTS) && m->weights_arena && !m->weights_stale && (src->caps & SRC_WEIGHTS) && !src_changed &&
-               c->seed == o->seed && c->d_model == o->d_model;
+    int keep = (which & AR_WEIGHTS) && m->weights_arena && !m->weights_stale && (src->caps & SRC_WEIGHTS) &&
+               !src_changed && c->seed == o->seed && c->d_model == o->d_model;
     int oh = o->heads, odk = o->d_k, odv = o->d_v;
     void *old_weights = m->weights_arena;
     const float **old_w = keep ? malloc(sizeof(float *) * 3 * (size_t)oh) : NULL;

@@ -145,7 +145,6 @@ static void compute_project(Model *m) {
     par_for(tasks, project_rows_task, &j);
 }
 
-
 // ----------------------------------------------------------------------------
 // the layer output
 

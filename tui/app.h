@@ -55,7 +55,7 @@ typedef struct {
     int doc_y, doc_x; /* scroll of the overlay or of the pipeline view */
     Canvas *doc;      /* owned: what the pages and the pipeline draw at full size, kept between frames */
     void *view_data[VIEW_KIND_COUNT]; /* each view's own data (View.init makes it, View.free frees it) */
-    int head;         /* head shown, 0-based */
+    int head;                         /* head shown, 0-based */
     Shown shown;
     int ci, cj;     /* cursor: query row, key column (or d_v column in output) */
     int row0, col0; /* scroll offsets of the single-head heatmap */

@@ -28,19 +28,20 @@ static const char *const about_pipeline[] = {
     "shape (rows, cols). Tab changes the head; arrows and PgUp/PgDn scroll.", NULL};
 /* What each tensor of the catalogue's v cycle (tensor.h) shows, for the help. */
 static const char *const about_stage[TENSOR_COUNT][4] = {
-    [TENSOR_WEIGHTS] = {"weights A: the softmax of each row of masked scores; what the query takes from each key.", NULL},
+    [TENSOR_WEIGHTS] = {"weights A: the softmax of each row of masked scores; what the query takes from each key.",
+                        NULL},
     [TENSOR_SCORES] = {"raw scores S = Q K^T: the dot product of each query with each key, before scaling.",
-     "Its spread grows with d_k (variance d_k), which is why the next step divides.", NULL},
+                       "Its spread grows with d_k (variance d_k), which is why the next step divides.", NULL},
     [TENSOR_SCALED] = {"scaled scores S / sqrt(d_k): back to variance 1, so the softmax does not saturate.",
-     "Press s to switch scaling off and watch the rows turn one-hot (H falls).", NULL},
+                       "Press s to switch scaling off and watch the rows turn one-hot (H falls).", NULL},
     [TENSOR_MASKED] = {"masked scores: -inf where the mask forbids a key, so that its weight is exactly 0.",
-     "causal: a token sees itself and the tokens before it, never the future.", NULL},
+                       "causal: a token sees itself and the tokens before it, never the future.", NULL},
     [TENSOR_OUTPUT] = {"output O = A V: each query's mix of the value vectors, weighted by its row of A.",
-     "Columns are the d_v dimensions of the values.", NULL},
+                       "Columns are the d_v dimensions of the values.", NULL},
     [TENSOR_X] = {"X = E + PE: the token vectors the layer starts from. Without positional encoding a",
-     "repeated word has the same row, and so the same query: press p to tell them apart.", NULL},
+                  "repeated word has the same row, and so the same query: press p to tell them apart.", NULL},
     [TENSOR_PE] = {"PE: the sinusoidal positional encoding, sin on even and cos on odd dimensions, each",
-     "pair at its own wavelength; added to E so that positions differ.", NULL},
+                   "pair at its own wavelength; added to E so that positions differ.", NULL},
     [TENSOR_CONCAT] = {"heads joined: the outputs of all heads side by side (h x d_v columns), head by head.", NULL},
     [TENSOR_Y] = {"Y = concat W_O: the layer's output, the joined heads mixed back to d_model.", NULL},
 };

@@ -58,8 +58,7 @@ int gravity_available(const App *a, const char **why) {
         static _Thread_local char buf[160]; /* the frame's thread writes it, the same frame reads it */
         snprintf(buf, sizeof buf, "word gravity needs a sentence: %s", m->src->lacks ? m->src->lacks : "none here");
         r = buf;
-    }
-    else if (m->q_target != m->k_target || m->xq != m->x)
+    } else if (m->q_target != m->k_target || m->xq != m->x)
         r = "word gravity needs self-attention: in cross-attention the queries are another "
             "sentence";
     else if (m->n_q != m->n_k) r = "word gravity needs self-attention: the queries must be the key tokens";
