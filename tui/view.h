@@ -43,7 +43,7 @@ typedef struct View {
     unsigned flags;                             /* VIEW_HEAD_STATS | VIEW_INSPECTOR | VIEW_ROW_STATS */
 } View;
 
-/* The entries, each in its file: heatmap.c, docs.c, gravity.c. */
+/* The entries, each in its file: heatmap.c, pipeline.c, gravity.c, help.c, cellpage.c. */
 extern const View view_heatmap, view_heads, view_pipeline, view_gravity;
 extern const View page_help, page_cell;
 

@@ -1,0 +1,248 @@
+/* cellpage.c - the page of one cell's arithmetic (Enter): q and k, the
+ * score of the kind in use, its scaling, the softmax of its row, or for the
+ * output the sum of weights times values. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chrome.h"
+#include "cli.h"
+#include "formula.h"
+#include "keymap.h"
+#include "page.h"
+#include "text.h"
+#include "view.h"
+#include "widgets.h"
+
+#define G view_glyphs
+
+// ----------------------------------------------------------------------------
+// the arithmetic of one cell
+
+/* A vector as coloured numbers, wrapped over at most max_lines lines; returns
+ * the lines used. */
+static int draw_vector(const App *a, Canvas *doc, int y, int x, int w, const float *v, int n, int max_lines) {
+    ShownMat sm;
+    view_matrix_of(&sm, v, 1, n, 1);
+    int per_line = (w - x) / PAGE_CW;
+    if (per_line < 1) per_line = 1;
+    int lines = 0;
+    for (int k = 0; k < n; k++) {
+        int line = k / per_line, col = k % per_line;
+        if (line >= max_lines) {
+            cv_printf(doc, y + max_lines - 1, x + per_line * PAGE_CW - 1, 12, style_attr(ST_DIM), " +%d", n - k);
+            break;
+        }
+        view_cell(a, doc, y + line, x + col * PAGE_CW, PAGE_CW, 1, &sm, 0, k, 0, 1);
+        lines = line + 1;
+    }
+    return lines ? lines : 1;
+}
+
+/* q_i, k_j and their products, from row y; returns the next row. */
+static int cell_vectors(const App *a, Canvas *doc, int y, int i, int j) {
+    const HeadData *hd = &a->m->head[a->head];
+    int W = doc->w, dk = a->m->cfg.d_k, lx = 22;
+    char buf[64];
+    float *prod = malloc(sizeof(float) * (size_t)dk);
+    const float *qi = hd->q + (size_t)i * dk, *kj = hd->k + (size_t)j * dk;
+    if (prod)
+        for (int p = 0; p < dk; p++) prod[p] = (float)((double)qi[p] * kj[p]);
+    snprintf(buf, sizeof buf, "q_%d  (d_k = %d)", i, dk);
+    cv_text(doc, y, 0, buf, lx, style_attr(ST_BOLD));
+    y += draw_vector(a, doc, y, lx, W, qi, dk, 3);
+    snprintf(buf, sizeof buf, "k_%d", j);
+    cv_text(doc, y, 0, buf, lx, style_attr(ST_BOLD));
+    y += draw_vector(a, doc, y, lx, W, kj, dk, 3);
+    snprintf(buf, sizeof buf, "q %s k  (each product)", G(a)->odot);
+    cv_text(doc, y, 0, buf, lx, style_attr(ST_BOLD));
+    if (prod) y += draw_vector(a, doc, y, lx, W, prod, dk, 3);
+    free(prod);
+    return y;
+}
+
+/* The dot product, the raw score and its scaling, each with its own
+ * arithmetic (the formulas are formula.c's); returns the next row. */
+static int cell_scores(const App *a, Canvas *doc, int y, const CellDetail *d) {
+    const ModelConfig *c = &a->m->cfg;
+    const Glyphs *g = G(a);
+    int W = doc->w;
+    char buf[512], text[64];
+    snprintf(buf, sizeof buf, "q%sk          %s of the products = %.4f", g->dot, g->sigma, d->dot);
+    cv_text(doc, y++, 0, buf, W, style_plain());
+    FormulaOf f = formula_of(c, a->ascii);
+    formula_text(text, sizeof text, FORMULA_CELL, STAGE_SCORES, &f);
+    switch (c->score) {
+    case SCORE_COSINE:
+        snprintf(buf, sizeof buf, "raw score     %s = %.4f / (%.4f %s %.4f) = %.4f", text, d->dot, d->q_norm, g->times,
+                 d->k_norm, d->raw);
+        break;
+    case SCORE_DISTANCE: snprintf(buf, sizeof buf, "raw score     %s = %s%.4f", text, g->minus, d->dist2); break;
+    case SCORE_ADDITIVE:
+        snprintf(buf, sizeof buf, "raw score     %s = %.4f   (additive: q%sk is not used)", text, d->raw, g->dot);
+        break;
+    default: snprintf(buf, sizeof buf, "raw score     %s = %.4f   (the \"raw scores\" stage)", text, d->raw); break;
+    }
+    cv_text(doc, y++, 0, buf, W, style_plain());
+    formula_text(text, sizeof text, FORMULA_CELL, STAGE_SCALED, &f);
+    switch (formula_scale(FORMULA_CELL, &f)) {
+    case FORMULA_SCALE_NONE:
+        snprintf(buf, sizeof buf, "scaled score  s = %.4f   (no scaling: s is the raw score)", d->scaled);
+        break;
+    case FORMULA_SCALE_TIMES:
+        snprintf(buf, sizeof buf, "scaled score  s = %.4f %s = %.4f   (the temperature; what the softmax sees)", d->raw,
+                 text, d->scaled);
+        break;
+    default:
+        snprintf(buf, sizeof buf, "scaled score  s = %.4f %s (= %.4f) = %.4f   (what the softmax sees)", d->raw, text,
+                 d->divisor, d->scaled);
+        break;
+    }
+    cv_text(doc, y++, 0, buf, W, style_plain());
+    return y;
+}
+
+/* The mask, then the softmax of cell (i, j): exp, row sum, weight; returns
+ * the next row. */
+static int cell_softmax(const App *a, Canvas *doc, int y, const CellDetail *d, int i, int j) {
+    const Glyphs *g = G(a);
+    int W = doc->w;
+    char buf[512], mk[32];
+    model_mask_name(&a->m->cfg, mk, sizeof mk);
+    if (d->allowed) snprintf(buf, sizeof buf, "mask          %s: key %d is visible to query %d -> allowed", mk, j, i);
+    else
+        snprintf(buf, sizeof buf, "mask          %s: key %d is hidden from query %d -> masked: score %s, weight 0", mk,
+                 j, i, g->neg_inf);
+    cv_text(doc, y++, 0, buf, W, d->allowed ? style_plain() : style_attr(ST_BOLD));
+    if (d->row_allowed == 0) {
+        cv_text(doc, y++, 0, "every key of this row is masked: all its weights are 0, its sum is 0", W,
+                style_attr(ST_BOLD));
+        return y;
+    }
+    snprintf(buf, sizeof buf, "exp(s %s max) exp(%.4f %s %.4f) = %.6f   (max: largest allowed s of the row)", g->minus,
+             d->allowed ? d->scaled : 0.0, g->minus, d->row_max, d->exp);
+    if (!d->allowed) snprintf(buf, sizeof buf, "exp(s %s max) 0 (masked)", g->minus);
+    cv_text(doc, y++, 0, buf, W, style_plain());
+    snprintf(buf, sizeof buf, "row sum       %s exp(s_j %s max) over the %d allowed keys = %.6f", g->sigma, g->minus,
+             d->row_allowed, d->denom);
+    cv_text(doc, y++, 0, buf, W, style_plain());
+    snprintf(buf, sizeof buf, "weight        %.6f %s %.6f = %.4f", d->exp, g->div, d->denom, d->weight);
+    cv_text(doc, y++, 0, buf, W, style_attr(ST_BOLD));
+    return y;
+}
+
+/* Row i's weights as bars, key j marked; returns the next row. */
+static int cell_row(const App *a, Canvas *doc, int y, int i, int j) {
+    const Model *m = a->m;
+    const Glyphs *g = G(a);
+    const HeadData *hd = &m->head[a->head];
+    int W = doc->w;
+    char q[64], k[64], buf[512];
+    view_qlabel(a, q, sizeof q, i, 24);
+    snprintf(buf, sizeof buf, "the weights of row %d %s: sum %.3f, entropy %.2f bits, largest %.2f", i, q,
+             hd->row_sums[i], hd->entropy[i], hd->max_weight[i]);
+    cv_text(doc, y++, 0, buf, W, style_attr(ST_BOLD));
+    int barw = W - 12 - 14 > 50 ? 50 : W - 12 - 14;
+    if (barw < 5) barw = 5;
+    for (int t = 0; t < m->n_k; t++, y++) {
+        view_klabel(a, k, sizeof k, t, 10);
+        Style ls = t == j ? style_attr(ST_REVERSE | ST_BOLD) : style_plain();
+        cv_text(doc, y, 0, k, 10, ls);
+        if (!m->allowed[(size_t)i * m->n_k + t]) {
+            cv_printf(doc, y, 12, 20, style_attr(ST_DIM), "%s masked", g->masked);
+            continue;
+        }
+        float w = hd->weights[(size_t)i * m->n_k + t];
+        int len = (int)lround(w * barw);
+        cv_fill(doc, y, 12, len, g->bar, style_plain());
+        cv_printf(doc, y, 12 + barw + 1, 12, ls, "%.4f", w);
+    }
+    return y;
+}
+
+/* Enter on a score or weight stage: the arithmetic of cell (ci, cj), from
+ * the vectors to the weight; returns the rows drawn. */
+static int draw_attention_cell(const App *a, Canvas *doc) {
+    const Model *m = a->m;
+    int i = a->ci, j = a->cj, y = 0;
+    char q[64], k[64], buf[512];
+    view_qlabel(a, q, sizeof q, i, 24);
+    view_klabel(a, k, sizeof k, j, 24);
+    CellDetail d;
+    model_cell_detail(m, a->head, i, j, &d);
+    snprintf(buf, sizeof buf, "cell arithmetic  head %d/%d  query %d %s %s key %d %s   (Enter or Esc: back)",
+             a->head + 1, m->cfg.heads, i, q, G(a)->arrow, j, k);
+    cv_text(doc, y++, 0, buf, doc->w, style_attr(ST_BOLD | ST_REVERSE));
+    y = cell_vectors(a, doc, y + 1, i, j);
+    y = cell_scores(a, doc, y + 1, &d);
+    y = cell_softmax(a, doc, y, &d, i, j);
+    return cell_row(a, doc, y + 1, i, j);
+}
+
+/* Enter on the output stage: O[i][d] as the row's weights times V's column. */
+static int draw_output_cell(const App *a, Canvas *doc) {
+    const Model *m = a->m;
+    const Glyphs *g = G(a);
+    const HeadData *hd = &m->head[a->head];
+    int i = a->ci, d = a->cj, dv = m->cfg.d_v, y = 0, W = doc->w;
+    char q[64], k[64], buf[256];
+    view_qlabel(a, q, sizeof q, i, 24);
+    snprintf(buf, sizeof buf,
+             "output arithmetic  head %d/%d  O[%d][%d] = %s_j A[%d][j] %s V[j][%d]   (Enter or Esc: back)", a->head + 1,
+             m->cfg.heads, i, d, g->sigma, i, g->times, d);
+    cv_text(doc, y++, 0, buf, W, style_attr(ST_BOLD | ST_REVERSE));
+    y++;
+    cv_printf(doc, y++, 0, W, style_attr(ST_BOLD), "%-12s %10s %10s %12s", "key j", "A[i][j]", "V[j][d]", "product");
+    double sum = 0;
+    for (int t = 0; t < m->n_k; t++, y++) {
+        view_klabel(a, k, sizeof k, t, 12);
+        float w = hd->weights[(size_t)i * m->n_k + t], v = hd->v[(size_t)t * dv + d];
+        cv_text(doc, y, 0, k, 12, style_plain());
+        if (!m->allowed[(size_t)i * m->n_k + t]) {
+            cv_printf(doc, y, 13, W, style_attr(ST_DIM), "%10s %10.4f %12s", g->masked, v, "(masked)");
+            continue;
+        }
+        sum += (double)w * v;
+        cv_printf(doc, y, 13, W, style_plain(), "%10.4f %10.4f %12.6f", w, v, (double)w * v);
+    }
+    cv_printf(doc, y++, 0, W, style_attr(ST_BOLD), "%-12s %10s %10s %12.6f   (stored: %.6f)", "sum", "", "", sum,
+              hd->out[(size_t)i * dv + d]);
+    (void)q;
+    return y;
+}
+
+static void cell_draw(App *a, Canvas *cv) {
+    Canvas *doc = page_canvas(a, cv->w, 40 + 3 * a->m->n_k + 12);
+    if (!doc) return;
+    int h = a->shown == TENSOR_OUTPUT ? draw_output_cell(a, doc) : draw_attention_cell(a, doc);
+    doc->h = h < doc->h ? (h > 0 ? h : 1) : doc->h;
+    page_show(a, cv, doc, 0, cv->h);
+}
+
+// ----------------------------------------------------------------------------
+// the entry
+
+static int cell_available(const App *a, const char **why) {
+    if (why) *why = "the arithmetic is of a cell of weights, scores or output";
+    return a->m->n_q > 0 && tensor_info(a->shown)->scope == TS_HEAD;
+}
+
+static int cell_key(App *a, Action act) {
+    if (page_scroll(a, act)) return 1;
+    if (act == ACT_QUIT || act == ACT_ESCAPE || act == ACT_HELP || act == ACT_OPEN) {
+        page_close(a);
+        return 1;
+    }
+    /* The cell page follows head changes; other keys close it first. */
+    if (act != ACT_NEXT_HEAD && act != ACT_PREV_HEAD) a->overlay = OVERLAY_NONE;
+    return VIEW_KEY_PASS;
+}
+
+const View page_cell = {
+    .name = "cell",
+    .available = cell_available,
+    .draw = cell_draw,
+    .key = cell_key,
+    .natural_height = page_natural_height,
+};

@@ -1,0 +1,107 @@
+/* help.c - the help page: what the view and the stage shown are, the key
+ * table (keymap.c, only the keys the model can use), the views of the view
+ * table and the stages of the catalogue's v cycle, each with its about-text. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chrome.h"
+#include "cli.h"
+#include "formula.h"
+#include "keymap.h"
+#include "page.h"
+#include "text.h"
+#include "view.h"
+#include "widgets.h"
+
+#define G view_glyphs
+
+// ----------------------------------------------------------------------------
+// what each stage of the v cycle shows
+
+static const char *const about_stage[TENSOR_COUNT][4] = {
+    [TENSOR_WEIGHTS] = {"weights A: the softmax of each row of masked scores; what the query takes from each key.",
+                        NULL},
+    [TENSOR_SCORES] = {"raw scores S = Q K^T: the dot product of each query with each key, before scaling.",
+                       "Its spread grows with d_k (variance d_k), which is why the next step divides.", NULL},
+    [TENSOR_SCALED] = {"scaled scores S / sqrt(d_k): back to variance 1, so the softmax does not saturate.",
+                       "Press s to switch scaling off and watch the rows turn one-hot (H falls).", NULL},
+    [TENSOR_MASKED] = {"masked scores: -inf where the mask forbids a key, so that its weight is exactly 0.",
+                       "causal: a token sees itself and the tokens before it, never the future.", NULL},
+    [TENSOR_OUTPUT] = {"output O = A V: each query's mix of the value vectors, weighted by its row of A.",
+                       "Columns are the d_v dimensions of the values.", NULL},
+    [TENSOR_X] = {"X = E + PE: the token vectors the layer starts from. Without positional encoding a",
+                  "repeated word has the same row, and so the same query: press p to tell them apart.", NULL},
+    [TENSOR_PE] = {"PE: the sinusoidal positional encoding, sin on even and cos on odd dimensions, each",
+                   "pair at its own wavelength; added to E so that positions differ.", NULL},
+    [TENSOR_CONCAT] = {"heads joined: the outputs of all heads side by side (h x d_v columns), head by head.", NULL},
+    [TENSOR_Y] = {"Y = concat W_O: the layer's output, the joined heads mixed back to d_model.", NULL},
+};
+
+static const char *const *stage_about(Shown s) {
+    static const char *const none[1] = {NULL};
+    const char *const *l = about_stage[(unsigned)s < TENSOR_COUNT ? s : 0];
+    return l[0] ? l : none;
+}
+
+// ----------------------------------------------------------------------------
+// help: the key table, then what each view and stage shows
+
+static void help_draw(App *a, Canvas *cv) {
+    int lines = 12 + keymap_count + 5 * VIEW_KIND_COUNT + 4 * tensor_cycle_len() + 8;
+    Canvas *doc = page_canvas(a, cv->w, lines);
+    if (!doc) return;
+    int y = 0;
+    char buf[256];
+    snprintf(buf, sizeof buf, "attnviz %s - help  (q, ? or Esc: back; arrows scroll)", ATTNVIZ_VERSION);
+    cv_text(doc, y++, 0, buf, doc->w, style_attr(ST_BOLD | ST_REVERSE));
+    y++;
+    cv_text(doc, y++, 0, "What am I looking at", doc->w, style_attr(ST_BOLD | ST_UNDERLINE));
+    const char *const *about = view_of(a->view)->about;
+    for (int k = 0; about[k]; k++) cv_printf(doc, y++, 2, doc->w - 2, style_plain(), "%s", about[k]);
+    if (a->view == VIEW_HEATMAP) {
+        const char *const *st = stage_about(a->shown);
+        for (int k = 0; st[k]; k++) cv_printf(doc, y++, 2, doc->w - 2, style_plain(), "%s", st[k]);
+    }
+    y++;
+    cv_text(doc, y++, 0, "Keys", doc->w, style_attr(ST_BOLD | ST_UNDERLINE));
+    for (int i = 0; i < keymap_count; i++) {
+        const KeyBinding *b = &keymap[i];
+        if (!b->label || !app_action_listed(a, b->action)) continue;
+        const char *label = a->ascii && b->ascii_label ? b->ascii_label : b->label;
+        cv_text(doc, y, 2, label, 12, style_attr(ST_BOLD));
+        cv_text(doc, y++, 16, b->help, doc->w - 16, style_plain());
+    }
+    y++;
+    cv_text(doc, y++, 0, "The views", doc->w, style_attr(ST_BOLD | ST_UNDERLINE));
+    for (int v = 0; v < VIEW_KIND_COUNT; v++) {
+        cv_text(doc, y++, 2, view_table[v]->name, doc->w - 2, style_attr(ST_BOLD));
+        for (const char *const *l = view_table[v]->about; *l; l++) cv_text(doc, y++, 4, *l, doc->w - 4, style_plain());
+    }
+    y++;
+    cv_text(doc, y++, 0, "The stages (v)", doc->w, style_attr(ST_BOLD | ST_UNDERLINE));
+    for (int k = 0; k < tensor_cycle_len(); k++) {
+        Shown s = tensor_cycle_at(k);
+        cv_text(doc, y++, 2, view_stage_name(s), doc->w - 2, style_attr(ST_BOLD));
+        for (const char *const *l = stage_about(s); *l; l++) cv_text(doc, y++, 4, *l, doc->w - 4, style_plain());
+    }
+    doc->h = y < lines ? y : lines;
+    page_show(a, cv, doc, 0, cv->h);
+}
+
+static int help_key(App *a, Action act) {
+    if (page_scroll(a, act)) return 1;
+    if (act == ACT_QUIT || act == ACT_ESCAPE || act == ACT_HELP) {
+        page_close(a);
+        return 1;
+    }
+    return 0; /* the help takes every other key and does nothing */
+}
+
+const View page_help = {
+    .name = "help",
+    .draw = help_draw,
+    .key = help_key,
+    .natural_height = page_natural_height,
+};

@@ -1,0 +1,73 @@
+/* page.c - see page.h. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chrome.h"
+#include "cli.h"
+#include "formula.h"
+#include "keymap.h"
+#include "page.h"
+#include "text.h"
+#include "view.h"
+#include "widgets.h"
+
+#define G view_glyphs
+
+// ----------------------------------------------------------------------------
+// a scrolled window onto a document
+
+void page_show(App *a, Canvas *cv, const Canvas *doc, int y0, int h) {
+    if (h < 1) return;
+    int max_y = doc->h - h > 0 ? doc->h - h : 0;
+    int max_x = doc->w - cv->w > 0 ? doc->w - cv->w : 0;
+    if (a->doc_y > max_y) a->doc_y = max_y;
+    if (a->doc_x > max_x) a->doc_x = max_x;
+    cv_blit(cv, y0, 0, doc, a->doc_y, a->doc_x, h, cv->w);
+    a->layout.rows = h; /* the page size of PgUp/PgDn */
+    if (max_y > 0 || max_x > 0) {
+        char buf[64];
+        snprintf(buf, sizeof buf, " lines %d-%d of %d ", a->doc_y + 1, a->doc_y + h < doc->h ? a->doc_y + h : doc->h,
+                 doc->h);
+        if (max_x > 0) snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "cols %d+ ", a->doc_x + 1);
+        cv_text_right(cv, y0 + h - 1, 0, buf, cv->w, style_attr(ST_REVERSE));
+    }
+}
+
+/* The arrows, PgUp/PgDn, Home and End scroll a page: 1 when act was one. */
+int page_scroll(App *a, Action act) {
+    int page = a->layout.rows > 2 ? a->layout.rows - 2 : 10;
+    switch (act) {
+    case ACT_UP: a->doc_y--; break;
+    case ACT_DOWN: a->doc_y++; break;
+    case ACT_LEFT: a->doc_x -= 8; break;
+    case ACT_RIGHT: a->doc_x += 8; break;
+    case ACT_PAGE_UP: a->doc_y -= page; break;
+    case ACT_PAGE_DOWN: a->doc_y += page; break;
+    case ACT_HOME: a->doc_y = a->doc_x = 0; break;
+    case ACT_END: a->doc_y = 1 << 20; break;
+    default: return 0;
+    }
+    if (a->doc_y < 0) a->doc_y = 0;
+    if (a->doc_x < 0) a->doc_x = 0;
+    return 1;
+}
+
+void page_close(App *a) {
+    a->overlay = OVERLAY_NONE;
+    a->doc_y = a->doc_x = 0;
+}
+
+/* A page's natural height for --once: it scrolls, so a screenful. */
+int page_natural_height(const App *a, int w) {
+    (void)a, (void)w;
+    return 60;
+}
+
+/* The app's page canvas as a blank w x h (its cells are kept between frames:
+ * a frame allocates only when the page grows); NULL when out of memory. */
+Canvas *page_canvas(App *a, int w, int h) {
+    if (!a->doc) return a->doc = cv_new(w, h);
+    return cv_resize(a->doc, w, h) == 0 ? a->doc : NULL;
+}

@@ -1,0 +1,281 @@
+/* pipeline.c - the pipeline view: every stage of the chain for one head,
+ * with its shape, drawn as a document of its natural size (page.h) that the
+ * screen shows a window of, scrolled with the arrows. The blocks are the
+ * catalogue's tensors (tensor.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chrome.h"
+#include "cli.h"
+#include "formula.h"
+#include "keymap.h"
+#include "page.h"
+#include "text.h"
+#include "view.h"
+#include "widgets.h"
+
+#define G view_glyphs
+
+// ----------------------------------------------------------------------------
+// what am I looking at: 2-4 lines per view and per stage, shown by the help
+
+static const char *const about_pipeline[] = {
+    "The whole chain for one head, as the texts write it: tokens -> ids -> embeddings E",
+    "-> Q = XW_Q, K = XW_K, V = XW_V -> scores QK^T -> / sqrt(d_k) -> mask -> softmax A",
+    "-> output O = AV, then the heads joined and projected by W_O. Each stage shows its",
+    "shape (rows, cols). Tab changes the head; arrows and PgUp/PgDn scroll.", NULL};
+/* What each tensor of the catalogue's v cycle (tensor.h) shows, for the help. */
+// ----------------------------------------------------------------------------
+// the pipeline
+
+enum { PIPE_CW = PAGE_CW, PIPE_MAX_ROWS = 64, PIPE_MAX_COLS = 32, PIPE_LABEL = 8 };
+
+typedef enum { ROWS_QUERIES, ROWS_KEYS, ROWS_DIMS } RowLabels;
+
+typedef struct {
+    char title[96];
+    ShownMat sm;
+    RowLabels rows;
+    int is_tokens;  /* the tokens -> ids block */
+    int sums;       /* a column with each row's sum */
+    int x, y, w, h; /* place in the document */
+} Block;
+
+/* The blocks being filled: b[0..n), room for max. */
+typedef struct {
+    Block *b;
+    int n, max;
+} BlockList;
+
+/* Appends the block of tensor t (tensor.h) of the head shown: its data,
+ * shape, ramp, labels and whether cells can be masked come from the
+ * catalogue, the title from the caller; the block, or NULL when full. */
+static Block *block_tensor(BlockList *bl, const App *a, Tensor t, const char *title) {
+    if (bl->n >= bl->max) return NULL;
+    Block *b = &bl->b[bl->n++];
+    view_matrix(a, t, a->head, &b->sm);
+    b->sm.row_stats = 0; /* the pipeline has its own sums column */
+    snprintf(b->title, sizeof b->title, "%s  (%d, %d)", title, b->sm.rows, b->sm.cols);
+    TensorSide rows = tensor_info(t)->rows;
+    b->rows = rows == SIDE_QUERIES ? ROWS_QUERIES : rows == SIDE_KEYS ? ROWS_KEYS : ROWS_DIMS;
+    b->sums = (tensor_info(t)->flags & TF_OWNS_STATS) != 0;
+    return b;
+}
+
+/* From a sentence: tokens -> ids, E (+ PE = X), the head's weights, Q, K, V. */
+static void blocks_sentence(const App *a, BlockList *bl) {
+    const Model *m = a->m;
+    const ModelConfig *c = &m->cfg;
+    if (bl->n < bl->max) {
+        Block *b = &bl->b[bl->n++];
+        b->is_tokens = 1;
+        snprintf(b->title, sizeof b->title, "tokens %s ids  (%d)", G(a)->arrow, m->n_k);
+        b->sm.rows = m->n_k;
+    }
+    block_tensor(bl, a, TENSOR_E, "E = embedding(ids)");
+    if (c->pos != POS_NONE) {
+        block_tensor(bl, a, TENSOR_PE, "PE");
+        block_tensor(bl, a, TENSOR_X, "X = E + PE");
+    }
+    block_tensor(bl, a, TENSOR_WQ, "W_Q");
+    block_tensor(bl, a, TENSOR_WK, "W_K");
+    block_tensor(bl, a, TENSOR_WV, "W_V");
+    block_tensor(bl, a, TENSOR_Q, "Q = X W_Q");
+    block_tensor(bl, a, TENSOR_K, "K = X W_K");
+    block_tensor(bl, a, TENSOR_V, "V = X W_V");
+}
+
+/* From a Q/K/V file: Q, K and V as they were read. */
+static void blocks_file(const App *a, BlockList *bl) {
+    block_tensor(bl, a, TENSOR_Q, "Q");
+    block_tensor(bl, a, TENSOR_K, "K");
+    block_tensor(bl, a, TENSOR_V, "V");
+}
+
+/* The head's attention: S, S', the mask, A with its row sums, O. */
+static void blocks_attention(const App *a, BlockList *bl) {
+    const Model *m = a->m;
+    const ModelConfig *c = &m->cfg;
+    char t[96];
+    /* The raw scores and their scaling, as the score kind computes them. */
+    FormulaOf f = formula_of(c, a->ascii);
+    formula_text(t, sizeof t, FORMULA_PIPELINE, STAGE_SCORES, &f);
+    block_tensor(bl, a, TENSOR_SCORES, t);
+    formula_text(t, sizeof t, FORMULA_PIPELINE, STAGE_SCALED, &f);
+    block_tensor(bl, a, TENSOR_SCALED, t);
+    if (c->mask != MASK_NONE) {
+        char mk[32];
+        model_mask_name(c, mk, sizeof mk);
+        snprintf(t, sizeof t, "M = mask(S'), %s", mk);
+        block_tensor(bl, a, TENSOR_MASKED, t);
+    }
+    block_tensor(bl, a, TENSOR_WEIGHTS, c->mask != MASK_NONE ? "A = softmax(M)" : "A = softmax(S')");
+    block_tensor(bl, a, TENSOR_OUTPUT, "O = A V");
+}
+
+/* The layer after the heads: their outputs joined, W_O, Y. */
+static void blocks_layer(const App *a, BlockList *bl) {
+    const Model *m = a->m;
+    const ModelConfig *c = &m->cfg;
+    char t[96];
+    snprintf(t, sizeof t, "concat(O_1..O_%d)", c->heads);
+    block_tensor(bl, a, TENSOR_CONCAT, t);
+    block_tensor(bl, a, TENSOR_WO, "W_O");
+    block_tensor(bl, a, TENSOR_Y, "Y = concat W_O");
+}
+
+/* The stages of the chain for the chosen head, in order. */
+static int pipeline_blocks(const App *a, Block *out, int max) {
+    const Model *m = a->m;
+    int n = 0, text = model_can(m, SRC_EMBED | SRC_WEIGHTS);
+    memset(out, 0, sizeof(Block) * (size_t)max);
+    BlockList bl = {out, n, max};
+    if (text) blocks_sentence(a, &bl);
+    else blocks_file(a, &bl);
+    blocks_attention(a, &bl);
+    if (text) blocks_layer(a, &bl);
+    return bl.n;
+}
+
+static int shown_rows(const Block *b) { return b->sm.rows < PIPE_MAX_ROWS ? b->sm.rows : PIPE_MAX_ROWS; }
+static int shown_cols(const Block *b) { return b->sm.cols < PIPE_MAX_COLS ? b->sm.cols : PIPE_MAX_COLS; }
+
+/* Width and height of a block on the page. */
+static void block_size(const App *a, Block *b) {
+    int title_w = text_width(b->title, strlen(b->title));
+    if (b->is_tokens) {
+        b->w = PIPE_LABEL * 2 + 8;
+        b->h = 2 + b->sm.rows;
+    } else {
+        b->w = PIPE_LABEL + 1 + shown_cols(b) * PIPE_CW + (b->sm.cols > PIPE_MAX_COLS ? 6 : 0) + (b->sums ? 7 : 0);
+        b->h = 2 + shown_rows(b) + (b->sm.rows > PIPE_MAX_ROWS ? 1 : 0);
+    }
+    if (b->w < title_w) b->w = title_w;
+    (void)a;
+}
+
+/* Places the blocks left to right, wrapping at width w (as the texts set Q,
+ * K and V side by side). Returns the document's height; *doc_w its width. */
+static int pipeline_layout(const App *a, Block *b, int n, int w, int *doc_w) {
+    int x = 0, y = 0, row_h = 0, maxw = w;
+    for (int k = 0; k < n; k++) {
+        block_size(a, &b[k]);
+        if (x > 0 && x + b[k].w > w) {
+            y += row_h + 1;
+            x = 0, row_h = 0;
+        }
+        b[k].x = x, b[k].y = y;
+        x += b[k].w + 3;
+        if (b[k].h > row_h) row_h = b[k].h;
+        if (b[k].x + b[k].w > maxw) maxw = b[k].x + b[k].w;
+    }
+    *doc_w = maxw;
+    return y + row_h;
+}
+
+static void row_label(const App *a, const Block *b, int i, char *buf, size_t cap) {
+    char tmp[16];
+    switch (b->rows) {
+    case ROWS_QUERIES: view_qlabel(a, buf, cap, i, PIPE_LABEL); break;
+    case ROWS_KEYS: view_klabel(a, buf, cap, i, PIPE_LABEL); break;
+    default:
+        snprintf(tmp, sizeof tmp, "%d", i);
+        snprintf(buf, cap, "%s", tmp);
+        break;
+    }
+}
+
+static void draw_block(const App *a, Canvas *doc, const Block *b) {
+    const Model *m = a->m;
+    char buf[128];
+    cv_text(doc, b->y, b->x, b->title, b->w, style_attr(ST_BOLD | ST_UNDERLINE));
+    if (b->is_tokens) {
+        for (int i = 0; i < m->n_k; i++) {
+            view_klabel(a, buf, sizeof buf, i, PIPE_LABEL * 2);
+            cv_text(doc, b->y + 2 + i, b->x, buf, PIPE_LABEL * 2, style_plain());
+            cv_printf(doc, b->y + 2 + i, b->x + PIPE_LABEL * 2 + 1, 7, style_plain(), "%s %d", G(a)->arrow,
+                      model_key_id(m, i));
+        }
+        return;
+    }
+    int x0 = b->x + PIPE_LABEL + 1, rows = shown_rows(b), cols = shown_cols(b);
+    for (int j = 0; j < cols; j++) {
+        if (b->sm.col_labels == LABELS_KEYS) view_klabel(a, buf, sizeof buf, j, PIPE_CW - 1);
+        else if (b->sm.col_labels == LABELS_CONCAT)
+            snprintf(buf, sizeof buf, "%d.%d", j / b->sm.d_v + 1, j % b->sm.d_v);
+        else snprintf(buf, sizeof buf, "%d", j);
+        cv_text_right(doc, b->y + 1, x0 + j * PIPE_CW, buf, PIPE_CW - 1, style_attr(ST_DIM));
+    }
+    if (b->sm.cols > cols)
+        cv_printf(doc, b->y + 1, x0 + cols * PIPE_CW, 6, style_attr(ST_DIM), "+%d", b->sm.cols - cols);
+    if (b->sums) cv_text_right(doc, b->y + 1, x0 + cols * PIPE_CW, G(a)->sigma, 6, style_attr(ST_BOLD));
+    for (int i = 0; i < rows; i++) {
+        int y = b->y + 2 + i;
+        row_label(a, b, i, buf, sizeof buf);
+        cv_text(doc, y, b->x, buf, PIPE_LABEL, style_plain());
+        for (int j = 0; j < cols; j++) view_cell(a, doc, y, x0 + j * PIPE_CW, PIPE_CW, 1, &b->sm, i, j, 0, 1);
+        if (b->sums)
+            cv_printf(doc, y, x0 + cols * PIPE_CW + 1, 6, style_plain(), "%5.3f", m->head[a->head].row_sums[i]);
+    }
+    if (b->sm.rows > rows)
+        cv_printf(doc, b->y + 2 + rows, b->x, b->w, style_attr(ST_DIM),
+                  "... %d more rows (the heatmap view, v, shows all)", b->sm.rows - rows);
+}
+
+/* Draws the pipeline for the current head at natural size; NULL when out of
+ * memory. */
+static Canvas *pipeline_doc(App *a, int w) {
+    Block blocks[24];
+    int n = pipeline_blocks(a, blocks, 24), doc_w;
+    int h = pipeline_layout(a, blocks, n, w, &doc_w);
+    Canvas *doc = page_canvas(a, doc_w, h > 0 ? h : 1);
+    if (!doc) return NULL;
+    for (int k = 0; k < n; k++) draw_block(a, doc, &blocks[k]);
+    return doc;
+}
+
+static int pipeline_height(const App *a, int w) {
+    Block blocks[24];
+    int n = pipeline_blocks(a, blocks, 24), doc_w;
+    return pipeline_layout(a, blocks, n, w, &doc_w);
+}
+
+static void pipeline_draw_doc(App *a, Canvas *cv, int y0, int h) {
+    Canvas *doc = pipeline_doc(a, cv->w);
+    if (!doc) return;
+    page_show(a, cv, doc, y0, h);
+}
+
+// ----------------------------------------------------------------------------
+// the entry
+
+static void pipeline_title(const App *a, char *buf, size_t cap) {
+    snprintf(buf, cap, "head %d/%d  the whole chain, stage by stage (Tab: head, arrows scroll, c: back)", a->head + 1,
+             a->m->cfg.heads);
+}
+
+static Stage pipeline_needed_stage(const App *a) {
+    (void)a;
+    return STAGE_FINAL;
+}
+
+static void pipeline_draw(App *a, Canvas *cv) {
+    pipeline_draw_doc(a, cv, TOP_LINES, cv->h - TOP_LINES - 2);
+    chrome_draw_bottom(a, cv, NULL, cv->h - 2);
+}
+
+static int pipeline_key(App *a, Action act) { return page_scroll(a, act) ? 1 : VIEW_KEY_PASS; }
+
+static int pipeline_natural_height(const App *a, int w) { return TOP_LINES + pipeline_height(a, w) + 2; }
+
+const View view_pipeline = {
+    .name = "pipeline",
+    .about = about_pipeline,
+    .needed_stage = pipeline_needed_stage,
+    .title = pipeline_title,
+    .draw = pipeline_draw,
+    .key = pipeline_key,
+    .natural_height = pipeline_natural_height,
+};
