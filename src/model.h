@@ -10,7 +10,10 @@
  * Setting a parameter marks the earliest stage it affects as stale; one
  * model_update() recomputes from there on. The front end reads the results
  * (fields below and model_* accessors); it never computes them. Fields of
- * Model are read-only outside the model's files (src/model*.c).
+ * Model are read-only outside the model's files (src/model*.c and the
+ * sources' files). Every matrix pointer in it (and in its HeadData) may move
+ * after any successful setter (a change of shape makes new arenas): read them
+ * again after each setter, never keep one across it.
  *
  * A model takes its Q, K, V from a source (source.h): a sentence through
  * seeded weights (the default), a Q/K/V file (one head; no embeddings,
