@@ -338,6 +338,9 @@ static int merge_all(Merger *m, int n) {
 /* BOS, the dummy prefix, then each character's piece or its bytes' ids. */
 static int split_characters(const LlamaTok *t, const char *text, size_t len, int bos, int *ids, AvError *err) {
     int n = 0;
+    if (bos && t->n <= LLAMATOK_BOS)
+        return av_errorf(err, "no BOS: the vocabulary has %d piece%s, BOS is id %d", t->n, t->n == 1 ? "" : "s",
+                         LLAMATOK_BOS);
     if (bos) ids[n++] = LLAMATOK_BOS;
     if (len > 0) {
         int space = llamatok_lookup(t, " ", 1);

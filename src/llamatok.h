@@ -59,8 +59,9 @@ int llamatok_lookup(const LlamaTok *t, const char *s, size_t len);
 
 /* Encodes text[0..len) as run.c does (above), BOS first when `bos`. On
  * success returns the number of ids and sets *ids (at most len + 2 of them;
- * caller frees). -1 when out of memory, or when a byte has no piece
- * (fallback id byte + 3 past the vocabulary): one line in err. */
+ * caller frees). -1 when out of memory, when a byte has no piece (fallback
+ * id byte + 3 past the vocabulary), or for BOS in a vocabulary of one piece:
+ * one line in err. */
 int llamatok_encode(const LlamaTok *t, const char *text, size_t len, int bos, int **ids, AvError *err);
 
 /* The raw piece of id (0 <= id < n) and its length. */

@@ -355,6 +355,17 @@ static void test_byte_fallback_past_vocabulary(void **state) {
     assert_string_equal(err.msg, "byte 0x00 at offset 1 has no piece: byte fallback needs id 3, the vocabulary "
                                  "has 3 pieces");
     llamatok_free(t);
+    /* one piece: no BOS to start with (found by fuzz_llamatok: regress/llamatok/bos-one-piece) */
+    b.n = 0;
+    put_i32(&b, 8);
+    put_piece(&b, "a", 0);
+    t = parse(&b, &err);
+    assert_non_null(t);
+    assert_int_equal(llamatok_encode(t, "a", 1, 1, &ids, &err), -1);
+    assert_string_equal(err.msg, "no BOS: the vocabulary has 1 piece, BOS is id 1");
+    assert_int_equal(llamatok_encode(t, "aa", 2, 0, &ids, &err), 2);
+    free(ids);
+    llamatok_free(t);
     free(b.b);
 }
 
