@@ -1,6 +1,6 @@
 # fuzz.mk - libFuzzer targets (tests/fuzz/), built with clang and ASan + UBSan.
 #
-#   make fuzz             build build/fuzz/fuzz_{tokenize,qkvfile,cli,maskfile,keys}
+#   make fuzz             build build/fuzz/fuzz_{tokenize,qkvfile,cli,maskfile,keys,llamatok,llama2}
 #   make fuzz-smoke       run each for FUZZ_SECONDS (default 60) on a copy of its
 #                         seed corpus; fails on any crash, leak, timeout or OOM
 #   make fuzz-regress     run each once over tests/fuzz/regress/<target>/
@@ -28,7 +28,7 @@ FUZZ_RUNS        ?=
 FUZZ_MAX_SECONDS ?= 900
 FUZZ_LIMIT = $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS) -max_total_time=$(FUZZ_MAX_SECONDS),-max_total_time=$(FUZZ_SECONDS))
 FUZZ_BUILD   := build/fuzz
-FUZZ_TARGETS := tokenize qkvfile cli maskfile keys
+FUZZ_TARGETS := tokenize qkvfile cli maskfile keys llamatok llama2
 FUZZ_PKGS    := ncursesw libpcre2-8
 # UBSan recovers by default (prints, goes on): -fno-sanitize-recover makes every
 # report abort, so that libFuzzer keeps the input as a crash.
@@ -61,8 +61,9 @@ fuzz: $(FUZZ_BINS)
 # of its time and guides nothing that the dictionaries and the edge counters
 # do not (those stay on, as do ASan and UBSan). The numeric files (random
 # streams, products, seeded weights, row operations, PCA) have no coverage at
-# all: tests/fuzz/coverage-ignore.txt.
-FUZZ_NO_CMP := tui/canvas.c tui/text.c src/utf8.c
+# all: tests/fuzz/coverage-ignore.txt. The Llama forward pass (fuzz_llama2)
+# keeps its edges but not comparison tracing.
+FUZZ_NO_CMP := tui/canvas.c tui/text.c src/utf8.c src/llama.c
 $(FUZZ_NO_CMP:%.c=$(FUZZ_BUILD)/obj/%.o): FUZZ_COV := -fno-sanitize-coverage=trace-cmp
 
 # The targets themselves are held to the house warnings (the project's sources
@@ -81,8 +82,9 @@ $(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/obj/tests/fuzz/fuzz_%.o $(FUZZ_LIB_OBJ)
 # Each run fuzzes a fresh copy of the seed corpus (the seeds stay as they are);
 # new inputs go to build/fuzz/corpus-<target>/, a crash to build/fuzz/<target>-crash-* (or -leak-, -timeout-, -oom-).
 # A dictionary tests/fuzz/<target>.dict is used when there is one.
-# The slowest first: with -j2 it runs beside the three others in turn.
-fuzz-smoke: fuzz-smoke-keys fuzz-smoke-tokenize fuzz-smoke-qkvfile fuzz-smoke-cli
+# The slowest first: with -j2 it runs beside the others in turn.
+fuzz-smoke: fuzz-smoke-keys fuzz-smoke-tokenize fuzz-smoke-qkvfile fuzz-smoke-cli fuzz-smoke-llamatok \
+            fuzz-smoke-llama2
 
 $(FUZZ_TARGETS:%=fuzz-smoke-%): fuzz-smoke-%: $(FUZZ_BUILD)/fuzz_%
 	@rm -rf $(FUZZ_BUILD)/corpus-$*$(FUZZ_PART)
@@ -116,9 +118,10 @@ $(FUZZ_TARGETS:%=fuzz-regress-%): fuzz-regress-%: $(FUZZ_BUILD)/fuzz_%
 FUZZ_PART ?=
 
 # CI: FUZZ_CI_RUNS executions of every target on two cores (make -j2
-# fuzz-ci). keys runs about 1,000 a second and the others 14,000 to 38,000,
-# so keys is split into two halves with different seeds: one half on one
-# core, while the other core runs the three others and then the other half.
+# fuzz-ci). keys runs about 1,000 a second and the others 14,000 to 38,000
+# (llama2 about 6,000: every input runs a model), so keys is split into two
+# halves with different seeds: one half on one core, while the other core
+# runs the others and then the other half.
 FUZZ_CI_RUNS ?= 1000000
 FUZZ_SUBMAKE  = $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST))
 .PHONY: fuzz-ci fuzz-ci-a fuzz-ci-b
@@ -128,7 +131,7 @@ fuzz-ci-a: $(FUZZ_BINS)
 	@+$(FUZZ_SUBMAKE) fuzz-smoke-keys FUZZ_RUNS=$$(($(FUZZ_CI_RUNS) / 2)) FUZZ_PART=-1
 
 fuzz-ci-b: $(FUZZ_BINS)
-	@+for t in tokenize qkvfile cli maskfile; do $(FUZZ_SUBMAKE) fuzz-smoke-$$t FUZZ_RUNS=$(FUZZ_CI_RUNS) || exit 1; done
+	@+for t in tokenize qkvfile cli maskfile llamatok llama2; do $(FUZZ_SUBMAKE) fuzz-smoke-$$t FUZZ_RUNS=$(FUZZ_CI_RUNS) || exit 1; done
 	@+$(FUZZ_SUBMAKE) fuzz-smoke-keys FUZZ_RUNS=$$(($(FUZZ_CI_RUNS) / 2)) FUZZ_PART=-2
 
 # The inputs the last runs found (build/fuzz/corpus-<target>/) and the kept

@@ -1,0 +1,311 @@
+/* llama2.c - see llama2.h. The header is checked field by field, then the
+ * exact size; one table lists the tensors in file order, from which both
+ * the expected size and the weight pointers come. */
+#define _POSIX_C_SOURCE 200809L
+#include "llama2.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "atomicfile.h"
+#include "utf8.h"
+
+/* The file name for a message: escaped (it comes from the command line), cut
+ * at a character boundary. */
+static void escaped_name(char *out, size_t cap, const char *name) {
+    char *e = utf8_escape(name, strlen(name));
+    size_t n = e ? strlen(e) : 0;
+    if (n >= cap) {
+        n = cap - 1;
+        while (n > 0 && ((unsigned char)e[n] & 0xC0) == 0x80) n--;
+    }
+    if (e) memcpy(out, e, n);
+    out[n] = '\0';
+    free(e);
+}
+
+// ----------------------------------------------------------------------------
+// the header
+
+static int32_t read_i32(const unsigned char *p) {
+    uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    int32_t v;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+
+static const struct {
+    const char *name;
+    int32_t max;
+} header_fields[7] = {
+    {"dim", LLAMA2_MAX_DIM},         {"hidden_dim", LLAMA2_MAX_HIDDEN}, {"n_layers", LLAMA2_MAX_LAYERS},
+    {"n_heads", LLAMA2_MAX_HEADS},   {"n_kv_heads", LLAMA2_MAX_HEADS},  {"vocab_size", LLAMA2_MAX_VOCAB},
+    {"seq_len", LLAMA2_MAX_SEQ_LEN},
+};
+
+/* Every field positive (vocab_size by its magnitude) and within its limit. */
+static int check_fields(int32_t v[7], int *shared, const char *name, AvError *err) {
+    *shared = v[5] > 0;
+    for (int i = 0; i < 7; i++) {
+        int32_t x = v[i];
+        if (i == 5 && x < 0) {
+            if (x < -LLAMA2_MAX_VOCAB)
+                return av_errorf(err,
+                                 "%s: header field vocab_size is %d, beyond the limit of %d (negative: a separate "
+                                 "classifier)",
+                                 name, (int)x, LLAMA2_MAX_VOCAB);
+            x = v[i] = -x;
+        }
+        if (x < 1)
+            return av_errorf(err, "%s: header field %s is %d: it must be positive", name, header_fields[i].name,
+                             (int)x);
+        if (x > header_fields[i].max)
+            return av_errorf(err, "%s: header field %s is %d, more than the limit of %d", name, header_fields[i].name,
+                             (int)x, (int)header_fields[i].max);
+    }
+    return 0;
+}
+
+static int check_shape(const LlamaConfig *c, const char *name, AvError *err) {
+    if (c->dim % c->n_heads)
+        return av_errorf(err, "%s: dim %d is not divisible by n_heads %d", name, c->dim, c->n_heads);
+    if (c->n_heads % c->n_kv_heads)
+        return av_errorf(err, "%s: n_heads %d is not a multiple of n_kv_heads %d", name, c->n_heads, c->n_kv_heads);
+    if ((c->dim / c->n_heads) % 2)
+        return av_errorf(err, "%s: the head size dim / n_heads = %d / %d = %d is odd (RoPE rotates pairs)", name,
+                         c->dim, c->n_heads, c->dim / c->n_heads);
+    return 0;
+}
+
+// ----------------------------------------------------------------------------
+// the tensors, in file order
+
+enum { TENSORS = 15 };
+
+typedef struct {
+    const char *name;
+    uint64_t count;      /* floats */
+    int layers;          /* the count is this many equal layers (1: not per layer) */
+    const float **where; /* the weight it is, or NULL (unused: not checked) */
+} Tensor;
+
+/* a * b * c, or UINT64_MAX when that overflows. */
+static uint64_t mul3(uint64_t a, uint64_t b, uint64_t c) {
+    if (a && b > UINT64_MAX / a) return UINT64_MAX;
+    uint64_t ab = a * b;
+    if (ab && c > UINT64_MAX / ab) return UINT64_MAX;
+    return ab * c;
+}
+
+/* The tensors of c in file order; returns how many. w may be NULL. */
+static int tensor_table(Tensor *t, const LlamaConfig *c, LlamaWeights *w) {
+    LlamaWeights dummy;
+    if (!w) w = &dummy;
+    uint64_t L = (uint64_t)c->n_layers, d = (uint64_t)c->dim, kv = (uint64_t)c->kv_dim, h = (uint64_t)c->hidden_dim;
+    uint64_t v = (uint64_t)c->vocab_size, rope = mul3((uint64_t)c->seq_len, (uint64_t)c->head_size / 2, 1);
+    int n = 0;
+    t[n++] = (Tensor){"embed", mul3(v, d, 1), 1, &w->embed};
+    t[n++] = (Tensor){"rms_att", mul3(L, d, 1), c->n_layers, &w->rms_att};
+    t[n++] = (Tensor){"wq", mul3(L, d, d), c->n_layers, &w->wq};
+    t[n++] = (Tensor){"wk", mul3(L, kv, d), c->n_layers, &w->wk};
+    t[n++] = (Tensor){"wv", mul3(L, kv, d), c->n_layers, &w->wv};
+    t[n++] = (Tensor){"wo", mul3(L, d, d), c->n_layers, &w->wo};
+    t[n++] = (Tensor){"rms_ffn", mul3(L, d, 1), c->n_layers, &w->rms_ffn};
+    t[n++] = (Tensor){"w1", mul3(L, h, d), c->n_layers, &w->w1};
+    t[n++] = (Tensor){"w2", mul3(L, d, h), c->n_layers, &w->w2};
+    t[n++] = (Tensor){"w3", mul3(L, h, d), c->n_layers, &w->w3};
+    t[n++] = (Tensor){"rms_final", d, 1, &w->rms_final};
+    t[n++] = (Tensor){"rope_cos", rope, 1, NULL};
+    t[n++] = (Tensor){"rope_sin", rope, 1, NULL};
+    if (!c->shared_classifier) t[n++] = (Tensor){"cls", mul3(v, d, 1), 1, &w->cls};
+    return n;
+}
+
+/* The bytes the header implies: the header and every tensor, or UINT64_MAX. */
+static uint64_t expected_bytes(const LlamaConfig *c) {
+    Tensor t[TENSORS];
+    int n = tensor_table(t, c, NULL);
+    uint64_t total = LLAMA2_HEADER_BYTES;
+    for (int i = 0; i < n; i++) {
+        uint64_t b = mul3(t[i].count, sizeof(float), 1);
+        if (b == UINT64_MAX || total > UINT64_MAX - b) return UINT64_MAX;
+        total += b;
+    }
+    return total;
+}
+
+static void describe(char *buf, size_t cap, const LlamaConfig *c) {
+    snprintf(buf, cap, "dim %d, hidden_dim %d, %d layers, %d heads, %d kv heads, vocab %d, seq_len %d, %s classifier",
+             c->dim, c->hidden_dim, c->n_layers, c->n_heads, c->n_kv_heads, c->vocab_size, c->seq_len,
+             c->shared_classifier ? "tied" : "separate");
+}
+
+static int header_safe(LlamaConfig *cfg, const void *buf, size_t size, const char *name, AvError *err) {
+    memset(cfg, 0, sizeof *cfg);
+    if (size < LLAMA2_HEADER_BYTES)
+        return av_errorf(err, "%s: %zu bytes, too short for the %d-byte llama2.c header", name, size,
+                         LLAMA2_HEADER_BYTES);
+    int32_t v[7];
+    for (int i = 0; i < 7; i++) v[i] = read_i32((const unsigned char *)buf + 4 * i);
+    LlamaConfig c = {.dim = v[0]};
+    if (check_fields(v, &c.shared_classifier, name, err)) return -1;
+    c.dim = v[0], c.hidden_dim = v[1], c.n_layers = v[2], c.n_heads = v[3], c.n_kv_heads = v[4];
+    c.vocab_size = v[5], c.seq_len = v[6];
+    if (check_shape(&c, name, err)) return -1;
+    c.head_size = c.dim / c.n_heads;
+    c.kv_dim = c.n_kv_heads * c.head_size;
+    uint64_t want = expected_bytes(&c);
+    if (want != (uint64_t)size) {
+        char what[200];
+        describe(what, sizeof what, &c);
+        if (want == UINT64_MAX) return av_errorf(err, "%s: the header (%s) implies more bytes than 2^64", name, what);
+        uint64_t diff = want > size ? want - size : (uint64_t)size - want;
+        return av_errorf(err, "%s: %zu bytes, but the header (%s) implies %llu (%llu byte%s too %s)", name, size, what,
+                         (unsigned long long)want, (unsigned long long)diff, diff == 1 ? "" : "s",
+                         want > size ? "few: truncated?" : "many");
+    }
+    *cfg = c;
+    return 0;
+}
+
+int llama2_read_header(LlamaConfig *cfg, const void *buf, size_t size, const char *name, AvError *err) {
+    char safe[200];
+    escaped_name(safe, sizeof safe, name ? name : "(model)");
+    return header_safe(cfg, buf, size, safe, err);
+}
+
+// ----------------------------------------------------------------------------
+// the weights
+
+/* The first element of x[0..n) that is NaN or infinite, or n. */
+static uint64_t first_nonfinite(const float *x, uint64_t n) {
+    /* in blocks, so that the common case is one vectorized pass of ORs */
+    for (uint64_t b = 0; b < n; b += 4096) {
+        uint64_t e = n - b < 4096 ? n - b : 4096;
+        uint32_t bad = 0;
+        for (uint64_t i = 0; i < e; i++) {
+            uint32_t u;
+            memcpy(&u, x + b + i, sizeof u);
+            bad |= (u & 0x7F800000u) == 0x7F800000u;
+        }
+        if (!bad) continue;
+        for (uint64_t i = 0; i < e; i++) {
+            uint32_t u;
+            memcpy(&u, x + b + i, sizeof u);
+            if ((u & 0x7F800000u) == 0x7F800000u) return b + i;
+        }
+    }
+    return n;
+}
+
+/* Points the weights into data and checks that each used one is finite. */
+static int map_weights(LlamaWeights *w, const LlamaConfig *c, const float *data, const char *name, AvError *err) {
+    Tensor t[TENSORS];
+    int n = tensor_table(t, c, w);
+    uint64_t at = 0;
+    for (int i = 0; i < n; i++) {
+        const float *p = data + at;
+        if (t[i].where) {
+            *t[i].where = p;
+            uint64_t bad = first_nonfinite(p, t[i].count);
+            if (bad < t[i].count) {
+                char layer[32] = "";
+                if (t[i].layers > 1)
+                    snprintf(layer, sizeof layer, " of layer %llu",
+                             (unsigned long long)(bad / (t[i].count / (uint64_t)t[i].layers)));
+                return av_errorf(err, "%s: tensor %s: element %llu%s (byte %llu) is %s", name, t[i].name,
+                                 (unsigned long long)bad, layer,
+                                 (unsigned long long)(LLAMA2_HEADER_BYTES + 4 * (at + bad)),
+                                 p[bad] != p[bad] ? "NaN" : "infinite");
+            }
+        }
+        at += t[i].count;
+    }
+    if (c->shared_classifier) w->cls = w->embed;
+    return 0;
+}
+
+static Llama *open_buffer(const void *buf, size_t size, const char *safe, AvError *err) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    (void)buf, (void)size;
+    return av_errorf(err, "%s: llama2.c checkpoints are little-endian; this machine is big-endian", safe), NULL;
+#else
+    LlamaConfig c;
+    if (header_safe(&c, buf, size, safe, err)) return NULL;
+    if ((uintptr_t)buf % sizeof(float)) return av_errorf(err, "%s: the buffer is not aligned for float32", safe), NULL;
+    Llama *m = calloc(1, sizeof *m);
+    if (!m) return av_error_nomem(err, "%s: out of memory", safe), NULL;
+    m->cfg = c;
+    if (map_weights(&m->w, &c, (const float *)((const char *)buf + LLAMA2_HEADER_BYTES), safe, err)) {
+        free(m);
+        return NULL;
+    }
+    return m;
+#endif
+}
+
+Llama *llama2_open_mem(const void *buf, size_t size, const char *name, AvError *err) {
+    char safe[200];
+    escaped_name(safe, sizeof safe, name ? name : "(model)");
+    Llama *m = open_buffer(buf, size, safe, err);
+    if (m && !(m->name = strdup(name ? name : "(model)"))) {
+        llama_close(m);
+        return av_error_nomem(err, "%s: out of memory", safe), NULL;
+    }
+    return m;
+}
+
+/* Opens a regular file without ever blocking (a FIFO would hang open). */
+static int open_regular(const char *path, const char *safe, size_t *size, AvError *err) {
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) return av_errorf(err, "%s: cannot open: %s", safe, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int saved = errno;
+        close(fd);
+        return av_errorf(err, "%s: cannot open: %s", safe, strerror(saved));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        if (S_ISDIR(st.st_mode)) return av_errorf(err, "%s: is a directory, not a file", safe);
+        return av_errorf(err, "%s: not a regular file (%s)", safe, av_file_type_name((unsigned)st.st_mode));
+    }
+    if ((uintmax_t)st.st_size > SIZE_MAX) {
+        close(fd);
+        return av_errorf(err, "%s: %jd bytes, too large to map", safe, (intmax_t)st.st_size);
+    }
+    *size = (size_t)st.st_size;
+    return fd;
+}
+
+Llama *llama2_open(const char *path, AvError *err) {
+    char safe[200];
+    escaped_name(safe, sizeof safe, path);
+    size_t size = 0;
+    int fd = open_regular(path, safe, &size, err);
+    if (fd < 0) return NULL;
+    if (size < LLAMA2_HEADER_BYTES) {
+        close(fd);
+        return av_errorf(err, "%s: %zu bytes, too short for the %d-byte llama2.c header", safe, size,
+                         LLAMA2_HEADER_BYTES),
+               NULL;
+    }
+    void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    int saved = errno;
+    close(fd); /* the mapping stays */
+    if (map == MAP_FAILED) return av_error_io(err, "%s: cannot map: %s", safe, strerror(saved)), NULL;
+    Llama *m = llama2_open_mem(map, size, path, err);
+    if (!m) {
+        munmap(map, size);
+        return NULL;
+    }
+    m->map = map, m->map_len = size;
+    return m;
+}
