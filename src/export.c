@@ -25,12 +25,15 @@ void export_status_words(char *buf, size_t cap, const Model *m, ExportStatus kin
     char mask[32], dv[32] = "";
     model_mask_name(c, mask, sizeof mask);
     const char *scale = c->scale ? "on" : "off";
-    int text = model_can(m, SRC_TEXT | SRC_RESHAPE);
+    int text = model_can(m, SRC_TOKENIZERS);
     if (kind == EXPORT_STATUS_SCREEN) {
         if (c->d_v != c->d_k) snprintf(dv, sizeof dv, " d_v=%d", c->d_v);
         if (text)
             snprintf(buf, cap, "d_model=%d heads=%d d_k=%d%s mask=%s scale=%s pos=%s seed=%llu", c->d_model, c->heads,
                      c->d_k, dv, mask, scale, pos_name(c->pos), (unsigned long long)c->seed);
+        else if (m->src->title) /* a trained model: its name and shape */
+            snprintf(buf, cap, "model=%s d_model=%d heads=%d d_k=%d%s mask=%s scale=%s", m->src->title(m), c->d_model,
+                     c->heads, c->d_k, dv, mask, scale);
         else
             snprintf(buf, cap, "d_model=- heads=%d d_k=%d%s mask=%s scale=%s pos=none seed=-", c->heads, c->d_k, dv,
                      mask, scale);
@@ -40,6 +43,9 @@ void export_status_words(char *buf, size_t cap, const Model *m, ExportStatus kin
                  c->d_model, c->heads, c->d_k, c->d_v, mask, scale, pos_name(c->pos), (unsigned long long)c->seed,
                  export_tokenizer_name(m), score_name(c->score, c->scale), c->tie_qk ? " tie-qk" : "",
                  attn_mode_name(c->attn));
+    } else if (m->src->title) {
+        snprintf(buf, cap, "source=%s model=%s d_model=%d heads=%d d_k=%d d_v=%d mask=%s scale=%s score=%s", m->src->name,
+                 m->src->title(m), c->d_model, c->heads, c->d_k, c->d_v, mask, scale, score_name(c->score, c->scale));
     } else {
         snprintf(buf, cap, "source=%s heads=%d d_k=%d d_v=%d mask=%s scale=%s score=%s", m->src->name, c->heads, c->d_k,
                  c->d_v, mask, scale, score_name(c->score, c->scale));
@@ -162,7 +168,7 @@ static void json_whole(FILE *f, const Model *m, TensorScope scope) {
  * is null. */
 static void json_config(FILE *f, const Model *m) {
     const ModelConfig *c = &m->cfg;
-    int text = model_can(m, SRC_TEXT), embed = model_can(m, SRC_EMBED), seeded = model_can(m, SRC_SEEDED);
+    int text = model_can(m, SRC_TOKENIZERS), embed = model_can(m, SRC_EMBED), seeded = model_can(m, SRC_SEEDED);
     fputs("  \"config\": {", f);
     if (embed) fprintf(f, "\"d_model\": %d, ", c->d_model);
     else fputs("\"d_model\": null, ", f);
@@ -190,7 +196,7 @@ static void json_config(FILE *f, const Model *m) {
 
 static void export_json(FILE *f, const Model *m) {
     const ModelConfig *c = &m->cfg;
-    int text = model_can(m, SRC_TEXT), embed = model_can(m, SRC_EMBED);
+    int text = model_can(m, SRC_TOKENIZERS), embed = model_can(m, SRC_EMBED);
     fputs("{\n  \"version\": 1,\n", f);
     json_config(f, m);
     fputs("  \"entropy_unit\": \"bits\",\n", f);

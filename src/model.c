@@ -74,7 +74,7 @@ void model_set_layer(Model *m, int l) {
  * queries from the target, keys from the sentence. */
 static void sides_for(const Model *m, AttnMode attn, int have_target, int *q_target, int *k_target) {
     *q_target = *k_target = 0;
-    if (!model_can(m, SRC_TEXT) || !have_target) return;
+    if (!model_can(m, SRC_TOKENIZERS) || !have_target) return;
     if (attn == ATTN_CAUSAL_SELF) *q_target = *k_target = 1;
     if (attn == ATTN_CROSS) *q_target = 1;
 }
@@ -121,10 +121,16 @@ int model_set_config(Model *m, const ModelConfig *c, AvError *err) {
             c->pos != o.pos)
             return av_errorf(err, "%s: only the mask and the scaling can change", m->src->fixed);
     }
+    if (!model_can(m, SRC_SCORE_KINDS) && c->score != o.score)
+        return av_errorf(err, "%s: its score is its own (the scaled dot product)", m->src->fixed);
+    if (!model_can(m, SRC_RESHAPE) && c->tie_qk != o.tie_qk)
+        return av_errorf(err, "%s: W_Q and W_K are its own", m->src->fixed);
+    if (!model_can(m, SRC_TOKENIZERS) && c->attn != o.attn)
+        return av_errorf(err, "%s: its attention is self-attention over its rows", m->src->fixed);
     if (c->attn == ATTN_CROSS && !m->target)
         return av_errorf(err, "cross-attention needs a target sentence: --target TEXT, or E to type one");
     /* (the additive weights are seeded: fine for any source) */
-    if (!model_can(m, SRC_TEXT)) {
+    if (!model_can(m, SRC_TOKENIZERS)) {
         if (model_check_budget(c, m->n_q, m->n_k, m->src, err)) return -1;
         if (model_reshape(m, c, m->n_q, m->n_k, m->src, 0, 0, err)) return -1;
     } else if (reshape_sides(m, c, &m->tokens, m->n_pad, &m->target_tokens, m->target != NULL, err)) {
@@ -168,7 +174,8 @@ static void take_tokens(Model *m, TokenList *list) {
 }
 
 int model_set_text(Model *m, const char *text, size_t len, AvError *err) {
-    if (!model_can(m, SRC_TEXT)) return av_errorf(err, "%s: there is no sentence to change", m->src->fixed);
+    if (model_can(m, SRC_TEXT) && m->src->set_text) return m->src->set_text(m, text, len, err);
+    if (!model_can(m, SRC_TOKENIZERS)) return av_errorf(err, "%s: there is no sentence to change", m->src->fixed);
     char *copy = malloc(len + 1);
     if (!copy) return av_error_nomem(err, "out of memory");
     memcpy(copy, text, len);
@@ -186,7 +193,7 @@ int model_set_text(Model *m, const char *text, size_t len, AvError *err) {
 }
 
 int model_set_tokenizer(Model *m, TokPreset preset, const char *pattern, AvError *err) {
-    if (!model_can(m, SRC_TEXT)) return av_errorf(err, "%s: there is no sentence to tokenize", m->src->fixed);
+    if (!model_can(m, SRC_TOKENIZERS)) return av_errorf(err, "%s: its tokenizer is its own", m->src->fixed);
     Tokenizer *t = tok_new(preset, pattern, err);
     if (!t) return -1;
     TokenList list = {0}, tlist = {0};
@@ -248,7 +255,7 @@ int model_set_qkv(Model *m, QkvData *d, AvError *err) {
 }
 
 int model_set_target(Model *m, const char *text, size_t len, AvError *err) {
-    if (!model_can(m, SRC_TEXT)) return av_errorf(err, "%s: there is no target sentence", m->src->fixed);
+    if (!model_can(m, SRC_TOKENIZERS)) return av_errorf(err, "%s: there is no target sentence", m->src->fixed);
     ModelConfig c = m->cfg;
     if (!text) {
         if (c.attn == ATTN_CROSS) c.attn = ATTN_SELF;
@@ -285,7 +292,7 @@ int model_set_target(Model *m, const char *text, size_t len, AvError *err) {
 }
 
 int model_set_pad(Model *m, int n, AvError *err) {
-    if (!model_can(m, SRC_TEXT)) return av_errorf(err, "%s: there is no sentence to pad", m->src->fixed);
+    if (!model_can(m, SRC_TOKENIZERS)) return av_errorf(err, "%s: there is no sentence to pad", m->src->fixed);
     if (n < 0 || m->tokens.n + n > TOK_MAX_TOKENS)
         return av_errorf(err, "pad %d: the sentence's %d tokens and the pads must stay within %d", n, m->tokens.n,
                          TOK_MAX_TOKENS);

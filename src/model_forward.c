@@ -166,7 +166,7 @@ static void scores_rows_task(void *ctx, int t) {
 
 static void compute_mask(Model *m) {
     const TokenList *keys = m->k_target ? &m->target_tokens : &m->tokens;
-    for (int j = 0; j < m->n_k; j++) m->pad_key[j] = model_can(m, SRC_TEXT) && j >= keys->n;
+    for (int j = 0; j < m->n_k; j++) m->pad_key[j] = model_can(m, SRC_TOKENIZERS) && j >= keys->n;
     MaskSpec spec = {m->cfg.mask, m->cfg.window, m->cfg.prefix, m->q_target != m->k_target, m->pad_key, NULL};
     if (m->cfg.mask == MASK_PAINTED && m->painted) {
         /* the grid in place: mask_fill reads each cell before it writes it */
@@ -242,6 +242,8 @@ static Stage update_layer(Model *m, int layer, Stage from, Stage last) {
 }
 
 void model_update_to(Model *m, Stage last) {
+    /* A layer's input is the end of the one before: all of it, every time. */
+    if (m->src->caps & SRC_STACKED) last = STAGE_FINAL;
     if (m->stale == STAGE_NONE || m->stale > last) return;
     Stage from = m->stale;
     if (m->cfg.score == SCORE_ADDITIVE && m->additive_stale) model_draw_additive(m);

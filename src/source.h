@@ -14,6 +14,8 @@
 
 #include <stddef.h>
 
+#include "error.h"
+
 typedef struct Model Model;
 
 /* What a source can do. */
@@ -23,6 +25,9 @@ enum {
     SRC_WEIGHTS = 1 << 2, /* it has W_Q, W_K, W_V and W_O, and so the layer output Y (STAGE_FINAL) */
     SRC_RESHAPE = 1 << 3, /* d_model, heads, d_k, d_v, positions and tied Q/K can change */
     SRC_SEEDED = 1 << 4,  /* its weights are drawn from the seed (r changes them) */
+    SRC_TOKENIZERS = 1 << 5,  /* the seeded sentence's tools: tokenizer presets, <pad>, a target, cross-attention */
+    SRC_SCORE_KINDS = 1 << 6, /* any score kind (o): a trained model's is its own scaled dot product */
+    SRC_STACKED = 1 << 7,     /* each layer's input is the output of the one before: every layer computed to its end */
 };
 
 /* The shape a source gives the model: its layers and heads, the widths of a
@@ -36,6 +41,7 @@ typedef struct Source {
     const char *fixed; /* what a knob it lacks is told, e.g. "Q, K and V come from a file" */
     const char *what;  /* where its rows come from, for the size line ("3 x 3 from file") */
     const char *lacks; /* without SRC_EMBED or SRC_WEIGHTS: what it has not, for the views that need them */
+    const char *knobs; /* what can change, after `fixed`; NULL: "only the mask (m) and the scaling (s) can change" */
     unsigned caps;     /* SRC_* */
     /* Q, K and V of every head of `layer` (model_layer_heads), from stage
      * `from` (STAGE_EMBED when it has embeddings, else STAGE_PROJECT) on.
@@ -48,6 +54,12 @@ typedef struct Source {
     const char *(*query_text)(const Model *m, int i, size_t *len);
     const char *(*key_text)(const Model *m, int j, size_t *len);
     int (*key_id)(const Model *m, int j);
+    /* With SRC_TEXT and without SRC_TOKENIZERS: the source's own sentence
+     * becomes text[0..len) (its tokenizer, its rows), all or nothing, the
+     * model reshaped to the new rows and m->text set. NULL: model.c's. */
+    int (*set_text)(Model *m, const char *text, size_t len, AvError *err);
+    /* A short name for the status line ("stories260K"); NULL: none. */
+    const char *(*title)(const Model *m);
     /* Frees the data given to model_set_source; NULL: nothing to free. */
     void (*free)(void *data);
 } Source;

@@ -90,12 +90,24 @@ void app_reconfigure(App *a, const ModelConfig *c, const char *done) {
     app_say(a, 0, "%s", done);
 }
 
-/* 1 (and the reason said) when the source cannot do what an action needs:
- * change its sentence, shapes or seed. */
-static int from_file(App *a) {
-    if (model_can(a->m, SRC_TEXT | SRC_RESHAPE)) return 0;
-    app_say(a, 1, "%s: only the mask (m) and the scaling (s) can change", a->m->src->fixed);
-    return 1;
+/* 1 (and the reason said) when the source cannot do what an action needs
+ * (ActionDef.needs): change its shapes, its seed, its sentence, its
+ * tokenizer or its score. */
+static int source_lacks(App *a, unsigned needs) {
+    static const struct {
+        unsigned need, caps;
+    } want[] = {{NEEDS_SENTENCE, SRC_RESHAPE},
+                {NEEDS_TEXT, SRC_TEXT},
+                {NEEDS_SEEDED, SRC_SEEDED},
+                {NEEDS_TOOLS, SRC_TOKENIZERS},
+                {NEEDS_SCORES, SRC_SCORE_KINDS}};
+    const Source *src = a->m->src;
+    for (size_t k = 0; k < sizeof want / sizeof *want; k++)
+        if ((needs & want[k].need) && !model_can(a->m, want[k].caps)) {
+            app_say(a, 1, "%s: %s", src->fixed, src->knobs ? src->knobs : "only the mask (m) and the scaling (s) can change");
+            return 1;
+        }
+    return 0;
 }
 
 void app_set_dk(App *a, long dk) {
@@ -128,7 +140,7 @@ static int dispatch(App *a, Action act, const char *arg) {
     a->msg[0] = '\0';
     /* Asked once: any other key cancels the question. */
     if (act != ACT_QUIT) a->quit_asked = 0;
-    if ((d->needs & NEEDS_SENTENCE) && from_file(a)) return 1;
+    if (source_lacks(a, d->needs)) return 1;
     if ((d->needs & NEEDS_LAYERS) && a->m->cfg.layers == 1) {
         app_say(a, 1, "one layer only: { and } move between the layers of a model that has several");
         return 1;

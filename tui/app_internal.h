@@ -65,10 +65,14 @@ typedef int (*ActionRun)(App *a, const char *arg);
 /* What an action needs of the model or the mode; without it the action
  * says so and does nothing. */
 enum {
-    NEEDS_SENTENCE = 1 << 0, /* embeddings and weights (not a Q/K/V file) */
+    NEEDS_SENTENCE = 1 << 0, /* the seeded sentence's shapes (SRC_RESHAPE) */
     NEEDS_PAINTING = 1 << 1, /* mask-edit mode */
     TAKES_ARG = 1 << 2,      /* an argument is allowed (app_run) */
     NEEDS_LAYERS = 1 << 3,   /* a source of several layers (and only then in the help) */
+    NEEDS_TEXT = 1 << 4,     /* an editable sentence (SRC_TEXT) */
+    NEEDS_SEEDED = 1 << 5,   /* seeded weights (SRC_SEEDED) */
+    NEEDS_TOOLS = 1 << 6,    /* tokenizer presets, a target, attention modes (SRC_TOKENIZERS) */
+    NEEDS_SCORES = 1 << 7,   /* any score kind (SRC_SCORE_KINDS) */
 };
 
 typedef struct {

@@ -54,7 +54,7 @@ int gravity_available(const App *a, const char **why) {
     const Model *m = a ? a->m : NULL;
     const char *r = NULL;
     if (!m) r = "word gravity: no model";
-    else if (!model_can(m, SRC_TEXT | SRC_EMBED | SRC_WEIGHTS)) {
+    else if (!model_can(m, SRC_TOKENIZERS | SRC_EMBED | SRC_WEIGHTS)) {
         static _Thread_local char buf[160]; /* the frame's thread writes it, the same frame reads it */
         snprintf(buf, sizeof buf, "word gravity needs a sentence: %s", m->src->lacks ? m->src->lacks : "none here");
         r = buf;
