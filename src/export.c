@@ -194,6 +194,26 @@ static void json_config(FILE *f, const Model *m) {
     fprintf(f, ", \"source\": \"%s\"},\n", m->src->name);
 }
 
+/* A model that predicts: "next_tokens", its 10 most likely after the last
+ * row (DESIGN.md §7). */
+static void json_next_tokens(FILE *f, const Model *m) {
+    if (!m->src->next_tokens) return;
+    int ids[10];
+    double probs[10];
+    const char *pieces[10];
+    size_t lens[10];
+    int n = m->src->next_tokens(m, 10, ids, probs, pieces, lens);
+    fputs(",\n  \"next_tokens\": [", f);
+    for (int k = 0; k < n; k++) {
+        fprintf(f, "%s{\"id\": %d, \"piece\": ", k ? ", " : "", ids[k]);
+        json_string(f, pieces[k], lens[k]);
+        fputs(", \"prob\": ", f);
+        json_number(f, probs[k]);
+        fputc('}', f);
+    }
+    fputc(']', f);
+}
+
 static void export_json(FILE *f, const Model *m) {
     const ModelConfig *c = &m->cfg;
     int text = model_can(m, SRC_TOKENIZERS), embed = model_can(m, SRC_EMBED);
@@ -227,6 +247,7 @@ static void export_json(FILE *f, const Model *m) {
         fputs("\n  ]", f);
     }
     json_whole(f, m, TS_LAYER); /* "output": Y */
+    json_next_tokens(f, m);
     fputs("\n}\n", f);
 }
 

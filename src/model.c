@@ -223,6 +223,7 @@ int model_set_source(Model *m, const Source *src, void *data, const SourceShape 
     c.d_k = sh->d_k;
     c.d_v = sh->d_v;
     c.layers = sh->layers;
+    if (sh->d_model > 0) c.d_model = sh->d_model;
     c.pos = POS_NONE;
     int bad = model_config_check(&c, err);
     if (!bad && (sh->layers < 1 || sh->layers > MODEL_MAX_LAYERS))
@@ -250,7 +251,7 @@ int model_set_qkv(Model *m, QkvData *d, AvError *err) {
     if (!own) return av_error_nomem(err, "out of memory");
     *own = *d;
     memset(d, 0, sizeof *d);
-    SourceShape sh = {1, 1, own->d_k, own->d_v, own->n_q, own->n_k};
+    SourceShape sh = {1, 1, own->d_k, own->d_v, own->n_q, own->n_k, 0};
     return model_set_source(m, &source_qkv, own, &sh, err);
 }
 

@@ -34,6 +34,7 @@ enum {
  * head, and its query and key rows. */
 typedef struct {
     int layers, heads, d_k, d_v, n_q, n_k;
+    int d_model; /* the width it works in (shown); 0: none */
 } SourceShape;
 
 typedef struct Source {
@@ -58,6 +59,10 @@ typedef struct Source {
      * becomes text[0..len) (its tokenizer, its rows), all or nothing, the
      * model reshaped to the new rows and m->text set. NULL: model.c's. */
     int (*set_text)(Model *m, const char *text, size_t len, AvError *err);
+    /* A model that predicts: the k most likely next tokens after the last
+     * row, most likely first (ids, probabilities, raw pieces); returns how
+     * many (<= k). NULL: it does not predict. */
+    int (*next_tokens)(const Model *m, int k, int *ids, double *probs, const char **pieces, size_t *lens);
     /* A short name for the status line ("stories260K"); NULL: none. */
     const char *(*title)(const Model *m);
     /* Frees the data given to model_set_source; NULL: nothing to free. */

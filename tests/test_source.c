@@ -77,7 +77,7 @@ static Model *fixed_model(Fixed **data) {
     Model *m = model_new();
     assert_non_null(m);
     AvError err = {0};
-    SourceShape sh = {LAYERS, HEADS, DK, DV, N, N};
+    SourceShape sh = {LAYERS, HEADS, DK, DV, N, N, 0};
     if (model_set_source(m, &fixed_source, d, &sh, &err)) fail_msg("%s", err.msg);
     if (model_update(m, &err)) fail_msg("%s", err.msg);
     *data = d;
@@ -290,7 +290,7 @@ static void test_bad_shape_refused(void **state) {
     Model *m = model_new();
     assert_non_null(m);
     AvError err = {0};
-    SourceShape sh = {MODEL_MAX_LAYERS + 1, 1, 2, 2, 3, 3};
+    SourceShape sh = {MODEL_MAX_LAYERS + 1, 1, 2, 2, 3, 3, 0};
     assert_int_equal(model_set_source(m, &fixed_source, calloc(1, sizeof(Fixed)), &sh, &err), -1);
     assert_non_null(strstr(err.msg, "layers"));
     assert_ptr_equal(m->src, &source_text);

@@ -3,6 +3,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "build.h"
 
+#include "source_llama.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,9 +82,52 @@ static int build_from_qkv(Model *m, const CliOptions *o, BuildMaskNotes *notes, 
     return load_mask_file(m, o, notes, err);
 }
 
+/* The sentence of the options: -f FILE (its final line break dropped), TEXT,
+ * or dflt. Caller frees. */
+static char *options_text(const CliOptions *o, const char *dflt, size_t *len, AvError *err) {
+    if (o->file) {
+        char *buf;
+        if (av_read_file(o->file, AV_MAX_INPUT_BYTES, &buf, len, err)) {
+            av_error_prefix(err, "-f");
+            return NULL;
+        }
+        while (*len > 0 && (buf[*len - 1] == '\n' || buf[*len - 1] == '\r')) buf[--*len] = '\0';
+        return buf;
+    }
+    const char *t = o->text ? o->text : dflt;
+    *len = strlen(t);
+    char *copy = malloc(*len + 1);
+    if (!copy) av_error_nomem(err, "out of memory");
+    else memcpy(copy, t, *len + 1);
+    return copy;
+}
+
+/* --model: a trained model on the sentence (empty for --generate without
+ * one: the continuation of BOS), its mask and scaling from the options, the
+ * layer asked for. */
+static int build_from_model(Model *m, const CliOptions *o, BuildMaskNotes *notes, AvError *err) {
+    size_t len;
+    char *text = options_text(o, o->generate ? "" : CLI_DEFAULT_TEXT, &len, err);
+    if (!text) return -1;
+    int rc = model_set_llama(m, o->model_file, o->vocab_file, text, len, err);
+    free(text);
+    if (rc) return -1;
+    ModelConfig c = m->cfg;
+    c.mask = o->cfg.mask;
+    c.window = o->cfg.window;
+    c.prefix = o->cfg.prefix;
+    c.scale = o->cfg.scale;
+    if (model_set_config(m, &c, err)) return -1;
+    if (o->layer > m->cfg.layers)
+        return av_errorf(err, "--layer: %d is out of range 1..%d (the model's layers)", o->layer, m->cfg.layers);
+    if (o->layer) model_set_layer(m, o->layer - 1);
+    return load_mask_file(m, o, notes, err);
+}
+
 int build_model(Model *m, const CliOptions *o, BuildMaskNotes *notes, AvError *err) {
     if (notes) notes->comments = NULL, notes->dropped = 0;
     if (o->qkv_file) return build_from_qkv(m, o, notes, err);
+    if (o->model_file) return build_from_model(m, o, notes, err);
     if (o->tokenizer != TOK_WORDS || o->pattern) {
         if (model_set_tokenizer(m, o->tokenizer, o->pattern, err)) return -1;
     }

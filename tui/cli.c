@@ -18,6 +18,10 @@ const char *cli_usage(void) {
            "  TEXT...                the sentence (several words are joined by spaces)\n"
            "  -f, --file FILE        read the sentence from FILE ('-' = standard input; at most 1 MiB)\n"
            "      --qkv FILE         take Q, K, V of one head from FILE (see README)\n"
+           "      --model FILE       a trained llama2.c checkpoint (.bin): every layer and head\n"
+           "      --vocab FILE       its tokenizer.bin (default: tokenizer.bin, then tok<V>.bin beside it)\n"
+           "      --layer N          the model's layer to start in, 1..L\n"
+           "      --generate N       print the model's greedy continuation of N tokens and exit\n"
            "  -t, --tokenizer NAME   words | gpt2 | chars  (default words)\n"
            "      --pattern REGEX    your own PCRE2 pattern: every match is a token\n"
            "\n"
@@ -42,7 +46,8 @@ const char *cli_usage(void) {
            "Output:\n"
            "      --threads N        threads for the products, 1..64 (default: the CPUs, at most 8);\n"
            "                         the numbers are the same for any N\n"
-           "      --dump[=FORMAT]    print every stage and exit: text (default) | json | csv\n"
+           "      --dump[=FORMAT]    print every stage and exit: text (default) | json | csv;\n"
+           "                         tokens: id <TAB> piece of each token (--vocab alone: tokenize only)\n"
            "      --once             draw the view once on standard output and exit\n"
            "      --width N          width for --once, 20..1000 (default: terminal, COLUMNS or 80)\n"
            "      --view NAME        view to start in: heatmap | heads | pipeline | gravity\n"
@@ -79,6 +84,10 @@ enum {
     OPT_NO_SCALE,
     OPT_POS,
     OPT_QKV,
+    OPT_MODEL,
+    OPT_VOCAB,
+    OPT_LAYER,
+    OPT_GENERATE,
     OPT_PATTERN,
     OPT_DUMP,
     OPT_ONCE,
@@ -109,6 +118,10 @@ static const struct option long_options[] = {
     {"tokenizer", required_argument, NULL, 't'},
     {"pattern", required_argument, NULL, OPT_PATTERN},
     {"qkv", required_argument, NULL, OPT_QKV},
+    {"model", required_argument, NULL, OPT_MODEL},
+    {"vocab", required_argument, NULL, OPT_VOCAB},
+    {"layer", required_argument, NULL, OPT_LAYER},
+    {"generate", required_argument, NULL, OPT_GENERATE},
     {"dump", optional_argument, NULL, OPT_DUMP},
     {"once", no_argument, NULL, OPT_ONCE},
     {"width", required_argument, NULL, OPT_WIDTH},
@@ -229,6 +242,16 @@ static int io_option(CliOptions *o, Given *g, int c, AvError *err) {
         o->pattern = optarg;
         break;
     case OPT_QKV: o->qkv_file = optarg; break;
+    case OPT_MODEL: o->model_file = optarg; break;
+    case OPT_VOCAB: o->vocab_file = optarg; break;
+    case OPT_LAYER:
+        if (cli_parse_int(optarg, 1, 1024, "--layer", &v, err)) return -1;
+        o->layer = (int)v;
+        break;
+    case OPT_GENERATE:
+        if (cli_parse_int(optarg, 1, 1000000, "--generate", &v, err)) return -1;
+        o->generate = (int)v;
+        break;
     case OPT_THREADS:
         if (cli_parse_int(optarg, 1, 64, "--threads", &v, err)) return -1;
         o->threads = (int)v;
@@ -236,8 +259,9 @@ static int io_option(CliOptions *o, Given *g, int c, AvError *err) {
     case OPT_DUMP:
         o->dump = 1;
         o->dump_format = EXPORT_TEXT;
-        if (optarg && export_parse_format(optarg, &o->dump_format))
-            return av_errorf(err, "--dump: unknown format '%s' (expected text, json or csv)", optarg);
+        o->dump_tokens = optarg && strcmp(optarg, "tokens") == 0;
+        if (optarg && !o->dump_tokens && export_parse_format(optarg, &o->dump_format))
+            return av_errorf(err, "--dump: unknown format '%s' (expected text, json, csv or tokens)", optarg);
         break;
     case OPT_ONCE: o->once = 1; break;
     case OPT_WIDTH:
@@ -278,6 +302,28 @@ static int option_error(int c, int argc, char **argv, AvError *err) {
     return av_errorf(err, "-%c: unknown option", optopt ? optopt : '?');
 }
 
+/* --model, --vocab, --layer, --generate, --dump=tokens: with what they go. */
+static int model_options_check(CliOptions *o, const Given *g, AvError *err) {
+    if (o->dump_tokens && !o->model_file && !o->vocab_file)
+        return av_errorf(err, "--dump=tokens: needs --model FILE or --vocab FILE");
+    if (!o->model_file) {
+        if (o->vocab_file && !o->dump_tokens)
+            return av_errorf(err, "--vocab: needs --model FILE (or --dump=tokens to tokenize only)");
+        if (o->layer) return av_errorf(err, "--layer: needs --model FILE");
+        if (o->generate) return av_errorf(err, "--generate: needs --model FILE");
+        return 0;
+    }
+    if (o->qkv_file) return av_errorf(err, "--model and --qkv: choose one source of Q, K and V");
+    if (g->d_model || g->heads || o->dk_given || o->dv_given || o->pattern || o->cfg.pos != POS_NONE || g->seed ||
+        g->tokenizer || o->target || o->pad || o->cfg.tie_qk || o->cfg.attn != ATTN_SELF || o->cfg.score != SCORE_DOT)
+        return av_errorf(err, "--model: the model gives its shapes, weights, tokenizer and score; --d-model, "
+                              "--heads, --d-k, --d-v, --pos, --seed, --tokenizer, --pattern, --target, --pad, "
+                              "--tie-qk, --attn and --score do not apply");
+    if (o->generate && (o->dump || o->once)) return av_errorf(err, "--generate: prints text; not with --dump or --once");
+    if (!o->mask_given) o->cfg.mask = MASK_CAUSAL; /* a trained decoder is causal */
+    return 0;
+}
+
 /* The options together: what cannot go with what (in this order: the first
  * conflict is the one named), then the defaults that follow other options. */
 static int options_check(CliOptions *o, const Given *g, AvError *err) {
@@ -288,6 +334,7 @@ static int options_check(CliOptions *o, const Given *g, AvError *err) {
                         g->seed || g->tokenizer))
         return av_errorf(err, "--qkv: the file gives Q, K and V; --d-model, --heads, --d-k, --d-v, "
                               "--pos, --seed, --tokenizer and --pattern do not apply");
+    if (model_options_check(o, g, err)) return -1;
     if (o->pattern) o->tokenizer = TOK_CUSTOM;
     if (g->score_scale == 1 && !o->cfg.scale) return av_errorf(err, "--score scaled and --no-scale: choose one");
     if (g->score_scale == 0) o->cfg.scale = 0;

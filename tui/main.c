@@ -19,10 +19,12 @@
 #include "cli.h"
 #include "palette.h"
 #include "parallel.h"
+#include "readfile.h"
 #include "screen.h"
 #include "export.h"
 #include "model.h"
 #include "number.h"
+#include "source_llama.h"
 #include "utf8.h"
 
 /* Prints "attnviz: message" on stderr with every unsafe character escaped:
@@ -106,6 +108,79 @@ static int run_dump(const Model *m, const CliOptions *o) {
     return stdout_flushed() ? 0 : 1;
 }
 
+/* One line per token: its id, a tab, its piece (escaped: a piece may hold
+ * any byte). */
+static int print_tokens(const LlamaTok *tok, const int *ids, int n) {
+    for (int i = 0; i < n; i++) {
+        size_t len;
+        const char *p = llamatok_piece(tok, ids[i], &len);
+        char *e = utf8_escape(p, len);
+        printf("%d\t%s\n", ids[i], e ? e : "?");
+        free(e);
+    }
+    return stdout_flushed() ? 0 : 1;
+}
+
+/* --vocab FILE --dump=tokens without a model: the tokenizer alone. */
+static int run_tokenize_only(const CliOptions *o) {
+    AvError err = {0};
+    LlamaTok *tok = llamatok_load(o->vocab_file, &err);
+    if (!tok) return print_error(err.msg), av_error_exit_status(&err);
+    const char *text = o->text ? o->text : "";
+    char *buf = NULL;
+    size_t len = strlen(text);
+    if (o->file) {
+        if (av_read_file(o->file, AV_MAX_INPUT_BYTES, &buf, &len, &err)) {
+            llamatok_free(tok);
+            return print_error(err.msg), av_error_exit_status(&err);
+        }
+        while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r')) buf[--len] = '\0';
+        text = buf;
+    }
+    int *ids = NULL, n = llamatok_encode(tok, text, len, 1, &ids, &err), status;
+    if (n < 0) status = (print_error(err.msg), av_error_exit_status(&err));
+    else status = print_tokens(tok, ids, n);
+    free(ids);
+    free(buf);
+    llamatok_free(tok);
+    return status;
+}
+
+/* --generate N: the greedy continuation of the sentence (BOS first), as
+ * llama2.c's run prints it. */
+static int run_generate(const Model *m, int steps) {
+    const Llama *lm = model_llama(m);
+    const LlamaTok *tok = model_llama_tok(m);
+    int n = m->n_k;
+    AvError err = {0};
+    if (n + steps - 1 > lm->cfg.seq_len) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "--generate: %d tokens and %d more is past the model's context of %d", n, steps,
+                 lm->cfg.seq_len);
+        return print_error(msg), 2;
+    }
+    int *prompt = malloc(sizeof(int) * (size_t)n), *out = malloc(sizeof(int) * (size_t)steps);
+    LlamaRun *run = prompt && out ? llama_run_new(lm, n + steps, 0, &err) : NULL;
+    int got = -1;
+    if (run) {
+        for (int j = 0; j < n; j++) prompt[j] = model_key_id(m, j);
+        got = llama_generate_greedy(run, prompt, n, steps, out, &err);
+    }
+    if (got < 0) print_error(err.msg[0] ? err.msg : "out of memory");
+    int prev = n ? prompt[n - 1] : LLAMA_BOS;
+    for (int k = 0; k < got; k++) {
+        size_t len;
+        const char *s = llamatok_decode(tok, prev, out[k], &len);
+        fwrite(s, 1, len, stdout);
+        prev = out[k];
+    }
+    if (got >= 0) putchar('\n');
+    llama_run_free(run);
+    free(prompt), free(out);
+    if (!stdout_flushed()) return 1;
+    return got < 0 ? 1 : 0;
+}
+
 /* The app on the model: drawn once (--once) or on the terminal. It takes
  * the comments of --mask-file (notes->comments is NULL after). */
 static int run_app(Model *m, const CliOptions *o, BuildMaskNotes *notes, int ascii) {
@@ -143,6 +218,13 @@ static int run(Model *m, const CliOptions *o, int ascii) {
          * and SIGTERM can stop a long recompute.) */
         print_error(err.msg);
         status = 1;
+    } else if (o->generate) {
+        status = run_generate(m, o->generate);
+    } else if (o->dump && o->dump_tokens) {
+        int n = m->n_k, *ids = malloc(sizeof(int) * (size_t)(n ? n : 1));
+        for (int j = 0; ids && j < n; j++) ids[j] = model_key_id(m, j);
+        status = ids ? print_tokens(model_llama_tok(m), ids, n) : (print_error("out of memory"), 1);
+        free(ids);
     } else if (o->dump) {
         status = run_dump(m, o);
     } else {
@@ -184,6 +266,11 @@ int main(int argc, char **argv) {
         return stdout_flushed() ? 0 : 1;
     }
     par_set_threads(opt.threads);
+    if (opt.dump_tokens && !opt.model_file) {
+        int status = run_tokenize_only(&opt);
+        cli_free(&opt);
+        return status;
+    }
     Model *m = model_new();
     if (!m) {
         print_error("out of memory");

@@ -1,0 +1,297 @@
+/* source_llama.c - a trained Llama model (llama.h; a llama2.c checkpoint,
+ * llama2.h) as a source of Q, K and V (source.h). The sentence is tokenized
+ * with the model's own vocabulary (llamatok.h), BOS first; each layer's Q and
+ * K (after RoPE) and V come from the model's layer-wise steps, the attention
+ * itself (scores, scaling, mask, softmax, A V) is the app's, and the heads'
+ * outputs go back into the model for W_o, the residual and the FFN, which
+ * give the next layer its input (SRC_STACKED). Query head h reads key/value
+ * head h / (n_heads / n_kv_heads). The model is causal: the front end starts
+ * it with the causal mask; mask none shows what it would do if it could see
+ * the future, every later layer recomputed. */
+#include "source_llama.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "llama2.h"
+#include "model_internal.h"
+
+typedef struct {
+    Llama *lm;
+    LlamaTok *tok;
+    LlamaRun *run;
+    int *ids, n;
+    char **labels; /* n screen forms of the pieces ("<s>", "▁Lily") */
+    float *attn;   /* (n, dim): the heads' outputs joined, for llama_layer_finish */
+    char title[64];
+} LlamaSrc;
+
+/* The rows of one sentence: ids, labels, a run of n rows, the joined
+ * outputs. Built whole before anything is replaced. */
+typedef struct {
+    int *ids, n;
+    char **labels;
+    LlamaRun *run;
+    float *attn;
+} Rows;
+
+static void rows_free(Rows *r) {
+    for (int i = 0; r->labels && i < r->n; i++) free(r->labels[i]);
+    free(r->labels), free(r->ids), free(r->attn);
+    llama_run_free(r->run);
+    memset(r, 0, sizeof *r);
+}
+
+static int rows_make(Rows *r, const Llama *lm, const LlamaTok *tok, const char *text, size_t len, AvError *err) {
+    memset(r, 0, sizeof *r);
+    int n = llamatok_encode(tok, text, len, 1, &r->ids, err);
+    if (n < 0) return -1;
+    r->n = n;
+    if (n > lm->cfg.seq_len) {
+        rows_free(r);
+        return av_errorf(err, "the sentence is %d tokens (with BOS); %s was trained for at most %d", n, lm->name,
+                         lm->cfg.seq_len);
+    }
+    r->labels = calloc((size_t)n, sizeof *r->labels);
+    r->attn = malloc(sizeof(float) * (size_t)n * (size_t)lm->cfg.dim);
+    if (!r->labels || !r->attn) {
+        rows_free(r);
+        return av_error_nomem(err, "out of memory for %d tokens", n);
+    }
+    for (int i = 0; i < n; i++) {
+        char buf[256];
+        llamatok_display(tok, r->ids[i], buf, sizeof buf);
+        if (!(r->labels[i] = strdup(buf))) {
+            rows_free(r);
+            return av_error_nomem(err, "out of memory for %d tokens", n);
+        }
+    }
+    if (!(r->run = llama_run_new(lm, n, 0, err))) {
+        rows_free(r);
+        return -1;
+    }
+    return 0;
+}
+
+static LlamaSrc *data_of(const Model *m) { return m->src_data; }
+
+static void take_rows(LlamaSrc *d, Rows *r) {
+    Rows old = {d->ids, d->n, d->labels, d->run, d->attn};
+    d->ids = r->ids, d->n = r->n, d->labels = r->labels, d->run = r->run, d->attn = r->attn;
+    rows_free(&old);
+    memset(r, 0, sizeof *r);
+}
+
+// ----------------------------------------------------------------------------
+// the source's steps
+
+static void llama_src_forward(Model *m, int layer, int from) {
+    (void)from;
+    LlamaSrc *d = data_of(m);
+    const LlamaConfig *c = &d->lm->cfg;
+    if (layer == 0 && llama_embed(d->run, d->ids, d->n, NULL)) return;
+    if (llama_layer_qkv(d->run, layer)) return;
+    int hs = c->head_size, group = c->n_heads / c->n_kv_heads;
+    const float *k = llama_run_k(d->run, layer), *v = llama_run_v(d->run, layer);
+    HeadData *hd = model_layer_heads(m, layer);
+    for (int h = 0; h < c->n_heads; h++) {
+        int g = h / group;
+        for (int i = 0; i < d->n; i++) {
+            memcpy(hd[h].q + (size_t)i * hs, d->run->q + (size_t)i * c->dim + (size_t)h * hs, sizeof(float) * hs);
+            memcpy(hd[h].k + (size_t)i * hs, k + (size_t)i * c->kv_dim + (size_t)g * hs, sizeof(float) * hs);
+            memcpy(hd[h].v + (size_t)i * hs, v + (size_t)i * c->kv_dim + (size_t)g * hs, sizeof(float) * hs);
+        }
+    }
+}
+
+/* The heads' outputs back into the model: W_o, residual, FFN; the next
+ * layer's input changed, so it is stale from its projections. */
+static void llama_src_final(Model *m, int layer) {
+    LlamaSrc *d = data_of(m);
+    const LlamaConfig *c = &d->lm->cfg;
+    int hs = c->head_size;
+    const HeadData *hd = model_layer_heads(m, layer);
+    for (int h = 0; h < c->n_heads; h++)
+        for (int i = 0; i < d->n; i++)
+            memcpy(d->attn + (size_t)i * c->dim + (size_t)h * hs, hd[h].out + (size_t)i * hs, sizeof(float) * hs);
+    if (llama_layer_finish(d->run, layer, d->attn)) return;
+    if (layer + 1 < c->n_layers) model_invalidate_layer(m, layer + 1, STAGE_PROJECT);
+    else llama_logits(d->run);
+}
+
+static const char *llama_src_label(const Model *m, int i, size_t *len) {
+    const char *s = data_of(m)->labels[i];
+    *len = strlen(s);
+    return s;
+}
+
+static int llama_src_id(const Model *m, int j) { return data_of(m)->ids[j]; }
+
+static const char *llama_src_title(const Model *m) { return data_of(m)->title; }
+
+/* The softmax of the last row's logits (in double), its k largest. */
+static int llama_src_next(const Model *m, int k, int *ids, double *probs, const char **pieces, size_t *lens) {
+    const LlamaSrc *d = data_of(m);
+    const float *z = d->run->logits;
+    int v = d->lm->cfg.vocab_size, got = 0;
+    double mx = -INFINITY, sum = 0;
+    for (int t = 0; t < v; t++) mx = z[t] > mx ? z[t] : mx;
+    for (int t = 0; t < v; t++) sum += exp((double)z[t] - mx);
+    for (int t = 0; t < v; t++) { /* insertion into the k best: the first of equal ones first */
+        double p = exp((double)z[t] - mx) / sum;
+        int at = got < k ? got : k;
+        while (at > 0 && probs[at - 1] < p) at--;
+        if (at >= k) continue;
+        int last = got < k ? got : k - 1;
+        for (int s = last; s > at; s--) ids[s] = ids[s - 1], probs[s] = probs[s - 1];
+        ids[at] = t, probs[at] = p;
+        if (got < k) got++;
+    }
+    for (int s = 0; s < got; s++) pieces[s] = llamatok_piece(d->tok, ids[s], &lens[s]);
+    return got;
+}
+
+static void llama_src_free(void *p) {
+    LlamaSrc *d = p;
+    if (!d) return;
+    Rows r = {d->ids, d->n, d->labels, d->run, d->attn};
+    rows_free(&r);
+    llamatok_free(d->tok);
+    llama_close(d->lm);
+    free(d);
+}
+
+/* A new sentence: tokenized, its rows made, the model reshaped, all or
+ * nothing. */
+static int llama_src_set_text(Model *m, const char *text, size_t len, AvError *err) {
+    LlamaSrc *d = data_of(m);
+    char *copy = malloc(len + 1);
+    if (!copy) return av_error_nomem(err, "out of memory");
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    Rows r;
+    if (rows_make(&r, d->lm, d->tok, text, len, err)) {
+        free(copy);
+        return -1;
+    }
+    ModelConfig c = m->cfg;
+    if (model_check_budget(&c, r.n, r.n, m->src, err) || model_reshape(m, &c, r.n, r.n, m->src, 0, 0, err)) {
+        rows_free(&r);
+        free(copy);
+        return -1;
+    }
+    take_rows(d, &r);
+    free(m->text);
+    m->text = copy;
+    m->text_len = len;
+    model_mark_stale(m, STAGE_PROJECT); /* other tokens in the same number of rows */
+    return 0;
+}
+
+const Source source_llama = {
+    .name = "model",
+    .fixed = "a trained model's weights are its own",
+    .what = "the model's own tokenizer",
+    .lacks = "a trained model has no seeded embeddings to show here",
+    .knobs = "the sentence (e), the mask (m) and the scaling (s) can change",
+    .caps = SRC_TEXT | SRC_STACKED,
+    .forward = llama_src_forward,
+    .final = llama_src_final,
+    .query_text = llama_src_label,
+    .key_text = llama_src_label,
+    .key_id = llama_src_id,
+    .set_text = llama_src_set_text,
+    .title = llama_src_title,
+    .next_tokens = llama_src_next,
+    .free = llama_src_free,
+};
+
+// ----------------------------------------------------------------------------
+// opening
+
+static int is_file(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* The vocabulary beside the model: tokenizer.bin, then tok<V>.bin. */
+static int default_vocab(char *out, size_t cap, const char *model_path, int vocab_size) {
+    const char *slash = strrchr(model_path, '/');
+    int dir = slash ? (int)(slash - model_path + 1) : 0;
+    snprintf(out, cap, "%.*stokenizer.bin", dir, model_path);
+    if (is_file(out)) return 0;
+    snprintf(out, cap, "%.*stok%d.bin", dir, model_path, vocab_size);
+    return is_file(out) ? 0 : -1;
+}
+
+int model_set_llama(Model *m, const char *model_path, const char *vocab_path, const char *text, size_t len,
+                    AvError *err) {
+    LlamaSrc *d = calloc(1, sizeof *d);
+    if (!d) return av_error_nomem(err, "out of memory");
+    if (!(d->lm = llama2_open(model_path, err))) {
+        free(d);
+        return -1;
+    }
+    const LlamaConfig *c = &d->lm->cfg;
+    char vb[4096];
+    if (!vocab_path) {
+        if (default_vocab(vb, sizeof vb, model_path, c->vocab_size)) {
+            llama_src_free(d);
+            return av_errorf(err, "%s: no vocabulary beside it (tokenizer.bin or tok%d.bin): give --vocab FILE",
+                             model_path, c->vocab_size);
+        }
+        vocab_path = vb;
+    }
+    if (!(d->tok = llamatok_load(vocab_path, err))) {
+        llama_src_free(d);
+        return -1;
+    }
+    if (d->tok->n != c->vocab_size) {
+        int n = d->tok->n;
+        llama_src_free(d);
+        return av_errorf(err, "%s: %d pieces, but %s has a vocabulary of %d", vocab_path, n, model_path,
+                         c->vocab_size);
+    }
+    if (c->n_layers > MODEL_MAX_LAYERS || c->n_heads > MODEL_MAX_HEADS || c->head_size > MODEL_MAX_DIM ||
+        c->dim > MODEL_MAX_DIM) {
+        llama_src_free(d);
+        return av_errorf(err, "%s: %d layers of %d heads of %d (dim %d) is more than attnviz shows (%d, %d, %d)",
+                         model_path, c->n_layers, c->n_heads, c->head_size, c->dim, MODEL_MAX_LAYERS, MODEL_MAX_HEADS,
+                         MODEL_MAX_DIM);
+    }
+    const char *base = strrchr(model_path, '/');
+    snprintf(d->title, sizeof d->title, "%s", base ? base + 1 : model_path);
+    char *dot = strrchr(d->title, '.');
+    if (dot && strcmp(dot, ".bin") == 0) *dot = '\0';
+    Rows r;
+    if (rows_make(&r, d->lm, d->tok, text, len, err)) {
+        llama_src_free(d);
+        return -1;
+    }
+    take_rows(d, &r);
+    SourceShape sh = {c->n_layers, c->n_heads, c->head_size, c->head_size, d->n, d->n, c->dim};
+    char *copy = malloc(len + 1);
+    if (!copy) {
+        llama_src_free(d);
+        return av_error_nomem(err, "out of memory");
+    }
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    if (model_set_source(m, &source_llama, d, &sh, err)) { /* frees d */
+        free(copy);
+        return -1;
+    }
+    free(m->text);
+    m->text = copy;
+    m->text_len = len;
+    return 0;
+}
+
+const Llama *model_llama(const Model *m) { return m->src == &source_llama ? data_of(m)->lm : NULL; }
+
+const LlamaRun *model_llama_run(const Model *m) { return m->src == &source_llama ? data_of(m)->run : NULL; }
+
+const LlamaTok *model_llama_tok(const Model *m) { return m->src == &source_llama ? data_of(m)->tok : NULL; }
