@@ -44,8 +44,9 @@ void export_status_words(char *buf, size_t cap, const Model *m, ExportStatus kin
                  export_tokenizer_name(m), score_name(c->score, c->scale), c->tie_qk ? " tie-qk" : "",
                  attn_mode_name(c->attn));
     } else if (m->src->title) {
-        snprintf(buf, cap, "source=%s model=%s d_model=%d heads=%d d_k=%d d_v=%d mask=%s scale=%s score=%s", m->src->name,
-                 m->src->title(m), c->d_model, c->heads, c->d_k, c->d_v, mask, scale, score_name(c->score, c->scale));
+        snprintf(buf, cap, "source=%s model=%s d_model=%d heads=%d d_k=%d d_v=%d mask=%s scale=%s score=%s",
+                 m->src->name, m->src->title(m), c->d_model, c->heads, c->d_k, c->d_v, mask, scale,
+                 score_name(c->score, c->scale));
     } else {
         snprintf(buf, cap, "source=%s heads=%d d_k=%d d_v=%d mask=%s scale=%s score=%s", m->src->name, c->heads, c->d_k,
                  c->d_v, mask, scale, score_name(c->score, c->scale));

@@ -20,11 +20,11 @@ typedef struct Model Model;
 
 /* What a source can do. */
 enum {
-    SRC_TEXT = 1 << 0,    /* its rows are a sentence's tokens: edit, tokenizers, <pad>, a target, cross-attention */
-    SRC_EMBED = 1 << 1,   /* it has embeddings E, PE, X (the pipeline's first blocks, word gravity) */
-    SRC_WEIGHTS = 1 << 2, /* it has W_Q, W_K, W_V and W_O, and so the layer output Y (STAGE_FINAL) */
-    SRC_RESHAPE = 1 << 3, /* d_model, heads, d_k, d_v, positions and tied Q/K can change */
-    SRC_SEEDED = 1 << 4,  /* its weights are drawn from the seed (r changes them) */
+    SRC_TEXT = 1 << 0,        /* its rows are a sentence's tokens: edit, tokenizers, <pad>, a target, cross-attention */
+    SRC_EMBED = 1 << 1,       /* it has embeddings E, PE, X (the pipeline's first blocks, word gravity) */
+    SRC_WEIGHTS = 1 << 2,     /* it has W_Q, W_K, W_V and W_O, and so the layer output Y (STAGE_FINAL) */
+    SRC_RESHAPE = 1 << 3,     /* d_model, heads, d_k, d_v, positions and tied Q/K can change */
+    SRC_SEEDED = 1 << 4,      /* its weights are drawn from the seed (r changes them) */
     SRC_TOKENIZERS = 1 << 5,  /* the seeded sentence's tools: tokenizer presets, <pad>, a target, cross-attention */
     SRC_SCORE_KINDS = 1 << 6, /* any score kind (o): a trained model's is its own scaled dot product */
     SRC_STACKED = 1 << 7,     /* each layer's input is the output of the one before: every layer computed to its end */

@@ -252,8 +252,7 @@ int model_set_llama(Model *m, const char *model_path, const char *vocab_path, co
     if (d->tok->n != c->vocab_size) {
         int n = d->tok->n;
         llama_src_free(d);
-        return av_errorf(err, "%s: %d pieces, but %s has a vocabulary of %d", vocab_path, n, model_path,
-                         c->vocab_size);
+        return av_errorf(err, "%s: %d pieces, but %s has a vocabulary of %d", vocab_path, n, model_path, c->vocab_size);
     }
     if (c->n_layers > MODEL_MAX_LAYERS || c->n_heads > MODEL_MAX_HEADS || c->head_size > MODEL_MAX_DIM ||
         c->dim > MODEL_MAX_DIM) {

@@ -104,7 +104,8 @@ static int source_lacks(App *a, unsigned needs) {
     const Source *src = a->m->src;
     for (size_t k = 0; k < sizeof want / sizeof *want; k++)
         if ((needs & want[k].need) && !model_can(a->m, want[k].caps)) {
-            app_say(a, 1, "%s: %s", src->fixed, src->knobs ? src->knobs : "only the mask (m) and the scaling (s) can change");
+            app_say(a, 1, "%s: %s", src->fixed,
+                    src->knobs ? src->knobs : "only the mask (m) and the scaling (s) can change");
             return 1;
         }
     return 0;

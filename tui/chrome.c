@@ -37,7 +37,8 @@ static void draw_status(const App *a, Canvas *cv) {
 /* The size of the input: "11 tokens, words". */
 static void token_count(const App *a, char *buf, size_t cap) {
     const Model *m = a->m;
-    if (model_can(m, SRC_TEXT) && !model_can(m, SRC_TOKENIZERS)) snprintf(buf, cap, "%d tokens, %s", m->n_k, m->src->what);
+    if (model_can(m, SRC_TEXT) && !model_can(m, SRC_TOKENIZERS))
+        snprintf(buf, cap, "%d tokens, %s", m->n_k, m->src->what);
     else if (!model_can(m, SRC_TOKENIZERS)) snprintf(buf, cap, "%d x %d from %s", m->n_q, m->n_k, m->src->what);
     else if (m->q_target != m->k_target)
         snprintf(buf, cap, "%d x %d tokens, %s", m->n_q, m->n_k, tok_preset_name(tok_preset(m->tokenizer)));

@@ -319,7 +319,8 @@ static int model_options_check(CliOptions *o, const Given *g, AvError *err) {
         return av_errorf(err, "--model: the model gives its shapes, weights, tokenizer and score; --d-model, "
                               "--heads, --d-k, --d-v, --pos, --seed, --tokenizer, --pattern, --target, --pad, "
                               "--tie-qk, --attn and --score do not apply");
-    if (o->generate && (o->dump || o->once)) return av_errorf(err, "--generate: prints text; not with --dump or --once");
+    if (o->generate && (o->dump || o->once))
+        return av_errorf(err, "--generate: prints text; not with --dump or --once");
     if (!o->mask_given) o->cfg.mask = MASK_CAUSAL; /* a trained decoder is causal */
     return 0;
 }

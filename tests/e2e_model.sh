@@ -1,0 +1,80 @@
+#!/bin/sh
+# End-to-end: a trained model (issue 12) through the real binary: stories260K's
+# greedy text (llama2.c's own test), its tokens, the Llama 2 vocabulary alone,
+# every bad file and option in one line with exit status 2, and the model's
+# layers in tmux. Without ../shared/models: one "skipped" line.
+. tests/support/lib.sh
+
+M=${ATTNVIZ_MODELS:-../shared/models}
+[ -r "$M/stories260K.bin" ] || M=../../shared/models
+if [ ! -r "$M/stories260K.bin" ] || [ ! -r "$M/tok512.bin" ]; then
+    echo "skipped: ../shared/models/stories260K.bin not found"
+    finish
+fi
+MODEL=$M/stories260K.bin
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+# Greedy decoding of 200 tokens from BOS: exactly llama2.c's 464 bytes (the
+# models' README), and a final line break.
+cat >"$TMP/want" <<'TEXT'
+Once upon a time, there was a little girl named Lily. She loved to play outside in the park. One day, she saw a big, red ball. She wanted to play with it, but it was too high.
+Lily's mom said, "Lily, let's go to the park." Lily was sad and didn't know what to do. She said, "I want to play with your ball, but I can't find it."
+Lily was sad and didn't know what to do. She said, "I'm sorry, Lily. I didn't know what to do."
+Lily didn't want to help her mom, so she
+TEXT
+"$ATTNVIZ" --model "$MODEL" --generate 200 >"$TMP/got"
+expect_rc "generate 200" 0 $?
+if cmp -s "$TMP/got" "$TMP/want"; then pass; else fail "generate 200: not llama2.c's text"; diff "$TMP/got" "$TMP/want" | head -5; fi
+out=$("$ATTNVIZ" --model "$MODEL" --generate 5 "Lily saw a cat. Lily")
+expect_rc "generate after a sentence" 0 $?
+expect_contains "generate after a sentence" "$out" " was"
+
+# Tokens: id, tab, piece; BOS first.
+out=$("$ATTNVIZ" --model "$MODEL" --dump=tokens "Lily saw a cat. Lily" | cut -f1 | tr '\n' ' ')
+[ "$out" = "1 317 394 261 280 294 426 317 " ] && pass || fail "dump=tokens: ids [$out]"
+if [ -r "$M/tokenizer-llama2-32k.bin" ]; then
+    out=$("$ATTNVIZ" --vocab "$M/tokenizer-llama2-32k.bin" --dump=tokens "I believe the meaning of life is" | cut -f1 | tr '\n' ' ')
+    [ "$out" = "1 306 4658 278 6593 310 2834 338 " ] && pass || fail "vocab alone: ids [$out]"
+fi
+
+# Every layer in the JSON dump, with the next tokens.
+"$ATTNVIZ" --model "$MODEL" --dump=json "Lily saw a cat. Lily" >"$TMP/d.json"
+expect_rc "dump=json" 0 $?
+if command -v python3 >/dev/null; then
+    out=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["layers"]), len(d["layers"][4]["heads"]), d["next_tokens"][0]["piece"], d["config"]["source"])' "$TMP/d.json")
+    [ "$out" = "5 8  was model" ] && pass || fail "dump=json: [$out]"
+fi
+
+# Bad input: one line, exit 2.
+bad() { # name needle args...
+    name=$1 needle=$2; shift 2
+    err=$("$ATTNVIZ" "$@" 2>&1 >/dev/null); rc=$?
+    expect_rc "$name" 2 $rc
+    expect_contains "$name" "$err" "$needle"
+    [ "$(printf '%s\n' "$err" | grep -c '^attnviz:')" = 1 ] && pass || fail "$name: not one line: $err"
+}
+head -c 1000 "$MODEL" >"$TMP/short.bin"
+bad "truncated checkpoint" "short.bin" --model "$TMP/short.bin" --vocab "$M/tok512.bin" --dump
+bad "missing checkpoint" "nothere.bin" --model "$TMP/nothere.bin" --dump
+cp "$MODEL" "$TMP/alone.bin"
+bad "no vocabulary beside" "give --vocab FILE" --model "$TMP/alone.bin" --dump
+bad "layer out of range" "--layer: 9 is out of range 1..5" --model "$MODEL" --layer 9 --dump
+bad "knob that does not apply" "--model: the model gives" --model "$MODEL" -k 4 --dump
+bad "model and qkv" "choose one" --model "$MODEL" --qkv samples/worked-example.qkv --dump
+bad "vocab without model" "--vocab: needs --model" --vocab "$M/tok512.bin" --dump
+bad "generate past the context" "past the model's context" --model "$MODEL" --generate 600
+
+# In tmux: the model's first layer, then the last; knobs that do not apply
+# say so and change nothing.
+tmx_start 100 30 LC_ALL=C.UTF-8 -- "$ATTNVIZ" --color=never --model "$MODEL" "Lily saw a cat. Lily"
+tmx_expect "model on screen" "model=stories260K d_model=64 heads=8 d_k=8 mask=causal scale=on layer=1/5"
+tmx_expect "labels" "▁Lily"
+tmx_expect "last layer" "layer=5/5" '{'
+tmx_expect "title" "layer 5/5  head 1/8"
+tmx_expect "d_k refused" "a trained model's weights are its own" '+'
+tmx_expect "still d_k 8" "d_k=8"
+tmx_expect "head 2" "head 2/8" Tab
+tmx_expect "mask none" "mask=none" m m m m m
+tmx_stop
+finish
