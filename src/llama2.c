@@ -243,7 +243,7 @@ static Llama *open_buffer(const void *buf, size_t size, const char *safe, AvErro
     Llama *m = calloc(1, sizeof *m);
     if (!m) return av_error_nomem(err, "%s: out of memory", safe), NULL;
     m->cfg = c;
-    if (map_weights(&m->w, &c, (const float *)((const char *)buf + LLAMA2_HEADER_BYTES), safe, err)) {
+    if (map_weights(&m->w, &c, (const float *)buf + LLAMA2_HEADER_BYTES / sizeof(float), safe, err)) {
         free(m);
         return NULL;
     }
