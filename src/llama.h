@@ -111,8 +111,10 @@ typedef struct {
 } LlamaRun;
 
 /* A run of up to cap rows (1..seq_len); all_logits keeps every row's logits
- * (cap x vocab_size floats), else only the last row's. NULL with a message
- * (out of memory, or cap out of range). Free with llama_run_free. */
+ * (cap x vocab_size floats), else only the last row's. It works on as many
+ * threads at once as the pool has now (par_set_threads before, at most 16).
+ * The model must outlive it. NULL with a message (out of memory, or cap out
+ * of range). Free with llama_run_free. */
 LlamaRun *llama_run_new(const Llama *m, int cap, int all_logits, AvError *err);
 void llama_run_free(LlamaRun *r); /* NULL-safe */
 
@@ -122,8 +124,9 @@ static inline float *llama_run_v(const LlamaRun *r, int l) { return r->vcache + 
 /* The input of layer l (l = n_layers: the residual before the final norm). */
 static inline float *llama_run_x(const LlamaRun *r, int l) { return r->resid + (size_t)l * r->cap * r->m->cfg.dim; }
 
-/* The layer-wise steps. Each returns 0, or -1 when a cancel request
- * (cancel.h) stopped it: its outputs are then not to be trusted. */
+/* The layer-wise steps, over the run's n rows. Each returns 0, or -1 when a
+ * cancel request (cancel.h) stopped it (its outputs are then not to be
+ * trusted), the layer does not exist or the run has no rows yet. */
 
 /* Sets the run to ids[0..n) (1 <= n <= cap, every id < vocab_size; else -1
  * with a message) and x of layer 0 to their embeddings. */
@@ -143,7 +146,10 @@ int llama_forward(LlamaRun *r, const int *ids, int n, AvError *err);
 
 /* Appends ids[0..n) to the run's rows and computes only them, from the keys
  * and values kept of the rows before (a KV cache): the same bits as a
- * forward of the whole sequence. The logits of the last row are set. */
+ * forward of the whole sequence. The logits of the new rows (or of the last
+ * row) are set; the layer buffers (xb ... ffn) hold the last layer's values
+ * of the new rows only. -1 with a message when they do not fit or an id is
+ * out of the vocabulary, or when cancelled. */
 int llama_extend(LlamaRun *r, const int *ids, int n, AvError *err);
 
 /* The id of the largest of x[0..n) (the first of equal ones: run.c's argmax). */

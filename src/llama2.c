@@ -243,10 +243,7 @@ static Llama *open_buffer(const void *buf, size_t size, const char *safe, AvErro
     Llama *m = calloc(1, sizeof *m);
     if (!m) return av_error_nomem(err, "%s: out of memory", safe), NULL;
     m->cfg = c;
-    /* The bytes after the header are float32 by the format (little-endian,
-     * checked above, as is the alignment). */
-    // cppcheck-suppress invalidPointerCast
-    if (map_weights(&m->w, &c, (const float *)((const char *)buf + LLAMA2_HEADER_BYTES), safe, err)) {
+    if (map_weights(&m->w, &c, (const float *)buf + LLAMA2_HEADER_BYTES / sizeof(float), safe, err)) {
         free(m);
         return NULL;
     }
