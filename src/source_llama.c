@@ -239,9 +239,10 @@ int model_set_llama(Model *m, const char *model_path, const char *vocab_path, co
     char vb[4096];
     if (!vocab_path) {
         if (default_vocab(vb, sizeof vb, model_path, c->vocab_size)) {
+            int v = c->vocab_size;
             llama_src_free(d);
             return av_errorf(err, "%s: no vocabulary beside it (tokenizer.bin or tok%d.bin): give --vocab FILE",
-                             model_path, c->vocab_size);
+                             model_path, v);
         }
         vocab_path = vb;
     }
@@ -249,16 +250,18 @@ int model_set_llama(Model *m, const char *model_path, const char *vocab_path, co
         llama_src_free(d);
         return -1;
     }
+    /* (The checks copy what they say: freeing d unmaps c.) */
     if (d->tok->n != c->vocab_size) {
-        int n = d->tok->n;
+        int n = d->tok->n, v = c->vocab_size;
         llama_src_free(d);
-        return av_errorf(err, "%s: %d pieces, but %s has a vocabulary of %d", vocab_path, n, model_path, c->vocab_size);
+        return av_errorf(err, "%s: %d pieces, but %s has a vocabulary of %d", vocab_path, n, model_path, v);
     }
     if (c->n_layers > MODEL_MAX_LAYERS || c->n_heads > MODEL_MAX_HEADS || c->head_size > MODEL_MAX_DIM ||
         c->dim > MODEL_MAX_DIM) {
+        LlamaConfig k = *c;
         llama_src_free(d);
         return av_errorf(err, "%s: %d layers of %d heads of %d (dim %d) is more than attnviz shows (%d, %d, %d)",
-                         model_path, c->n_layers, c->n_heads, c->head_size, c->dim, MODEL_MAX_LAYERS, MODEL_MAX_HEADS,
+                         model_path, k.n_layers, k.n_heads, k.head_size, k.dim, MODEL_MAX_LAYERS, MODEL_MAX_HEADS,
                          MODEL_MAX_DIM);
     }
     const char *base = strrchr(model_path, '/');
