@@ -203,7 +203,7 @@ static void json_next_tokens(FILE *f, const Model *m) {
     double probs[10];
     const char *pieces[10];
     size_t lens[10];
-    int n = m->src->next_tokens(m, 10, ids, probs, pieces, lens);
+    int n = m->src->next_tokens(m, m->n_q - 1, 10, ids, probs, pieces, lens);
     fputs(",\n  \"next_tokens\": [", f);
     for (int k = 0; k < n; k++) {
         fprintf(f, "%s{\"id\": %d, \"piece\": ", k ? ", " : "", ids[k]);

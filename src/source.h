@@ -59,10 +59,14 @@ typedef struct Source {
      * becomes text[0..len) (its tokenizer, its rows), all or nothing, the
      * model reshaped to the new rows and m->text set. NULL: model.c's. */
     int (*set_text)(Model *m, const char *text, size_t len, AvError *err);
-    /* A model that predicts: the k most likely next tokens after the last
-     * row, most likely first (ids, probabilities, raw pieces); returns how
+    /* A model that predicts: the k most likely next tokens after query row
+     * `row`, most likely first (ids, probabilities, raw pieces); returns how
      * many (<= k). NULL: it does not predict. */
-    int (*next_tokens)(const Model *m, int k, int *ids, double *probs, const char **pieces, size_t *lens);
+    int (*next_tokens)(const Model *m, int row, int k, int *ids, double *probs, const char **pieces, size_t *lens);
+    /* Appends the most likely next token to the sentence (its text after
+     * the last token), as set_text; *piece (may be NULL) points at what was
+     * appended. NULL: it does not predict. */
+    int (*continue_text)(Model *m, const char **piece, size_t *len, AvError *err);
     /* A short name for the status line ("stories260K"); NULL: none. */
     const char *(*title)(const Model *m);
     /* Frees the data given to model_set_source; NULL: nothing to free. */

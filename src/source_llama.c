@@ -69,7 +69,7 @@ static int rows_make(Rows *r, const Llama *lm, const LlamaTok *tok, const char *
             return av_error_nomem(err, "out of memory for %d tokens", n);
         }
     }
-    if (!(r->run = llama_run_new(lm, n, 0, err))) {
+    if (!(r->run = llama_run_new(lm, n, 1, err))) { /* every row's logits: the next tokens after any row */
         rows_free(r);
         return -1;
     }
@@ -133,9 +133,10 @@ static int llama_src_id(const Model *m, int j) { return data_of(m)->ids[j]; }
 static const char *llama_src_title(const Model *m) { return data_of(m)->title; }
 
 /* The softmax of the last row's logits (in double), its k largest. */
-static int llama_src_next(const Model *m, int k, int *ids, double *probs, const char **pieces, size_t *lens) {
+static int llama_src_next(const Model *m, int row, int k, int *ids, double *probs, const char **pieces, size_t *lens) {
     const LlamaSrc *d = data_of(m);
-    const float *z = d->run->logits;
+    if (row < 0 || row >= d->n) row = d->n - 1;
+    const float *z = d->run->logits + (size_t)row * d->lm->cfg.vocab_size; /* every row's (all_logits) */
     int v = d->lm->cfg.vocab_size, got = 0;
     double mx = -INFINITY, sum = 0;
     for (int t = 0; t < v; t++) mx = z[t] > mx ? z[t] : mx;
@@ -191,6 +192,26 @@ static int llama_src_set_text(Model *m, const char *text, size_t len, AvError *e
     return 0;
 }
 
+static int llama_src_continue(Model *m, const char **piece, size_t *plen, AvError *err) {
+    LlamaSrc *d = data_of(m);
+    int id;
+    double p;
+    const char *raw;
+    size_t rl, len;
+    llama_src_next(m, d->n - 1, 1, &id, &p, &raw, &rl);
+    const char *s = llamatok_decode(d->tok, d->ids[d->n - 1], id, &len);
+    char *text = malloc(m->text_len + len + 1);
+    if (!text) return av_error_nomem(err, "out of memory");
+    memcpy(text, m->text, m->text_len);
+    memcpy(text + m->text_len, s, len);
+    size_t total = m->text_len + len;
+    text[total] = '\0';
+    int rc = llama_src_set_text(m, text, total, err);
+    free(text);
+    if (piece) *piece = raw, *plen = rl;
+    return rc;
+}
+
 const Source source_llama = {
     .name = "model",
     .fixed = "a trained model's weights are its own",
@@ -206,6 +227,7 @@ const Source source_llama = {
     .set_text = llama_src_set_text,
     .title = llama_src_title,
     .next_tokens = llama_src_next,
+    .continue_text = llama_src_continue,
     .free = llama_src_free,
 };
 

@@ -77,4 +77,20 @@ tmx_expect "still d_k 8" "d_k=8"
 tmx_expect "head 2" "head 2/8" Tab
 tmx_expect "mask none" "mask=none" m m m m m
 tmx_stop
+
+# The model writes: n shows its next tokens after the cursor's row, N
+# appends the likeliest (" was" after "Lily saw a cat. Lily") and recomputes.
+tmx_start 110 40 LC_ALL=C.UTF-8 -- "$ATTNVIZ" --color=never --model "$MODEL" "Lily saw a cat. Lily"
+tmx_wait "model=stories260K" || fail "model: no screen"
+tmx_expect "next tokens" "next after ▁Lily[7]:" n End
+tmx_expect "continue" 'appended " was"' N
+tmx_expect "the new row" "▁was[8]"
+tmx_stop
+tmx_start 110 130 LC_ALL=C.UTF-8 -- "$ATTNVIZ" --color=never --model "$MODEL" "Lily saw a cat. Lily"
+tmx_wait "model=stories260K" || fail "model: no screen"
+tmx_expect "help lists n and N" "append the likeliest next token" '?'
+tmx_expect "help lists the layer keys" "next layer (a model of several layers)"
+tmx_stop
+out=$("$ATTNVIZ" --color=never --once --width 100 "Lily saw a cat")
+expect_not_contains "no n/N for the seeded model" "$out" "next after"
 finish

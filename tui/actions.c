@@ -4,12 +4,14 @@
  * is cleared, change the configuration through cheap setters and leave the
  * recompute to app_update. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "app_internal.h"
 #include "cli.h"
 #include "formula.h"
 #include "gravity.h"
+#include "utf8.h"
 
 // ----------------------------------------------------------------------------
 // what the actions share
@@ -293,6 +295,31 @@ static int act_layer_prev(App *a, const char *arg) {
     return 0;
 }
 
+static int act_next_panel(App *a, const char *arg) {
+    (void)arg;
+    a->show_next = !a->show_next;
+    return 0;
+}
+
+/* The likeliest next token appended: the sentence grows, every layer
+ * recomputes, the cursor goes to the new last row. */
+static int act_continue(App *a, const char *arg) {
+    (void)arg;
+    AvError err = {0};
+    const char *piece = NULL;
+    size_t len = 0;
+    if (a->m->src->continue_text(a->m, &piece, &len, &err)) {
+        app_say(a, 1, "%s", err.msg);
+        return 0;
+    }
+    char *shown = piece ? utf8_escape(piece, len) : NULL;
+    app_say(a, 0, "appended \"%s\" (the likeliest next token); N again goes on", shown ? shown : "?");
+    free(shown);
+    a->ci = a->m->n_q - 1;
+    app_clamp_cursor(a);
+    return 0;
+}
+
 /* view NAME: that view, as --view NAME starts in (no key). */
 static int act_view(App *a, const char *arg) {
     ViewKind v;
@@ -465,5 +492,7 @@ const ActionDef app_actions[ACT_COUNT] = {
     [ACT_VIEW] = {"view", TAKES_ARG, act_view},
     [ACT_LAYER_NEXT] = {"layer-next", NEEDS_LAYERS, act_layer_next},
     [ACT_LAYER_PREV] = {"layer-prev", NEEDS_LAYERS, act_layer_prev},
+    [ACT_NEXT_PANEL] = {"next-tokens", NEEDS_PREDICT, act_next_panel},
+    [ACT_CONTINUE] = {"continue", NEEDS_PREDICT, act_continue},
 };
 // clang-format on

@@ -146,6 +146,10 @@ static int dispatch(App *a, Action act, const char *arg) {
         app_say(a, 1, "one layer only: { and } move between the layers of a model that has several");
         return 1;
     }
+    if ((d->needs & NEEDS_PREDICT) && !(a->m->src->next_tokens && a->m->src->continue_text)) {
+        app_say(a, 1, "n and N are for a trained model (--model FILE): it predicts the next token");
+        return 1;
+    }
     if ((d->needs & NEEDS_PAINTING) && !a->painting) {
         app_say(a, 1, "M starts mask-edit mode (Space, C, u and W paint, clear, undo and save the mask)");
         return 1;
@@ -155,7 +159,9 @@ static int dispatch(App *a, Action act, const char *arg) {
 
 int app_action_listed(const App *a, int act) {
     if (act <= ACT_NONE || act >= ACT_COUNT) return 1;
-    return !(app_actions[act].needs & NEEDS_LAYERS) || a->m->cfg.layers > 1;
+    unsigned needs = app_actions[act].needs;
+    if ((needs & NEEDS_LAYERS) && a->m->cfg.layers == 1) return 0;
+    return !(needs & NEEDS_PREDICT) || a->m->src->next_tokens;
 }
 
 int app_key(App *a, AppKey k) {

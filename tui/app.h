@@ -70,6 +70,7 @@ typedef struct {
     const char *pattern; /* --pattern, included in the t cycle when given */
     int quit;
     int painting;              /* mask-edit mode: Space toggles a cell */
+    int show_next;             /* n: the model's next tokens under the inspector */
     const char *mask_file;     /* --mask-file: where W writes the painted mask */
     char *mask_comments;       /* owned: the '#' lines of --mask-file that W writes back (or NULL) */
     int mask_comments_dropped; /* comments after a row's values in it: W cannot keep them */

@@ -302,6 +302,29 @@ static void draw_prompt(const App *a, Canvas *cv, int y) {
 /* The legend, inspector and message follow the map (at `y`, or higher when
  * the map leaves no room), so the eye need not travel; the hints stay on the
  * last line. */
+/* n: the model's likeliest next tokens after the cursor's row, on the line
+ * under the message (or on the message's when the map leaves no other). */
+static void draw_next_tokens(const App *a, Canvas *cv, int y, int H) {
+    const Model *m = a->m;
+    if (!m->src->next_tokens || m->n_q == 0) return;
+    int line = y + 4 < H - 1 ? y + 4 : (!a->msg[0] && y + 3 < H - 1 ? y + 3 : -1);
+    if (line < 0) return;
+    int ids[10];
+    double probs[10];
+    const char *pieces[10];
+    size_t lens[10];
+    int n = m->src->next_tokens(m, a->ci, 10, ids, probs, pieces, lens);
+    char q[64], buf[512];
+    view_qlabel(a, q, sizeof q, a->ci, 16);
+    int at = snprintf(buf, sizeof buf, "next after %s[%d]:", q, a->ci);
+    for (int k = 0; k < n && at < (int)sizeof buf - 40; k++) {
+        char p[48];
+        view_label(a, p, sizeof p, pieces[k], lens[k], 12);
+        at += snprintf(buf + at, sizeof buf - (size_t)at, "  %s %.2f", p, probs[k]);
+    }
+    cv_text(cv, line, 0, buf, cv->w, style_attr(ST_BOLD));
+}
+
 void chrome_draw_bottom(const App *a, Canvas *cv, const ShownMat *sm, int y) {
     int H = cv->h;
     if (y > H - BOTTOM_LINES) y = H - BOTTOM_LINES;
@@ -309,6 +332,7 @@ void chrome_draw_bottom(const App *a, Canvas *cv, const ShownMat *sm, int y) {
     if (sm) draw_legend(a, cv, y, sm);
     if (view_of(a->view)->flags & VIEW_INSPECTOR) draw_inspector(a, cv, y + 1);
     else y = H - 5; /* pages without a map: only the message and the hints */
+    if (a->show_next && (view_of(a->view)->flags & VIEW_INSPECTOR)) draw_next_tokens(a, cv, y, H);
     if (a->msg[0]) {
         char *safe = text_safe_label(a->msg, strlen(a->msg), 0);
         Style st = style_attr(ST_BOLD);

@@ -52,6 +52,8 @@ typedef enum {
     ACT_VIEW,       /* no key: app_run's "view NAME" */
     ACT_LAYER_NEXT, /* a source of several layers: the next layer, the previous one */
     ACT_LAYER_PREV,
+    ACT_NEXT_PANEL, /* a model that predicts: its next tokens after the cursor's row */
+    ACT_CONTINUE,   /* ... and the likeliest one appended to the sentence */
     ACT_COUNT
 } Action;
 
