@@ -82,7 +82,7 @@ tmx_stop
 # appends the likeliest (" was" after "Lily saw a cat. Lily") and recomputes.
 tmx_start 110 40 LC_ALL=C.UTF-8 -- "$ATTNVIZ" --color=never --model "$MODEL" "Lily saw a cat. Lily"
 tmx_wait "model=stories260K" || fail "model: no screen"
-tmx_expect "next tokens" "next after ▁Lily[7]:" n End
+tmx_expect "next tokens" "next after ▁Lily[7]:  ▁was 0.60" n End
 tmx_expect "continue" 'appended " was"' N
 tmx_expect "the new row" "▁was[8]"
 tmx_stop

@@ -318,8 +318,14 @@ static void draw_next_tokens(const App *a, Canvas *cv, int y, int H) {
     view_qlabel(a, q, sizeof q, a->ci, 16);
     int at = snprintf(buf, sizeof buf, "next after %s[%d]:", q, a->ci);
     for (int k = 0; k < n && at < (int)sizeof buf - 40; k++) {
-        char p[48];
-        view_label(a, p, sizeof p, pieces[k], lens[k], 12);
+        /* Spaces as the tokenizer's ▁, as the labels show them. */
+        char raw[64], p[48];
+        size_t r = 0;
+        for (size_t i = 0; i < lens[k] && r + 4 < sizeof raw; i++) {
+            if (pieces[k][i] == ' ') memcpy(raw + r, "\xe2\x96\x81", 3), r += 3;
+            else raw[r++] = pieces[k][i];
+        }
+        view_label(a, p, sizeof p, raw, r, 12);
         at += snprintf(buf + at, sizeof buf - (size_t)at, "  %s %.2f", p, probs[k]);
     }
     cv_text(cv, line, 0, buf, cv->w, style_attr(ST_BOLD));
