@@ -17,20 +17,6 @@
 #include "atomicfile.h"
 #include "utf8.h"
 
-/* The file name for a message: escaped (it comes from the command line), cut
- * at a character boundary. */
-static void escaped_name(char *out, size_t cap, const char *name) {
-    char *e = utf8_escape(name, strlen(name));
-    size_t n = e ? strlen(e) : 0;
-    if (n >= cap) {
-        n = cap - 1;
-        while (n > 0 && ((unsigned char)e[n] & 0xC0) == 0x80) n--;
-    }
-    if (e) memcpy(out, e, n);
-    out[n] = '\0';
-    free(e);
-}
-
 // ----------------------------------------------------------------------------
 // the header
 
@@ -177,7 +163,7 @@ static int header_safe(LlamaConfig *cfg, const void *buf, size_t size, const cha
 
 int llama2_read_header(LlamaConfig *cfg, const void *buf, size_t size, const char *name, AvError *err) {
     char safe[200];
-    escaped_name(safe, sizeof safe, name ? name : "(model)");
+    utf8_escape_into(safe, sizeof safe, name ? name : "(model)");
     return header_safe(cfg, buf, size, safe, err);
 }
 
@@ -253,7 +239,7 @@ static Llama *open_buffer(const void *buf, size_t size, const char *safe, AvErro
 
 Llama *llama2_open_mem(const void *buf, size_t size, const char *name, AvError *err) {
     char safe[200];
-    escaped_name(safe, sizeof safe, name ? name : "(model)");
+    utf8_escape_into(safe, sizeof safe, name ? name : "(model)");
     Llama *m = open_buffer(buf, size, safe, err);
     if (m && !(m->name = strdup(name ? name : "(model)"))) {
         llama_close(m);
@@ -287,7 +273,7 @@ static int open_regular(const char *path, const char *safe, size_t *size, AvErro
 
 Llama *llama2_open(const char *path, AvError *err) {
     char safe[200];
-    escaped_name(safe, sizeof safe, path);
+    utf8_escape_into(safe, sizeof safe, path);
     size_t size = 0;
     int fd = open_regular(path, safe, &size, err);
     if (fd < 0) return NULL;

@@ -28,20 +28,6 @@ static float read_f32(const unsigned char *p) {
     return v;
 }
 
-/* The file name for a message: escaped (it comes from the command line), cut
- * at a character boundary. */
-static void escaped_name(char *out, size_t cap, const char *name) {
-    char *e = utf8_escape(name, strlen(name));
-    size_t n = e ? strlen(e) : 0;
-    if (n >= cap) {
-        n = cap - 1;
-        while (n > 0 && ((unsigned char)e[n] & 0xC0) == 0x80) n--;
-    }
-    if (e) memcpy(out, e, n);
-    out[n] = '\0';
-    free(e);
-}
-
 /* Checks the record of piece i at byte off; returns its length, or -1. */
 static int check_record(const unsigned char *b, size_t size, size_t off, int i, int max_len, const char *name,
                         AvError *err) {
@@ -111,7 +97,7 @@ static int scan_records(const unsigned char *b, size_t size, int max_len, const 
 
 LlamaTok *llamatok_parse(const void *buf, size_t size, const char *name, AvError *err) {
     char safe[200];
-    escaped_name(safe, sizeof safe, name ? name : "(vocabulary)");
+    utf8_escape_into(safe, sizeof safe, name ? name : "(vocabulary)");
     const unsigned char *b = buf;
     if (size < 4) return av_errorf(err, "%s: %zu bytes, too short for max_token_length (4 bytes)", safe, size), NULL;
     int32_t max_len = read_i32(b);

@@ -149,6 +149,18 @@ char *utf8_escape(const char *s, size_t len) {
     return out;
 }
 
+void utf8_escape_into(char *out, size_t cap, const char *s) {
+    char *e = utf8_escape(s, strlen(s));
+    size_t n = e ? strlen(e) : 0;
+    if (n >= cap) {
+        n = cap - 1;
+        while (n > 0 && ((unsigned char)e[n] & 0xC0) == 0x80) n--;
+    }
+    if (e) memcpy(out, e, n);
+    out[n] = '\0';
+    free(e);
+}
+
 static int in_table(const uint32_t (*t)[2], size_t n, uint32_t cp) {
     size_t lo = 0, hi = n;
     while (lo < hi) {

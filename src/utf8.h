@@ -31,6 +31,9 @@ int utf8_is_unsafe(uint32_t cp);
  * 0x80) or \u{HHHH}, invalid bytes as \xNN. Everything else is kept as is.
  * Caller frees. Returns NULL only when out of memory. */
 char *utf8_escape(const char *s, size_t len);
+/* s (NUL-terminated) escaped as utf8_escape does, into out[cap], cut at a
+ * character boundary (a file name in a message: "" when out of memory). */
+void utf8_escape_into(char *out, size_t cap, const char *s);
 
 /* Terminal columns of a code point / of a string, without the locale: 0 for
  * combining and zero-width characters, 2 for East Asian wide ones (Hangul,

@@ -82,9 +82,7 @@ static int build_from_qkv(Model *m, const CliOptions *o, BuildMaskNotes *notes, 
     return load_mask_file(m, o, notes, err);
 }
 
-/* The sentence of the options: -f FILE (its final line break dropped), TEXT,
- * or dflt. Caller frees. */
-static char *options_text(const CliOptions *o, const char *dflt, size_t *len, AvError *err) {
+char *build_text(const CliOptions *o, const char *dflt, size_t *len, AvError *err) {
     if (o->file) {
         char *buf;
         if (av_read_file(o->file, AV_MAX_INPUT_BYTES, &buf, len, err)) {
@@ -107,7 +105,7 @@ static char *options_text(const CliOptions *o, const char *dflt, size_t *len, Av
  * layer asked for. */
 static int build_from_model(Model *m, const CliOptions *o, BuildMaskNotes *notes, AvError *err) {
     size_t len;
-    char *text = options_text(o, o->generate ? "" : CLI_DEFAULT_TEXT, &len, err);
+    char *text = build_text(o, o->generate ? "" : CLI_DEFAULT_TEXT, &len, err);
     if (!text) return -1;
     int rc = model_set_llama(m, o->model_file, o->vocab_file, text, len, err);
     free(text);
@@ -140,23 +138,14 @@ int build_model(Model *m, const CliOptions *o, BuildMaskNotes *notes, AvError *e
     first.heads = first.d_k = first.d_v = first.d_model = 1;
     first.score = SCORE_DOT;
     if (model_set_config(m, &first, err)) return -1;
-    if (o->file) {
-        char *buf;
-        size_t len;
-        if (av_read_file(o->file, AV_MAX_INPUT_BYTES, &buf, &len, err)) return av_error_prefix(err, "-f");
-        /* A file's final line break is not part of the sentence. */
-        while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r')) buf[--len] = '\0';
-        int rc = model_set_text(m, buf, len, err);
-        if (rc) oom_of_final(m, o, buf, len, err);
-        free(buf);
-        if (rc) return av_error_prefix(err, "%s", strcmp(o->file, "-") == 0 ? "standard input" : o->file);
-    } else {
-        const char *text = o->text ? o->text : CLI_DEFAULT_TEXT;
-        if (model_set_text(m, text, strlen(text), err)) {
-            oom_of_final(m, o, text, strlen(text), err);
-            return av_error_prefix(err, "TEXT");
-        }
-    }
+    size_t len;
+    char *text = build_text(o, CLI_DEFAULT_TEXT, &len, err);
+    if (!text) return -1;
+    int rc = model_set_text(m, text, len, err);
+    if (rc) oom_of_final(m, o, text, len, err);
+    free(text);
+    if (rc && o->file) return av_error_prefix(err, "%s", strcmp(o->file, "-") == 0 ? "standard input" : o->file);
+    if (rc) return av_error_prefix(err, "TEXT");
     if (o->target && model_set_target(m, o->target, strlen(o->target), err)) {
         if (error_is_oom(err)) return oom_of_final(m, o, m->text, m->text_len, err);
         /* The model says "target: ..." (for the TUI); here the option says it. */

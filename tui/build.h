@@ -22,4 +22,9 @@ typedef struct {
  * (comments NULL when there is none, and always after a failure). */
 int build_model(Model *m, const CliOptions *o, BuildMaskNotes *notes, AvError *err);
 
+/* The sentence of the options: -f FILE (read whole; its final line break is
+ * not part of the sentence), TEXT, or dflt. Caller frees; NULL with err set
+ * ("-f: ..."). */
+char *build_text(const CliOptions *o, const char *dflt, size_t *len, AvError *err);
+
 #endif

@@ -19,7 +19,6 @@
 #include "cli.h"
 #include "palette.h"
 #include "parallel.h"
-#include "readfile.h"
 #include "screen.h"
 #include "export.h"
 #include "model.h"
@@ -126,18 +125,13 @@ static int run_tokenize_only(const CliOptions *o) {
     AvError err = {0};
     LlamaTok *tok = llamatok_load(o->vocab_file, &err);
     if (!tok) return print_error(err.msg), av_error_exit_status(&err);
-    const char *text = o->text ? o->text : "";
-    char *buf = NULL;
-    size_t len = strlen(text);
-    if (o->file) {
-        if (av_read_file(o->file, AV_MAX_INPUT_BYTES, &buf, &len, &err)) {
-            llamatok_free(tok);
-            return print_error(err.msg), av_error_exit_status(&err);
-        }
-        while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r')) buf[--len] = '\0';
-        text = buf;
+    size_t len;
+    char *buf = build_text(o, "", &len, &err);
+    if (!buf) {
+        llamatok_free(tok);
+        return print_error(err.msg), av_error_exit_status(&err);
     }
-    int *ids = NULL, n = llamatok_encode(tok, text, len, 1, &ids, &err), status;
+    int *ids = NULL, n = llamatok_encode(tok, buf, len, 1, &ids, &err), status;
     if (n < 0) status = (print_error(err.msg), av_error_exit_status(&err));
     else status = print_tokens(tok, ids, n);
     free(ids);
