@@ -195,21 +195,33 @@ static void json_config(FILE *f, const Model *m) {
     fprintf(f, ", \"source\": \"%s\"},\n", m->src->name);
 }
 
-/* A model that predicts: "next_tokens", its 10 most likely after the last
- * row (DESIGN.md §7). */
-static void json_next_tokens(FILE *f, const Model *m) {
-    if (!m->src->next_tokens) return;
-    int ids[10];
+/* The 10 likeliest next tokens after the last row, of a model that
+ * predicts; 0 for the other sources. */
+typedef struct {
+    int n, ids[10];
     double probs[10];
     const char *pieces[10];
     size_t lens[10];
-    int n = m->src->next_tokens(m, m->n_q - 1, 10, ids, probs, pieces, lens);
+} NextTokens;
+
+static int next_tokens_of(const Model *m, NextTokens *nt) {
+    nt->n = 0;
+    if (!m->src->next_tokens || m->n_q == 0) return 0;
+    nt->n = m->src->next_tokens(m, m->n_q - 1, 10, nt->ids, nt->probs, nt->pieces, nt->lens);
+    return 1;
+}
+
+/* A model that predicts: "next_tokens", its 10 most likely after the last
+ * row (DESIGN.md §7). */
+static void json_next_tokens(FILE *f, const Model *m) {
+    NextTokens nt;
+    if (!next_tokens_of(m, &nt)) return;
     fputs(",\n  \"next_tokens\": [", f);
-    for (int k = 0; k < n; k++) {
-        fprintf(f, "%s{\"id\": %d, \"piece\": ", k ? ", " : "", ids[k]);
-        json_string(f, pieces[k], lens[k]);
+    for (int k = 0; k < nt.n; k++) {
+        fprintf(f, "%s{\"id\": %d, \"piece\": ", k ? ", " : "", nt.ids[k]);
+        json_string(f, nt.pieces[k], nt.lens[k]);
         fputs(", \"prob\": ", f);
-        json_number(f, probs[k]);
+        json_number(f, nt.probs[k]);
         fputc('}', f);
     }
     fputc(']', f);
@@ -300,6 +312,23 @@ static void csv_whole(FILE *f, const Model *m, TensorScope scope) {
     }
 }
 
+/* A model that predicts: its 10 likeliest next tokens after the last row,
+ * as two rows each, i the rank and j the id: `next_token` with the piece,
+ * `next_prob` with the probability. */
+static void csv_next_tokens(FILE *f, const Model *m) {
+    NextTokens nt;
+    if (!next_tokens_of(m, &nt)) return;
+    for (int k = 0; k < nt.n; k++) {
+        csv_layer(f, m, -1);
+        char shown[64];
+        fprintf(f, ",next_token,%d,%d,", k, nt.ids[k]);
+        csv_field(f, shown, utf8_show_spaces(nt.pieces[k], nt.lens[k], shown, sizeof shown));
+        fputc('\n', f);
+        csv_layer(f, m, -1);
+        fprintf(f, ",next_prob,%d,%d,%.9g\n", k, nt.ids[k], nt.probs[k]);
+    }
+}
+
 static void export_csv(FILE *f, const Model *m) {
     const ModelConfig *c = &m->cfg;
     fputs(c->layers > 1 ? "layer,head,stage,i,j,value\n" : "head,stage,i,j,value\n", f);
@@ -310,6 +339,10 @@ static void export_csv(FILE *f, const Model *m) {
         const char *s = model_key_text(m, j, &len);
         csv_field(f, s, len);
         fputc('\n', f);
+    }
+    for (int j = 0; m->src->next_tokens && j < m->n_k; j++) { /* a vocabulary's ids */
+        csv_layer(f, m, -1);
+        fprintf(f, ",token_id,%d,0,%d\n", j, model_key_id(m, j));
     }
     csv_whole(f, m, TS_MODEL); /* embeddings */
     for (int l = 0; l < c->layers; l++)
@@ -328,6 +361,7 @@ static void export_csv(FILE *f, const Model *m) {
             }
         }
     csv_whole(f, m, TS_LAYER); /* output: Y */
+    csv_next_tokens(f, m);
 }
 
 // ----------------------------------------------------------------------------
@@ -420,6 +454,24 @@ static void text_row_stats(FILE *f, const Model *m, const HeadData *hd) {
     fprintf(f, "  mean entropy %.4f bits of at most %.4f\n\n", mean, max);
 }
 
+/* A model that predicts: its 10 likeliest next tokens after the last row. */
+static void text_next_tokens(FILE *f, const Model *m) {
+    NextTokens nt;
+    if (!next_tokens_of(m, &nt)) return;
+    size_t len;
+    const char *last = model_query_text(m, m->n_q - 1, &len);
+    fputs("next tokens after ", f);
+    text_label(f, last, len, 0);
+    fprintf(f, " (%d)\n", nt.n);
+    for (int k = 0; k < nt.n; k++) {
+        char shown[64];
+        fprintf(f, "  %3d  id %-4d %9.4f  ", k + 1, nt.ids[k], nt.probs[k]);
+        text_label(f, shown, utf8_show_spaces(nt.pieces[k], nt.lens[k], shown, sizeof shown), 0);
+        fputc('\n', f);
+    }
+    fputc('\n', f);
+}
+
 static void export_text(FILE *f, const Model *m) {
     const ModelConfig *c = &m->cfg;
     char status[256];
@@ -442,6 +494,7 @@ static void export_text(FILE *f, const Model *m) {
         text_tensors(f, m, TS_HEAD, l, h);
     }
     text_tensors(f, m, TS_LAYER, 0, 0);
+    text_next_tokens(f, m);
 }
 
 int export_model(FILE *f, const Model *m, ExportFormat fmt) {

@@ -193,3 +193,19 @@ int utf8_width(const char *s, size_t len) {
     }
     return w;
 }
+
+size_t utf8_show_spaces(const char *s, size_t len, char *out, size_t cap) {
+    size_t r = 0;
+    if (cap == 0) return 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == ' ') {
+            if (r + 3 >= cap) break;
+            memcpy(out + r, "\xe2\x96\x81", 3), r += 3;
+        } else {
+            if (r + 1 >= cap) break;
+            out[r++] = s[i];
+        }
+    }
+    out[r] = '\0';
+    return r;
+}

@@ -38,6 +38,11 @@ void utf8_escape_into(char *out, size_t cap, const char *s);
 /* Terminal columns of a code point / of a string, without the locale: 0 for
  * combining and zero-width characters, 2 for East Asian wide ones (Hangul,
  * CJK, fullwidth forms, most emoji), 1 otherwise. */
+/* s[0..len) with every space as U+2581 (▁), as a SentencePiece vocabulary
+ * writes its pieces, into out (at most cap - 1 bytes, NUL-terminated, never
+ * cutting a ▁): the length written. */
+size_t utf8_show_spaces(const char *s, size_t len, char *out, size_t cap);
+
 int utf8_cp_width(uint32_t cp);
 int utf8_width(const char *s, size_t len);
 

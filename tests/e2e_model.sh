@@ -46,6 +46,18 @@ if command -v python3 >/dev/null; then
     [ "$out" = "5 8  was model" ] && pass || fail "dump=json: [$out]"
 fi
 
+# The CSV and text dumps carry the ids and the next tokens too.
+"$ATTNVIZ" --model "$MODEL" --dump=csv "Lily saw a cat. Lily" >"$TMP/d.csv"
+expect_rc "dump=csv" 0 $?
+out=$(grep -c '^,,token_id,' "$TMP/d.csv")
+[ "$out" = 8 ] && pass || fail "dump=csv: $out token_id rows"
+expect_contains "dump=csv next token" "$(cat "$TMP/d.csv")" ',,next_token,0,286,"▁was"'
+out=$(grep -c '^,,next_prob,' "$TMP/d.csv")
+[ "$out" = 10 ] && pass || fail "dump=csv: $out next_prob rows"
+out=$("$ATTNVIZ" --model "$MODEL" --dump=text "Lily saw a cat. Lily" | sed -n '/^next tokens after/,$p')
+expect_contains "dump=text next tokens" "$out" "next tokens after ▁Lily (10)"
+expect_contains "dump=text likeliest" "$out" "    1  id 286     0.5964  ▁was"
+
 # Bad input: one line, exit 2.
 bad() { # name needle args...
     name=$1 needle=$2; shift 2

@@ -40,7 +40,21 @@ static void test_escape(void **state) {
     assert_false(utf8_is_unsafe(0xAC00));
 }
 
+/* Spaces as ▁; a ▁ that does not fit is left out whole. */
+static void test_show_spaces(void **state) {
+    (void)state;
+    char buf[16];
+    assert_int_equal(utf8_show_spaces(" was a", 6, buf, sizeof buf), 10);
+    assert_string_equal(buf, "\xe2\x96\x81was\xe2\x96\x81" "a");
+    assert_int_equal(utf8_show_spaces("ab ", 3, buf, 5), 2);
+    assert_string_equal(buf, "ab");
+    assert_int_equal(utf8_show_spaces("a\0b", 3, buf, sizeof buf), 3);
+    assert_memory_equal(buf, "a\0b", 4);
+    assert_int_equal(utf8_show_spaces("x", 1, buf, 0), 0);
+}
+
 int main(void) {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_decode), cmocka_unit_test(test_escape)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_decode), cmocka_unit_test(test_escape),
+                                       cmocka_unit_test(test_show_spaces)};
     return cmocka_run_group_tests_name("utf8", tests, NULL, NULL);
 }

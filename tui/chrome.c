@@ -12,6 +12,7 @@
 #include "formula.h"
 #include "keymap.h"
 #include "text.h"
+#include "utf8.h"
 #include "view.h"
 
 #define G view_glyphs
@@ -320,11 +321,7 @@ static void draw_next_tokens(const App *a, Canvas *cv, int y, int H) {
     for (int k = 0; k < n && at < (int)sizeof buf - 40; k++) {
         /* Spaces as the tokenizer's ▁, as the labels show them. */
         char raw[64], p[48];
-        size_t r = 0;
-        for (size_t i = 0; i < lens[k] && r + 4 < sizeof raw; i++) {
-            if (pieces[k][i] == ' ') memcpy(raw + r, "\xe2\x96\x81", 3), r += 3;
-            else raw[r++] = pieces[k][i];
-        }
+        size_t r = utf8_show_spaces(pieces[k], lens[k], raw, sizeof raw);
         view_label(a, p, sizeof p, raw, r, 12);
         at += snprintf(buf + at, sizeof buf - (size_t)at, "  %s %.2f", p, probs[k]);
     }
