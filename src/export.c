@@ -171,7 +171,7 @@ static void json_config(FILE *f, const Model *m) {
     const ModelConfig *c = &m->cfg;
     int text = model_can(m, SRC_TOKENIZERS), embed = model_can(m, SRC_EMBED), seeded = model_can(m, SRC_SEEDED);
     fputs("  \"config\": {", f);
-    if (embed) fprintf(f, "\"d_model\": %d, ", c->d_model);
+    if (embed || m->src->title) fprintf(f, "\"d_model\": %d, ", c->d_model); /* a trained model's too */
     else fputs("\"d_model\": null, ", f);
     fprintf(f, "\"heads\": %d, \"d_k\": %d, \"d_v\": %d, ", c->heads, c->d_k, c->d_v);
     if (c->layers > 1) fprintf(f, "\"layers\": %d, ", c->layers);
@@ -192,7 +192,17 @@ static void json_config(FILE *f, const Model *m) {
     } else {
         fputs("\"tokenizer\": null", f);
     }
-    fprintf(f, ", \"source\": \"%s\"},\n", m->src->name);
+    fprintf(f, ", \"source\": \"%s\"", m->src->name);
+    if (m->src->title) { /* a trained model: its name and header */
+        fputs(", \"model\": {\"name\": ", f);
+        const char *name = m->src->title(m);
+        json_string(f, name, strlen(name));
+        SourceFact facts[16];
+        int n = m->src->facts ? m->src->facts(m, facts, 16) : 0;
+        for (int i = 0; i < n; i++) fprintf(f, ", \"%s\": %lld", facts[i].key, facts[i].value);
+        fputc('}', f);
+    }
+    fputs("},\n", f);
 }
 
 /* The 10 likeliest next tokens after the last row, of a model that
@@ -235,7 +245,7 @@ static void export_json(FILE *f, const Model *m) {
     fputs("  \"entropy_unit\": \"bits\",\n", f);
     fputs("  \"tokens\": ", f);
     json_labels(f, m, 0);
-    if (m->n_q != m->n_k || !text || m->q_target != m->k_target) {
+    if (m->n_q != m->n_k || !(text || m->src->title) || m->q_target != m->k_target) {
         fputs(",\n  \"query_tokens\": ", f);
         json_labels(f, m, 1);
     }

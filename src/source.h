@@ -37,6 +37,12 @@ typedef struct {
     int d_model; /* the width it works in (shown); 0: none */
 } SourceShape;
 
+/* One named integer of a source's own configuration. */
+typedef struct {
+    const char *key;
+    long long value;
+} SourceFact;
+
 typedef struct Source {
     const char *name;  /* the dumps' "source": "text", "qkv", ... */
     const char *fixed; /* what a knob it lacks is told, e.g. "Q, K and V come from a file" */
@@ -69,6 +75,10 @@ typedef struct Source {
     int (*continue_text)(Model *m, const char **piece, size_t *len, AvError *err);
     /* A short name for the status line ("stories260K"); NULL: none. */
     const char *(*title)(const Model *m);
+    /* A trained model's own configuration as named integers (the JSON
+     * dump's "model": {"dim": 64, ...}), at most cap; returns how many.
+     * NULL: none. */
+    int (*facts)(const Model *m, SourceFact *out, int cap);
     /* Frees the data given to model_set_source; NULL: nothing to free. */
     void (*free)(void *data);
 } Source;

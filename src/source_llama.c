@@ -132,6 +132,24 @@ static int llama_src_id(const Model *m, int j) { return data_of(m)->ids[j]; }
 
 static const char *llama_src_title(const Model *m) { return data_of(m)->title; }
 
+/* The checkpoint's header, as llama2.c names its fields. */
+static int llama_src_facts(const Model *m, SourceFact *out, int cap) {
+    const LlamaConfig *c = &data_of(m)->lm->cfg;
+    const SourceFact f[] = {{"dim", c->dim},
+                            {"hidden_dim", c->hidden_dim},
+                            {"n_layers", c->n_layers},
+                            {"n_heads", c->n_heads},
+                            {"n_kv_heads", c->n_kv_heads},
+                            {"head_size", c->head_size},
+                            {"vocab_size", c->vocab_size},
+                            {"seq_len", c->seq_len},
+                            {"shared_classifier", c->shared_classifier}};
+    int n = (int)(sizeof f / sizeof *f);
+    if (n > cap) n = cap;
+    for (int i = 0; i < n; i++) out[i] = f[i];
+    return n;
+}
+
 /* The softmax of the last row's logits (in double), its k largest. */
 static int llama_src_next(const Model *m, int row, int k, int *ids, double *probs, const char **pieces, size_t *lens) {
     const LlamaSrc *d = data_of(m);
@@ -226,6 +244,7 @@ const Source source_llama = {
     .key_id = llama_src_id,
     .set_text = llama_src_set_text,
     .title = llama_src_title,
+    .facts = llama_src_facts,
     .next_tokens = llama_src_next,
     .continue_text = llama_src_continue,
     .free = llama_src_free,

@@ -42,8 +42,24 @@ fi
 "$ATTNVIZ" --model "$MODEL" --dump=json "Lily saw a cat. Lily" >"$TMP/d.json"
 expect_rc "dump=json" 0 $?
 if command -v python3 >/dev/null; then
-    out=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["layers"]), len(d["layers"][4]["heads"]), d["next_tokens"][0]["piece"], d["config"]["source"])' "$TMP/d.json")
-    [ "$out" = "5 8  was model" ] && pass || fail "dump=json: [$out]"
+    out=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); c=d["config"]; print(len(d["layers"]), len(d["layers"][4]["heads"]), d["next_tokens"][0]["piece"], c["source"], c["d_model"], c["model"]["name"], c["model"]["n_kv_heads"], c["model"]["hidden_dim"], "query_tokens" in d)' "$TMP/d.json")
+    [ "$out" = "5 8  was model 64 stories260K 4 172 False" ] && pass || fail "dump=json: [$out]"
+fi
+
+# An independent recomputation (NumPy, float64, from the checkpoint file) of
+# every layer's q, k, v, scores, weights and outputs and the next tokens, for
+# a few sentences, the mask off (every later layer fed from it) and no scaling.
+if /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+    i=0
+    for args in '"Lily saw a cat. Lily"' '--mask none "Lily saw a cat. Lily"' '--no-scale "Once upon a time"' \
+        '"나는 어제 친구와 영화를 봤는데"' '--layer 3 "Tom had a red ball. Tom"'; do
+        i=$((i + 1))
+        eval "\"\$ATTNVIZ\" --model \"\$MODEL\" --dump=json $args" >"$TMP/v$i.json"
+        if msg=$(/usr/bin/python3 tests/verify_model_dump.py "$MODEL" "$TMP/v$i.json" 2>&1); then pass "numpy: $args"
+        else fail "numpy: $args: $msg"; fi
+    done
+else
+    echo "SKIP numpy recomputation of the model: /usr/bin/python3 with numpy not found (apt-get install python3-numpy)"
 fi
 
 # The CSV and text dumps carry the ids and the next tokens too.
