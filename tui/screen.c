@@ -507,6 +507,22 @@ static void curses_close(Term *t) {
 
 /* ncurses on the terminal, its modes, colours and mouse, the canvas, then
  * bracketed paste. Returns 0, or 1 with err set and curses undone. */
+/* The sequences that PuTTY, rxvt, the Linux console, screen and tmux send
+ * for Home, End, Insert, Delete, PgUp and PgDn, whatever terminfo says for
+ * TERM: without them an unknown sequence reaches the app as ESC and letters
+ * (End would be "ESC [ 4 ~": Esc, then '4', the fourth head). */
+static void define_common_keys(void) {
+    static const struct {
+        const char *seq;
+        int code;
+    } keys[] = {
+        {"\033[1~", KEY_HOME}, {"\033[7~", KEY_HOME}, {"\033[H", KEY_HOME},  {"\033OH", KEY_HOME},
+        {"\033[4~", KEY_END},  {"\033[8~", KEY_END},  {"\033[F", KEY_END},   {"\033OF", KEY_END},
+        {"\033[2~", KEY_IC},   {"\033[3~", KEY_DC},   {"\033[5~", KEY_PPAGE}, {"\033[6~", KEY_NPAGE},
+    };
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) define_key(keys[i].seq, keys[i].code);
+}
+
 static int curses_open(Term *t, App *a, const CliOptions *o, AvError *err) {
     const char *term = getenv("TERM") ? getenv("TERM") : "";
     t->scr = newterm(NULL, stdout, t->in);
@@ -525,6 +541,7 @@ static int curses_open(Term *t, App *a, const CliOptions *o, AvError *err) {
     curs_set(0);
     set_escdelay(75);
     define_key("\033[200~", KEY_PASTE_BEGIN);
+    define_common_keys();
     if (has_colors()) {
         start_color();
         use_default_colors();
