@@ -39,13 +39,27 @@ CORE_TESTS := test_error test_export test_files test_formula test_matrix test_mo
 CORE_TEST_BIN := $(CORE_TESTS:%=$(BUILD)/tests/%)
 BIN      := $(BUILD)/attnviz
 
-.PHONY: all run test check clean deps unit e2e tests-bin valgrind tsan lint
+.PHONY: all run test check clean deps unit e2e tests-bin valgrind tsan lint install uninstall
 
 all: attnviz
 
 # The binary at the root is the release build.
 attnviz: $(BIN)
 	@if [ "$(BUILD)" = "build/release" ]; then cp $(BIN) attnviz; fi
+
+# make install [PREFIX=/usr/local] [DESTDIR=...]: the binary and the man page
+# (INSTALL_BIN names another binary, e.g. a test's sanitizer build).
+PREFIX      ?= /usr/local
+BINDIR      ?= $(PREFIX)/bin
+MANDIR      ?= $(PREFIX)/share/man
+INSTALL_BIN ?= $(BIN)
+install: $(INSTALL_BIN) doc/attnviz.1
+	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MANDIR)/man1"
+	install -m 755 $(INSTALL_BIN) "$(DESTDIR)$(BINDIR)/attnviz"
+	install -m 644 doc/attnviz.1 "$(DESTDIR)$(MANDIR)/man1/attnviz.1"
+
+uninstall:
+	rm -f "$(DESTDIR)$(BINDIR)/attnviz" "$(DESTDIR)$(MANDIR)/man1/attnviz.1"
 
 $(BIN): $(TUI_OBJ) $(BUILD)/tui/main.o $(CORE_LIB)
 	@echo "LD $@"
