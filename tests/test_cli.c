@@ -143,6 +143,18 @@ static void test_variant_options(void **state) {
     PARSE_OK("--target", "a b", "--attn", "causal-self");
     assert_int_equal(o.cfg.mask, MASK_CAUSAL);
     cli_free(&o);
+    /* A target alone means cross-attention; with self it is refused; a mask
+     * file is not overridden by causal-self's causal mask. */
+    PARSE_OK("--target", "a b");
+    assert_int_equal(o.cfg.attn, ATTN_CROSS);
+    cli_free(&o);
+    PARSE_ERR("--target: self-attention uses only the sentence", "--attn", "self", "--target", "a b");
+    PARSE_OK("--attn", "causal-self", "--mask-file", "m.txt");
+    assert_int_equal(o.cfg.mask, MASK_PAINTED);
+    cli_free(&o);
+    PARSE_OK("--attn", "causal-self", "--mask-file", "m.txt", "--mask", "causal");
+    assert_int_equal(o.cfg.mask, MASK_CAUSAL);
+    cli_free(&o);
 }
 
 static void test_reparse(void **state) {

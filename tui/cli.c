@@ -39,7 +39,7 @@ const char *cli_usage(void) {
            "      --no-scale         no scaling of the scores (score dot: Q K^T, not / sqrt(d_k))\n"
            "      --tie-qk           W_K = W_Q: the scores turn symmetric\n"
            "      --target TEXT      a second sentence: queries of cross-attention\n"
-           "      --attn MODE        self | causal-self | cross  (default self)\n"
+           "      --attn MODE        self | causal-self | cross  (default self; cross with --target)\n"
            "      --pos KIND         none | sinusoidal positional encoding (default none)\n"
            "  -s, --seed N           seed of every random number, 0..2^64-1 (default 42)\n"
            "\n"
@@ -167,7 +167,7 @@ void cli_free(CliOptions *o) {
 
 /* What the parse saw, for the checks of the options together. */
 typedef struct {
-    int d_model, heads, seed, tokenizer; /* given on the command line */
+    int d_model, heads, seed, tokenizer, attn; /* given on the command line */
     int score_scale;                     /* --score dot / scaled set the scaling; -1: not given */
 } Given;
 
@@ -207,6 +207,7 @@ static int model_option(CliOptions *o, Given *g, int c, AvError *err) {
     case OPT_TARGET: o->target = optarg; break;
     case OPT_ATTN:
         if (attn_mode_parse(optarg, &o->cfg.attn, err)) return av_error_prefix(err, "--attn");
+        g->attn = 1;
         break;
     case OPT_PAD:
         if (cli_parse_int(optarg, 0, TOK_MAX_TOKENS, "--pad", &v, err)) return -1;
@@ -341,11 +342,18 @@ static int options_check(CliOptions *o, const Given *g, AvError *err) {
     if (g->score_scale == 0) o->cfg.scale = 0;
     if (o->qkv_file && (o->target || o->pad || o->cfg.tie_qk || o->cfg.attn != ATTN_SELF))
         return av_errorf(err, "--qkv: --target, --pad, --tie-qk and --attn need a sentence, not a Q/K/V file");
+    /* A target means cross-attention unless --attn says otherwise; self-
+     * attention has no use for one. */
+    if (o->target && !g->attn) o->cfg.attn = ATTN_CROSS;
+    if (o->target && o->cfg.attn == ATTN_SELF)
+        return av_errorf(err, "--target: self-attention uses only the sentence; give --attn cross (the target's "
+                              "queries) or causal-self (the target's own masked attention)");
     if (o->cfg.attn == ATTN_CROSS && !o->target)
         return av_errorf(err, "--attn cross: needs a target sentence (--target TEXT)");
     if (o->target && o->target[0] == '\0') return av_errorf(err, "--target: the sentence is empty");
     if (o->mask_file && !o->mask_given) o->cfg.mask = MASK_PAINTED;
-    if (o->cfg.attn == ATTN_CAUSAL_SELF && !o->mask_given) o->cfg.mask = MASK_CAUSAL;
+    /* Causal-self starts causal, unless a mask (or a painted one) is given. */
+    if (o->cfg.attn == ATTN_CAUSAL_SELF && !o->mask_given && !o->mask_file) o->cfg.mask = MASK_CAUSAL;
     if (o->dump && o->once) return av_errorf(err, "--dump and --once: choose one");
     if (!o->dk_given) {
         o->cfg.d_k = o->cfg.d_model / o->cfg.heads;
