@@ -50,8 +50,14 @@ static void next_tokenizer(App *a) {
 // ----------------------------------------------------------------------------
 // the actions: one small function each, named in the table below
 
+/* q: in a view other than the heatmap, back to the heatmap (as less and htop
+ * users expect q to leave what is open); from the heatmap, quit. */
 static int act_quit(App *a, const char *arg) {
     (void)arg;
+    if (a->view != VIEW_HEATMAP) {
+        a->view = VIEW_HEATMAP;
+        return 0;
+    }
     if (a->paint_dirty && !a->quit_asked) {
         a->quit_asked = 1;
         if (a->mask_file && strcmp(a->mask_file, "-") != 0)

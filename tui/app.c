@@ -201,7 +201,7 @@ int app_run(App *a, const char *action, const char *arg) {
 }
 
 int app_q_quits(const App *a, int prompt_closing) {
-    return (prompt_closing || a->prompt == PROMPT_NONE) && a->overlay == OVERLAY_NONE && a->view != VIEW_PIPELINE &&
+    return (prompt_closing || a->prompt == PROMPT_NONE) && a->overlay == OVERLAY_NONE && a->view == VIEW_HEATMAP &&
            (!a->paint_dirty || a->quit_asked);
 }
 

@@ -9,7 +9,7 @@
 // One line a binding, however long (clang-format would spread each over seven).
 // clang-format off
 const KeyBinding keymap[] = {
-    {{'q', 0}, "q", NULL, ACT_QUIT, "quit (in help: close help)", "q quit", 0, NULL},
+    {{'q', 0}, "q", NULL, ACT_QUIT, "quit; in help, a page or another view: back to the heatmap", "q quit", 0, NULL},
     {{'?', 0}, "?", NULL, ACT_HELP, "help: every key and what the view shows", "? help", 1, NULL},
     {{27, 0}, "Esc", NULL, ACT_ESCAPE, "close help or an overlay; cancel a prompt", NULL, 99, NULL},
     {{APP_KEY_UP, 'k', 0}, "↑ k", "Up k", ACT_UP, "cursor up (previous query)", NULL, 99, NULL},
