@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "canvas.h"
 #include "mask.h"
 #include "readfile.h"
 
@@ -153,9 +154,86 @@ static void test_save_writes_and_cleans(void **state) {
     model_free(m);
 }
 
+/* The screen's last line as text. */
+static char *last_line(App *a) {
+    Canvas *cv = cv_new(80, 24);
+    app_draw(a, cv);
+    char *text = cv_render(cv, 0, TIER_NONE);
+    cv_free(cv);
+    char *nl = text ? strrchr(text, '\n') : NULL;
+    while (nl && nl > text && nl[1] == '\0') { /* the last non-empty line */
+        *nl = '\0';
+        nl = strrchr(text, '\n');
+    }
+    char *line = strdup(nl ? nl + 1 : text ? text : "");
+    free(text);
+    return line;
+}
+
+/* M from the causal mask paints on top of it, and the hint line says the
+ * mode is on for as long as it is. */
+static void test_paint_starts_from_mask(void **state) {
+    (void)state;
+    ModelConfig c;
+    model_config_default(&c);
+    c.mask = MASK_CAUSAL;
+    Model *m = tu_model("Bob saw Mary today", &c);
+    App a;
+    app_init(&a, m, TIER_NONE, 0, 1, NULL);
+    char *hints = last_line(&a);
+    assert_null(strstr(hints, "MASK-EDIT"));
+    free(hints);
+    key(&a, 'M');
+    assert_int_equal(m->cfg.mask, MASK_PAINTED);
+    assert_non_null(strstr(a.msg, "from mask=causal"));
+    for (int i = 0; i < m->n_q; i++)
+        for (int j = 0; j < m->n_k; j++) assert_int_equal(model_painted_at(m, i, j), j <= i);
+    assert_int_equal(m->head[0].weights[1], 0.0f); /* still causal: (0, 1) hidden */
+    key(&a, 'j');
+    key(&a, ' '); /* (1, 0) hidden as well */
+    assert_int_equal(model_painted_at(m, 1, 0), 0);
+    hints = last_line(&a);
+    assert_non_null(strstr(hints, "MASK-EDIT"));
+    assert_non_null(strstr(hints, "Space hide/show"));
+    free(hints);
+    key(&a, 'M');
+    hints = last_line(&a);
+    assert_null(strstr(hints, "MASK-EDIT"));
+    free(hints);
+    app_free(&a);
+    model_free(m);
+}
+
+/* x: self -> causal-self -> (no target: cross refused) self gives back the
+ * mask of before, not causal; a mask chosen in causal-self stays. */
+static void test_attn_restores_mask(void **state) {
+    (void)state;
+    Model *m = tu_model("Bob saw Mary", NULL);
+    App a;
+    app_init(&a, m, TIER_NONE, 0, 1, NULL);
+    assert_int_equal(m->cfg.mask, MASK_NONE);
+    key(&a, 'x');
+    assert_int_equal(m->cfg.attn, ATTN_CAUSAL_SELF);
+    assert_int_equal(m->cfg.mask, MASK_CAUSAL);
+    key(&a, 'x');
+    assert_int_equal(m->cfg.attn, ATTN_SELF);
+    assert_int_equal(m->cfg.mask, MASK_NONE);
+    key(&a, 'x');
+    key(&a, 'm'); /* causal -> the next kind, chosen by hand */
+    MaskKind chosen = m->cfg.mask;
+    assert_int_not_equal(chosen, MASK_CAUSAL);
+    key(&a, 'x');
+    assert_int_equal(m->cfg.attn, ATTN_SELF);
+    assert_int_equal(m->cfg.mask, chosen);
+    app_free(&a);
+    model_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_undo_space_and_clear),
+        cmocka_unit_test(test_paint_starts_from_mask),
+        cmocka_unit_test(test_attn_restores_mask),
         cmocka_unit_test(test_paint_mode_clamps_cursor),
         cmocka_unit_test(test_quit_asks_once),
         cmocka_unit_test(test_save_writes_and_cleans),

@@ -232,7 +232,15 @@ static int act_attn(App *a, const char *arg) {
     c.attn = (AttnMode)((c.attn + 1) % ATTN_MODE_COUNT);
     int refused = c.attn == ATTN_CROSS && !m->target;
     if (refused) c.attn = ATTN_SELF;
-    if (c.attn == ATTN_CAUSAL_SELF) c.mask = MASK_CAUSAL;
+    if (c.attn == ATTN_CAUSAL_SELF) { /* the decoder's mask; the one before comes back after */
+        a->mask_before_causal = (MaskBefore){1, c.mask, c.window, c.prefix};
+        c.mask = MASK_CAUSAL;
+    } else if (m->cfg.attn == ATTN_CAUSAL_SELF && a->mask_before_causal.kept && c.mask == MASK_CAUSAL) {
+        c.mask = a->mask_before_causal.mask;
+        c.window = a->mask_before_causal.window;
+        c.prefix = a->mask_before_causal.prefix;
+    }
+    if (c.attn != ATTN_CAUSAL_SELF) a->mask_before_causal.kept = 0;
     if (c.attn == ATTN_CROSS && !mask_applies(c.mask, 1)) c.mask = MASK_NONE;
     snprintf(done, sizeof done, "attn=%s: %s", attn_mode_name(c.attn),
              c.attn == ATTN_SELF          ? "encoder self-attention"
@@ -249,6 +257,18 @@ static int act_target(App *a, const char *arg) {
     return 0;
 }
 
+/* The painted grid becomes the mask in use (its allowed cells), and *from
+ * says so (" from mask=causal"). Unchanged when that cannot be had. */
+static void paint_from_mask(App *a, char *from, size_t cap) {
+    Model *m = a->m;
+    model_update_to(m, STAGE_MASKED);
+    if (m->stale <= STAGE_MASKED || !m->allowed || m->n_q == 0 || m->n_k == 0) return; /* cancelled */
+    char name[32];
+    model_mask_name(&m->cfg, name, sizeof name);
+    AvError err = {0};
+    if (model_set_painted(m, m->allowed, m->n_q, m->n_k, &err) == 0) snprintf(from, cap, " from mask=%s", name);
+}
+
 static int act_paint_mode(App *a, const char *arg) {
     (void)arg;
     ModelConfig c = a->m->cfg;
@@ -257,11 +277,15 @@ static int act_paint_mode(App *a, const char *arg) {
         a->view = VIEW_HEATMAP;
         a->shown = TENSOR_WEIGHTS;
         app_clamp_cursor(a); /* from the output's d_v columns to the keys */
+        char from[48] = "";
         if (c.mask != MASK_PAINTED) {
+            /* Paint on top of the mask in use (causal, a window, ...), not
+             * on an all-visible grid. */
+            if (c.mask != MASK_NONE && !a->m->painted) paint_from_mask(a, from, sizeof from);
             c.mask = MASK_PAINTED;
             app_reconfigure(a, &c, "");
         }
-        app_say(a, 0, "mask-edit: Space hides/shows the cell, C clears, u undoes, W writes %s, M ends",
+        app_say(a, 0, "mask-edit%s: Space hides/shows the cell, C clears, u undoes, W writes %s, M ends", from,
                 a->mask_file ? a->mask_file : "(give --mask-file to save)");
     } else {
         app_say(a, 0, "mask-edit off (mask=painted stays; m for another mask)");

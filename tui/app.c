@@ -93,7 +93,8 @@ void app_reconfigure(App *a, const ModelConfig *c, const char *done) {
 /* 1 (and the reason said) when the source cannot do what an action needs
  * (ActionDef.needs): change its shapes, its seed, its sentence, its
  * tokenizer or its score. */
-static int source_lacks(App *a, unsigned needs) {
+/* 1 when the source lacks a capability that `needs` asks for. */
+static int source_cannot(const App *a, unsigned needs) {
     static const struct {
         unsigned need, caps;
     } want[] = {{NEEDS_SENTENCE, SRC_RESHAPE},
@@ -101,14 +102,22 @@ static int source_lacks(App *a, unsigned needs) {
                 {NEEDS_SEEDED, SRC_SEEDED},
                 {NEEDS_TOOLS, SRC_TOKENIZERS},
                 {NEEDS_SCORES, SRC_SCORE_KINDS}};
-    const Source *src = a->m->src;
     for (size_t k = 0; k < sizeof want / sizeof *want; k++)
-        if ((needs & want[k].need) && !model_can(a->m, want[k].caps)) {
-            app_say(a, 1, "%s: %s", src->fixed,
-                    src->knobs ? src->knobs : "only the mask (m) and the scaling (s) can change");
-            return 1;
-        }
+        if ((needs & want[k].need) && !model_can(a->m, want[k].caps)) return 1;
     return 0;
+}
+
+/* The same, saying what the source is and what can change. */
+static int source_lacks(App *a, unsigned needs) {
+    if (!source_cannot(a, needs)) return 0;
+    const Source *src = a->m->src;
+    app_say(a, 1, "%s: %s", src->fixed, src->knobs ? src->knobs : "only the mask (m) and the scaling (s) can change");
+    return 1;
+}
+
+int app_action_usable(const App *a, int act) {
+    if (act <= ACT_NONE || act >= ACT_COUNT) return 1;
+    return app_action_listed(a, act) && !source_cannot(a, app_actions[act].needs);
 }
 
 void app_set_dk(App *a, long dk) {

@@ -48,6 +48,13 @@ typedef struct {
     int row0, col0; /* first visible row and column */
 } HeatLayout;
 
+/* A mask to restore (kept: 1 when there is one). */
+typedef struct {
+    int kept;
+    MaskKind mask;
+    int window, prefix;
+} MaskBefore;
+
 typedef struct {
     Model *m; /* not owned */
     ViewKind view;
@@ -77,6 +84,7 @@ typedef struct {
     int paint_dirty;           /* painted since the last W (or the start): q asks first */
     int quit_asked;            /* the last key was a q that asked: q again quits */
     PaintUndo undo;            /* u: the last Space or C undone (u again: redone) */
+    MaskBefore mask_before_causal; /* x: the mask before causal-self set the causal one */
     int computing;             /* a recompute is under way: the status line says so */
     int enforce_min;           /* interactive: below APP_MIN_W x APP_MIN_H say so */
     int wake_ms;               /* > 0: app_tick after that many ms without input (0: wait for input) */
@@ -131,6 +139,9 @@ int app_run(App *a, const char *action, const char *arg);
 /* 0 when the help leaves out the keys of act: they need what the model has
  * not (the layer keys with one layer). */
 int app_action_listed(const App *a, int act);
+/* 1 when act can do something with this source (the hint line shows only
+ * those: no "+/- d_k" for a Q/K/V file or a trained model). */
+int app_action_usable(const App *a, int act);
 
 /* One character of a bracketed paste (the terminal marks pasted text): in a
  * prompt it is text, whatever it is (ESC, CR and NUL included: editing keeps

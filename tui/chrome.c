@@ -248,11 +248,29 @@ static void draw_inspector(const App *a, Canvas *cv, int y) {
     cv_text(cv, y + 1, 0, L.l2, cv->w, style_plain());
 }
 
+/* Mask-edit mode: the hint line says so, in reverse video, with its keys. */
+static void draw_paint_hints(Canvas *cv, int y) {
+    static const char *const keys[][2] = {{"MASK-EDIT", ""}, {"Space", " hide/show"}, {"C", " clear"},
+                                          {"u", " undo"},    {"W", " write"},          {"M", " end"}};
+    int x = 0;
+    for (size_t s = 0; s < sizeof keys / sizeof *keys; s++) {
+        int kw = text_width(keys[s][0], strlen(keys[s][0])), w = kw + text_width(keys[s][1], strlen(keys[s][1]));
+        if (x + w > cv->w) break;
+        cv_text(cv, y, x, keys[s][0], kw, s == 0 ? style_attr(ST_REVERSE | ST_BOLD) : style_attr(ST_BOLD));
+        cv_text(cv, y, x + kw, keys[s][1], w - kw, style_plain());
+        x += w + 2;
+    }
+}
+
 static void draw_hints(const App *a, Canvas *cv, int y) {
-    /* Hints in rank order, as many as fit. */
+    if (a->painting) {
+        draw_paint_hints(cv, y);
+        return;
+    }
+    /* Hints in rank order, as many as fit, of the keys this source can use. */
     int order[64], n = 0;
     for (int i = 0; i < keymap_count && n < 64; i++)
-        if (keymap[i].hint) order[n++] = i;
+        if (keymap[i].hint && app_action_usable(a, keymap[i].action)) order[n++] = i;
     for (int s = 1; s < n; s++)
         for (int t = s; t > 0 && keymap[order[t]].hint_rank < keymap[order[t - 1]].hint_rank; t--) {
             int tmp = order[t];
@@ -272,7 +290,6 @@ static void draw_hints(const App *a, Canvas *cv, int y) {
         cv_text(cv, y, x + kw, h + kw, w - kw, style_plain());
         x += w + 2;
     }
-    (void)a;
 }
 
 static void draw_prompt(const App *a, Canvas *cv, int y) {
