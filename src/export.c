@@ -85,6 +85,10 @@ static void json_number(FILE *f, double v) {
 }
 
 static void json_matrix(FILE *f, const float *a, int rows, int cols, int null_neg_inf) {
+    if (!a) { /* a tensor this source or configuration has not */
+        fputs("null", f);
+        return;
+    }
     fputc('[', f);
     for (int i = 0; i < rows; i++) {
         fputs(i ? ",[" : "[", f);
@@ -237,15 +241,21 @@ static void json_next_tokens(FILE *f, const Model *m) {
     fputc(']', f);
 }
 
+/* The queries come from another sentence than the keys (cross-attention, a
+ * Q/K/V file's rows): the dumps give their tokens (and embeddings) too. */
+static int has_query_side(const Model *m) {
+    return m->n_q != m->n_k || !(model_can(m, SRC_TOKENIZERS) || m->src->title) || m->q_target != m->k_target;
+}
+
 static void export_json(FILE *f, const Model *m) {
     const ModelConfig *c = &m->cfg;
-    int text = model_can(m, SRC_TOKENIZERS), embed = model_can(m, SRC_EMBED);
+    int embed = model_can(m, SRC_EMBED);
     fputs("{\n  \"version\": 1,\n", f);
     json_config(f, m);
     fputs("  \"entropy_unit\": \"bits\",\n", f);
     fputs("  \"tokens\": ", f);
     json_labels(f, m, 0);
-    if (m->n_q != m->n_k || !(text || m->src->title) || m->q_target != m->k_target) {
+    if (has_query_side(m)) {
         fputs(",\n  \"query_tokens\": ", f);
         json_labels(f, m, 1);
     }
@@ -287,7 +297,7 @@ static void csv_layer(FILE *f, const Model *m, int layer) {
 
 static void csv_matrix(FILE *f, const Model *m, int layer, int head, const char *stage, const float *a, int rows,
                        int cols) {
-    for (int i = 0; i < rows; i++)
+    for (int i = 0; a && i < rows; i++)
         for (int j = 0; j < cols; j++) {
             float v = a[(size_t)i * cols + j];
             csv_layer(f, m, layer);
@@ -354,7 +364,17 @@ static void export_csv(FILE *f, const Model *m) {
         csv_layer(f, m, -1);
         fprintf(f, ",token_id,%d,0,%d\n", j, model_key_id(m, j));
     }
+    for (int i = 0; has_query_side(m) && i < m->n_q; i++) {
+        csv_layer(f, m, -1);
+        fprintf(f, ",query_token,%d,0,", i);
+        size_t len;
+        const char *s = model_query_text(m, i, &len);
+        csv_field(f, s, len);
+        fputc('\n', f);
+    }
     csv_whole(f, m, TS_MODEL); /* embeddings */
+    if (model_can(m, SRC_EMBED) && m->xq != m->x)
+        csv_matrix(f, m, -1, -1, "query_embeddings", m->xq, m->n_q, c->d_model);
     for (int l = 0; l < c->layers; l++)
         for (int h = 0; h < c->heads; h++) {
             const HeadData *hd = &model_layer_heads(m, l)[h];
@@ -387,14 +407,20 @@ static void text_label(FILE *f, const char *s, size_t len, int width) {
     free(e);
 }
 
+/* A matrix with its title and shape; its rows labelled by their tokens, or
+ * by their index when they are dimensions (the rows of W_Q are d_model's). */
 static void text_matrix(FILE *f, const Model *m, const char *title, const float *a, int rows, int cols,
-                        int query_rows) {
+                        TensorSide side) {
     fprintf(f, "%s (%d, %d)\n", title, rows, cols);
     for (int i = 0; i < rows; i++) {
         fputs("  ", f);
         size_t len;
-        const char *s = query_rows ? model_query_text(m, i, &len) : model_key_text(m, i, &len);
-        text_label(f, s, len, 10);
+        if (side == SIDE_QUERIES || side == SIDE_KEYS) {
+            const char *s = side == SIDE_QUERIES ? model_query_text(m, i, &len) : model_key_text(m, i, &len);
+            text_label(f, s, len, 10);
+        } else {
+            fprintf(f, "%-10d", i);
+        }
         for (int j = 0; j < cols; j++) {
             float v = a[(size_t)i * cols + j];
             if (v == -INFINITY) fprintf(f, " %9s", "-inf");
@@ -408,8 +434,7 @@ static void text_matrix(FILE *f, const Model *m, const char *title, const float 
 static void text_row_stats(FILE *f, const Model *m, const HeadData *hd);
 
 /* The text dump's title of tensor t, as the source texts write it; NULL when
- * the text dump leaves it out (X without a positional encoding is E; the
- * weights and the joined heads are in the other dumps and views). */
+ * the text dump leaves it out (X without a positional encoding is E). */
 static const char *text_title(const Model *m, Tensor t, char *buf, size_t cap) {
     const ModelConfig *c = &m->cfg;
     FormulaOf formula = formula_of(c, 1);
@@ -418,6 +443,14 @@ static const char *text_title(const Model *m, Tensor t, char *buf, size_t cap) {
     case TENSOR_E: return "embeddings E";
     case TENSOR_PE: return "positional encoding PE";
     case TENSOR_X: return c->pos != POS_NONE ? "X = E + PE" : NULL;
+    case TENSOR_WQ: return "W_Q";
+    case TENSOR_WK: return "W_K";
+    case TENSOR_WV: return "W_V";
+    case TENSOR_W1: return "additive W1 (of the queries)";
+    case TENSOR_W2: return "additive W2 (of the keys)";
+    case TENSOR_VA: return "additive v";
+    case TENSOR_WO: return "W_O";
+    case TENSOR_CONCAT: return "concat(heads)";
     case TENSOR_Q: return "Q";
     case TENSOR_K: return "K";
     case TENSOR_V: return "V";
@@ -444,7 +477,7 @@ static void text_tensors(FILE *f, const Model *m, TensorScope scope, int l, int 
         const float *d = ti->scope == scope ? tensor_data(m, (Tensor)t, l, h) : NULL;
         const char *title = d ? text_title(m, (Tensor)t, buf, sizeof buf) : NULL;
         if (!title) continue;
-        text_matrix(f, m, title, d, tensor_rows(m, (Tensor)t), tensor_cols(m, (Tensor)t), ti->rows == SIDE_QUERIES);
+        text_matrix(f, m, title, d, tensor_rows(m, (Tensor)t), tensor_cols(m, (Tensor)t), ti->rows);
         if (ti->flags & TF_OWNS_STATS) text_row_stats(f, m, &model_layer_heads(m, l)[h]);
     }
 }
@@ -496,7 +529,20 @@ static void export_text(FILE *f, const Model *m) {
         fputc('\n', f);
     }
     fputc('\n', f);
+    if (has_query_side(m)) {
+        fprintf(f, "query tokens (%d)\n", m->n_q);
+        for (int i = 0; i < m->n_q; i++) {
+            fprintf(f, "  %3d  ", i);
+            size_t len;
+            const char *s = model_query_text(m, i, &len);
+            text_label(f, s, len, 0);
+            fputc('\n', f);
+        }
+        fputc('\n', f);
+    }
     text_tensors(f, m, TS_MODEL, 0, 0);
+    if (model_can(m, SRC_EMBED) && m->xq != m->x)
+        text_matrix(f, m, "X of the queries' sentence", m->xq, m->n_q, c->d_model, SIDE_QUERIES);
     for (int lh = 0; lh < c->layers * c->heads; lh++) {
         int l = lh / c->heads, h = lh % c->heads;
         if (c->layers > 1) fprintf(f, "== layer %d/%d, head %d/%d ==\n\n", l + 1, c->layers, h + 1, c->heads);

@@ -20,6 +20,7 @@ int tensor_side_len(const Model *m, TensorSide s) {
     case SIDE_D_K: return c->d_k;
     case SIDE_D_V: return c->d_v;
     case SIDE_HEADS_D_V: return c->heads * c->d_v;
+    case SIDE_ONE: return 1;
     }
     return 0;
 }
@@ -29,6 +30,7 @@ int tensor_available(const Model *m, Tensor t) {
     if ((f & TF_NEEDS_EMBED) && !model_can(m, SRC_EMBED)) return 0;
     if ((f & TF_NEEDS_WEIGHTS) && !model_can(m, SRC_WEIGHTS)) return 0;
     if ((f & TF_NEEDS_POS) && m->cfg.pos == POS_NONE) return 0;
+    if ((f & TF_NEEDS_ADDITIVE) && m->cfg.score != SCORE_ADDITIVE) return 0;
     return (unsigned)t < TENSOR_COUNT;
 }
 
@@ -41,12 +43,15 @@ const float *tensor_data(const Model *m, Tensor t, int layer, int head) {
     case TENSOR_PE: return m->pe;
     case TENSOR_X: return m->x;
     case TENSOR_WQ: return hd->wq;
-    case TENSOR_WK: return hd->wk;
+    case TENSOR_WK: return m->cfg.tie_qk ? hd->wq : hd->wk; /* tied: W_K is W_Q */
     case TENSOR_WV: return hd->wv;
     case TENSOR_WO: return m->wo;
     case TENSOR_Q: return hd->q;
     case TENSOR_K: return hd->k;
     case TENSOR_V: return hd->v;
+    case TENSOR_W1: return hd->w1;
+    case TENSOR_W2: return hd->w2;
+    case TENSOR_VA: return hd->va;
     case TENSOR_SCORES: return hd->scores;
     case TENSOR_SCALED: return hd->scaled;
     case TENSOR_MASKED: return hd->masked;

@@ -30,6 +30,7 @@ typedef enum {
     SIDE_D_K,       /* d_k dimensions of a head */
     SIDE_D_V,       /* d_v dimensions of a head */
     SIDE_HEADS_D_V, /* heads * d_v: every head's d_v, side by side */
+    SIDE_ONE,       /* a single row (a vector) */
 } TensorSide;
 
 enum {
@@ -41,27 +42,31 @@ enum {
     TF_NEEDS_POS = 1 << 5,     /* only with a positional encoding on */
     TF_DUMPED = 1 << 6,        /* in the JSON and CSV dumps */
     TF_OWNS_STATS = 1 << 7,    /* the rows' sum, entropy and largest weight are its rows' (dumped after it) */
+    TF_NEEDS_ADDITIVE = 1 << 8, /* only with the additive score (its W1, W2 and v) */
 };
 
 // clang-format off
 #define AV_TENSORS(T)                                                                                                  \
     /* id       name          shown                  stage          scope      rows          cols            flags                                       cycle */ \
-    T(E,        "embed",      "",                    STAGE_EMBED,   TS_MODEL,  SIDE_KEYS,    SIDE_D_MODEL,   TF_SIGNED | TF_NEEDS_EMBED,                  0) \
-    T(PE,       "pe",         "positional encoding", STAGE_EMBED,   TS_MODEL,  SIDE_KEYS,    SIDE_D_MODEL,   TF_SIGNED | TF_NEEDS_EMBED | TF_NEEDS_POS,   7) \
+    T(E,        "embed",      "",                    STAGE_EMBED,   TS_MODEL,  SIDE_KEYS,    SIDE_D_MODEL,   TF_SIGNED | TF_NEEDS_EMBED | TF_DUMPED,      0) \
+    T(PE,       "pe",         "positional encoding", STAGE_EMBED,   TS_MODEL,  SIDE_KEYS,    SIDE_D_MODEL,   TF_SIGNED | TF_NEEDS_EMBED | TF_NEEDS_POS | TF_DUMPED, 7) \
     T(X,        "embeddings", "X = E + PE",          STAGE_EMBED,   TS_MODEL,  SIDE_KEYS,    SIDE_D_MODEL,   TF_SIGNED | TF_NEEDS_EMBED | TF_DUMPED,      6) \
-    T(WQ,       "w_q",        "",                    STAGE_PROJECT, TS_HEAD,   SIDE_D_MODEL, SIDE_D_K,       TF_SIGNED | TF_NEEDS_WEIGHTS,                0) \
-    T(WK,       "w_k",        "",                    STAGE_PROJECT, TS_HEAD,   SIDE_D_MODEL, SIDE_D_K,       TF_SIGNED | TF_NEEDS_WEIGHTS,                0) \
-    T(WV,       "w_v",        "",                    STAGE_PROJECT, TS_HEAD,   SIDE_D_MODEL, SIDE_D_V,       TF_SIGNED | TF_NEEDS_WEIGHTS,                0) \
+    T(WQ,       "w_q",        "",                    STAGE_PROJECT, TS_HEAD,   SIDE_D_MODEL, SIDE_D_K,       TF_SIGNED | TF_NEEDS_WEIGHTS | TF_DUMPED,    0) \
+    T(WK,       "w_k",        "",                    STAGE_PROJECT, TS_HEAD,   SIDE_D_MODEL, SIDE_D_K,       TF_SIGNED | TF_NEEDS_WEIGHTS | TF_DUMPED,    0) \
+    T(WV,       "w_v",        "",                    STAGE_PROJECT, TS_HEAD,   SIDE_D_MODEL, SIDE_D_V,       TF_SIGNED | TF_NEEDS_WEIGHTS | TF_DUMPED,    0) \
     T(Q,        "q",          "",                    STAGE_PROJECT, TS_HEAD,   SIDE_QUERIES, SIDE_D_K,       TF_SIGNED | TF_DUMPED,                       0) \
     T(K,        "k",          "",                    STAGE_PROJECT, TS_HEAD,   SIDE_KEYS,    SIDE_D_K,       TF_SIGNED | TF_DUMPED,                       0) \
     T(V,        "v",          "",                    STAGE_PROJECT, TS_HEAD,   SIDE_KEYS,    SIDE_D_V,       TF_SIGNED | TF_DUMPED,                       0) \
+    T(W1,       "w1",         "",                    STAGE_SCORES,  TS_HEAD,   SIDE_D_K,     SIDE_D_K,       TF_SIGNED | TF_NEEDS_ADDITIVE | TF_DUMPED,   0) \
+    T(W2,       "w2",         "",                    STAGE_SCORES,  TS_HEAD,   SIDE_D_K,     SIDE_D_K,       TF_SIGNED | TF_NEEDS_ADDITIVE | TF_DUMPED,   0) \
+    T(VA,       "v_a",        "",                    STAGE_SCORES,  TS_HEAD,   SIDE_ONE,     SIDE_D_K,       TF_SIGNED | TF_NEEDS_ADDITIVE | TF_DUMPED,   0) \
     T(SCORES,   "scores",     "raw scores",          STAGE_SCORES,  TS_HEAD,   SIDE_QUERIES, SIDE_KEYS,      TF_SIGNED | TF_DUMPED | TF_ROW_STATS,        2) \
     T(SCALED,   "scaled",     "scaled scores",       STAGE_SCALED,  TS_HEAD,   SIDE_QUERIES, SIDE_KEYS,      TF_SIGNED | TF_DUMPED | TF_ROW_STATS,        3) \
     T(MASKED,   "masked",     "masked scores",       STAGE_MASKED,  TS_HEAD,   SIDE_QUERIES, SIDE_KEYS,      TF_SIGNED | TF_MASKABLE | TF_DUMPED | TF_ROW_STATS, 4) \
     T(WEIGHTS,  "weights",    "weights",             STAGE_WEIGHTS, TS_HEAD,   SIDE_QUERIES, SIDE_KEYS,      TF_MASKABLE | TF_DUMPED | TF_ROW_STATS | TF_OWNS_STATS, 1) \
     T(OUTPUT,   "output",     "output",              STAGE_OUTPUT,  TS_HEAD,   SIDE_QUERIES, SIDE_D_V,       TF_SIGNED | TF_DUMPED | TF_ROW_STATS,        5) \
-    T(WO,       "w_o",        "",                    STAGE_FINAL,   TS_LAYER,  SIDE_HEADS_D_V, SIDE_D_MODEL, TF_SIGNED | TF_NEEDS_WEIGHTS,                0) \
-    T(CONCAT,   "concat",     "heads joined",        STAGE_FINAL,   TS_LAYER,  SIDE_QUERIES, SIDE_HEADS_D_V, TF_SIGNED | TF_NEEDS_WEIGHTS,                8) \
+    T(WO,       "w_o",        "",                    STAGE_FINAL,   TS_LAYER,  SIDE_HEADS_D_V, SIDE_D_MODEL, TF_SIGNED | TF_NEEDS_WEIGHTS | TF_DUMPED,    0) \
+    T(CONCAT,   "concat",     "heads joined",        STAGE_FINAL,   TS_LAYER,  SIDE_QUERIES, SIDE_HEADS_D_V, TF_SIGNED | TF_NEEDS_WEIGHTS | TF_DUMPED,    8) \
     T(Y,        "output",     "layer output Y",      STAGE_FINAL,   TS_LAYER,  SIDE_QUERIES, SIDE_D_MODEL,   TF_SIGNED | TF_NEEDS_WEIGHTS | TF_DUMPED,    9)
 // clang-format on
 

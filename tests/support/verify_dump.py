@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Recompute every stage of an attnviz --dump=json from its own q, k, v in
-NumPy (float64) and compare: scores (dot, cosine, distance; additive is taken
-from the dump), scaling, the mask (from its kind, or for padding and painted
+NumPy (float64) and compare: Q, K, V from the embeddings and each head's W_Q,
+W_K, W_V (Q from the queries' sentence in cross-attention), scores (dot,
+cosine, distance, and additive from its W1, W2 and v), scaling, the mask (from its kind, or for padding and painted
 masks from the dump's nulls, checked against the <pad> tokens), softmax, row
 sums, entropy, largest weight and A V.
 
@@ -38,6 +39,16 @@ def mask_of(cfg, n_q, n_k, tokens, given):
     return given  # painted: what the dump says
 
 
+def close(what, got, want, tol):
+    """Exits unless got equals want within tol of want's largest |value| (at least 1)."""
+    got, want = np.asarray(got, dtype=np.float64), np.asarray(want, dtype=np.float64)
+    if got.shape != want.shape:
+        sys.exit(f"{what}: shape {got.shape}, expected {want.shape}")
+    err = np.abs(got - want).max() if got.size else 0.0
+    if err > tol * max(1.0, np.abs(want).max() if want.size else 1.0):
+        sys.exit(f"{what}: differs by {err:g}")
+
+
 def main(path):
     with open(path, encoding="utf-8") as f:
         d = json.load(f)
@@ -45,11 +56,19 @@ def main(path):
     kind = cfg.get("score", "scaled" if cfg["scale"] else "dot")
     dk = cfg["d_k"]
     worst = 0.0
+    x = np.array(d["embeddings"], dtype=np.float64) if d.get("embeddings") is not None else None
+    xq = np.array(d["query_embeddings"], dtype=np.float64) if d.get("query_embeddings") is not None else x
+    if x is not None and d.get("pe") is not None and d.get("embed") is not None:
+        close("X = E + PE", x, np.array(d["embed"]) + np.array(d["pe"]), 1e-6)
     for h, hd in enumerate(d["heads"]):
         q = np.array(hd["q"], dtype=np.float64)
         k = np.array(hd["k"], dtype=np.float64)
         v = np.array(hd["v"], dtype=np.float64)
         n_q, n_k = q.shape[0], k.shape[0]
+        if x is not None and hd.get("w_q") is not None:  # the projections, from the dump's own weights
+            close(f"head {h}: Q = X W_Q", q, xq @ np.array(hd["w_q"]), 1e-4)
+            close(f"head {h}: K = X W_K", k, x @ np.array(hd["w_k"]), 1e-4)
+            close(f"head {h}: V = X W_V", v, x @ np.array(hd["w_v"]), 1e-4)
         if kind in ("dot", "scaled"):
             s = q @ k.T
         elif kind == "cosine":
@@ -58,8 +77,10 @@ def main(path):
             s = np.where((qn > 0) & (kn > 0), (q @ k.T) / np.maximum(qn * kn, 1e-300), 0.0)
         elif kind == "distance":
             s = -((q[:, None, :] - k[None, :, :]) ** 2).sum(axis=2)
-        else:  # additive: its W1, W2, v are not in the dump; check the rest from its scores
-            s = np.array(hd["scores"], dtype=np.float64)
+        else:  # additive: v^T tanh(W1 q + W2 k)
+            w1, w2 = np.array(hd["w1"], dtype=np.float64), np.array(hd["w2"], dtype=np.float64)
+            va = np.array(hd["v_a"], dtype=np.float64)[0]
+            s = np.tanh((q @ w1.T)[:, None, :] + (k @ w2.T)[None, :, :]) @ va
         if cfg["scale"] and kind in ("dot", "scaled", "distance"):
             scaled = s / math.sqrt(dk)
         elif cfg["scale"] and kind == "cosine":
@@ -102,6 +123,10 @@ def main(path):
         if cfg.get("tie_qk") and kind in ("dot", "scaled", "cosine") and n_q == n_k:
             if np.abs(got["scores"] - got["scores"].T).max() > 1e-5 * max(1.0, np.abs(s).max()):
                 sys.exit(f"head {h}: tied Q and K but the raw scores are not symmetric")
+    if d.get("concat") is not None and d.get("w_o") is not None:
+        concat = np.concatenate([np.array(hd["output"], dtype=np.float64) for hd in d["heads"]], axis=1)
+        close("concat of the heads' outputs", np.array(d["concat"]), concat, 1e-6)
+        close("Y = concat W_O", np.array(d["output"]), concat @ np.array(d["w_o"]), 1e-4)
     print(f"ok {path}: {len(d['heads'])} heads, score {kind}, mask {cfg['mask']}, "
           f"worst weight error {worst:.2g}")
 
