@@ -1,96 +1,104 @@
-/* formula.c - see formula.h. The texts are in the tables below, each entry
+/* formula.c - see formula.h. Every formula is put together from two tables:
+ * the raw score of each kind (how each place spells it) and the scaling step
+ * of each case (divided by √d_k, times √d_k, off, none). Each entry is
  * {UTF-8, ASCII}; an ASCII entry left NULL is the UTF-8 one (already ASCII).
  * The symbols are those of the front end's glyph sets (tui/widgets.c):
- * ᵀ · − ÷ × ² and √ in UTF-8; ^T . - / x ^2 and sqrt() in ASCII. */
+ * ᵀ · − ÷ × ² and √ in UTF-8; ^T . - / * ^2 and sqrt() in ASCII. */
 #include "formula.h"
 
 #include <math.h>
 #include <stdio.h>
 
-/* A row of scores_text beyond the kinds: the scaled dot product, which only
- * the messages write apart from the dot product (NULL there: the dot row). */
-enum { ROW_SCALED_DOT = SCORE_KIND_COUNT, SCORE_ROWS };
-
 // clang-format off
-/* The raw scores S of each kind. A NULL row is the dot product's: the title
- * writes QKᵀ whatever the kind. */
-static const char *const scores_text[FORMULA_PLACE_COUNT][SCORE_ROWS][2] = {
+/* The raw score S of each kind. The titles write it short (a matrix
+ * expression); the other places as their layout allows. Cosine is always
+ * cos(q,k), defined as q·k/(|q||k|) where there is room. */
+static const char *const score_expr[FORMULA_PLACE_COUNT][SCORE_KIND_COUNT][2] = {
     [FORMULA_TITLE] = {
-        [SCORE_DOT]      = {"raw scores S = QKᵀ (before scaling)", "raw scores S = QK^T (before scaling)"},
+        [SCORE_DOT]      = {"QKᵀ", "QK^T"},
+        [SCORE_COSINE]   = {"cos(q,k)", NULL},
+        [SCORE_DISTANCE] = {"−|q−k|²", "-|q-k|^2"},
+        [SCORE_ADDITIVE] = {"vᵀtanh(W1q+W2k)", "v^Ttanh(W1q+W2k)"},
     },
     [FORMULA_PIPELINE] = {
         [SCORE_DOT]      = {"S = QKᵀ", "S = QK^T"},
-        [SCORE_COSINE]   = {"S = q·k / (|q| |k|)", "S = q.k / (|q| |k|)"},
+        [SCORE_COSINE]   = {"S = cos(q,k) = q·k / (|q| |k|)", "S = cos(q,k) = q.k / (|q| |k|)"},
         [SCORE_DISTANCE] = {"S = −|q − k|²", "S = -|q - k|^2"},
         [SCORE_ADDITIVE] = {"S = vᵀ tanh(W1 q + W2 k)", "S = v^T tanh(W1 q + W2 k)"},
     },
     [FORMULA_INSPECTOR] = {
         [SCORE_DOT]      = {"raw q·k", "raw q.k"},
-        [SCORE_COSINE]   = {"cos = q·k/(|q||k|)", "cos = q.k/(|q||k|)"},
+        [SCORE_COSINE]   = {"cos(q,k)", NULL},
         [SCORE_DISTANCE] = {"−|q−k|²", "-|q-k|^2"},
         [SCORE_ADDITIVE] = {"vᵀtanh(W1q+W2k)", "v^Ttanh(W1q+W2k)"},
     },
     [FORMULA_CELL] = {
         [SCORE_DOT]      = {"q·k", "q.k"},
-        [SCORE_COSINE]   = {"cosine = q·k / (|q| |k|)", "cosine = q.k / (|q| |k|)"},
+        [SCORE_COSINE]   = {"cos(q,k) = q·k / (|q| |k|)", "cos(q,k) = q.k / (|q| |k|)"},
         [SCORE_DISTANCE] = {"−|q − k|²", "-|q - k|^2"},
         [SCORE_ADDITIVE] = {"vᵀ tanh(W1 q + W2 k)", "v^T tanh(W1 q + W2 k)"},
     },
     [FORMULA_DUMP] = {
         [SCORE_DOT]      = {"scores = Q K^T", NULL},
-        [SCORE_COSINE]   = {"scores = cosine(q, k) = q.k / (|q| |k|)", NULL},
+        [SCORE_COSINE]   = {"scores = cos(q,k) = q.k / (|q| |k|)", NULL},
         [SCORE_DISTANCE] = {"scores = -|q - k|^2", NULL},
         [SCORE_ADDITIVE] = {"scores = v^T tanh(W1 q + W2 k)", NULL},
     },
     [FORMULA_MESSAGE] = {
-        [SCORE_DOT]      = {"q.k, not scaled", NULL},
-        [ROW_SCALED_DOT] = {"q.k / sqrt(d_k)", NULL},
-        [SCORE_COSINE]   = {"q.k / (|q||k|), times sqrt(d_k) as temperature", NULL},
-        [SCORE_DISTANCE] = {"-|q-k|^2, divided by sqrt(d_k)", NULL},
+        [SCORE_DOT]      = {"q.k", NULL},
+        [SCORE_COSINE]   = {"cos(q,k) = q.k/(|q||k|)", NULL},
+        [SCORE_DISTANCE] = {"-|q-k|^2", NULL},
         [SCORE_ADDITIVE] = {"v^T tanh(W1 q + W2 k) (Bahdanau)", NULL},
     },
 };
 
-/* The scaling step S', by the case formula_scale gives. These are printf
- * formats of two arguments: the root ("√16", a string) and its value
- * sqrt(d_k) (a double; only the message prints it). */
-static const char *const scaled_text[FORMULA_PLACE_COUNT][FORMULA_SCALE_COUNT][2] = {
-    [FORMULA_TITLE] = {
-        [FORMULA_SCALE_DIVIDE] = {"scaled scores S' = QKᵀ÷%s", "scaled scores S' = QK^T/%s"},
-        [FORMULA_SCALE_OFF]    = {"scaled scores S' = QKᵀ (scaling off)", "scaled scores S' = QK^T (scaling off)"},
+/* The scaling step after the raw score, by case. printf formats of two
+ * arguments: the root ("√16", a string) and its value (a double). */
+static const char *const scale_step[FORMULA_PLACE_COUNT][FORMULA_SCALE_COUNT][2] = {
+    [FORMULA_TITLE] = { /* after the title's expression */
+        [FORMULA_SCALE_DIVIDE] = {"÷%s", "/%s"},
+        [FORMULA_SCALE_TIMES]  = {"×%s", "*%s"},
+        [FORMULA_SCALE_OFF]    = {" (scaling off)", NULL},
+        [FORMULA_SCALE_NONE]   = {" (additive: not scaled)", NULL},
     },
     [FORMULA_PIPELINE] = {
         [FORMULA_SCALE_DIVIDE] = {"S' = S ÷ %s", "S' = S / %s"},
-        [FORMULA_SCALE_TIMES]  = {"S' = S × %s", "S' = S x %s"},
+        [FORMULA_SCALE_TIMES]  = {"S' = S × %s", "S' = S * %s"},
         [FORMULA_SCALE_OFF]    = {"S' = S (scaling off)", NULL},
-        [FORMULA_SCALE_NONE]   = {"S' = S (no scaling)", NULL},
+        [FORMULA_SCALE_NONE]   = {"S' = S (additive: not scaled)", NULL},
     },
     [FORMULA_INSPECTOR] = {
         [FORMULA_SCALE_DIVIDE] = {"÷%s", "/%s"},
-        [FORMULA_SCALE_TIMES]  = {"×%s", "x%s"},
-        [FORMULA_SCALE_NONE]   = {"(no scaling)", NULL},
+        [FORMULA_SCALE_TIMES]  = {"×%s", "*%s"},
+        [FORMULA_SCALE_OFF]    = {"(scaling off)", NULL},
+        [FORMULA_SCALE_NONE]   = {"(not scaled)", NULL},
     },
-    [FORMULA_CELL] = {
+    [FORMULA_CELL] = { /* off and none: why s is the raw score */
         [FORMULA_SCALE_DIVIDE] = {"÷ %s", "/ %s"},
-        [FORMULA_SCALE_TIMES]  = {"× %s", "x %s"},
+        [FORMULA_SCALE_TIMES]  = {"× %s", "* %s"},
+        [FORMULA_SCALE_OFF]    = {"scaling off", NULL},
+        [FORMULA_SCALE_NONE]   = {"additive scores are not scaled", NULL},
     },
     [FORMULA_DUMP] = {
         [FORMULA_SCALE_DIVIDE] = {"scaled = scores / %s", NULL},
         [FORMULA_SCALE_TIMES]  = {"scaled = scores * %s", NULL},
-        [FORMULA_SCALE_NONE]   = {"scaled = scores (no scaling)", NULL},
+        [FORMULA_SCALE_OFF]    = {"scaled = scores (scaling off)", NULL},
+        [FORMULA_SCALE_NONE]   = {"scaled = scores (additive: not scaled)", NULL},
     },
     [FORMULA_MESSAGE] = {
         [FORMULA_SCALE_DIVIDE] = {"scaling on: scores divided by %s = %.3f", NULL},
-        [FORMULA_SCALE_OFF]    = {"scaling off: softmax of the raw scores Q K^T", NULL},
+        [FORMULA_SCALE_TIMES]  = {"scaling on: cosine scores multiplied by %s = %.3f (a temperature)", NULL},
+        [FORMULA_SCALE_OFF]    = {"scaling off: softmax of the raw scores", NULL},
+        [FORMULA_SCALE_NONE]   = {"additive scores are not scaled: s changes nothing here", NULL},
     },
 };
 
-/* The weights A: only the title writes their formula with the score's. */
-static const char *const weights_text[FORMULA_PLACE_COUNT][FORMULA_SCALE_COUNT][2] = {
-    [FORMULA_TITLE] = {
-        [FORMULA_SCALE_DIVIDE] = {"weights A = softmax(QKᵀ÷%s, mask)", "weights A = softmax(QK^T/%s, mask)"},
-        [FORMULA_SCALE_OFF]    = {"weights A = softmax(QKᵀ, mask)", "weights A = softmax(QK^T, mask)"},
-    },
+/* What the o key says after the raw score, by case. */
+static const char *const message_scaling[FORMULA_SCALE_COUNT] = {
+    [FORMULA_SCALE_DIVIDE] = ", divided by sqrt(d_k)",
+    [FORMULA_SCALE_TIMES]  = ", times sqrt(d_k) as temperature",
+    [FORMULA_SCALE_OFF]    = ", not scaled (s: on)",
+    [FORMULA_SCALE_NONE]   = "",
 };
 // clang-format on
 
@@ -108,21 +116,9 @@ FormulaOf formula_of(const ModelConfig *c, int ascii) {
 }
 
 FormulaScale formula_scale(FormulaPlace place, const FormulaOf *f) {
-    switch (place) {
-    case FORMULA_TITLE:
-    case FORMULA_MESSAGE: return f->scale ? FORMULA_SCALE_DIVIDE : FORMULA_SCALE_OFF;
-    case FORMULA_PIPELINE:
-        if (f->kind == SCORE_ADDITIVE) return FORMULA_SCALE_NONE;
-        if (!f->scale) return FORMULA_SCALE_OFF;
-        break;
-    case FORMULA_DUMP:
-        if (!f->scale || f->kind == SCORE_ADDITIVE) return FORMULA_SCALE_NONE;
-        break;
-    default:
-        /* The factor is 1 (model_scale_factor): sqrt(1) and 1 / sqrt(1) too. */
-        if (!f->scale || f->kind == SCORE_ADDITIVE || f->d_k == 1) return FORMULA_SCALE_NONE;
-        break;
-    }
+    (void)place; /* one case everywhere */
+    if (f->kind == SCORE_ADDITIVE) return FORMULA_SCALE_NONE;
+    if (!f->scale) return FORMULA_SCALE_OFF;
     return f->kind == SCORE_COSINE ? FORMULA_SCALE_TIMES : FORMULA_SCALE_DIVIDE;
 }
 
@@ -132,24 +128,40 @@ const char *formula_sqrt(char *buf, size_t cap, int n, int ascii) {
     return buf;
 }
 
+/* The title of a score stage: "raw scores S = cos(q,k) (before scaling)",
+ * "scaled scores S' = QKᵀ÷√16", "weights A = softmax(−|q−k|²÷√16, mask)". */
+static void title_text(char *buf, size_t cap, Stage stage, const FormulaOf *f, int kind, const char *root) {
+    int ascii = f->ascii;
+    FormulaScale sc = formula_scale(FORMULA_TITLE, f);
+    const char *e = pick(score_expr[FORMULA_TITLE][kind], ascii);
+    char step[48];
+    snprintf(step, sizeof step, pick(scale_step[FORMULA_TITLE][sc], ascii), root);
+    if (stage == STAGE_SCORES)
+        snprintf(buf, cap, "raw scores S = %s%s", e, sc == FORMULA_SCALE_NONE ? "" : " (before scaling)");
+    else if (stage == STAGE_SCALED) snprintf(buf, cap, "scaled scores S' = %s%s", e, step);
+    else /* in the softmax only the operation: "(scaling off)" is the status line's */
+        snprintf(buf, cap, "weights A = softmax(%s%s, mask)", e,
+                 sc == FORMULA_SCALE_DIVIDE || sc == FORMULA_SCALE_TIMES ? step : "");
+}
+
 const char *formula_text(char *buf, size_t cap, FormulaPlace place, Stage stage, const FormulaOf *f) {
     int ascii = place_ascii(place, f);
-    const char *fmt = NULL;
     if (cap == 0) return buf;
     buf[0] = '\0';
     if ((unsigned)place >= FORMULA_PLACE_COUNT) return buf;
-    if (stage == STAGE_SCORES) {
-        int row = (unsigned)f->kind < SCORE_KIND_COUNT ? (int)f->kind : SCORE_DOT;
-        if (row == SCORE_DOT && f->scale && scores_text[place][ROW_SCALED_DOT][0]) row = ROW_SCALED_DOT;
-        if (!scores_text[place][row][0]) row = SCORE_DOT;
-        fmt = pick(scores_text[place][row], ascii);
-    } else if (stage == STAGE_SCALED || stage == STAGE_WEIGHTS) {
-        const char *const(*entry)[2] = stage == STAGE_SCALED ? scaled_text[place] : weights_text[place];
-        fmt = pick(entry[formula_scale(place, f)], ascii);
-    }
-    if (!fmt) return buf;
+    int kind = (unsigned)f->kind < SCORE_KIND_COUNT ? (int)f->kind : SCORE_DOT;
     char root[24];
     formula_sqrt(root, sizeof root, f->d_k, ascii);
-    snprintf(buf, cap, fmt, root, sqrt((double)f->d_k));
+    FormulaScale sc = formula_scale(place, f);
+    if (place == FORMULA_TITLE) {
+        if (stage == STAGE_SCORES || stage == STAGE_SCALED || stage == STAGE_WEIGHTS)
+            title_text(buf, cap, stage, f, kind, root);
+    } else if (stage == STAGE_SCORES && place == FORMULA_MESSAGE) {
+        snprintf(buf, cap, "%s%s", score_expr[place][kind][0], message_scaling[sc]);
+    } else if (stage == STAGE_SCORES) {
+        snprintf(buf, cap, "%s", pick(score_expr[place][kind], ascii));
+    } else if (stage == STAGE_SCALED) {
+        snprintf(buf, cap, pick(scale_step[place][sc], ascii), root, sqrt((double)f->d_k));
+    }
     return buf;
 }

@@ -1,12 +1,9 @@
-/* formula.h - the formulas of the score stages as text, written in one
- * table (formula.c): the raw scores S of each score kind, the scaling step
- * S' and the weights' softmax, as each place that shows them writes them,
- * in UTF-8 and in the ASCII of --ascii.
- *
- * The places do not all write the same thing today (the heatmap title
- * writes QKᵀ÷√d_k whatever the kind; the text dump and the messages are
- * ASCII only): each place keeps its own row, so that the screens and dumps
- * stay as they are until one wording is chosen for all. */
+/* formula.h - the formulas of the score stages as text, from one source
+ * (formula.c): the raw scores S of each score kind, the scaling step S' and
+ * the weights' softmax, as each place that shows them writes them, in UTF-8
+ * and in the ASCII of --ascii. Every place states the formula of the kind in
+ * use and the same scaling case: cosine is multiplied by √d_k, additive is
+ * not scaled, d_k = 1 is divided by √1, and scaling off says so. */
 #ifndef ATTNVIZ_FORMULA_H
 #define ATTNVIZ_FORMULA_H
 
@@ -40,22 +37,20 @@ typedef enum {
     FORMULA_SCALE_DIVIDE, /* divided by sqrt(d_k) (dot, distance) */
     FORMULA_SCALE_TIMES,  /* times sqrt(d_k): cosine's temperature */
     FORMULA_SCALE_OFF,    /* scaling switched off (s) */
-    FORMULA_SCALE_NONE,   /* nothing is scaled: the factor is 1 */
+    FORMULA_SCALE_NONE,   /* the kind is never scaled (additive) */
     FORMULA_SCALE_COUNT
 } FormulaScale;
 
-/* The case of the scaling step that place writes for f: the title and the
- * messages know only on and off; the pipeline and the dump tell cosine's
- * product and additive's missing scaling apart; the inspector and the cell
- * page say "no scaling" whenever the factor is 1 (scaling off, additive, or
- * d_k = 1). */
+/* The case of the scaling step for f, the same for every place: additive is
+ * never scaled (NONE), scaling off is OFF, cosine is TIMES, the others
+ * DIVIDE (d_k = 1 too: ÷√1). */
 FormulaScale formula_scale(FormulaPlace place, const FormulaOf *f);
 
 /* The formula of stage (STAGE_SCORES, STAGE_SCALED or STAGE_WEIGHTS) as
  * place writes it for f, in buf (always NUL-terminated, cut to cap); "" when
  * the place writes none for that stage (the pipeline's and the dump's
  * softmax depend on the mask, not on the score: they are their own). The
- * cell page's "no scaling" is "": its line says so in its own words.
+ * cell page's off and none are a reason ("scaling off").
  * Returns buf. */
 const char *formula_text(char *buf, size_t cap, FormulaPlace place, Stage stage, const FormulaOf *f);
 

@@ -9,14 +9,24 @@ tmx_start 100 30 LC_ALL=C.UTF-8 -- "$ATTNVIZ" --pad 2 --mask-file "$TMP/mask.txt
 tmx_expect "start" "score=scaled attn=self pad=2" ""
 tmx_expect "a mask file means the painted mask" "mask=painted" ""
 # score kinds
-tmx_expect "o: dot" "score=dot" o
 tmx_expect "o: cosine" "score=cosine" o
-tmx_expect "o: cosine inspector" "cos = q·k/(|q||k|)" ""
+tmx_expect "o: cosine inspector" "cos(q,k) = " ""
+tmx_expect "o: cosine title" "softmax(cos(q,k)×√" ""
 tmx_expect "o: distance" "score=distance" o
 tmx_expect "o: distance inspector" "−|q−k|²" ""
+tmx_expect "o: distance title" "softmax(−|q−k|²÷√" ""
 tmx_expect "o: additive" "score=additive" o
 tmx_expect "o: additive inspector" "vᵀtanh(W1q+W2k)" ""
+tmx_expect "o: additive title" "softmax(vᵀtanh(W1q+W2k), mask)" ""
 tmx_expect "o: back to scaled" "score=scaled" o
+# s then o keeps the scaling off (it turned it back on silently before).
+tmx_expect "s: off" "scale=off" s
+tmx_expect "s: the dot product unscaled" "score=dot" ""
+tmx_expect "o after s: cosine, still off" "scale=off" o
+expect_contains "o after s: the kind" "$(tmx_screen)" "score=cosine"
+expect_contains "o after s: the title" "$(tmx_screen)" "softmax(cos(q,k), mask)"
+tmx_expect "s: on again" "scale=on" s
+tmx_expect "o x3: round to the scaled dot product" "score=scaled" o o o
 # tied Q and K: the asymmetry goes to 0
 asym=$(tmx_screen | sed -n 3p | sed 's/.*asym \([0-9.]*\).*/\1/')
 if awk -v a="$asym" 'BEGIN { exit !(a > 0) }'; then pass; else fail "untied asymmetry is $asym"; fi

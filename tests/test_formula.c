@@ -3,7 +3,9 @@
  * the factor the model really scales by. */
 #include "testutil.h"
 
+#include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "formula.h"
 
@@ -19,25 +21,45 @@ static void test_places(void **state) {
                         "weights A = softmax(QKᵀ÷√16, mask)");
     assert_string_equal(text_of(FORMULA_TITLE, STAGE_WEIGHTS, SCORE_DOT, 0, 16, 1), "weights A = softmax(QK^T, mask)");
     assert_string_equal(text_of(FORMULA_TITLE, STAGE_SCALED, SCORE_DOT, 1, 8, 1), "scaled scores S' = QK^T/sqrt(8)");
-    /* The title writes QKᵀ for every kind (formula.h). */
+    /* The title writes the kind in use, and how it is scaled. */
     assert_string_equal(text_of(FORMULA_TITLE, STAGE_SCORES, SCORE_COSINE, 1, 16, 0),
-                        "raw scores S = QKᵀ (before scaling)");
+                        "raw scores S = cos(q,k) (before scaling)");
+    assert_string_equal(text_of(FORMULA_TITLE, STAGE_WEIGHTS, SCORE_COSINE, 1, 16, 0),
+                        "weights A = softmax(cos(q,k)×√16, mask)");
+    assert_string_equal(text_of(FORMULA_TITLE, STAGE_WEIGHTS, SCORE_DISTANCE, 1, 16, 0),
+                        "weights A = softmax(−|q−k|²÷√16, mask)");
+    assert_string_equal(text_of(FORMULA_TITLE, STAGE_WEIGHTS, SCORE_ADDITIVE, 1, 16, 0),
+                        "weights A = softmax(vᵀtanh(W1q+W2k), mask)");
+    assert_string_equal(text_of(FORMULA_TITLE, STAGE_SCALED, SCORE_ADDITIVE, 1, 16, 0),
+                        "scaled scores S' = vᵀtanh(W1q+W2k) (additive: not scaled)");
+    assert_string_equal(text_of(FORMULA_TITLE, STAGE_SCALED, SCORE_COSINE, 0, 16, 0),
+                        "scaled scores S' = cos(q,k) (scaling off)");
+    assert_string_equal(text_of(FORMULA_TITLE, STAGE_SCALED, SCORE_DOT, 1, 1, 0), "scaled scores S' = QKᵀ÷√1");
     assert_string_equal(text_of(FORMULA_PIPELINE, STAGE_SCORES, SCORE_DISTANCE, 1, 16, 0), "S = −|q − k|²");
     assert_string_equal(text_of(FORMULA_PIPELINE, STAGE_SCALED, SCORE_COSINE, 1, 16, 0), "S' = S × √16");
-    assert_string_equal(text_of(FORMULA_PIPELINE, STAGE_SCALED, SCORE_ADDITIVE, 1, 16, 0), "S' = S (no scaling)");
+    assert_string_equal(text_of(FORMULA_PIPELINE, STAGE_SCALED, SCORE_ADDITIVE, 1, 16, 0),
+                        "S' = S (additive: not scaled)");
     assert_string_equal(text_of(FORMULA_PIPELINE, STAGE_SCALED, SCORE_DOT, 0, 16, 0), "S' = S (scaling off)");
     assert_string_equal(text_of(FORMULA_INSPECTOR, STAGE_SCORES, SCORE_ADDITIVE, 1, 16, 1), "v^Ttanh(W1q+W2k)");
-    assert_string_equal(text_of(FORMULA_INSPECTOR, STAGE_SCALED, SCORE_DOT, 1, 1, 0), "(no scaling)");
-    assert_string_equal(text_of(FORMULA_CELL, STAGE_SCORES, SCORE_COSINE, 1, 16, 0), "cosine = q·k / (|q| |k|)");
+    assert_string_equal(text_of(FORMULA_INSPECTOR, STAGE_SCALED, SCORE_DOT, 1, 1, 0), "÷√1");
+    assert_string_equal(text_of(FORMULA_INSPECTOR, STAGE_SCALED, SCORE_DOT, 0, 16, 0), "(scaling off)");
+    assert_string_equal(text_of(FORMULA_CELL, STAGE_SCORES, SCORE_COSINE, 1, 16, 0), "cos(q,k) = q·k / (|q| |k|)");
     assert_string_equal(text_of(FORMULA_CELL, STAGE_SCALED, SCORE_DOT, 1, 4, 0), "÷ √4");
-    assert_string_equal(text_of(FORMULA_CELL, STAGE_SCALED, SCORE_DOT, 0, 4, 0), "");
+    assert_string_equal(text_of(FORMULA_CELL, STAGE_SCALED, SCORE_DOT, 0, 4, 0), "scaling off");
     /* The dump and the messages are ASCII whatever the glyphs. */
     assert_string_equal(text_of(FORMULA_DUMP, STAGE_SCALED, SCORE_COSINE, 1, 3, 0), "scaled = scores * sqrt(3)");
-    assert_string_equal(text_of(FORMULA_DUMP, STAGE_SCALED, SCORE_DOT, 0, 3, 0), "scaled = scores (no scaling)");
-    assert_string_equal(text_of(FORMULA_MESSAGE, STAGE_SCORES, SCORE_DOT, 1, 16, 0), "q.k / sqrt(d_k)");
-    assert_string_equal(text_of(FORMULA_MESSAGE, STAGE_SCORES, SCORE_DOT, 0, 16, 0), "q.k, not scaled");
+    assert_string_equal(text_of(FORMULA_DUMP, STAGE_SCALED, SCORE_DOT, 0, 3, 0), "scaled = scores (scaling off)");
+    assert_string_equal(text_of(FORMULA_MESSAGE, STAGE_SCORES, SCORE_DOT, 1, 16, 0), "q.k, divided by sqrt(d_k)");
+    assert_string_equal(text_of(FORMULA_MESSAGE, STAGE_SCORES, SCORE_COSINE, 0, 16, 0),
+                        "cos(q,k) = q.k/(|q||k|), not scaled (s: on)");
     assert_string_equal(text_of(FORMULA_MESSAGE, STAGE_SCALED, SCORE_DOT, 1, 16, 0),
                         "scaling on: scores divided by sqrt(16) = 4.000");
+    assert_string_equal(text_of(FORMULA_MESSAGE, STAGE_SCALED, SCORE_COSINE, 1, 16, 0),
+                        "scaling on: cosine scores multiplied by sqrt(16) = 4.000 (a temperature)");
+    /* Cosine is spelled one way: cos(q,k), in every place. */
+    for (int p = 0; p < FORMULA_PLACE_COUNT; p++)
+        if (!strstr(text_of((FormulaPlace)p, STAGE_SCORES, SCORE_COSINE, 1, 16, 0), "cos(q,k)"))
+            fail_msg("place %d: cosine is not cos(q,k)", p);
     /* No place writes a formula of another stage. */
     assert_string_equal(text_of(FORMULA_PIPELINE, STAGE_MASKED, SCORE_DOT, 1, 16, 0), "");
     assert_string_equal(text_of(FORMULA_DUMP, STAGE_WEIGHTS, SCORE_DOT, 1, 16, 0), "");
@@ -58,9 +80,10 @@ static void test_ascii_and_complete(void **state) {
                 }
 }
 
-/* The inspector and the cell page say "no scaling" exactly when the model
- * scales by 1 (model_cell_detail's divisor), d_k = 1 included. */
-static void test_no_scaling_is_factor_one(void **state) {
+/* Every place states the same scaling case, and it is the factor the model
+ * really scales by (model_cell_detail's divisor): ÷√d_k (d_k = 1 too), ×√d_k
+ * for cosine, 1 when off or additive. */
+static void test_scaling_case_is_the_factor(void **state) {
     (void)state;
     const int dks[] = {1, 2, 16};
     for (int k = 0; k < SCORE_KIND_COUNT; k++)
@@ -72,11 +95,17 @@ static void test_no_scaling_is_factor_one(void **state) {
                 CellDetail cd;
                 model_cell_detail(m, 0, 0, 1, &cd);
                 FormulaOf f = formula_of(&m->cfg, 0);
-                int none = formula_scale(FORMULA_INSPECTOR, &f) == FORMULA_SCALE_NONE;
-                if (none != (cd.divisor == 1.0))
-                    fail_msg("kind %d scale %d d_k %d: divisor %g, formula says %s", k, scale, dks[d], cd.divisor,
-                             none ? "no scaling" : "scaled");
-                assert_int_equal(formula_scale(FORMULA_CELL, &f), formula_scale(FORMULA_INSPECTOR, &f));
+                FormulaScale sc = formula_scale(FORMULA_TITLE, &f);
+                for (int p = 0; p < FORMULA_PLACE_COUNT; p++)
+                    assert_int_equal(formula_scale((FormulaPlace)p, &f), sc);
+                double want = sc == FORMULA_SCALE_DIVIDE  ? sqrt((double)dks[d])
+                              : sc == FORMULA_SCALE_TIMES ? 1.0 / sqrt((double)dks[d])
+                                                          : 1.0;
+                if (fabs(cd.divisor - want) > 1e-12)
+                    fail_msg("kind %d scale %d d_k %d: divisor %g, formula case %d", k, scale, dks[d], cd.divisor,
+                             (int)sc);
+                assert_int_equal(sc == FORMULA_SCALE_NONE, k == SCORE_ADDITIVE);
+                assert_int_equal(sc == FORMULA_SCALE_OFF, k != SCORE_ADDITIVE && !scale);
                 model_free(m);
             }
 }
@@ -85,7 +114,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_places),
         cmocka_unit_test(test_ascii_and_complete),
-        cmocka_unit_test(test_no_scaling_is_factor_one),
+        cmocka_unit_test(test_scaling_case_is_the_factor),
     };
     return cmocka_run_group_tests_name("formula", tests, NULL, NULL);
 }

@@ -200,12 +200,9 @@ static int act_score(App *a, const char *arg) {
     (void)arg;
     ModelConfig c = a->m->cfg;
     char done[128];
-    /* scaled -> dot -> cosine -> distance -> additive -> scaled */
-    if (c.score == SCORE_DOT && c.scale) c.scale = 0;
-    else if (c.score == SCORE_DOT) c.score = SCORE_COSINE, c.scale = 1;
-    else if (c.score == SCORE_COSINE) c.score = SCORE_DISTANCE;
-    else if (c.score == SCORE_DISTANCE) c.score = SCORE_ADDITIVE;
-    else c.score = SCORE_DOT, c.scale = 1;
+    /* dot -> cosine -> distance -> additive -> dot; the scaling stays what s
+     * made it (scaled = the dot product with scaling on). */
+    c.score = (ScoreKind)((c.score + 1) % SCORE_KIND_COUNT);
     FormulaOf f = formula_of(&c, a->ascii);
     char what[96];
     snprintf(done, sizeof done, "score=%s: %s", score_name(c.score, c.scale),

@@ -87,8 +87,9 @@ static int cell_scores(const App *a, Canvas *doc, int y, const CellDetail *d) {
     cv_text(doc, y++, 0, buf, W, style_plain());
     formula_text(text, sizeof text, FORMULA_CELL, STAGE_SCALED, &f);
     switch (formula_scale(FORMULA_CELL, &f)) {
+    case FORMULA_SCALE_OFF:
     case FORMULA_SCALE_NONE:
-        snprintf(buf, sizeof buf, "scaled score  s = %.4f   (no scaling: s is the raw score)", d->scaled);
+        snprintf(buf, sizeof buf, "scaled score  s = %.4f   (%s: s is the raw score)", d->scaled, text);
         break;
     case FORMULA_SCALE_TIMES:
         snprintf(buf, sizeof buf, "scaled score  s = %.4f %s = %.4f   (the temperature; what the softmax sees)", d->raw,
