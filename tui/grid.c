@@ -54,10 +54,12 @@ typedef struct {
     int cw, qh;
 } CellSize;
 
-/* Smallest first; each about square on a terminal's 1:2 cells. */
-static const CellSize sizes_half[] = {{1, 0}, {2, 1}, {4, 2}, {6, 3}};
-static const CellSize sizes_full[] = {{1, 1}, {2, 1}, {4, 2}, {6, 3}};
-enum { N_SIZES = 4 };
+/* Smallest first, none narrower or shorter than the one before; {1, 0},
+ * {2, 1} and {4, 2} are about square on a terminal's 1:2 cells, the ones
+ * between use the width when the height is short. */
+static const CellSize sizes_half[] = {{1, 0}, {2, 0}, {2, 1}, {3, 1}, {4, 2}, {6, 3}};
+static const CellSize sizes_full[] = {{1, 1}, {2, 1}, {3, 1}, {4, 2}, {6, 3}};
+enum { N_HALF = sizeof sizes_half / sizeof *sizes_half, N_FULL = sizeof sizes_full / sizeof *sizes_full };
 
 typedef struct {
     int label_w;            /* "L5" and the blank column before the first head */
@@ -90,7 +92,7 @@ static void grid_geometry(const App *a, int W, int H, GridGeom *g) {
     if (avail_h < 1) avail_h = 1;
     const CellSize *sizes = half_blocks(a) ? sizes_half : sizes_full;
     g->sz = sizes[0];
-    for (int k = N_SIZES - 1; k > 0; k--) {
+    for (int k = (half_blocks(a) ? N_HALF : N_FULL) - 1; k > 0; k--) {
         int tw = cols * sizes[k].cw, th = thumb_rows(m->n_q, sizes[k]);
         if (heads * (tw + 1) <= avail_w && layers * (th + 1) - 1 <= avail_h) {
             g->sz = sizes[k];
