@@ -220,9 +220,12 @@ static void draw_paging(const App *a, Canvas *cv, const GridGeom *g, const GridD
     int layers = m->cfg.layers, heads = m->cfg.heads;
     char note[96] = "";
     int n = 0;
-    if (g->layers_vis < layers)
+    if (g->layers_vis == 1 && layers > 1) n += snprintf(note, sizeof note, "layer %d of %d", d->layer0 + 1, layers);
+    else if (g->layers_vis < layers)
         n += snprintf(note, sizeof note, "layers %d-%d of %d", d->layer0 + 1, d->layer0 + g->layers_vis, layers);
-    if (g->heads_vis < heads)
+    if (g->heads_vis == 1 && heads > 1)
+        snprintf(note + n, sizeof note - (size_t)n, "%shead %d of %d", n ? "  " : "", d->head0 + 1, heads);
+    else if (g->heads_vis < heads)
         snprintf(note + n, sizeof note - (size_t)n, "%sheads %d-%d of %d", n ? "  " : "", d->head0 + 1,
                  d->head0 + g->heads_vis, heads);
     if (!note[0] || cv->h < 2) return;
