@@ -94,7 +94,8 @@ static void test_labels_and_kv_groups(void **state) {
     assert_int_equal(m->cfg.layers, N_LAYERS);
     assert_int_equal(model_llama(m)->cfg.n_kv_heads, 4);
     Canvas *cv = draw(&a, 100, 40);
-    assert_non_null(strstr(row(cv, 1), "layer 1/5  5 layers x 8 heads, weights  (arrows choose, Enter opens)  head 1/8"));
+    assert_non_null(
+        strstr(row(cv, 1), "layer 1/5  5 layers x 8 heads, weights  (arrows choose, Enter opens)  head 1/8"));
     /* Head labels over each thumbnail, the chosen one reversed over its width. */
     for (int h = 0; h < N_HEADS; h++) {
         char want[16];
@@ -118,7 +119,7 @@ static void test_labels_and_kv_groups(void **state) {
         assert_string_equal(cv_cell(cv, 4, xe)->ch, "┐");
         assert_string_equal(cv_cell(cv, 4, xs + 1)->ch, "─");
         assert_string_not_equal(cv_cell(cv, 4, xs + 8)->ch, " "); /* on over the gap between the two */
-        assert_string_equal(cv_cell(cv, 4, xe + 1)->ch, " ");  /* and not beyond */
+        assert_string_equal(cv_cell(cv, 4, xe + 1)->ch, " ");     /* and not beyond */
         char want[8];
         snprintf(want, sizeof want, "kv%d", g + 1);
         const char *at = strstr(row(cv, 4), want);
@@ -367,9 +368,12 @@ static int setup(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_labels_and_kv_groups), cmocka_unit_test(test_half_block_cells),
-        cmocka_unit_test(test_monochrome_shades),    cmocka_unit_test(test_pages),
-        cmocka_unit_test(test_keys_click_and_enter), cmocka_unit_test(test_natural_height),
+        cmocka_unit_test(test_labels_and_kv_groups),
+        cmocka_unit_test(test_half_block_cells),
+        cmocka_unit_test(test_monochrome_shades),
+        cmocka_unit_test(test_pages),
+        cmocka_unit_test(test_keys_click_and_enter),
+        cmocka_unit_test(test_natural_height),
         cmocka_unit_test(test_one_layer_keeps_side_by_side),
     };
     return cmocka_run_group_tests_name("grid", tests, setup, NULL);

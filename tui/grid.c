@@ -277,8 +277,8 @@ void grid_draw(App *a, Canvas *cv) {
         }
     }
     draw_paging(a, cv, &g, d);
-    *d = (GridData){.layer0 = d->layer0, .head0 = d->head0, .valid = 1, .y0 = y0, .x0 = g.label_w,
-                    .bw = g.tw + 1, .bh = bh, .th = g.th, .layers_vis = g.layers_vis, .heads_vis = g.heads_vis};
+    d->valid = 1, d->y0 = y0, d->x0 = g.label_w, d->bw = g.tw + 1, d->bh = bh, d->th = g.th;
+    d->layers_vis = g.layers_vis, d->heads_vis = g.heads_vis;
     view_matrix(a, a->shown, a->head, &sm);
     chrome_draw_bottom(a, cv, &sm, y0 + shown * bh);
 }
