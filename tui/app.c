@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "app_internal.h"
+#include "grid.h"
 #include "keymap.h"
 #include "view.h"
 
@@ -226,6 +227,11 @@ void app_mouse(App *a, int y, int x, int button) {
     if (a->overlay != OVERLAY_NONE || a->prompt) return;
     if (button == 4 || button == 5) {
         app_move_cursor(a, button == 4 ? -3 : 3, 0);
+        return;
+    }
+    /* The layers x heads grid: a click chooses a thumbnail. */
+    if (a->view == VIEW_HEADS && grid_applies(a)) {
+        if (button == 1) grid_click(a, y, x);
         return;
     }
     const HeatLayout *L = &a->layout;

@@ -1,5 +1,6 @@
 /* heatmap.c - the views of one matrix: the single-head heatmap and all
- * heads side by side (entries of the view table, view.h). */
+ * heads side by side (entries of the view table, view.h); for a source of
+ * several layers all heads are the layers x heads grid of grid.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 
 #include "chrome.h"
 #include "formula.h"
+#include "grid.h"
 #include "text.h"
 #include "view.h"
 #include "widgets.h"
@@ -203,6 +205,10 @@ static void heads_geometry(const App *a, int W, int H, HeadsGeom *g) {
 }
 
 static void draw_heads(App *a, Canvas *cv) {
+    if (grid_applies(a)) {
+        grid_draw(a, cv);
+        return;
+    }
     const Model *m = a->m;
     HeadsGeom g;
     heads_geometry(a, cv->w, cv->h, &g);
@@ -297,11 +303,16 @@ const View view_heatmap = {
 };
 
 static void heads_title(const App *a, char *buf, size_t cap) {
+    if (grid_applies(a)) {
+        grid_title(a, buf, cap);
+        return;
+    }
     snprintf(buf, cap, "all %d heads, %s  (Tab/1-9 choose, Enter opens)  head %d/%d", a->m->cfg.heads,
              view_stage_name(a->shown), a->head + 1, a->m->cfg.heads);
 }
 
 static int heads_natural_height(const App *a, int w) {
+    if (grid_applies(a)) return grid_natural_height(a, w);
     const Model *m = a->m;
     HeadsGeom g;
     heads_geometry(a, w, 100000, &g);
@@ -319,6 +330,9 @@ const View view_heads = {
     .about = heads_about,
     .title = heads_title,
     .draw = draw_heads,
+    .key = grid_key, /* a source of several layers: the grid's keys (grid.h) */
     .natural_height = heads_natural_height,
+    .init = grid_init,
+    .free = grid_free,
     .flags = VIEW_HEAD_STATS | VIEW_INSPECTOR,
 };

@@ -1,0 +1,380 @@
+/* test_grid.c - the layers x heads grid (tui/grid.c) of stories260K (5
+ * layers, 8 query heads, 4 key/value heads) on a canvas: the labels, each
+ * thumbnail's half-block cells against the palette colours of its weights,
+ * the shade glyphs without colours, the kv brackets, the pages of a small
+ * screen, the keys and a click that choose, Enter that opens the heatmap of
+ * the layer and head chosen. The seeded model's one layer keeps the heads
+ * side by side. Without ../shared/models: one "skipped" line, and pass. */
+#define _POSIX_C_SOURCE 200809L
+#include "testutil.h"
+
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "app.h"
+#include "canvas.h"
+#include "models.h"
+#include "palette.h"
+#include "source_llama.h"
+#include "tensor.h"
+
+static const char SENTENCE[] = "Lily saw a cat. Lily"; /* 8 tokens with BOS */
+static const char LONGER[] = "Lily saw a cat. The cat ran to the big red ball and Lily";
+
+enum { N_LAYERS = 5, N_HEADS = 8, LABEL_W = 3 }; /* "L5" and a blank */
+
+static Model *open_model(const char *text) {
+    char path[512];
+    if (!models_path(path, sizeof path, "stories260K.bin")) return NULL;
+    Model *m = model_new();
+    assert_non_null(m);
+    AvError err = {0};
+    if (model_set_llama(m, path, NULL, text, strlen(text), &err)) fail_msg("%s", err.msg);
+    ModelConfig c = m->cfg;
+    c.mask = MASK_CAUSAL;
+    if (model_set_config(m, &c, &err) || model_update(m, &err)) fail_msg("%s", err.msg);
+    return m;
+}
+
+/* The app in the grid, in colour tier `tier`. */
+static void open_grid(App *a, Model *m, ColorTier tier) {
+    app_init(a, m, tier, 0, 0, NULL);
+    assert_int_equal(app_run(a, "view heads", NULL), 0);
+    app_update(a);
+}
+
+static Canvas *draw(App *a, int w, int h) {
+    Canvas *cv = cv_new(w, h);
+    assert_non_null(cv);
+    app_draw(a, cv);
+    return cv;
+}
+
+/* Row y of the canvas as text. */
+static const char *row(Canvas *cv, int y) {
+    static char buf[4096];
+    size_t n = 0;
+    for (int x = 0; x < cv->w; x++) {
+        const char *s = cv_cell(cv, y, x)->ch;
+        size_t l = strlen(s);
+        if (n + l + 1 >= sizeof buf) break;
+        memcpy(buf + n, s, l);
+        n += l;
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
+/* The first row whose text holds s, or -1. */
+static int find_row(Canvas *cv, const char *s) {
+    for (int y = 0; y < cv->h; y++)
+        if (strstr(row(cv, y), s)) return y;
+    return -1;
+}
+
+static void press(App *a, int code) {
+    app_key(a, (AppKey){1, (uint32_t)code});
+    app_update(a);
+}
+
+static float weight(const Model *m, int l, int h, int i, int j) {
+    return tensor_data(m, TENSOR_WEIGHTS, l, h)[(size_t)i * m->n_k + j];
+}
+
+/* 100 x 40: every layer and head at half-block size, 8 key columns and 4
+ * rows each, a blank between them: head h of layer l at row 5 + 5l (under
+ * the head labels and the kv brackets), column 3 + 9h. */
+static void test_labels_and_kv_groups(void **state) {
+    (void)state;
+    Model *m = open_model(SENTENCE);
+    if (!m) return;
+    App a;
+    open_grid(&a, m, TIER_256);
+    assert_int_equal(m->cfg.layers, N_LAYERS);
+    assert_int_equal(model_llama(m)->cfg.n_kv_heads, 4);
+    Canvas *cv = draw(&a, 100, 40);
+    assert_non_null(
+        strstr(row(cv, 1), "layer 1/5  5 layers x 8 heads, weights  (arrows choose, Enter opens)  head 1/8"));
+    /* Head labels over each thumbnail, the chosen one reversed over its width. */
+    for (int h = 0; h < N_HEADS; h++) {
+        char want[16];
+        snprintf(want, sizeof want, "head %d", h + 1);
+        int x = LABEL_W + 9 * h + 1; /* "head 1" centred in 8 columns */
+        assert_memory_equal(row(cv, 3) + x, want, strlen(want));
+        assert_int_equal(cv_cell(cv, 3, x)->st.attr & ST_REVERSE, h == 0 ? ST_REVERSE : 0);
+    }
+    assert_int_equal(cv_cell(cv, 3, LABEL_W)->st.attr & ST_REVERSE, ST_REVERSE);
+    /* Layer labels at the left, beside the second row of their thumbnails. */
+    for (int l = 0; l < N_LAYERS; l++) {
+        char want[8];
+        snprintf(want, sizeof want, "L%d", l + 1);
+        assert_int_equal(strncmp(row(cv, 5 + 5 * l + 1), want, 2), 0);
+        assert_int_equal(cv_cell(cv, 5 + 5 * l + 1, 0)->st.attr & ST_REVERSE, l == 0 ? ST_REVERSE : 0);
+    }
+    /* Heads 2g+1 and 2g+2 share kv head g+1: one bracket over both. */
+    for (int g = 0; g < 4; g++) {
+        int xs = LABEL_W + 9 * 2 * g, xe = LABEL_W + 9 * (2 * g + 1) + 7;
+        assert_string_equal(cv_cell(cv, 4, xs)->ch, "┌");
+        assert_string_equal(cv_cell(cv, 4, xe)->ch, "┐");
+        assert_string_equal(cv_cell(cv, 4, xs + 1)->ch, "─");
+        assert_string_not_equal(cv_cell(cv, 4, xs + 8)->ch, " "); /* on over the gap between the two */
+        assert_string_equal(cv_cell(cv, 4, xe + 1)->ch, " ");     /* and not beyond */
+        char want[8];
+        snprintf(want, sizeof want, "kv%d", g + 1);
+        const char *at = strstr(row(cv, 4), want);
+        assert_non_null(at);
+    }
+    assert_null(strstr(row(cv, 4), "kv5"));
+    /* The chosen thumbnail (layer 1, head 1) between two bars. */
+    for (int r = 0; r < 4; r++) {
+        assert_string_equal(cv_cell(cv, 5 + r, LABEL_W - 1)->ch, "│");
+        assert_string_equal(cv_cell(cv, 5 + r, LABEL_W + 8)->ch, "│");
+        assert_string_equal(cv_cell(cv, 10 + r, LABEL_W + 8)->ch, " "); /* not layer 2's */
+    }
+    cv_free(cv);
+    app_free(&a);
+    model_free(m);
+}
+
+/* Each character cell holds query rows 2r (its foreground) and 2r+1 (its
+ * background) of key j: ▀ in the palette colours of the two weights; where
+ * the causal mask hides the upper one, ▄ in the lower one's colour; blank
+ * where both are hidden. */
+static void check_half_blocks(const Model *m, Canvas *cv, ColorTier tier) {
+    for (int l = 0; l < N_LAYERS; l++)
+        for (int h = 0; h < N_HEADS; h++)
+            for (int r = 0; r < 4; r++)
+                for (int j = 0; j < m->n_k; j++) {
+                    const Cell *c = cv_cell(cv, 5 + 5 * l + r, LABEL_W + 9 * h + j);
+                    int up = 2 * r, lo = 2 * r + 1;
+                    if (j <= up) {
+                        assert_string_equal(c->ch, "▀");
+                        assert_int_equal(c->st.fg, palette_seq(tier, weight(m, l, h, up, j)).bg);
+                        assert_int_equal(c->st.bg, palette_seq(tier, weight(m, l, h, lo, j)).bg);
+                    } else if (j == lo) {
+                        assert_string_equal(c->ch, "▄");
+                        assert_int_equal(c->st.fg, palette_seq(tier, weight(m, l, h, lo, j)).bg);
+                        assert_int_equal(c->st.bg, -1);
+                    } else {
+                        assert_string_equal(c->ch, " ");
+                    }
+                }
+}
+
+static void test_half_block_cells(void **state) {
+    (void)state;
+    Model *m = open_model(SENTENCE);
+    if (!m) return;
+    assert_int_equal(m->n_q, 8);
+    App a;
+    open_grid(&a, m, TIER_256);
+    Canvas *cv = draw(&a, 100, 40);
+    check_half_blocks(m, cv, TIER_256);
+    /* Layers differ: the same head of two layers is not the same picture. */
+    int differ = 0;
+    for (int i = 0; i < m->n_q; i++)
+        for (int j = 0; j <= i; j++) differ |= weight(m, 0, 2, i, j) != weight(m, 4, 2, i, j);
+    assert_true(differ);
+    cv_free(cv);
+    app_free(&a);
+    /* Eight colours (TERM=xterm): the same cells in the short ramp. */
+    open_grid(&a, m, TIER_8);
+    cv = draw(&a, 100, 40);
+    check_half_blocks(m, cv, TIER_8);
+    cv_free(cv);
+    app_free(&a);
+    model_free(m);
+}
+
+/* Without colours one query row a character row, the heatmap's shade
+ * glyphs, the masked look; 40 rows hold three layers of eight rows. */
+static void test_monochrome_shades(void **state) {
+    (void)state;
+    Model *m = open_model(SENTENCE);
+    if (!m) return;
+    App a;
+    open_grid(&a, m, TIER_NONE);
+    Canvas *cv = draw(&a, 100, 40);
+    assert_non_null(strstr(row(cv, 1), "layers 1-3 of 5"));
+    for (int l = 0; l < 3; l++)
+        for (int h = 0; h < N_HEADS; h++)
+            for (int i = 0; i < m->n_q; i++)
+                for (int j = 0; j < m->n_k; j++) {
+                    const Cell *c = cv_cell(cv, 5 + 9 * l + i, LABEL_W + 9 * h + j);
+                    if (j > i) assert_string_equal(c->ch, "·");
+                    else assert_string_equal(c->ch, palette_shade(weight(m, l, h, i, j), 0));
+                }
+    assert_int_equal(find_row(cv, "L4"), -1);
+    assert_true(find_row(cv, "L3") > 0);
+    cv_free(cv);
+    app_free(&a);
+    model_free(m);
+}
+
+/* 80 x 24 holds three layers: the title says which, Down past them pages,
+ * PgDn and PgUp go a page of layers; a longer sentence leaves room for four
+ * heads of eight, and Right pages the heads. */
+static void test_pages(void **state) {
+    (void)state;
+    Model *m = open_model(SENTENCE);
+    if (!m) return;
+    App a;
+    open_grid(&a, m, TIER_256);
+    Canvas *cv = draw(&a, 80, 24);
+    assert_non_null(strstr(row(cv, 1), "layer 1/5  head 1/8  weights  layers 1-3 of 5"));
+    assert_true(find_row(cv, "L3") > 0);
+    assert_int_equal(find_row(cv, "L4"), -1);
+    for (int k = 0; k < 3; k++) press(&a, APP_KEY_DOWN);
+    assert_int_equal(m->layer, 3);
+    cv_free(cv);
+    cv = draw(&a, 80, 24);
+    assert_non_null(strstr(row(cv, 1), "layers 2-4 of 5"));
+    assert_int_equal(find_row(cv, "L1"), -1);
+    assert_true(find_row(cv, "L4") > 0);
+    press(&a, APP_KEY_DOWN);
+    press(&a, APP_KEY_DOWN); /* the last layer stays the last */
+    assert_int_equal(m->layer, 4);
+    press(&a, APP_KEY_PAGE_UP);
+    assert_int_equal(m->layer, 1);
+    press(&a, APP_KEY_PAGE_DOWN);
+    assert_int_equal(m->layer, 4);
+    cv_free(cv);
+    app_free(&a);
+    model_free(m);
+
+    m = open_model(LONGER);
+    if (!m) return;
+    assert_int_equal(m->n_k, 21); /* a thumbnail and its gap: 22 of the 77 columns */
+    open_grid(&a, m, TIER_256);
+    cv = draw(&a, 80, 24);
+    assert_non_null(strstr(row(cv, 1), "heads 1-3 of 8"));
+    assert_non_null(strstr(row(cv, 3), "head 3"));
+    assert_null(strstr(row(cv, 3), "head 4"));
+    for (int k = 0; k < 3; k++) press(&a, APP_KEY_RIGHT);
+    assert_int_equal(a.head, 3);
+    cv_free(cv);
+    cv = draw(&a, 80, 24);
+    assert_non_null(strstr(row(cv, 1), "heads 2-4 of 8"));
+    assert_null(strstr(row(cv, 3), "head 1 "));
+    assert_non_null(strstr(row(cv, 3), "head 2"));
+    assert_non_null(strstr(row(cv, 3), "head 4"));
+    /* Head 2 is the second of kv 1, whose first is out of view: its bracket is open. */
+    assert_string_equal(cv_cell(cv, 4, LABEL_W)->ch, "─");
+    assert_string_equal(cv_cell(cv, 4, LABEL_W + 20)->ch, "┐");
+    assert_string_equal(cv_cell(cv, 4, LABEL_W + 22)->ch, "┌");
+    assert_non_null(strstr(row(cv, 4), "kv2"));
+    cv_free(cv);
+    app_free(&a);
+    model_free(m);
+}
+
+/* Arrows choose the layer and head, Tab and { } still work, Enter opens the
+ * heatmap of the one chosen; a click on a thumbnail chooses it. */
+static void test_keys_click_and_enter(void **state) {
+    (void)state;
+    Model *m = open_model(SENTENCE);
+    if (!m) return;
+    App a;
+    open_grid(&a, m, TIER_256);
+    Canvas *cv = draw(&a, 100, 40);
+    press(&a, APP_KEY_UP);
+    press(&a, APP_KEY_LEFT); /* at the first layer and head: they stay */
+    assert_int_equal(m->layer, 0);
+    assert_int_equal(a.head, 0);
+    press(&a, APP_KEY_DOWN);
+    press(&a, APP_KEY_DOWN);
+    for (int k = 0; k < 3; k++) press(&a, APP_KEY_RIGHT);
+    assert_int_equal(m->layer, 2);
+    assert_int_equal(a.head, 3);
+    app_key(&a, (AppKey){0, '\t'});
+    assert_int_equal(a.head, 4);
+    app_key(&a, (AppKey){0, '}'});
+    assert_int_equal(m->layer, 3);
+    app_key(&a, (AppKey){0, '{'});
+    app_key(&a, (AppKey){1, APP_KEY_BACK_TAB});
+    assert_int_equal(m->layer, 2);
+    assert_int_equal(a.head, 3);
+    cv_free(cv);
+    cv = draw(&a, 100, 40);
+    assert_non_null(strstr(row(cv, 1), "layer 3/5  5 layers x 8 heads, weights"));
+    assert_non_null(strstr(row(cv, 1), "head 4/8"));
+    /* A click on layer 2, head 6 (row 10 + 1, column 3 + 45 + 2); one on the gap does nothing. */
+    app_mouse(&a, 11, LABEL_W + 9 * 5 + 2, 1);
+    assert_int_equal(m->layer, 1);
+    assert_int_equal(a.head, 5);
+    app_mouse(&a, 9, LABEL_W + 9 * 5 + 2, 1);  /* the blank row under layer 1 */
+    app_mouse(&a, 11, LABEL_W + 9 * 5 + 8, 1); /* the blank column after head 6 */
+    assert_int_equal(m->layer, 1);
+    assert_int_equal(a.head, 5);
+    cv_free(cv);
+    /* Enter: the heatmap of layer 2, head 6; the cursor's keys are the map's again. */
+    app_key(&a, (AppKey){0, '\n'});
+    assert_int_equal(a.view, VIEW_HEATMAP);
+    cv = draw(&a, 100, 40);
+    assert_non_null(strstr(row(cv, 0), "layer=2/5"));
+    assert_non_null(strstr(row(cv, 1), "layer 2/5  head 6/8"));
+    press(&a, APP_KEY_DOWN);
+    assert_int_equal(m->layer, 1);
+    assert_int_equal(a.ci, 1);
+    cv_free(cv);
+    app_free(&a);
+    model_free(m);
+}
+
+/* --once: the natural height holds every layer, whatever the tier. */
+static void test_natural_height(void **state) {
+    (void)state;
+    Model *m = open_model(SENTENCE);
+    if (!m) return;
+    const ColorTier tiers[] = {TIER_256, TIER_NONE};
+    const int rows[] = {4, 8}; /* a thumbnail's rows: half blocks, one a query */
+    for (int t = 0; t < 2; t++) {
+        App a;
+        open_grid(&a, m, tiers[t]);
+        int h = app_natural_height(&a, 80);
+        assert_int_equal(h, 3 + 2 + N_LAYERS * (rows[t] + 1) + 5);
+        Canvas *cv = draw(&a, 80, h);
+        assert_true(find_row(cv, "L5") > 0);
+        assert_int_equal(find_row(cv, "layers 1-"), -1);
+        cv_free(cv);
+        app_free(&a);
+    }
+    model_free(m);
+}
+
+/* One layer (the seeded model): the heads side by side, as before. */
+static void test_one_layer_keeps_side_by_side(void **state) {
+    (void)state;
+    ModelConfig c;
+    model_config_default(&c);
+    Model *m = tu_model("the cat sat on the mat", &c);
+    App a;
+    open_grid(&a, m, TIER_256);
+    Canvas *cv = draw(&a, 100, 40);
+    assert_non_null(strstr(row(cv, 1), "all 4 heads, weights"));
+    assert_int_equal(find_row(cv, "layers x"), -1);
+    press(&a, APP_KEY_DOWN); /* the cursor, as before */
+    assert_int_equal(a.ci, 1);
+    cv_free(cv);
+    app_free(&a);
+    model_free(m);
+}
+
+static int setup(void **state) {
+    (void)state;
+    return setlocale(LC_ALL, "C.UTF-8") ? 0 : -1;
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_labels_and_kv_groups),
+        cmocka_unit_test(test_half_block_cells),
+        cmocka_unit_test(test_monochrome_shades),
+        cmocka_unit_test(test_pages),
+        cmocka_unit_test(test_keys_click_and_enter),
+        cmocka_unit_test(test_natural_height),
+        cmocka_unit_test(test_one_layer_keeps_side_by_side),
+    };
+    return cmocka_run_group_tests_name("grid", tests, setup, NULL);
+}
