@@ -464,8 +464,8 @@ static void latency_loop(Model *m, const AppKey *keys, int nkeys, int w, int h, 
             if (!c) continue;
             char label[64];
             key_label(label, sizeof label, keys[i]);
-            at += (size_t)snprintf(per + at, at < sizeof per ? sizeof per - at : 0, "%s%s:%.1fms/%ldst",
-                                   at ? "," : "", label, median(sel, c), st / c);
+            at += (size_t)snprintf(per + at, at < sizeof per ? sizeof per - at : 0, "%s%s:%.1fms/%ldst", at ? "," : "",
+                                   label, median(sel, c), st / c);
             if (at >= sizeof per) break;
         }
         free(sel);
@@ -477,8 +477,8 @@ static void latency_loop(Model *m, const AppKey *keys, int nkeys, int w, int h, 
     if (ok)
         printf("bench=latency %s size=%dx%d keys=%d p50_ms=%.3f p99_ms=%.3f max_ms=%.3f max_key=%s "
                "computing_marks=%d threads=%d%s%s%s%s\n",
-               what, COLS, LINES, keys_done, p50, p99, mx, slow_key, marks, par_threads(),
-               by_key ? " per_key=\"" : "", by_key ? per : "", by_key ? "\"" : "",
+               what, COLS, LINES, keys_done, p50, p99, mx, slow_key, marks, par_threads(), by_key ? " per_key=\"" : "",
+               by_key ? per : "", by_key ? "\"" : "",
                truncated ? " truncated=\"time budget reached before the end of the script\"" : "");
     fflush(stdout);
     free(t);
@@ -605,18 +605,18 @@ static int write_checkpoint(const char *path, const int32_t hdr[7]) {
     int rc = 0;
     for (int i = 0; i < 7 && !rc; i++) rc = put_i32(f, hdr[i]);
     const double sd = 0.02;
-    if (!rc) rc = write_floats(f, V * dim, sd, 0, &rng);        /* embed */
-    if (!rc) rc = write_floats(f, L * dim, 0, 1.0f, &rng);      /* rms_att */
-    if (!rc) rc = write_floats(f, L * dim * dim, sd, 0, &rng);  /* wq */
-    if (!rc) rc = write_floats(f, L * kv * dim, sd, 0, &rng);   /* wk */
-    if (!rc) rc = write_floats(f, L * kv * dim, sd, 0, &rng);   /* wv */
-    if (!rc) rc = write_floats(f, L * dim * dim, sd, 0, &rng);  /* wo */
-    if (!rc) rc = write_floats(f, L * dim, 0, 1.0f, &rng);      /* rms_ffn */
-    if (!rc) rc = write_floats(f, L * hid * dim, sd, 0, &rng);  /* w1 */
-    if (!rc) rc = write_floats(f, L * dim * hid, sd, 0, &rng);  /* w2 */
-    if (!rc) rc = write_floats(f, L * hid * dim, sd, 0, &rng);  /* w3 */
-    if (!rc) rc = write_floats(f, dim, 0, 1.0f, &rng);          /* rms_final */
-    for (int table = 0; table < 2 && !rc; table++)               /* freq_cis_real, freq_cis_imag */
+    if (!rc) rc = write_floats(f, V * dim, sd, 0, &rng);       /* embed */
+    if (!rc) rc = write_floats(f, L * dim, 0, 1.0f, &rng);     /* rms_att */
+    if (!rc) rc = write_floats(f, L * dim * dim, sd, 0, &rng); /* wq */
+    if (!rc) rc = write_floats(f, L * kv * dim, sd, 0, &rng);  /* wk */
+    if (!rc) rc = write_floats(f, L * kv * dim, sd, 0, &rng);  /* wv */
+    if (!rc) rc = write_floats(f, L * dim * dim, sd, 0, &rng); /* wo */
+    if (!rc) rc = write_floats(f, L * dim, 0, 1.0f, &rng);     /* rms_ffn */
+    if (!rc) rc = write_floats(f, L * hid * dim, sd, 0, &rng); /* w1 */
+    if (!rc) rc = write_floats(f, L * dim * hid, sd, 0, &rng); /* w2 */
+    if (!rc) rc = write_floats(f, L * hid * dim, sd, 0, &rng); /* w3 */
+    if (!rc) rc = write_floats(f, dim, 0, 1.0f, &rng);         /* rms_final */
+    for (int table = 0; table < 2 && !rc; table++)             /* freq_cis_real, freq_cis_imag */
         for (size_t p = 0; p < S && !rc; p++)
             for (size_t i = 0; i < hs / 2 && !rc; i++) {
                 double a = (double)p * pow(10000.0, -(2.0 * (double)i) / (double)hs);
@@ -661,10 +661,25 @@ static Rss rss_now(void) {
     return r;
 }
 
-/* Bytes malloc has handed out (the heap and its mmap'd blocks). */
+/* Bytes malloc has handed out (the heap and its mmap'd blocks); 0 where
+ * the C library cannot say (mallinfo2 is glibc 2.33's). */
 static size_t heap_bytes(void) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33)
     struct mallinfo2 mi = mallinfo2();
     return mi.uordblks + mi.hblkhd;
+#else
+    return 0;
+#endif
+}
+
+/* Floating-point operations of a forward of n tokens with every row's
+ * logits: the projections and the FFN, the attention (the causal half:
+ * what attnviz computes; the references compute the whole n x n), the
+ * classifier. */
+static double llama_flops(const LlamaConfig *c, int n) {
+    double N = n, D = c->dim, KV = c->kv_dim, Hd = c->hidden_dim;
+    double layer = 2 * N * (2 * D * D + 2 * KV * D + 3 * D * Hd) + 2 * 2 * (N * (N + 1) / 2) * D;
+    return c->n_layers * layer + 2 * N * D * c->vocab_size;
 }
 
 static double time_llama_forward(LlamaRun *r, const int *ids, int n) {
@@ -742,8 +757,16 @@ static int cmd_llama(const char *name, const char *path, double budget_s, const 
             if (k >= 5 && spent >= (share < 1000 ? share : 1000)) break;
             if (spent + t[k - 1] > share && k >= 3) break;
         }
-        printf("raw=model name=%s threads=%d tokens=%d attnviz_ms=%.3f reps=%d\n", name, par_threads(), n,
-               median(t, k), k);
+        double ms = median(t, k);
+        /* The classifier alone (every row: n x vocab x dim), of the same run. */
+        double lt[5];
+        for (int i = 0; i < 5; i++) {
+            double l0 = now_ms();
+            llama_logits(run);
+            lt[i] = now_ms() - l0;
+        }
+        printf("raw=model name=%s threads=%d tokens=%d attnviz_ms=%.3f gflops=%.2f logits_ms=%.3f reps=%d\n", name,
+               par_threads(), n, ms, llama_flops(c, n) / (ms * 1e6), median(lt, 5), k);
         fflush(stdout);
         llama_run_free(run);
     }
@@ -767,8 +790,8 @@ static int cmd_llama(const char *name, const char *path, double budget_s, const 
            "rss_kb_loaded=%ld rss_anon_kb_loaded=%ld rss_file_kb_loaded=%ld "
            "rss_kb=%ld rss_anon_kb=%ld rss_file_kb=%ld tokens=%d run_alloc_kb=%zu\n",
            name, c->dim, c->hidden_dim, c->n_layers, c->n_heads, c->n_kv_heads, c->vocab_size, c->seq_len, file_kb,
-           median(lt, lk), first, lk, r0.rss, r0.anon, r0.file, r1.rss, r1.anon, r1.file, r2.rss, r2.anon, r2.file,
-           n, run_bytes / 1024);
+           median(lt, lk), first, lk, r0.rss, r0.anon, r0.file, r1.rss, r1.anon, r1.file, r2.rss, r2.anon, r2.file, n,
+           run_bytes / 1024);
     free(ids);
     llama_close(lm);
     return 0;
@@ -828,8 +851,8 @@ static int cmd_llama_latency(const char *path, double budget_s) {
              m->cfg.heads, m->cfg.layers);
     if (m->n_q != 128) printf("bench=warn what=latency reason=\"the sentence gave %d tokens, not 128\"\n", m->n_q);
     LlamaReset reset = {text, len};
-    latency_loop(m, llama_script, LLAMA_SCRIPT_LEN, 200, 50, 4 * LLAMA_SCRIPT_LEN, budget_s * 1e3, what, 1,
-                 llama_reset, &reset);
+    latency_loop(m, llama_script, LLAMA_SCRIPT_LEN, 200, 50, 4 * LLAMA_SCRIPT_LEN, budget_s * 1e3, what, 1, llama_reset,
+                 &reset);
     free(text);
     return 0;
 }
@@ -900,8 +923,7 @@ int main(int argc, char **argv) {
         int rc = cmd_llama_latency(argv[2], atof(argv[3]));
         par_set_threads(1);
         return rc;
-    }
-    else return usage(), 2;
+    } else return usage(), 2;
     par_set_threads(1); /* joins the workers before exit */
     return 0;
 }
