@@ -7,6 +7,14 @@
  *   bench incremental              mask / scale toggle and head switch vs a full forward
  *   bench latency [BUDGET_S]       key -> doupdate on a headless ncurses screen
  *   bench spawn N CMD [ARGS...]    median wall time and peak RSS of N runs of CMD
+ *   bench llama-write DIR          a synthetic llama2.c checkpoint of stories15M's
+ *                                  shape and a vocabulary of 32000 pieces, in DIR
+ *   bench llama NAME FILE BUDGET_S OUT
+ *                                  load time, RSS and the forward of 256 tokens of
+ *                                  a checkpoint, 1 and 2 threads; OUT.ids, OUT.logits
+ *   bench llama-latency FILE BUDGET_S
+ *                                  key -> doupdate of the keys that recompute a
+ *                                  model (the synthetic one: 128 tokens)
  *
  * A benchmark, not a test: it never fails on a number. A shape that cannot be
  * set up (a budget of the model, out of memory) is reported as a skip line.
@@ -21,6 +29,8 @@
 #include <curses.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
+#include <math.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,10 +46,14 @@
 #include "canvas.h"
 #include "cli.h"
 #include "keycode.h"
+#include "llama.h"
+#include "llama2.h"
 #include "matrix.h"
 #include "model.h"
 #include "parallel.h"
+#include "rng.h"
 #include "screen.h"
+#include "source_llama.h"
 
 extern char **environ;
 
@@ -347,24 +361,24 @@ static void key_label(char *buf, size_t cap, AppKey k) {
     }
 }
 
-/* Drives the real app on ncurses writing to /dev/null at w x h: for every
- * key, the time from app_key to the end of the screen_blit (doupdate) of the
- * frame that shows its result. */
-static void latency_run(int n, int dm, int heads, int w, int h, int min_keys, double budget_ms) {
-    char why[512];
-    Model *m = make_model(n, dm, heads, why, sizeof why);
-    if (!m) {
-        printf("bench=skip what=latency n=%d d_model=%d heads=%d reason=\"%s\"\n", n, dm, heads, why);
-        return;
-    }
+/* Called after each key of the llama script (untimed): N grew the sentence,
+ * this puts it back. */
+typedef void (*AfterKey)(App *a, AppKey k, void *ctx);
+
+/* Drives the real app on m with ncurses writing to /dev/null at w x h: for
+ * every key of keys[0..nkeys) (repeated while fewer than min_keys were
+ * pressed and within budget_ms), the time from app_key to the end of the
+ * screen_blit (doupdate) of the frame that shows its result. Prints one
+ * bench=latency line that starts with `what`; with by_key, the median and
+ * the stages recomputed of each distinct key too. m is freed. */
+static void latency_loop(Model *m, const AppKey *keys, int nkeys, int w, int h, int min_keys, double budget_ms,
+                         const char *what, int by_key, AfterKey after, void *ctx) {
     /* ncurses writes every frame to /dev/null: the diff and the escape
      * sequences are computed as for a real terminal, nothing is shown. */
     FILE *out = fopen("/dev/null", "w"), *in = fopen("/dev/null", "r");
     SCREEN *scr = out && in ? newterm("xterm-256color", out, in) : NULL;
     if (!scr) {
-        printf("bench=skip what=latency n=%d d_model=%d heads=%d reason=\"newterm(xterm-256color) "
-               "failed\"\n",
-               n, dm, heads);
+        printf("bench=skip what=latency %s reason=\"newterm(xterm-256color) failed\"\n", what);
         if (out) fclose(out);
         if (in) fclose(in);
         model_free(m);
@@ -380,22 +394,25 @@ static void latency_run(int n, int dm, int heads, int w, int h, int min_keys, do
     app_init(&a, m, screen_tier(COLOR_AUTO), 0, 1, NULL);
     a.enforce_min = 1;
     Canvas *cv = cv_new(COLS, LINES);
-    int cap = min_keys > SCRIPT_LEN ? min_keys + SCRIPT_LEN : 2 * SCRIPT_LEN;
+    int cap = min_keys > nkeys ? min_keys + nkeys : 2 * nkeys;
     double *t = malloc(sizeof *t * (size_t)cap);
-    int keys = 0, truncated = 0, slowest = 0, marks = 0;
+    int *kidx = malloc(sizeof *kidx * (size_t)cap), *kstages = malloc(sizeof *kstages * (size_t)cap);
+    int keys_done = 0, truncated = 0, slowest = 0, marks = 0;
     double last_update = 0.0; /* ms the last recompute took */
-    if (cv && t) {
+    if (cv && t && kidx && kstages) {
         app_draw(&a, cv);
         screen_blit(cv, a.tier);
         double start = now_ms();
-        for (int k = 0; keys < cap; k++) {
-            if (keys >= min_keys && k % SCRIPT_LEN == 0) break;
+        for (int k = 0; keys_done < cap; k++) {
+            if (keys_done >= min_keys && k % nkeys == 0) break;
             if (now_ms() - start > budget_ms) {
                 truncated = 1;
                 break;
             }
-            AppKey key = script[k % SCRIPT_LEN]; /* ncurses' codes, as the terminal sends them */
+            AppKey key = keys[k % nkeys]; /* ncurses' codes, as the terminal sends them */
             if (key.is_code) key.ch = keycode_from_curses((int)key.ch);
+            unsigned long before = 0, after_n = 0;
+            for (int s = 0; s < STAGE_COUNT; s++) before += m->computed[s];
             double t0 = now_ms();
             if (app_key(&a, key)) {
                 /* One frame as screen_run makes it (tui/screen.c), but on
@@ -418,24 +435,55 @@ static void latency_run(int n, int dm, int heads, int w, int h, int min_keys, do
                 app_draw(&a, cv);
                 screen_blit(cv, a.tier);
             }
-            t[keys] = now_ms() - t0;
-            if (t[keys] > t[slowest]) slowest = keys;
-            keys++;
+            t[keys_done] = now_ms() - t0;
+            for (int s = 0; s < STAGE_COUNT; s++) after_n += m->computed[s];
+            kidx[keys_done] = k % nkeys;
+            kstages[keys_done] = (int)(after_n - before);
+            if (t[keys_done] > t[slowest]) slowest = keys_done;
+            keys_done++;
+            if (after) after(&a, keys[k % nkeys], ctx);
         }
     }
-    if (!cv || !t) printf("bench=skip what=latency n=%d d_model=%d heads=%d reason=\"out of memory\"\n", n, dm, heads);
-    double mx = keys ? t[slowest] : 0.0;
+    int ok = cv && t && kidx && kstages;
+    if (!ok) printf("bench=skip what=latency %s reason=\"out of memory\"\n", what);
+    /* Per key (before the quantiles sort t): "m:12.1ms/6st,s:..." */
+    char per[1024] = "";
+    if (ok && by_key) {
+        double *sel = malloc(sizeof *sel * (size_t)(keys_done ? keys_done : 1));
+        size_t at = 0;
+        for (int i = 0; sel && i < nkeys; i++) {
+            int first = 1;
+            for (int j = 0; j < i; j++)
+                if (keys[j].is_code == keys[i].is_code && keys[j].ch == keys[i].ch) first = 0;
+            if (!first) continue;
+            int c = 0;
+            long st = 0;
+            for (int j = 0; j < keys_done; j++)
+                if (keys[kidx[j]].is_code == keys[i].is_code && keys[kidx[j]].ch == keys[i].ch)
+                    sel[c++] = t[j], st += kstages[j];
+            if (!c) continue;
+            char label[64];
+            key_label(label, sizeof label, keys[i]);
+            at += (size_t)snprintf(per + at, at < sizeof per ? sizeof per - at : 0, "%s%s:%.1fms/%ldst", at ? "," : "",
+                                   label, median(sel, c), st / c);
+            if (at >= sizeof per) break;
+        }
+        free(sel);
+    }
+    double mx = keys_done ? t[slowest] : 0.0;
     char slow_key[64] = "none";
-    if (keys) key_label(slow_key, sizeof slow_key, script[slowest % SCRIPT_LEN]);
-    double p50 = quantile(t, keys, 0.50), p99 = quantile(t, keys, 0.99);
-    if (cv && t)
-        printf("bench=latency n=%d d_model=%d heads=%d size=%dx%d keys=%d p50_ms=%.3f p99_ms=%.3f "
-               "max_ms=%.3f "
-               "max_key=%s computing_marks=%d threads=%d%s\n",
-               n, dm, heads, COLS, LINES, keys, p50, p99, mx, slow_key, marks, par_threads(),
+    if (keys_done) key_label(slow_key, sizeof slow_key, keys[kidx[slowest]]);
+    double p50 = quantile(t, keys_done, 0.50), p99 = quantile(t, keys_done, 0.99);
+    if (ok)
+        printf("bench=latency %s size=%dx%d keys=%d p50_ms=%.3f p99_ms=%.3f max_ms=%.3f max_key=%s "
+               "computing_marks=%d threads=%d%s%s%s%s\n",
+               what, COLS, LINES, keys_done, p50, p99, mx, slow_key, marks, par_threads(), by_key ? " per_key=\"" : "",
+               by_key ? per : "", by_key ? "\"" : "",
                truncated ? " truncated=\"time budget reached before the end of the script\"" : "");
     fflush(stdout);
     free(t);
+    free(kidx);
+    free(kstages);
     cv_free(cv);
     app_free(&a);
     endwin();
@@ -445,12 +493,368 @@ static void latency_run(int n, int dm, int heads, int w, int h, int min_keys, do
     model_free(m);
 }
 
+static void latency_run(int n, int dm, int heads, int w, int h, int min_keys, double budget_ms) {
+    char why[512], what[128];
+    Model *m = make_model(n, dm, heads, why, sizeof why);
+    snprintf(what, sizeof what, "n=%d d_model=%d heads=%d", n, dm, heads);
+    if (!m) {
+        printf("bench=skip what=latency %s reason=\"%s\"\n", what, why);
+        return;
+    }
+    latency_loop(m, script, SCRIPT_LEN, w, h, min_keys, budget_ms, what, 0, NULL, NULL);
+}
+
 static void cmd_latency(double budget_s) {
     par_set_threads(0); /* as the app runs: the default thread count */
     double b = budget_s * 1e3;
     latency_run(128, 512, 8, 80, 24, 4 * SCRIPT_LEN, b * 0.1);
     latency_run(128, 512, 8, 200, 50, 4 * SCRIPT_LEN, b * 0.1);
     latency_run(1024, 768, 12, 200, 50, SCRIPT_LEN, b * 0.8);
+}
+
+// ----------------------------------------------------------------------------
+// llama2.c checkpoints (issue 12)
+
+/* The synthetic stories15M shape: dim, hidden_dim, n_layers, n_heads,
+ * n_kv_heads, vocab_size, seq_len. */
+static const int32_t syn_shape[7] = {288, 768, 6, 6, 6, 32000, 256};
+#define SYN_NAME "stories15M-shape"
+
+/* The synthetic vocabulary: llama2.c's first 259 pieces (<unk>, <s>, </s>,
+ * the bytes <0x00>..<0xFF>), " ", the letters, then " a".." z", " aa".." zz",
+ * " aaa".." zzz" and as many " aaaa"... as fill syn_shape[5]. Each word of
+ * up to 4 letters after a space is one piece, which the merges reach letter
+ * by letter (" a", " ab", " abc"): "abc de" is BOS " abc" " de". */
+enum { SYN_FIRST_WORD = 259 + 1 + 26, SYN_MAX_PIECE = 6 };
+
+/* Piece `id` into buf (at least 8 bytes); its length. */
+static int syn_piece(int id, char *buf) {
+    if (id == 0) return (int)strlen(strcpy(buf, "<unk>"));
+    if (id == 1) return (int)strlen(strcpy(buf, "<s>"));
+    if (id == 2) return (int)strlen(strcpy(buf, "</s>"));
+    if (id < 259) return snprintf(buf, 8, "<0x%02X>", id - 3);
+    if (id == 259) return (int)strlen(strcpy(buf, " "));
+    if (id < SYN_FIRST_WORD) return buf[0] = (char)('a' + id - 260), buf[1] = '\0', 1;
+    int k = id - SYN_FIRST_WORD, len = 1, count = 26;
+    while (k >= count) k -= count, count *= 26, len++;
+    buf[0] = ' ';
+    for (int i = len; i >= 1; i--) buf[i] = (char)('a' + k % 26), k /= 26;
+    buf[len + 1] = '\0';
+    return len + 1;
+}
+
+/* The sentence of `words` distinct three-letter words ("xqa bcd ...") that
+ * the synthetic vocabulary makes 1 + words tokens of. Caller frees. */
+static char *syn_text(int words, size_t *len) {
+    char *s = malloc((size_t)words * 4 + 1), piece[8];
+    if (!s) return NULL;
+    size_t at = 0;
+    for (int i = 0; i < words; i++) {
+        int three = SYN_FIRST_WORD + 26 + 26 * 26 + (int)(((long)i * 7919 + 101) % (26 * 26 * 26));
+        int l = syn_piece(three, piece);
+        memcpy(s + at, piece + (i == 0), (size_t)l - (i == 0)); /* the dummy prefix gives the first space */
+        at += (size_t)l - (i == 0);
+    }
+    s[at] = '\0';
+    *len = at;
+    return s;
+}
+
+static int put_i32(FILE *f, int32_t v) { return fwrite(&v, sizeof v, 1, f) == 1 ? 0 : -1; }
+
+static int write_vocab(const char *path, int n) {
+    FILE *f = fopen(path, "wb");
+    if (!f) return -1;
+    int rc = put_i32(f, SYN_MAX_PIECE);
+    char piece[16];
+    for (int id = 0; id < n && !rc; id++) {
+        int32_t len = syn_piece(id, piece);
+        float score = -(float)id; /* merges: any order gives the same pieces here */
+        rc = fwrite(&score, sizeof score, 1, f) == 1 && put_i32(f, len) == 0 &&
+                     fwrite(piece, 1, (size_t)len, f) == (size_t)len
+                 ? 0
+                 : -1;
+    }
+    if (fclose(f)) rc = -1;
+    return rc;
+}
+
+/* count floats to f: N(0, sd) from rng (sd 0: all `fill`). */
+static int write_floats(FILE *f, size_t count, double sd, float fill, RngStream *rng) {
+    enum { CHUNK = 1 << 16 };
+    static float buf[CHUNK];
+    while (count) {
+        size_t k = count < CHUNK ? count : CHUNK;
+        for (size_t i = 0; i < k; i++) buf[i] = sd > 0 ? (float)(sd * rng_normal(rng)) : fill;
+        if (fwrite(buf, sizeof *buf, k, f) != k) return -1;
+        count -= k;
+    }
+    return 0;
+}
+
+/* The legacy layout (llama2.h): the header, then the tensors, seeded
+ * N(0, 0.02) weights, RMSNorm weights 1, the two RoPE tables as llama2.c
+ * exports them, the classifier tied. */
+static int write_checkpoint(const char *path, const int32_t hdr[7]) {
+    FILE *f = fopen(path, "wb");
+    if (!f) return -1;
+    size_t dim = (size_t)hdr[0], hid = (size_t)hdr[1], L = (size_t)hdr[2], hs = dim / (size_t)hdr[3];
+    size_t kv = (size_t)hdr[4] * hs, V = (size_t)hdr[5], S = (size_t)hdr[6];
+    RngStream rng;
+    rng_init(&rng, 12);
+    int rc = 0;
+    for (int i = 0; i < 7 && !rc; i++) rc = put_i32(f, hdr[i]);
+    const double sd = 0.02;
+    if (!rc) rc = write_floats(f, V * dim, sd, 0, &rng);       /* embed */
+    if (!rc) rc = write_floats(f, L * dim, 0, 1.0f, &rng);     /* rms_att */
+    if (!rc) rc = write_floats(f, L * dim * dim, sd, 0, &rng); /* wq */
+    if (!rc) rc = write_floats(f, L * kv * dim, sd, 0, &rng);  /* wk */
+    if (!rc) rc = write_floats(f, L * kv * dim, sd, 0, &rng);  /* wv */
+    if (!rc) rc = write_floats(f, L * dim * dim, sd, 0, &rng); /* wo */
+    if (!rc) rc = write_floats(f, L * dim, 0, 1.0f, &rng);     /* rms_ffn */
+    if (!rc) rc = write_floats(f, L * hid * dim, sd, 0, &rng); /* w1 */
+    if (!rc) rc = write_floats(f, L * dim * hid, sd, 0, &rng); /* w2 */
+    if (!rc) rc = write_floats(f, L * hid * dim, sd, 0, &rng); /* w3 */
+    if (!rc) rc = write_floats(f, dim, 0, 1.0f, &rng);         /* rms_final */
+    for (int table = 0; table < 2 && !rc; table++)             /* freq_cis_real, freq_cis_imag */
+        for (size_t p = 0; p < S && !rc; p++)
+            for (size_t i = 0; i < hs / 2 && !rc; i++) {
+                double a = (double)p * pow(10000.0, -(2.0 * (double)i) / (double)hs);
+                float v = (float)(table ? sin(a) : cos(a));
+                rc = fwrite(&v, sizeof v, 1, f) == 1 ? 0 : -1;
+            }
+    if (fclose(f)) rc = -1;
+    return rc;
+}
+
+/* bench llama-write DIR: DIR/stories15M-shape.bin and DIR/tokenizer.bin. */
+static int cmd_llama_write(const char *dir) {
+    char model[4096], vocab[4096];
+    snprintf(model, sizeof model, "%s/" SYN_NAME ".bin", dir);
+    snprintf(vocab, sizeof vocab, "%s/tokenizer.bin", dir);
+    double t0 = now_ms();
+    if (write_checkpoint(model, syn_shape) || write_vocab(vocab, syn_shape[5])) {
+        printf("bench=skip what=model name=" SYN_NAME " reason=\"cannot write %s: %s\"\n", dir, strerror(errno));
+        return 1;
+    }
+    struct stat st;
+    long kb = stat(model, &st) == 0 ? (long)(st.st_size / 1024) : -1;
+    printf("raw=llama_write name=" SYN_NAME " path=%s file_kb=%ld ms=%.1f\n", model, kb, now_ms() - t0);
+    return 0;
+}
+
+typedef struct {
+    long rss, anon, file; /* kB: VmRSS, RssAnon, RssFile of /proc/self/status */
+} Rss;
+
+static Rss rss_now(void) {
+    Rss r = {-1, -1, -1};
+    char line[256];
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f) return r;
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "VmRSS:", 6) == 0) r.rss = atol(line + 6);
+        else if (strncmp(line, "RssAnon:", 8) == 0) r.anon = atol(line + 8);
+        else if (strncmp(line, "RssFile:", 8) == 0) r.file = atol(line + 8);
+    }
+    fclose(f);
+    return r;
+}
+
+/* Bytes malloc has handed out (the heap and its mmap'd blocks); 0 where
+ * the C library cannot say (mallinfo2 is glibc 2.33's). */
+static size_t heap_bytes(void) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33)
+    struct mallinfo2 mi = mallinfo2();
+    return mi.uordblks + mi.hblkhd;
+#else
+    return 0;
+#endif
+}
+
+/* Floating-point operations of a forward of n tokens with every row's
+ * logits: the projections and the FFN, the attention (the causal half:
+ * what attnviz computes; the references compute the whole n x n), the
+ * classifier. */
+static double llama_flops(const LlamaConfig *c, int n) {
+    double N = n, D = c->dim, KV = c->kv_dim, Hd = c->hidden_dim;
+    double layer = 2 * N * (2 * D * D + 2 * KV * D + 3 * D * Hd) + 2 * 2 * (N * (N + 1) / 2) * D;
+    return c->n_layers * layer + 2 * N * D * c->vocab_size;
+}
+
+static double time_llama_forward(LlamaRun *r, const int *ids, int n) {
+    double t0 = now_ms();
+    llama_forward(r, ids, n, NULL);
+    return now_ms() - t0;
+}
+
+static int write_file(const char *path, const void *p, size_t bytes) {
+    FILE *f = fopen(path, "wb");
+    if (!f) return -1;
+    int rc = fwrite(p, 1, bytes, f) == bytes ? 0 : -1;
+    if (fclose(f)) rc = -1;
+    return rc;
+}
+
+/* bench llama NAME FILE BUDGET_S OUT: the load (llama2_open: mmap and
+ * validation) and RSS around it, the full forward of 256 tokens (every
+ * row's logits, as the app keeps them) at 1 and 2 threads; OUT.ids (int32)
+ * and OUT.logits (float32, tokens x vocab) for ref.py --check. */
+static int cmd_llama(const char *name, const char *path, double budget_s, const char *out) {
+    AvError err = {0};
+    Rss r0 = rss_now();
+    double t0 = now_ms();
+    Llama *lm = llama2_open(path, &err);
+    double first = now_ms() - t0;
+    if (!lm) {
+        printf("bench=skip what=model name=%s reason=\"%s\"\n", name, err.msg);
+        return 1;
+    }
+    Rss r1 = rss_now();
+    const LlamaConfig *c = &lm->cfg;
+    int n = c->seq_len < 256 ? c->seq_len : 256;
+    int *ids = malloc(sizeof *ids * (size_t)n);
+    if (!ids) return llama_close(lm), 1;
+    RngStream rng;
+    rng_init(&rng, 256);
+    ids[0] = LLAMA_BOS;
+    for (int i = 1; i < n; i++) ids[i] = (int)(rng_next(&rng) % (uint64_t)c->vocab_size);
+
+    double budget = budget_s * 1e3, start = now_ms();
+    Rss r2 = r1;
+    size_t run_bytes = 0;
+    for (int threads = 1; threads <= 2; threads++) {
+        par_set_threads(threads);
+        size_t h0 = heap_bytes();
+        LlamaRun *run = llama_run_new(lm, n, 1, &err);
+        if (!run) {
+            printf("bench=skip what=model name=%s threads=%d reason=\"%s\"\n", name, threads, err.msg);
+            break;
+        }
+        double warm = time_llama_forward(run, ids, n);
+        if (threads == 1) {
+            r2 = rss_now(); /* after a run of n tokens */
+            run_bytes = heap_bytes() - h0;
+            char p[4096];
+            snprintf(p, sizeof p, "%s.ids", out);
+            int32_t *ids32 = malloc(sizeof *ids32 * (size_t)n);
+            int rc = !ids32;
+            for (int i = 0; !rc && i < n; i++) ids32[i] = ids[i];
+            if (!rc) rc = write_file(p, ids32, sizeof *ids32 * (size_t)n);
+            free(ids32);
+            snprintf(p, sizeof p, "%s.logits", out);
+            if (!rc) rc = write_file(p, run->logits, sizeof(float) * (size_t)n * (size_t)c->vocab_size);
+            if (rc) printf("bench=skip what=model_check name=%s reason=\"cannot write %s\"\n", name, p);
+        }
+        /* Half of what is left for each thread count; at least 5 runs. */
+        double share = (budget - (now_ms() - start)) / (3 - threads);
+        enum { MAX_REPS = 200 };
+        double t[MAX_REPS], spent = warm;
+        int k = 0;
+        while (k < MAX_REPS) {
+            t[k] = time_llama_forward(run, ids, n);
+            spent += t[k++];
+            if (k >= 5 && spent >= (share < 1000 ? share : 1000)) break;
+            if (spent + t[k - 1] > share && k >= 3) break;
+        }
+        double ms = median(t, k);
+        /* The classifier alone (every row: n x vocab x dim), of the same run. */
+        double lt[5];
+        for (int i = 0; i < 5; i++) {
+            double l0 = now_ms();
+            llama_logits(run);
+            lt[i] = now_ms() - l0;
+        }
+        printf("raw=model name=%s threads=%d tokens=%d attnviz_ms=%.3f gflops=%.2f logits_ms=%.3f reps=%d\n", name,
+               par_threads(), n, ms, llama_flops(c, n) / (ms * 1e6), median(lt, 5), k);
+        fflush(stdout);
+        llama_run_free(run);
+    }
+    par_set_threads(1);
+
+    /* The load again, page cache warm: open (mmap, validation) and close. */
+    double lt[50];
+    int lk = 0;
+    double lstart = now_ms();
+    while (lk < 50 && (lk < 5 || now_ms() - lstart < 1000)) {
+        double l0 = now_ms();
+        Llama *again = llama2_open(path, &err);
+        lt[lk++] = now_ms() - l0;
+        llama_close(again);
+    }
+    struct stat st;
+    long file_kb = stat(path, &st) == 0 ? (long)(st.st_size / 1024) : -1;
+    printf("raw=model_load name=%s dim=%d hidden=%d layers=%d heads=%d kv_heads=%d vocab=%d seq_len=%d "
+           "file_kb=%ld load_ms=%.3f load_first_ms=%.3f load_reps=%d "
+           "rss_kb_before=%ld rss_anon_kb_before=%ld rss_file_kb_before=%ld "
+           "rss_kb_loaded=%ld rss_anon_kb_loaded=%ld rss_file_kb_loaded=%ld "
+           "rss_kb=%ld rss_anon_kb=%ld rss_file_kb=%ld tokens=%d run_alloc_kb=%zu\n",
+           name, c->dim, c->hidden_dim, c->n_layers, c->n_heads, c->n_kv_heads, c->vocab_size, c->seq_len, file_kb,
+           median(lt, lk), first, lk, r0.rss, r0.anon, r0.file, r1.rss, r1.anon, r1.file, r2.rss, r2.anon, r2.file, n,
+           run_bytes / 1024);
+    free(ids);
+    llama_close(lm);
+    return 0;
+}
+
+/* The keys of the model that recompute (m: the next mask, every layer
+ * again; s: scaling; N: one more token, the sentence again) and } (the
+ * next layer: a redraw, every layer is computed already). The mask goes
+ * round its six kinds back to causal. */
+static const AppKey llama_script[] = {
+    {0, 'm'}, {0, 's'}, {0, 's'}, {0, '}'}, {0, 'N'}, {0, 'm'}, {0, '}'}, {0, 'm'},
+    {0, 'N'}, {0, 'm'}, {0, 's'}, {0, 's'}, {0, 'm'}, {0, '}'}, {0, 'N'}, {0, 'm'},
+};
+enum { LLAMA_SCRIPT_LEN = (int)(sizeof llama_script / sizeof *llama_script) };
+
+typedef struct {
+    const char *text;
+    size_t len;
+} LlamaReset;
+
+/* After N (untimed): the sentence back to its 128 tokens, recomputed. */
+static void llama_reset(App *a, AppKey k, void *ctx) {
+    if (k.is_code || k.ch != 'N') return;
+    const LlamaReset *r = ctx;
+    if (model_set_text(a->m, r->text, r->len, NULL)) return;
+    if (a->ci >= a->m->n_q) a->ci = a->m->n_q - 1;
+    if (a->cj >= a->m->n_k) a->cj = a->m->n_k - 1;
+    app_update(a);
+}
+
+/* bench llama-latency FILE BUDGET_S: the checkpoint (its tokenizer.bin
+ * beside it) as the app opens it, causal, on the 128 tokens of syn_text,
+ * at the default thread count, 200x50. */
+static int cmd_llama_latency(const char *path, double budget_s) {
+    par_set_threads(0);
+    AvError err = {0};
+    size_t len = 0;
+    char *text = syn_text(127, &len);
+    Model *m = text ? model_new() : NULL;
+    if (!m || model_set_llama(m, path, NULL, text, len, &err)) {
+        printf("bench=skip what=latency model=" SYN_NAME " reason=\"%s\"\n", m ? err.msg : "out of memory");
+        model_free(m);
+        free(text);
+        return 1;
+    }
+    ModelConfig c = m->cfg; /* as build_from_model: causal, scaled */
+    c.mask = MASK_CAUSAL;
+    c.scale = 1;
+    if (model_set_config(m, &c, &err) || model_update(m, &err)) {
+        printf("bench=skip what=latency model=" SYN_NAME " reason=\"%s\"\n", err.msg);
+        model_free(m);
+        free(text);
+        return 1;
+    }
+    char what[256];
+    snprintf(what, sizeof what, "model=" SYN_NAME " n=%d d_model=%d heads=%d layers=%d", m->n_q, m->cfg.d_model,
+             m->cfg.heads, m->cfg.layers);
+    if (m->n_q != 128) printf("bench=warn what=latency reason=\"the sentence gave %d tokens, not 128\"\n", m->n_q);
+    LlamaReset reset = {text, len};
+    latency_loop(m, llama_script, LLAMA_SCRIPT_LEN, 200, 50, 4 * LLAMA_SCRIPT_LEN, budget_s * 1e3, what, 1, llama_reset,
+                 &reset);
+    free(text);
+    return 0;
 }
 
 // ----------------------------------------------------------------------------
@@ -498,7 +902,8 @@ static int cmd_spawn(int n, char **argv) {
 
 static void usage(void) {
     fprintf(stderr, "usage: bench machine | forward [BUDGET_S] | incremental | latency [BUDGET_S] | "
-                    "spawn N CMD [ARGS...]\n");
+                    "spawn N CMD [ARGS...] | llama-write DIR | llama NAME FILE BUDGET_S OUT | "
+                    "llama-latency FILE BUDGET_S\n");
 }
 
 int main(int argc, char **argv) {
@@ -509,7 +914,16 @@ int main(int argc, char **argv) {
     else if (strcmp(cmd, "incremental") == 0) cmd_incremental();
     else if (strcmp(cmd, "latency") == 0) cmd_latency(argc > 2 ? atof(argv[2]) : 30.0);
     else if (strcmp(cmd, "spawn") == 0 && argc > 3) return cmd_spawn(atoi(argv[2]) > 0 ? atoi(argv[2]) : 1, argv + 3);
-    else return usage(), 2;
+    else if (strcmp(cmd, "llama-write") == 0 && argc == 3) return cmd_llama_write(argv[2]);
+    else if (strcmp(cmd, "llama") == 0 && argc == 6) {
+        int rc = cmd_llama(argv[2], argv[3], atof(argv[4]), argv[5]);
+        par_set_threads(1);
+        return rc;
+    } else if (strcmp(cmd, "llama-latency") == 0 && argc == 4) {
+        int rc = cmd_llama_latency(argv[2], atof(argv[3]));
+        par_set_threads(1);
+        return rc;
+    } else return usage(), 2;
     par_set_threads(1); /* joins the workers before exit */
     return 0;
 }

@@ -11,6 +11,7 @@ Run with /usr/bin/python3 (Debian's python3-numpy, python3-torch):
     ref.py info                     the BLAS NumPy uses (and PyTorch's build)
     ref.py numpy [--shapes S] [--check]
     ref.py torch [--shapes S] [--check]
+    ref.py llama FILE --impl numpy|torch --ids IDS [--check LOGITS] [--name NAME]
 
 S is "64,512,8;256,768,12". Thread counts are not set here for NumPy: run.sh
 sets OPENBLAS_NUM_THREADS / OMP_NUM_THREADS in the environment of each child
@@ -22,6 +23,16 @@ takes the same count from --threads. Each result is one line:
 ms is the median of repeated runs after a warm-up; maxrel (with --check) is
 max |Y - Y64| / max |Y64| against the same forward in float64 NumPy.
 A benchmark: it never fails on a number.
+
+`llama` (issue 12) is the forward of a llama2.c checkpoint (the legacy
+layout of src/llama2.h, read from the file with numpy.memmap) on the int32
+token ids of IDS, every row's logits, as src/llama.h computes it: RMSNorm
+(eps 1e-5), RoPE on the pairs (2i, 2i+1) of each head, grouped-query causal
+attention, SwiGLU, the tied (or separate) classifier; float32, in NumPy or
+PyTorch. --check compares its logits with attnviz's (LOGITS: float32,
+tokens x vocab, written by bench llama):
+
+    ref=llama impl=torch name=stories15M-shape threads=1 tokens=256 ms=61.2 reps=7 maxabs=2.1e-06 maxrel=1.9e-06
 """
 
 import argparse
@@ -258,23 +269,188 @@ def cmd_torch(shapes, check, threads):
             print(line, flush=True)
 
 
+# ----------------------------------------------------------------------------
+# llama2.c checkpoints (issue 12)
+
+
+def llama_read(np, path):
+    """(config dict, weights dict) of a legacy llama2.c checkpoint; the
+    tensors are copied out of the memmap into memory (their load is not what
+    is timed)."""
+    hdr = np.fromfile(path, dtype="<i4", count=7)
+    dim, hidden, layers, heads, kv_heads, vocab, seq_len = (int(v) for v in hdr)
+    shared = vocab > 0
+    vocab = abs(vocab)
+    hs = dim // heads
+    kv = kv_heads * hs
+    mm = np.memmap(path, dtype="<f4", mode="r", offset=28)
+    at = [0]
+
+    def take(*shape):
+        count = int(np.prod(shape))
+        a = np.array(mm[at[0]:at[0] + count], dtype=np.float32).reshape(shape)
+        at[0] += count
+        return a
+
+    w = {}
+    w["embed"] = take(vocab, dim)
+    w["rms_att"] = take(layers, dim)
+    w["wq"] = take(layers, dim, dim)
+    w["wk"] = take(layers, kv, dim)
+    w["wv"] = take(layers, kv, dim)
+    w["wo"] = take(layers, dim, dim)
+    w["rms_ffn"] = take(layers, dim)
+    w["w1"] = take(layers, hidden, dim)
+    w["w2"] = take(layers, dim, hidden)
+    w["w3"] = take(layers, hidden, dim)
+    w["rms_final"] = take(dim)
+    take(seq_len, hs // 2)  # the two RoPE tables: unused (computed)
+    take(seq_len, hs // 2)
+    w["cls"] = w["embed"] if shared else take(vocab, dim)
+    cfg = {"dim": dim, "hidden": hidden, "layers": layers, "heads": heads, "kv_heads": kv_heads,
+           "vocab": vocab, "seq_len": seq_len, "hs": hs}
+    return cfg, w
+
+
+def rope_tables(np, n, hs):
+    """cos, sin (n, hs / 2) of position p and pair i: angle p * 10000^(-2i/hs)."""
+    freq = 10000.0 ** (-(2.0 * np.arange(hs // 2)) / hs)
+    ang = np.arange(n)[:, None] * freq[None, :]
+    return np.cos(ang).astype(np.float32), np.sin(ang).astype(np.float32)
+
+
+def llama_numpy(np, cfg, w, ids, cos, sin, addmask):
+    n, dim, hs = len(ids), cfg["dim"], cfg["hs"]
+    heads, kvh = cfg["heads"], cfg["kv_heads"]
+    group = heads // kvh
+    scale = np.float32(1.0 / np.sqrt(hs))
+
+    def rms(x, g):
+        return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + np.float32(1e-5)) * g
+
+    def rope(x):  # (n, h, hs): pairs (2i, 2i+1)
+        x0, x1 = x[..., 0::2], x[..., 1::2]
+        c, s = cos[:, None, :], sin[:, None, :]
+        out = np.empty_like(x)
+        out[..., 0::2] = x0 * c - x1 * s
+        out[..., 1::2] = x0 * s + x1 * c
+        return out
+
+    x = w["embed"][ids]  # (n, dim)
+    for layer in range(cfg["layers"]):
+        xb = rms(x, w["rms_att"][layer])
+        q = rope((xb @ w["wq"][layer].T).reshape(n, heads, hs)).transpose(1, 0, 2)  # (h, n, hs)
+        k = rope((xb @ w["wk"][layer].T).reshape(n, kvh, hs)).transpose(1, 0, 2)
+        v = (xb @ w["wv"][layer].T).reshape(n, kvh, hs).transpose(1, 0, 2)
+        if group > 1:
+            k, v = np.repeat(k, group, axis=0), np.repeat(v, group, axis=0)
+        s = q @ k.transpose(0, 2, 1)  # (h, n, n)
+        s *= scale
+        s += addmask
+        s -= s.max(axis=-1, keepdims=True)
+        np.exp(s, out=s)
+        s /= s.sum(axis=-1, keepdims=True)
+        att = (s @ v).transpose(1, 0, 2).reshape(n, dim)
+        x = x + att @ w["wo"][layer].T
+        xb2 = rms(x, w["rms_ffn"][layer])
+        h1 = xb2 @ w["w1"][layer].T
+        h3 = xb2 @ w["w3"][layer].T
+        x = x + (h1 / (np.float32(1.0) + np.exp(-h1)) * h3) @ w["w2"][layer].T
+    return rms(x, w["rms_final"]) @ w["cls"].T  # (n, vocab)
+
+
+def llama_torch(torch, sdpa, cfg, w, ids, cos, sin):
+    n, dim, hs = len(ids), cfg["dim"], cfg["hs"]
+    heads, kvh = cfg["heads"], cfg["kv_heads"]
+    group = heads // kvh
+
+    def rms(x, g):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-5) * g
+
+    def rope(x):  # (n, h, hs)
+        x0, x1 = x[..., 0::2], x[..., 1::2]
+        c, s = cos[:, None, :], sin[:, None, :]
+        return torch.stack((x0 * c - x1 * s, x0 * s + x1 * c), dim=-1).flatten(-2)
+
+    x = w["embed"][ids]
+    for layer in range(cfg["layers"]):
+        xb = rms(x, w["rms_att"][layer])
+        q = rope((xb @ w["wq"][layer].T).view(n, heads, hs)).transpose(0, 1)
+        k = rope((xb @ w["wk"][layer].T).view(n, kvh, hs)).transpose(0, 1)
+        v = (xb @ w["wv"][layer].T).view(n, kvh, hs).transpose(0, 1)
+        if group > 1:
+            k, v = k.repeat_interleave(group, dim=0), v.repeat_interleave(group, dim=0)
+        att = sdpa(q, k, v).transpose(0, 1).reshape(n, dim)
+        x = x + att @ w["wo"][layer].T
+        xb2 = rms(x, w["rms_ffn"][layer])
+        x = x + (torch.nn.functional.silu(xb2 @ w["w1"][layer].T) * (xb2 @ w["w3"][layer].T)) @ w["w2"][layer].T
+    return rms(x, w["rms_final"]) @ w["cls"].T
+
+
+def cmd_llama(path, impl, ids_path, check, name, threads):
+    import numpy as np
+
+    cfg, w = llama_read(np, path)
+    ids = np.fromfile(ids_path, dtype="<i4").astype(np.int64)
+    n = len(ids)
+    cos, sin = rope_tables(np, n, cfg["hs"])
+    if impl == "numpy":
+        addmask = causal_add(np, n, np.float32)
+        fn = lambda: llama_numpy(np, cfg, w, ids, cos, sin, addmask)  # noqa: E731
+        shown = threads
+    else:
+        import torch
+
+        if threads:
+            torch.set_num_threads(int(threads))
+        _, sdpa = sdpa_function(torch)
+        tw = {k: torch.from_numpy(v) for k, v in w.items()}
+        tids, tcos, tsin = torch.from_numpy(ids), torch.from_numpy(cos), torch.from_numpy(sin)
+
+        def fn():
+            with torch.no_grad():
+                return llama_torch(torch, sdpa, cfg, tw, tids, tcos, tsin).numpy()
+
+        shown = torch.get_num_threads()
+    ms, reps = time_median(fn, min_reps=5, target_s=1.0, warmup=1)
+    line = "ref=llama impl=%s name=%s threads=%s tokens=%d ms=%.3f reps=%d" % (impl, name, shown, n, ms, reps)
+    if check:
+        y = np.asarray(fn(), dtype=np.float64)
+        ours = np.fromfile(check, dtype="<f4").astype(np.float64).reshape(y.shape)
+        d = float(np.max(np.abs(y - ours)))
+        line += " maxabs=%.3g maxrel=%.3g" % (d, d / max(float(np.max(np.abs(y))), 1e-30))
+    print(line, flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("what", choices=["info", "numpy", "torch"])
+    ap.add_argument("what", choices=["info", "numpy", "torch", "llama"])
+    ap.add_argument("file", nargs="?", help="llama: the checkpoint")
+    ap.add_argument("--impl", choices=["numpy", "torch"], default="numpy", help="llama: which forward")
+    ap.add_argument("--ids", help="llama: the token ids (int32)")
+    ap.add_argument("--name", default="model", help="llama: its name in the line")
     ap.add_argument("--shapes", default=None, help='"n,d_model,heads;..." (default: the three anchors)')
     ap.add_argument("--threads", default="", help="thread count to report (numpy) or set (torch)")
-    ap.add_argument("--check", action="store_true", help="compare with float64 NumPy")
+    ap.add_argument("--check", nargs="?", const=True, default=None,
+                    help="compare with float64 NumPy (llama: with attnviz's logits in the file given)")
     a = ap.parse_args()
     shapes = parse_shapes(a.shapes) if a.shapes else SHAPES
     try:
         if a.what == "info":
             cmd_info()
+        elif a.what == "llama":
+            if not a.file or not a.ids:
+                ap.error("llama needs FILE and --ids")
+            check = a.check if isinstance(a.check, str) else None
+            cmd_llama(a.file, a.impl, a.ids, check, a.name,
+                      a.threads or os.environ.get("OPENBLAS_NUM_THREADS", "default"))
         elif a.what == "numpy":
-            cmd_numpy(shapes, a.check, a.threads or os.environ.get("OPENBLAS_NUM_THREADS", "default"))
+            cmd_numpy(shapes, bool(a.check), a.threads or os.environ.get("OPENBLAS_NUM_THREADS", "default"))
         else:
-            cmd_torch(shapes, a.check, a.threads)
+            cmd_torch(shapes, bool(a.check), a.threads)
     except ImportError as e:
-        print("ref=missing what=%s reason=%s" % (a.what, quote(e)), flush=True)
+        what = a.impl if a.what == "llama" else a.what
+        print("ref=missing what=%s reason=%s" % (what, quote(e)), flush=True)
         return 0
     return 0
 

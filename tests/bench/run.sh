@@ -1,5 +1,5 @@
 #!/bin/sh
-# run.sh - `make bench` (issue 7): runs the C benchmark (bench.c), the NumPy
+# run.sh - `make bench` (issues 7 and 12): runs the C benchmark (bench.c), the NumPy
 # and PyTorch references (ref.py), the terminal byte counts (bytes.sh) and the
 # startup runs, and prints one key=value line per figure:
 #
@@ -8,16 +8,21 @@
 #   bench=torch     PyTorch's version and attention function
 #   bench=forward   full forward per shape and thread count, beside NumPy/PyTorch
 #   bench=incremental  mask / scale toggle and head switch vs a full forward
-#   bench=latency   key -> doupdate, headless ncurses
+#   bench=latency   key -> doupdate, headless ncurses (also of a 15M-shape model)
+#   bench=model     llama2.c checkpoints (issue 12): forward of 256 tokens beside
+#                   NumPy/PyTorch, load time, RSS
+#   bench=model_memory  RSS (anon, file) before and after the load and a run
 #   bench=bytes     bytes sent to a tmux pty per key and while idle
 #   bench=startup   --once / --dump start-up time and peak memory
-#   bench=target    each target of issue 7: value, limit, met
+#   bench=target    each target of issues 7 and 12: value, limit, met
 #   bench=skip      what was not measured, and why
 #
 # usage: BENCH=build/release/tests/bench/bench ATTNVIZ=build/release/attnviz sh tests/bench/run.sh
 # Knobs: PYTHON (default /usr/bin/python3), BENCH_FORWARD_BUDGET and
 # BENCH_LATENCY_BUDGET (seconds, default 60 and 30: slow kernels run fewer
-# repetitions rather than longer). Installs nothing; never fails on a number.
+# repetitions rather than longer), BENCH_MODEL_BUDGET (seconds per checkpoint,
+# default 20), BENCH_MODELS (the directory of stories260K.bin, default
+# ../shared/models beside the checkout). Installs nothing; never fails on a number.
 set -u
 
 : "${BENCH:?set BENCH to the bench binary (make bench does)}"
@@ -26,6 +31,8 @@ PY=${PYTHON:-/usr/bin/python3}
 HERE=$(cd "$(dirname "$0")" && pwd)
 FORWARD_BUDGET=${BENCH_FORWARD_BUDGET:-60}
 LATENCY_BUDGET=${BENCH_LATENCY_BUDGET:-30}
+MODEL_BUDGET=${BENCH_MODEL_BUDGET:-20}
+MODELS=${BENCH_MODELS:-$HERE/../../../shared/models}
 START=$(date +%s)
 TMPD=$(mktemp -d /tmp/attnviz-bench.XXXXXX)
 trap 'rm -rf "$TMPD"' EXIT
@@ -187,6 +194,95 @@ grep -q '^bench=incremental' "$OUT" || say "bench=skip what=incremental reason=\
 "$BENCH" latency "$LATENCY_BUDGET" 2>"$TMPD/err" | tee -a "$OUT"
 grep -q '^bench=latency' "$OUT" || say "bench=skip what=latency reason=\"$(lastline "$TMPD/err")\""
 
+# ---------------------------------------------------------------- trained models (issue 12)
+# stories260K when it is there, and a checkpoint of stories15M's shape that
+# bench writes (seeded weights, a vocabulary of 32000 pieces beside it): the
+# load, RSS, the forward of 256 tokens beside the same forward in NumPy and
+# PyTorch from the same file, whose logits are compared with attnviz's.
+MODEL_LIST=""
+if [ -f "$MODELS/stories260K.bin" ]; then MODEL_LIST="stories260K:$MODELS/stories260K.bin"; else
+    say "bench=skip what=model name=stories260K reason=\"$MODELS/stories260K.bin not found (set BENCH_MODELS)\""
+fi
+SYN="$TMPD/stories15M-shape.bin"
+if "$BENCH" llama-write "$TMPD" >"$TMPD/write" 2>"$TMPD/err"; then MODEL_LIST="$MODEL_LIST stories15M-shape:$SYN"; else
+    say "bench=skip what=model name=stories15M-shape reason=\"bench llama-write failed: $(lastline "$TMPD/write") $(lastline "$TMPD/err")\""
+fi
+MREF="$TMPD/mref" # ref=llama lines
+: >"$MREF"
+for entry in $MODEL_LIST; do
+    name=${entry%%:*} file=${entry#*:}
+    "$BENCH" llama "$name" "$file" "$MODEL_BUDGET" "$TMPD/$name" >"$TMPD/m_$name" 2>"$TMPD/err"
+    grep '^bench=' "$TMPD/m_$name" | tee -a "$OUT"
+    grep '^raw=' "$TMPD/m_$name" >>"$TMPD/mraw"
+    grep -q '^raw=model ' "$TMPD/m_$name" || {
+        say "bench=skip what=model name=$name reason=\"bench llama failed: $(lastline "$TMPD/err")\""
+        continue
+    }
+    for impl in numpy torch; do
+        [ $impl = numpy ] && [ $HAVE_NUMPY = 0 ] && continue
+        [ $impl = torch ] && [ $HAVE_TORCH = 0 ] && continue
+        for t in 1 2; do
+            variants=default
+            [ $impl = torch ] && [ $t -gt 1 ] && variants="default passive"
+            for v in $variants; do
+                ve=""
+                [ "$v" = passive ] && ve="OMP_WAIT_POLICY=PASSIVE"
+                # shellcheck disable=SC2046,SC2086
+                env $CORE_ENV $ve $(threads_env $t) "$PY" "$HERE/ref.py" llama "$file" --impl $impl --name "$name" \
+                    --threads $t --ids "$TMPD/$name.ids" --check "$TMPD/$name.logits" >"$TMPD/mr" 2>"$TMPD/err"
+                grep '^ref=llama ' "$TMPD/mr" | sed "s/\$/ variant=$v/" >>"$MREF" ||
+                    say "bench=skip what=model name=$name impl=$impl threads=$t env=$v reason=\"ref.py llama failed: $(lastline "$TMPD/mr") $(lastline "$TMPD/err")\""
+            done
+        done
+    done
+done
+# The references must compute what attnviz computes: max |logit difference|
+# relative to the largest logit below 1e-3, else a warning (and still shown).
+awk '/^ref=llama / && match($0, / maxrel=[^ ]*/) {
+    r = substr($0, RSTART + 8, RLENGTH - 8) + 0
+    if (r >= 1e-3) { sub(/^ref=/, ""); print "bench=warn what=model_reference_differs " $0 }
+}' "$MREF" | tee -a "$OUT"
+[ -f "$TMPD/mraw" ] && awk '
+function kv(line, key) {
+    if (match(line, " " key "=[^ ]*")) return substr(line, RSTART + length(key) + 2, RLENGTH - length(key) - 2)
+    return ""
+}
+FILENAME == ARGV[1] { # the references: the faster environment of each
+    k = kv($0, "impl") SUBSEP kv($0, "name") SUBSEP kv($0, "threads"); ms = kv($0, "ms") + 0
+    if (!(k in ref) || ms < ref[k]) { ref[k] = ms; var[k] = kv($0, "variant"); dif[k] = kv($0, "maxabs") }
+    next
+}
+/^raw=model_load / { load[kv($0, "name")] = $0; next }
+/^raw=model / { runs[++nr] = $0 }
+END {
+    for (i = 1; i <= nr; i++) {
+        r = runs[i]; name = kv(r, "name"); t = kv(r, "threads"); a = kv(r, "attnviz_ms"); l = load[name]
+        kn = "numpy" SUBSEP name SUBSEP t; kt = "torch" SUBSEP name SUBSEP t
+        npm = (kn in ref) ? ref[kn] : "skipped"; ptm = (kt in ref) ? ref[kt] : "skipped"
+        rn = (kn in ref) && ref[kn] > 0 ? sprintf("%.3f", a / ref[kn]) : "skipped"
+        rt = (kt in ref) && ref[kt] > 0 ? sprintf("%.3f", a / ref[kt]) : "skipped"
+        printf "bench=model name=%s threads=%s tokens=%s attnviz_ms=%s numpy_ms=%s torch_ms=%s ratio_numpy=%s ratio_torch=%s load_ms=%s rss_anon_kb=%s rss_file_kb=%s logits=all gflops=%s logits_ms=%s numpy_maxabs=%s torch_maxabs=%s reps=%s%s\n",
+            name, t, kv(r, "tokens"), a, npm, ptm, rn, rt, kv(l, "load_ms"), kv(l, "rss_anon_kb"), kv(l, "rss_file_kb"),
+            kv(r, "gflops"), kv(r, "logits_ms"),
+            (kn in dif) ? dif[kn] : "skipped", (kt in dif) ? dif[kt] : "skipped", kv(r, "reps"),
+            (kt in var) ? " torch_env=" var[kt] : ""
+    }
+    for (name in load) {
+        l = load[name]
+        printf "bench=model_memory name=%s dim=%s hidden=%s layers=%s heads=%s kv_heads=%s vocab=%s file_kb=%s load_ms=%s load_first_ms=%s rss_anon_kb_before=%s rss_anon_kb_loaded=%s rss_anon_kb_run=%s rss_file_kb_before=%s rss_file_kb_loaded=%s rss_file_kb_run=%s anon_load_kb=%d anon_run_kb=%d run_alloc_kb=%s tokens=%s\n",
+            name, kv(l, "dim"), kv(l, "hidden"), kv(l, "layers"), kv(l, "heads"), kv(l, "kv_heads"), kv(l, "vocab"),
+            kv(l, "file_kb"), kv(l, "load_ms"), kv(l, "load_first_ms"),
+            kv(l, "rss_anon_kb_before"), kv(l, "rss_anon_kb_loaded"), kv(l, "rss_anon_kb"),
+            kv(l, "rss_file_kb_before"), kv(l, "rss_file_kb_loaded"), kv(l, "rss_file_kb"),
+            kv(l, "rss_anon_kb_loaded") - kv(l, "rss_anon_kb_before"), kv(l, "rss_anon_kb") - kv(l, "rss_anon_kb_loaded"),
+            kv(l, "run_alloc_kb"), kv(l, "tokens")
+    }
+}' "$MREF" "$TMPD/mraw" | sort | tee -a "$OUT"
+if [ -f "$SYN" ]; then
+    "$BENCH" llama-latency "$SYN" "$LATENCY_BUDGET" 2>"$TMPD/err" | tee "$TMPD/mlat" | tee -a "$OUT"
+    grep -q '^bench=latency' "$TMPD/mlat" || say "bench=skip what=latency model=stories15M-shape reason=\"$(lastline "$TMPD/err")\""
+fi
+
 # ---------------------------------------------------------------- bytes (tmux)
 sh "$HERE/bytes.sh" "$ATTNVIZ" >"$TMPD/bytes" 2>"$TMPD/err"
 grep '^bench=' "$TMPD/bytes" | tee -a "$OUT"
@@ -207,7 +303,7 @@ else
     say "bench=skip what=startup reason=\"$(lastline "$TMPD/once") $(lastline "$TMPD/dump")\""
 fi
 
-# ---------------------------------------------------------------- targets of issue 7
+# ---------------------------------------------------------------- targets of issues 7 and 12
 awk '
 function kv(line, key) {
     if (match(line, " " key "=[^ ]*")) return substr(line, RSTART + length(key) + 2, RLENGTH - length(key) - 2)
@@ -216,6 +312,11 @@ function kv(line, key) {
 function target(what, value, max) {
     if (value == "" || value == "skipped" || value == "unknown") return
     printf "bench=target what=%s value=%s max=%s met=%s\n", what, value, max, (value + 0 <= max + 0) ? "yes" : "no"
+}
+# A figure the issue asks to be reported, without a limit.
+function report(what, value) {
+    if (value == "" || value == "skipped" || value == "unknown") return
+    printf "bench=target what=%s value=%s max=none met=reported\n", what, value
 }
 /^bench=forward / {
     n = kv($0, "n"); t = kv($0, "threads")
@@ -229,9 +330,20 @@ function target(what, value, max) {
     target("scale_toggle_ratio", kv($0, "scale_ratio"), "0.3")
     target("head_switch_stages_recomputed", kv($0, "head_switch_stages"), "0")
 }
-/^bench=latency / {
+/^bench=latency / && !/ model=/ {
     n = kv($0, "n")
     target("latency_p99_ms_n" n "_" kv($0, "size"), kv($0, "p99_ms"), n == 128 ? "16" : "100")
+}
+/^bench=latency .* model=/ { # issue 12: a key that recomputes a 15M-shape model at 128 tokens
+    target("model_latency_p99_ms_" kv($0, "model") "_n" kv($0, "n"), kv($0, "p99_ms"), "100")
+}
+/^bench=model / {
+    s = kv($0, "name") "_t" kv($0, "threads")
+    report("model_forward_vs_numpy_" s, kv($0, "ratio_numpy"))
+    report("model_forward_vs_torch_" s, kv($0, "ratio_torch"))
+}
+/^bench=model_memory / { # the weights mapped, not copied: the load adds (almost) no anonymous memory
+    target("model_load_anon_kb_" kv($0, "name"), kv($0, "anon_load_kb"), int(kv($0, "file_kb") / 10))
 }
 /^bench=bytes / {
     s = kv($0, "size")
