@@ -112,6 +112,7 @@ static void test_bad_values(void **state) {
     PARSE_ERR("--score: unknown score 'euclid'", "--score", "euclid");
     PARSE_ERR("choose one", "--score", "scaled", "--no-scale");
     PARSE_ERR("--attn: unknown attention 'both'", "--attn", "both");
+    PARSE_ERR("--theme: unknown value 'grey' (expected auto, dark or light)", "--theme", "grey");
     PARSE_ERR("--attn cross: needs a target sentence", "--attn", "cross");
     PARSE_ERR("--pad: 5000 is out of range 0..4096", "--pad", "5000");
     PARSE_ERR("--mask: 'window:0': window must be a whole number in 1..4096", "-m", "window:0");
@@ -147,6 +148,9 @@ static void test_variant_options(void **state) {
      * file is not overridden by causal-self's causal mask. */
     PARSE_OK("--target", "a b");
     assert_int_equal(o.cfg.attn, ATTN_CROSS);
+    cli_free(&o);
+    PARSE_OK("--theme", "light");
+    assert_int_equal(o.theme, 2);
     cli_free(&o);
     PARSE_ERR("--target: self-attention uses only the sentence", "--attn", "self", "--target", "a b");
     PARSE_OK("--attn", "causal-self", "--mask-file", "m.txt");

@@ -167,10 +167,13 @@ static void test_csv_rows(void **state) {
     snprintf(want, sizeof want, "\n0,weights,2,1,%.9g\n", m->head[0].weights[2 * 3 + 1]);
     assert_non_null(strstr(csv, want));
     assert_non_null(strstr(csv, "\n,token,1,0,\"greeted\"\n"));
-    /* rows: 3 tokens + 12 embeddings + head (6 q + 6 k + 6 v + 4 x 9 + 3 x 3 row values + 6 out) + 12 y */
+    /* rows: 3 tokens + 12 E + 12 X + head (8 W_Q + 8 W_K + 8 W_V + 6 q + 6 k + 6 v + 4 x 9 + 3 x 3 row
+     * values + 6 out) + 8 W_O + 6 concat + 12 y */
     int lines = 0;
     for (size_t i = 0; i < len; i++) lines += csv[i] == '\n';
-    assert_int_equal(lines, 1 + 3 + 12 + (6 + 6 + 6 + 36 + 9 + 6) + 12);
+    assert_int_equal(lines, 1 + 3 + 12 + 12 + (24 + 6 + 6 + 6 + 36 + 9 + 6) + 8 + 6 + 12);
+    assert_non_null(strstr(csv, "\n0,w_q,3,1,"));
+    assert_non_null(strstr(csv, "\n,w_o,1,3,"));
     free(csv);
     model_free(m);
 }

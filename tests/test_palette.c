@@ -170,8 +170,9 @@ static void test_seq256_perceptual(void **state) {
 static void test_seq8(void **state) {
     (void)state;
     int n = palette_seq_steps(TIER_8);
-    assert_int_equal(n, 6);
-    static const short want_bg[6] = {0, 4, 6, 2, 3, 7}; /* black blue cyan green yellow white */
+    assert_int_equal(n, 5);
+    /* Neither black nor white: a dark or a light theme's background. */
+    static const short want_bg[5] = {4, 1, 2, 6, 3}; /* blue red green cyan yellow */
     for (int k = 0; k < n; k++) {
         RampColor c = seq_step(TIER_8, k);
         assert_int_equal(c.bg, want_bg[k]);
@@ -249,15 +250,35 @@ static void test_div256_colours(void **state) {
 static void test_div8(void **state) {
     (void)state;
     assert_int_equal(palette_div_steps(TIER_8), 5);
-    static const short want_bg[5] = {4, 6, 7, 3, 1}; /* blue cyan white yellow red */
-    for (int k = 0; k < 5; k++) {
-        RampColor c = div_step(TIER_8, k);
-        assert_int_equal(c.bg, want_bg[k]);
-        if (contrast(c.bg, c.fg) < 4.5)
-            fail_msg("8-colour diverging step %d: fg %d on bg %d has contrast %.2f", k, c.fg, c.bg,
-                     contrast(c.bg, c.fg));
+    /* The neutral middle is the theme's background tone. */
+    for (int light = 0; light < 2; light++) {
+        palette_set_theme(light ? THEME_LIGHT : THEME_DARK);
+        const short want_bg[5] = {4, 6, light ? 7 : 0, 3, 1}; /* blue cyan white|black yellow red */
+        for (int k = 0; k < 5; k++) {
+            RampColor c = div_step(TIER_8, k);
+            assert_int_equal(c.bg, want_bg[k]);
+            if (contrast(c.bg, c.fg) < 4.5)
+                fail_msg("8-colour diverging step %d: fg %d on bg %d has contrast %.2f", k, c.fg, c.bg,
+                         contrast(c.bg, c.fg));
+        }
+        assert_int_equal(palette_div(TIER_8, 0.0).fg, light ? 0 : 7);
     }
-    assert_int_equal(palette_div(TIER_8, 0.0).fg, 0); /* black on the neutral white */
+    palette_set_theme(THEME_DARK);
+}
+
+/* COLORFGBG's last field is the background: 7 and 9..15 are light. */
+static void test_theme_detect(void **state) {
+    (void)state;
+    assert_int_equal(palette_theme_detect(NULL), THEME_DARK);
+    assert_int_equal(palette_theme_detect(""), THEME_DARK);
+    assert_int_equal(palette_theme_detect("15;0"), THEME_DARK);
+    assert_int_equal(palette_theme_detect("0;15"), THEME_LIGHT);
+    assert_int_equal(palette_theme_detect("0;7"), THEME_LIGHT);
+    assert_int_equal(palette_theme_detect("0;default;15"), THEME_LIGHT);
+    assert_int_equal(palette_theme_detect("7;8"), THEME_DARK);
+    assert_int_equal(palette_theme_detect("0;15x"), THEME_DARK);
+    assert_int_equal(palette_theme_detect("0;default"), THEME_DARK);
+    assert_int_equal(palette_theme_detect("0;1500"), THEME_DARK);
 }
 
 /* ===== No colour ===== */
@@ -326,6 +347,7 @@ int main(void) {
         cmocka_unit_test(test_div_ends_and_middle),
         cmocka_unit_test(test_div256_colours),
         cmocka_unit_test(test_div8),
+        cmocka_unit_test(test_theme_detect),
         cmocka_unit_test(test_none),
         cmocka_unit_test(test_shade),
         cmocka_unit_test(test_shade_signed),

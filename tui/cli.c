@@ -53,6 +53,8 @@ const char *cli_usage(void) {
            "      --view NAME        view to start in: heatmap | heads | pipeline | gravity\n"
            "      --no-mouse         leave the mouse to the terminal (text selection)\n"
            "      --color WHEN       auto | always | never  (default auto; NO_COLOR set = never)\n"
+           "      --theme KIND       auto | dark | light: the terminal's background, for 8 colours\n"
+           "                         (default auto: COLORFGBG, else dark)\n"
            "      --ascii            ASCII glyphs only\n"
            "  -h, --help             this help\n"
            "  -V, --version          the version\n"
@@ -95,6 +97,7 @@ enum {
     OPT_VIEW,
     OPT_NO_MOUSE,
     OPT_COLOR,
+    OPT_THEME,
     OPT_ASCII,
     OPT_SCORE,
     OPT_TIE,
@@ -129,6 +132,7 @@ static const struct option long_options[] = {
     {"no-mouse", no_argument, NULL, OPT_NO_MOUSE},
     {"color", required_argument, NULL, OPT_COLOR},
     {"colour", required_argument, NULL, OPT_COLOR},
+    {"theme", required_argument, NULL, OPT_THEME},
     {"ascii", no_argument, NULL, OPT_ASCII},
     {"score", required_argument, NULL, OPT_SCORE},
     {"tie-qk", no_argument, NULL, OPT_TIE},
@@ -282,6 +286,12 @@ static int io_option(CliOptions *o, Given *g, int c, AvError *err) {
         else if (strcmp(optarg, "always") == 0) o->color = COLOR_ALWAYS;
         else if (strcmp(optarg, "never") == 0) o->color = COLOR_NEVER;
         else return av_errorf(err, "--color: unknown value '%s' (expected auto, always or never)", optarg);
+        break;
+    case OPT_THEME:
+        if (strcmp(optarg, "auto") == 0) o->theme = 0;
+        else if (strcmp(optarg, "dark") == 0) o->theme = 1;
+        else if (strcmp(optarg, "light") == 0) o->theme = 2;
+        else return av_errorf(err, "--theme: unknown value '%s' (expected auto, dark or light)", optarg);
         break;
     case OPT_ASCII: o->ascii = 1; break;
     case 'h': o->help = 1; break;

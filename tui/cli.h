@@ -41,6 +41,7 @@ typedef struct {
     const char *view; /* --view NAME, or NULL */
     int mouse;        /* 0 with --no-mouse */
     ColorMode color;
+    int theme; /* --theme: 0 auto (COLORFGBG, else dark), 1 dark, 2 light */
     int ascii;
     int help, version;
 } CliOptions;

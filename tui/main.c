@@ -181,6 +181,9 @@ static int run_app(Model *m, const CliOptions *o, BuildMaskNotes *notes, int asc
     App app;
     AvError err = {0};
     int status;
+    palette_set_theme(o->theme == 2   ? THEME_LIGHT
+                      : o->theme == 1 ? THEME_DARK
+                                      : palette_theme_detect(getenv("COLORFGBG")));
     app_init(&app, m, TIER_NONE, ascii, !o->dv_given, o->pattern);
     app.mask_file = o->mask_file;
     app.mask_comments = notes->comments;

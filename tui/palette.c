@@ -75,23 +75,51 @@ static const RampColor div256[] = {
     {88, FG_WHITE, 0},  /* #B2182B -> #870000 */
 };
 
-/* Sequential, 8 colours: dark to bright as most terminals draw the basic
- * colours; the last step is bold, the one extra level of magnitude 8 colours
- * can show. */
+/* Sequential, 8 colours, in the order of the basic colours' luminance as
+ * most terminals draw them (blue, red, green, cyan, yellow: five steps,
+ * each its own colour, so that the legend shows every one), the last bold. Neither black nor white: black is a dark theme's background (a low
+ * weight would look masked, or empty) and white a light theme's (the largest
+ * weight would vanish). */
 static const RampColor seq8[] = {
-    {C8_BLACK, C8_WHITE, 0}, {C8_BLUE, C8_WHITE, 0},   {C8_CYAN, C8_BLACK, 0},
-    {C8_GREEN, C8_BLACK, 0}, {C8_YELLOW, C8_BLACK, 0}, {C8_WHITE, C8_BLACK, 1},
+    {C8_BLUE, C8_WHITE, 0},  {C8_RED, C8_WHITE, 0}, {C8_GREEN, C8_BLACK, 0},
+    {C8_CYAN, C8_BLACK, 0},  {C8_YELLOW, C8_BLACK, 1},
 };
 
-/* Diverging, 8 colours: blue side, a neutral white middle, red side. */
-static const RampColor div8[] = {
+/* Diverging, 8 colours: blue side, a neutral middle, red side. The middle
+ * is the theme's own background tone (black on a dark theme, white on a
+ * light one), so that values near 0 recede and the signs stand out. */
+static const RampColor div8_dark[] = {
+    {C8_BLUE, C8_WHITE, 0},   {C8_CYAN, C8_BLACK, 0}, {C8_BLACK, C8_WHITE, 0},
+    {C8_YELLOW, C8_BLACK, 0}, {C8_RED, C8_WHITE, 0},
+};
+static const RampColor div8_light[] = {
     {C8_BLUE, C8_WHITE, 0},   {C8_CYAN, C8_BLACK, 0}, {C8_WHITE, C8_BLACK, 0},
     {C8_YELLOW, C8_BLACK, 0}, {C8_RED, C8_WHITE, 0},
 };
 
+/* The terminal's background, dark or light (--theme, COLORFGBG). */
+static PaletteTheme theme = THEME_DARK;
+
+void palette_set_theme(PaletteTheme t) { theme = t == THEME_LIGHT ? THEME_LIGHT : THEME_DARK; }
+PaletteTheme palette_theme(void) { return theme; }
+
+/* COLORFGBG is "fg;bg" (rxvt, Konsole, some others; "fg;default;bg" too):
+ * the last field is the background's colour number, light for 7 and 9..15. */
+PaletteTheme palette_theme_detect(const char *colorfgbg) {
+    if (!colorfgbg) return THEME_DARK;
+    const char *last = colorfgbg;
+    for (const char *p = colorfgbg; *p; p++)
+        if (*p == ';') last = p + 1;
+    int bg = 0, digits = 0;
+    for (const char *p = last; *p >= '0' && *p <= '9' && digits < 3; p++, digits++) bg = bg * 10 + (*p - '0');
+    if (digits == 0 || last[digits] != '\0') return THEME_DARK;
+    return bg == 7 || (bg >= 9 && bg <= 15) ? THEME_LIGHT : THEME_DARK;
+}
+
 static const RampColor no_color = {-1, -1, 0};
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+_Static_assert(sizeof div8_dark == sizeof div8_light, "the 8-colour diverging ramps have one length");
 
 /* Bin of t in [0, 1] among n equal bins; NaN and t <= 0 give 0, t >= 1 the
  * last. Comparisons are written so NaN falls into the first branch. */
@@ -126,7 +154,7 @@ RampColor palette_seq(ColorTier tier, double t) {
 RampColor palette_div(ColorTier tier, double t) {
     switch (tier) {
     case TIER_256: return div256[palette_div_index(t, COUNT(div256))];
-    case TIER_8: return div8[palette_div_index(t, COUNT(div8))];
+    case TIER_8: return (theme == THEME_LIGHT ? div8_light : div8_dark)[palette_div_index(t, COUNT(div8_dark))];
     case TIER_NONE: break;
     }
     return no_color;
@@ -136,7 +164,7 @@ RampColor palette_div(ColorTier tier, double t) {
  * the shade glyphs instead. */
 int palette_seq_steps(ColorTier tier) { return tier == TIER_256 ? COUNT(seq256) : tier == TIER_8 ? COUNT(seq8) : 1; }
 
-int palette_div_steps(ColorTier tier) { return tier == TIER_256 ? COUNT(div256) : tier == TIER_8 ? COUNT(div8) : 1; }
+int palette_div_steps(ColorTier tier) { return tier == TIER_256 ? COUNT(div256) : tier == TIER_8 ? COUNT(div8_dark) : 1; }
 
 // ----------------------------------------------------------------------------
 // Shade glyphs

@@ -23,6 +23,16 @@ typedef struct {
     int bold;
 } RampColor;
 
+/* The terminal's background: the 8-colour diverging ramp's neutral middle
+ * is its tone. Set once at start (--theme, or palette_theme_detect of the
+ * COLORFGBG variable); dark until then. */
+typedef enum { THEME_DARK, THEME_LIGHT } PaletteTheme;
+void palette_set_theme(PaletteTheme t);
+PaletteTheme palette_theme(void);
+/* The theme COLORFGBG ("15;0": white on black) says; dark when unset or
+ * unreadable. */
+PaletteTheme palette_theme_detect(const char *colorfgbg);
+
 /* Sequential ramp: value t in [0, 1] (clamped; NaN gives 0) to a colour. */
 RampColor palette_seq(ColorTier tier, double t);
 /* Diverging ramp: t in [-1, 1] (clamped), 0 is the neutral middle. */
