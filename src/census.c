@@ -71,10 +71,9 @@ static void score_head(CensusRow *r, const Model *m, const HeadData *hd, const i
 int census_compute(Census *c, const Model *m, AvError *err) {
     memset(c, 0, sizeof *c);
     int n = m->n_q;
-    if (m->n_q != m->n_k || m->q_target != m->k_target)
-        return av_errorf(err,
-                         "census needs self-attention: here the queries (%d) are another sentence than the keys (%d)",
-                         m->n_q, m->n_k);
+    if (m->q_target != m->k_target)
+        return av_errorf(err, "census needs self-attention: here the queries are another sentence than the keys");
+    if (m->n_q != m->n_k) return av_errorf(err, "census needs self-attention: %d queries but %d keys", m->n_q, m->n_k);
     if (n < 1) return av_errorf(err, "census: no tokens to score");
     int layers = m->cfg.layers, heads = m->cfg.heads;
     int *same = malloc(sizeof *same * (size_t)n);
