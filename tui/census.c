@@ -10,7 +10,8 @@
  *                possible value) and a bar as long as the value; the largest
  *                of each column in bold and underlined; an undefined
  *                induction (no token repeats) as — (ASCII -), sorted last
- *   H-3          which rows are shown, and what induction found to score
+ *   then         which rows are shown, and what induction found to score (at
+ *                H-3 when the table fills the screen)
  *
  * Keys: Up/Down, PgUp/PgDn, Home/End move the selection; Left/Right choose
  * the sort column (layer and head: the natural order; the scores: largest
@@ -57,14 +58,12 @@ typedef struct {
 
 static CensusView *data_of(const App *a) { return a->view_data[VIEW_CENSUS]; }
 
-static const char *const about[] = {
-    "Head census: every layer and head scored on this sentence. prev is the mean weight on",
-    "the previous token (rows i >= 1), sink on the first token (rows i >= 1: row 0 sees only",
-    "itself under the causal mask), self on itself; induct the weight on the token after an",
-    "earlier copy of the current one (j + 1 < i), for the rows that have one; H the mean",
-    "entropy in bits. <-/-> sort, Enter opens the head. The seeded model's heads are random:",
-    "no score stands out. A trained model's do.",
-    NULL};
+static const char *const about[] = {"Every layer and head scored on this sentence. prev: mean weight on the",
+                                    "previous token; sink: on the first token (rows i >= 1 both: under the causal",
+                                    "mask row 0 sees only itself); self: on itself; induct: on the token after an",
+                                    "earlier copy of the current one (j + 1 < i; - when no token repeats); H: mean",
+                                    "entropy in bits. Left/Right sort, Enter opens. Random heads show no structure.",
+                                    NULL};
 
 static int census_init(App *a) {
     CensusView *d = calloc(1, sizeof *d);
@@ -288,7 +287,7 @@ static void census_draw(App *a, Canvas *cv) {
     draw_heading(a, cv, y0, d, &g);
     int shown = 0;
     for (int p = d->top; p < d->c.n && shown < rows; p++, shown++) draw_row(a, cv, y0 + 1 + shown, d, &g, p, best);
-    draw_footer(a, cv, y0 + 1 + rows, d, shown);
+    draw_footer(a, cv, y0 + 1 + shown, d, shown); /* right under the table, as the legend under a map */
     chrome_draw_bottom(a, cv, NULL, cv->h - 2);
 }
 
