@@ -218,7 +218,8 @@ static void draw_score(const App *a, Canvas *cv, int y, int x, const CensusView 
     int len = (int)lround((t < 0 ? 0 : t > 1 ? 1 : t) * g->barw);
     if (!len) return;
     Style bar = style_plain();
-    if (a->tier != TIER_NONE) bar.fg = palette_seq(a->tier, t).bg;
+    short fg = a->tier != TIER_NONE ? palette_seq(a->tier, t).bg : -1;
+    if (fg != 0 && fg != 16) bar.fg = fg; /* black bars vanish on a dark terminal: the default colour then */
     cv_fill(cv, y, x + g->numw + 1, len, G(a)->bar, bar);
 }
 
