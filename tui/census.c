@@ -353,8 +353,9 @@ static void census_title(const App *a, char *buf, size_t cap) {
     int sort = d ? d->sort : COL_LAYER;
     const char *by = sort == COL_LAYER ? "layer" : sort == COL_HEAD ? "head" : census_score_name(sort - COL_SCORE0);
     const char *largest = sort >= COL_SCORE0 ? ", largest first" : "";
-    snprintf(buf, cap, "head census, %d heads by %s%s  %s sort  Enter open", a->m->cfg.layers * a->m->cfg.heads, by,
-             largest, a->ascii ? "Left/Right" : "←/→");
+    int heads = a->m->cfg.layers * a->m->cfg.heads;
+    snprintf(buf, cap, "head census, %d head%s by %s%s  %s sort  Enter open", heads, heads == 1 ? "" : "s", by, largest,
+             a->ascii ? "Left/Right" : "←/→");
 }
 
 static Stage census_needed_stage(const App *a) {
