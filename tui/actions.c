@@ -347,11 +347,18 @@ static int act_continue(App *a, const char *arg) {
     return 0;
 }
 
+/* The head census and back. */
+static int act_census(App *a, const char *arg) {
+    (void)arg;
+    a->view = a->view == VIEW_CENSUS ? VIEW_HEATMAP : VIEW_CENSUS;
+    return 0;
+}
+
 /* view NAME: that view, as --view NAME starts in (no key). */
 static int act_view(App *a, const char *arg) {
     ViewKind v;
     if (!arg || app_view_parse(arg, &v)) {
-        app_say(a, 1, "view: expected heatmap, heads, pipeline or gravity");
+        app_say(a, 1, "view: expected heatmap, heads, pipeline, gravity or census");
         return -1;
     }
     a->view = v;
@@ -521,5 +528,6 @@ const ActionDef app_actions[ACT_COUNT] = {
     [ACT_LAYER_PREV] = {"layer-prev", NEEDS_LAYERS, act_layer_prev},
     [ACT_NEXT_PANEL] = {"next-tokens", NEEDS_PREDICT, act_next_panel},
     [ACT_CONTINUE] = {"continue", NEEDS_PREDICT, act_continue},
+    [ACT_CENSUS] = {"census", 0, act_census},
 };
 // clang-format on

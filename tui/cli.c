@@ -50,7 +50,7 @@ const char *cli_usage(void) {
            "                         tokens: id <TAB> piece of each token (--vocab alone: tokenize only)\n"
            "      --once             draw the view once on standard output and exit\n"
            "      --width N          width for --once, 20..1000 (default: terminal, COLUMNS or 80)\n"
-           "      --view NAME        view to start in: heatmap | heads | pipeline | gravity\n"
+           "      --view NAME        view to start in: heatmap | heads | pipeline | gravity | census\n"
            "      --no-mouse         leave the mouse to the terminal (text selection)\n"
            "      --color WHEN       auto | always | never  (default auto; NO_COLOR set = never)\n"
            "      --theme KIND       auto | dark | light: the terminal's background, for 8 colours\n"
@@ -276,7 +276,8 @@ static int io_option(CliOptions *o, Given *g, int c, AvError *err) {
     case OPT_VIEW: {
         ViewKind kind;
         if (app_view_parse(optarg, &kind))
-            return av_errorf(err, "--view: unknown view '%s' (expected heatmap, heads, pipeline or gravity)", optarg);
+            return av_errorf(err, "--view: unknown view '%s' (expected heatmap, heads, pipeline, gravity or census)",
+                             optarg);
         o->view = optarg;
         break;
     }

@@ -61,6 +61,7 @@ const KeyBinding keymap[] = {
     {{'}', 0}, "}", NULL, ACT_LAYER_NEXT, "next layer (a model of several layers)", NULL, 99, NULL},
     {{'{', 0}, "{", NULL, ACT_LAYER_PREV, "previous layer", NULL, 99, NULL},
     {{'n', 0}, "n", NULL, ACT_NEXT_PANEL, "a trained model's 10 likeliest next tokens after the cursor's row", NULL, 99, NULL},
+    {{'H', 0}, "H", NULL, ACT_CENSUS, "head census: all heads scored by prev, sink, self, induction, H", NULL, 99, NULL},
     {{'N', 0}, "N", NULL, ACT_CONTINUE, "append the likeliest next token to the sentence: watch the model write", NULL, 99, NULL},
     {{CTRL('l'), 0}, "Ctrl-L", NULL, ACT_REDRAW, "redraw the screen", NULL, 99, NULL},
 };

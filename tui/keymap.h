@@ -54,6 +54,7 @@ typedef enum {
     ACT_LAYER_PREV,
     ACT_NEXT_PANEL, /* a model that predicts: its next tokens after the cursor's row */
     ACT_CONTINUE,   /* ... and the likeliest one appended to the sentence */
+    ACT_CENSUS,     /* the head census: every layer and head scored */
     ACT_COUNT
 } Action;
 

@@ -12,6 +12,7 @@ const View *const view_table[VIEW_KIND_COUNT] = {
     [VIEW_HEADS] = &view_heads,
     [VIEW_PIPELINE] = &view_pipeline,
     [VIEW_GRAVITY] = &view_gravity,
+    [VIEW_CENSUS] = &view_census,
 };
 
 const View *view_of(ViewKind v) { return (unsigned)v < VIEW_KIND_COUNT ? view_table[v] : &view_heatmap; }

@@ -43,8 +43,8 @@ typedef struct View {
     unsigned flags;                             /* VIEW_HEAD_STATS | VIEW_INSPECTOR | VIEW_ROW_STATS */
 } View;
 
-/* The entries, each in its file: heatmap.c, pipeline.c, gravity.c, help.c, cellpage.c. */
-extern const View view_heatmap, view_heads, view_pipeline, view_gravity;
+/* The entries, each in its file: heatmap.c, pipeline.c, gravity.c, census.c, help.c, cellpage.c. */
+extern const View view_heatmap, view_heads, view_pipeline, view_gravity, view_census;
 extern const View page_help, page_cell;
 
 /* The views in ViewKind order (--view, the help). */

@@ -1,0 +1,145 @@
+/* census.c - the head census (census.h): a few numbers per head from the
+ * stored attention weights of every layer, and their order. */
+#include "census.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *census_score_name(CensusScore s) {
+    static const char *const names[CENSUS_SCORE_COUNT] = {
+        [CENSUS_PREV] = "prev",        [CENSUS_SINK] = "sink", [CENSUS_SELF] = "self",
+        [CENSUS_INDUCTION] = "induct", [CENSUS_ENTROPY] = "H",
+    };
+    return (unsigned)s < CENSUS_SCORE_COUNT ? names[s] : "?";
+}
+
+// ----------------------------------------------------------------------------
+// the earlier copies of each token
+
+/* same[i] = the latest j < i whose token is token i's (the same vocabulary
+ * id, neither a <pad>), or -1: following same[] from i visits every earlier
+ * copy of token i, latest first. */
+static void find_copies(int *same, const Model *m, int n) {
+    for (int i = 0; i < n; i++) {
+        same[i] = -1;
+        if (m->pad_key[i]) continue;
+        int id = model_key_id(m, i);
+        for (int j = i - 1; j >= 0; j--)
+            if (!m->pad_key[j] && model_key_id(m, j) == id) {
+                same[i] = j;
+                break;
+            }
+    }
+}
+
+/* The latest copy j of token i with j + 1 < i (a copy right before i is
+ * followed by i itself), or -1. */
+static int first_copy(const int *same, int i) {
+    int j = same[i];
+    return j >= 0 && j + 1 >= i ? same[j] : j;
+}
+
+// ----------------------------------------------------------------------------
+// one head
+
+/* The scores of one head; A (n x n) is its weights. */
+static void score_head(CensusRow *r, const Model *m, const HeadData *hd, const int *same, int n) {
+    const float *A = hd->weights;
+    double prev = 0.0, sink = 0.0, self = 0.0, induct = 0.0;
+    int copies = 0;
+    for (int i = 0; i < n; i++) {
+        const float *row = A + (size_t)i * n;
+        self += row[i];
+        if (i >= 1) prev += row[i - 1], sink += row[0];
+        int j = first_copy(same, i);
+        if (j < 0) continue;
+        double s = 0.0;
+        for (; j >= 0; j = same[j]) s += row[j + 1];
+        induct += s;
+        copies++;
+    }
+    r->score[CENSUS_PREV] = n > 1 ? prev / (n - 1) : NAN;
+    r->score[CENSUS_SINK] = n > 1 ? sink / (n - 1) : NAN;
+    r->score[CENSUS_SELF] = self / n;
+    r->score[CENSUS_INDUCTION] = copies ? induct / copies : NAN;
+    double mean, max;
+    model_head_entropy(m, hd, &mean, &max);
+    r->score[CENSUS_ENTROPY] = mean;
+}
+
+int census_compute(Census *c, const Model *m, AvError *err) {
+    memset(c, 0, sizeof *c);
+    int n = m->n_q;
+    if (m->q_target != m->k_target)
+        return av_errorf(err, "census needs self-attention: here the queries are another sentence than the keys");
+    if (m->n_q != m->n_k) return av_errorf(err, "census needs self-attention: %d queries but %d keys", m->n_q, m->n_k);
+    if (n < 1) return av_errorf(err, "census: no tokens to score");
+    int layers = m->cfg.layers, heads = m->cfg.heads;
+    int *same = malloc(sizeof *same * (size_t)n);
+    c->rows = calloc((size_t)layers * heads, sizeof *c->rows);
+    if (!same || !c->rows) {
+        free(same);
+        census_free(c);
+        return av_errorf(err, "census: out of memory for %d x %d heads", layers, heads);
+    }
+    find_copies(same, m, n);
+    for (int i = 0; i < n; i++) c->repeat_rows += first_copy(same, i) >= 0;
+    for (int l = 0; l < layers; l++) {
+        const HeadData *hd = model_layer_heads(m, l);
+        for (int h = 0; h < heads; h++) {
+            CensusRow *r = &c->rows[c->n++];
+            r->layer = l, r->head = h;
+            score_head(r, m, &hd[h], same, n);
+        }
+    }
+    double mean, max;
+    model_head_entropy(m, model_layer_heads(m, 0), &mean, &max);
+    c->max_entropy = max;
+    free(same);
+    return 0;
+}
+
+void census_free(Census *c) {
+    if (!c) return;
+    free(c->rows);
+    memset(c, 0, sizeof *c);
+}
+
+// ----------------------------------------------------------------------------
+// order
+
+typedef struct {
+    double v;
+    int at;
+} Keyed;
+
+/* Largest first, NAN last, then by index: a total order, so qsort is stable. */
+static int keyed_cmp(const void *pa, const void *pb) {
+    const Keyed *a = pa, *b = pb;
+    int na = isnan(a->v), nb = isnan(b->v);
+    if (na != nb) return na - nb;
+    if (!na && a->v != b->v) return a->v < b->v ? 1 : -1;
+    return (a->at > b->at) - (a->at < b->at);
+}
+
+void census_sort(int *order, const Census *c, CensusScore by) {
+    Keyed *k = malloc(sizeof *k * (size_t)(c->n ? c->n : 1));
+    if (!k) { /* out of memory: layer order, still a permutation */
+        for (int i = 0; i < c->n; i++) order[i] = i;
+        return;
+    }
+    for (int i = 0; i < c->n; i++) k[i] = (Keyed){.v = c->rows[i].score[by], .at = i};
+    qsort(k, (size_t)c->n, sizeof *k, keyed_cmp);
+    for (int i = 0; i < c->n; i++) order[i] = k[i].at;
+    free(k);
+}
+
+int census_best(const Census *c, CensusScore by) {
+    int best = -1;
+    for (int i = 0; i < c->n; i++) {
+        double v = c->rows[i].score[by];
+        if (!isnan(v) && (best < 0 || v > c->rows[best].score[by])) best = i;
+    }
+    return best;
+}

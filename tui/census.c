@@ -1,0 +1,381 @@
+/* census.c - the head census view (H): every layer and head of the model in
+ * one table, scored on the current sentence by src/census.c (previous token,
+ * sink, self, induction, entropy), to find the heads worth a look.
+ *
+ *   row 3        the heading: layer, head, one column per score; the sort
+ *                column is marked ↓ (ASCII v) and underlined
+ *   rows 4..     one row per (layer, head) in the sort's order, scrolled to
+ *                keep the selected row (marked >) in sight; each score as a
+ *                number coloured on the weights' ramp (H on 0..its largest
+ *                possible value) and a bar as long as the value; the largest
+ *                of each column in bold and underlined; an undefined
+ *                induction (no token repeats) as — (ASCII -), sorted last
+ *   then         which rows are shown, and what induction found to score (at
+ *                H-3 when the table fills the screen)
+ *
+ * Keys: Up/Down, PgUp/PgDn, Home/End move the selection; Left/Right choose
+ * the sort column (layer and head: the natural order; the scores: largest
+ * first) and select the row that leads it; Enter opens the selected head's weights in the heatmap, the cursor
+ * on the last row's heaviest key (the last row is what predicts the next
+ * token). Other keys (Esc, a, c, Tab...) are the global ones; a change of the
+ * head shown (Tab, 1-9, {, }) moves the selection to it.
+ *
+ * The census is kept between frames (CensusView) and made again when the
+ * weights were recomputed (the model's count of weight passes) or the shape
+ * changed: a cursor key does not rescore 40 heads. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "census.h"
+#include "chrome.h"
+#include "text.h"
+#include "view.h"
+#include "widgets.h"
+
+#define G view_glyphs
+
+/* The sort columns: the two labels, then the scores in CensusScore order. */
+enum { COL_LAYER, COL_HEAD, COL_SCORE0, COL_COUNT = COL_SCORE0 + CENSUS_SCORE_COUNT };
+
+/* Rows of the view besides the table's rows: heading and footer. */
+enum { CENSUS_CHROME = 2, BAR_MAX = 12 };
+
+typedef struct {
+    Census c;                  /* the scores (owned) */
+    int *order;                /* (c.n) rows in the sort's order (owned) */
+    int made;                  /* c and order hold a census of the model as keyed below */
+    unsigned long weights_at;  /* the model's count of weight passes then */
+    int n, layers, heads;      /* its tokens and shape then */
+    char why[192];             /* why there is no census ("" when there is) */
+    int sort;                  /* COL_* */
+    int sel;                   /* selected position in order */
+    int top;                   /* first position shown */
+    int page;                  /* rows the last frame showed (PgUp/PgDn) */
+    int seen_layer, seen_head; /* the head shown when the selection last followed it (-1: never) */
+} CensusView;
+
+static CensusView *data_of(const App *a) { return a->view_data[VIEW_CENSUS]; }
+
+static const char *const about[] = {"Every layer and head scored on this sentence. prev: mean weight on the",
+                                    "previous token; sink: on the first token (rows i >= 1 both: under the causal",
+                                    "mask row 0 sees only itself); self: on itself; induct: on the token after an",
+                                    "earlier copy of the current one (j + 1 < i; - when no token repeats); H: mean",
+                                    "entropy in bits. Left/Right sort, Enter opens. Random heads show no structure.",
+                                    NULL};
+
+static int census_init(App *a) {
+    CensusView *d = calloc(1, sizeof *d);
+    if (!d) return -1;
+    d->sort = COL_LAYER;
+    d->seen_layer = d->seen_head = -1;
+    a->view_data[VIEW_CENSUS] = d;
+    return 0;
+}
+
+static void census_view_free(App *a) {
+    CensusView *d = data_of(a);
+    if (!d) return;
+    census_free(&d->c);
+    free(d->order);
+    free(d);
+    a->view_data[VIEW_CENSUS] = NULL;
+}
+
+// ----------------------------------------------------------------------------
+// the census and its order
+
+/* The row of (layer, head) in the sort's order, or 0. */
+static int position_of(const CensusView *d, int layer, int head) {
+    for (int p = 0; p < d->c.n; p++) {
+        const CensusRow *r = &d->c.rows[d->order[p]];
+        if (r->layer == layer && r->head == head) return p;
+    }
+    return 0;
+}
+
+static void sort_rows(CensusView *d) {
+    const Census *c = &d->c;
+    if (d->sort >= COL_SCORE0) {
+        census_sort(d->order, c, (CensusScore)(d->sort - COL_SCORE0));
+        return;
+    }
+    /* layer order, or head order (head 1 of every layer first) */
+    int p = 0;
+    if (d->sort == COL_LAYER)
+        for (int i = 0; i < c->n; i++) d->order[p++] = i;
+    else
+        for (int h = 0; h < d->heads; h++)
+            for (int l = 0; l < d->layers; l++) d->order[p++] = l * d->heads + h;
+}
+
+/* Makes the census again when the weights or the shape changed since. */
+static void refresh(CensusView *d, const App *a) {
+    const Model *m = a->m;
+    if (m->stale <= STAGE_WEIGHTS) return; /* not up to date: the last one stays */
+    unsigned long at = m->computed[STAGE_WEIGHTS];
+    if (d->made && d->weights_at == at && d->n == m->n_q && d->layers == m->cfg.layers && d->heads == m->cfg.heads)
+        return;
+    census_free(&d->c);
+    free(d->order);
+    d->order = NULL;
+    d->made = 1, d->weights_at = at, d->n = m->n_q, d->layers = m->cfg.layers, d->heads = m->cfg.heads;
+    d->why[0] = '\0';
+    AvError err = {0};
+    if (census_compute(&d->c, m, &err) == 0 && !(d->order = malloc(sizeof *d->order * (size_t)d->c.n))) {
+        census_free(&d->c);
+        snprintf(err.msg, sizeof err.msg, "census: out of memory");
+    }
+    if (!d->order) {
+        snprintf(d->why, sizeof d->why, "%s", err.msg);
+        return;
+    }
+    sort_rows(d);
+    if (d->sel >= d->c.n) d->sel = d->c.n - 1;
+    d->seen_layer = -1; /* a new census: select the head shown again */
+}
+
+/* The selection follows the head shown when that changes. */
+static void follow_shown(CensusView *d, const App *a) {
+    if (!d->order || (d->seen_layer == a->m->layer && d->seen_head == a->head)) return;
+    d->seen_layer = a->m->layer, d->seen_head = a->head;
+    d->sel = position_of(d, a->m->layer, a->head);
+}
+
+// ----------------------------------------------------------------------------
+// drawing
+
+/* The table's geometry at width w. */
+typedef struct {
+    int lx, lw; /* layer column: x, width */
+    int hx, hw; /* head column */
+    int sx, sw; /* first score column's x, and each one's width (number, blank, bar, gap) */
+    int numw;   /* columns of a number */
+    int barw;   /* columns of a bar */
+} Geom;
+
+static int digits(int n) {
+    int k = 1;
+    while (n >= 10) n /= 10, k++;
+    return k;
+}
+
+static void geometry(Geom *g, const CensusView *d, int w) {
+    g->lx = 2;
+    g->lw = 2 * digits(d->layers) + 1;
+    if (g->lw < 5) g->lw = 5; /* "layer" */
+    g->hx = g->lx + g->lw + 2;
+    g->hw = 2 * digits(d->heads) + 1;
+    if (g->hw < 4) g->hw = 4; /* "head" */
+    g->sx = g->hx + g->hw + 2;
+    g->numw = d->c.max_entropy >= 9.995 ? 5 : 4; /* "12.00" bits beside "0.97" */
+    int per = (w - g->sx) / CENSUS_SCORE_COUNT;
+    g->barw = per - g->numw - 3;
+    if (g->barw > BAR_MAX) g->barw = BAR_MAX;
+    if (g->barw < 0) g->barw = 0;
+    g->sw = g->numw + (g->barw ? 1 + g->barw : 0) + 2;
+}
+
+/* Value v of score s on 0..1 for its colour and bar. */
+static double unit_value(const CensusView *d, int s, double v) {
+    if (s == CENSUS_ENTROPY) return d->c.max_entropy > 0 ? v / d->c.max_entropy : 0.0;
+    return v;
+}
+
+static void draw_heading(const App *a, Canvas *cv, int y, const CensusView *d, const Geom *g) {
+    const char *mark = a->ascii ? "v" : "↓";
+    char buf[32];
+    for (int col = 0; col < COL_COUNT; col++) {
+        const char *name = col == COL_LAYER ? "layer" : col == COL_HEAD ? "head" : census_score_name(col - COL_SCORE0);
+        int x = col == COL_LAYER ? g->lx : col == COL_HEAD ? g->hx : g->sx + (col - COL_SCORE0) * g->sw;
+        int sorted = col == d->sort;
+        snprintf(buf, sizeof buf, "%s%s", name, sorted ? mark : "");
+        if (col == COL_SCORE0 + CENSUS_ENTROPY && g->barw >= 5)
+            snprintf(buf, sizeof buf, "H bits%s", sorted ? mark : "");
+        int room = col == COL_LAYER ? g->lw + 1 : col == COL_HEAD ? g->hw + 1 : g->sw - 1;
+        cv_text(cv, y, x, buf, room, style_attr(sorted ? ST_BOLD | ST_UNDERLINE : ST_BOLD));
+    }
+}
+
+/* One score cell: the coloured number and its bar. */
+static void draw_score(const App *a, Canvas *cv, int y, int x, const CensusView *d, const Geom *g, int s, double v,
+                       int best) {
+    char num[16];
+    if (isnan(v)) {
+        cv_text_right(cv, y, x, a->ascii ? "-" : "—", g->numw, style_attr(ST_DIM));
+        return;
+    }
+    if (s == CENSUS_ENTROPY) snprintf(num, sizeof num, "%.*f", v >= 9.995 ? 1 : 2, v);
+    else snprintf(num, sizeof num, "%.2f", v);
+    double t = unit_value(d, s, v);
+    ShownMat sm = {0};
+    sm.hi = 1;
+    const char *glyph;
+    Style st = view_value_style(a, &sm, t, &glyph);
+    if (best) st.attr |= ST_BOLD | ST_UNDERLINE;
+    cv_text_right(cv, y, x, num, g->numw, st);
+    int len = (int)lround((t < 0 ? 0 : t > 1 ? 1 : t) * g->barw);
+    if (!len) return;
+    Style bar = style_plain();
+    short fg = a->tier != TIER_NONE ? palette_seq(a->tier, t).bg : -1;
+    if (fg != 0 && fg != 16) bar.fg = fg; /* black bars vanish on a dark terminal: the default colour then */
+    cv_fill(cv, y, x + g->numw + 1, len, G(a)->bar, bar);
+}
+
+static void draw_row(const App *a, Canvas *cv, int y, const CensusView *d, const Geom *g, int p, const int *best) {
+    int i = d->order[p];
+    const CensusRow *r = &d->c.rows[i];
+    int selected = p == d->sel;
+    char buf[32];
+    Style lab = style_attr(selected ? ST_REVERSE | ST_BOLD : 0);
+    if (selected) {
+        cv_text(cv, y, 0, ">", 1, style_attr(ST_BOLD));
+        cv_fill(cv, y, g->lx - 1, g->sx - g->lx, " ", lab);
+    }
+    snprintf(buf, sizeof buf, "%d/%d", r->layer + 1, d->layers);
+    cv_text_right(cv, y, g->lx, buf, g->lw, lab);
+    snprintf(buf, sizeof buf, "%d/%d", r->head + 1, d->heads);
+    cv_text_right(cv, y, g->hx, buf, g->hw, lab);
+    for (int s = 0; s < CENSUS_SCORE_COUNT; s++)
+        draw_score(a, cv, y, g->sx + s * g->sw, d, g, s, r->score[s], best[s] == i);
+}
+
+/* Rows the table can show between the heading (row y0) and the footer. */
+static int table_rows(const Canvas *cv, int y0) { return cv->h - 2 - 1 - (y0 + 1); }
+
+static void scroll_to_selection(CensusView *d, int rows) {
+    if (rows < 1) rows = 1;
+    if (d->sel < d->top) d->top = d->sel;
+    if (d->sel >= d->top + rows) d->top = d->sel - rows + 1;
+    if (d->top > d->c.n - rows) d->top = d->c.n - rows;
+    if (d->top < 0) d->top = 0;
+}
+
+static void draw_footer(const App *a, Canvas *cv, int y, const CensusView *d, int shown) {
+    char buf[256];
+    int n = snprintf(buf, sizeof buf, "rows %d-%d of %d   ", shown ? d->top + 1 : 0, d->top + shown, d->c.n);
+    if (d->c.repeat_rows == 0)
+        snprintf(buf + n, sizeof buf - (size_t)n, "induct %s: no token of this sentence repeats", a->ascii ? "-" : "—");
+    else
+        snprintf(buf + n, sizeof buf - (size_t)n, "induct: %d row%s with an earlier copy of %s token", d->c.repeat_rows,
+                 d->c.repeat_rows == 1 ? "" : "s", d->c.repeat_rows == 1 ? "its" : "their");
+    cv_text(cv, y, 0, buf, cv->w, style_attr(ST_DIM));
+}
+
+static void census_draw(App *a, Canvas *cv) {
+    CensusView *d = data_of(a);
+    int y0 = TOP_LINES;
+    if (!d) {
+        cv_text(cv, y0 + 1, 2, "census: out of memory", cv->w - 2, style_attr(ST_BOLD));
+    } else {
+        refresh(d, a);
+        follow_shown(d, a);
+    }
+    if (d && !d->order) cv_text(cv, y0 + 1, 2, d->why, cv->w - 2, style_attr(ST_BOLD));
+    if (!d || !d->order) {
+        chrome_draw_bottom(a, cv, NULL, cv->h - 2);
+        return;
+    }
+    Geom g;
+    geometry(&g, d, cv->w);
+    int rows = table_rows(cv, y0);
+    if (rows < 1) rows = 1;
+    d->page = rows;
+    scroll_to_selection(d, rows);
+    int best[CENSUS_SCORE_COUNT];
+    for (int s = 0; s < CENSUS_SCORE_COUNT; s++) best[s] = census_best(&d->c, (CensusScore)s);
+    draw_heading(a, cv, y0, d, &g);
+    int shown = 0;
+    for (int p = d->top; p < d->c.n && shown < rows; p++, shown++) draw_row(a, cv, y0 + 1 + shown, d, &g, p, best);
+    draw_footer(a, cv, y0 + 1 + shown, d, shown); /* right under the table, as the legend under a map */
+    chrome_draw_bottom(a, cv, NULL, cv->h - 2);
+}
+
+// ----------------------------------------------------------------------------
+// keys
+
+/* Enter: the heatmap of the selected head's weights, the cursor on the last
+ * row's heaviest key. */
+static void open_selected(App *a, CensusView *d) {
+    const CensusRow *r = &d->c.rows[d->order[d->sel]];
+    Model *m = a->m;
+    if (r->layer >= m->cfg.layers || r->head >= m->cfg.heads || m->n_q < 1) return; /* the shape changed since */
+    model_set_layer(m, r->layer);
+    a->head = r->head;
+    a->view = VIEW_HEATMAP;
+    a->shown = TENSOR_WEIGHTS;
+    const float *last = model_layer_heads(m, r->layer)[r->head].weights + (size_t)(m->n_q - 1) * m->n_k;
+    int top = 0;
+    for (int j = 1; j < m->n_k; j++)
+        if (last[j] > last[top]) top = j;
+    a->ci = m->n_q - 1, a->cj = top;
+    snprintf(a->msg, sizeof a->msg, "layer %d head %d, from the census sorted by %s", r->layer + 1, r->head + 1,
+             d->sort == COL_LAYER  ? "layer"
+             : d->sort == COL_HEAD ? "head"
+                                   : census_score_name(d->sort - COL_SCORE0));
+    a->msg_error = 0;
+}
+
+static int census_key(App *a, Action act) {
+    CensusView *d = data_of(a);
+    if (!d) return VIEW_KEY_PASS;
+    refresh(d, a);
+    follow_shown(d, a);
+    if (!d->order) return VIEW_KEY_PASS;
+    int n = d->c.n, page = d->page > 1 ? d->page - 1 : 1, at = d->sel;
+    switch (act) {
+    case ACT_UP: at--; break;
+    case ACT_DOWN: at++; break;
+    case ACT_PAGE_UP: at -= page; break;
+    case ACT_PAGE_DOWN: at += page; break;
+    case ACT_HOME: at = 0; break;
+    case ACT_END: at = n - 1; break;
+    case ACT_LEFT:
+    case ACT_RIGHT: {
+        d->sort = (d->sort + (act == ACT_LEFT ? COL_COUNT - 1 : 1)) % COL_COUNT;
+        sort_rows(d);
+        d->sel = d->top = 0; /* the head that leads the new order: Enter opens it */
+        return 1;
+    }
+    case ACT_OPEN: open_selected(a, d); return 1;
+    default: return VIEW_KEY_PASS;
+    }
+    d->sel = at < 0 ? 0 : at >= n ? n - 1 : at;
+    return 1;
+}
+
+// ----------------------------------------------------------------------------
+// the entry
+
+static void census_title(const App *a, char *buf, size_t cap) {
+    const CensusView *d = data_of(a);
+    int sort = d ? d->sort : COL_LAYER;
+    const char *by = sort == COL_LAYER ? "layer" : sort == COL_HEAD ? "head" : census_score_name(sort - COL_SCORE0);
+    const char *largest = sort >= COL_SCORE0 ? ", largest first" : "";
+    int heads = a->m->cfg.layers * a->m->cfg.heads;
+    snprintf(buf, cap, "head census, %d head%s by %s%s  %s sort  Enter open", heads, heads == 1 ? "" : "s", by, largest,
+             a->ascii ? "Left/Right" : "←/→");
+}
+
+static Stage census_needed_stage(const App *a) {
+    (void)a;
+    return STAGE_WEIGHTS;
+}
+
+static int census_natural_height(const App *a, int w) {
+    (void)w;
+    return TOP_LINES + CENSUS_CHROME + a->m->cfg.layers * a->m->cfg.heads + 2;
+}
+
+const View view_census = {
+    .name = "census",
+    .about = about,
+    .needed_stage = census_needed_stage,
+    .title = census_title,
+    .draw = census_draw,
+    .key = census_key,
+    .natural_height = census_natural_height,
+    .init = census_init,
+    .free = census_view_free,
+};
