@@ -311,7 +311,7 @@ static void test_shade(void **state) {
     assert_string_equal(palette_shade(1.0, 1), "@");
     assert_string_equal(palette_shade(NAN, 1), " ");
     /* The ten ASCII glyphs in order, one per tenth. */
-    const char *ascii = " .:-=+*#%@";
+    const char *ascii = " .:;oO*#&@";
     for (int k = 0; k < 10; k++) {
         char want[2] = {ascii[k], '\0'};
         assert_string_equal(palette_shade((k + 0.5) / 10, 1), want);
@@ -321,21 +321,28 @@ static void test_shade(void **state) {
 static void test_shade_signed(void **state) {
     (void)state;
     for (int ascii = 0; ascii <= 1; ascii++) {
-        assert_string_equal(palette_shade_signed(-1.0, ascii), "=");
+        assert_string_equal(palette_shade_signed(-1.0, ascii), "O");
         assert_string_equal(palette_shade_signed(1.0, ascii), "#");
         assert_string_equal(palette_shade_signed(0.0, ascii), " ");
         assert_string_equal(palette_shade_signed(0.1, ascii), " ");
         assert_string_equal(palette_shade_signed(-0.1, ascii), " ");
         assert_string_equal(palette_shade_signed(-0.3, ascii), ".");
         assert_string_equal(palette_shade_signed(0.3, ascii), ":");
-        assert_string_equal(palette_shade_signed(-0.6, ascii), "-");
-        assert_string_equal(palette_shade_signed(0.6, ascii), "+");
-        assert_string_equal(palette_shade_signed(-0.9, ascii), "=");
+        assert_string_equal(palette_shade_signed(-0.6, ascii), "o");
+        assert_string_equal(palette_shade_signed(0.6, ascii), "*");
+        assert_string_equal(palette_shade_signed(-0.9, ascii), "O");
         assert_string_equal(palette_shade_signed(0.9, ascii), "#");
-        assert_string_equal(palette_shade_signed(-5.0, ascii), "=");
+        assert_string_equal(palette_shade_signed(-5.0, ascii), "O");
         assert_string_equal(palette_shade_signed(5.0, ascii), "#");
         assert_string_equal(palette_shade_signed(NAN, ascii), " ");
     }
+    /* No mark reads as a sign: none is - + or =, in either ramp. */
+    for (int k = -20; k <= 20; k++)
+        for (int ascii = 0; ascii <= 1; ascii++) {
+            const char *g = palette_shade_signed(k / 20.0, ascii), *u = palette_shade(fabs(k / 20.0), 1);
+            assert_null(strpbrk(g, "-+="));
+            assert_null(strpbrk(u, "-+="));
+        }
 }
 
 int main(void) {

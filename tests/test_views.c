@@ -300,9 +300,9 @@ static void test_cell_arithmetic(void **state) {
     assert_int_equal(a.overlay, OVERLAY_CELL);
     char *s = render(&a, 100, 40);
     /* q_1 = (0.4 0.2 0.6), k_1 = (0.5 0.7 0.4): products 0.20 0.14 0.24, sum 0.58 */
-    assert_non_null(strstr(s, "+ 0.40 : 0.20 # 0.60"));
-    assert_non_null(strstr(s, "+ 0.50 # 0.70 + 0.40"));
-    assert_non_null(strstr(s, "# 0.20 + 0.14 # 0.24"));
+    assert_non_null(strstr(s, "* 0.40 : 0.20 # 0.60"));
+    assert_non_null(strstr(s, "* 0.50 # 0.70 * 0.40"));
+    assert_non_null(strstr(s, "# 0.20 * 0.14 # 0.24"));
     assert_non_null(strstr(s, "q·k          Σ of the products = 0.5800"));
     assert_non_null(strstr(s, "raw score     q·k = 0.5800"));
     assert_non_null(strstr(s, "s = 0.5800 ÷ √3 (= 1.7321) = 0.3349"));
@@ -901,8 +901,61 @@ static int setup(void **state) {
     return 0;
 }
 
+/* Issue 13 items 3 and 4: the 0..1 legend shows every colour of the ramp
+ * (no step of the map missing from the bar) with its ticks; the signed one
+ * is labelled with -max|x| and +max|x|, and 0. */
+static void test_legend_every_step(void **state) {
+    (void)state;
+    for (ColorTier tier = TIER_8; tier <= TIER_256; tier++) {
+        Model *m = sample_model("the cat sat on the mat");
+        App a;
+        app_init(&a, m, tier, 0, 1, NULL);
+        Canvas *cv = cv_new(80, 24);
+        app_draw(&a, cv);
+        char *text = cv_render(cv, 0, TIER_NONE);
+        int y = -1;
+        for (int r = 0; r < cv->h && y < 0; r++) {
+            const char *l = line(text, r);
+            if (strncmp(l, "0 ", 2) == 0 && strstr(l, " .25 ") && strstr(l, " .5 ") && strstr(l, " .75 ") &&
+                strstr(l, " 1 "))
+                y = r;
+        }
+        if (y < 0) fail_msg("tier %d: no legend with ticks 0 .25 .5 .75 1:\n%s", (int)tier, text);
+        int n = palette_seq_steps(tier), seen = 0;
+        for (int k = 0; k < n; k++) {
+            RampColor want = palette_seq(tier, (k + 0.5) / n);
+            for (int x = 0; x < cv->w; x++)
+                if (cv_cell(cv, y, x)->st.bg == want.bg) {
+                    seen++;
+                    break;
+                }
+        }
+        assert_int_equal(seen, n);
+        free(text);
+        /* The raw scores: signed, -max|x| .. 0 .. +max|x|. */
+        press(&a, ch('v'));
+        app_draw(&a, cv);
+        text = cv_render(cv, 0, TIER_NONE);
+        char want[64];
+        ShownMat sm;
+        view_matrix(&a, a.shown, a.head, &sm);
+        snprintf(want, sizeof want, "−%.3g", sm.maxabs);
+        const char *hit = strstr(text, want);
+        assert_non_null(hit);
+        snprintf(want, sizeof want, " 0 ");
+        assert_non_null(strstr(hit, want));
+        snprintf(want, sizeof want, "+%.3g = ±max|x|", sm.maxabs);
+        assert_non_null(strstr(hit, want));
+        free(text);
+        cv_free(cv);
+        app_free(&a);
+        model_free(m);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_legend_every_step),
         cmocka_unit_test(test_golden_heatmap),
         cmocka_unit_test(test_golden_korean_ascii),
         cmocka_unit_test(test_golden_heads),

@@ -52,6 +52,7 @@ int cv_resize(Canvas *cv, int w, int h) {
 }
 
 void cv_clear(Canvas *cv) {
+    cv->clipped = 0;
     /* One blank, then copies of what is done, doubling (a few memcpy calls
      * instead of a store per cell). */
     size_t n = (size_t)cv->w * cv->h, done = 1;
@@ -101,6 +102,13 @@ int cv_text(Canvas *cv, int y, int x, const char *s, int max_cols, Style st) {
             continue;
         }
         if (col + w > limit) {
+            /* Text that runs past the canvas's edge (not the caller's own
+             * limit, and not trailing blanks) is counted: a cut line. */
+            if (limit == cv->w) {
+                size_t k = i;
+                while (k < len && s[k] == ' ') k++;
+                if (k < len) cv->clipped++, cv->clip_y = y;
+            }
             /* A wide character that does not fit whole: a blank in its place. */
             if (w == 2 && col < limit && col >= 0) {
                 unsplit(cv, y, col);

@@ -38,6 +38,8 @@ typedef struct {
     int w, h;
     Cell *cells; /* h rows of w cells */
     size_t cap;  /* cells allocated (at least w * h) */
+    int clipped; /* cv_text calls whose text ran past the right edge (not blanks): a test's count of cut lines */
+    int clip_y;  /* the row of the last of them */
 } Canvas;
 
 /* A w x h canvas of blanks. NULL when out of memory. */

@@ -80,35 +80,53 @@ void chrome_draw_top(const App *a, Canvas *cv) {
     draw_info(a, cv);
 }
 
-static void swatch(const App *a, Canvas *cv, int y, int x, double t, int is_signed) {
+/* A bar of `cols` one-column swatches for the values lo..hi (each column the
+ * colour of the value at its middle), at (y, x); returns the columns drawn. */
+static int legend_bar(const App *a, Canvas *cv, int y, int x, double lo, double hi, int cols, int is_signed) {
     ShownMat sm = {0};
     sm.is_signed = is_signed;
     sm.maxabs = 1;
-    const char *glyph;
-    Style st = view_value_style(a, &sm, t, &glyph);
-    cv_fill(cv, y, x, 2, glyph ? glyph : " ", st);
+    int c = 0;
+    for (; c < cols && x + c < cv->w; c++) {
+        const char *glyph;
+        Style st = view_value_style(a, &sm, lo + (hi - lo) * (c + 0.5) / cols, &glyph);
+        cv_fill(cv, y, x + c, 1, glyph ? glyph : " ", st);
+    }
+    return c;
 }
 
+/* The legend line under the map. The 0..1 ramp is drawn in four quarters
+ * with ticks (0, .25, .5, .75, 1), every step of the palette in it; a signed
+ * ramp spans -max|x|..+max|x| (what its ends mean, said so) with 0 marked. */
 static void draw_legend(const App *a, Canvas *cv, int y, const ShownMat *sm) {
     const Glyphs *g = G(a);
     int rows = (view_of(a->view)->flags & VIEW_ROW_STATS) != 0;
-    int x = 0, steps = 10;
+    int x = 0;
     char buf[160];
     if (!sm->is_signed) {
-        x += cv_text(cv, y, x, "0 ", cv->w - x, style_plain());
-        for (int s = 0; s < steps && x + 2 < cv->w; s++, x += 2) swatch(a, cv, y, x, (double)s / (steps - 1), 0);
-        x += cv_text(cv, y, x, " 1", cv->w - x, style_plain());
+        static const char *const ticks[] = {"0 ", " .25 ", " .5 ", " .75 ", " 1"};
+        for (int q = 0; q < 4; q++) {
+            x += cv_text(cv, y, x, ticks[q], cv->w - x, style_plain());
+            x += legend_bar(a, cv, y, x, q / 4.0, (q + 1) / 4.0, 4, 0);
+        }
+        x += cv_text(cv, y, x, ticks[4], cv->w - x, style_plain());
     } else {
-        snprintf(buf, sizeof buf, "min %.3g ", sm->lo);
+        char m[32];
+        snprintf(m, sizeof m, "%.3g", sm->maxabs);
+        snprintf(buf, sizeof buf, "%s%s ", g->minus, m);
         x += cv_text(cv, y, x, buf, cv->w - x, style_plain());
-        for (int s = 0; s < steps + 1 && x + 2 < cv->w; s++, x += 2) swatch(a, cv, y, x, -1.0 + 2.0 * s / steps, 1);
-        snprintf(buf, sizeof buf, " max %.3g", sm->hi);
+        x += legend_bar(a, cv, y, x, -1.0, 0.0, 6, 1);
+        x += cv_text(cv, y, x, " 0 ", cv->w - x, style_plain());
+        x += legend_bar(a, cv, y, x, 0.0, 1.0, 6, 1);
+        snprintf(buf, sizeof buf, " +%s = %smax|x|", m, a->ascii ? "+-" : "±");
         x += cv_text(cv, y, x, buf, cv->w - x, style_plain());
     }
     if (sm->can_mask) {
-        x += 3;
+        x += 2;
         int w = cv_text(cv, y, x, g->masked, 1, style_attr(ST_DIM));
-        snprintf(buf, sizeof buf, " masked (%s, weight 0)", g->neg_inf);
+        /* What a masked cell holds in the stage shown: weight 0, or -inf. */
+        if (a->shown == TENSOR_WEIGHTS) snprintf(buf, sizeof buf, " masked: weight 0");
+        else snprintf(buf, sizeof buf, " masked: %s", g->neg_inf);
         x += w + cv_text(cv, y, x + w, buf, cv->w - x - w, style_plain());
         snprintf(buf, sizeof buf, "  %s all masked", g->flag);
         if (rows) x += cv_text(cv, y, x, buf, cv->w - x, style_plain());

@@ -171,14 +171,17 @@ int palette_div_steps(ColorTier tier) { return tier == TIER_256 ? COUNT(div256) 
 
 const char *palette_shade(double t, int ascii) {
     static const char *const unicode[] = {" ", "░", "▒", "▓", "█"};
-    static const char *const plain[] = {" ", ".", ":", "-", "=", "+", "*", "#", "%", "@"};
+    /* No - = + (they read as signs beside a number) and no digits. */
+    static const char *const plain[] = {" ", ".", ":", ";", "o", "O", "*", "#", "&", "@"};
     if (ascii) return plain[palette_bin(t, COUNT(plain))];
     return unicode[palette_bin(t, COUNT(unicode))];
 }
 
 const char *palette_shade_signed(double t, int ascii) {
-    static const char *const negative[] = {" ", ".", "-", "="};
-    static const char *const positive[] = {" ", ":", "+", "#"};
+    /* Magnitude marks that cannot be read as a sign (the number beside
+     * carries the sign): hollow for negatives, filled for positives. */
+    static const char *const negative[] = {" ", ".", "o", "O"};
+    static const char *const positive[] = {" ", ":", "*", "#"};
     (void)ascii; /* all ASCII already, so both modes draw the same */
     if (!(t == t)) return " ";
     int level = palette_bin(fabs(t), COUNT(negative));

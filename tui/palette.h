@@ -43,11 +43,12 @@ int palette_seq_steps(ColorTier tier);
 int palette_div_steps(ColorTier tier);
 
 /* Shade glyph for t in [0, 1] when there is no colour: " ░▒▓█" in Unicode
- * mode, " .:-=+*#%@" in ASCII mode. Returns a NUL-terminated UTF-8 string. */
+ * mode, " .:;oO*#&@" in ASCII mode (no sign-like - = +). Returns a NUL-terminated UTF-8 string. */
 const char *palette_shade(double t, int ascii);
 /* Glyph for t in [-1, 1] without colour, keeping the sign visible (same in
- * both modes; all ASCII): by |t| in four levels, negatives " .-=" and
- * positives " :+#" (so -1 is "=", +1 is "#", values near 0 a space). */
+ * both modes; all ASCII): by |t| in four levels, negatives " .oO" and
+ * positives " :*#" (so -1 is "O", +1 is "#", values near 0 a space): marks
+ * that no one reads as a minus sign beside a number. */
 const char *palette_shade_signed(double t, int ascii);
 
 #endif
