@@ -46,7 +46,7 @@ tmx_expect "a <pad> key is masked" "masked: a <pad> key" ""
 tmx_expect "m: painted" "mask=painted" m
 # paint a cell and write the mask file
 tmx send-keys Home
-tmx_expect "M: mask-edit" "mask-edit: Space hides/shows the cell" M
+tmx_expect "M: mask-edit" "mask-edit on" M
 tmx_expect "Right" "Bob[0] → saw[1]" Right
 tmx_expect "Space: hidden" "cell (0, 1) hidden" Space
 tmx_expect "the painted cell is masked" "masked (painted)" ""

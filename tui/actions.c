@@ -282,8 +282,9 @@ static int act_paint_mode(App *a, const char *arg) {
             c.mask = MASK_PAINTED;
             app_reconfigure(a, &c, "");
         }
-        app_say(a, 0, "mask-edit%s: Space hides/shows the cell, C clears, u undoes, W writes %s, M ends", from,
-                a->mask_file ? a->mask_file : "(give --mask-file to save)");
+        /* The keys are on the hint line while the mode is on. */
+        if (a->mask_file) app_say(a, 0, "mask-edit on%s: W writes %s", from, a->mask_file);
+        else app_say(a, 0, "mask-edit on%s (no --mask-file: W cannot save it)", from);
     } else {
         app_say(a, 0, "mask-edit off (mask=painted stays; m for another mask)");
     }

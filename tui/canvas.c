@@ -166,6 +166,62 @@ void cv_fill(Canvas *cv, int y, int x, int n, const char *glyph, Style st) {
     }
 }
 
+/* Columns of s[0..n). */
+static int span_width(const char *s, size_t n) {
+    int w = 0;
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        int k = utf8_decode(s + i, n - i, &cp);
+        if (k < 1) k = 1;
+        w += cp == UTF8_INVALID || utf8_is_unsafe(cp) ? 1 : text_cp_width(cp);
+        i += (size_t)k;
+    }
+    return w;
+}
+
+int cv_text_wrap(Canvas *cv, int y, int x, const char *s, int max_cols, int indent, Style st) {
+    if (!s || max_cols < 1) return 1;
+    size_t len = strlen(s), at = 0;
+    int rows = 0;
+    while (at < len || rows == 0) {
+        int room = rows ? max_cols - indent : max_cols;
+        if (room < 1) room = 1;
+        /* The longest run of whole words from `at` that fits in room. */
+        size_t end = at, fit = at;
+        while (end < len) {
+            size_t word = end;
+            while (word < len && s[word] == ' ') word++;
+            size_t stop = word;
+            while (stop < len && s[stop] != ' ') stop++;
+            if (span_width(s + at, stop - at) > room) break;
+            fit = end = stop;
+        }
+        if (fit == at) { /* one word wider than the line: as much of it as fits */
+            fit = at;
+            while (fit < len) {
+                uint32_t cp;
+                int k = utf8_decode(s + fit, len - fit, &cp);
+                if (k < 1) k = 1;
+                if (span_width(s + at, fit + (size_t)k - at) > room) break;
+                fit += (size_t)k;
+            }
+            if (fit == at && at < len) fit = at + 1;
+        }
+        if (cv) {
+            char line[1024];
+            size_t n = fit - at < sizeof line - 1 ? fit - at : sizeof line - 1;
+            memcpy(line, s + at, n);
+            line[n] = '\0';
+            cv_text(cv, y + rows, rows ? x + indent : x, line, room, st);
+        }
+        rows++;
+        at = fit;
+        while (at < len && s[at] == ' ') at++;
+        if (len == 0) break;
+    }
+    return rows;
+}
+
 int cv_printf(Canvas *cv, int y, int x, int max_cols, Style st, const char *fmt, ...) {
     char buf[512];
     va_list ap;

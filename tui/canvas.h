@@ -58,6 +58,11 @@ int cv_text(Canvas *cv, int y, int x, const char *s, int max_cols, Style st);
 
 /* Right-aligns s in a field of `cols` columns ending at x + cols. */
 void cv_text_right(Canvas *cv, int y, int x, const char *s, int cols, Style st);
+/* s wrapped at spaces into lines of at most max_cols columns from (y, x),
+ * the lines after the first `indent` columns further in (a word wider than a
+ * line is broken); returns the rows written (at least 1). With cv NULL it
+ * only counts them. */
+int cv_text_wrap(Canvas *cv, int y, int x, const char *s, int max_cols, int indent, Style st);
 
 /* Repeats a one-column glyph over n columns. */
 void cv_fill(Canvas *cv, int y, int x, int n, const char *glyph, Style st);

@@ -272,7 +272,7 @@ static void census_draw(App *a, Canvas *cv) {
         refresh(d, a);
         follow_shown(d, a);
     }
-    if (d && !d->order) cv_text(cv, y0 + 1, 2, d->why, cv->w - 2, style_attr(ST_BOLD));
+    if (d && !d->order) cv_text_wrap(cv, y0 + 1, 2, d->why, cv->w - 2, 2, style_attr(ST_BOLD));
     if (!d || !d->order) {
         chrome_draw_bottom(a, cv, NULL, cv->h - 2);
         return;

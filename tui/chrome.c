@@ -251,6 +251,32 @@ static void inspect_score(const App *a, const char *q, int i, int j, InspectLine
 }
 
 /* The inspector: the arithmetic of the cell under the cursor, in two lines. */
+void chrome_fit(char *buf, size_t cap, int w) {
+    size_t len = strlen(buf);
+    if (text_width(buf, len) <= w || w < 4 || cap < 8) return;
+    /* The longest prefix that ends before a " + " (a sum's terms) or else a
+     * blank, with room for " …" after it. */
+    const char *more = " \xe2\x80\xa6"; /* " …": 2 columns */
+    size_t best = 0, best_term = 0;
+    for (size_t i = 1; i < len; i++) {
+        if (buf[i] != ' ') continue;
+        if (text_width(buf, i) + 2 > w) break;
+        best = i;
+        if (i + 2 < len && buf[i + 1] == '+' && buf[i + 2] == ' ') best_term = i;
+    }
+    size_t cut = best_term ? best_term : best;
+    if (cut == 0) { /* no blank: as many whole characters as fit */
+        while (cut < len && text_width(buf, cut + 1) + 2 <= w) cut++;
+        while (cut > 0 && (buf[cut] & 0xC0) == 0x80) cut--;
+    }
+    if (best_term) {
+        snprintf(buf + cut, cap - cut, " + \xe2\x80\xa6");
+        if (text_width(buf, strlen(buf)) > w) snprintf(buf + cut, cap - cut, "%s", more);
+    } else {
+        snprintf(buf + cut, cap - cut, "%s", more);
+    }
+}
+
 static void draw_inspector(const App *a, Canvas *cv, int y) {
     if (a->m->n_q == 0) return;
     int i = a->ci, j = a->cj;
@@ -262,6 +288,8 @@ static void draw_inspector(const App *a, Canvas *cv, int y) {
     if (a->shown == TENSOR_OUTPUT) inspect_output(a, q, i, j, &L);
     else if (ti->scope != TS_HEAD) inspect_layer(a, q, i, j, &L);
     else inspect_score(a, q, i, j, &L);
+    chrome_fit(L.l1, sizeof L.l1, cv->w);
+    chrome_fit(L.l2, sizeof L.l2, cv->w);
     cv_text(cv, y, 0, L.l1, cv->w, style_plain());
     cv_text(cv, y + 1, 0, L.l2, cv->w, style_plain());
 }
@@ -373,9 +401,12 @@ void chrome_draw_bottom(const App *a, Canvas *cv, const ShownMat *sm, int y) {
     if (a->show_next && (view_of(a->view)->flags & VIEW_INSPECTOR)) draw_next_tokens(a, cv, y, H);
     if (a->msg[0]) {
         char *safe = text_safe_label(a->msg, strlen(a->msg), 0);
+        char line[1024];
+        snprintf(line, sizeof line, "%s", safe ? safe : "");
+        chrome_fit(line, sizeof line, cv->w); /* shorter at a word, never cut mid-word */
         Style st = style_attr(ST_BOLD);
         if (a->msg_error && a->tier != TIER_NONE) st.fg = 1; /* red */
-        cv_text(cv, y + 3, 0, safe ? safe : "", cv->w, st);
+        cv_text(cv, y + 3, 0, line, cv->w, st);
         free(safe);
     }
     if (a->prompt != PROMPT_NONE) draw_prompt(a, cv, H - 1);

@@ -27,4 +27,9 @@ void chrome_draw_top(const App *a, Canvas *cv);
  * line. */
 void chrome_draw_bottom(const App *a, Canvas *cv, const ShownMat *sm, int y);
 
+/* buf made to fit w columns: cut before the last " + " (a sum's terms) or the
+ * last blank that leaves room, and " …" (or " + …") in place of the rest;
+ * unchanged when it fits. */
+void chrome_fit(char *buf, size_t cap, int w);
+
 #endif

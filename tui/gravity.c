@@ -322,7 +322,7 @@ static void caption(const App *a, Canvas *cv, int y, int lines, int all_heads) {
 // ----------------------------------------------------------------------------
 // the view
 
-static void say(Canvas *cv, int y, const char *s) { cv_text(cv, y, 0, s, cv->w, style_plain()); }
+static void say(Canvas *cv, int y, const char *s) { cv_text_wrap(cv, y, 0, s, cv->w, 2, style_plain()); }
 
 /* Scratch of one frame, freed by the caller. */
 typedef struct {

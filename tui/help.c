@@ -48,45 +48,52 @@ static const char *const *stage_about(Shown s) {
 // ----------------------------------------------------------------------------
 // help: the key table, then what each view and stage shows
 
-static void help_draw(App *a, Canvas *cv) {
-    int lines = 12 + keymap_count + 5 * VIEW_KIND_COUNT + 4 * tensor_cycle_len() + 8;
-    Canvas *doc = page_canvas(a, cv->w, lines);
-    if (!doc) return;
+/* The help as a document of doc's width (NULL: only counted); returns its
+ * rows. Every text wraps at spaces to the width: nothing runs past it. */
+static int help_lines(const App *a, Canvas *doc, int w) {
     int y = 0;
     char buf[256];
     snprintf(buf, sizeof buf, "attnviz %s - help  (q, ? or Esc: back; arrows scroll)", ATTNVIZ_VERSION);
-    cv_text(doc, y++, 0, buf, doc->w, style_attr(ST_BOLD | ST_REVERSE));
+    y += cv_text_wrap(doc, y, 0, buf, w, 2, style_attr(ST_BOLD | ST_REVERSE));
     y++;
-    cv_text(doc, y++, 0, "What am I looking at", doc->w, style_attr(ST_BOLD | ST_UNDERLINE));
+    y += cv_text_wrap(doc, y, 0, "What am I looking at", w, 0, style_attr(ST_BOLD | ST_UNDERLINE));
     const char *const *about = view_of(a->view)->about;
-    for (int k = 0; about[k]; k++) cv_printf(doc, y++, 2, doc->w - 2, style_plain(), "%s", about[k]);
+    for (int k = 0; about[k]; k++) y += cv_text_wrap(doc, y, 2, about[k], w - 2, 0, style_plain());
     if (a->view == VIEW_HEATMAP) {
         const char *const *st = stage_about(a->shown);
-        for (int k = 0; st[k]; k++) cv_printf(doc, y++, 2, doc->w - 2, style_plain(), "%s", st[k]);
+        for (int k = 0; st[k]; k++) y += cv_text_wrap(doc, y, 2, st[k], w - 2, 0, style_plain());
     }
     y++;
-    cv_text(doc, y++, 0, "Keys", doc->w, style_attr(ST_BOLD | ST_UNDERLINE));
+    y += cv_text_wrap(doc, y, 0, "Keys", w, 0, style_attr(ST_BOLD | ST_UNDERLINE));
     for (int i = 0; i < keymap_count; i++) {
         const KeyBinding *b = &keymap[i];
         if (!b->label || !app_action_listed(a, b->action)) continue;
         const char *label = a->ascii && b->ascii_label ? b->ascii_label : b->label;
-        cv_text(doc, y, 2, label, 12, style_attr(ST_BOLD));
-        cv_text(doc, y++, 16, b->help, doc->w - 16, style_plain());
+        if (doc) cv_text(doc, y, 2, label, 12, style_attr(ST_BOLD));
+        y += cv_text_wrap(doc, y, 16, b->help, w - 16, 2, style_plain());
     }
     y++;
-    cv_text(doc, y++, 0, "The views", doc->w, style_attr(ST_BOLD | ST_UNDERLINE));
+    y += cv_text_wrap(doc, y, 0, "The views", w, 0, style_attr(ST_BOLD | ST_UNDERLINE));
     for (int v = 0; v < VIEW_KIND_COUNT; v++) {
-        cv_text(doc, y++, 2, view_table[v]->name, doc->w - 2, style_attr(ST_BOLD));
-        for (const char *const *l = view_table[v]->about; *l; l++) cv_text(doc, y++, 4, *l, doc->w - 4, style_plain());
+        y += cv_text_wrap(doc, y, 2, view_table[v]->name, w - 2, 0, style_attr(ST_BOLD));
+        for (const char *const *l = view_table[v]->about; *l; l++)
+            y += cv_text_wrap(doc, y, 4, *l, w - 4, 0, style_plain());
     }
     y++;
-    cv_text(doc, y++, 0, "The stages (v)", doc->w, style_attr(ST_BOLD | ST_UNDERLINE));
+    y += cv_text_wrap(doc, y, 0, "The stages (v)", w, 0, style_attr(ST_BOLD | ST_UNDERLINE));
     for (int k = 0; k < tensor_cycle_len(); k++) {
         Shown s = tensor_cycle_at(k);
-        cv_text(doc, y++, 2, view_stage_name(s), doc->w - 2, style_attr(ST_BOLD));
-        for (const char *const *l = stage_about(s); *l; l++) cv_text(doc, y++, 4, *l, doc->w - 4, style_plain());
+        y += cv_text_wrap(doc, y, 2, view_stage_name(s), w - 2, 0, style_attr(ST_BOLD));
+        for (const char *const *l = stage_about(s); *l; l++) y += cv_text_wrap(doc, y, 4, *l, w - 4, 0, style_plain());
     }
-    doc->h = y < lines ? y : lines;
+    return y;
+}
+
+static void help_draw(App *a, Canvas *cv) {
+    int lines = help_lines(a, NULL, cv->w);
+    Canvas *doc = page_canvas(a, cv->w, lines);
+    if (!doc) return;
+    help_lines(a, doc, cv->w);
     page_show(a, cv, doc, 0, cv->h);
 }
 
