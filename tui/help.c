@@ -48,6 +48,17 @@ static const char *const *stage_about(Shown s) {
 // ----------------------------------------------------------------------------
 // help: the key table, then what each view and stage shows
 
+/* The lines of an about-text (written for a wide screen) as one paragraph,
+ * wrapped to w from column x; returns the rows. */
+static int paragraph(Canvas *doc, int y, int x, const char *const *lines, int w) {
+    char buf[2048];
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int k = 0; lines[k] && n + 2 < sizeof buf; k++)
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s", k ? " " : "", lines[k]);
+    return buf[0] ? cv_text_wrap(doc, y, x, buf, w - x, 0, style_plain()) : 0;
+}
+
 /* The help as a document of doc's width (NULL: only counted); returns its
  * rows. Every text wraps at spaces to the width: nothing runs past it. */
 static int help_lines(const App *a, Canvas *doc, int w) {
@@ -57,12 +68,8 @@ static int help_lines(const App *a, Canvas *doc, int w) {
     y += cv_text_wrap(doc, y, 0, buf, w, 2, style_attr(ST_BOLD | ST_REVERSE));
     y++;
     y += cv_text_wrap(doc, y, 0, "What am I looking at", w, 0, style_attr(ST_BOLD | ST_UNDERLINE));
-    const char *const *about = view_of(a->view)->about;
-    for (int k = 0; about[k]; k++) y += cv_text_wrap(doc, y, 2, about[k], w - 2, 0, style_plain());
-    if (a->view == VIEW_HEATMAP) {
-        const char *const *st = stage_about(a->shown);
-        for (int k = 0; st[k]; k++) y += cv_text_wrap(doc, y, 2, st[k], w - 2, 0, style_plain());
-    }
+    y += paragraph(doc, y, 2, view_of(a->view)->about, w);
+    if (a->view == VIEW_HEATMAP) y += paragraph(doc, y, 2, stage_about(a->shown), w);
     y++;
     y += cv_text_wrap(doc, y, 0, "Keys", w, 0, style_attr(ST_BOLD | ST_UNDERLINE));
     for (int i = 0; i < keymap_count; i++) {
@@ -76,15 +83,14 @@ static int help_lines(const App *a, Canvas *doc, int w) {
     y += cv_text_wrap(doc, y, 0, "The views", w, 0, style_attr(ST_BOLD | ST_UNDERLINE));
     for (int v = 0; v < VIEW_KIND_COUNT; v++) {
         y += cv_text_wrap(doc, y, 2, view_table[v]->name, w - 2, 0, style_attr(ST_BOLD));
-        for (const char *const *l = view_table[v]->about; *l; l++)
-            y += cv_text_wrap(doc, y, 4, *l, w - 4, 0, style_plain());
+        y += paragraph(doc, y, 4, view_table[v]->about, w);
     }
     y++;
     y += cv_text_wrap(doc, y, 0, "The stages (v)", w, 0, style_attr(ST_BOLD | ST_UNDERLINE));
     for (int k = 0; k < tensor_cycle_len(); k++) {
         Shown s = tensor_cycle_at(k);
         y += cv_text_wrap(doc, y, 2, view_stage_name(s), w - 2, 0, style_attr(ST_BOLD));
-        for (const char *const *l = stage_about(s); *l; l++) y += cv_text_wrap(doc, y, 4, *l, w - 4, 0, style_plain());
+        y += paragraph(doc, y, 4, stage_about(s), w);
     }
     return y;
 }
