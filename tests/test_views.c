@@ -953,9 +953,58 @@ static void test_legend_every_step(void **state) {
     }
 }
 
+/* Issue 13 item 7: the wheel scrolls the pipeline, the help and the cell
+ * page; a click in all heads chooses the head (and the cell) under it. */
+static void test_mouse_everywhere(void **state) {
+    (void)state;
+    Model *m = sample_model("the cat sat on the mat because the cat was tired");
+    App a;
+    app_init(&a, m, TIER_256, 0, 1, NULL);
+    char *s;
+    press(&a, ch('c'));
+    s = render(&a, 80, 24);
+    free(s);
+    app_mouse(&a, 10, 10, 5);
+    assert_int_equal(a.doc_y, 3);
+    app_mouse(&a, 10, 10, 4);
+    app_mouse(&a, 10, 10, 4);
+    assert_int_equal(a.doc_y, 0);
+    press(&a, ch(27));
+    press(&a, ch('?'));
+    s = render(&a, 80, 24);
+    free(s);
+    app_mouse(&a, 10, 10, 5);
+    assert_int_equal(a.doc_y, 3);
+    press(&a, ch(27));
+    press(&a, ch('\r'));
+    s = render(&a, 80, 24);
+    free(s);
+    app_mouse(&a, 10, 10, 5);
+    assert_int_equal(a.doc_y, 3);
+    press(&a, ch(27));
+    /* all heads: a click on the second block's cell (2, 1) */
+    press(&a, ch('a'));
+    s = render(&a, 200, 50);
+    free(s);
+    const HeadsLayout *L = &a.heads_layout;
+    assert_true(L->valid);
+    assert_true(L->per_row >= 2);
+    int y = L->y0 + 2, x = L->x0 + 1 * L->block_w + 1 * L->cw;
+    app_mouse(&a, y, x, 1);
+    assert_int_equal(a.head, 1);
+    assert_int_equal(a.ci, 2);
+    assert_int_equal(a.cj, 1);
+    app_mouse(&a, L->y0 - 1, L->x0 + 1, 1); /* the first block's title: head 1, the cell stays */
+    assert_int_equal(a.head, 0);
+    assert_int_equal(a.ci, 2);
+    app_free(&a);
+    model_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_legend_every_step),
+        cmocka_unit_test(test_mouse_everywhere),
         cmocka_unit_test(test_golden_heatmap),
         cmocka_unit_test(test_golden_korean_ascii),
         cmocka_unit_test(test_golden_heads),

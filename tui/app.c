@@ -223,10 +223,40 @@ void app_update(App *a) {
     app_clamp_cursor(a);
 }
 
+/* A click on a block of the all-heads view (one layer): that head, and the
+ * cell under the pointer when it is on one. */
+static void heads_click(App *a, int y, int x) {
+    const HeadsLayout *L = &a->heads_layout;
+    if (!L->valid || L->block_w < 1 || L->block_h < 1 || y < L->y0 - 1 || x < L->x0) return;
+    int br = (y - (L->y0 - 1)) / L->block_h, bc = (x - L->x0) / L->block_w;
+    if (br >= L->rows || bc >= L->per_row) return;
+    int h = (L->head0 + br) * L->per_row + bc;
+    if (h >= a->m->cfg.heads) return;
+    a->head = h;
+    int r = y - (L->y0 + br * L->block_h), c = (x - L->x0 - bc * L->block_w) / (L->cw > 0 ? L->cw : 1);
+    if (r >= 0 && r < L->rows_vis && c < L->cols_vis) {
+        a->ci = L->row0 + r;
+        a->cj = L->col0 + c;
+    }
+    app_clamp_cursor(a);
+}
+
 void app_mouse(App *a, int y, int x, int button) {
-    if (a->overlay != OVERLAY_NONE || a->prompt) return;
+    if (a->prompt) return;
     if (button == 4 || button == 5) {
-        app_move_cursor(a, button == 4 ? -3 : 3, 0);
+        /* The wheel scrolls what scrolls: a page (help, a cell's arithmetic)
+         * and the pipeline; elsewhere it moves the cursor. */
+        if (a->overlay != OVERLAY_NONE || a->view == VIEW_PIPELINE) {
+            a->doc_y += button == 4 ? -3 : 3;
+            if (a->doc_y < 0) a->doc_y = 0;
+        } else {
+            app_move_cursor(a, button == 4 ? -3 : 3, 0);
+        }
+        return;
+    }
+    if (a->overlay != OVERLAY_NONE) return;
+    if (a->view == VIEW_HEADS && !grid_applies(a)) {
+        if (button == 1) heads_click(a, y, x);
         return;
     }
     /* The layers x heads grid: a click chooses a thumbnail. */

@@ -48,6 +48,19 @@ typedef struct {
     int row0, col0; /* first visible row and column */
 } HeatLayout;
 
+/* Where the last frame put the blocks of the all-heads view (one layer):
+ * head h is at block (h / per_row - head0, h % per_row). */
+typedef struct {
+    int valid;
+    int y0, x0;           /* top-left of the first block's first cell (below its title) */
+    int block_w, block_h; /* a block's size, its title line included in block_h */
+    int per_row, rows;    /* blocks a row, rows of blocks shown */
+    int head0;            /* first row of blocks shown */
+    int cw;               /* a cell's width */
+    int row0, col0;       /* first query row and key column shown in each block */
+    int rows_vis, cols_vis;
+} HeadsLayout;
+
 /* A mask to restore (kept: 1 when there is one). */
 typedef struct {
     int kept;
@@ -89,6 +102,7 @@ typedef struct {
     int enforce_min;           /* interactive: below APP_MIN_W x APP_MIN_H say so */
     int wake_ms;               /* > 0: app_tick after that many ms without input (0: wait for input) */
     HeatLayout layout;
+    HeadsLayout heads_layout; /* where the last frame put the blocks of all heads side by side */
 } App;
 
 /* Initializes the app on an up-to-date model. */

@@ -257,7 +257,22 @@ static void draw_heads(App *a, Canvas *cv) {
         while (used > 0 && strcmp(cv_cell(cv, 1, used - 1)->ch, " ") == 0) used--;
         if (used + 2 + w <= cv->w) cv_text_right(cv, 1, 0, buf, cv->w, style_attr(ST_DIM));
     }
-    a->layout.valid = 0; /* clicks are for the single-head view */
+    a->layout.valid = 0; /* clicks on the blocks: heads_layout */
+    int wcols = g.cols_vis < cols - a->col0 ? g.cols_vis : cols - a->col0;
+    if (wcols > (g.block_w - 2) / g.cw) wcols = (g.block_w - 2) / g.cw;
+    a->heads_layout = (HeadsLayout){.valid = 1,
+                                    .y0 = TOP_LINES + 1,
+                                    .x0 = g.label_w,
+                                    .block_w = g.block_w,
+                                    .block_h = g.block_h,
+                                    .per_row = g.per_row,
+                                    .rows = g.block_rows_vis,
+                                    .head0 = a->head0,
+                                    .cw = g.cw,
+                                    .row0 = a->row0,
+                                    .col0 = a->col0,
+                                    .rows_vis = g.rows_vis,
+                                    .cols_vis = wcols};
     view_matrix(a, a->shown, a->head, &sm);
     int shown_rows = block_rows - a->head0 < g.block_rows_vis ? block_rows - a->head0 : g.block_rows_vis;
     chrome_draw_bottom(a, cv, &sm, TOP_LINES + shown_rows * g.block_h + 1);
