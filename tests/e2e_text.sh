@@ -10,13 +10,13 @@
 cols() { printf '%s\n' "$1" | LC_ALL=C.UTF-8 wc -L; }
 
 # aligned NAME: on the current tmux screen, every row's Σ (1.000 or 0.000)
-# starts at the same column, and the header's Σ stands 4 columns to its
+# starts at the same column, and the header's "sum" ends 4 columns to its
 # right; no zero-width format character or VS16 was written raw.
 aligned() {
     screen=$(tmx_screen)
-    header=$(printf '%s\n' "$screen" | grep -m1 'Σ *H max')
+    header=$(printf '%s\n' "$screen" | grep -m1 'sum  bits max')
     if [ -z "$header" ]; then fail "$1: no header line"; printf '%s\n' "$screen"; return; fi
-    want=$(($(cols "${header%%Σ*}") - 4))
+    want=$(($(cols "${header%%sum  bits*}") + 2 - 4))
     rows=$(printf '%s\n' "$screen" | grep -E ' [01]\.000  ')
     [ -n "$rows" ] || fail "$1: no rows"
     bad=0
@@ -26,7 +26,7 @@ aligned() {
     done <<EOF
 $rows
 EOF
-    if [ $bad = 0 ]; then pass; else fail "$1: the Σ column moves (header Σ at $((want + 4))):"; printf '%s\n' "$screen"; fi
+    if [ $bad = 0 ]; then pass; else fail "$1: the Σ column moves (header sum at $((want + 4))):"; printf '%s\n' "$screen"; fi
     # U+200B..U+200D, U+2060, U+FEFF, U+FE0F, U+00AD as UTF-8 bytes
     if printf '%s' "$screen" | LC_ALL=C grep -q "$(printf '\342\200[\213-\215]\|\342\201\240\|\357\273\277\|\357\270\217\|\302\255')"; then
         fail "$1: a zero-width format character reached the screen raw"
@@ -38,7 +38,7 @@ EOF
 # show NAME FILE W H: attnviz on FILE in a W x H tmux pane, checked aligned.
 show() {
     tmx_start "$3" "$4" LC_ALL=C.UTF-8 -- "$ATTNVIZ" --color=never -H 1 -f "$2"
-    if tmx_wait "H max"; then aligned "$1"; else fail "$1: no heatmap"; tmx_screen; fi
+    if tmx_wait "bits max"; then aligned "$1"; else fail "$1: no heatmap"; tmx_screen; fi
     tmx_stop
 }
 

@@ -131,7 +131,10 @@ static void draw_legend(const App *a, Canvas *cv, int y, const ShownMat *sm) {
         snprintf(buf, sizeof buf, "  %s all masked", g->flag);
         if (rows) x += cv_text(cv, y, x, buf, cv->w - x, style_plain());
     }
-    if (sm->row_stats && rows) cv_text(cv, y, x, "  H in bits", cv->w - x, style_plain());
+    /* The statistics' columns: named where the line has room. */
+    const char *stats = a->shown == TENSOR_WEIGHTS ? "  bits: entropy" : "  A's sum, bits, max";
+    if (sm->row_stats && rows && x + text_width(stats, strlen(stats)) <= cv->w)
+        cv_text(cv, y, x, stats, cv->w - x, style_plain());
 }
 
 static int digits(int n) {

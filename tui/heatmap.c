@@ -134,9 +134,12 @@ static void draw_heatmap(App *a, Canvas *cv) {
     draw_col_header(a, cv, TOP_LINES, x0, &g, &sm, a->col0);
     int sx = x0 + g.cols_vis * g.cw + 1;
     const HeadData *hd = &m->head[a->head];
+    /* The row statistics are the weights' (A's) whatever the stage shown:
+     * their sum, entropy in bits and largest weight; said so beside the
+     * other stages. */
     if (sm.row_stats)
-        cv_text(cv, TOP_LINES + g.header_rows - 1, sx, a->ascii ? "  sum     H max" : "    Σ     H max", STATS_W - 1,
-                style_attr(ST_BOLD));
+        cv_text(cv, TOP_LINES + g.header_rows - 1, sx, a->shown == TENSOR_WEIGHTS ? "  sum  bits max" : "A:sum  bits max",
+                STATS_W - 1, style_attr(ST_BOLD));
     for (int r = 0; r < g.rows_vis; r++) {
         int i = a->row0 + r, y = y0 + r * g.ch, mid = y + (g.ch - 1) / 2;
         view_qlabel(a, buf, sizeof buf, i, g.label_w - 1);

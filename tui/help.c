@@ -48,6 +48,20 @@ static const char *const *stage_about(Shown s) {
 // ----------------------------------------------------------------------------
 // help: the key table, then what each view and stage shows
 
+/* What each label on the screen means (issue 13: nothing unexplained). */
+static const char *const labels_text[][2] = {
+    {"H̄ 2.31 of 3.46 bits", "the head's mean row entropy, of the most it could be (every allowed key equal)"},
+    {"asym 8.29", "max |S - S^T|: how far the raw scores are from symmetric (0 when Q and K are tied)"},
+    {"sum bits max", "per row of the weights A: their sum (1, or 0 when all is masked), entropy in bits, "
+                     "largest weight; \"A:\" beside another stage says they are still A's"},
+    {"!", "a row whose every key is masked: its weights are all 0"},
+    {"· masked", "a key the mask hides from the query: score −∞, weight exactly 0"},
+    {"allowed", "the inspector: the mask lets this query see this key"},
+    {"h2:0", "heads joined: head 2's output column 0"},
+    {"rows 1-3 of 5", "which rows (of heads, layers, lines) are on screen; the rest scroll"},
+    {"lines 1-24 of 99", "a page's lines on screen; cols 9+: scrolled right from column 9"},
+};
+
 /* The lines of an about-text (written for a wide screen) as one paragraph,
  * wrapped to w from column x; returns the rows. */
 static int paragraph(Canvas *doc, int y, int x, const char *const *lines, int w) {
@@ -70,6 +84,17 @@ static int help_lines(const App *a, Canvas *doc, int w) {
     y += cv_text_wrap(doc, y, 0, "What am I looking at", w, 0, style_attr(ST_BOLD | ST_UNDERLINE));
     y += paragraph(doc, y, 2, view_of(a->view)->about, w);
     if (a->view == VIEW_HEATMAP) y += paragraph(doc, y, 2, stage_about(a->shown), w);
+    y++;
+    y += cv_text_wrap(doc, y, 0, "Labels", w, 0, style_attr(ST_BOLD | ST_UNDERLINE));
+    for (size_t k = 0; k < sizeof labels_text / sizeof *labels_text; k++) {
+        const char *label = labels_text[k][0];
+        if (a->ascii && strcmp(label, "H̄ 2.31 of 3.46 bits") == 0) label = "H 2.31 of 3.46 bits";
+        if (a->ascii && strcmp(label, "· masked") == 0) label = "x masked";
+        if (doc) cv_text(doc, y, 2, label, 20, style_attr(ST_BOLD));
+        int lw = text_width(label, strlen(label));
+        int x0 = lw < 20 ? 24 : 2, extra = lw < 20 ? 0 : 1;
+        y += extra + cv_text_wrap(doc, y + extra, x0, labels_text[k][1], w - x0, 2, style_plain());
+    }
     y++;
     y += cv_text_wrap(doc, y, 0, "Keys", w, 0, style_attr(ST_BOLD | ST_UNDERLINE));
     for (int i = 0; i < keymap_count; i++) {

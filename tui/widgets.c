@@ -120,7 +120,8 @@ void view_col_label(const App *a, const ShownMat *sm, char *out, size_t cap, int
     char tmp[32];
     switch (sm->col_labels) {
     case LABELS_KEYS: view_klabel(a, out, cap, j, max_cols); return;
-    case LABELS_CONCAT: snprintf(tmp, sizeof tmp, "%d.%d", j / sm->d_v + 1, j % sm->d_v); break;
+    /* "h2:0": head 2's column 0 (never "2.0", which reads as a number) */
+    case LABELS_CONCAT: snprintf(tmp, sizeof tmp, "h%d:%d", j / sm->d_v + 1, j % sm->d_v); break;
     default: snprintf(tmp, sizeof tmp, "%d", j); break;
     }
     text_truncate(out, cap, tmp, strlen(tmp), max_cols, G(a)->ellipsis);

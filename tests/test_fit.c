@@ -1,0 +1,128 @@
+/* test_fit.c - issue 13 item 1: at 80x24 no line runs past the right edge.
+ * Every view, stage, page (help at each scroll position, the cell page) and
+ * prompt is drawn, for the seeded sentence (English and Korean), a Q/K/V file,
+ * cross-attention and mask-edit mode; the canvas counts the text that was
+ * cut at its edge (Canvas.clipped), here and in the page's own canvas. */
+#include "testutil.h"
+
+#include <curses.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "app.h"
+#include "canvas.h"
+#include "keycode.h"
+#include "qkvfile.h"
+
+static void press(App *a, int c, int is_code) {
+    AppKey k = {is_code, is_code ? keycode_from_curses(c) : (uint32_t)c};
+    app_key(a, k);
+    app_update(a);
+}
+
+static int failures;
+
+/* Draws a at 80x24; reports each cut line with what was pressed. */
+static void check(App *a, const char *what) {
+    Canvas *cv = cv_new(80, 24);
+    if (a->doc) a->doc->clipped = 0;
+    app_draw(a, cv);
+    int doc = a->doc ? a->doc->clipped : 0;
+    if (cv->clipped || doc) {
+        char *text = cv_render(cv, 0, TIER_NONE);
+        int y = cv->clipped ? cv->clip_y : -1;
+        const char *l = text;
+        for (int r = 0; r < y && l; r++) l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL;
+        printf("CUT at 80x24: %s: %d on screen (row %d: %.80s), %d in the page\n", what, cv->clipped, y,
+               l ? l : "", doc);
+        free(text);
+        failures++;
+    }
+    cv_free(cv);
+}
+
+static void every_stage(App *a, const char *name) {
+    char what[128];
+    for (int s = 0; s < 10; s++) {
+        snprintf(what, sizeof what, "%s, heatmap, v x%d", name, s);
+        check(a, what);
+        press(a, 'v', 0);
+    }
+}
+
+static void every_screen(Model *m, const char *name) {
+    App a;
+    app_init(&a, m, TIER_256, 0, 1, NULL);
+    char what[128];
+    every_stage(&a, name);
+    static const struct {
+        int key;
+        const char *view;
+    } views[] = {{'a', "all heads"}, {'c', "pipeline"}, {'g', "gravity"}, {'H', "census"}};
+    for (size_t v = 0; v < sizeof views / sizeof *views; v++) {
+        press(&a, views[v].key, 0);
+        for (int page = 0; page < 12; page++) {
+            snprintf(what, sizeof what, "%s, %s, page %d", name, views[v].view, page);
+            check(&a, what);
+            press(&a, KEY_NPAGE, 1);
+        }
+        press(&a, 27, 0);
+    }
+    press(&a, '?', 0);
+    for (int page = 0; page < 8; page++) {
+        snprintf(what, sizeof what, "%s, help, page %d", name, page);
+        check(&a, what);
+        press(&a, KEY_NPAGE, 1);
+    }
+    press(&a, 27, 0);
+    for (int s = 0; s < 10; s++) {
+        press(&a, '\r', 0);
+        snprintf(what, sizeof what, "%s, cell page, stage %d", name, s);
+        check(&a, what);
+        press(&a, 27, 0);
+        press(&a, 'v', 0);
+    }
+    static const int prompts[] = {'e', 'E', 'd'};
+    for (size_t p = 0; p < sizeof prompts / sizeof *prompts; p++) {
+        press(&a, prompts[p], 0);
+        snprintf(what, sizeof what, "%s, prompt %c", name, prompts[p]);
+        check(&a, what);
+        press(&a, 27, 0);
+    }
+    press(&a, 'M', 0);
+    snprintf(what, sizeof what, "%s, mask-edit", name);
+    check(&a, what);
+    press(&a, ' ', 0);
+    check(&a, what);
+    press(&a, 'M', 0);
+    app_free(&a);
+}
+
+static void test_nothing_cut(void **state) {
+    (void)state;
+    ModelConfig c;
+    model_config_default(&c);
+    Model *m = tu_model("the cat sat on the mat because the cat was tired", &c);
+    every_screen(m, "seeded English");
+    model_free(m);
+    c.mask = MASK_CAUSAL;
+    m = tu_model("나는 어제 친구와 영화를 봤는데, 그 영화는 정말 재미있었다", &c);
+    every_screen(m, "seeded Korean, causal");
+    AvError err = {0};
+    if (model_set_target(m, "le chat dort", 12, &err) == 0) {
+        ModelConfig x = m->cfg;
+        x.attn = ATTN_CROSS;
+        x.mask = MASK_NONE;
+        assert_int_equal(model_set_config(m, &x, &err), 0);
+        every_screen(m, "cross-attention");
+    }
+    model_free(m);
+    if (failures) fail_msg("%d screens with a line cut at 80 columns", failures);
+}
+
+int main(void) {
+    setlocale(LC_ALL, "C.UTF-8");
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_nothing_cut)};
+    return cmocka_run_group_tests_name("fit", tests, NULL, NULL);
+}
