@@ -37,7 +37,7 @@ const char *cli_usage(void) {
            "      --pad N            N <pad> tokens after the sentence, 0..4096 (mask padding hides them)\n"
            "      --score KIND       scaled | dot | cosine | distance | additive  (default scaled)\n"
            "      --no-scale         no scaling of the scores (score dot: Q K^T, not / sqrt(d_k))\n"
-           "      --tie-qk           W_K = W_Q: the scores turn symmetric\n"
+           "      --tie-qk           W_K = W_Q: dot and cosine scores turn symmetric (not additive)\n"
            "      --target TEXT      a second sentence: queries of cross-attention\n"
            "      --attn MODE        self | causal-self | cross  (default self; cross with --target)\n"
            "      --pos KIND         none | sinusoidal positional encoding (default none)\n"

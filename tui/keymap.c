@@ -47,7 +47,7 @@ const KeyBinding keymap[] = {
     {{'t', 0}, "t", NULL, ACT_TOKENIZER, "next tokenizer: words, gpt2, chars (and --pattern when given)", "t tok", 14, NULL},
     {{'v', 0}, "v", NULL, ACT_STAGE, "next stage: weights, scores, scaled, masked, output, X, PE, concat, Y", "v stage", 4, NULL},
     {{'o', 0}, "o", NULL, ACT_SCORE, "next score kind: dot product, cosine, distance, additive (s keeps its scaling)", "o score", 16, NULL},
-    {{'T', 0}, "T", NULL, ACT_TIE, "tie Q and K (W_K = W_Q): the scores turn symmetric", "T tie", 19, NULL},
+    {{'T', 0}, "T", NULL, ACT_TIE, "tie Q and K (W_K = W_Q): dot and cosine scores turn symmetric", "T tie", 19, NULL},
     {{'x', 0}, "x", NULL, ACT_ATTN, "next attention: self, causal-self (decoder), cross (encoder-decoder)", "x attn", 17, NULL},
     {{'E', 0}, "E", NULL, ACT_TARGET, "edit the target sentence (of cross-attention)", NULL, 99, NULL},
     {{']', 0}, "]", NULL, ACT_MASK_PARAM_UP, "window W or prefix P one more", NULL, 99, NULL},

@@ -221,11 +221,12 @@ void view_cell(const App *a, Canvas *cv, int y, int x, int cw, int ch, const Sho
         if (cw > 1) cv_fill(cv, y + r, x + gw, 1, " ", style_plain());
     }
     if (numbers && cw >= 5) {
-        /* The number at the right, always after a blank, so that no mark
-         * runs into it (". -3" never reads "--3"); marks keep the rest. */
-        view_num(num, sizeof num, v, gw - 1, !sm->is_signed);
+        /* The number at the right; marks keep the rest. A signed number
+         * always has a blank before it, so that no mark runs into its sign
+         * (". -3", never ".-3"); a weight's mark may touch it ("█.95"). */
+        view_num(num, sizeof num, v, sm->is_signed ? gw - 1 : cw - 2, !sm->is_signed);
         int nw = (int)strlen(num);
-        cv_fill(cv, mid, x + gw - nw - 1, 1, " ", mst);
+        if (sm->is_signed || gw >= nw + 2) cv_fill(cv, mid, x + gw - nw - 1, 1, " ", mst);
         cv_text(cv, mid, x + gw - nw, num, nw, mst);
     }
 }
