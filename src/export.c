@@ -179,7 +179,7 @@ static void json_config(FILE *f, const Model *m) {
     else fputs("\"d_model\": null, ", f);
     fprintf(f, "\"heads\": %d, \"d_k\": %d, \"d_v\": %d, ", c->heads, c->d_k, c->d_v);
     if (c->layers > 1) fprintf(f, "\"layers\": %d, ", c->layers);
-    if (seeded) fprintf(f, "\"seed\": %llu, ", (unsigned long long)c->seed);
+    if (seeded || c->score == SCORE_ADDITIVE) fprintf(f, "\"seed\": %llu, ", (unsigned long long)c->seed);
     else fputs("\"seed\": null, ", f);
     char mask[32];
     model_mask_name(c, mask, sizeof mask);

@@ -117,8 +117,9 @@ int model_set_config(Model *m, const ModelConfig *c, AvError *err) {
     ModelConfig o = m->cfg;
     if (c->layers != o.layers) return av_errorf(err, "the layers are the source's: %d", o.layers);
     if (!model_can(m, SRC_RESHAPE)) {
-        if (c->d_model != o.d_model || c->heads != o.heads || c->d_k != o.d_k || c->d_v != o.d_v || c->seed != o.seed ||
-            c->pos != o.pos)
+        /* The seed draws additive attention's W1, W2 and v, for any source. */
+        if (c->d_model != o.d_model || c->heads != o.heads || c->d_k != o.d_k || c->d_v != o.d_v ||
+            (c->seed != o.seed && c->score != SCORE_ADDITIVE) || c->pos != o.pos)
             return av_errorf(err, "%s: only the mask and the scaling can change", m->src->fixed);
     }
     if (!model_can(m, SRC_SCORE_KINDS) && c->score != o.score)
@@ -136,7 +137,10 @@ int model_set_config(Model *m, const ModelConfig *c, AvError *err) {
     } else if (reshape_sides(m, c, &m->tokens, m->n_pad, &m->target_tokens, m->target != NULL, err)) {
         return -1;
     }
-    if (c->seed != o.seed || c->d_model != o.d_model) {
+    if (c->seed != o.seed && !model_can(m, SRC_RESHAPE)) { /* only additive's weights are seeded */
+        m->additive_stale = 1;
+        mark_stale(m, STAGE_SCORES);
+    } else if (c->seed != o.seed || c->d_model != o.d_model) {
         mark_stale(m, STAGE_EMBED);
         m->weights_stale = m->additive_stale = 1;
         m->keep_heads = m->keep_dk = m->keep_dv = 0; /* other numbers everywhere */

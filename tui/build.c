@@ -78,6 +78,7 @@ static int build_from_qkv(Model *m, const CliOptions *o, BuildMaskNotes *notes, 
     c.prefix = o->cfg.prefix;
     c.score = o->cfg.score;
     c.scale = o->cfg.scale;
+    if (c.score == SCORE_ADDITIVE) c.seed = o->cfg.seed; /* W1, W2 and v are drawn */
     if (model_set_config(m, &c, err)) return -1;
     return load_mask_file(m, o, notes, err);
 }

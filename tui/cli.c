@@ -343,10 +343,11 @@ static int options_check(CliOptions *o, const Given *g, AvError *err) {
     if (o->text && o->file) return av_errorf(err, "give the sentence either as TEXT or with -f FILE, not both");
     if (o->qkv_file && (o->text || o->file))
         return av_errorf(err, "--qkv: Q, K and V come from the file; do not also give a sentence");
+    /* The seed draws additive attention's W1, W2 and v: it applies then. */
     if (o->qkv_file && (g->d_model || g->heads || o->dk_given || o->dv_given || o->pattern || o->cfg.pos != POS_NONE ||
-                        g->seed || g->tokenizer))
+                        (g->seed && o->cfg.score != SCORE_ADDITIVE) || g->tokenizer))
         return av_errorf(err, "--qkv: the file gives Q, K and V; --d-model, --heads, --d-k, --d-v, "
-                              "--pos, --seed, --tokenizer and --pattern do not apply");
+                              "--pos, --tokenizer, --pattern and (but for --score additive) --seed do not apply");
     if (model_options_check(o, g, err)) return -1;
     if (o->pattern) o->tokenizer = TOK_CUSTOM;
     if (g->score_scale == 1 && !o->cfg.scale) return av_errorf(err, "--score scaled and --no-scale: choose one");
