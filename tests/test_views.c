@@ -17,6 +17,7 @@
 #include "canvas.h"
 #include "keycode.h"
 #include "keymap.h"
+#include "palette.h"
 #include "widgets.h"
 #include "utf8.h"
 
@@ -1001,10 +1002,47 @@ static void test_mouse_everywhere(void **state) {
     model_free(m);
 }
 
+/* Issue 13 item 14: z colours each row of weights against its own largest
+ * weight (the cell holding it gets the top colour), numbers unchanged. */
+static void test_row_contrast(void **state) {
+    (void)state;
+    ModelConfig c;
+    model_config_default(&c);
+    c.mask = MASK_CAUSAL;
+    Model *m = tu_model("the cat sat on the mat", &c);
+    App a;
+    app_init(&a, m, TIER_256, 0, 1, NULL);
+    Canvas *cv = cv_new(80, 24);
+    app_draw(&a, cv);
+    const HeatLayout *L = &a.layout;
+    int row = 3, best = 0;
+    const float *w = m->head[0].weights + (size_t)row * m->n_k;
+    for (int j = 1; j <= row; j++)
+        if (w[j] > w[best]) best = j;
+    short before = cv_cell(cv, L->y0 + row * L->ch, L->x0 + best * L->cw + 1)->st.bg;
+    press(&a, ch('z'));
+    assert_true(a.row_contrast);
+    assert_non_null(strstr(a.msg, "row contrast"));
+    app_draw(&a, cv);
+    short after = cv_cell(cv, L->y0 + row * L->ch, L->x0 + best * L->cw + 1)->st.bg;
+    assert_int_equal(after, palette_seq(TIER_256, 1.0).bg);
+    assert_int_not_equal(before, after); /* 0.4 of 1 was not the top colour */
+    char *text = cv_render(cv, 0, TIER_NONE);
+    assert_non_null(strstr(text, " 1 = row max"));
+    free(text);
+    press(&a, ch('z'));
+    app_draw(&a, cv);
+    assert_int_equal(cv_cell(cv, L->y0 + row * L->ch, L->x0 + best * L->cw + 1)->st.bg, before);
+    cv_free(cv);
+    app_free(&a);
+    model_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_legend_every_step),
         cmocka_unit_test(test_mouse_everywhere),
+        cmocka_unit_test(test_row_contrast),
         cmocka_unit_test(test_golden_heatmap),
         cmocka_unit_test(test_golden_korean_ascii),
         cmocka_unit_test(test_golden_heads),

@@ -348,6 +348,17 @@ static int act_continue(App *a, const char *arg) {
     return 0;
 }
 
+/* z: the weights' colours row by row (a causal or near-uniform map shows
+ * its differences), or on the one 0..1 scale. The numbers stay the weights. */
+static int act_contrast(App *a, const char *arg) {
+    (void)arg;
+    a->row_contrast = !a->row_contrast;
+    if (a->row_contrast)
+        app_say(a, 0, "row contrast: each row's colours span 0 .. its largest weight (numbers unchanged; z: off)");
+    else app_say(a, 0, "row contrast off: one scale, 0 .. 1, for every row");
+    return 0;
+}
+
 /* The head census and back. */
 static int act_census(App *a, const char *arg) {
     (void)arg;
@@ -530,5 +541,6 @@ const ActionDef app_actions[ACT_COUNT] = {
     [ACT_NEXT_PANEL] = {"next-tokens", NEEDS_PREDICT, act_next_panel},
     [ACT_CONTINUE] = {"continue", NEEDS_PREDICT, act_continue},
     [ACT_CENSUS] = {"census", 0, act_census},
+    [ACT_CONTRAST] = {"contrast", 0, act_contrast},
 };
 // clang-format on

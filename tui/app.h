@@ -91,6 +91,7 @@ typedef struct {
     int quit;
     int painting;              /* mask-edit mode: Space toggles a cell */
     int show_next;             /* n: the model's next tokens under the inspector */
+    int row_contrast;          /* z: the weights coloured row by row, 0 .. each row's largest */
     const char *mask_file;     /* --mask-file: where W writes the painted mask */
     char *mask_comments;       /* owned: the '#' lines of --mask-file that W writes back (or NULL) */
     int mask_comments_dropped; /* comments after a row's values in it: W cannot keep them */

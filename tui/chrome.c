@@ -109,7 +109,8 @@ static void draw_legend(const App *a, Canvas *cv, int y, const ShownMat *sm) {
             x += cv_text(cv, y, x, ticks[q], cv->w - x, style_plain());
             x += legend_bar(a, cv, y, x, q / 4.0, (q + 1) / 4.0, 4, 0);
         }
-        x += cv_text(cv, y, x, ticks[4], cv->w - x, style_plain());
+        /* z: the ticks are fractions of each row's largest weight */
+        x += cv_text(cv, y, x, sm->row_max ? " 1 = row max" : ticks[4], cv->w - x, style_plain());
     } else {
         char m[32];
         snprintf(m, sizeof m, "%.3g", sm->maxabs);

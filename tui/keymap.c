@@ -63,6 +63,7 @@ const KeyBinding keymap[] = {
     {{'n', 0}, "n", NULL, ACT_NEXT_PANEL, "a trained model's 10 likeliest next tokens after the cursor's row", NULL, 99, NULL},
     {{'H', 0}, "H", NULL, ACT_CENSUS, "head census: all heads scored by prev, sink, self, induction, H", NULL, 99, NULL},
     {{'N', 0}, "N", NULL, ACT_CONTINUE, "append the likeliest next token to the sentence: watch the model write", NULL, 99, NULL},
+    {{'z', 0}, "z", NULL, ACT_CONTRAST, "contrast: each row of weights coloured 0 .. its own largest weight (z again: 0 .. 1)", "z contrast", 21, NULL},
     {{CTRL('l'), 0}, "Ctrl-L", NULL, ACT_REDRAW, "redraw the screen", NULL, 99, NULL},
 };
 // clang-format on

@@ -55,6 +55,7 @@ typedef enum {
     ACT_NEXT_PANEL, /* a model that predicts: its next tokens after the cursor's row */
     ACT_CONTINUE,   /* ... and the likeliest one appended to the sentence */
     ACT_CENSUS,     /* the head census: every layer and head scored */
+    ACT_CONTRAST,   /* the weights' colours row by row: 0 .. each row's largest weight */
     ACT_COUNT
 } Action;
 

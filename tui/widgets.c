@@ -49,6 +49,8 @@ void view_matrix(const App *a, Shown s, int h, ShownMat *sm) {
     view_matrix_of(sm, tensor_data(m, s, m->layer, h), tensor_rows(m, s), tensor_cols(m, s),
                    (ti->flags & TF_SIGNED) != 0);
     if (ti->cols == SIDE_KEYS) sm->col_labels = LABELS_KEYS;
+    if (a->row_contrast && s == TENSOR_WEIGHTS && h >= 0 && h < m->cfg.heads)
+        sm->row_max = model_layer_heads(m, m->layer)[h].max_weight;
     if (ti->cols == SIDE_HEADS_D_V) {
         sm->col_labels = LABELS_CONCAT;
         sm->d_v = m->cfg.d_v;
@@ -197,7 +199,9 @@ void view_cell(const App *a, Canvas *cv, int y, int x, int cw, int ch, const Sho
     }
     double v = sm->v[(size_t)i * sm->cols + j];
     const char *glyph;
-    Style st = view_value_style(a, sm, v, &glyph);
+    /* Row contrast: the colour of v against its row's largest weight. */
+    double shade = sm->row_max && sm->row_max[i] > 0 ? v / sm->row_max[i] : v;
+    Style st = view_value_style(a, sm, shade, &glyph);
     /* Under the cursor only the middle row changes (bold, underlined): a
      * cursor move rewrites as few cells as it can (bytes over SSH). */
     Style mst = st;

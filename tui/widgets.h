@@ -28,6 +28,7 @@ typedef struct {
     int d_v;       /* LABELS_CONCAT: columns per head */
     double lo, hi; /* range of the finite values (0..1 for weights) */
     double maxabs; /* scale of the diverging ramp */
+    const float *row_max; /* z (weights): colours of row i span 0..row_max[i]; NULL: one scale */
 } ShownMat;
 
 /* The matrix of stage s of head h (h is ignored for layer stages). */
