@@ -39,7 +39,7 @@ expect_rc "a mask file that does not exist yet" 0 $rc
 tmx_start 100 30 LC_ALL=C.UTF-8 -- "$ATTNVIZ" --mask-file "$TMP/later" "'Bob saw Mary'"
 tmx_expect "start" "mask=painted" ""
 mkfifo "$TMP/later"
-tmx_expect "M: mask-edit" "u undoes, W writes" M
+tmx_expect "M: mask-edit" "mask-edit on" M
 tmx_expect "Space: a cell hidden" "cell (0, 0) hidden" Space
 tmx_expect "W onto a FIFO" "not a regular file (a FIFO)" W
 tmx_expect "q asks once: painting not saved" "the painted mask is not saved" q

@@ -8,7 +8,8 @@ EN="the cat sat on the mat because the cat was tired"
 KO="나는 어제 친구와 영화를 봤는데, 그 영화는 정말 재미있었다"
 
 # --- English at 80x24: every key of the contract changes what it says
-tmx_start 80 24 LC_ALL=C.UTF-8 TERM=xterm-256color -- "$ATTNVIZ" "'$EN'"
+# (from no mask: the default is causal, checked at the end)
+tmx_start 80 24 LC_ALL=C.UTF-8 TERM=xterm-256color -- "$ATTNVIZ" -m none "'$EN'"
 tmx_expect "start" "d_model=64 heads=4 d_k=16 mask=none scale=on pos=none seed=42"
 tmx_expect "tokens" "because"
 tmx_expect "row sums" "1.000"
@@ -81,7 +82,7 @@ tmx_expect "big" "d_model=64" ""
 tmx resize-window -x 80 -y 24
 
 # --- help, then quit: the terminal is restored (the shell line is back)
-tmx_expect "help" "every key and what the view shows" "?"
+tmx_expect "help" "What am I looking at" "?"
 tmx_expect "help closes" "d_model=64" q
 tmx_expect "quit" "EXITED rc=0" q
 expect_not_contains "screen restored" "$(tmx_screen)" "d_model=64"
@@ -193,7 +194,8 @@ tmx_stop
 # --- the sentence from standard input, keys from the terminal
 tmx_start 80 24 LC_ALL=C.UTF-8 -- "printf 'hello world' |" "$ATTNVIZ" -f -
 tmx_expect "-f -: interactive" "2 tokens, words" ""
-tmx_expect "-f -: keys work" "mask=causal" m
+tmx_expect "-f -: starts causal" "mask=causal" ""
+tmx_expect "-f -: keys work" "mask=window" m
 tmx_expect "-f -: quit" "EXITED rc=0" q
 tmx_stop
 

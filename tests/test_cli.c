@@ -40,7 +40,7 @@ static void test_defaults(void **state) {
     assert_int_equal(o.cfg.d_k, 16);
     assert_int_equal(o.cfg.d_v, 16);
     assert_true(o.cfg.seed == 42);
-    assert_int_equal(o.cfg.mask, MASK_NONE);
+    assert_int_equal(o.cfg.mask, MASK_CAUSAL); /* the first lesson: the future is masked */
     assert_int_equal(o.cfg.scale, 1);
     assert_null(o.text);
     assert_int_equal(o.tokenizer, TOK_WORDS);
@@ -148,6 +148,16 @@ static void test_variant_options(void **state) {
      * file is not overridden by causal-self's causal mask. */
     PARSE_OK("--target", "a b");
     assert_int_equal(o.cfg.attn, ATTN_CROSS);
+    cli_free(&o);
+    /* causal by default, but for a Q/K/V file and cross-attention */
+    PARSE_OK("--qkv", "a.qkv");
+    assert_int_equal(o.cfg.mask, MASK_NONE);
+    cli_free(&o);
+    PARSE_OK("--target", "le chat");
+    assert_int_equal(o.cfg.mask, MASK_NONE);
+    cli_free(&o);
+    PARSE_OK("-m", "none");
+    assert_int_equal(o.cfg.mask, MASK_NONE);
     cli_free(&o);
     PARSE_OK("--theme", "light");
     assert_int_equal(o.theme, 2);

@@ -106,7 +106,7 @@ char *build_text(const CliOptions *o, const char *dflt, size_t *len, AvError *er
  * layer asked for. */
 static int build_from_model(Model *m, const CliOptions *o, BuildMaskNotes *notes, AvError *err) {
     size_t len;
-    char *text = build_text(o, o->generate ? "" : CLI_DEFAULT_TEXT, &len, err);
+    char *text = build_text(o, o->generate ? "" : cli_default_text(), &len, err);
     if (!text) return -1;
     int rc = model_set_llama(m, o->model_file, o->vocab_file, text, len, err);
     free(text);
@@ -140,7 +140,7 @@ int build_model(Model *m, const CliOptions *o, BuildMaskNotes *notes, AvError *e
     first.score = SCORE_DOT;
     if (model_set_config(m, &first, err)) return -1;
     size_t len;
-    char *text = build_text(o, CLI_DEFAULT_TEXT, &len, err);
+    char *text = build_text(o, cli_default_text(), &len, err);
     if (!text) return -1;
     int rc = model_set_text(m, text, len, err);
     if (rc) oom_of_final(m, o, text, len, err);

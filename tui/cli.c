@@ -10,11 +10,21 @@
 #include "app.h"
 #include "number.h"
 
+const char *cli_default_text(void) {
+    static const char *const vars[] = {"LC_ALL", "LC_MESSAGES", "LANG"};
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && v[0]) return strncmp(v, "ko", 2) == 0 ? CLI_DEFAULT_TEXT_KO : CLI_DEFAULT_TEXT;
+    }
+    return CLI_DEFAULT_TEXT;
+}
+
 const char *cli_usage(void) {
     return "Usage: attnviz [OPTIONS] [TEXT...]\n"
            "Interactive terminal visualizer of transformer attention.\n"
            "\n"
-           "Input (default: \"" CLI_DEFAULT_TEXT "\"):\n"
+           "Input (default: \"" CLI_DEFAULT_TEXT "\";\n"
+           "       in a Korean locale \"" CLI_DEFAULT_TEXT_KO "\"):\n"
            "  TEXT...                the sentence (several words are joined by spaces)\n"
            "  -f, --file FILE        read the sentence from FILE ('-' = standard input; at most 1 MiB)\n"
            "      --qkv FILE         take Q, K, V of one head from FILE (see README)\n"
@@ -31,7 +41,8 @@ const char *cli_usage(void) {
            "  -k, --d-k N            query/key width per head, 1..4096 (default d_model/heads)\n"
            "      --d-v N            value width per head, 1..4096 (default d_k)\n"
            "  -m, --mask KIND        none | causal | window:W | prefix:P | padding | painted\n"
-           "                         (default none; W 1..4096, P 0..4096)\n"
+           "                         (default causal: the sentence's tokens see only the past;\n"
+           "                         none with --qkv or cross-attention; W 1..4096, P 0..4096)\n"
            "      --mask-file FILE   the painted mask (W writes it): rows of 0/1 (1 = visible), or\n"
            "                         'runs' then per row the runs of visible, masked, ... keys\n"
            "      --pad N            N <pad> tokens after the sentence, 0..4096 (mask padding hides them)\n"
@@ -364,6 +375,9 @@ static int options_check(CliOptions *o, const Given *g, AvError *err) {
         return av_errorf(err, "--attn cross: needs a target sentence (--target TEXT)");
     if (o->target && o->target[0] == '\0') return av_errorf(err, "--target: the sentence is empty");
     if (o->mask_file && !o->mask_given) o->cfg.mask = MASK_PAINTED;
+    /* The seeded sentence starts causal (masking's effect is the first lesson);
+     * a Q/K/V file's rows and cross-attention's keys are no sequence in time. */
+    if (!o->mask_given && !o->mask_file && !o->qkv_file && o->cfg.attn != ATTN_CROSS) o->cfg.mask = MASK_CAUSAL;
     /* Causal-self starts causal, unless a mask (or a painted one) is given. */
     if (o->cfg.attn == ATTN_CAUSAL_SELF && !o->mask_given && !o->mask_file) o->cfg.mask = MASK_CAUSAL;
     if (o->dump && o->once) return av_errorf(err, "--dump and --once: choose one");

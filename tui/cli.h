@@ -10,9 +10,14 @@
 
 #define ATTNVIZ_VERSION "0.1.0"
 
-/* The sentence shown when none is given: "the" and "cat" repeat, so that the
- * effect of positional encoding on repeated words can be seen. */
-#define CLI_DEFAULT_TEXT "the cat sat on the mat because the cat was tired"
+/* The sentence shown when none is given: the source texts' first example
+ * ("재미있었다" needs "영화"), in English unless the locale is Korean; "movie"
+ * repeats, so that positional encoding's effect on a repeated word shows. */
+#define CLI_DEFAULT_TEXT "I saw a movie yesterday and the movie was fun"
+#define CLI_DEFAULT_TEXT_KO "나는 어제 친구와 영화를 봤는데, 그 영화는 정말 재미있었다"
+
+/* The default sentence for the locale (LC_ALL, LC_MESSAGES, LANG: ko...). */
+const char *cli_default_text(void);
 
 typedef enum { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER } ColorMode;
 
