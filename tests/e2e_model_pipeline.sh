@@ -100,6 +100,8 @@ tmx_stop
 # ASCII glyphs: the same lines without θ, → or ᵀ.
 tmx_start 80 24 LC_ALL=C.UTF-8 -- "$ATTNVIZ" --color=never --ascii --model "$MODEL" "Lily saw a cat. Lily"
 tmx_wait "model=stories260K" || fail "ascii: no screen"
-tmx_expect "ascii: Q" "Q = xb W_q^T  (8, 64)" c NPage NPage
+tmx_expect "ascii: RMSNorm" "xb = RMSNorm(x) * g  (8, 64)" c NPage
+page_to "ascii: Q" "Q = xb W_q^T  (8, 64)" 80
+tmx_expect "ascii: the cell's rotation" "turns by the angle 0*t_p, t_p = 10000^(-2p/8)" c Enter
 tmx_stop
 finish

@@ -72,11 +72,11 @@ enum { ROPE_PAIRS_SHOWN = 4 };
 static int cell_rope(const App *a, Canvas *doc, int y, const LlamaLayerView *v, int pos, const float *raw,
                      const float *rot) {
     const Glyphs *g = G(a);
-    const char *theta = a->ascii ? "t" : "θ";
+    const char *theta = a->ascii ? "t" : "θ", *mul = a->ascii ? "*" : g->dot; /* "." reads as a decimal point */
     int W = doc->w, hs = v->head_size, pairs = hs / 2;
     char buf[256];
     snprintf(buf, sizeof buf, "RoPE, position %d: pair p turns by the angle %d%s%s_p, %s_p = 10000^(%s2p/%d)", pos,
-             pos, g->dot, theta, theta, g->minus, hs);
+             pos, mul, theta, theta, g->minus, hs);
     cv_text(doc, y++, 0, buf, W, style_plain());
     snprintf(buf, sizeof buf, "  (a, b) %s (a cos %s b sin, a sin + b cos), a = x[2p], b = x[2p+1]", g->arrow, g->minus);
     cv_text(doc, y++, 0, buf, W, style_plain());
@@ -88,7 +88,7 @@ static int cell_rope(const App *a, Canvas *doc, int y, const LlamaLayerView *v, 
     }
     if (pairs > ROPE_PAIRS_SHOWN) {
         snprintf(buf, sizeof buf, "  %s %d more pairs, each turned by %d%s%s_p", g->ellipsis, pairs - ROPE_PAIRS_SHOWN,
-                 pos, g->dot, theta);
+                 pos, mul, theta);
         cv_text(doc, y++, 0, buf, W, style_attr(ST_DIM));
     }
     return y;

@@ -138,6 +138,9 @@ static void blocks_layer(const App *a, BlockList *bl) {
 // ----------------------------------------------------------------------------
 // a trained model: the real chain of the layer shown (source_llama.h)
 
+/* The product sign of the titles ("." would read as a decimal point). */
+static const char *mul(const App *a) { return a->ascii ? "*" : G(a)->dot; }
+
 /* A block of any matrix of the chain (rows: the tokens), as wide as fits. */
 static Block *block_of(BlockList *bl, const float *v, int rows, int cols, const char *title) {
     if (bl->n >= bl->max) return NULL;
@@ -162,14 +165,14 @@ static void block_angles(const App *a, BlockList *bl, const LlamaLayerView *v) {
     for (int i = 0; i < v->n; i++)
         for (int p = 0; p < pairs; p++) bl->angles[i * pairs + p] = (float)(i * llama_rope_freq(p, v->head_size));
     char t[96];
-    snprintf(t, sizeof t, "RoPE angle i%s10000^(-2p/%d), pair p", G(a)->dot, v->head_size);
+    snprintf(t, sizeof t, "RoPE angle i%s10000^(-2p/%d), pair p", mul(a), v->head_size);
     Block *b = block_of(bl, bl->angles, v->n, pairs, t);
     if (b) b->sm.is_signed = 0, b->sm.lo = 0, b->sm.hi = b->sm.maxabs > 0 ? b->sm.maxabs : 1;
 }
 
 /* x -> RMSNorm -> Q, K, V -> the head's q and k before and after RoPE, its v. */
 static void blocks_llama_in(const App *a, BlockList *bl, const LlamaLayerView *v) {
-    const char *T = a->ascii ? "^T" : "ᵀ", *dot = G(a)->dot;
+    const char *T = a->ascii ? "^T" : "ᵀ", *dot = mul(a);
     int h = a->head, g = h / (v->n_heads / v->n_kv_heads), n = v->n, hs = v->head_size;
     char t[96];
     snprintf(t, sizeof t, "x: the input of layer %d", v->layer + 1);
@@ -197,7 +200,7 @@ static void blocks_llama_in(const App *a, BlockList *bl, const LlamaLayerView *v
 
 /* The heads joined -> W_o -> residual -> RMSNorm -> FFN -> residual. */
 static void blocks_llama_out(const App *a, BlockList *bl, const LlamaLayerView *v) {
-    const char *T = a->ascii ? "^T" : "ᵀ", *dot = G(a)->dot;
+    const char *T = a->ascii ? "^T" : "ᵀ", *dot = mul(a);
     int n = v->n;
     char t[96];
     snprintf(t, sizeof t, "concat(O_1..O_%d)", v->n_heads);
@@ -229,8 +232,9 @@ static void blocks_llama(const App *a, BlockList *bl) {
         return;
     }
     blocks_llama_in(a, bl, &v);
+    int from = bl->n;
     blocks_attention(a, bl);
-    for (int k = bl->n - 5; k < bl->n; k++) bl->b[k].fit = 1; /* S .. O (or four without the mask) */
+    for (int k = from; k < bl->n; k++) bl->b[k].fit = 1; /* S .. O */
     blocks_llama_out(a, bl, &v);
 }
 
