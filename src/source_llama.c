@@ -31,8 +31,8 @@ typedef struct {
      * own from the main run's input of the layer and the heads' outputs,
      * which it keeps to know when they change. */
     LlamaRun *shown;
-    int shown_layer;        /* -1: none yet */
-    float *shown_attn;      /* (n, dim) the heads' outputs it was computed from */
+    int shown_layer;          /* -1: none yet */
+    float *shown_attn;        /* (n, dim) the heads' outputs it was computed from */
     float *shown_q, *shown_k; /* q_raw and k_raw head by head */
 } LlamaSrc;
 

@@ -32,7 +32,7 @@ const LlamaTok *model_llama_tok(const Model *m);
  * the layer's input, so the numbers are the bits of the model's forward:
  * x_next is the next layer's x. Valid until the model changes. */
 typedef struct {
-    int layer, n;                                          /* n: the tokens (rows) */
+    int layer, n; /* n: the tokens (rows) */
     int dim, kv_dim, hidden_dim, head_size, n_heads, n_kv_heads;
     const float *x;           /* (n, dim) the layer's input: x_l */
     const float *xb;          /* (n, dim) RMSNorm(x) * rms_att */

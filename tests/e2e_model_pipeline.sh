@@ -65,7 +65,7 @@ for size in "80 24" "200 50"; do
     W=$1 H=$2
     tmx_start "$W" "$H" LC_ALL=C.UTF-8 -- "$ATTNVIZ" --color=never --model "$MODEL" "Lily saw a cat. Lily"
     tmx_wait "model=stories260K" || fail "${W}x$H: no screen"
-    tmx_expect "${W}x$H: c shows the chain" "layer 1/5  head 1/8  the layer's chain" c
+    tmx_expect "${W}x$H: c shows the chain" "layer 1/5  head 1/8  the whole chain" c
     case $(tmx_screen) in *"cols 1+"*) fail "${W}x$H: the chain scrolls sideways" ;; *) pass ;; esac
     while IFS= read -r title; do # (a here-document: the counts stay in this shell)
         page_to "${W}x$H: $title" "$title" "$W"
@@ -74,7 +74,7 @@ $CHAIN
 EOF
     # } : the next layer's chain, from its top
     tmx_expect "${W}x$H: } shows layer 2" "x: the input of layer 2  (8, 64)" Home '}'
-    tmx_expect "${W}x$H: its title" "layer 2/5  head 1/8  the layer's chain"
+    tmx_expect "${W}x$H: its title" "layer 2/5  head 1/8  the whole chain"
     page_to "${W}x$H: layer 2 ends in layer 3's input" "x = mid + FFN: the input of layer 3  (8, 64)" "$W"
     tmx_stop
 done

@@ -74,7 +74,7 @@ static void test_pipeline_chain(void **state) {
     app_init(&a, m, TIER_NONE, 0, 1, NULL);
     char *s = pipeline_at(&a, 80);
     const char *const chain[] = {
-        "layer 1/5  head 1/8  the layer's chain",
+        "layer 1/5  head 1/8  the whole chain",
         "x: the input of layer 1  (8, 64)",
         "xb = RMSNorm(x) · g  (8, 64)",
         "Q = xb W_qᵀ  (8, 64)",
@@ -129,8 +129,11 @@ static void test_pipeline_chain(void **state) {
     press(&a, '\t'), press(&a, '\t');
     s = pipeline_at(&a, 200);
     const char *const last[] = {
-        "layer 5/5  head 3/8", "x: the input of layer 5  (8, 64)", "q, head 3, before RoPE  (8, 8)",
-        "k, kv head 2, before RoPE  (8, 8)", "x = mid + FFN: to the final RMSNorm  (8, 64)",
+        "layer 5/5  head 3/8",
+        "x: the input of layer 5  (8, 64)",
+        "q, head 3, before RoPE  (8, 8)",
+        "k, kv head 2, before RoPE  (8, 8)",
+        "x = mid + FFN: to the final RMSNorm  (8, 64)",
     };
     in_order(s, last, sizeof last / sizeof *last);
     free(s);
@@ -168,10 +171,20 @@ static void test_cell_rope(void **state) {
     snprintf(qa, sizeof qa, "q_5 after RoPE        %6.2f", m->head[0].q[5 * 8]);
     snprintf(ka, sizeof ka, "k_2 after RoPE        %6.2f", m->head[0].k[2 * 8]);
     const char *const want[] = {
-        qb, "RoPE, position 5: pair p turns by the angle 5·θ_p, θ_p = 10000^(−2p/8)",
-        "(a, b) → (a cos − b sin, a sin + b cos)", p0, p3, qa, "k_2 before RoPE",
-        "RoPE, position 2: pair p turns by the angle 2·θ_p", k1, ka, "q ⊙ k  (each product)",
-        "q·k          Σ of the products", "scaled score  s =", "weight        ",
+        qb,
+        "RoPE, position 5: pair p turns by the angle 5·θ_p, θ_p = 10000^(−2p/8)",
+        "(a, b) → (a cos − b sin, a sin + b cos)",
+        p0,
+        p3,
+        qa,
+        "k_2 before RoPE",
+        "RoPE, position 2: pair p turns by the angle 2·θ_p",
+        k1,
+        ka,
+        "q ⊙ k  (each product)",
+        "q·k          Σ of the products",
+        "scaled score  s =",
+        "weight        ",
     };
     in_order(s, want, sizeof want / sizeof *want);
     /* Every line within 80 columns, whole (the exp line shortened). */

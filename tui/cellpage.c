@@ -75,10 +75,11 @@ static int cell_rope(const App *a, Canvas *doc, int y, const LlamaLayerView *v, 
     const char *theta = a->ascii ? "t" : "θ", *mul = a->ascii ? "*" : g->dot; /* "." reads as a decimal point */
     int W = doc->w, hs = v->head_size, pairs = hs / 2;
     char buf[256];
-    snprintf(buf, sizeof buf, "RoPE, position %d: pair p turns by the angle %d%s%s_p, %s_p = 10000^(%s2p/%d)", pos,
-             pos, mul, theta, theta, g->minus, hs);
+    snprintf(buf, sizeof buf, "RoPE, position %d: pair p turns by the angle %d%s%s_p, %s_p = 10000^(%s2p/%d)", pos, pos,
+             mul, theta, theta, g->minus, hs);
     cv_text(doc, y++, 0, buf, W, style_plain());
-    snprintf(buf, sizeof buf, "  (a, b) %s (a cos %s b sin, a sin + b cos), a = x[2p], b = x[2p+1]", g->arrow, g->minus);
+    snprintf(buf, sizeof buf, "  (a, b) %s (a cos %s b sin, a sin + b cos), a = x[2p], b = x[2p+1]", g->arrow,
+             g->minus);
     cv_text(doc, y++, 0, buf, W, style_plain());
     for (int p = 0; p < pairs && p < ROPE_PAIRS_SHOWN; p++) {
         double f = llama_rope_freq(p, hs);
@@ -243,7 +244,8 @@ static int draw_attention_cell(const App *a, Canvas *doc) {
              a->head + 1, m->cfg.heads, i, q, G(a)->arrow, j, k);
     cv_text(doc, y++, 0, buf, doc->w, style_attr(ST_BOLD | ST_REVERSE));
     LlamaLayerView v;
-    if (model_llama(m) && model_llama_layer(m, m->layer, &v, NULL) == 0) y = cell_vectors_llama(a, doc, y + 1, i, j, &v);
+    if (model_llama(m) && model_llama_layer(m, m->layer, &v, NULL) == 0)
+        y = cell_vectors_llama(a, doc, y + 1, i, j, &v);
     else y = cell_vectors(a, doc, y + 1, i, j);
     y = cell_scores(a, doc, y + 1, &d);
     y = cell_softmax(a, doc, y, &d, i, j);

@@ -393,7 +393,7 @@ static void pipeline_draw_doc(App *a, Canvas *cv, int y0, int h) {
 
 static void pipeline_title(const App *a, char *buf, size_t cap) {
     if (model_llama(a->m)) { /* after "layer l/L  ": within 80 columns */
-        snprintf(buf, cap, "head %d/%d  the layer's chain (Tab: head, { }: layer, c: back)", a->head + 1,
+        snprintf(buf, cap, "head %d/%d  the whole chain (Tab: head, { }: layer, c: back)", a->head + 1,
                  a->m->cfg.heads);
         return;
     }
