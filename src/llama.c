@@ -365,9 +365,11 @@ static size_t run_layout(LlamaRun *r, char *base) {
     return overflow ? 0 : at;
 }
 
+double llama_rope_freq(int p, int head_size) { return pow(10000.0, -(2.0 * p) / head_size); }
+
 static void rope_table(double *rope, int cap, int hs) {
     for (int i = 0; i < hs / 2; i++) {
-        double freq = pow(10000.0, -(2.0 * i) / hs);
+        double freq = llama_rope_freq(i, hs);
         for (int p = 0; p < cap; p++) {
             rope[((size_t)p * hs / 2 + i) * 2] = cos(p * freq);
             rope[((size_t)p * hs / 2 + i) * 2 + 1] = sin(p * freq);

@@ -124,6 +124,10 @@ static inline float *llama_run_v(const LlamaRun *r, int l) { return r->vcache + 
 /* The input of layer l (l = n_layers: the residual before the final norm). */
 static inline float *llama_run_x(const LlamaRun *r, int l) { return r->resid + (size_t)l * r->cap * r->m->cfg.dim; }
 
+/* The angle per position of RoPE's pair p (0..head_size/2-1) of a head:
+ * 10000^(-2p/head_size); position i turns the pair by i times it. */
+double llama_rope_freq(int p, int head_size);
+
 /* The layer-wise steps, over the run's n rows. Each returns 0, or -1 when a
  * cancel request (cancel.h) stopped it (its outputs are then not to be
  * trusted), the layer does not exist or the run has no rows yet. */

@@ -27,6 +27,13 @@ typedef struct {
     char **labels; /* n screen forms of the pieces ("<s>", "▁Lily") */
     float *attn;   /* (n, dim): the heads' outputs joined, for llama_layer_finish */
     char title[64];
+    /* The layer shown (model_llama_layer): computed again in a run of its
+     * own from the main run's input of the layer and the heads' outputs,
+     * which it keeps to know when they change. */
+    LlamaRun *shown;
+    int shown_layer;          /* -1: none yet */
+    float *shown_attn;        /* (n, dim) the heads' outputs it was computed from */
+    float *shown_q, *shown_k; /* q_raw and k_raw head by head */
 } LlamaSrc;
 
 /* The rows of one sentence: ids, labels, a run of n rows, the joined
@@ -78,7 +85,15 @@ static int rows_make(Rows *r, const Llama *lm, const LlamaTok *tok, const char *
 
 static LlamaSrc *data_of(const Model *m) { return m->src_data; }
 
+static void shown_free(LlamaSrc *d) {
+    llama_run_free(d->shown);
+    free(d->shown_attn), free(d->shown_q), free(d->shown_k);
+    d->shown = NULL, d->shown_attn = d->shown_q = d->shown_k = NULL;
+    d->shown_layer = -1;
+}
+
 static void take_rows(LlamaSrc *d, Rows *r) {
+    shown_free(d); /* of the rows before */
     Rows old = {d->ids, d->n, d->labels, d->run, d->attn};
     d->ids = r->ids, d->n = r->n, d->labels = r->labels, d->run = r->run, d->attn = r->attn;
     rows_free(&old);
@@ -178,6 +193,7 @@ static void llama_src_free(void *p) {
     if (!d) return;
     Rows r = {d->ids, d->n, d->labels, d->run, d->attn};
     rows_free(&r);
+    shown_free(d);
     llamatok_free(d->tok);
     llama_close(d->lm);
     free(d);
@@ -272,6 +288,7 @@ int model_set_llama(Model *m, const char *model_path, const char *vocab_path, co
                     AvError *err) {
     LlamaSrc *d = calloc(1, sizeof *d);
     if (!d) return av_error_nomem(err, "out of memory");
+    d->shown_layer = -1;
     if (!(d->lm = llama2_open(model_path, err))) {
         free(d);
         return -1;
@@ -338,3 +355,95 @@ const Llama *model_llama(const Model *m) { return m->src == &source_llama ? data
 const LlamaRun *model_llama_run(const Model *m) { return m->src == &source_llama ? data_of(m)->run : NULL; }
 
 const LlamaTok *model_llama_tok(const Model *m) { return m->src == &source_llama ? data_of(m)->tok : NULL; }
+
+// ----------------------------------------------------------------------------
+// the chain of one layer
+
+/* 1 when the shown run was computed for layer l from the main run's input
+ * of l and the heads' outputs of l as they are now. */
+static int shown_current(const LlamaSrc *d, const Model *m, int l) {
+    if (!d->shown || d->shown_layer != l) return 0;
+    const LlamaConfig *c = &d->lm->cfg;
+    size_t rows = (size_t)d->n * c->dim;
+    if (memcmp(llama_run_x(d->shown, l), llama_run_x(d->run, l), sizeof(float) * rows)) return 0;
+    const HeadData *hd = model_layer_heads(m, l);
+    int hs = c->head_size;
+    for (int h = 0; h < c->n_heads; h++)
+        for (int i = 0; i < d->n; i++)
+            if (memcmp(d->shown_attn + (size_t)i * c->dim + (size_t)h * hs, hd[h].out + (size_t)i * hs,
+                       sizeof(float) * hs))
+                return 0;
+    return 1;
+}
+
+/* Layer l again, in the shown run: its input copied from the main run, the
+ * engine's steps, the heads' outputs as the attention (as final() does). */
+static int shown_compute(LlamaSrc *d, const Model *m, int l, AvError *err) {
+    const LlamaConfig *c = &d->lm->cfg;
+    size_t n = (size_t)d->n, hs = (size_t)c->head_size;
+    if (!d->shown) {
+        if (!(d->shown = llama_run_new(d->lm, d->n, 0, err))) return -1;
+        d->shown_attn = malloc(sizeof(float) * n * c->dim);
+        d->shown_q = malloc(sizeof(float) * n * c->dim);
+        d->shown_k = malloc(sizeof(float) * n * c->kv_dim);
+        if (!d->shown_attn || !d->shown_q || !d->shown_k) {
+            shown_free(d);
+            return av_error_nomem(err, "out of memory for the chain of layer %d", l + 1);
+        }
+    }
+    d->shown_layer = -1;
+    LlamaRun *r = d->shown;
+    if (llama_embed(r, d->ids, d->n, err)) return -1; /* the rows; x of layer 0 */
+    memcpy(llama_run_x(r, l), llama_run_x(d->run, l), sizeof(float) * n * c->dim);
+    const HeadData *hd = model_layer_heads(m, l);
+    for (int h = 0; h < c->n_heads; h++)
+        for (size_t i = 0; i < n; i++)
+            memcpy(d->shown_attn + i * c->dim + h * hs, hd[h].out + i * hs, sizeof(float) * hs);
+    if (llama_layer_qkv(r, l) || llama_layer_finish(r, l, d->shown_attn))
+        return av_errorf(err, "the chain of layer %d was cancelled", l + 1);
+    for (int h = 0; h < c->n_heads; h++)
+        for (size_t i = 0; i < n; i++)
+            memcpy(d->shown_q + (h * n + i) * hs, r->q_raw + i * c->dim + h * hs, sizeof(float) * hs);
+    for (int g = 0; g < c->n_kv_heads; g++)
+        for (size_t i = 0; i < n; i++)
+            memcpy(d->shown_k + (g * n + i) * hs, r->k_raw + i * c->kv_dim + g * hs, sizeof(float) * hs);
+    d->shown_layer = l;
+    return 0;
+}
+
+int model_llama_layer(const Model *m, int l, LlamaLayerView *out, AvError *err) {
+    if (m->src != &source_llama) return av_errorf(err, "the chain of a layer is a trained model's (--model)");
+    LlamaSrc *d = data_of(m);
+    const LlamaConfig *c = &d->lm->cfg;
+    if (l < 0 || l >= c->n_layers) return av_errorf(err, "layer %d: the model has %d", l + 1, c->n_layers);
+    if (!shown_current(d, m, l) && shown_compute(d, m, l, err)) return -1;
+    const LlamaRun *r = d->shown;
+    *out = (LlamaLayerView){
+        .layer = l,
+        .n = d->n,
+        .dim = c->dim,
+        .kv_dim = c->kv_dim,
+        .hidden_dim = c->hidden_dim,
+        .head_size = c->head_size,
+        .n_heads = c->n_heads,
+        .n_kv_heads = c->n_kv_heads,
+        .x = llama_run_x(r, l),
+        .xb = r->xb,
+        .q_raw = r->q_raw,
+        .k_raw = r->k_raw,
+        .q = r->q,
+        .k = llama_run_k(r, l),
+        .v = llama_run_v(r, l),
+        .q_raw_heads = d->shown_q,
+        .k_raw_heads = d->shown_k,
+        .att = d->shown_attn,
+        .proj = r->proj,
+        .mid = r->mid,
+        .xb2 = r->xb2,
+        .hb = r->hb,
+        .ffn = r->ffn,
+        .x_next = llama_run_x(r, l + 1),
+        .rope = r->rope,
+    };
+    return 0;
+}

@@ -2,7 +2,8 @@
  * (source_llama.c): the attention computed by the model's own code from the
  * checkpoint's Q, K and V gives, layer by layer, the outputs of the engine's
  * own attention (llama_layer_attend), and the logits of the whole stack;
- * knobs that apply recompute every later layer; the ones that do not say so.
+ * knobs that apply recompute every later layer; the ones that do not say so;
+ * the chain of a layer (model_llama_layer) is an independent recomputation.
  * Without ../shared/models: one "skipped" line, and pass. */
 #include <math.h>
 #include <stdio.h>
@@ -133,6 +134,160 @@ static void test_knobs(void **state) {
     model_free(m);
 }
 
+// ----------------------------------------------------------------------------
+// the chain of a layer (model_llama_layer) against a recomputation in double
+
+/* |got - want| within 1e-5 of (1 + |want|), for rows x cols; names the first
+ * cell off. */
+static void near_all(const char *what, int l, const float *got, const double *want, int rows, int cols) {
+    for (int i = 0; i < rows; i++)
+        for (int j = 0; j < cols; j++) {
+            double g = got[(size_t)i * cols + j], w = want[(size_t)i * cols + j];
+            if (!(fabs(g - w) <= 1e-5 * (1.0 + fabs(w))))
+                fail_msg("layer %d %s[%d][%d] = %.9g, recomputed %.9g", l, what, i, j, g, w);
+        }
+}
+
+static void rms_d(double *out, const float *x, const float *g, int rows, int n) {
+    for (int i = 0; i < rows; i++) {
+        double ss = 0;
+        for (int j = 0; j < n; j++) ss += (double)x[i * n + j] * x[i * n + j];
+        double inv = 1.0 / sqrt(ss / n + 1e-5);
+        for (int j = 0; j < n; j++) out[i * n + j] = g[j] * (x[i * n + j] * inv);
+    }
+}
+
+/* out (rows, n_out) = x (rows, n_in) W^T, W (n_out, n_in). */
+static void lin_d(double *out, const float *x, const float *w, int rows, int n_in, int n_out) {
+    for (int i = 0; i < rows; i++)
+        for (int o = 0; o < n_out; o++) {
+            double s = 0;
+            for (int k = 0; k < n_in; k++) s += (double)x[i * n_in + k] * w[(size_t)o * n_in + k];
+            out[i * n_out + o] = s;
+        }
+}
+
+/* RoPE on pairs (2p, 2p+1) of each head of a row at position i. */
+static void rope_d(double *out, const float *x, int rows, int width, int hs) {
+    for (int i = 0; i < rows; i++)
+        for (int h0 = 0; h0 < width; h0 += hs)
+            for (int p = 0; p < hs / 2; p++) {
+                double ang = i * pow(10000.0, -2.0 * p / hs), a = x[i * width + h0 + 2 * p],
+                       b = x[i * width + h0 + 2 * p + 1];
+                out[i * width + h0 + 2 * p] = a * cos(ang) - b * sin(ang);
+                out[i * width + h0 + 2 * p + 1] = a * sin(ang) + b * cos(ang);
+            }
+}
+
+static void check_layer(const Model *m, int l) {
+    const Llama *lm = model_llama(m);
+    const LlamaConfig *c = &lm->cfg;
+    const LlamaWeights *w = &lm->w;
+    LlamaLayerView v;
+    AvError err = {0};
+    if (model_llama_layer(m, l, &v, &err)) fail_msg("%s", err.msg);
+    int n = v.n, dim = c->dim, kv = c->kv_dim, hid = c->hidden_dim, hs = c->head_size;
+    assert_int_equal(n, m->n_q);
+    assert_int_equal(v.layer, l);
+    assert_int_equal(v.dim, 64);
+    assert_int_equal(v.kv_dim, 32);
+    assert_int_equal(v.hidden_dim, hid);
+    assert_int_equal(v.head_size, 8);
+    size_t big = (size_t)n * (hid > dim ? hid : dim);
+    double *want = malloc(sizeof(double) * big);
+    assert_non_null(want);
+    const LlamaRun *run = model_llama_run(m);
+    /* The input is the model's x of layer l; the output its x of l + 1, bit for bit. */
+    assert_memory_equal(v.x, llama_run_x(run, l), sizeof(float) * n * dim);
+    assert_memory_equal(v.x_next, llama_run_x(run, l + 1), sizeof(float) * n * dim);
+    rms_d(want, v.x, w->rms_att + (size_t)l * dim, n, dim);
+    near_all("xb", l, v.xb, want, n, dim);
+    lin_d(want, v.xb, w->wq + (size_t)l * dim * dim, n, dim, dim);
+    near_all("q_raw", l, v.q_raw, want, n, dim);
+    rope_d(want, v.q_raw, n, dim, hs);
+    near_all("q", l, v.q, want, n, dim);
+    lin_d(want, v.xb, w->wk + (size_t)l * kv * dim, n, dim, kv);
+    near_all("k_raw", l, v.k_raw, want, n, kv);
+    rope_d(want, v.k_raw, n, kv, hs);
+    near_all("k", l, v.k, want, n, kv);
+    lin_d(want, v.xb, w->wv + (size_t)l * kv * dim, n, dim, kv);
+    near_all("v", l, v.v, want, n, kv);
+    /* Head by head: the pre-RoPE slices; q and k after RoPE are the heads' (the app's). */
+    const HeadData *hd = model_layer_heads(m, l);
+    for (int h = 0; h < c->n_heads; h++) {
+        int g = h / (c->n_heads / c->n_kv_heads);
+        for (int i = 0; i < n; i++) {
+            assert_memory_equal(v.q_raw_heads + ((size_t)h * n + i) * hs, v.q_raw + (size_t)i * dim + h * hs,
+                                sizeof(float) * hs);
+            assert_memory_equal(v.k_raw_heads + ((size_t)g * n + i) * hs, v.k_raw + (size_t)i * kv + g * hs,
+                                sizeof(float) * hs);
+            assert_memory_equal(hd[h].q + (size_t)i * hs, v.q + (size_t)i * dim + h * hs, sizeof(float) * hs);
+            assert_memory_equal(hd[h].k + (size_t)i * hs, v.k + (size_t)i * kv + g * hs, sizeof(float) * hs);
+            assert_memory_equal(v.att + (size_t)i * dim + h * hs, hd[h].out + (size_t)i * hs, sizeof(float) * hs);
+        }
+    }
+    lin_d(want, v.att, w->wo + (size_t)l * dim * dim, n, dim, dim);
+    near_all("proj", l, v.proj, want, n, dim);
+    for (int t = 0; t < n * dim; t++) want[t] = (double)v.x[t] + v.proj[t];
+    near_all("mid", l, v.mid, want, n, dim);
+    rms_d(want, v.mid, w->rms_ffn + (size_t)l * dim, n, dim);
+    near_all("xb2", l, v.xb2, want, n, dim);
+    double *h1 = malloc(sizeof(double) * n * hid), *h3 = malloc(sizeof(double) * n * hid);
+    assert_non_null(h1);
+    assert_non_null(h3);
+    lin_d(h1, v.xb2, w->w1 + (size_t)l * hid * dim, n, dim, hid);
+    lin_d(h3, v.xb2, w->w3 + (size_t)l * hid * dim, n, dim, hid);
+    for (int t = 0; t < n * hid; t++) want[t] = h1[t] / (1.0 + exp(-h1[t])) * h3[t];
+    near_all("hb", l, v.hb, want, n, hid);
+    lin_d(want, v.hb, w->w2 + (size_t)l * dim * hid, n, hid, dim);
+    near_all("ffn", l, v.ffn, want, n, dim);
+    for (int t = 0; t < n * dim; t++) want[t] = (double)v.mid[t] + v.ffn[t];
+    near_all("x_next", l, v.x_next, want, n, dim);
+    /* The rotation table: cos and sin of position i times pair p's frequency. */
+    for (int i = 0; i < n; i++)
+        for (int p = 0; p < hs / 2; p++) {
+            assert_near(v.rope[(i * hs / 2 + p) * 2], cos(i * pow(10000.0, -2.0 * p / hs)), 1e-12);
+            assert_near(v.rope[(i * hs / 2 + p) * 2 + 1], sin(i * llama_rope_freq(p, hs)), 1e-12);
+        }
+    free(h1), free(h3), free(want);
+}
+
+/* Layer 0 and the last: every tensor of the chain as an independent
+ * recomputation in double; the model's own numbers unchanged by it. */
+static void test_layer_chain(void **state) {
+    (void)state;
+    char path[512];
+    Model *m = open_model(SENTENCE, path, sizeof path);
+    if (!m) return;
+    const LlamaRun *run = model_llama_run(m);
+    size_t vs = (size_t)m->n_q * 512;
+    float *logits = malloc(sizeof(float) * vs);
+    assert_non_null(logits);
+    memcpy(logits, run->logits, sizeof(float) * vs);
+    check_layer(m, 0);
+    check_layer(m, 4);
+    check_layer(m, 0); /* back to a layer shown before */
+    assert_memory_equal(run->logits, logits, sizeof(float) * vs);
+    LlamaLayerView v;
+    AvError err = {0};
+    assert_int_equal(model_llama_layer(m, 5, &v, &err), -1);
+    assert_non_null(strstr(err.msg, "layer 6: the model has 5"));
+    /* Mask none: the chain of what is shown, the heads seeing the future. */
+    ModelConfig c = m->cfg;
+    c.mask = MASK_NONE;
+    assert_int_equal(model_set_config(m, &c, &err), 0);
+    assert_int_equal(model_update(m, &err), 0);
+    check_layer(m, 0);
+    check_layer(m, 4);
+    assert_true(memcmp(model_llama_run(m)->logits, logits, sizeof(float) * vs) != 0);
+    free(logits);
+    model_free(m);
+    Model *plain = model_new();
+    assert_int_equal(model_llama_layer(plain, 0, &v, &err), -1);
+    assert_non_null(strstr(err.msg, "a trained model's"));
+    model_free(plain);
+}
+
 static void test_bad_files(void **state) {
     (void)state;
     char path[512], vocab[512];
@@ -154,6 +309,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_layers_match_the_engine),
         cmocka_unit_test(test_knobs),
+        cmocka_unit_test(test_layer_chain),
         cmocka_unit_test(test_bad_files),
     };
     return cmocka_run_group_tests_name("source_llama", tests, NULL, NULL);

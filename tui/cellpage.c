@@ -1,6 +1,7 @@
-/* cellpage.c - the page of one cell's arithmetic (Enter): q and k, the
- * score of the kind in use, its scaling, the softmax of its row, or for the
- * output the sum of weights times values. */
+/* cellpage.c - the page of one cell's arithmetic (Enter): q and k (for a
+ * trained model, before and after RoPE, with the rotation of their pairs),
+ * the score of the kind in use, its scaling, the softmax of its row, or for
+ * the output the sum of weights times values. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include "formula.h"
 #include "keymap.h"
 #include "page.h"
+#include "source_llama.h"
 #include "text.h"
 #include "view.h"
 #include "widgets.h"
@@ -58,6 +60,69 @@ static int cell_vectors(const App *a, Canvas *doc, int y, int i, int j) {
     snprintf(buf, sizeof buf, "q %s k  (each product)", G(a)->odot);
     cv_text(doc, y, 0, buf, lx, style_attr(ST_BOLD));
     if (prod) y += draw_vector(a, doc, y, lx, W, prod, dk, 3);
+    free(prod);
+    return y;
+}
+
+/* A trained model: RoPE turning row `pos` of a head, raw (before) into
+ * rot (after): the rule, then the first pairs with their angle; returns the
+ * next row. Lines within 80 columns. */
+enum { ROPE_PAIRS_SHOWN = 4 };
+
+static int cell_rope(const App *a, Canvas *doc, int y, const LlamaLayerView *v, int pos, const float *raw,
+                     const float *rot) {
+    const Glyphs *g = G(a);
+    const char *theta = a->ascii ? "t" : "θ", *mul = a->ascii ? "*" : g->dot; /* "." reads as a decimal point */
+    int W = doc->w, hs = v->head_size, pairs = hs / 2;
+    char buf[256];
+    snprintf(buf, sizeof buf, "RoPE, position %d: pair p turns by the angle %d%s%s_p, %s_p = 10000^(%s2p/%d)", pos, pos,
+             mul, theta, theta, g->minus, hs);
+    cv_text(doc, y++, 0, buf, W, style_plain());
+    snprintf(buf, sizeof buf, "  (a, b) %s (a cos %s b sin, a sin + b cos), a = x[2p], b = x[2p+1]", g->arrow,
+             g->minus);
+    cv_text(doc, y++, 0, buf, W, style_plain());
+    for (int p = 0; p < pairs && p < ROPE_PAIRS_SHOWN; p++) {
+        double f = llama_rope_freq(p, hs);
+        snprintf(buf, sizeof buf, "  p %d  %s %.6f  angle %8.4f  (%7.3f, %7.3f) %s (%7.3f, %7.3f)", p, theta, f,
+                 pos * f, raw[2 * p], raw[2 * p + 1], g->arrow, rot[2 * p], rot[2 * p + 1]);
+        cv_text(doc, y++, 0, buf, W, style_plain());
+    }
+    if (pairs > ROPE_PAIRS_SHOWN) {
+        snprintf(buf, sizeof buf, "  %s %d more pairs, each turned by %d%s%s_p", g->ellipsis, pairs - ROPE_PAIRS_SHOWN,
+                 pos, mul, theta);
+        cv_text(doc, y++, 0, buf, W, style_attr(ST_DIM));
+    }
+    return y;
+}
+
+/* A trained model's q_i and k_j: before RoPE, the rotation, after (the
+ * vectors of the score), then their products; returns the next row. */
+static int cell_vectors_llama(const App *a, Canvas *doc, int y, int i, int j, const LlamaLayerView *v) {
+    const HeadData *hd = &a->m->head[a->head];
+    int W = doc->w, hs = v->head_size, lx = 22, h = a->head, g = h / (v->n_heads / v->n_kv_heads);
+    char buf[64];
+    const float *qr = v->q_raw_heads + ((size_t)h * v->n + i) * hs, *kr = v->k_raw_heads + ((size_t)g * v->n + j) * hs;
+    const float *qi = hd->q + (size_t)i * hs, *kj = hd->k + (size_t)j * hs;
+    snprintf(buf, sizeof buf, "q_%d before RoPE", i);
+    cv_text(doc, y, 0, buf, lx, style_attr(ST_BOLD));
+    y += draw_vector(a, doc, y, lx, W, qr, hs, 3);
+    y = cell_rope(a, doc, y, v, i, qr, qi);
+    snprintf(buf, sizeof buf, "q_%d after RoPE", i);
+    cv_text(doc, y, 0, buf, lx, style_attr(ST_BOLD));
+    y += draw_vector(a, doc, y, lx, W, qi, hs, 3);
+    snprintf(buf, sizeof buf, "k_%d before RoPE", j);
+    cv_text(doc, y, 0, buf, lx, style_attr(ST_BOLD));
+    y += draw_vector(a, doc, y, lx, W, kr, hs, 3);
+    y = cell_rope(a, doc, y, v, j, kr, kj);
+    snprintf(buf, sizeof buf, "k_%d after RoPE", j);
+    cv_text(doc, y, 0, buf, lx, style_attr(ST_BOLD));
+    y += draw_vector(a, doc, y, lx, W, kj, hs, 3);
+    float *prod = malloc(sizeof(float) * (size_t)hs);
+    if (!prod) return y;
+    for (int p = 0; p < hs; p++) prod[p] = (float)((double)qi[p] * kj[p]);
+    snprintf(buf, sizeof buf, "q %s k  (each product)", G(a)->odot);
+    cv_text(doc, y, 0, buf, lx, style_attr(ST_BOLD));
+    y += draw_vector(a, doc, y, lx, W, prod, hs, 3);
     free(prod);
     return y;
 }
@@ -124,6 +189,9 @@ static int cell_softmax(const App *a, Canvas *doc, int y, const CellDetail *d, i
     snprintf(buf, sizeof buf, "exp(s %s max) exp(%.4f %s %.4f) = %.6f   (max: largest allowed s of the row)", g->minus,
              d->allowed ? d->scaled : 0.0, g->minus, d->row_max, d->exp);
     if (!d->allowed) snprintf(buf, sizeof buf, "exp(s %s max) 0 (masked)", g->minus);
+    else if (model_llama(a->m) && text_width(buf, strlen(buf)) > W) /* (the seeded page is kept as it was) */
+        snprintf(buf, sizeof buf, "exp(s %s max) exp(%.4f %s %.4f) = %.6f   (max: of the row)", g->minus, d->scaled,
+                 g->minus, d->row_max, d->exp);
     cv_text(doc, y++, 0, buf, W, style_plain());
     snprintf(buf, sizeof buf, "row sum       %s exp(s_j %s max) over the %d allowed keys = %.6f", g->sigma, g->minus,
              d->row_allowed, d->denom);
@@ -175,7 +243,10 @@ static int draw_attention_cell(const App *a, Canvas *doc) {
     snprintf(buf, sizeof buf, "cell arithmetic  head %d/%d  query %d %s %s key %d %s   (Enter or Esc: back)",
              a->head + 1, m->cfg.heads, i, q, G(a)->arrow, j, k);
     cv_text(doc, y++, 0, buf, doc->w, style_attr(ST_BOLD | ST_REVERSE));
-    y = cell_vectors(a, doc, y + 1, i, j);
+    LlamaLayerView v;
+    if (model_llama(m) && model_llama_layer(m, m->layer, &v, NULL) == 0)
+        y = cell_vectors_llama(a, doc, y + 1, i, j, &v);
+    else y = cell_vectors(a, doc, y + 1, i, j);
     y = cell_scores(a, doc, y + 1, &d);
     y = cell_softmax(a, doc, y, &d, i, j);
     return cell_row(a, doc, y + 1, i, j);
@@ -214,7 +285,7 @@ static int draw_output_cell(const App *a, Canvas *doc) {
 }
 
 static void cell_draw(App *a, Canvas *cv) {
-    Canvas *doc = page_canvas(a, cv->w, 40 + 3 * a->m->n_k + 12);
+    Canvas *doc = page_canvas(a, cv->w, 40 + 3 * a->m->n_k + 12 + (model_llama(a->m) ? 24 : 0));
     if (!doc) return;
     int h = a->shown == TENSOR_OUTPUT ? draw_output_cell(a, doc) : draw_attention_cell(a, doc);
     doc->h = h < doc->h ? (h > 0 ? h : 1) : doc->h;

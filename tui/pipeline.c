@@ -1,7 +1,9 @@
 /* pipeline.c - the pipeline view: every stage of the chain for one head,
  * with its shape, drawn as a document of its natural size (page.h) that the
  * screen shows a window of, scrolled with the arrows. The blocks are the
- * catalogue's tensors (tensor.h). */
+ * catalogue's tensors (tensor.h); for a trained model (source_llama.h), the
+ * real chain of the layer shown, from its input x to the next layer's, with
+ * blocks cut to the screen's width. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +14,7 @@
 #include "formula.h"
 #include "keymap.h"
 #include "page.h"
+#include "source_llama.h"
 #include "text.h"
 #include "view.h"
 #include "widgets.h"
@@ -39,14 +42,20 @@ typedef struct {
     ShownMat sm;
     RowLabels rows;
     int is_tokens;  /* the tokens -> ids block */
+    int is_note;    /* a line of text only (the title) */
     int sums;       /* a column with each row's sum */
+    int fit;        /* as many columns as fit the width (a trained model's chain) */
+    int max_cols;   /* columns shown (block_size) */
     int x, y, w, h; /* place in the document */
 } Block;
 
-/* The blocks being filled: b[0..n), room for max. */
+/* The blocks being filled: b[0..n), room for max; the chain of a trained
+ * model's layer and the RoPE angles it shows (freed by blocks_free). */
 typedef struct {
     Block *b;
     int n, max;
+    int chain;     /* a trained model's: arrows between the blocks */
+    float *angles; /* (n, head_size / 2) */
 } BlockList;
 
 /* Appends the block of tensor t (tensor.h) of the head shown: its data,
@@ -126,42 +135,162 @@ static void blocks_layer(const App *a, BlockList *bl) {
     block_tensor(bl, a, TENSOR_Y, "Y = concat W_O");
 }
 
-/* The stages of the chain for the chosen head, in order. */
-static int pipeline_blocks(const App *a, Block *out, int max) {
+// ----------------------------------------------------------------------------
+// a trained model: the real chain of the layer shown (source_llama.h)
+
+/* The product sign of the titles ("." would read as a decimal point). */
+static const char *mul(const App *a) { return a->ascii ? "*" : G(a)->dot; }
+
+/* A block of any matrix of the chain (rows: the tokens), as wide as fits. */
+static Block *block_of(BlockList *bl, const float *v, int rows, int cols, const char *title) {
+    if (bl->n >= bl->max) return NULL;
+    Block *b = &bl->b[bl->n++];
+    view_matrix_of(&b->sm, v, rows, cols, 1);
+    snprintf(b->title, sizeof b->title, "%s  (%d, %d)", title, rows, cols);
+    b->rows = ROWS_KEYS;
+    b->fit = 1;
+    return b;
+}
+
+/* A catalogue's tensor of the head shown, as wide as fits. */
+static void block_fit(BlockList *bl, const App *a, Tensor t, const char *title) {
+    Block *b = block_tensor(bl, a, t, title);
+    if (b) b->fit = 1;
+}
+
+/* The angles i * 10000^(-2p/hs) of RoPE at each position i and pair p. */
+static void block_angles(const App *a, BlockList *bl, const LlamaLayerView *v) {
+    int pairs = v->head_size / 2;
+    if (!(bl->angles = malloc(sizeof(float) * (size_t)v->n * (size_t)pairs))) return;
+    for (int i = 0; i < v->n; i++)
+        for (int p = 0; p < pairs; p++) bl->angles[i * pairs + p] = (float)(i * llama_rope_freq(p, v->head_size));
+    char t[96];
+    snprintf(t, sizeof t, "RoPE angle i%s10000^(-2p/%d), pair p", mul(a), v->head_size);
+    Block *b = block_of(bl, bl->angles, v->n, pairs, t);
+    if (b) b->sm.is_signed = 0, b->sm.lo = 0, b->sm.hi = b->sm.maxabs > 0 ? b->sm.maxabs : 1;
+}
+
+/* x -> RMSNorm -> Q, K, V -> the head's q and k before and after RoPE, its v. */
+static void blocks_llama_in(const App *a, BlockList *bl, const LlamaLayerView *v) {
+    const char *T = a->ascii ? "^T" : "ᵀ", *dot = mul(a);
+    int h = a->head, g = h / (v->n_heads / v->n_kv_heads), n = v->n, hs = v->head_size;
+    char t[96];
+    snprintf(t, sizeof t, "x: the input of layer %d", v->layer + 1);
+    block_of(bl, v->x, n, v->dim, t);
+    snprintf(t, sizeof t, "xb = RMSNorm(x) %s g", dot);
+    block_of(bl, v->xb, n, v->dim, t);
+    snprintf(t, sizeof t, "Q = xb W_q%s", T);
+    block_of(bl, v->q_raw, n, v->dim, t);
+    snprintf(t, sizeof t, "K = xb W_k%s", T);
+    block_of(bl, v->k_raw, n, v->kv_dim, t);
+    snprintf(t, sizeof t, "V = xb W_v%s", T);
+    block_of(bl, v->v, n, v->kv_dim, t);
+    snprintf(t, sizeof t, "q, head %d, before RoPE", h + 1);
+    block_of(bl, v->q_raw_heads + (size_t)h * n * hs, n, hs, t);
+    snprintf(t, sizeof t, "k, kv head %d, before RoPE", g + 1);
+    block_of(bl, v->k_raw_heads + (size_t)g * n * hs, n, hs, t);
+    block_angles(a, bl, v);
+    snprintf(t, sizeof t, "q = RoPE(q), head %d", h + 1);
+    block_fit(bl, a, TENSOR_Q, t);
+    snprintf(t, sizeof t, "k = RoPE(k), kv head %d", g + 1);
+    block_fit(bl, a, TENSOR_K, t);
+    snprintf(t, sizeof t, "v, kv head %d", g + 1);
+    block_fit(bl, a, TENSOR_V, t);
+}
+
+/* The heads joined -> W_o -> residual -> RMSNorm -> FFN -> residual. */
+static void blocks_llama_out(const App *a, BlockList *bl, const LlamaLayerView *v) {
+    const char *T = a->ascii ? "^T" : "ᵀ", *dot = mul(a);
+    int n = v->n;
+    char t[96];
+    snprintf(t, sizeof t, "concat(O_1..O_%d)", v->n_heads);
+    Block *b = block_of(bl, v->att, n, v->dim, t);
+    if (b) b->sm.col_labels = LABELS_CONCAT, b->sm.d_v = v->head_size;
+    snprintf(t, sizeof t, "att W_o%s", T);
+    block_of(bl, v->proj, n, v->dim, t);
+    snprintf(t, sizeof t, "mid = x + att W_o%s", T);
+    block_of(bl, v->mid, n, v->dim, t);
+    snprintf(t, sizeof t, "xb2 = RMSNorm(mid) %s g", dot);
+    block_of(bl, v->xb2, n, v->dim, t);
+    snprintf(t, sizeof t, "h = silu(W_1 xb2) %s W_3 xb2", G(a)->odot);
+    block_of(bl, v->hb, n, v->hidden_dim, t);
+    block_of(bl, v->ffn, n, v->dim, "FFN = W_2 h");
+    if (v->layer + 1 < a->m->cfg.layers) snprintf(t, sizeof t, "x = mid + FFN: the input of layer %d", v->layer + 2);
+    else snprintf(t, sizeof t, "x = mid + FFN: to the final RMSNorm");
+    block_of(bl, v->x_next, n, v->dim, t);
+}
+
+/* The chain of the layer shown, the attention of the head shown inside. */
+static void blocks_llama(const App *a, BlockList *bl) {
+    LlamaLayerView v;
+    AvError err = {0};
+    bl->chain = 1;
+    if (model_llama_layer(a->m, a->m->layer, &v, &err)) {
+        Block *b = &bl->b[bl->n++];
+        b->is_note = 1;
+        snprintf(b->title, sizeof b->title, "%s", err.msg);
+        return;
+    }
+    blocks_llama_in(a, bl, &v);
+    int from = bl->n;
+    blocks_attention(a, bl);
+    for (int k = from; k < bl->n; k++) bl->b[k].fit = 1; /* S .. O */
+    blocks_llama_out(a, bl, &v);
+}
+
+/* The stages of the chain for the chosen head, in order; free with
+ * blocks_free. */
+static BlockList pipeline_blocks(const App *a, Block *out, int max) {
     const Model *m = a->m;
     int n = 0, text = model_can(m, SRC_EMBED | SRC_WEIGHTS);
     memset(out, 0, sizeof(Block) * (size_t)max);
-    BlockList bl = {out, n, max};
+    BlockList bl = {out, n, max, 0, NULL};
+    if (model_llama(m)) {
+        blocks_llama(a, &bl);
+        return bl;
+    }
     if (text) blocks_sentence(a, &bl);
     else blocks_file(a, &bl);
     blocks_attention(a, &bl);
     if (text) blocks_layer(a, &bl);
-    return bl.n;
+    return bl;
+}
+
+static void blocks_free(BlockList *bl) {
+    free(bl->angles);
+    bl->angles = NULL;
 }
 
 static int shown_rows(const Block *b) { return b->sm.rows < PIPE_MAX_ROWS ? b->sm.rows : PIPE_MAX_ROWS; }
-static int shown_cols(const Block *b) { return b->sm.cols < PIPE_MAX_COLS ? b->sm.cols : PIPE_MAX_COLS; }
+static int shown_cols(const Block *b) { return b->sm.cols < b->max_cols ? b->sm.cols : b->max_cols; }
 
-/* Width and height of a block on the page. */
-static void block_size(const App *a, Block *b) {
+/* Width and height of a block on the page of width w. */
+static void block_size(Block *b, int w) {
     int title_w = text_width(b->title, strlen(b->title));
-    if (b->is_tokens) {
+    b->max_cols = PIPE_MAX_COLS;
+    if (b->fit) { /* the columns that fit beside the labels, the "+n" and the sums */
+        int fit = (w - PIPE_LABEL - 1 - 6 - (b->sums ? 7 : 0)) / PIPE_CW;
+        b->max_cols = fit < 1 ? 1 : fit < PIPE_MAX_COLS ? fit : PIPE_MAX_COLS;
+    }
+    if (b->is_note) {
+        b->w = title_w;
+        b->h = 1;
+    } else if (b->is_tokens) {
         b->w = PIPE_LABEL * 2 + 8;
         b->h = 2 + b->sm.rows;
     } else {
-        b->w = PIPE_LABEL + 1 + shown_cols(b) * PIPE_CW + (b->sm.cols > PIPE_MAX_COLS ? 6 : 0) + (b->sums ? 7 : 0);
+        b->w = PIPE_LABEL + 1 + shown_cols(b) * PIPE_CW + (b->sm.cols > b->max_cols ? 6 : 0) + (b->sums ? 7 : 0);
         b->h = 2 + shown_rows(b) + (b->sm.rows > PIPE_MAX_ROWS ? 1 : 0);
     }
     if (b->w < title_w) b->w = title_w;
-    (void)a;
 }
 
 /* Places the blocks left to right, wrapping at width w (as the texts set Q,
  * K and V side by side). Returns the document's height; *doc_w its width. */
-static int pipeline_layout(const App *a, Block *b, int n, int w, int *doc_w) {
+static int pipeline_layout(Block *b, int n, int w, int *doc_w) {
     int x = 0, y = 0, row_h = 0, maxw = w;
     for (int k = 0; k < n; k++) {
-        block_size(a, &b[k]);
+        block_size(&b[k], w);
         if (x > 0 && x + b[k].w > w) {
             y += row_h + 1;
             x = 0, row_h = 0;
@@ -191,6 +320,7 @@ static void draw_block(const App *a, Canvas *doc, const Block *b) {
     const Model *m = a->m;
     char buf[128];
     cv_text(doc, b->y, b->x, b->title, b->w, style_attr(ST_BOLD | ST_UNDERLINE));
+    if (b->is_note) return;
     if (b->is_tokens) {
         for (int i = 0; i < m->n_k; i++) {
             view_klabel(a, buf, sizeof buf, i, PIPE_LABEL * 2);
@@ -224,22 +354,32 @@ static void draw_block(const App *a, Canvas *doc, const Block *b) {
                   "... %d more rows (the heatmap view, v, shows all)", b->sm.rows - rows);
 }
 
+enum { PIPE_MAX_BLOCKS = 32 };
+
 /* Draws the pipeline for the current head at natural size; NULL when out of
- * memory. */
+ * memory. A chain has an arrow between blocks side by side. */
 static Canvas *pipeline_doc(App *a, int w) {
-    Block blocks[24];
-    int n = pipeline_blocks(a, blocks, 24), doc_w;
-    int h = pipeline_layout(a, blocks, n, w, &doc_w);
+    Block blocks[PIPE_MAX_BLOCKS];
+    BlockList bl = pipeline_blocks(a, blocks, PIPE_MAX_BLOCKS);
+    int n = bl.n, doc_w;
+    int h = pipeline_layout(blocks, n, w, &doc_w);
     Canvas *doc = page_canvas(a, doc_w, h > 0 ? h : 1);
-    if (!doc) return NULL;
-    for (int k = 0; k < n; k++) draw_block(a, doc, &blocks[k]);
+    if (doc)
+        for (int k = 0; k < n; k++) {
+            draw_block(a, doc, &blocks[k]);
+            if (bl.chain && k > 0 && blocks[k].x > 0)
+                cv_text(doc, blocks[k].y, blocks[k].x - 2, G(a)->arrow, 1, style_attr(ST_BOLD));
+        }
+    blocks_free(&bl);
     return doc;
 }
 
 static int pipeline_height(const App *a, int w) {
-    Block blocks[24];
-    int n = pipeline_blocks(a, blocks, 24), doc_w;
-    return pipeline_layout(a, blocks, n, w, &doc_w);
+    Block blocks[PIPE_MAX_BLOCKS];
+    BlockList bl = pipeline_blocks(a, blocks, PIPE_MAX_BLOCKS);
+    int doc_w, h = pipeline_layout(blocks, bl.n, w, &doc_w);
+    blocks_free(&bl);
+    return h;
 }
 
 static void pipeline_draw_doc(App *a, Canvas *cv, int y0, int h) {
@@ -252,6 +392,11 @@ static void pipeline_draw_doc(App *a, Canvas *cv, int y0, int h) {
 // the entry
 
 static void pipeline_title(const App *a, char *buf, size_t cap) {
+    if (model_llama(a->m)) { /* after "layer l/L  ": within 80 columns */
+        snprintf(buf, cap, "head %d/%d  the whole chain (Tab: head, { }: layer, c: back)", a->head + 1,
+                 a->m->cfg.heads);
+        return;
+    }
     snprintf(buf, cap, "head %d/%d  the whole chain, stage by stage (Tab: head, arrows scroll, c: back)", a->head + 1,
              a->m->cfg.heads);
 }
