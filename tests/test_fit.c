@@ -13,7 +13,9 @@
 #include "app.h"
 #include "canvas.h"
 #include "keycode.h"
+#include "models.h"
 #include "qkvfile.h"
+#include "source_llama.h"
 
 static void press(App *a, int c, int is_code) {
     AppKey k = {is_code, is_code ? keycode_from_curses(c) : (uint32_t)c};
@@ -37,6 +39,15 @@ static void check(App *a, const char *what) {
         printf("CUT at 80x24: %s: %d on screen (row %d: %.80s), %d in the page\n", what, cv->clipped, y,
                l ? l : "", doc);
         free(text);
+        if (doc) {
+            char *page = cv_render(a->doc, 0, TIER_NONE);
+            const char *p = page;
+            for (int r = 0; r < a->doc->clip_y && p; r++) p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL;
+            const char *e = p ? strchr(p, '\n') : NULL;
+            printf("    the page's row %d: %.*s\n", a->doc->clip_y, p ? (int)(e ? e - p : (long)strlen(p)) : 0,
+                   p ? p : "");
+            free(page);
+        }
         failures++;
     }
     cv_free(cv);
@@ -118,6 +129,22 @@ static void test_nothing_cut(void **state) {
         every_screen(m, "cross-attention");
     }
     model_free(m);
+    /* A trained model: its layers x heads grid, census, real chain, RoPE'd
+     * cell page and next-token panel. */
+    char path[512];
+    if (models_path(path, sizeof path, "stories260K.bin")) {
+        m = tu_model("a", NULL);
+        const char *text = "Lily saw a cat. Lily";
+        assert_int_equal(model_set_llama(m, path, NULL, text, strlen(text), &err), 0);
+        model_update(m, &err);
+        App a;
+        app_init(&a, m, TIER_256, 0, 1, NULL);
+        press(&a, 'n', 0);
+        check(&a, "stories260K, the next-token panel");
+        app_free(&a);
+        every_screen(m, "stories260K");
+        model_free(m);
+    }
     if (failures) fail_msg("%d screens with a line cut at 80 columns", failures);
 }
 

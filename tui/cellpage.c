@@ -189,7 +189,7 @@ static int cell_softmax(const App *a, Canvas *doc, int y, const CellDetail *d, i
     snprintf(buf, sizeof buf, "exp(s %s max) exp(%.4f %s %.4f) = %.6f   (max: largest allowed s of the row)", g->minus,
              d->allowed ? d->scaled : 0.0, g->minus, d->row_max, d->exp);
     if (!d->allowed) snprintf(buf, sizeof buf, "exp(s %s max) 0 (masked)", g->minus);
-    else if (model_llama(a->m) && text_width(buf, strlen(buf)) > W) /* (the seeded page is kept as it was) */
+    else if (text_width(buf, strlen(buf)) > W) /* shorter where it would be cut */
         snprintf(buf, sizeof buf, "exp(s %s max) exp(%.4f %s %.4f) = %.6f   (max: of the row)", g->minus, d->scaled,
                  g->minus, d->row_max, d->exp);
     cv_text(doc, y++, 0, buf, W, style_plain());
@@ -242,6 +242,9 @@ static int draw_attention_cell(const App *a, Canvas *doc) {
     model_cell_detail(m, a->head, i, j, &d);
     snprintf(buf, sizeof buf, "cell arithmetic  head %d/%d  query %d %s %s key %d %s   (Enter or Esc: back)",
              a->head + 1, m->cfg.heads, i, q, G(a)->arrow, j, k);
+    if (text_width(buf, strlen(buf)) > doc->w) /* shorter where it would be cut */
+        snprintf(buf, sizeof buf, "cell  head %d/%d  query %d %s %s key %d %s  (Esc: back)", a->head + 1, m->cfg.heads,
+                 i, q, G(a)->arrow, j, k);
     cv_text(doc, y++, 0, buf, doc->w, style_attr(ST_BOLD | ST_REVERSE));
     LlamaLayerView v;
     if (model_llama(m) && model_llama_layer(m, m->layer, &v, NULL) == 0)
@@ -263,6 +266,9 @@ static int draw_output_cell(const App *a, Canvas *doc) {
     snprintf(buf, sizeof buf,
              "output arithmetic  head %d/%d  O[%d][%d] = %s_j A[%d][j] %s V[j][%d]   (Enter or Esc: back)", a->head + 1,
              m->cfg.heads, i, d, g->sigma, i, g->times, d);
+    if (text_width(buf, strlen(buf)) > W) /* shorter where it would be cut */
+        snprintf(buf, sizeof buf, "output  head %d/%d  O[%d][%d] = %s_j A[%d][j] %s V[j][%d]  (Esc: back)", a->head + 1,
+                 m->cfg.heads, i, d, g->sigma, i, g->times, d);
     cv_text(doc, y++, 0, buf, W, style_attr(ST_BOLD | ST_REVERSE));
     y++;
     cv_printf(doc, y++, 0, W, style_attr(ST_BOLD), "%-12s %10s %10s %12s", "key j", "A[i][j]", "V[j][d]", "product");

@@ -71,6 +71,15 @@ static void draw_title(const App *a, Canvas *cv) {
     /* A source of several layers: the layer before the view's own title. */
     int n = a->m->cfg.layers > 1 ? snprintf(buf, sizeof buf, "layer %d/%d  ", a->m->layer + 1, a->m->cfg.layers) : 0;
     if (v->title) v->title(a, buf + n, sizeof buf - (size_t)n);
+    /* Too wide: first without its key hint "(...)" (the help has the keys),
+     * then shorter at a word. */
+    char *open = strrchr(buf, '(');
+    if (text_width(buf, strlen(buf)) > cv->w && open && strchr(open, ')')) {
+        char *close = strchr(open, ')') + 1, *start = open;
+        while (start > buf && start[-1] == ' ') start--;
+        memmove(start, close, strlen(close) + 1);
+    }
+    chrome_fit(buf, sizeof buf, cv->w);
     cv_text(cv, 1, 0, buf, cv->w, style_attr(ST_BOLD));
 }
 
@@ -390,7 +399,11 @@ static void draw_next_tokens(const App *a, Canvas *cv, int y, int H) {
         char raw[64], p[48];
         size_t r = utf8_show_spaces(pieces[k], lens[k], raw, sizeof raw);
         view_label(a, p, sizeof p, raw, r, 12);
-        at += snprintf(buf + at, sizeof buf - (size_t)at, "  %s %.2f", p, probs[k]);
+        char item[96];
+        snprintf(item, sizeof item, "  %s %.2f", p, probs[k]);
+        /* As many whole tokens as the line holds. */
+        if (text_width(buf, (size_t)at) + text_width(item, strlen(item)) > cv->w) break;
+        at += snprintf(buf + at, sizeof buf - (size_t)at, "%s", item);
     }
     cv_text(cv, line, 0, buf, cv->w, style_attr(ST_BOLD));
 }
