@@ -150,6 +150,11 @@ static void test_seq256_perceptual(void **state) {
         assert_int_equal(c.bold, 0);
         if (contrast(c.bg, c.fg) < 4.5)
             fail_msg("step %d: fg %d on bg %d has contrast %.2f", k, c.fg, c.bg, contrast(c.bg, c.fg));
+        /* No greyish step: it would read as neutral mid-ramp (issue 13). */
+        Rgb rgb = xterm_rgb(c.bg);
+        int hi = rgb.r > rgb.g ? (rgb.r > rgb.b ? rgb.r : rgb.b) : (rgb.g > rgb.b ? rgb.g : rgb.b);
+        int lo = rgb.r < rgb.g ? (rgb.r < rgb.b ? rgb.r : rgb.b) : (rgb.g < rgb.b ? rgb.g : rgb.b);
+        if (hi - lo < 90) fail_msg("step %d (%d) is greyish: chroma %d of 255", k, c.bg, hi - lo);
         if (k > 0) {
             RampColor p = seq_step(TIER_256, k - 1);
             assert_int_not_equal(p.bg, c.bg);

@@ -32,28 +32,25 @@ ColorTier palette_tier(int mode, const char *no_color_env, int colors) {
 // ----------------------------------------------------------------------------
 // Ramps
 
-/* Sequential, 256 colours: viridis sampled at 12 even steps (matplotlib's
- * table, entries round(k*255/11)), each mapped to the nearest xterm-256 entry
- * in CIELAB (cube levels 0,95,135,175,215,255 and greys 8+10k; 0-15 left out
- * since themes redefine them), under the constraint that luminance strictly
- * rises from step to step, found by dynamic programming over all candidates.
- * 12 steps, not 16: the cube has too few dark blue-violets, and at 16 the
- * rising-luminance constraint forces a navy and a grey into the ramp (worst
- * CIELAB error 27 against 22 here). fg: whichever of black/white contrasts
- * more (WCAG ratio 5.1 at the least, on step 31). */
+/* Sequential, 256 colours: viridis-like, 12 steps of the xterm-256 cube
+ * (0-15 left out since themes redefine them) with luminance strictly rising
+ * from step to step, and no greyish step: each is a saturated cube colour
+ * (chroma >= 0.37), because a desaturated step mid-ramp (#5F5F87, #5FAF87)
+ * reads as "neutral" on a projector. Violet, blue, teal, green, yellow, as
+ * viridis. fg: whichever of black/white contrasts more (WCAG ratio >= 4.5). */
 static const RampColor seq256[] = {
-    {53, FG_WHITE, 0},  /* #440154 -> #5F005F */
-    {54, FG_WHITE, 0},  /* #482173 -> #5F0087 */
-    {25, FG_WHITE, 0},  /* #433E85 -> #005FAF */
-    {60, FG_WHITE, 0},  /* #38598C -> #5F5F87 */
-    {31, FG_BLACK, 0},  /* #2D708E -> #0087AF */
-    {66, FG_BLACK, 0},  /* #25858E -> #5F8787 */
-    {37, FG_BLACK, 0},  /* #1E9B8A -> #00AFAF */
-    {72, FG_BLACK, 0},  /* #2AB07F -> #5FAF87 */
-    {78, FG_BLACK, 0},  /* #50C46A -> #5FD787 */
-    {113, FG_BLACK, 0}, /* #86D549 -> #87D75F */
-    {148, FG_BLACK, 0}, /* #C2DF23 -> #AFD700 */
-    {220, FG_BLACK, 0}, /* #FDE725 -> #FFD700 */
+    {53, FG_WHITE, 0},  /* #5F005F */
+    {54, FG_WHITE, 0},  /* #5F0087 */
+    {25, FG_WHITE, 0},  /* #005FAF */
+    {26, FG_WHITE, 0},  /* #005FD7 */
+    {31, FG_BLACK, 0},  /* #0087AF */
+    {32, FG_BLACK, 0},  /* #0087D7 */
+    {37, FG_BLACK, 0},  /* #00AFAF */
+    {42, FG_BLACK, 0},  /* #00D787 */
+    {78, FG_BLACK, 0},  /* #5FD787 */
+    {113, FG_BLACK, 0}, /* #87D75F */
+    {148, FG_BLACK, 0}, /* #AFD700 */
+    {220, FG_BLACK, 0}, /* #FFD700 */
 };
 
 /* Diverging, 256 colours: ColorBrewer RdBu (9 classes) reversed, #2166AC ..
