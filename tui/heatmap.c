@@ -58,6 +58,7 @@ typedef struct {
     int label_w, sum_w; /* columns of the row labels and of the row statistics */
     int cw, ch;         /* cell size */
     int header_rows;    /* 1 (labels) or 2 (index ruler) */
+    int ruler;          /* the labels are cut: their indices on a second row */
     int rows_vis, cols_vis;
 } HeatGeom;
 
@@ -76,7 +77,19 @@ static void heat_geometry(const App *a, const ShownMat *sm, int W, int H, HeatGe
     g->cols_vis = avail_w / g->cw;
     if (g->cols_vis > sm->cols) g->cols_vis = sm->cols;
     g->header_rows = g->cw >= 3 ? 1 : 2;
+    /* Key labels cut to fit (18 tokens at 80 columns: "T… t…", 영화를 and 영화는
+     * both "영…"): an index ruler under them names every column; the
+     * inspector gives the cursor's token in full. */
+    g->ruler = 0;
+    if (g->header_rows == 1 && sm->col_labels == LABELS_KEYS)
+        for (int j = 0; j < sm->cols && !g->ruler; j++) {
+            char full[128];
+            view_klabel(a, full, sizeof full, j, MAX_LABEL);
+            if (text_width(full, strlen(full)) > g->cw - 1) g->ruler = 1, g->header_rows = 2;
+        }
     int avail_h = H - TOP_LINES - g->header_rows - BOTTOM_LINES;
+    /* Rows that do not all fit leave a row under the map for "↓ n more". */
+    if (sm->rows > avail_h || g->cols_vis < sm->cols) avail_h--;
     if (avail_h < 1) avail_h = 1;
     int ch_max = g->cw / 3 > 1 ? g->cw / 3 : 1;
     g->ch = sm->rows > 0 ? avail_h / sm->rows : 1;
@@ -102,7 +115,11 @@ static void draw_col_header(App *a, Canvas *cv, int y, int x0, const HeatGeom *g
     for (int c = 0; c < g->cols_vis; c++) {
         int j = col0 + c, x = x0 + c * g->cw;
         Style st = j == a->cj ? style_attr(ST_REVERSE | ST_BOLD) : style_plain();
-        if (g->header_rows == 1) {
+        if (g->ruler) {
+            view_col_label(a, sm, buf, sizeof buf, j, g->cw - 1);
+            cv_text(cv, y, x, buf, g->cw - 1, st);
+            cv_printf(cv, y + 1, x, g->cw - 1, j == a->cj ? st : style_attr(ST_DIM), "%d", j);
+        } else if (g->header_rows == 1) {
             view_col_label(a, sm, buf, sizeof buf, j, g->cw - 1);
             /* Heads joined: the first column of each head is marked. */
             if (sm->col_labels == LABELS_CONCAT && j % sm->d_v == 0 && j != a->cj)
@@ -159,9 +176,23 @@ static void draw_heatmap(App *a, Canvas *cv) {
         cv_printf(cv, mid, sx + 7, 8, style_plain(), hd->entropy[i] < 9.995 ? "%4.2f %s" : "%4.1f %s", hd->entropy[i],
                   mx);
     }
-    /* Where the rows go on beyond the window. */
-    if (a->row0 + g.rows_vis < sm.rows)
-        cv_printf(cv, y0 + g.rows_vis * g.ch - 1, x0 - 1, 1, style_attr(ST_DIM), "%s", a->ascii ? "v" : "↓");
+    /* Where the map goes on beyond the window, both ways: above it on the
+     * header's free corner, below it on the row under the map (never glued
+     * to a label). */
+    const Glyphs *gl = G(a);
+    if (a->row0 > 0) cv_printf(cv, TOP_LINES, 0, g.label_w - 1, style_attr(ST_DIM), "%s%d", a->ascii ? "^" : "↑", a->row0);
+    char more[96] = "";
+    int below = sm.rows - a->row0 - g.rows_vis, right = sm.cols - a->col0 - g.cols_vis, n = 0;
+    if (below > 0) n += snprintf(more + n, sizeof more - (size_t)n, "%s %d more row%s", a->ascii ? "v" : "↓", below,
+                                  below == 1 ? "" : "s");
+    if (a->col0 > 0)
+        n += snprintf(more + n, sizeof more - (size_t)n, "%s%s %d", n ? "   " : "", a->ascii ? "<" : "←", a->col0);
+    if (right > 0)
+        snprintf(more + n, sizeof more - (size_t)n, "%s%s %d more column%s", n ? "   " : "", a->ascii ? ">" : "→", right,
+                 right == 1 ? "" : "s");
+    (void)gl;
+    int hint_y = y0 + g.rows_vis * g.ch;
+    if (more[0] && hint_y < cv->h - BOTTOM_LINES) cv_text(cv, hint_y, 0, more, cv->w, style_attr(ST_DIM));
     HeatLayout *L = &a->layout;
     L->valid = 1, L->y0 = y0, L->x0 = x0, L->cw = g.cw, L->ch = g.ch;
     L->rows = g.rows_vis, L->cols = g.cols_vis, L->row0 = a->row0, L->col0 = a->col0;

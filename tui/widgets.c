@@ -188,11 +188,12 @@ Style view_value_style(const App *a, const ShownMat *sm, double v, const char **
 void view_cell(const App *a, Canvas *cv, int y, int x, int cw, int ch, const ShownMat *sm, int i, int j, int cursor,
                int numbers) {
     int mid = y + (ch - 1) / 2;
-    /* The cursor keeps the cell's colour (its value stays readable) and is
-     * marked bold and underlined; its row and column labels are reversed. */
+    /* The cursor is the cell in reverse video (every row of it, bold), which
+     * shows at every cell size, 1 column and monochrome included; its row and
+     * column labels are reversed too. */
     if (view_cell_masked(a, sm, i, j)) {
         Style st = style_attr(ST_DIM);
-        if (cursor) st.attr = ST_BOLD | ST_UNDERLINE;
+        if (cursor) st.attr = ST_BOLD | ST_REVERSE;
         for (int r = 0; r < ch; r++) cv_fill(cv, y + r, x, cw, " ", st);
         cv_text(cv, mid, x + (cw - 1) / 2, G(a)->masked, 1, st);
         return;
@@ -202,10 +203,8 @@ void view_cell(const App *a, Canvas *cv, int y, int x, int cw, int ch, const Sho
     /* Row contrast: the colour of v against its row's largest weight. */
     double shade = sm->row_max && sm->row_max[i] > 0 ? v / sm->row_max[i] : v;
     Style st = view_value_style(a, sm, shade, &glyph);
-    /* Under the cursor only the middle row changes (bold, underlined): a
-     * cursor move rewrites as few cells as it can (bytes over SSH). */
     Style mst = st;
-    if (cursor) mst.attr |= ST_BOLD | ST_UNDERLINE;
+    if (cursor) mst.attr |= ST_BOLD | ST_REVERSE, st = mst;
     char num[32];
     if (!glyph) { /* colour: the background carries the value */
         for (int r = 0; r < ch; r++) cv_fill(cv, y + r, x, cw, " ", y + r == mid ? mst : st);
