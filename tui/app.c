@@ -227,8 +227,9 @@ void app_update(App *a) {
  * cell under the pointer when it is on one. */
 static void heads_click(App *a, int y, int x) {
     const HeadsLayout *L = &a->heads_layout;
-    if (!L->valid || L->block_w < 1 || L->block_h < 1 || y < L->y0 - 1 || x < L->x0) return;
-    int br = (y - (L->y0 - 1)) / L->block_h, bc = (x - L->x0) / L->block_w;
+    /* A block's title and key labels are the two rows above its cells. */
+    if (!L->valid || L->block_w < 1 || L->block_h < 1 || y < L->y0 - 2 || x < L->x0) return;
+    int br = (y - (L->y0 - 2)) / L->block_h, bc = (x - L->x0) / L->block_w;
     if (br >= L->rows || bc >= L->per_row) return;
     int h = (L->head0 + br) * L->per_row + bc;
     if (h >= a->m->cfg.heads) return;

@@ -52,7 +52,7 @@ typedef struct {
  * head h is at block (h / per_row - head0, h % per_row). */
 typedef struct {
     int valid;
-    int y0, x0;           /* top-left of the first block's first cell (below its title) */
+    int y0, x0;           /* top-left of the first block's first cell (below its title and key labels) */
     int block_w, block_h; /* a block's size, its title line included in block_h */
     int per_row, rows;    /* blocks a row, rows of blocks shown */
     int head0;            /* first row of blocks shown */

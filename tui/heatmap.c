@@ -222,7 +222,7 @@ static void heads_geometry(const App *a, int W, int H, HeadsGeom *g) {
         g->per_row = avail_w / g->block_w;
         if (g->per_row < 1) continue;
         int block_rows = (h + g->per_row - 1) / g->per_row;
-        if (block_rows * (m->n_q + 1) <= avail_h) break;
+        if (block_rows * (m->n_q + 2) <= avail_h) break;
     }
     if (g->cw < 1) g->cw = 1;
     g->block_w = ncols * g->cw + 2;
@@ -231,9 +231,11 @@ static void heads_geometry(const App *a, int W, int H, HeadsGeom *g) {
     if (g->per_row > h) g->per_row = h;
     g->cols_vis = (avail_w - 2) / g->cw;
     if (g->cols_vis > ncols) g->cols_vis = ncols;
-    g->block_h = m->n_q + 1;
+    /* A block: its title (head, mean entropy), its key labels, its rows. */
+    g->block_h = m->n_q + 2;
     g->rows_vis = m->n_q;
-    if (g->block_h > avail_h) g->rows_vis = avail_h - 1, g->block_h = avail_h;
+    if (g->block_h > avail_h) g->rows_vis = avail_h - 2, g->block_h = avail_h;
+    if (g->rows_vis < 1) g->rows_vis = 1, g->block_h = 3;
     g->block_rows_vis = avail_h / g->block_h;
     if (g->block_rows_vis < 1) g->block_rows_vis = 1;
 }
@@ -260,7 +262,7 @@ static void draw_heads(App *a, Canvas *cv) {
         for (int r = 0; r < g.rows_vis && a->row0 + r < m->n_q; r++) {
             int i = a->row0 + r;
             view_qlabel(a, buf, sizeof buf, i, g.label_w - 1);
-            cv_text(cv, y + 1 + r, 0, buf, g.label_w - 1, i == a->ci ? style_attr(ST_REVERSE) : style_plain());
+            cv_text(cv, y + 2 + r, 0, buf, g.label_w - 1, i == a->ci ? style_attr(ST_REVERSE) : style_plain());
         }
         for (int b = 0; b < g.per_row; b++) {
             int h = (a->head0 + br) * g.per_row + b;
@@ -269,17 +271,31 @@ static void draw_heads(App *a, Canvas *cv) {
             Style ts = h == a->head ? style_attr(ST_REVERSE | ST_BOLD) : style_attr(ST_BOLD);
             double mean, max;
             model_mean_entropy(m, h, &mean, &max);
+            /* The head's mean entropy in the shortest form that fits. */
             snprintf(buf, sizeof buf, "head %d H %.2f", h + 1, mean);
-            if (g.block_w - 2 < (int)strlen(buf)) snprintf(buf, sizeof buf, "head %d", h + 1);
-            if (g.block_w - 2 < 6) snprintf(buf, sizeof buf, "%d", h + 1);
+            if (g.block_w - 2 < (int)strlen(buf)) snprintf(buf, sizeof buf, "h%d H%.2f", h + 1, mean);
+            if (g.block_w - 2 < (int)strlen(buf)) snprintf(buf, sizeof buf, "%d H%.1f", h + 1, mean);
+            if (g.block_w - 2 < (int)strlen(buf)) snprintf(buf, sizeof buf, "%d", h + 1);
             cv_text(cv, y, x, buf, g.block_w - 2, ts);
             view_matrix(a, a->shown, h, &sm);
             int wcols = g.cols_vis < cols - a->col0 ? g.cols_vis : cols - a->col0;
             if (wcols > (g.block_w - 2) / g.cw) wcols = (g.block_w - 2) / g.cw;
+            /* The key labels over the block's columns (indices when a cell
+             * is too narrow for a letter and a gap). */
+            for (int c = 0; c < wcols; c++) {
+                int j = a->col0 + c;
+                Style ks = j == a->cj ? style_attr(ST_REVERSE) : style_attr(ST_DIM);
+                if (g.cw >= 3) {
+                    view_col_label(a, &sm, buf, sizeof buf, j, g.cw - 1);
+                    cv_text(cv, y + 1, x + c * g.cw, buf, g.cw - 1, ks);
+                } else if (c % 5 == 0 || j == a->cj) {
+                    cv_printf(cv, y + 1, x + c * g.cw, g.cw * 5, ks, "%d", j);
+                }
+            }
             for (int r = 0; r < g.rows_vis && a->row0 + r < m->n_q; r++)
                 for (int c = 0; c < wcols; c++) {
                     int i = a->row0 + r, j = a->col0 + c;
-                    view_cell(a, cv, y + 1 + r, x + c * g.cw, g.cw, 1, &sm, i, j, i == a->ci && j == a->cj, 1);
+                    view_cell(a, cv, y + 2 + r, x + c * g.cw, g.cw, 1, &sm, i, j, i == a->ci && j == a->cj, 1);
                 }
         }
     }
@@ -295,7 +311,7 @@ static void draw_heads(App *a, Canvas *cv) {
     int wcols = g.cols_vis < cols - a->col0 ? g.cols_vis : cols - a->col0;
     if (wcols > (g.block_w - 2) / g.cw) wcols = (g.block_w - 2) / g.cw;
     a->heads_layout = (HeadsLayout){.valid = 1,
-                                    .y0 = TOP_LINES + 1,
+                                    .y0 = TOP_LINES + 2,
                                     .x0 = g.label_w,
                                     .block_w = g.block_w,
                                     .block_h = g.block_h,
@@ -366,7 +382,7 @@ static int heads_natural_height(const App *a, int w) {
     HeadsGeom g;
     heads_geometry(a, w, 100000, &g);
     int block_rows = (m->cfg.heads + g.per_row - 1) / g.per_row;
-    return TOP_LINES + block_rows * (m->n_q + 1) + BOTTOM_LINES;
+    return TOP_LINES + block_rows * (m->n_q + 2) + BOTTOM_LINES;
 }
 
 static const char *const heads_about[] = {
