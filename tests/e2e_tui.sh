@@ -37,7 +37,7 @@ tmx_expect "Tab: head 2" "head 2/4" Tab
 tmx_expect "BTab: head 1" "head 1/4" BTab
 tmx_expect "3: head 3" "head 3/4" 3
 tmx_expect "a: all heads" "all 4 heads" a
-tmx_expect "a: head blocks" "head 4" ""
+tmx_expect "a: head blocks, each with its mean entropy" "h4 H" ""
 tmx_expect "Enter opens" "head 3/4  weights" Enter
 # the cursor: the inspector names the cell
 tmx_expect "cursor start" "the[0] → the[0]" ""
