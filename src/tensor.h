@@ -34,14 +34,14 @@ typedef enum {
 } TensorSide;
 
 enum {
-    TF_SIGNED = 1 << 0,        /* values of both signs (a diverging ramp); else 0..1 */
-    TF_MASKABLE = 1 << 1,      /* a cell can be masked (shown as such) */
-    TF_ROW_STATS = 1 << 2,     /* shown with the rows' sum, entropy and largest weight */
-    TF_NEEDS_EMBED = 1 << 3,   /* only from a source with embeddings (SRC_EMBED) */
-    TF_NEEDS_WEIGHTS = 1 << 4, /* only from a source with W_O and Y (SRC_WEIGHTS) */
-    TF_NEEDS_POS = 1 << 5,     /* only with a positional encoding on */
-    TF_DUMPED = 1 << 6,        /* in the JSON and CSV dumps */
-    TF_OWNS_STATS = 1 << 7,    /* the rows' sum, entropy and largest weight are its rows' (dumped after it) */
+    TF_SIGNED = 1 << 0,         /* values of both signs (a diverging ramp); else 0..1 */
+    TF_MASKABLE = 1 << 1,       /* a cell can be masked (shown as such) */
+    TF_ROW_STATS = 1 << 2,      /* shown with the rows' sum, entropy and largest weight */
+    TF_NEEDS_EMBED = 1 << 3,    /* only from a source with embeddings (SRC_EMBED) */
+    TF_NEEDS_WEIGHTS = 1 << 4,  /* only from a source with W_O and Y (SRC_WEIGHTS) */
+    TF_NEEDS_POS = 1 << 5,      /* only with a positional encoding on */
+    TF_DUMPED = 1 << 6,         /* in the JSON and CSV dumps */
+    TF_OWNS_STATS = 1 << 7,     /* the rows' sum, entropy and largest weight are its rows' (dumped after it) */
     TF_NEEDS_ADDITIVE = 1 << 8, /* only with the additive score (its W1, W2 and v) */
 };
 

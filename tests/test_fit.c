@@ -36,8 +36,8 @@ static void check(App *a, const char *what) {
         int y = cv->clipped ? cv->clip_y : -1;
         const char *l = text;
         for (int r = 0; r < y && l; r++) l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL;
-        printf("CUT at 80x24: %s: %d on screen (row %d: %.80s), %d in the page\n", what, cv->clipped, y,
-               l ? l : "", doc);
+        printf("CUT at 80x24: %s: %d on screen (row %d: %.80s), %d in the page\n", what, cv->clipped, y, l ? l : "",
+               doc);
         free(text);
         if (doc) {
             char *page = cv_render(a->doc, 0, TIER_NONE);

@@ -96,8 +96,7 @@ static void test_scaling_case_is_the_factor(void **state) {
                 model_cell_detail(m, 0, 0, 1, &cd);
                 FormulaOf f = formula_of(&m->cfg, 0);
                 FormulaScale sc = formula_scale(FORMULA_TITLE, &f);
-                for (int p = 0; p < FORMULA_PLACE_COUNT; p++)
-                    assert_int_equal(formula_scale((FormulaPlace)p, &f), sc);
+                for (int p = 0; p < FORMULA_PLACE_COUNT; p++) assert_int_equal(formula_scale((FormulaPlace)p, &f), sc);
                 double want = sc == FORMULA_SCALE_DIVIDE  ? sqrt((double)dks[d])
                               : sc == FORMULA_SCALE_TIMES ? 1.0 / sqrt((double)dks[d])
                                                           : 1.0;

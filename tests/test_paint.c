@@ -231,12 +231,9 @@ static void test_attn_restores_mask(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_undo_space_and_clear),
-        cmocka_unit_test(test_paint_starts_from_mask),
-        cmocka_unit_test(test_attn_restores_mask),
-        cmocka_unit_test(test_paint_mode_clamps_cursor),
-        cmocka_unit_test(test_quit_asks_once),
-        cmocka_unit_test(test_save_writes_and_cleans),
+        cmocka_unit_test(test_undo_space_and_clear), cmocka_unit_test(test_paint_starts_from_mask),
+        cmocka_unit_test(test_attn_restores_mask),   cmocka_unit_test(test_paint_mode_clamps_cursor),
+        cmocka_unit_test(test_quit_asks_once),       cmocka_unit_test(test_save_writes_and_cleans),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -45,7 +45,8 @@ static void test_show_spaces(void **state) {
     (void)state;
     char buf[16];
     assert_int_equal(utf8_show_spaces(" was a", 6, buf, sizeof buf), 10);
-    assert_string_equal(buf, "\xe2\x96\x81was\xe2\x96\x81" "a");
+    assert_string_equal(buf, "\xe2\x96\x81was\xe2\x96\x81"
+                             "a");
     assert_int_equal(utf8_show_spaces("ab ", 3, buf, 5), 2);
     assert_string_equal(buf, "ab");
     assert_int_equal(utf8_show_spaces("a\0b", 3, buf, sizeof buf), 3);

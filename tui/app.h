@@ -89,19 +89,19 @@ typedef struct {
     int dv_follows_dk;   /* d_v was not given: it moves with d_k */
     const char *pattern; /* --pattern, included in the t cycle when given */
     int quit;
-    int painting;              /* mask-edit mode: Space toggles a cell */
-    int show_next;             /* n: the model's next tokens under the inspector */
-    int row_contrast;          /* z: the weights coloured row by row, 0 .. each row's largest */
-    const char *mask_file;     /* --mask-file: where W writes the painted mask */
-    char *mask_comments;       /* owned: the '#' lines of --mask-file that W writes back (or NULL) */
-    int mask_comments_dropped; /* comments after a row's values in it: W cannot keep them */
-    int paint_dirty;           /* painted since the last W (or the start): q asks first */
-    int quit_asked;            /* the last key was a q that asked: q again quits */
-    PaintUndo undo;            /* u: the last Space or C undone (u again: redone) */
+    int painting;                  /* mask-edit mode: Space toggles a cell */
+    int show_next;                 /* n: the model's next tokens under the inspector */
+    int row_contrast;              /* z: the weights coloured row by row, 0 .. each row's largest */
+    const char *mask_file;         /* --mask-file: where W writes the painted mask */
+    char *mask_comments;           /* owned: the '#' lines of --mask-file that W writes back (or NULL) */
+    int mask_comments_dropped;     /* comments after a row's values in it: W cannot keep them */
+    int paint_dirty;               /* painted since the last W (or the start): q asks first */
+    int quit_asked;                /* the last key was a q that asked: q again quits */
+    PaintUndo undo;                /* u: the last Space or C undone (u again: redone) */
     MaskBefore mask_before_causal; /* x: the mask before causal-self set the causal one */
-    int computing;             /* a recompute is under way: the status line says so */
-    int enforce_min;           /* interactive: below APP_MIN_W x APP_MIN_H say so */
-    int wake_ms;               /* > 0: app_tick after that many ms without input (0: wait for input) */
+    int computing;                 /* a recompute is under way: the status line says so */
+    int enforce_min;               /* interactive: below APP_MIN_W x APP_MIN_H say so */
+    int wake_ms;                   /* > 0: app_tick after that many ms without input (0: wait for input) */
     HeatLayout layout;
     HeadsLayout heads_layout; /* where the last frame put the blocks of all heads side by side */
 } App;

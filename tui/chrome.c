@@ -310,7 +310,7 @@ static void draw_inspector(const App *a, Canvas *cv, int y) {
 /* Mask-edit mode: the hint line says so, in reverse video, with its keys. */
 static void draw_paint_hints(Canvas *cv, int y) {
     static const char *const keys[][2] = {{"MASK-EDIT", ""}, {"Space", " hide/show"}, {"C", " clear"},
-                                          {"u", " undo"},    {"W", " write"},          {"M", " end"}};
+                                          {"u", " undo"},    {"W", " write"},         {"M", " end"}};
     int x = 0;
     for (size_t s = 0; s < sizeof keys / sizeof *keys; s++) {
         int kw = text_width(keys[s][0], strlen(keys[s][0])), w = kw + text_width(keys[s][1], strlen(keys[s][1]));

@@ -183,7 +183,7 @@ void cli_free(CliOptions *o) {
 /* What the parse saw, for the checks of the options together. */
 typedef struct {
     int d_model, heads, seed, tokenizer, attn; /* given on the command line */
-    int score_scale;                     /* --score dot / scaled set the scaling; -1: not given */
+    int score_scale;                           /* --score dot / scaled set the scaling; -1: not given */
 } Given;
 
 /* One option of the model (--help's "Model:"). Returns 1 when c is one, 0

@@ -13,7 +13,7 @@
 /* The sentence shown when none is given: the source texts' first example
  * ("재미있었다" needs "영화"), in English unless the locale is Korean; "movie"
  * repeats, so that positional encoding's effect on a repeated word shows. */
-#define CLI_DEFAULT_TEXT "I saw a movie yesterday and the movie was fun"
+#define CLI_DEFAULT_TEXT    "I saw a movie yesterday and the movie was fun"
 #define CLI_DEFAULT_TEXT_KO "나는 어제 친구와 영화를 봤는데, 그 영화는 정말 재미있었다"
 
 /* The default sentence for the locale (LC_ALL, LC_MESSAGES, LANG: ko...). */

@@ -155,8 +155,8 @@ static void draw_heatmap(App *a, Canvas *cv) {
      * their sum, entropy in bits and largest weight; said so beside the
      * other stages. */
     if (sm.row_stats)
-        cv_text(cv, TOP_LINES + g.header_rows - 1, sx, a->shown == TENSOR_WEIGHTS ? "  sum  bits max" : "A:sum  bits max",
-                STATS_W - 1, style_attr(ST_BOLD));
+        cv_text(cv, TOP_LINES + g.header_rows - 1, sx,
+                a->shown == TENSOR_WEIGHTS ? "  sum  bits max" : "A:sum  bits max", STATS_W - 1, style_attr(ST_BOLD));
     for (int r = 0; r < g.rows_vis; r++) {
         int i = a->row0 + r, y = y0 + r * g.ch, mid = y + (g.ch - 1) / 2;
         view_qlabel(a, buf, sizeof buf, i, g.label_w - 1);
@@ -180,16 +180,18 @@ static void draw_heatmap(App *a, Canvas *cv) {
      * header's free corner, below it on the row under the map (never glued
      * to a label). */
     const Glyphs *gl = G(a);
-    if (a->row0 > 0) cv_printf(cv, TOP_LINES, 0, g.label_w - 1, style_attr(ST_DIM), "%s%d", a->ascii ? "^" : "↑", a->row0);
+    if (a->row0 > 0)
+        cv_printf(cv, TOP_LINES, 0, g.label_w - 1, style_attr(ST_DIM), "%s%d", a->ascii ? "^" : "↑", a->row0);
     char more[96] = "";
     int below = sm.rows - a->row0 - g.rows_vis, right = sm.cols - a->col0 - g.cols_vis, n = 0;
-    if (below > 0) n += snprintf(more + n, sizeof more - (size_t)n, "%s %d more row%s", a->ascii ? "v" : "↓", below,
-                                  below == 1 ? "" : "s");
+    if (below > 0)
+        n += snprintf(more + n, sizeof more - (size_t)n, "%s %d more row%s", a->ascii ? "v" : "↓", below,
+                      below == 1 ? "" : "s");
     if (a->col0 > 0)
         n += snprintf(more + n, sizeof more - (size_t)n, "%s%s %d", n ? "   " : "", a->ascii ? "<" : "←", a->col0);
     if (right > 0)
-        snprintf(more + n, sizeof more - (size_t)n, "%s%s %d more column%s", n ? "   " : "", a->ascii ? ">" : "→", right,
-                 right == 1 ? "" : "s");
+        snprintf(more + n, sizeof more - (size_t)n, "%s%s %d more column%s", n ? "   " : "", a->ascii ? ">" : "→",
+                 right, right == 1 ? "" : "s");
     (void)gl;
     int hint_y = y0 + g.rows_vis * g.ch;
     if (more[0] && hint_y < cv->h - BOTTOM_LINES) cv_text(cv, hint_y, 0, more, cv->w, style_attr(ST_DIM));

@@ -74,12 +74,12 @@ static const RampColor div256[] = {
 
 /* Sequential, 8 colours, in the order of the basic colours' luminance as
  * most terminals draw them (blue, red, green, cyan, yellow: five steps,
- * each its own colour, so that the legend shows every one), the last bold. Neither black nor white: black is a dark theme's background (a low
- * weight would look masked, or empty) and white a light theme's (the largest
- * weight would vanish). */
+ * each its own colour, so that the legend shows every one), the last bold. Neither black nor white: black is a dark
+ * theme's background (a low weight would look masked, or empty) and white a light theme's (the largest weight would
+ * vanish). */
 static const RampColor seq8[] = {
-    {C8_BLUE, C8_WHITE, 0},  {C8_RED, C8_WHITE, 0}, {C8_GREEN, C8_BLACK, 0},
-    {C8_CYAN, C8_BLACK, 0},  {C8_YELLOW, C8_BLACK, 1},
+    {C8_BLUE, C8_WHITE, 0}, {C8_RED, C8_WHITE, 0},    {C8_GREEN, C8_BLACK, 0},
+    {C8_CYAN, C8_BLACK, 0}, {C8_YELLOW, C8_BLACK, 1},
 };
 
 /* Diverging, 8 colours: blue side, a neutral middle, red side. The middle
@@ -161,7 +161,9 @@ RampColor palette_div(ColorTier tier, double t) {
  * the shade glyphs instead. */
 int palette_seq_steps(ColorTier tier) { return tier == TIER_256 ? COUNT(seq256) : tier == TIER_8 ? COUNT(seq8) : 1; }
 
-int palette_div_steps(ColorTier tier) { return tier == TIER_256 ? COUNT(div256) : tier == TIER_8 ? COUNT(div8_dark) : 1; }
+int palette_div_steps(ColorTier tier) {
+    return tier == TIER_256 ? COUNT(div256) : tier == TIER_8 ? COUNT(div8_dark) : 1;
+}
 
 // ----------------------------------------------------------------------------
 // Shade glyphs

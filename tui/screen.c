@@ -516,8 +516,8 @@ static void define_common_keys(void) {
         const char *seq;
         int code;
     } keys[] = {
-        {"\033[1~", KEY_HOME}, {"\033[7~", KEY_HOME}, {"\033[H", KEY_HOME},  {"\033OH", KEY_HOME},
-        {"\033[4~", KEY_END},  {"\033[8~", KEY_END},  {"\033[F", KEY_END},   {"\033OF", KEY_END},
+        {"\033[1~", KEY_HOME}, {"\033[7~", KEY_HOME}, {"\033[H", KEY_HOME},   {"\033OH", KEY_HOME},
+        {"\033[4~", KEY_END},  {"\033[8~", KEY_END},  {"\033[F", KEY_END},    {"\033OF", KEY_END},
         {"\033[2~", KEY_IC},   {"\033[3~", KEY_DC},   {"\033[5~", KEY_PPAGE}, {"\033[6~", KEY_NPAGE},
     };
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) define_key(keys[i].seq, keys[i].code);

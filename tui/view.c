@@ -8,11 +8,8 @@
 #include "chrome.h"
 
 const View *const view_table[VIEW_KIND_COUNT] = {
-    [VIEW_HEATMAP] = &view_heatmap,
-    [VIEW_HEADS] = &view_heads,
-    [VIEW_PIPELINE] = &view_pipeline,
-    [VIEW_GRAVITY] = &view_gravity,
-    [VIEW_CENSUS] = &view_census,
+    [VIEW_HEATMAP] = &view_heatmap, [VIEW_HEADS] = &view_heads,   [VIEW_PIPELINE] = &view_pipeline,
+    [VIEW_GRAVITY] = &view_gravity, [VIEW_CENSUS] = &view_census,
 };
 
 const View *view_of(ViewKind v) { return (unsigned)v < VIEW_KIND_COUNT ? view_table[v] : &view_heatmap; }

@@ -25,9 +25,9 @@ typedef struct {
     int can_mask;  /* masked cells get the masked look */
     int row_stats; /* rows are queries of a head: sum, entropy, max apply */
     ColLabels col_labels;
-    int d_v;       /* LABELS_CONCAT: columns per head */
-    double lo, hi; /* range of the finite values (0..1 for weights) */
-    double maxabs; /* scale of the diverging ramp */
+    int d_v;              /* LABELS_CONCAT: columns per head */
+    double lo, hi;        /* range of the finite values (0..1 for weights) */
+    double maxabs;        /* scale of the diverging ramp */
     const float *row_max; /* z (weights): colours of row i span 0..row_max[i]; NULL: one scale */
 } ShownMat;
 
