@@ -1038,11 +1038,52 @@ static void test_row_contrast(void **state) {
     model_free(m);
 }
 
+/* Issue 13: a golden screen of every view and page at 80x24 and 200x50,
+ * in 256 colours, 8 colours (the ANSI codes kept) and no colour:
+ * tests/golden/every/VIEW-WxH-TIER.txt. */
+static void test_golden_every_screen(void **state) {
+    (void)state;
+    static const struct {
+        const char *name;
+        int keys[3];
+    } screens[] = {
+        {"heatmap", {0}},     {"scores", {'v', 0}}, {"heads", {'a', 0}},  {"pipeline", {'c', 0}},
+        {"gravity", {'g', 0}}, {"census", {'H', 0}}, {"help", {'?', 0}},  {"cell", {'\r', 0}},
+    };
+    static const struct {
+        int w, h;
+    } sizes[] = {{80, 24}, {200, 50}};
+    static const struct {
+        ColorTier tier;
+        const char *name;
+    } tiers[] = {{TIER_256, "256"}, {TIER_8, "8"}, {TIER_NONE, "mono"}};
+    for (size_t v = 0; v < sizeof screens / sizeof *screens; v++)
+        for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++)
+            for (size_t t = 0; t < sizeof tiers / sizeof *tiers; t++) {
+                Model *m = sample_model("I saw a movie yesterday and the movie was fun");
+                App a;
+                app_init(&a, m, tiers[t].tier, 0, 1, NULL);
+                for (int k = 0; screens[v].keys[k]; k++) press(&a, ch((uint32_t)screens[v].keys[k]));
+                Canvas *cv = cv_new(sizes[z].w, sizes[z].h);
+                app_draw(&a, cv);
+                char *got = cv_render(cv, tiers[t].tier != TIER_NONE, tiers[t].tier);
+                char name[96];
+                snprintf(name, sizeof name, "every/%s-%dx%d-%s.txt", screens[v].name, sizes[z].w, sizes[z].h,
+                         tiers[t].name);
+                golden(name, got);
+                free(got);
+                cv_free(cv);
+                app_free(&a);
+                model_free(m);
+            }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_legend_every_step),
         cmocka_unit_test(test_mouse_everywhere),
         cmocka_unit_test(test_row_contrast),
+        cmocka_unit_test(test_golden_every_screen),
         cmocka_unit_test(test_golden_heatmap),
         cmocka_unit_test(test_golden_korean_ascii),
         cmocka_unit_test(test_golden_heads),
