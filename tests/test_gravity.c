@@ -434,8 +434,8 @@ static int check_labels(App *a, int w, int h, int all_heads, const char *what) {
             for (int j = 0; j < n && !twin; j++) {
                 char other[256];
                 view_qlabel(a, other, sizeof other, j, cap);
-                twin = j != i && f->labels[3 * j + 2] > 0 && f->dots[4 * j] / f->sx == cx && f->dots[4 * j + 1] / f->sy == cy &&
-                       strcmp(other, full) == 0;
+                twin = j != i && f->labels[3 * j + 2] > 0 && f->dots[4 * j] / f->sx == cx &&
+                       f->dots[4 * j + 1] / f->sy == cy && strcmp(other, full) == 0;
             }
             if (!twin) fail_msg("%s: token %d (%s) has no label:\n%s", what, i, full, screen);
             continue;
@@ -449,8 +449,11 @@ static int check_labels(App *a, int w, int h, int all_heads, const char *what) {
         cells_text(cv, ly, lx, lw, got, sizeof got);
         if (strcmp(got, want) != 0) fail_msg("%s: token %d: label '%s', want '%s':\n%s", what, i, got, want, screen);
         shortened += strcmp(want, full) != 0;
-        int beside = ly == cy ? lx + lw == cx || lx == cx + 1 : (ly == cy - 1 || ly == cy + 1) && lx <= cx + 1 && lx + lw >= cx;
-        if (!beside) fail_msg("%s: token %d (%s) label at %d,%d not beside its X at %d,%d:\n%s", what, i, full, lx, ly, cx, cy, screen);
+        int beside =
+            ly == cy ? lx + lw == cx || lx == cx + 1 : (ly == cy - 1 || ly == cy + 1) && lx <= cx + 1 && lx + lw >= cx;
+        if (!beside)
+            fail_msg("%s: token %d (%s) label at %d,%d not beside its X at %d,%d:\n%s", what, i, full, lx, ly, cx, cy,
+                     screen);
         for (int j = 0; j < i; j++) {
             const int *o = &f->labels[3 * j];
             if (o[2] == 0 || o[1] != ly) continue;

@@ -1,5 +1,5 @@
-/* gravity.c - the word gravity view (see gravity.h): attention as words
- * pulling each other through the embedding space.
+/* gravity.c - the word gravity view (see gravity.h): where attention moves
+ * each token's vector, seen on the plane of X's first two principal axes.
  *
  * Plot space is a grid of dots, DW x DH. In Unicode mode each terminal cell
  * holds a 2 x 4 braille dot grid (U+2800 + one bit per dot; braille is East
@@ -8,12 +8,15 @@
  * axes. In ASCII mode a dot is a whole cell, twice as tall as wide, so y gets
  * half as many dots per unit as x. Either way a distance on the screen is
  * the same distance in PC1 or PC2: the picture is honest about who moved far.
+ * A head with random weights moves a token by a sliver of the cloud's width,
+ * so the lines are drawn k times D (arrow_scale), and the caption says k.
  *
- * Layers, each over the one before: the lines X -> X + D (Bresenham in dot
- * space), the points X, the moved points X + D, then the labels (cursor's
- * token first, then in sentence order; each at the first free spot around its
- * moved point, labels never overwrite labels, a label that finds no room is
- * skipped, and a word repeated at the same spot is labelled once).
+ * Layers, each over the one before: the lines X -> X + k D (Bresenham in dot
+ * space), the moved points, the points X, then the labels of the points X
+ * (cursor's token first, then in sentence order; each at the first free spot
+ * beside its point, away from its arrow first; labels never overlap, a label
+ * that finds no room is shortened, then skipped, and a word repeated at the
+ * same spot is labelled once).
  *
  * The principal axes of X are remembered between frames (GravityData): moving
  * the cursor or changing the head does not recompute them. */
@@ -52,7 +55,8 @@ static const char *const about[] = {
     "caption says k (arrows x5). D is one head's share, O_h W_O[h], or with g again the whole",
     "layer's. With random weights the picture is arithmetic, not meaning; with a trained",
     "model (--model) X is the residual stream into the layer, X + D the residual after",
-    "attention.", NULL};
+    "attention.",
+    NULL};
 
 // ----------------------------------------------------------------------------
 // the vectors: X and D, from the seeded sentence or a trained model's layer
@@ -384,8 +388,8 @@ static int label_fits(const Plot *p, int x, int y, int w, int strict) {
 static int label_spot(const Plot *p, int cx, int cy, int w, int ax, int ay, int strict, int *lx, int *ly) {
     int away = ax > 0 ? cx - w : cx + 1, toward = ax > 0 ? cx + 1 : cx - w;
     int up = ay > 0 ? cy - 1 : cy + 1, down = ay > 0 ? cy + 1 : cy - 1; /* up: away from the arrow */
-    const int cand[10][2] = {{away, cy},       {toward, cy},     {away, up},   {cx - w / 2, up}, {toward, up},
-                             {away, down},     {cx - w / 2, down}, {toward, down}, {cx, up},     {cx - w + 1, down}};
+    const int cand[10][2] = {{away, cy},   {toward, cy},       {away, up},     {cx - w / 2, up}, {toward, up},
+                             {away, down}, {cx - w / 2, down}, {toward, down}, {cx, up},         {cx - w + 1, down}};
     for (int k = 0; k < 10; k++)
         if (label_fits(p, cand[k][0], cand[k][1], w, strict)) {
             *lx = cand[k][0], *ly = cand[k][1];
@@ -487,8 +491,8 @@ static void caption(const App *a, Canvas *cv, int y, int lines, int all_heads, c
                  "trained weights (%s, layer %d/%d): X is the residual stream into the layer, X + D = x + att W_o%s, "
                  "the residual after attention, as the model computes it",
                  name, l, nl, T);
-        snprintf(c[1], sizeof c[1], "trained %s layer %d/%d: X is the residual stream in, X+D after attention",
-                 name, l, nl);
+        snprintf(c[1], sizeof c[1], "trained %s layer %d/%d: X is the residual stream in, X+D after attention", name, l,
+                 nl);
         snprintf(c[2], sizeof c[2], "%s layer %d/%d: X = residual in, X + D = after attention", name, l, nl);
         snprintf(c[3], sizeof c[3], "%s layer %d/%d", name, l, nl);
         const char *t[] = {c[0], c[1], c[2], c[3], NULL};
@@ -516,8 +520,8 @@ static void caption(const App *a, Canvas *cv, int y, int lines, int all_heads, c
                                                       : "the same embedding (no position added)";
         const char *does = parts ? "moves them apart" : "keeps them together";
         char c[3][256];
-        snprintf(c[0], sizeof c[0], "%s (tokens %d and %d) start at one X, %s; attention %s", lab, i0 + 1, j0 + 1,
-                 why, does);
+        snprintf(c[0], sizeof c[0], "%s (tokens %d and %d) start at one X, %s; attention %s", lab, i0 + 1, j0 + 1, why,
+                 does);
         snprintf(c[1], sizeof c[1], "%s (tokens %d and %d) start at one X; attention %s", lab, i0 + 1, j0 + 1, does);
         snprintf(c[2], sizeof c[2], "%s (%d, %d): one X; attention %s", lab, i0 + 1, j0 + 1, does);
         const char *t[] = {c[0], c[1], c[2], NULL};
@@ -738,8 +742,7 @@ static void remember(const App *a, const Frame *f, int n, double k, double s, in
 
 /* Draws the plot (ph rows from y0) and its labels; *k gets the arrows'
  * factor. Returns NULL, or why not. */
-static const char *draw_plot(App *a, Canvas *cv, int y0, int ph, int all_heads, const Space *sp, Frame *f,
-                             double *k) {
+static const char *draw_plot(App *a, Canvas *cv, int y0, int ph, int all_heads, const Space *sp, Frame *f, double *k) {
     int n = sp->n, W = cv->w;
     size_t cells = (size_t)W * ph;
     f->px = malloc(sizeof(float) * 2 * (size_t)n);
@@ -821,8 +824,10 @@ static void gravity_title(const App *a, char *buf, size_t cap) {
                  a->m->cfg.heads);
 }
 
-/* Y only for all heads. */
-static Stage gravity_needed_stage(const App *a) { return gravity_all_heads(a) ? STAGE_FINAL : STAGE_OUTPUT; }
+/* Y only for all heads; a trained model's layer is read to its end. */
+static Stage gravity_needed_stage(const App *a) {
+    return gravity_all_heads(a) || (a->m && model_llama(a->m)) ? STAGE_FINAL : STAGE_OUTPUT;
+}
 
 static void gravity_view_draw(App *a, Canvas *cv) {
     gravity_draw(a, cv, TOP_LINES, cv->h - TOP_LINES - 2, gravity_all_heads(a));
