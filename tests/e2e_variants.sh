@@ -81,7 +81,8 @@ tmx_expect "cross: the causal rule does not apply" "allowed" End
 tmx_expect "x: back to self" "attn=self" x
 # the gravity view
 tmx_expect "g: gravity" "word gravity" g
-tmx_expect "g: caption" "pulled towards the words it attends to" ""
+tmx_expect "g: caption" "where attention moves it" ""
+tmx_expect "g: random weights said" "random weights (seed 42): the arithmetic of attention, not word meaning" ""
 tmx_expect "g: all heads" "all 4 heads: D = Y = concat W_O" g
 tmx_expect "Esc: back" "weights A = softmax" Escape
 tmx send-keys q
@@ -90,6 +91,7 @@ tmx_stop
 
 # --once --view gravity, in ASCII
 out=$($ATTNVIZ --once --view gravity --ascii --width 80 "Mary greeted Bob and Bob ignored Mary")
-expect_contains "once gravity: caption" "$out" "X: where each word was"
+expect_contains "once gravity: caption" "$out" "X: a token's vector"
+expect_contains "once gravity: the arrows' factor" "$out" "arrows x"
 expect_contains "once gravity: label" "$out" "greeted"
 finish

@@ -2,7 +2,11 @@
  * its points against an independent computation of X + D, the picture in
  * Unicode (braille) and ASCII at 80x20 and 120x40, labels, caption, cursor,
  * head and all-heads changes, determinism, tiny canvases, clipping to its
- * rows, and the reason shown for a Q/K/V-file model. */
+ * rows, and the reason shown for a Q/K/V-file model; each token's label
+ * beside its point X, none overlapping or cut at 80x24 (English, Korean,
+ * ASCII); the arrows' factor k stated and applied; the caption for random
+ * weights and for a trained model (stories260K, whose points are checked
+ * against the layer's own residual after attention). */
 #define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
 
@@ -14,7 +18,12 @@
 #include "app.h"
 #include "canvas.h"
 #include "gravity.h"
+#include "keycode.h"
+#include "models.h"
 #include "pca.h"
+#include "source_llama.h"
+#include "text.h"
+#include "widgets.h"
 
 static const char *const SENTENCE = "Mary greeted Bob and Bob ignored Mary";
 static const char *const WORDS[] = {"Mary", "greeted", "Bob", "and", "ignored"};
@@ -130,11 +139,12 @@ static void check_picture(int ascii, int w, int h) {
     char *s = cv_render(cv, 0, TIER_NONE);
     for (size_t k = 0; k < sizeof WORDS / sizeof *WORDS; k++)
         if (!strstr(s, WORDS[k])) fail_msg("label %s missing at %dx%d ascii=%d:\n%s", WORDS[k], w, h, ascii, s);
-    assert_non_null(strstr(s, "pulled towards the words it attends to"));
-    assert_non_null(strstr(s, "a verb stays a verb"));
+    assert_non_null(strstr(s, "where attention moves it"));
+    assert_non_null(strstr(s, "random weights (seed 42): the arithmetic of attention, not word meaning"));
+    assert_null(strstr(s, "verb"));
     assert_non_null(strstr(s, "head 1/2: D = O_1 W_O[1]"));
     assert_non_null(strstr(s, "PC1 "));
-    int plot_rows = h - 3;
+    int plot_rows = h - 4;
     if (ascii) {
         assert_int_equal(count_braille(s), 0);
         for (const unsigned char *p = (const unsigned char *)s; *p; p++) assert_true(*p < 0x80);
@@ -242,7 +252,7 @@ static void test_small_canvases(void **state) {
         app_init(&a, m, TIER_8, ascii, 1, NULL);
         char *s = render(&a, 20, 6, 0);
         assert_true(nonblank(s));
-        assert_non_null(strstr(s, "X: where"));
+        assert_non_null(strstr(s, "X + "));
         free(s);
         s = render(&a, 20, 2, 0);
         assert_non_null(strstr(s, "too small"));
@@ -372,6 +382,320 @@ static void test_korean_and_many_tokens(void **state) {
     model_free(m);
 }
 
+// ----------------------------------------------------------------------------
+// labels, the arrows' factor, the caption (issue 13 item 20)
+
+/* The view's rows on an 80x24 screen: 3 title lines, 2 bottom lines. */
+enum { VIEW_ROWS_80x24 = 24 - 3 - 2 };
+
+static Model *default_model(const char *text, MaskKind mask) {
+    ModelConfig c;
+    model_config_default(&c);
+    c.mask = mask;
+    return tu_model(text, &c);
+}
+
+/* The text of cells [x, x+w) of row y (a wide character's tail is empty). */
+static void cells_text(Canvas *cv, int y, int x, int w, char *out, size_t cap) {
+    size_t k = 0;
+    out[0] = '\0';
+    for (int c = x; c < x + w; c++) {
+        const char *ch = cv_cell(cv, y, c)->ch;
+        size_t l = strlen(ch);
+        if (k + l + 1 > cap) break;
+        memcpy(out + k, ch, l + 1);
+        k += l;
+    }
+}
+
+/* Every token's label at w x h: beside its point X (the X glyph in that
+ * cell), the token's text (whole, or cut with the ellipsis), no two labels on
+ * a row overlapping or touching, nothing cut at the edge; a token without a
+ * label is a word repeated at the same X as one labelled. Returns how many
+ * labels are shortened. */
+static int check_labels(App *a, int w, int h, int all_heads, const char *what) {
+    Canvas *cv = cv_new(w, h);
+    assert_non_null(cv);
+    gravity_draw(a, cv, 0, h, all_heads);
+    char *screen = cv_render(cv, 0, TIER_NONE);
+    if (cv->clipped) fail_msg("%s: %d texts cut at %dx%d:\n%s", what, cv->clipped, w, h, screen);
+    const GravityFrame *f = gravity_last_frame(a);
+    assert_non_null(f);
+    int n = a->m->n_q, cap = w / 4 > 16 ? 16 : w / 4, shortened = 0;
+    assert_int_equal(f->n, n);
+    const char *xglyph = a->ascii ? "*" : "\xe2\xa0\xb6";
+    for (int i = 0; i < n; i++) {
+        const int *l = &f->labels[3 * i], *d = &f->dots[4 * i];
+        int cx = d[0] / f->sx, cy = d[1] / f->sy;
+        char full[256], got[256];
+        view_qlabel(a, full, sizeof full, i, cap);
+        if (l[2] == 0) { /* labelled once: another token, the same word, the same cell */
+            int twin = 0;
+            for (int j = 0; j < n && !twin; j++) {
+                char other[256];
+                view_qlabel(a, other, sizeof other, j, cap);
+                twin = j != i && f->labels[3 * j + 2] > 0 && f->dots[4 * j] / f->sx == cx &&
+                       f->dots[4 * j + 1] / f->sy == cy && strcmp(other, full) == 0;
+            }
+            if (!twin) fail_msg("%s: token %d (%s) has no label:\n%s", what, i, full, screen);
+            continue;
+        }
+        if (strcmp(cv_cell(cv, cy, cx)->ch, xglyph) != 0)
+            fail_msg("%s: token %d (%s): no X marker at %d,%d:\n%s", what, i, full, cx, cy, screen);
+        int lx = l[0], ly = l[1], lw = l[2];
+        assert_true(lx >= 0 && lx + lw <= w && ly >= 0 && ly < h);
+        char want[256];
+        view_qlabel(a, want, sizeof want, i, lw);
+        cells_text(cv, ly, lx, lw, got, sizeof got);
+        if (strcmp(got, want) != 0) fail_msg("%s: token %d: label '%s', want '%s':\n%s", what, i, got, want, screen);
+        shortened += strcmp(want, full) != 0;
+        int beside =
+            ly == cy ? lx + lw == cx || lx == cx + 1 : (ly == cy - 1 || ly == cy + 1) && lx <= cx + 1 && lx + lw >= cx;
+        if (!beside)
+            fail_msg("%s: token %d (%s) label at %d,%d not beside its X at %d,%d:\n%s", what, i, full, lx, ly, cx, cy,
+                     screen);
+        for (int j = 0; j < i; j++) {
+            const int *o = &f->labels[3 * j];
+            if (o[2] == 0 || o[1] != ly) continue;
+            if (lx <= o[0] + o[2] && o[0] <= lx + lw)
+                fail_msg("%s: labels of tokens %d and %d overlap or touch:\n%s", what, j, i, screen);
+        }
+    }
+    free(screen);
+    cv_free(cv);
+    return shortened;
+}
+
+static void test_labels_at_80x24(void **state) {
+    (void)state;
+    static const struct {
+        const char *text;
+        MaskKind mask;
+    } sentences[] = {
+        {"the cat sat on the mat because the cat was tired", MASK_NONE},
+        {"I saw a movie yesterday and the movie was fun", MASK_CAUSAL},
+        {"나는 어제 친구와 영화를 봤는데, 그 영화는 정말 재미있었다", MASK_CAUSAL},
+    };
+    for (size_t k = 0; k < sizeof sentences / sizeof *sentences; k++)
+        for (int ascii = 0; ascii < 2; ascii++) {
+            Model *m = default_model(sentences[k].text, sentences[k].mask);
+            App a;
+            app_init(&a, m, TIER_256, ascii, 1, NULL);
+            for (int head = 0; head < m->cfg.heads; head++) {
+                a.head = head;
+                for (int all = 0; all < 2; all++) {
+                    char what[128];
+                    snprintf(what, sizeof what, "sentence %zu ascii %d head %d all %d", k, ascii, head, all);
+                    /* at 80x24 every word is named, at most a few shortened */
+                    assert_true(check_labels(&a, 80, VIEW_ROWS_80x24, all, what) <= 3);
+                    check_labels(&a, 200, 50 - 5, all, what);
+                    a.ci = (a.ci + 3) % m->n_q; /* the cursor's label first, elsewhere */
+                }
+            }
+            app_free(&a);
+            model_free(m);
+        }
+}
+
+/* A crowd: a label that finds no room is shortened, never cut or
+ * overlapping; the cursor's always shows. */
+static void test_labels_crowded(void **state) {
+    (void)state;
+    Model *m = default_model("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho "
+                             "sigma tau upsilon phi chi psi omega",
+                             MASK_CAUSAL);
+    App a;
+    app_init(&a, m, TIER_NONE, 0, 1, NULL);
+    a.ci = 23;
+    Canvas *cv = cv_new(80, 12);
+    gravity_draw(&a, cv, 0, 12, 0);
+    const GravityFrame *f = gravity_last_frame(&a);
+    assert_non_null(f);
+    assert_true(f->labels[3 * 23 + 2] > 0);
+    assert_int_equal(cv->clipped, 0);
+    /* no two labels share a cell */
+    for (int i = 0; i < f->n; i++)
+        for (int j = 0; j < i; j++) {
+            const int *p = &f->labels[3 * i], *q = &f->labels[3 * j];
+            if (p[2] && q[2] && p[1] == q[1]) assert_false(p[0] < q[0] + q[2] && q[0] < p[0] + p[2]);
+        }
+    cv_free(cv);
+    app_free(&a);
+    model_free(m);
+}
+
+/* The arrows: drawn k times D (in dots, within the rounding of each end),
+ * k a 1-2-5 step that makes the longest arrow about the RMS radius of the
+ * points X, and k written in the caption. */
+static void test_scale_stated_and_applied(void **state) {
+    (void)state;
+    Model *m = default_model("the cat sat on the mat because the cat was tired", MASK_CAUSAL);
+    int n = m->n_q, scaled = 0;
+    float *px = malloc(sizeof(float) * 2 * n), *pm = malloc(sizeof(float) * 2 * n);
+    assert_true(px && pm);
+    for (int ascii = 0; ascii < 2; ascii++) {
+        App a;
+        app_init(&a, m, TIER_NONE, ascii, 1, NULL);
+        for (int head = 0; head < m->cfg.heads; head++)
+            for (int all = 0; all < 2; all++) {
+                a.head = head;
+                Canvas *cv = draw(&a, 80, VIEW_ROWS_80x24, all);
+                const GravityFrame *f = gravity_last_frame(&a);
+                assert_non_null(f);
+                double k = f->k;
+                assert_true(k == gravity_scale(&a, all));
+                double e = pow(10, floor(log10(k))), step = k / e;
+                assert_true(fabs(step - 1) < 1e-9 || fabs(step - 2) < 1e-9 || fabs(step - 5) < 1e-9);
+                assert_int_equal(gravity_points(&a, all, px, pm), 0);
+                double r2 = 0, cx = 0, cy = 0, l = 0;
+                for (int i = 0; i < n; i++) cx += px[2 * i] / n, cy += px[2 * i + 1] / n;
+                for (int i = 0; i < n; i++) {
+                    const int *d = &f->dots[4 * i];
+                    double dx = pm[2 * i] - px[2 * i], dy = pm[2 * i + 1] - px[2 * i + 1];
+                    assert_true(fabs((d[2] - d[0]) - k * dx * f->s) <= 1.0 + 1e-6);
+                    assert_true(fabs((d[3] - d[1]) + k * dy * f->s / f->aspect) <= 1.0 + 1e-6);
+                    r2 += (px[2 * i] - cx) * (px[2 * i] - cx) + (px[2 * i + 1] - cy) * (px[2 * i + 1] - cy);
+                    if (hypot(dx, dy) > l) l = hypot(dx, dy);
+                }
+                double ratio = k * l / sqrt(r2 / n); /* the longest arrow over the radius */
+                assert_true(ratio >= 0.5 - 1e-9 && ratio <= 2 + 1e-9);
+                char *s = cv_render(cv, 0, TIER_NONE), want[64];
+                if (k == 1) assert_non_null(strstr(s, "to scale"));
+                else {
+                    scaled++;
+                    snprintf(want, sizeof want, "X + %gD", k);
+                    if (!strstr(s, want)) fail_msg("'%s' missing:\n%s", want, s);
+                    snprintf(want, sizeof want, "arrows %s%g", ascii ? "x" : "\xc3\x97", k);
+                    if (!strstr(s, want)) fail_msg("'%s' missing:\n%s", want, s);
+                }
+                free(s);
+                cv_free(cv);
+            }
+        app_free(&a);
+    }
+    assert_true(scaled > 0); /* random weights move a token little: the arrows are scaled up */
+    free(px);
+    free(pm);
+    model_free(m);
+}
+
+/* Random weights: what the picture is, and no claim of meaning; a repeated
+ * word's two tokens share X, and attention keeps them together without a mask
+ * (the same query, keys and values) and parts them under the causal mask. */
+static void test_caption_seeded(void **state) {
+    (void)state;
+    for (int causal = 0; causal < 2; causal++) {
+        Model *m = default_model("the cat sat on the mat because the cat was tired", causal ? MASK_CAUSAL : MASK_NONE);
+        App a;
+        app_init(&a, m, TIER_NONE, 0, 1, NULL);
+        char *s = render(&a, 80, VIEW_ROWS_80x24, 0);
+        assert_non_null(strstr(s, "where attention moves each token's vector, on the first two principal axes of X"));
+        assert_non_null(strstr(s, "random weights (seed 42): the arithmetic of attention, not word meaning"));
+        assert_non_null(strstr(s, "head 1/4: D = O_1 W_O[1]"));
+        assert_null(strstr(s, "trained"));
+        assert_null(strstr(s, "verb"));
+        free(s);
+        s = render(&a, 200, 45, 1);
+        const char *fact = causal ? "the (tokens 1 and 5) start at one X, the same embedding (no position added); "
+                                    "attention moves them apart"
+                                  : "the (tokens 1 and 5) start at one X, the same embedding (no position added); "
+                                    "attention keeps them together";
+        if (!strstr(s, fact)) fail_msg("'%s' missing:\n%s", fact, s);
+        assert_non_null(strstr(s, "all 4 heads: D = Y = concat W_O"));
+        free(s);
+        app_free(&a);
+        model_free(m);
+    }
+    ModelConfig c;
+    model_config_default(&c);
+    c.seed = 7;
+    c.pos = POS_SINUSOIDAL;
+    Model *m = tu_model("the cat sat on the mat", &c);
+    App a;
+    app_init(&a, m, TIER_NONE, 0, 1, NULL);
+    char *s = render(&a, 200, 45, 0);
+    assert_non_null(strstr(s, "random weights (seed 7)"));
+    assert_null(strstr(s, "start at one X")); /* positions part the two "the" */
+    free(s);
+    app_free(&a);
+    model_free(m);
+}
+
+static void press(App *a, uint32_t c) {
+    AppKey k = {0, c};
+    app_key(a, k);
+    app_update(a);
+}
+
+/* A trained model: X is the layer's input, X + D (all heads) is the
+ * model's own residual after attention (mid), each head's D sums to it,
+ * and the caption says so, with the two "Lily" of layer 1 at one X. */
+static void test_trained_model(void **state) {
+    (void)state;
+    char path[512];
+    if (!models_path(path, sizeof path, "stories260K.bin")) return;
+    static const char sentence[] = "Lily saw a cat. Lily";
+    Model *m = model_new();
+    assert_non_null(m);
+    AvError err = {0};
+    if (model_set_llama(m, path, NULL, sentence, strlen(sentence), &err)) fail_msg("%s", err.msg);
+    ModelConfig c = m->cfg;
+    c.mask = MASK_CAUSAL;
+    if (model_set_config(m, &c, &err) || model_update(m, &err)) fail_msg("%s", err.msg);
+    App a;
+    app_init(&a, m, TIER_NONE, 0, 1, NULL);
+    assert_true(gravity_available(&a, NULL));
+    for (int layer = 0; layer < 2; layer++) {
+        int n = m->n_q;
+        LlamaLayerView v;
+        assert_int_equal(model_llama_layer(m, m->layer, &v, &err), 0);
+        assert_int_equal(v.n, n);
+        float *px = malloc(sizeof(float) * 2 * n), *pm = malloc(sizeof(float) * 2 * n);
+        float *ref = malloc(sizeof(float) * 2 * n), *sum = calloc(2 * n, sizeof(float));
+        float mean[MODEL_MAX_DIM];
+        assert_true(px && pm && ref && sum);
+        double var[2];
+        const float *axes = gravity_axes(&a, var);
+        assert_non_null(axes);
+        pca_mean(mean, v.x, n, v.dim);
+        pca_project(ref, v.mid, mean, axes, n, v.dim);
+        assert_int_equal(gravity_points(&a, 1, px, pm), 0);
+        for (int k = 0; k < 2 * n; k++) assert_near(pm[k], ref[k], 1e-3 * (1 + fabs(ref[k])));
+        pca_project(ref, v.x, mean, axes, n, v.dim);
+        for (int k = 0; k < 2 * n; k++) assert_near(px[k], ref[k], 1e-4 * (1 + fabs(ref[k])));
+        for (int h = 0; h < m->cfg.heads; h++) {
+            a.head = h;
+            assert_int_equal(gravity_points(&a, 0, px, ref), 0);
+            for (int k = 0; k < 2 * n; k++) sum[k] += ref[k] - px[k];
+        }
+        a.head = 0;
+        for (int k = 0; k < 2 * n; k++) assert_near(pm[k] - px[k], sum[k], 1e-3 * (1 + fabs(sum[k])));
+        char *s = render(&a, 80, VIEW_ROWS_80x24, 0), want[128];
+        snprintf(want, sizeof want, "trained stories260K layer %d/5: X is the residual stream in", layer + 1);
+        if (!strstr(s, want)) fail_msg("'%s' missing:\n%s", want, s);
+        assert_non_null(strstr(s, "head 1/8: D = O_1 W_o[1]"));
+        assert_null(strstr(s, "random"));
+        assert_null(strstr(s, "verb"));
+        const char *lily = "\xe2\x96\x81Lily (tokens 2 and 8) start at one X";
+        if (layer == 0 && !strstr(s, lily)) fail_msg("'%s' missing:\n%s", lily, s);
+        if (layer == 1) assert_null(strstr(s, "start at one X")); /* layer 2's X holds layer 1's attention */
+        free(s);
+        assert_int_equal(check_labels(&a, 80, VIEW_ROWS_80x24, layer, "stories260K"), 0);
+        s = render(&a, 200, 45, 1);
+        assert_non_null(strstr(s, "all 8 heads: D = att W_o"));
+        assert_non_null(strstr(s, "X + D = x + att W_o"));
+        free(s);
+        free(px);
+        free(pm);
+        free(ref);
+        free(sum);
+        press(&a, '}');
+        assert_int_equal(m->layer, layer + 1);
+    }
+    app_free(&a);
+    model_free(m);
+}
+
 static int setup(void **state) {
     (void)state;
     return setlocale(LC_ALL, "C.UTF-8") ? 0 : -1;
@@ -391,6 +715,11 @@ int main(void) {
         cmocka_unit_test(test_qkv_not_available),
         cmocka_unit_test(test_cross_not_available),
         cmocka_unit_test(test_korean_and_many_tokens),
+        cmocka_unit_test(test_labels_at_80x24),
+        cmocka_unit_test(test_labels_crowded),
+        cmocka_unit_test(test_scale_stated_and_applied),
+        cmocka_unit_test(test_caption_seeded),
+        cmocka_unit_test(test_trained_model),
     };
     return cmocka_run_group_tests_name("gravity", tests, setup, NULL);
 }

@@ -1,5 +1,5 @@
-/* gravity.c - the word gravity view (see gravity.h): attention as words
- * pulling each other through the embedding space.
+/* gravity.c - the word gravity view (see gravity.h): where attention moves
+ * each token's vector, seen on the plane of X's first two principal axes.
  *
  * Plot space is a grid of dots, DW x DH. In Unicode mode each terminal cell
  * holds a 2 x 4 braille dot grid (U+2800 + one bit per dot; braille is East
@@ -8,12 +8,15 @@
  * axes. In ASCII mode a dot is a whole cell, twice as tall as wide, so y gets
  * half as many dots per unit as x. Either way a distance on the screen is
  * the same distance in PC1 or PC2: the picture is honest about who moved far.
+ * A head with random weights moves a token by a sliver of the cloud's width,
+ * so the lines are drawn k times D (arrow_scale), and the caption says k.
  *
- * Layers, each over the one before: the lines X -> X + D (Bresenham in dot
- * space), the points X, the moved points X + D, then the labels (cursor's
- * token first, then in sentence order; each at the first free spot around its
- * moved point, labels never overwrite labels, a label that finds no room is
- * skipped, and a word repeated at the same spot is labelled once).
+ * Layers, each over the one before: the lines X -> X + k D (Bresenham in dot
+ * space), the moved points, the points X, then the labels of the points X
+ * (cursor's token first, then in sentence order; each at the first free spot
+ * beside its point, away from its arrow first; labels never overlap, a label
+ * that finds no room is shortened, then skipped, and a word repeated at the
+ * same spot is labelled once).
  *
  * The principal axes of X are remembered between frames (GravityData): moving
  * the cursor or changing the head does not recompute them. */
@@ -27,6 +30,7 @@
 
 #include "hash.h"
 #include "pca.h"
+#include "source_llama.h"
 #include "text.h"
 #include "chrome.h"
 #include "view.h"
@@ -38,32 +42,88 @@
 enum { LABEL_MAX = 16, LABEL_COVER_MAX_N = 64 };
 
 /* What a plot cell shows; a higher kind hides a lower one. */
-enum { K_NONE, K_LINE, K_X, K_MOVED };
+enum { K_NONE, K_LINE, K_MOVED, K_X }; /* X over a moved point: the labels name the points X */
 
 /* Colours of the two point sets: basic-colour indices, the same in the
  * 8-colour and the 256-colour palette. */
 enum { FG_X = 6 /* cyan */, FG_MOVED = 1 /* red */ };
 
 static const char *const about[] = {
-    "Word gravity: each word is pulled towards the words it attends to. A point is a token",
-    "where it was (X, its embedding) and where attention moved it (X + D), on the plane of",
-    "X's first two principal components. W_V and W_O decide the directions a word can move",
-    "in, so a verb stays a verb. D is one head's share, O_h W_O[h], or for all heads Y.", NULL};
+    "Word gravity: each token's vector X (labelled with its token) and where attention moves",
+    "it, X + D, on the plane of X's first two principal components, an arrow between them.",
+    "When D is too short (or long) to see, the arrows are drawn k times its length and the",
+    "caption says k (arrows x5). D is one head's share, O_h W_O[h], or with g again the whole",
+    "layer's. With random weights the picture is arithmetic, not meaning; with a trained",
+    "model (--model) X is the residual stream into the layer, X + D the residual after",
+    "attention.",
+    NULL};
+
+// ----------------------------------------------------------------------------
+// the vectors: X and D, from the seeded sentence or a trained model's layer
+
+/* What the view draws, whatever the model: X and the two ways to get D. */
+typedef struct {
+    int n, d;       /* tokens; width of X */
+    const float *x; /* (n, d) X */
+    const float *y; /* (n, d) the whole layer's D */
+    const float *o; /* head h's output O_h: row i at o + i * o_ld, dv wide */
+    int o_ld, dv;
+    const float *w; /* W_O[h], (dv, d): element (r, j) at w[r * w_r + j * w_j] */
+    size_t w_r, w_j;
+    int trained; /* a trained model's layer: X is the residual stream into it */
+} Space;
+
+/* The Space of head `head` of the layer shown. Returns 0, or -1 with err. */
+static int space_of(const App *a, int head, Space *s, AvError *err) {
+    const Model *m = a->m;
+    const Llama *lm = model_llama(m);
+    if (lm) {
+        LlamaLayerView v;
+        if (model_llama_layer(m, m->layer, &v, err)) return -1;
+        size_t dim = (size_t)v.dim;
+        *s = (Space){.n = v.n,
+                     .d = v.dim,
+                     .x = v.x,
+                     .y = v.proj, /* att W_o^T: mid = x + proj */
+                     .o = v.att + (size_t)head * v.head_size,
+                     .o_ld = v.dim,
+                     .dv = v.head_size,
+                     /* proj[i][j] = sum_k att[i][k] wo[j][k]: head h's rows are its columns k */
+                     .w = lm->w.wo + (size_t)v.layer * dim * dim + (size_t)head * v.head_size,
+                     .w_r = 1,
+                     .w_j = dim,
+                     .trained = 1};
+        return 0;
+    }
+    int d = m->cfg.d_model, dv = m->cfg.d_v;
+    *s = (Space){.n = m->n_q,
+                 .d = d,
+                 .x = m->x,
+                 .y = m->y,
+                 .o = m->head[head].out,
+                 .o_ld = dv,
+                 .dv = dv,
+                 .w = m->wo + (size_t)head * dv * d, /* rows h*d_v .. of W_O */
+                 .w_r = (size_t)d,
+                 .w_j = 1};
+    return 0;
+}
 
 int gravity_available(const App *a, const char **why) {
     const Model *m = a ? a->m : NULL;
     const char *r = NULL;
     if (!m) r = "word gravity: no model";
-    else if (!model_can(m, SRC_TOKENIZERS | SRC_EMBED | SRC_WEIGHTS)) {
+    else if (model_llama(m)) {
+        if (m->n_q < 1) r = "word gravity: no tokens to draw";
+    } else if (!model_can(m, SRC_TOKENIZERS | SRC_EMBED | SRC_WEIGHTS)) {
         static _Thread_local char buf[160]; /* the frame's thread writes it, the same frame reads it */
         snprintf(buf, sizeof buf, "word gravity needs a sentence: %s", m->src->lacks ? m->src->lacks : "none here");
         r = buf;
     } else if (m->q_target != m->k_target || m->xq != m->x)
-        r = "word gravity needs self-attention: in cross-attention the queries are another "
-            "sentence";
+        r = "word gravity needs self-attention: in cross-attention the queries are another sentence";
     else if (m->n_q != m->n_k) r = "word gravity needs self-attention: the queries must be the key tokens";
     else if (m->n_q < 1) r = "word gravity: no tokens to draw";
-    else if (m->stale <= STAGE_OUTPUT) r = "word gravity: the model is not up to date";
+    if (!r && m->stale <= STAGE_OUTPUT) r = "word gravity: the model is not up to date";
     if (why) *why = r;
     return r == NULL;
 }
@@ -72,17 +132,22 @@ int gravity_available(const App *a, const char **why) {
 // the principal axes of X, remembered while X stays the same
 
 /* The view is redrawn on every cursor key; X changes only with the sentence,
- * the seed, d_model or positions. So the last result is kept, keyed by the
- * shape and a hash of X's bytes (not by the model's address, which a new
- * model may reuse). It is the view's own data (View.init, in the App), with
- * the choice of one head or all. */
+ * the seed, d_model, positions or (a trained model) the layer. So the last
+ * result is kept, keyed by the shape and a hash of X's bytes (not by the
+ * model's address, which a new model may reuse). It is the view's own data
+ * (View.init, in the App), with the choice of one head or all, and what the
+ * last frame drew (for the tests and the caption). */
 typedef struct {
-    int all_heads; /* g again: the whole layer's Y instead of one head's share */
+    int all_heads; /* g again: the whole layer's D instead of one head's share */
     int valid, n, d;
     uint64_t hash;
     float mean[MODEL_MAX_DIM];
     float axes[2 * MODEL_MAX_DIM]; /* (2, d) */
     double var[2], total;
+    GravityFrame frame; /* the last frame drawn; its arrays below */
+    int *frame_dots;    /* (cap, 4) */
+    int *frame_labels;  /* (cap, 3) */
+    int frame_cap;
 } GravityData;
 
 static GravityData *gdata(const App *a) { return a->view_data[VIEW_GRAVITY]; }
@@ -90,7 +155,9 @@ static GravityData *gdata(const App *a) { return a->view_data[VIEW_GRAVITY]; }
 static int gravity_init(App *a) { return (a->view_data[VIEW_GRAVITY] = calloc(1, sizeof(GravityData))) ? 0 : -1; }
 
 static void gravity_free(App *a) {
-    free(a->view_data[VIEW_GRAVITY]);
+    GravityData *g = gdata(a);
+    if (g) free(g->frame_dots), free(g->frame_labels);
+    free(g);
     a->view_data[VIEW_GRAVITY] = NULL;
 }
 
@@ -100,77 +167,109 @@ void gravity_toggle_all(App *a) {
     if (gdata(a)) gdata(a)->all_heads = !gdata(a)->all_heads;
 }
 
-static int x_axes(const App *a, AvError *err) {
-    const Model *m = a->m;
+static int x_axes(const App *a, const Space *s, AvError *err) {
     GravityData *g = gdata(a);
-    int n = m->n_k, d = m->cfg.d_model;
+    int n = s->n, d = s->d;
     if (!g) return av_error_nomem(err, "word gravity: out of memory");
     if (d < 1 || d > MODEL_MAX_DIM) return av_errorf(err, "word gravity: d_model %d out of range", d);
-    uint64_t h = av_fnv1a(m->x, sizeof(float) * (size_t)n * d);
+    uint64_t h = av_fnv1a(s->x, sizeof(float) * (size_t)n * d);
     if (g->valid && g->n == n && g->d == d && g->hash == h) return 0;
     g->valid = 0;
-    if (pca_top2(g->axes, g->var, m->x, n, d, err)) return -1;
-    pca_mean(g->mean, m->x, n, d);
-    g->total = pca_total_variance(m->x, g->mean, n, d);
+    if (pca_top2(g->axes, g->var, s->x, n, d, err)) return -1;
+    pca_mean(g->mean, s->x, n, d);
+    g->total = pca_total_variance(s->x, g->mean, n, d);
     g->n = n, g->d = d, g->hash = h, g->valid = 1;
     return 0;
 }
 
 /* dp (n, 2) = D projected on the axes (a displacement: not centred).
  * head h: D = O_h W_O[h], computed as O_h (W_O[h] axes^T), (n, d_v)(d_v, 2).
- * all heads: D = Y. Returns -1 when out of memory. */
-static int moves(double *dp, const Model *m, int h, int all_heads, const float *axes) {
-    int n = m->n_q, d = m->cfg.d_model;
+ * all heads: the layer's D. Returns -1 when out of memory. */
+static int moves(double *dp, const Space *s, int all_heads, const float *axes) {
+    int n = s->n, d = s->d;
     if (all_heads) {
         for (int i = 0; i < n; i++) {
-            const float *y = m->y + (size_t)i * d;
+            const float *y = s->y + (size_t)i * d;
             double p0 = 0, p1 = 0;
             for (int j = 0; j < d; j++) p0 += (double)y[j] * axes[j], p1 += (double)y[j] * axes[d + j];
             dp[2 * i] = p0, dp[2 * i + 1] = p1;
         }
         return 0;
     }
-    int dv = m->cfg.d_v;
+    int dv = s->dv;
     double *wa = malloc(sizeof(double) * 2 * (size_t)dv); /* (d_v, 2) */
     if (!wa) return -1;
     for (int r = 0; r < dv; r++) {
-        const float *w = m->wo + ((size_t)h * dv + r) * d; /* row h*d_v + r of W_O */
+        const float *w = s->w + (size_t)r * s->w_r;
         double p0 = 0, p1 = 0;
-        for (int j = 0; j < d; j++) p0 += (double)w[j] * axes[j], p1 += (double)w[j] * axes[d + j];
+        for (int j = 0; j < d; j++) {
+            double v = w[(size_t)j * s->w_j];
+            p0 += v * axes[j], p1 += v * axes[d + j];
+        }
         wa[2 * r] = p0, wa[2 * r + 1] = p1;
     }
-    const float *o = m->head[h].out; /* (n, d_v) */
     for (int i = 0; i < n; i++) {
+        const float *o = s->o + (size_t)i * s->o_ld;
         double p0 = 0, p1 = 0;
-        for (int r = 0; r < dv; r++) {
-            double v = o[(size_t)i * dv + r];
-            p0 += v * wa[2 * r], p1 += v * wa[2 * r + 1];
-        }
+        for (int r = 0; r < dv; r++) p0 += (double)o[r] * wa[2 * r], p1 += (double)o[r] * wa[2 * r + 1];
         dp[2 * i] = p0, dp[2 * i + 1] = p1;
     }
     free(wa);
     return 0;
 }
 
+/* The factor the arrows are drawn at. With R the RMS distance of the points
+ * X from their centre and L the longest D = pm - px (both on the plane): 1
+ * when L is between R/2 and 2R (visible as it is), else the 1-2-5 step
+ * nearest R/L, so that the longest arrow is about R long. */
+static double arrow_scale(const float *px, const double *pm, int n) {
+    double c[2] = {0, 0}, r2 = 0, l = 0;
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (isfinite(px[2 * i]) && isfinite(px[2 * i + 1])) c[0] += px[2 * i], c[1] += px[2 * i + 1], k++;
+    if (k) c[0] /= k, c[1] /= k;
+    for (int i = 0; i < n; i++) {
+        double ex = px[2 * i] - c[0], ey = px[2 * i + 1] - c[1];
+        double dl = hypot(pm[2 * i] - px[2 * i], pm[2 * i + 1] - px[2 * i + 1]);
+        if (isfinite(ex) && isfinite(ey)) r2 += ex * ex + ey * ey;
+        if (isfinite(dl) && dl > l) l = dl;
+    }
+    double r = k ? sqrt(r2 / k) : 0;
+    if (!(l > 0) || !(r > 0)) return 1;
+    double t = r / l;
+    if (t >= 0.5 && t <= 2) return 1;
+    if (t > 1e5) t = 1e5;
+    if (t < 1e-4) t = 1e-4;
+    /* nearest of 1, 2, 5, 10 times the power of ten at or below t, in ratio */
+    double e = pow(10, floor(log10(t))), best = e;
+    const double steps[] = {1, 2, 5, 10};
+    for (int q = 1; q < 4; q++)
+        if (fabs(log(steps[q] * e / t)) < fabs(log(best / t))) best = steps[q] * e;
+    return best;
+}
+
 /* px (n, 2) = X on the axes; pm (n, 2) = X + D on the axes. -1 when out of
  * memory. The axes must be current (x_axes). */
-static int points(float *px, double *pm, const App *a, int head, int all_heads) {
-    const Model *m = a->m;
+static int points(float *px, double *pm, const App *a, const Space *s, int all_heads) {
     const GravityData *g = gdata(a);
-    int n = m->n_q;
-    if (moves(pm, m, head, all_heads, g->axes)) return -1;
-    pca_project(px, m->x, g->mean, g->axes, n, m->cfg.d_model);
+    int n = s->n;
+    if (moves(pm, s, all_heads, g->axes)) return -1;
+    pca_project(px, s->x, g->mean, g->axes, n, s->d);
     for (int k = 0; k < 2 * n; k++) pm[k] += px[k];
     return 0;
 }
 
+static int shown_head(const App *a) {
+    int heads = a->m->cfg.heads;
+    return a->head < 0 ? 0 : a->head >= heads ? heads - 1 : a->head;
+}
+
 int gravity_points(const App *a, int all_heads, float *out_x, float *out_moved) {
-    if (!gravity_available(a, NULL) || x_axes(a, NULL)) return -1;
-    const Model *m = a->m;
-    int n = m->n_q;
-    int head = a->head < 0 ? 0 : a->head >= m->cfg.heads ? m->cfg.heads - 1 : a->head;
+    Space s;
+    if (!gravity_available(a, NULL) || space_of(a, shown_head(a), &s, NULL) || x_axes(a, &s, NULL)) return -1;
+    int n = s.n;
     double *pm = malloc(sizeof(double) * 2 * (size_t)n);
-    if (!pm || points(out_x, pm, a, head, all_heads)) {
+    if (!pm || points(out_x, pm, a, &s, all_heads)) {
         free(pm);
         return -1;
     }
@@ -179,10 +278,29 @@ int gravity_points(const App *a, int all_heads, float *out_x, float *out_moved) 
     return 0;
 }
 
+double gravity_scale(const App *a, int all_heads) {
+    Space s;
+    if (!gravity_available(a, NULL) || space_of(a, shown_head(a), &s, NULL) || x_axes(a, &s, NULL)) return 1;
+    int n = s.n;
+    float *px = malloc(sizeof(float) * 2 * (size_t)n);
+    double *pm = malloc(sizeof(double) * 2 * (size_t)n);
+    double k = 1;
+    if (px && pm && !points(px, pm, a, &s, all_heads)) k = arrow_scale(px, pm, n);
+    free(px);
+    free(pm);
+    return k;
+}
+
 const float *gravity_axes(const App *a, double var[2]) {
-    if (!gravity_available(a, NULL) || x_axes(a, NULL)) return NULL;
+    Space s;
+    if (!gravity_available(a, NULL) || space_of(a, shown_head(a), &s, NULL) || x_axes(a, &s, NULL)) return NULL;
     if (var) var[0] = gdata(a)->var[0], var[1] = gdata(a)->var[1];
     return gdata(a)->axes;
+}
+
+const GravityFrame *gravity_last_frame(const App *a) {
+    const GravityData *g = gdata(a);
+    return g && g->frame.n > 0 ? &g->frame : NULL;
 }
 
 // ----------------------------------------------------------------------------
@@ -257,30 +375,27 @@ static int label_fits(const Plot *p, int x, int y, int w, int strict) {
         size_t k = (size_t)y * p->w + c;
         if (p->label[k]) return 0;
         if (c < x || c >= x + w) continue;
-        if (strict >= 1 && p->kind[k] >= K_X) return 0;
+        if (strict >= 1 && p->kind[k] >= K_MOVED) return 0;
         if (strict >= 2 && p->kind[k] != K_NONE) return 0;
     }
     return 1;
 }
 
-/* Places a label of w columns beside its moved point at cell (cx, cy):
- * right, left, then the rows above and below; first where it covers nothing,
- * then only lines, then (cover_points) points too. Returns 1 with the spot in
- * *lx, *ly. The cursor's label (force) always gets a spot. */
-static int label_spot(const Plot *p, int cx, int cy, int w, int cover_points, int force, int *lx, int *ly) {
-    const int cand[8][2] = {{cx + 1, cy},     {cx - w, cy},     {cx + 1, cy - 1},     {cx + 1, cy + 1},
-                            {cx - w, cy - 1}, {cx - w, cy + 1}, {cx - w / 2, cy - 1}, {cx - w / 2, cy + 1}};
-    for (int strict = 2; strict >= (cover_points ? 0 : 1); strict--)
-        for (int k = 0; k < 8; k++)
-            if (label_fits(p, cand[k][0], cand[k][1], w, strict)) {
-                *lx = cand[k][0], *ly = cand[k][1];
-                return 1;
-            }
-    if (!force) return 0;
-    int x = cx + 1;
-    if (x + w > p->w) x = p->w - w;
-    *lx = x < 0 ? 0 : x, *ly = cy;
-    return 1;
+/* A spot for a label of w columns beside the marker at cell (cx, cy): the
+ * side away from the token's arrow first (ax, ay: its direction), then the
+ * other side, then the rows above and below, each touching the marker.
+ * Tries `strict` only. Returns 1 with the spot in *lx, *ly. */
+static int label_spot(const Plot *p, int cx, int cy, int w, int ax, int ay, int strict, int *lx, int *ly) {
+    int away = ax > 0 ? cx - w : cx + 1, toward = ax > 0 ? cx + 1 : cx - w;
+    int up = ay > 0 ? cy - 1 : cy + 1, down = ay > 0 ? cy + 1 : cy - 1; /* up: away from the arrow */
+    const int cand[10][2] = {{away, cy},   {toward, cy},       {away, up},     {cx - w / 2, up}, {toward, up},
+                             {away, down}, {cx - w / 2, down}, {toward, down}, {cx, up},         {cx - w + 1, down}};
+    for (int k = 0; k < 10; k++)
+        if (label_fits(p, cand[k][0], cand[k][1], w, strict)) {
+            *lx = cand[k][0], *ly = cand[k][1];
+            return 1;
+        }
+    return 0;
 }
 
 // ----------------------------------------------------------------------------
@@ -291,32 +406,166 @@ static void put(Canvas *cv, int y, int *x, const char *s, Style st) {
     if (*x < cv->w) *x += cv_text(cv, y, *x, s, cv->w - *x, st);
 }
 
-static void caption(const App *a, Canvas *cv, int y, int lines, int all_heads) {
+/* The longest of the texts (longest first, NULL-ended) that fits w columns,
+ * else the last. */
+static const char *fitting(int w, const char *const *texts) {
+    int k = 0;
+    while (texts[k + 1] && text_width(texts[k], strlen(texts[k])) > w) k++;
+    return texts[k];
+}
+
+/* "5", "0.5", "20": the arrows' factor as written. */
+static void scale_text(char *buf, size_t cap, double k) { snprintf(buf, cap, "%g", k); }
+
+/* The first two tokens with the same X (a word repeated, no position in X),
+ * and whether their moved points part (1) or stay together (0); -1: none. */
+static int repeated_token(const Space *s, const double *pm, int *i0, int *j0) {
+    int n = s->n, d = s->d;
+    if ((size_t)n * n > 1u << 20) return -1; /* a long input: not worth the time of a frame */
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            if (memcmp(s->x + (size_t)i * d, s->x + (size_t)j * d, sizeof(float) * (size_t)d) == 0) {
+                *i0 = i, *j0 = j;
+                double dist = hypot(pm[2 * i] - pm[2 * j], pm[2 * i + 1] - pm[2 * j + 1]);
+                double size = hypot(pm[2 * i], pm[2 * i + 1]) + hypot(pm[2 * j], pm[2 * j + 1]);
+                return dist > 1e-6 * (size > 1 ? size : 1);
+            }
+    return -1;
+}
+
+/* Up to `lines` rows of caption from row y, most important first: the
+ * legend, what the picture is, what holds for this model, the formula. */
+static void caption(const App *a, Canvas *cv, int y, int lines, int all_heads, const Space *s, const double *pm,
+                    double k) {
     const Model *m = a->m;
+    int W = cv->w;
     Style sx = style_plain(), sm = style_attr(ST_BOLD);
     if (a->tier != TIER_NONE) sx.fg = FG_X, sm.fg = FG_MOVED;
     const char *gx = a->ascii ? "*" : "\xe2\xa0\xb6", *gm = a->ascii ? "o" : "\xe2\xa3\xbf"; /* U+2836, U+28FF */
+    const char *times = view_glyphs(a)->times;
+    char ks[32], m1[128], m2[128], m3[128], m4[64];
+    scale_text(ks, sizeof ks, k);
+    if (k == 1) {
+        snprintf(m1, sizeof m1, " X + D: where attention moves it; arrows to scale (%s1)", times);
+        snprintf(m2, sizeof m2, " X + D: where attention moves it, to scale");
+        snprintf(m3, sizeof m3, " X + D, to scale");
+    } else {
+        snprintf(m1, sizeof m1, " X + %sD: where attention moves it; arrows %s%s (%s times D's length)", ks, times, ks,
+                 ks);
+        snprintf(m2, sizeof m2, " X + %sD: where attention moves it, arrows %s%s", ks, times, ks);
+        snprintf(m3, sizeof m3, " X + %sD: arrows %s%s", ks, times, ks);
+    }
+    snprintf(m4, sizeof m4, k == 1 ? " X + D" : " X + %sD", ks);
+    const char *xs[] = {" X: each token's vector, labelled  ", " X: a token's vector  ", " X  ", NULL};
+    const char *ms[] = {m1, m2, m3, m4, NULL};
+    /* the first pair that fits, in this order of preference */
+    static const int pairs[][2] = {{0, 0}, {1, 0}, {0, 1}, {1, 1}, {2, 1}, {1, 2}, {2, 2}, {2, 3}};
+    int best_x = 2, best_m = 3;
+    for (size_t q = 0; q < sizeof pairs / sizeof pairs[0]; q++) {
+        const char *tx = xs[pairs[q][0]], *tm = ms[pairs[q][1]];
+        if (2 + text_width(tx, strlen(tx)) + text_width(tm, strlen(tm)) <= W) {
+            best_x = pairs[q][0], best_m = pairs[q][1];
+            break;
+        }
+    }
     int x = 0;
     put(cv, y, &x, gx, sx);
-    put(cv, y, &x, " X: where each word was  ", style_plain());
+    put(cv, y, &x, xs[best_x], style_plain());
     put(cv, y, &x, gm, sm);
-    put(cv, y, &x, " X+D: pulled towards the words it attends to", style_plain());
+    put(cv, y, &x, ms[best_m], style_plain());
     if (lines < 2) return;
 
-    char buf[256], pcs[128];
+    /* The other lines, in the order they are dropped when rows are few. */
+    char what[256], model_line[256], fact[256], formula[256], pcs[128], lab[64];
+    const char *T = a->ascii ? "^T" : "\xe1\xb5\x80"; /* U+1D40 */
+    const char *what_t[] = {"where attention moves each token's vector, on the first two principal axes of X",
+                            "where attention moves each token's vector, on X's first two principal axes",
+                            "where attention moves each vector, on X's 2 main axes", NULL};
+    snprintf(what, sizeof what, "%s", fitting(W, what_t));
+    if (s->trained) {
+        const char *name = m->src->title ? m->src->title(m) : NULL;
+        char c[4][256];
+        if (!name) name = "the model";
+        int l = m->layer + 1, nl = m->cfg.layers;
+        snprintf(c[0], sizeof c[0],
+                 "trained weights (%s, layer %d/%d): X is the residual stream into the layer, X + D = x + att W_o%s, "
+                 "the residual after attention, as the model computes it",
+                 name, l, nl, T);
+        snprintf(c[1], sizeof c[1], "trained %s layer %d/%d: X is the residual stream in, X+D after attention", name, l,
+                 nl);
+        snprintf(c[2], sizeof c[2], "%s layer %d/%d: X = residual in, X + D = after attention", name, l, nl);
+        snprintf(c[3], sizeof c[3], "%s layer %d/%d", name, l, nl);
+        const char *t[] = {c[0], c[1], c[2], c[3], NULL};
+        snprintf(model_line, sizeof model_line, "%s", fitting(W, t));
+    } else {
+        char c[4][256];
+        unsigned long long seed = (unsigned long long)m->cfg.seed;
+        snprintf(c[0], sizeof c[0],
+                 "random weights (seed %llu): the arithmetic of attention, not word meaning; no word is near "
+                 "another here because of what it means",
+                 seed);
+        snprintf(c[1], sizeof c[1], "random weights (seed %llu): the arithmetic of attention, not word meaning", seed);
+        snprintf(c[2], sizeof c[2], "random weights (seed %llu): arithmetic, no meaning", seed);
+        snprintf(c[3], sizeof c[3], "random weights");
+        const char *t[] = {c[0], c[1], c[2], c[3], NULL};
+        snprintf(model_line, sizeof model_line, "%s", fitting(W, t));
+    }
+    fact[0] = '\0';
+    int i0, j0, parts = repeated_token(s, pm, &i0, &j0);
+    if (parts >= 0) {
+        view_qlabel(a, lab, sizeof lab, i0, 12);
+        const char *why = s->trained && m->layer == 0 ? "the same embedding (layer 1's X has no position: RoPE "
+                                                        "puts it in Q and K)"
+                          : s->trained                ? "the same vector"
+                                                      : "the same embedding (no position added)";
+        const char *does = parts ? "moves them apart" : "keeps them together";
+        char c[3][256];
+        snprintf(c[0], sizeof c[0], "%s (tokens %d and %d) start at one X, %s; attention %s", lab, i0 + 1, j0 + 1, why,
+                 does);
+        snprintf(c[1], sizeof c[1], "%s (tokens %d and %d) start at one X; attention %s", lab, i0 + 1, j0 + 1, does);
+        snprintf(c[2], sizeof c[2], "%s (%d, %d): one X; attention %s", lab, i0 + 1, j0 + 1, does);
+        const char *t[] = {c[0], c[1], c[2], NULL};
+        const char *f = fitting(W, t);
+        if (text_width(f, strlen(f)) <= W) snprintf(fact, sizeof fact, "%s", f);
+    }
     const GravityData *g = gdata(a);
     if (g->total > 0)
-        snprintf(pcs, sizeof pcs, "axes PC1 %.0f%%, PC2 %.0f%% of X's variance", 100 * g->var[0] / g->total,
+        snprintf(pcs, sizeof pcs, "PC1 %.0f%%, PC2 %.0f%% of X's variance", 100 * g->var[0] / g->total,
                  100 * g->var[1] / g->total);
     else snprintf(pcs, sizeof pcs, "every token has the same X: no spread to show");
-    int h = a->head + 1;
-    if (all_heads) snprintf(buf, sizeof buf, "all %d heads: D = Y = concat W_O   %s", m->cfg.heads, pcs);
-    else snprintf(buf, sizeof buf, "head %d/%d: D = O_%d W_O[%d]   %s", h, m->cfg.heads, h, h, pcs);
-    int row = lines >= 3 ? y + 2 : y + 1;
-    cv_text(cv, row, 0, buf, cv->w, style_plain());
-    if (lines >= 3)
-        cv_text(cv, y + 1, 0, "W_V and W_O set the directions a word can move in: a verb stays a verb.", cv->w,
-                style_plain());
+    int h = shown_head(a) + 1;
+    if (all_heads && s->trained)
+        snprintf(formula, sizeof formula, "all %d heads: D = att W_o%s, the layer's attention output   %s",
+                 m->cfg.heads, T, pcs);
+    else if (all_heads) snprintf(formula, sizeof formula, "all %d heads: D = Y = concat W_O   %s", m->cfg.heads, pcs);
+    else if (s->trained)
+        snprintf(formula, sizeof formula, "head %d/%d: D = O_%d W_o[%d]%s (its %d columns of W_o)   %s", h,
+                 m->cfg.heads, h, h, T, s->dv, pcs);
+    else snprintf(formula, sizeof formula, "head %d/%d: D = O_%d W_O[%d]   %s", h, m->cfg.heads, h, h, pcs);
+    while (text_width(formula, strlen(formula)) > W) { /* drop the last part: the PCs, then the gloss */
+        char *gap = strrchr(formula, ',');
+        char *sp = strstr(formula, "   ");
+        if (sp) *sp = '\0';
+        else if (gap) *gap = '\0';
+        else break;
+    }
+
+    /* The text lines by importance, then the formula, which stays when rows
+     * are few (D's definition), on the last row. */
+    const char *text[3];
+    int nt = 0;
+    if (s->trained) {
+        text[nt++] = model_line;
+        if (fact[0]) text[nt++] = fact;
+        text[nt++] = what;
+    } else {
+        text[nt++] = what;
+        text[nt++] = model_line;
+        if (fact[0]) text[nt++] = fact;
+    }
+    int rows = lines - 1, r = 0;
+    for (; r < rows - 1 && r < nt; r++) cv_text(cv, y + 1 + r, 0, text[r], W, style_plain());
+    cv_text(cv, y + 1 + r, 0, formula, W, style_plain());
 }
 
 // ----------------------------------------------------------------------------
@@ -328,9 +577,11 @@ static void say(Canvas *cv, int y, const char *s) { cv_text_wrap(cv, y, 0, s, cv
 typedef struct {
     float *px;           /* (n, 2) X on the axes */
     double *pm;          /* (n, 2) X + D on the axes */
-    int *dots;           /* (n, 4) dot x, y of X, then of X + D; -1 when not finite */
+    double *pk;          /* (n, 2) X + k D on the axes: what is drawn */
+    int *dots;           /* (n, 4) dot x, y of X, then of X + k D; -1 when not finite */
+    int *labels;         /* (n, 3) label x, y, width (0: none) */
     unsigned char *grid; /* 4 planes of (ph, W) for Plot */
-    int *labelled;       /* (ph, W) token whose label names the moved point in this cell, or -1 */
+    int *labelled;       /* (ph, W) token whose label names the point X in this cell, or -1 */
 } Frame;
 
 /* Bounds of both point sets, in PC units: 0, or -1 when no point is finite. */
@@ -349,9 +600,10 @@ static int point_bounds(double lo[2], double hi[2], const float *px, const doubl
     return lo[0] > hi[0] || lo[1] > hi[1] ? -1 : 0;
 }
 
-/* dots (n, 4): X and X + D in dot space, the bounds lo..hi centred in p. */
-static void place_dots(int *dots, const Plot *p, int ascii, const float *px, const double *pm, int n,
-                       const double lo[2], const double hi[2]) {
+/* dots (n, 4): X and X + k D in dot space, the bounds lo..hi centred in p.
+ * Returns the scale, dots per PC unit across. */
+static double place_dots(int *dots, const Plot *p, int ascii, const float *px, const double *pm, int n,
+                         const double lo[2], const double hi[2]) {
     int DW = p->w * p->sx, DH = p->h * p->sy;
     /* One scale for both axes: s dots per unit across, s / aspect down (a
      * braille dot is square, an ASCII cell twice as tall as wide). Margin: a
@@ -380,11 +632,12 @@ static void place_dots(int *dots, const Plot *p, int ascii, const float *px, con
             o[1] = fy < 0 ? 0 : fy > DH - 1 ? DH - 1 : (int)fy;
         }
     }
+    return s;
 }
 
-/* The layers under the labels: the lines X -> X + D, the points X, the moved
- * points, then the plot's cells onto cv from row y0. cur: the cursor's token
- * (-1: none). */
+/* The layers under the labels: the lines X -> X + k D, the points X, the
+ * moved points, then the plot's cells onto cv from row y0. cur: the cursor's
+ * token (-1: none). */
 static void draw_points(const App *a, Canvas *cv, int y0, Plot *p, const int *dots, int n, int cur) {
     for (int i = 0; i < n; i++) {
         const int *o = &dots[4 * i];
@@ -411,17 +664,24 @@ static void draw_points(const App *a, Canvas *cv, int y0, Plot *p, const int *do
         }
 }
 
-/* Labels: the cursor's first, then in sentence order, while room lasts.
- * labelled (p->h, p->w) is scratch, all -1 on entry. */
-static void draw_labels(const App *a, Canvas *cv, int y0, Plot *p, const int *dots, int *labelled, int n, int cur) {
+/* Each token's label beside its point X: the cursor's first, then in
+ * sentence order. A label goes where it covers nothing, else only lines;
+ * when there is no such spot it is shortened (to 4, then 2 columns with the
+ * ellipsis); then, in a sentence of up to LABEL_COVER_MAX_N tokens, it may
+ * cover other points. Labels never overlap or touch. A word repeated at the
+ * same X is labelled once. labels (n, 3) gets each spot; labelled
+ * (p->h, p->w) is scratch, all -1 on entry. */
+static void draw_labels(const App *a, Canvas *cv, int y0, Plot *p, const int *dots, int *labels, int *labelled, int n,
+                        int cur) {
     int W = p->w, cap = W / 4;
     if (cap > LABEL_MAX) cap = LABEL_MAX;
     if (cap < 3) cap = 3;
     for (int r = -1; r < n; r++) {
         int i = r < 0 ? cur : r;
-        if (i < 0 || (r >= 0 && i == cur) || dots[4 * i + 2] < 0) continue;
-        int mcx = dots[4 * i + 2] / p->sx, mcy = dots[4 * i + 3] / p->sy;
-        size_t mc = (size_t)mcy * W + mcx;
+        if (i < 0 || (r >= 0 && i == cur) || dots[4 * i] < 0) continue;
+        int cx = dots[4 * i] / p->sx, cy = dots[4 * i + 1] / p->sy;
+        int ax = dots[4 * i + 2] - dots[4 * i], ay = dots[4 * i + 3] - dots[4 * i + 1];
+        size_t mc = (size_t)cy * W + cx;
         char lab[256];
         view_qlabel(a, lab, sizeof lab, i, cap);
         if (labelled[mc] >= 0) { /* the same word at the same spot: labelled once */
@@ -429,30 +689,76 @@ static void draw_labels(const App *a, Canvas *cv, int y0, Plot *p, const int *do
             view_qlabel(a, other, sizeof other, labelled[mc], cap);
             if (strcmp(lab, other) == 0) continue;
         }
-        int lw = text_width(lab, strlen(lab)), lx, ly;
-        if (lw < 1 || lw > W) continue;
-        if (!label_spot(p, mcx, mcy, lw, n <= LABEL_COVER_MAX_N, i == cur, &lx, &ly)) continue;
+        int full = text_width(lab, strlen(lab)), lx = 0, ly = 0, lw = 0;
+        const int widths[3] = {full, full > 4 ? 4 : full, full > 2 ? 2 : full};
+        for (int pass = 0; pass < 4 && !lw; pass++) { /* passes: full, 4, 2 columns; then over points */
+            int cols = widths[pass < 3 ? pass : 0];
+            if (cols < 1 || cols > W || (pass > 0 && pass < 3 && cols == widths[pass - 1])) continue;
+            if (pass == 3 && n > LABEL_COVER_MAX_N && i != cur) break;
+            for (int strict = pass == 3 ? 0 : 2; strict >= (pass == 3 ? 0 : 1) && !lw; strict--)
+                if (label_spot(p, cx, cy, cols, ax, ay, strict, &lx, &ly)) lw = cols;
+        }
+        if (!lw && i == cur) { /* the cursor's token is always named */
+            lw = full < W ? full : W;
+            lx = cx + 1 + lw > W ? W - lw : cx + 1, ly = cy;
+        }
+        if (!lw) continue;
+        if (lw < full) view_qlabel(a, lab, sizeof lab, i, lw);
+        lw = text_width(lab, strlen(lab));
         for (int c = lx; c < lx + lw; c++) p->label[(size_t)ly * W + c] = 1;
         if (labelled[mc] < 0) labelled[mc] = i;
-        cv_text(cv, y0 + ly, lx, lab, lw, i == cur ? style_attr(ST_REVERSE | ST_BOLD) : style_plain());
+        labels[3 * i] = lx, labels[3 * i + 1] = ly, labels[3 * i + 2] = lw;
+        Style st = style_plain();
+        if (a->tier != TIER_NONE) st.fg = FG_X;
+        cv_text(cv, y0 + ly, lx, lab, lw, i == cur ? style_attr(ST_REVERSE | ST_BOLD) : st);
     }
 }
 
-/* Draws the plot (ph rows from y0) and its labels. Returns NULL, or why not. */
-static const char *draw_plot(App *a, Canvas *cv, int y0, int ph, int all_heads, Frame *f) {
-    const Model *m = a->m;
-    int n = m->n_q, W = cv->w;
-    int head = a->head < 0 ? 0 : a->head >= m->cfg.heads ? m->cfg.heads - 1 : a->head;
+/* Keeps what the frame drew (the tests read it through gravity_last_frame). */
+static void remember(const App *a, const Frame *f, int n, double k, double s, int ascii) {
+    GravityData *g = gdata(a);
+    if (n > g->frame_cap) {
+        int *d = realloc(g->frame_dots, sizeof(int) * 4 * (size_t)n);
+        if (d) g->frame_dots = d;
+        int *l = realloc(g->frame_labels, sizeof(int) * 3 * (size_t)n);
+        if (l) g->frame_labels = l;
+        if (!d || !l) {
+            g->frame.n = 0;
+            return;
+        }
+        g->frame_cap = n;
+    }
+    memcpy(g->frame_dots, f->dots, sizeof(int) * 4 * (size_t)n);
+    memcpy(g->frame_labels, f->labels, sizeof(int) * 3 * (size_t)n);
+    g->frame = (GravityFrame){.n = n,
+                              .dots = g->frame_dots,
+                              .labels = g->frame_labels,
+                              .k = k,
+                              .s = s,
+                              .aspect = ascii ? 2.0 : 1.0,
+                              .sx = ascii ? 1 : 2,
+                              .sy = ascii ? 1 : 4};
+}
+
+/* Draws the plot (ph rows from y0) and its labels; *k gets the arrows'
+ * factor. Returns NULL, or why not. */
+static const char *draw_plot(App *a, Canvas *cv, int y0, int ph, int all_heads, const Space *sp, Frame *f, double *k) {
+    int n = sp->n, W = cv->w;
     size_t cells = (size_t)W * ph;
     f->px = malloc(sizeof(float) * 2 * (size_t)n);
     f->pm = malloc(sizeof(double) * 2 * (size_t)n);
+    f->pk = malloc(sizeof(double) * 2 * (size_t)n);
     f->dots = malloc(sizeof(int) * 4 * (size_t)n);
+    f->labels = calloc(3 * (size_t)n, sizeof(int));
     f->grid = calloc(4, cells);
     f->labelled = malloc(sizeof(int) * cells);
-    if (!f->px || !f->pm || !f->dots || !f->grid || !f->labelled || points(f->px, f->pm, a, head, all_heads))
+    if (!f->px || !f->pm || !f->pk || !f->dots || !f->labels || !f->grid || !f->labelled ||
+        points(f->px, f->pm, a, sp, all_heads))
         return "word gravity: out of memory";
+    *k = arrow_scale(f->px, f->pm, n);
+    for (int i = 0; i < 2 * n; i++) f->pk[i] = f->px[i] + *k * (f->pm[i] - f->px[i]);
     double lo[2], hi[2];
-    if (point_bounds(lo, hi, f->px, f->pm, n)) return "word gravity: no finite point to draw";
+    if (point_bounds(lo, hi, f->px, f->pk, n)) return "word gravity: no finite point to draw";
     unsigned char *g = f->grid;
     Plot p = {.w = W,
               .h = ph,
@@ -463,10 +769,11 @@ static const char *draw_plot(App *a, Canvas *cv, int y0, int ph, int all_heads, 
               .hot = g + 2 * cells,
               .label = g + 3 * cells};
     for (size_t c = 0; c < cells; c++) f->labelled[c] = -1;
-    place_dots(f->dots, &p, a->ascii, f->px, f->pm, n, lo, hi);
+    double s = place_dots(f->dots, &p, a->ascii, f->px, f->pk, n, lo, hi);
     int cur = a->ci >= 0 && a->ci < n ? a->ci : -1;
     draw_points(a, cv, y0, &p, f->dots, n, cur);
-    draw_labels(a, cv, y0, &p, f->dots, f->labelled, n, cur);
+    draw_labels(a, cv, y0, &p, f->dots, f->labels, f->labelled, n, cur);
+    remember(a, f, n, *k, s, a->ascii);
     return NULL;
 }
 
@@ -479,24 +786,28 @@ void gravity_draw(App *a, Canvas *cv, int y0, int h, int all_heads) {
         say(cv, y0, why);
         return;
     }
-    int lines = h >= 12 ? 3 : h >= 8 ? 2 : 1;
+    int lines = h >= 30 ? 5 : h >= 14 ? 4 : h >= 10 ? 3 : h >= 7 ? 2 : 1;
     int ph = h - lines;
     if (ph < 2 || cv->w < 10) {
         say(cv, y0, "too small to plot"); /* fits the narrowest (20 columns) */
         return;
     }
     AvError err = {0};
-    if (x_axes(a, &err)) {
+    Space sp;
+    if (space_of(a, shown_head(a), &sp, &err) || x_axes(a, &sp, &err)) {
         say(cv, y0, err.msg);
         return;
     }
     Frame f = {0};
-    const char *fail = draw_plot(a, cv, y0, ph, all_heads, &f);
+    double k = 1;
+    const char *fail = draw_plot(a, cv, y0, ph, all_heads, &sp, &f, &k);
     if (fail) say(cv, y0, fail);
-    else caption(a, cv, y0 + ph, lines, all_heads);
+    else caption(a, cv, y0 + ph, lines, all_heads, &sp, f.pm, k);
     free(f.px);
     free(f.pm);
+    free(f.pk);
     free(f.dots);
+    free(f.labels);
     free(f.grid);
     free(f.labelled);
 }
@@ -505,13 +816,18 @@ void gravity_draw(App *a, Canvas *cv, int y0, int h, int all_heads) {
 // the entry
 
 static void gravity_title(const App *a, char *buf, size_t cap) {
-    snprintf(buf, cap, "head %d/%d  word gravity: X and where %s moves it (g: %s, Tab: head)", a->head + 1,
-             a->m->cfg.heads, gravity_all_heads(a) ? "the whole layer" : "this head",
-             gravity_all_heads(a) ? "one head" : "all heads");
+    if (gravity_all_heads(a))
+        snprintf(buf, cap, "all %d heads  word gravity: where the whole layer moves each X (g: one head)",
+                 a->m->cfg.heads);
+    else
+        snprintf(buf, cap, "head %d/%d  word gravity: where this head moves each X (g: all heads)", a->head + 1,
+                 a->m->cfg.heads);
 }
 
-/* Y only for all heads. */
-static Stage gravity_needed_stage(const App *a) { return gravity_all_heads(a) ? STAGE_FINAL : STAGE_OUTPUT; }
+/* Y only for all heads; a trained model's layer is read to its end. */
+static Stage gravity_needed_stage(const App *a) {
+    return gravity_all_heads(a) || (a->m && model_llama(a->m)) ? STAGE_FINAL : STAGE_OUTPUT;
+}
 
 static void gravity_view_draw(App *a, Canvas *cv) {
     gravity_draw(a, cv, TOP_LINES, cv->h - TOP_LINES - 2, gravity_all_heads(a));
