@@ -57,7 +57,7 @@ const KeyBinding keymap[] = {
     {{'C', 0}, "C", NULL, ACT_PAINT_CLEAR, "in mask-edit mode: clear the painted mask (all visible)", NULL, 99, NULL},
     {{'u', 0}, "u", NULL, ACT_PAINT_UNDO, "in mask-edit mode: undo the last Space or C (u again: redo)", NULL, 99, NULL},
     {{'W', 0}, "W", NULL, ACT_PAINT_SAVE, "in mask-edit mode: write the painted mask to the --mask-file (all at once)", NULL, 99, NULL},
-    {{'g', 0}, "g", NULL, ACT_GRAVITY, "word gravity: tokens pulled by attention, in 2-D", "g gravity", 20, NULL},
+    {{'g', 0}, "g", NULL, ACT_GRAVITY, "word gravity: where attention moves each token's vector, in 2-D", "g gravity", 20, NULL},
     {{'}', 0}, "}", NULL, ACT_LAYER_NEXT, "next layer (a model of several layers)", NULL, 99, NULL},
     {{'{', 0}, "{", NULL, ACT_LAYER_PREV, "previous layer", NULL, 99, NULL},
     {{'n', 0}, "n", NULL, ACT_NEXT_PANEL, "a trained model's 10 likeliest next tokens after the cursor's row", NULL, 99, NULL},
