@@ -108,7 +108,8 @@ static void test_cross_shows_the_target(void **state) {
         if (!starts(buf, tokens[i])) fail_msg("row %d of X_target: '%s'", i, buf);
         for (int j = 0; j < 3; j++) {
             snprintf(want, sizeof want, "%.2f", fabs(m->xq[i * 64 + j]));
-            if (!strstr(buf, want)) fail_msg("row %d of X_target lacks X_target[%d][%d] = %s: '%s'", i, i, j, want, buf);
+            if (!strstr(buf, want))
+                fail_msg("row %d of X_target lacks X_target[%d][%d] = %s: '%s'", i, i, j, want, buf);
         }
     }
     /* Q comes from the target, K and V from the sentence. */
@@ -161,9 +162,16 @@ static void test_jump_keys(void **state) {
     has(row(s, 1, buf, sizeof buf), "[ ]: stage");
     free(s);
     /* At 80 columns every block has a row of its own: ] walks them in order. */
-    const char *chain[] = {"tokens → ids  (11)", "E = embedding(ids)  (11, 64)", "W_Q  (64, 16)", "W_K  (64, 16)",
-                           "W_V  (64, 16)",      "Q = X W_Q  (11, 16)",          "K = X W_K  (11, 16)",
-                           "V = X W_V  (11, 16)", "S = QKᵀ  (11, 11)",           "S' = S ÷ √16  (11, 11)",
+    const char *chain[] = {"tokens → ids  (11)",
+                           "E = embedding(ids)  (11, 64)",
+                           "W_Q  (64, 16)",
+                           "W_K  (64, 16)",
+                           "W_V  (64, 16)",
+                           "Q = X W_Q  (11, 16)",
+                           "K = X W_K  (11, 16)",
+                           "V = X W_V  (11, 16)",
+                           "S = QKᵀ  (11, 11)",
+                           "S' = S ÷ √16  (11, 11)",
                            "A = softmax(S')  (11, 11)"};
     int n = (int)(sizeof chain / sizeof *chain);
     for (int k = 0; k < n; k++) {
@@ -303,8 +311,10 @@ static void test_model_chain_keys(void **state) {
 int main(void) {
     setlocale(LC_ALL, "C.UTF-8");
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_cross_shows_the_target), cmocka_unit_test(test_causal_self_on_a_target),
-        cmocka_unit_test(test_jump_keys),              cmocka_unit_test(test_frozen_labels),
+        cmocka_unit_test(test_cross_shows_the_target),
+        cmocka_unit_test(test_causal_self_on_a_target),
+        cmocka_unit_test(test_jump_keys),
+        cmocka_unit_test(test_frozen_labels),
         cmocka_unit_test(test_model_chain_keys),
     };
     return cmocka_run_group_tests_name("pipeline keys", tests, NULL, NULL);

@@ -33,7 +33,8 @@ static const char *const about_pipeline[] = {
     "shape (rows, cols). In cross-attention Q comes from the target's own tokens, E and X",
     "(X_target), K and V from the sentence's. Tab changes the head; [ and ] put the",
     "previous or next stage at the top; the arrows and PgUp/PgDn scroll (-> shows more",
-    "columns, the token labels stay); the footer names the stage at the top.", NULL};
+    "columns, the token labels stay); the footer names the stage at the top.",
+    NULL};
 /* What each tensor of the catalogue's v cycle (tensor.h) shows, for the help. */
 // ----------------------------------------------------------------------------
 // the pipeline
@@ -420,9 +421,9 @@ static PipelineData *pdata(const App *a) { return a->view_data[VIEW_PIPELINE]; }
 
 /* The blocks for the current head laid out at width w, filled into
  * blocks[PIPE_MAX_BLOCKS]: the list (free with blocks_free), *doc_h and
- * *doc_w the document's size. With scroll set, the app's column scroll
- * (a->doc_x, in columns) is clamped to the widest block's hidden columns and
- * each block's first column set from it. */
+ * *doc_w the document's size. The app's column scroll (a->doc_x, in matrix
+ * columns in this view) is clamped to the most columns a block hides, and
+ * each block's first column shown set from it. */
 static BlockList pipeline_lay_out(App *a, Block *blocks, int w, int *doc_h, int *doc_w) {
     BlockList bl = pipeline_blocks(a, blocks, PIPE_MAX_BLOCKS);
     *doc_h = pipeline_layout(blocks, bl.n, w, doc_w);
@@ -470,7 +471,7 @@ static int top_block(const App *a, const Block *b, int n) {
 }
 
 /* The page's own footer, on row y: the stage at the top and the keys that
- * jump ("[ ] stage 7/23: Q = X W_Q  (11, 16)"), and where the window is. */
+ * jump ("[ ] stage 6/15: Q = X W_Q  (11, 16)"), and where the window is. */
 static void pipeline_footer(const App *a, Canvas *cv, int y, const BlockList *bl, int rows, int doc_h) {
     char right[64], left[160], fit[160];
     int top = top_block(a, bl->b, bl->n), c0 = bl->b[top].col0;
@@ -479,7 +480,8 @@ static void pipeline_footer(const App *a, Canvas *cv, int y, const BlockList *bl
     snprintf(left, sizeof left, " [ ] stage %d/%d: %s ", top + 1, bl->n, bl->b[top].title);
     int rw = text_width(right, strlen(right));
     int lw = text_truncate(fit, sizeof fit, left, strlen(left), cv->w - rw - 1, G(a)->ellipsis);
-    if (lw < (int)strlen(" [ ] stage")) lw = 0; /* too narrow: the mark alone */
+    if (lw < (int)strlen(" [ ] stage")) lw = 0;            /* too narrow: the mark alone */
+    cv_fill(cv, y, 0, cv->w, " ", style_attr(ST_REVERSE)); /* a bar across */
     if (lw) cv_text(cv, y, 0, fit, lw, style_attr(ST_REVERSE));
     cv_text_right(cv, y, 0, right, cv->w, style_attr(ST_REVERSE));
 }
@@ -506,7 +508,7 @@ static void pipeline_draw_doc(App *a, Canvas *cv, int y0, int h) {
 // the keys: [ and ] jump a stage, the arrows scroll
 
 /* ] puts the next row of blocks at the top of the window, [ the previous
- * one (dir 1, -1); -> and <- scroll the blocks' columns by half a screen. */
+ * one (dir 1, -1), laid out at the last frame's width. */
 static void pipeline_jump(App *a, int dir) {
     PipelineData *d = pdata(a);
     int w = d && d->w > 0 ? d->w : APP_MIN_W;
@@ -527,6 +529,7 @@ static void pipeline_jump(App *a, int dir) {
     blocks_free(&bl);
 }
 
+/* -> and <- (dir 1, -1) scroll the blocks' columns by half a screen. */
 static void pipeline_columns(App *a, int dir) {
     PipelineData *d = pdata(a);
     int w = d && d->w > 0 ? d->w : APP_MIN_W, step = (w - PIPE_LABEL - 1 - 6) / PIPE_CW / 2;
@@ -558,9 +561,7 @@ static int pipeline_key(App *a, Action act) {
     }
 }
 
-static int pipeline_init(App *a) {
-    return (a->view_data[VIEW_PIPELINE] = calloc(1, sizeof(PipelineData))) ? 0 : -1;
-}
+static int pipeline_init(App *a) { return (a->view_data[VIEW_PIPELINE] = calloc(1, sizeof(PipelineData))) ? 0 : -1; }
 
 static void pipeline_free(App *a) {
     free(a->view_data[VIEW_PIPELINE]);
