@@ -385,12 +385,8 @@ static void draw_block(const App *a, Canvas *doc, const Block *b) {
     int x0 = b->x + PIPE_LABEL + 1, rows = shown_rows(b), cols = shown_cols(b), c0 = b->col0;
     /* Columns scrolled away to the left: "<n" where the labels' header would be. */
     if (c0 > 0) cv_printf(doc, b->y + 1, b->x, PIPE_LABEL, style_attr(ST_DIM), "<%d", c0);
-    for (int j = 0; j < cols; j++) {
-        int c = c0 + j;
-        if (b->sm.col_labels == LABELS_KEYS) view_klabel(a, buf, sizeof buf, c, PIPE_CW - 1);
-        else if (b->sm.col_labels == LABELS_CONCAT)
-            snprintf(buf, sizeof buf, "%d.%d", c / b->sm.d_v + 1, c % b->sm.d_v);
-        else snprintf(buf, sizeof buf, "%d", c);
+    for (int j = 0; j < cols; j++) { /* a key token, a dimension or "h2:0" (the heatmap's labels) */
+        view_col_label(a, &b->sm, buf, sizeof buf, c0 + j, PIPE_CW - 1);
         cv_text_right(doc, b->y + 1, x0 + j * PIPE_CW, buf, PIPE_CW - 1, style_attr(ST_DIM));
     }
     if (b->sm.cols > c0 + cols)
