@@ -100,9 +100,9 @@ static void test_pipeline_chain(void **state) {
         "x = mid + FFN: the input of layer 2  (8, 64)",
     };
     in_order(s, chain, sizeof chain / sizeof *chain);
-    /* Cut to the width: the columns that fit, then how many more; no
-     * sideways scrolling, nothing in the last column. */
-    assert_non_null(strstr(s, "      7      8 +55"));
+    /* Cut to the width: the columns that fit, then how many more (-> shows
+     * them: test_pipeline_keys.c); nothing in the last column. */
+    assert_non_null(strstr(s, "      7      8  +55"));
     assert_null(strstr(s, "cols 1+"));
     for (const char *p = s; *p;) {
         const char *e = strchr(p, '\n');

@@ -72,7 +72,7 @@ typedef struct {
     Model *m; /* not owned */
     ViewKind view;
     Overlay overlay;  /* help or cell arithmetic over the view */
-    int doc_y, doc_x; /* scroll of the overlay or of the pipeline view */
+    int doc_y, doc_x; /* scroll of the overlay or of the pipeline view (there doc_x counts matrix columns) */
     Canvas *doc;      /* owned: what the pages and the pipeline draw at full size, kept between frames */
     void *view_data[VIEW_KIND_COUNT]; /* each view's own data (View.init makes it, View.free frees it) */
     int head;                         /* head shown, 0-based */

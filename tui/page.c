@@ -18,23 +18,32 @@
 // ----------------------------------------------------------------------------
 // a scrolled window onto a document
 
-void page_show(App *a, Canvas *cv, const Canvas *doc, int y0, int h) {
-    if (h < 1) return;
+int page_rows(App *a, int doc_h, int h, int scrolls) {
+    if (h < 1) return 0;
     /* A page that scrolls keeps its last row for the "lines i-j of n" mark,
      * so that the mark never covers a line of the page. */
-    int scrolls = doc->h > h || doc->w > cv->w;
-    int rows = scrolls && h > 1 ? h - 1 : h;
+    int rows = (scrolls || doc_h > h) && h > 1 ? h - 1 : h;
+    int max_y = doc_h - rows > 0 ? doc_h - rows : 0;
+    if (a->doc_y > max_y) a->doc_y = max_y;
+    a->layout.rows = rows; /* the page size of PgUp/PgDn */
+    return rows;
+}
+
+void page_lines_mark(const App *a, char *buf, size_t cap, int rows, int doc_h) {
+    snprintf(buf, cap, " lines %d-%d of %d ", a->doc_y + 1, a->doc_y + rows < doc_h ? a->doc_y + rows : doc_h, doc_h);
+}
+
+void page_show(App *a, Canvas *cv, const Canvas *doc, int y0, int h) {
+    if (h < 1) return;
+    int rows = page_rows(a, doc->h, h, doc->w > cv->w);
     int max_y = doc->h - rows > 0 ? doc->h - rows : 0;
     int max_x = doc->w - cv->w > 0 ? doc->w - cv->w : 0;
-    if (a->doc_y > max_y) a->doc_y = max_y;
     if (a->doc_x > max_x) a->doc_x = max_x;
     cv_blit(cv, y0, 0, doc, a->doc_y, a->doc_x, rows, cv->w);
-    a->layout.rows = rows; /* the page size of PgUp/PgDn */
     h = rows + (rows < h); /* the mark's row: the last */
     if (max_y > 0 || max_x > 0) {
         char buf[64];
-        snprintf(buf, sizeof buf, " lines %d-%d of %d ", a->doc_y + 1,
-                 a->doc_y + rows < doc->h ? a->doc_y + rows : doc->h, doc->h);
+        page_lines_mark(a, buf, sizeof buf, rows, doc->h);
         if (max_x > 0) snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "cols %d+ ", a->doc_x + 1);
         cv_text_right(cv, y0 + h - 1, 0, buf, cv->w, style_attr(ST_REVERSE));
     }

@@ -4,6 +4,8 @@
 #ifndef ATTNVIZ_PAGE_H
 #define ATTNVIZ_PAGE_H
 
+#include <stddef.h>
+
 #include "app.h"
 #include "canvas.h"
 #include "keymap.h"
@@ -19,6 +21,15 @@ Canvas *page_canvas(App *a, int w, int h);
 /* Rows [y0, y0 + h) of cv show doc from the app's scroll (clamped), with a
  * "lines i-j of n" mark when it does not fit. */
 void page_show(App *a, Canvas *cv, const Canvas *doc, int y0, int h);
+
+/* Clamps the app's vertical scroll for a document of doc_h rows shown on h
+ * rows, of which the last is kept for the mark when the page scrolls (doc_h
+ * > h, or scrolls set: it scrolls sideways), and sets the page size of
+ * PgUp/PgDn. Returns the rows of the document shown. */
+int page_rows(App *a, int doc_h, int h, int scrolls);
+
+/* The mark " lines i-j of n " of rows shown from the app's scroll. */
+void page_lines_mark(const App *a, char *buf, size_t cap, int rows, int doc_h);
 
 /* The arrows, PgUp/PgDn, Home and End scroll a page: 1 when act was one. */
 int page_scroll(App *a, Action act);

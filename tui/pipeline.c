@@ -2,8 +2,10 @@
  * with its shape, drawn as a document of its natural size (page.h) that the
  * screen shows a window of, scrolled with the arrows. The blocks are the
  * catalogue's tensors (tensor.h); for a trained model (source_llama.h), the
- * real chain of the layer shown, from its input x to the next layer's, with
- * blocks cut to the screen's width. */
+ * real chain of the layer shown, from its input x to the next layer's. A
+ * block shows the columns that fit the screen's width: -> shows the next
+ * ones while its title and its row labels stay put; [ and ] put the previous
+ * or next stage at the top. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +30,11 @@ static const char *const about_pipeline[] = {
     "The whole chain for one head, as the texts write it: tokens -> ids -> embeddings E",
     "-> Q = XW_Q, K = XW_K, V = XW_V -> scores QK^T -> / sqrt(d_k) -> mask -> softmax A",
     "-> output O = AV, then the heads joined and projected by W_O. Each stage shows its",
-    "shape (rows, cols). Tab changes the head; arrows and PgUp/PgDn scroll.", NULL};
+    "shape (rows, cols). In cross-attention Q comes from the target's own tokens, E and X",
+    "(X_target), K and V from the sentence's. Tab changes the head; [ and ] put the",
+    "previous or next stage at the top; the arrows and PgUp/PgDn scroll (-> shows more",
+    "columns, the token labels stay); the footer names the stage at the top.",
+    NULL};
 /* What each tensor of the catalogue's v cycle (tensor.h) shows, for the help. */
 // ----------------------------------------------------------------------------
 // the pipeline
@@ -41,11 +47,12 @@ typedef struct {
     char title[96];
     ShownMat sm;
     RowLabels rows;
-    int is_tokens;  /* the tokens -> ids block */
+    int is_tokens;  /* the tokens -> ids block (of the side its rows say) */
     int is_note;    /* a line of text only (the title) */
+    int breaks;     /* starts a row of its own (cross-attention's two chains) */
     int sums;       /* a column with each row's sum */
-    int fit;        /* as many columns as fit the width (a trained model's chain) */
-    int max_cols;   /* columns shown (block_size) */
+    int max_cols;   /* columns that fit the width (block_size) */
+    int col0;       /* the first column shown: -> scrolls the columns, not the labels */
     int x, y, w, h; /* place in the document */
 } Block;
 
@@ -73,27 +80,81 @@ static Block *block_tensor(BlockList *bl, const App *a, Tensor t, const char *ti
     return b;
 }
 
-/* From a sentence: tokens -> ids, E (+ PE = X), the head's weights, Q, K, V. */
+/* The vocabulary id of query token i: the target's in cross-attention (its
+ * own vocabulary, as the keys' sentence has its own), else the keys'. */
+static int query_id(const Model *m, int i) {
+    if (m->q_target == m->k_target) return model_key_id(m, i);
+    const TokenList *l = m->q_target ? &m->target_tokens : &m->tokens;
+    return i < l->n ? l->tok[i].id : l->vocab; /* past the end: a <pad> */
+}
+
+/* A block of a matrix of the queries' sentence (cross-attention's target). */
+static Block *block_queries(BlockList *bl, const float *v, int rows, int cols, const char *title) {
+    if (bl->n >= bl->max) return NULL;
+    Block *b = &bl->b[bl->n++];
+    view_matrix_of(&b->sm, v, rows, cols, 1);
+    snprintf(b->title, sizeof b->title, "%s  (%d, %d)", title, rows, cols);
+    b->rows = ROWS_QUERIES;
+    return b;
+}
+
+/* The tokens -> ids block of one side. */
+static void block_tokens(BlockList *bl, const App *a, RowLabels side, int n, const char *who) {
+    if (bl->n >= bl->max) return;
+    Block *b = &bl->b[bl->n++];
+    b->is_tokens = 1;
+    b->rows = side;
+    snprintf(b->title, sizeof b->title, "%stokens %s ids  (%d)", who, G(a)->arrow, n);
+    b->sm.rows = n;
+}
+
+/* tokens -> ids, E, and with a positional encoding PE and X = E + PE, of the
+ * keys' sentence or (queries set) of the queries' one, cross-attention's
+ * target. `who` names the side in the tokens' title ("", "target "), `sub`
+ * in the matrices' ("", "_target"). */
+static void blocks_embed(const App *a, BlockList *bl, int queries, const char *who, const char *sub) {
+    const Model *m = a->m;
+    int pos = m->cfg.pos != POS_NONE, n = queries ? m->n_q : m->n_k, dm = m->cfg.d_model;
+    char t[96];
+    block_tokens(bl, a, queries ? ROWS_QUERIES : ROWS_KEYS, n, who);
+    snprintf(t, sizeof t, "E%s = embedding(%sids)", sub, who);
+    if (queries) block_queries(bl, m->embed_q, n, dm, t);
+    else block_tensor(bl, a, TENSOR_E, t);
+    if (!pos) return;
+    snprintf(t, sizeof t, "PE%s", sub);
+    if (queries) block_queries(bl, m->pe_q, n, dm, t);
+    else block_tensor(bl, a, TENSOR_PE, t);
+    snprintf(t, sizeof t, "X%s = E%s + PE%s", sub, sub, sub);
+    if (queries) block_queries(bl, m->xq, n, dm, t);
+    else block_tensor(bl, a, TENSOR_X, t);
+}
+
+/* From a sentence: tokens -> ids, E (+ PE = X), the head's weights, Q, K, V.
+ * Cross-attention has two chains up to X: the sentence's (keys and values)
+ * and the target's (queries), Q = X_target W_Q; causal-self attention on a
+ * target has the target's. */
 static void blocks_sentence(const App *a, BlockList *bl) {
     const Model *m = a->m;
-    const ModelConfig *c = &m->cfg;
-    if (bl->n < bl->max) {
-        Block *b = &bl->b[bl->n++];
-        b->is_tokens = 1;
-        snprintf(b->title, sizeof b->title, "tokens %s ids  (%d)", G(a)->arrow, m->n_k);
-        b->sm.rows = m->n_k;
-    }
-    block_tensor(bl, a, TENSOR_E, "E = embedding(ids)");
-    if (c->pos != POS_NONE) {
-        block_tensor(bl, a, TENSOR_PE, "PE");
-        block_tensor(bl, a, TENSOR_X, "X = E + PE");
+    int two = m->q_target != m->k_target;
+    const char *kwho = two ? "sentence " : m->k_target ? "target " : "", *ksub = m->k_target ? "_target" : "";
+    const char *qsub = m->q_target ? "_target" : "";
+    char t[96];
+    blocks_embed(a, bl, 0, kwho, ksub);
+    if (two) { /* the target's chain on rows of its own, then the weights */
+        int from = bl->n;
+        blocks_embed(a, bl, 1, m->q_target ? "target " : "sentence ", qsub);
+        if (from < bl->n) bl->b[from].breaks = 1;
+        if (bl->n < bl->max) bl->b[bl->n].breaks = 1;
     }
     block_tensor(bl, a, TENSOR_WQ, "W_Q");
     block_tensor(bl, a, TENSOR_WK, "W_K");
     block_tensor(bl, a, TENSOR_WV, "W_V");
-    block_tensor(bl, a, TENSOR_Q, "Q = X W_Q");
-    block_tensor(bl, a, TENSOR_K, "K = X W_K");
-    block_tensor(bl, a, TENSOR_V, "V = X W_V");
+    snprintf(t, sizeof t, "Q = X%s W_Q", qsub);
+    block_tensor(bl, a, TENSOR_Q, t);
+    snprintf(t, sizeof t, "K = X%s W_K", ksub);
+    block_tensor(bl, a, TENSOR_K, t);
+    snprintf(t, sizeof t, "V = X%s W_V", ksub);
+    block_tensor(bl, a, TENSOR_V, t);
 }
 
 /* From a Q/K/V file: Q, K and V as they were read. */
@@ -141,21 +202,14 @@ static void blocks_layer(const App *a, BlockList *bl) {
 /* The product sign of the titles ("." would read as a decimal point). */
 static const char *mul(const App *a) { return a->ascii ? "*" : G(a)->dot; }
 
-/* A block of any matrix of the chain (rows: the tokens), as wide as fits. */
+/* A block of any matrix of the chain (rows: the tokens). */
 static Block *block_of(BlockList *bl, const float *v, int rows, int cols, const char *title) {
     if (bl->n >= bl->max) return NULL;
     Block *b = &bl->b[bl->n++];
     view_matrix_of(&b->sm, v, rows, cols, 1);
     snprintf(b->title, sizeof b->title, "%s  (%d, %d)", title, rows, cols);
     b->rows = ROWS_KEYS;
-    b->fit = 1;
     return b;
-}
-
-/* A catalogue's tensor of the head shown, as wide as fits. */
-static void block_fit(BlockList *bl, const App *a, Tensor t, const char *title) {
-    Block *b = block_tensor(bl, a, t, title);
-    if (b) b->fit = 1;
 }
 
 /* The angles i * 10000^(-2p/hs) of RoPE at each position i and pair p. */
@@ -191,11 +245,11 @@ static void blocks_llama_in(const App *a, BlockList *bl, const LlamaLayerView *v
     block_of(bl, v->k_raw_heads + (size_t)g * n * hs, n, hs, t);
     block_angles(a, bl, v);
     snprintf(t, sizeof t, "q = RoPE(q), head %d", h + 1);
-    block_fit(bl, a, TENSOR_Q, t);
+    block_tensor(bl, a, TENSOR_Q, t);
     snprintf(t, sizeof t, "k = RoPE(k), kv head %d", g + 1);
-    block_fit(bl, a, TENSOR_K, t);
+    block_tensor(bl, a, TENSOR_K, t);
     snprintf(t, sizeof t, "v, kv head %d", g + 1);
-    block_fit(bl, a, TENSOR_V, t);
+    block_tensor(bl, a, TENSOR_V, t);
 }
 
 /* The heads joined -> W_o -> residual -> RMSNorm -> FFN -> residual. */
@@ -232,9 +286,7 @@ static void blocks_llama(const App *a, BlockList *bl) {
         return;
     }
     blocks_llama_in(a, bl, &v);
-    int from = bl->n;
     blocks_attention(a, bl);
-    for (int k = from; k < bl->n; k++) bl->b[k].fit = 1; /* S .. O */
     blocks_llama_out(a, bl, &v);
 }
 
@@ -267,11 +319,9 @@ static int shown_cols(const Block *b) { return b->sm.cols < b->max_cols ? b->sm.
 /* Width and height of a block on the page of width w. */
 static void block_size(Block *b, int w) {
     int title_w = text_width(b->title, strlen(b->title));
-    b->max_cols = PIPE_MAX_COLS;
-    if (b->fit) { /* the columns that fit beside the labels, the "+n" and the sums */
-        int fit = (w - PIPE_LABEL - 1 - 6 - (b->sums ? 7 : 0)) / PIPE_CW;
-        b->max_cols = fit < 1 ? 1 : fit < PIPE_MAX_COLS ? fit : PIPE_MAX_COLS;
-    }
+    /* The columns that fit beside the labels, the "+n" and the sums. */
+    int fit = (w - PIPE_LABEL - 1 - 6 - (b->sums ? 7 : 0)) / PIPE_CW;
+    b->max_cols = fit < 1 ? 1 : fit < PIPE_MAX_COLS ? fit : PIPE_MAX_COLS;
     if (b->is_note) {
         b->w = title_w;
         b->h = 1;
@@ -291,7 +341,7 @@ static int pipeline_layout(Block *b, int n, int w, int *doc_w) {
     int x = 0, y = 0, row_h = 0, maxw = w;
     for (int k = 0; k < n; k++) {
         block_size(&b[k], w);
-        if (x > 0 && x + b[k].w > w) {
+        if (x > 0 && (x + b[k].w > w || b[k].breaks)) {
             y += row_h + 1;
             x = 0, row_h = 0;
         }
@@ -322,30 +372,31 @@ static void draw_block(const App *a, Canvas *doc, const Block *b) {
     cv_text(doc, b->y, b->x, b->title, b->w, style_attr(ST_BOLD | ST_UNDERLINE));
     if (b->is_note) return;
     if (b->is_tokens) {
-        for (int i = 0; i < m->n_k; i++) {
-            view_klabel(a, buf, sizeof buf, i, PIPE_LABEL * 2);
+        for (int i = 0; i < b->sm.rows; i++) {
+            int q = b->rows == ROWS_QUERIES;
+            if (q) view_qlabel(a, buf, sizeof buf, i, PIPE_LABEL * 2);
+            else view_klabel(a, buf, sizeof buf, i, PIPE_LABEL * 2);
             cv_text(doc, b->y + 2 + i, b->x, buf, PIPE_LABEL * 2, style_plain());
             cv_printf(doc, b->y + 2 + i, b->x + PIPE_LABEL * 2 + 1, 7, style_plain(), "%s %d", G(a)->arrow,
-                      model_key_id(m, i));
+                      q ? query_id(m, i) : model_key_id(m, i));
         }
         return;
     }
-    int x0 = b->x + PIPE_LABEL + 1, rows = shown_rows(b), cols = shown_cols(b);
-    for (int j = 0; j < cols; j++) {
-        if (b->sm.col_labels == LABELS_KEYS) view_klabel(a, buf, sizeof buf, j, PIPE_CW - 1);
-        else if (b->sm.col_labels == LABELS_CONCAT)
-            snprintf(buf, sizeof buf, "%d.%d", j / b->sm.d_v + 1, j % b->sm.d_v);
-        else snprintf(buf, sizeof buf, "%d", j);
+    int x0 = b->x + PIPE_LABEL + 1, rows = shown_rows(b), cols = shown_cols(b), c0 = b->col0;
+    /* Columns scrolled away to the left: "<n" where the labels' header would be. */
+    if (c0 > 0) cv_printf(doc, b->y + 1, b->x, PIPE_LABEL, style_attr(ST_DIM), "<%d", c0);
+    for (int j = 0; j < cols; j++) { /* a key token, a dimension or "h2:0" (the heatmap's labels) */
+        view_col_label(a, &b->sm, buf, sizeof buf, c0 + j, PIPE_CW - 1);
         cv_text_right(doc, b->y + 1, x0 + j * PIPE_CW, buf, PIPE_CW - 1, style_attr(ST_DIM));
     }
-    if (b->sm.cols > cols)
-        cv_printf(doc, b->y + 1, x0 + cols * PIPE_CW, 6, style_attr(ST_DIM), "+%d", b->sm.cols - cols);
+    if (b->sm.cols > c0 + cols)
+        cv_printf(doc, b->y + 1, x0 + cols * PIPE_CW + 1, 5, style_attr(ST_DIM), "+%d", b->sm.cols - c0 - cols);
     if (b->sums) cv_text_right(doc, b->y + 1, x0 + cols * PIPE_CW, G(a)->sigma, 6, style_attr(ST_BOLD));
     for (int i = 0; i < rows; i++) {
         int y = b->y + 2 + i;
         row_label(a, b, i, buf, sizeof buf);
         cv_text(doc, y, b->x, buf, PIPE_LABEL, style_plain());
-        for (int j = 0; j < cols; j++) view_cell(a, doc, y, x0 + j * PIPE_CW, PIPE_CW, 1, &b->sm, i, j, 0, 1);
+        for (int j = 0; j < cols; j++) view_cell(a, doc, y, x0 + j * PIPE_CW, PIPE_CW, 1, &b->sm, i, c0 + j, 0, 1);
         if (b->sums)
             cv_printf(doc, y, x0 + cols * PIPE_CW + 1, 6, style_plain(), "%5.3f", m->head[a->head].row_sums[i]);
     }
@@ -356,21 +407,46 @@ static void draw_block(const App *a, Canvas *doc, const Block *b) {
 
 enum { PIPE_MAX_BLOCKS = 32 };
 
-/* Draws the pipeline for the current head at natural size; NULL when out of
- * memory. A chain has an arrow between blocks side by side. */
-static Canvas *pipeline_doc(App *a, int w) {
-    Block blocks[PIPE_MAX_BLOCKS];
+/* The pipeline's own data: the width of the last frame, which the keys
+ * that jump and scroll lay the blocks out for. */
+typedef struct {
+    int w;
+} PipelineData;
+
+static PipelineData *pdata(const App *a) { return a->view_data[VIEW_PIPELINE]; }
+
+/* The blocks for the current head laid out at width w, filled into
+ * blocks[PIPE_MAX_BLOCKS]: the list (free with blocks_free), *doc_h and
+ * *doc_w the document's size. The app's column scroll (a->doc_x, in matrix
+ * columns in this view) is clamped to the most columns a block hides, and
+ * each block's first column shown set from it. */
+static BlockList pipeline_lay_out(App *a, Block *blocks, int w, int *doc_h, int *doc_w) {
     BlockList bl = pipeline_blocks(a, blocks, PIPE_MAX_BLOCKS);
-    int n = bl.n, doc_w;
-    int h = pipeline_layout(blocks, n, w, &doc_w);
-    Canvas *doc = page_canvas(a, doc_w, h > 0 ? h : 1);
+    *doc_h = pipeline_layout(blocks, bl.n, w, doc_w);
+    int hidden = 0; /* the most columns a block cannot show */
+    for (int k = 0; k < bl.n; k++) {
+        Block *b = &blocks[k];
+        if (b->is_tokens || b->is_note) continue;
+        b->col0 = b->sm.cols - shown_cols(b);
+        if (b->col0 > hidden) hidden = b->col0;
+    }
+    if (a->doc_x > hidden) a->doc_x = hidden;
+    if (a->doc_x < 0) a->doc_x = 0;
+    for (int k = 0; k < bl.n; k++)
+        if (blocks[k].col0 > a->doc_x) blocks[k].col0 = a->doc_x;
+    return bl;
+}
+
+/* Draws the pipeline laid out in bl on the app's document canvas of w x h;
+ * NULL when out of memory. A chain has an arrow between blocks side by side. */
+static Canvas *pipeline_doc(App *a, const BlockList *bl, int w, int h) {
+    Canvas *doc = page_canvas(a, w, h > 0 ? h : 1);
     if (doc)
-        for (int k = 0; k < n; k++) {
-            draw_block(a, doc, &blocks[k]);
-            if (bl.chain && k > 0 && blocks[k].x > 0)
-                cv_text(doc, blocks[k].y, blocks[k].x - 2, G(a)->arrow, 1, style_attr(ST_BOLD));
+        for (int k = 0; k < bl->n; k++) {
+            const Block *b = &bl->b[k];
+            draw_block(a, doc, b);
+            if (bl->chain && k > 0 && b->x > 0) cv_text(doc, b->y, b->x - 2, G(a)->arrow, 1, style_attr(ST_BOLD));
         }
-    blocks_free(&bl);
     return doc;
 }
 
@@ -382,22 +458,122 @@ static int pipeline_height(const App *a, int w) {
     return h;
 }
 
+/* The block whose row is at the top of the window (the first of its row). */
+static int top_block(const App *a, const Block *b, int n) {
+    int top = 0;
+    for (int k = 0; k < n; k++)
+        if (b[k].y <= a->doc_y && b[k].y > b[top].y) top = k;
+    return top;
+}
+
+/* The page's own footer, on row y: the stage at the top and the keys that
+ * jump ("[ ] stage 6/15: Q = X W_Q  (11, 16)"), and where the window is. */
+static void pipeline_footer(const App *a, Canvas *cv, int y, const BlockList *bl, int rows, int doc_h) {
+    char right[64], left[160], fit[160];
+    int top = top_block(a, bl->b, bl->n), c0 = bl->b[top].col0;
+    page_lines_mark(a, right, sizeof right, rows, doc_h);
+    if (c0 > 0) snprintf(right + strlen(right), sizeof right - strlen(right), "cols %d+ ", c0 + 1);
+    snprintf(left, sizeof left, " [ ] stage %d/%d: %s ", top + 1, bl->n, bl->b[top].title);
+    int rw = text_width(right, strlen(right));
+    int lw = text_truncate(fit, sizeof fit, left, strlen(left), cv->w - rw - 1, G(a)->ellipsis);
+    if (lw < (int)strlen(" [ ] stage")) lw = 0;            /* too narrow: the mark alone */
+    cv_fill(cv, y, 0, cv->w, " ", style_attr(ST_REVERSE)); /* a bar across */
+    if (lw) cv_text(cv, y, 0, fit, lw, style_attr(ST_REVERSE));
+    cv_text_right(cv, y, 0, right, cv->w, style_attr(ST_REVERSE));
+}
+
+/* Rows [y0, y0 + h) of cv: the window of the document from the app's
+ * scroll. The blocks are as wide as the screen: -> scrolls their columns,
+ * not the document, so the titles and row labels stay. */
 static void pipeline_draw_doc(App *a, Canvas *cv, int y0, int h) {
-    Canvas *doc = pipeline_doc(a, cv->w);
-    if (!doc) return;
-    page_show(a, cv, doc, y0, h);
+    PipelineData *d = pdata(a);
+    if (d) d->w = cv->w;
+    Block blocks[PIPE_MAX_BLOCKS];
+    int doc_h, doc_w;
+    BlockList bl = pipeline_lay_out(a, blocks, cv->w, &doc_h, &doc_w);
+    Canvas *doc = pipeline_doc(a, &bl, doc_w, doc_h);
+    if (doc && h > 0) {
+        int rows = page_rows(a, doc_h, h, 0);
+        cv_blit(cv, y0, 0, doc, a->doc_y, 0, rows, cv->w);
+        if (rows < h) pipeline_footer(a, cv, y0 + rows, &bl, rows, doc_h);
+    }
+    blocks_free(&bl);
+}
+
+// ----------------------------------------------------------------------------
+// the keys: [ and ] jump a stage, the arrows scroll
+
+/* ] puts the next row of blocks at the top of the window, [ the previous
+ * one (dir 1, -1), laid out at the last frame's width. */
+static void pipeline_jump(App *a, int dir) {
+    PipelineData *d = pdata(a);
+    int w = d && d->w > 0 ? d->w : APP_MIN_W;
+    app_update(a); /* the blocks of the configuration the keys made */
+    Block blocks[PIPE_MAX_BLOCKS];
+    int doc_h, doc_w;
+    BlockList bl = pipeline_lay_out(a, blocks, w, &doc_h, &doc_w);
+    int to = dir > 0 ? a->doc_y : 0;
+    for (int k = 0; k < bl.n; k++) {
+        int y = blocks[k].y;
+        if (dir > 0 && y > a->doc_y) {
+            to = y;
+            break;
+        }
+        if (dir < 0 && y < a->doc_y) to = y;
+    }
+    a->doc_y = to;
+    blocks_free(&bl);
+}
+
+/* -> and <- (dir 1, -1) scroll the blocks' columns by half a screen. */
+static void pipeline_columns(App *a, int dir) {
+    PipelineData *d = pdata(a);
+    int w = d && d->w > 0 ? d->w : APP_MIN_W, step = (w - PIPE_LABEL - 1 - 6) / PIPE_CW / 2;
+    app_update(a);
+    Block blocks[PIPE_MAX_BLOCKS];
+    int doc_h, doc_w;
+    BlockList bl = pipeline_lay_out(a, blocks, w, &doc_h, &doc_w);
+    /* No further than the blocks on the screen go, so that <- moves at once. */
+    int hidden = 0, y1 = a->doc_y + (a->layout.rows > 0 ? a->layout.rows : 1);
+    for (int k = 0; k < bl.n; k++) {
+        const Block *b = &blocks[k];
+        int cols = b->is_tokens || b->is_note ? 0 : b->sm.cols - shown_cols(b);
+        if (b->y < y1 && b->y + b->h > a->doc_y && cols > hidden) hidden = cols;
+    }
+    if (a->doc_x > hidden) a->doc_x = hidden;
+    a->doc_x += dir * (step > 1 ? step : 1);
+    if (a->doc_x > hidden) a->doc_x = hidden;
+    if (a->doc_x < 0) a->doc_x = 0;
+    blocks_free(&bl);
+}
+
+static int pipeline_key(App *a, Action act) {
+    switch (act) {
+    case ACT_MASK_PARAM_UP: pipeline_jump(a, 1); return 1;
+    case ACT_MASK_PARAM_DOWN: pipeline_jump(a, -1); return 1;
+    case ACT_RIGHT: pipeline_columns(a, 1); return 1;
+    case ACT_LEFT: pipeline_columns(a, -1); return 1;
+    default: return page_scroll(a, act) ? 1 : VIEW_KEY_PASS;
+    }
+}
+
+static int pipeline_init(App *a) { return (a->view_data[VIEW_PIPELINE] = calloc(1, sizeof(PipelineData))) ? 0 : -1; }
+
+static void pipeline_free(App *a) {
+    free(a->view_data[VIEW_PIPELINE]);
+    a->view_data[VIEW_PIPELINE] = NULL;
 }
 
 // ----------------------------------------------------------------------------
 // the entry
 
 static void pipeline_title(const App *a, char *buf, size_t cap) {
-    if (model_llama(a->m)) { /* after "layer l/L  ": within 80 columns */
+    if (model_llama(a->m)) { /* after "layer l/L  ": within 80 columns ([ ] in the footer) */
         snprintf(buf, cap, "head %d/%d  the whole chain (Tab: head, { }: layer, c: back)", a->head + 1,
                  a->m->cfg.heads);
         return;
     }
-    snprintf(buf, cap, "head %d/%d  the whole chain, stage by stage (Tab: head, arrows scroll, c: back)", a->head + 1,
+    snprintf(buf, cap, "head %d/%d  the whole chain (Tab: head, [ ]: stage, arrows scroll, c: back)", a->head + 1,
              a->m->cfg.heads);
 }
 
@@ -411,8 +587,6 @@ static void pipeline_draw(App *a, Canvas *cv) {
     chrome_draw_bottom(a, cv, NULL, cv->h - 2);
 }
 
-static int pipeline_key(App *a, Action act) { return page_scroll(a, act) ? 1 : VIEW_KEY_PASS; }
-
 static int pipeline_natural_height(const App *a, int w) { return TOP_LINES + pipeline_height(a, w) + 2; }
 
 const View view_pipeline = {
@@ -423,4 +597,6 @@ const View view_pipeline = {
     .draw = pipeline_draw,
     .key = pipeline_key,
     .natural_height = pipeline_natural_height,
+    .init = pipeline_init,
+    .free = pipeline_free,
 };
