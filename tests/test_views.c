@@ -1047,12 +1047,10 @@ static void test_golden_every_screen(void **state) {
         const char *name;
         int keys[3];
     } screens[] = {
-        {"heatmap", {0}},     {"scores", {'v', 0}}, {"heads", {'a', 0}},  {"pipeline", {'c', 0}},
+        {"heatmap", {0}},      {"scores", {'v', 0}}, {"heads", {'a', 0}}, {"pipeline", {'c', 0}},
         {"gravity", {'g', 0}}, {"census", {'H', 0}}, {"help", {'?', 0}},  {"cell", {'\r', 0}},
     };
-    static const struct {
-        int w, h;
-    } sizes[] = {{80, 24}, {200, 50}};
+    static const struct { int w, h; } sizes[] = {{80, 24}, {200, 50}};
     static const struct {
         ColorTier tier;
         const char *name;
