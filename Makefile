@@ -2,9 +2,9 @@
 # commands of the README; both install missing Debian packages first (deps).
 
 CC      ?= cc
-PKGS    := ncursesw libpcre2-8
+PKGS    := ncursesw libpcre2-8 libcjson
 TESTPKG := cmocka
-DEBS    := libncurses-dev libpcre2-dev libcmocka-dev pkg-config tmux
+DEBS    := libncurses-dev libpcre2-dev libcjson-dev libcmocka-dev pkg-config tmux
 
 BUILD   ?= build/release
 OPT     ?= -O2
@@ -19,9 +19,9 @@ CFLAGS  ?= $(OPT) -g
 # The feature macros are those ncursesw's pkg-config gives tui/ (POSIX and
 # X/Open interfaces: realpath, strdup, clock_gettime...).
 COREFLAGS = -std=c11 $(WARN) -ffp-contract=off $(CFLAGS) $(SAN) -D_DEFAULT_SOURCE -D_XOPEN_SOURCE=600 -Isrc \
-            $(shell pkg-config --cflags libpcre2-8 2>/dev/null)
+            $(shell pkg-config --cflags libpcre2-8 libcjson 2>/dev/null)
 ALLFLAGS = $(COREFLAGS) -Itui $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-CORELIBS = $(shell pkg-config --libs libpcre2-8 2>/dev/null) -lm -pthread
+CORELIBS = $(shell pkg-config --libs libpcre2-8 libcjson 2>/dev/null) -lm -pthread
 LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -pthread
 TESTLIBS = $(shell pkg-config --libs $(TESTPKG) 2>/dev/null)
 
@@ -33,9 +33,10 @@ TUI_OBJ  := $(TUI_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 # The tests of src/ alone: built without tui/ headers, linked with the core
-# library, PCRE2, libm and pthread only.
+# library, PCRE2, cJSON, libm and pthread only.
 CORE_TESTS := test_error test_export test_files test_formula test_matrix test_model test_oom test_pca test_qkvfile test_rng \
-              test_tokenize test_utf8 test_llamatok test_llama2 test_source_llama test_census
+              test_tokenize test_utf8 test_llamatok test_llama2 test_source_llama test_census \
+              test_safetensors
 CORE_TEST_BIN := $(CORE_TESTS:%=$(BUILD)/tests/%)
 BIN      := $(BUILD)/attnviz
 
@@ -176,6 +177,7 @@ deps:
 	pkg-config --version >/dev/null 2>&1 || missing="pkg-config"; \
 	pkg-config --exists ncursesw 2>/dev/null || missing="$$missing libncurses-dev"; \
 	pkg-config --exists libpcre2-8 2>/dev/null || missing="$$missing libpcre2-dev"; \
+	pkg-config --exists libcjson 2>/dev/null || missing="$$missing libcjson-dev"; \
 	pkg-config --exists cmocka 2>/dev/null || missing="$$missing libcmocka-dev"; \
 	command -v tmux >/dev/null 2>&1 || missing="$$missing tmux"; \
 	if [ -n "$$missing" ]; then \
