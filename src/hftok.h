@@ -1,0 +1,90 @@
+/* hftok.h - Hugging Face BPE tokenizers (issue 14): byte-level BPE (GPT-2,
+ * Qwen2, SmolLM2) and SentencePiece-style BPE with byte fallback and the
+ * "▁" metaspace (Llama 2, TinyLlama), read from a tokenizer.json, and GPT-2's
+ * vocab.json + merges.txt pair.
+ *
+ * Encoding follows the `tokenizers` library's pipeline:
+ *   1. added tokens ("added_tokens") are found in the raw text first, the
+ *      longest at the leftmost place; the text between them goes through 2-4
+ *      piece by piece (lstrip/rstrip/single_word are not applied);
+ *   2. the normalizer: null, NFC, Prepend, Replace (a String pattern) or a
+ *      Sequence of these. NFC is not computed (no normalization library):
+ *      a text made only of characters that NFC leaves alone whatever follows
+ *      (U+0000..U+02FF, Hangul syllables, CJK ideographs, kana, common
+ *      punctuation, emoji...) passes unchanged, and any other text is refused
+ *      with one line naming the character, rather than tokenized wrongly;
+ *   3. the pre-tokenizer: null, ByteLevel (its regex: GPT-2's), Split with
+ *      a Regex and the Isolated behaviour, Digits, Metaspace, or a Sequence of
+ *      the splitting ones; patterns are compiled by PCRE2 (UTF, UCP);
+ *      ByteLevel's add_prefix_space puts one space before the text;
+ *   4. the model: BPE, each piece's symbols (bytes through GPT-2's
+ *      byte-to-unicode table, or UTF-8 characters, else their <0xNN> byte
+ *      pieces with byte_fallback, else unk_token) merged by rank (the lowest
+ *      first, then the leftmost) through a heap: O(n log n) per piece.
+ *      ignore_merges takes a whole piece found in the vocabulary as is.
+ * No BOS/EOS is added unless the post-processor is a TemplateProcessing
+ * whose "single" template has special tokens around $A (Llama's <s>).
+ * Any other component is refused with one line naming it. Texts must be
+ * valid UTF-8.
+ *
+ * Every failure is one line naming the file (escaped) and what and where:
+ *   "tokenizer.json: model.merges[3] \"a zz\": zz is not in the vocabulary" */
+#ifndef ATTNVIZ_HFTOK_H
+#define ATTNVIZ_HFTOK_H
+
+#include <stddef.h>
+
+#include "error.h"
+
+/* Largest tokenizer file read (Llama 3's tokenizer.json is 9 MB). */
+#define HFTOK_MAX_BYTES ((size_t)64 << 20)
+
+typedef struct HfTok HfTok;
+
+/* Parses a tokenizer.json in json[0..len) (not kept); `name` is used in
+ * messages. Returns a new tokenizer (free with hftok_free) or NULL. */
+HfTok *hftok_parse(const char *json, size_t len, const char *name, AvError *err);
+
+/* Reads and parses the tokenizer.json at `path`. */
+HfTok *hftok_open(const char *path, AvError *err);
+
+/* GPT-2's pair: vocab.json (piece -> id) and merges.txt (a "#version" line,
+ * then "left right" per line, the first line the lowest rank), byte-level
+ * with GPT-2's pattern; <|endoftext|>, when in the vocabulary, is an added
+ * special token. */
+HfTok *hftok_parse_gpt2(const char *vocab, size_t vocab_len, const char *vocab_name, const char *merges,
+                        size_t merges_len, const char *merges_name, AvError *err);
+HfTok *hftok_open_gpt2(const char *vocab_json, const char *merges_txt, AvError *err);
+
+void hftok_free(HfTok *t); /* NULL-safe */
+
+/* Encodes text[0..len). On success returns the number of ids and sets *ids
+ * (caller frees; NULL when there are none). -1 with one line in err for
+ * invalid UTF-8, a text NFC would change, a symbol without a token and no
+ * unk_token, or out of memory. */
+int hftok_encode(const HfTok *t, const char *text, size_t len, int **ids, AvError *err);
+
+/* Ids 0 .. hftok_vocab_size - 1 (the largest id + 1; ids in a gap have an
+ * empty piece). */
+int hftok_vocab_size(const HfTok *t);
+
+/* The id of a piece as the vocabulary spells it ("Ġthe", "▁the", "<0x0A>",
+ * "<s>"), or -1. */
+int hftok_lookup(const HfTok *t, const char *piece, size_t len);
+
+/* The bytes token id stands for: byte-level pieces decoded back through the
+ * byte-to-unicode table (Ġ is a space), "▁" a space, <0xNN> that byte, added
+ * tokens their content. May be part of a UTF-8 character. Points into t; sets
+ * *len (0 and "" for an id out of range). */
+const char *hftok_piece(const HfTok *t, int id, size_t *len);
+
+/* 1 when id is a special added token (<s>, <|endoftext|>). */
+int hftok_is_special(const HfTok *t, int id);
+
+/* The piece as the screen shows it, into buf (NUL-terminated, cut to cap):
+ * a space as "▁" (U+2581), \n \t \r as those two characters, other control
+ * bytes and bytes that are not whole UTF-8 characters as <0xNN>. Returns the
+ * full length (as snprintf). */
+size_t hftok_display(const HfTok *t, int id, char *buf, size_t cap);
+
+#endif

