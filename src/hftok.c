@@ -21,6 +21,7 @@
 
 #include "hash.h"
 #include "readfile.h"
+#include "tokenize.h"
 #include "utf8.h"
 
 #define HFTOK_MAX_NORM     8  /* steps of a normalizer Sequence */
@@ -475,6 +476,7 @@ static int parse_pre_tokenizer(HfTok *t, const cJSON *p, const char *file, const
         const char *r = json_str(p, "replacement");
         const char *scheme = json_str(p, "prepend_scheme");
         t->metaspace = 1;
+        if (r && !*r) return av_errorf(err, "%s: %s: the replacement is empty", file, where);
         if (!(t->ms_repl = dup_bytes(r ? r : METASPACE, strlen(r ? r : METASPACE))))
             return av_error_nomem(err, "%s: out of memory", file);
         if (scheme) {
@@ -1086,14 +1088,23 @@ typedef struct {
  * span (Isolated). */
 static int split_spans(const pcre2_code *re, const char *s, Span **spans, size_t *nspan, AvError *err) {
     pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
+    pcre2_match_context *ctx = pcre2_match_context_create(NULL);
     Span *out = NULL;
     size_t n = 0, cap = 0;
     int rc = 0;
-    if (!md) return av_error_nomem(err, "text: out of memory");
+    if (!md || !ctx) {
+        pcre2_match_data_free(md);
+        pcre2_match_context_free(ctx);
+        return av_error_nomem(err, "text: out of memory");
+    }
+    /* a hostile pattern's backtracking is bounded as --pattern's is */
+    pcre2_set_match_limit(ctx, TOK_MATCH_LIMIT);
+    pcre2_set_depth_limit(ctx, TOK_DEPTH_LIMIT);
+    pcre2_set_heap_limit(ctx, TOK_HEAP_LIMIT_KIB);
     for (size_t i = 0; i < *nspan && rc == 0; i++) {
         size_t end = (*spans)[i].at + (*spans)[i].len, at = (*spans)[i].at, last = at;
         while (at <= end && rc == 0) {
-            int m = pcre2_match(re, (PCRE2_SPTR)s, end, at, PCRE2_NO_UTF_CHECK, md, NULL);
+            int m = pcre2_match(re, (PCRE2_SPTR)s, end, at, PCRE2_NO_UTF_CHECK, md, ctx);
             if (m == PCRE2_ERROR_NOMATCH) break;
             if (m < 0) {
                 PCRE2_UCHAR reason[128];
@@ -1143,6 +1154,7 @@ static int split_spans(const pcre2_code *re, const char *s, Span **spans, size_t
         }
     }
     pcre2_match_data_free(md);
+    pcre2_match_context_free(ctx);
     if (rc) {
         free(out);
         return rc;

@@ -21,8 +21,11 @@
 #include <string.h>
 #include <time.h>
 
+#include <cjson/cJSON.h>
+
 #include "hftok.h"
 #include "llamatok.h"
+#include "models.h"
 
 // ---------------------------------------------------------------------------
 // helpers
@@ -406,6 +409,105 @@ static void test_llama_matches_llamatok(void **state) {
     llamatok_free(lt);
 }
 
+/* Llama 2's real vocabulary (../shared/models/tokenizer-llama2-32k.bin)
+ * written as Hugging Face's converter writes a SentencePiece BPE model: ▁
+ * for spaces, <unk> <s> </s>, and as merges every split of every piece into
+ * two pieces, ordered by the merged piece's score (the highest first). The
+ * ranks must then give what run.c's scores give (llamatok), which matches
+ * Meta's examples (test_llamatok). */
+typedef struct {
+    float score;
+    int piece, left, right;
+} RealMerge;
+
+static int cmp_real_merge(const void *pa, const void *pb) {
+    const RealMerge *a = pa, *b = pb;
+    if (a->score != b->score) return a->score > b->score ? -1 : 1;
+    if (a->piece != b->piece) return a->piece < b->piece ? -1 : 1;
+    if (a->left != b->left) return a->left < b->left ? -1 : 1;
+    return (a->right > b->right) - (a->right < b->right);
+}
+
+static char *spell(const LlamaTok *lt, int id) {
+    static char buf[4][256];
+    static int k;
+    char *out = buf[k++ % 4];
+    size_t n = 0;
+    for (int i = 0; i < lt->len[id] && n < sizeof buf[0] - 4; i++)
+        if (lt->text[id][i] == ' ') memcpy(out + n, "\xe2\x96\x81", 3), n += 3;
+        else out[n++] = lt->text[id][i];
+    out[n] = '\0';
+    return out;
+}
+
+static void test_llama2_real_vocabulary(void **state) {
+    (void)state;
+    char path[512];
+    if (!models_path(path, sizeof path, "tokenizer-llama2-32k.bin")) return;
+    AvError err = {0};
+    LlamaTok *lt = llamatok_load(path, &err);
+    if (!lt) fail_msg("%s", err.msg);
+    cJSON *root = cJSON_CreateObject(), *model = cJSON_AddObjectToObject(root, "model");
+    cJSON *vocab = cJSON_AddObjectToObject(model, "vocab"), *merges = cJSON_AddArrayToObject(model, "merges");
+    cJSON_AddStringToObject(model, "type", "BPE");
+    cJSON_AddStringToObject(model, "unk_token", "<unk>");
+    cJSON_AddTrueToObject(model, "byte_fallback");
+    cJSON_AddTrueToObject(model, "fuse_unk");
+    const char *names[3] = {"<unk>", "<s>", "</s>"};
+    for (int id = 0; id < lt->n; id++) cJSON_AddNumberToObject(vocab, id < 3 ? names[id] : spell(lt, id), id);
+    size_t nm = 0, cap = 1024;
+    RealMerge *m = malloc(cap * sizeof *m);
+    assert_non_null(m);
+    for (int id = 259; id < lt->n; id++)
+        for (int k = 1; k < lt->len[id]; k++) {
+            if (((unsigned char)lt->text[id][k] & 0xC0) == 0x80) continue; /* splits between characters */
+            int l = llamatok_lookup(lt, lt->text[id], (size_t)k);
+            int r = llamatok_lookup(lt, lt->text[id] + k, (size_t)(lt->len[id] - k));
+            if (l < 3 || r < 3) continue;
+            if (nm == cap) m = realloc(m, (cap *= 2) * sizeof *m), assert_non_null(m);
+            m[nm++] = (RealMerge){lt->score[id], id, l, r};
+        }
+    qsort(m, nm, sizeof *m, cmp_real_merge);
+    for (size_t i = 0; i < nm; i++) {
+        char line[600];
+        snprintf(line, sizeof line, "%s %s", spell(lt, m[i].left), spell(lt, m[i].right));
+        cJSON_AddItemToArray(merges, cJSON_CreateString(line));
+    }
+    free(m);
+    cJSON *norm = cJSON_AddObjectToObject(root, "normalizer");
+    cJSON_AddStringToObject(norm, "type", "Sequence");
+    cJSON *steps = cJSON_AddArrayToObject(norm, "normalizers");
+    cJSON *pre = cJSON_CreateObject(), *rep = cJSON_CreateObject();
+    cJSON_AddStringToObject(pre, "type", "Prepend");
+    cJSON_AddStringToObject(pre, "prepend", "\xe2\x96\x81");
+    cJSON_AddStringToObject(rep, "type", "Replace");
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(rep, "pattern"), "String", " ");
+    cJSON_AddStringToObject(rep, "content", "\xe2\x96\x81");
+    cJSON_AddItemToArray(steps, pre);
+    cJSON_AddItemToArray(steps, rep);
+    char *json = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    assert_non_null(json);
+    HfTok *t = parse_ok(json);
+    free(json);
+    const char *texts[] = {"I believe the meaning of life is", "Simply put, the theory of relativity states that ",
+                           "\xeb\x82\x98\xeb\x8a\x94 \xec\x96\xb4\xec\xa0\x9c \xec\xb9\x9c\xea\xb5\xac\xec\x99\x80 "
+                           "\xec\x98\x81\xed\x99\x94\xeb\xa5\xbc \xeb\xb4\xa4\xeb\x8a\x94\xeb\x8d\xb0",
+                           "hello \xf0\x9f\x91\x8b world \xf0\x9f\x8c\x8d  tabs\tand\nnewlines 12345",
+                           "indivisible antidisestablishmentarianism, don't you think?"};
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+        int *want = NULL, *got = NULL;
+        int nw = llamatok_encode(lt, texts[i], strlen(texts[i]), 0, &want, &err);
+        int ng = hftok_encode(t, texts[i], strlen(texts[i]), &got, &err);
+        assert_true(nw > 0);
+        if (ng != nw || memcmp(got, want, sizeof *got * (size_t)ng) != 0) fail_msg("text %zu differs", i);
+        free(want);
+        free(got);
+    }
+    hftok_free(t);
+    llamatok_free(lt);
+}
+
 // ---------------------------------------------------------------------------
 // NFC, unk, ignore_merges
 
@@ -480,10 +582,15 @@ static void test_errors(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_gpt2_vectors),        cmocka_unit_test(test_gpt2_pieces),
-        cmocka_unit_test(test_gpt2_speed),          cmocka_unit_test(test_byte_level),
-        cmocka_unit_test(test_llama_byte_fallback), cmocka_unit_test(test_llama_matches_llamatok),
-        cmocka_unit_test(test_nfc_and_unk),         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_gpt2_vectors),
+        cmocka_unit_test(test_gpt2_pieces),
+        cmocka_unit_test(test_gpt2_speed),
+        cmocka_unit_test(test_byte_level),
+        cmocka_unit_test(test_llama_byte_fallback),
+        cmocka_unit_test(test_llama_matches_llamatok),
+        cmocka_unit_test(test_llama2_real_vocabulary),
+        cmocka_unit_test(test_nfc_and_unk),
+        cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, teardown_all);
 }
