@@ -54,23 +54,25 @@ typedef struct {
 } PairSlot;
 
 struct HfTok {
-    int n;             /* ids 0..n-1 */
-    char **form;       /* n spellings of the file (NULL in a gap) */
-    size_t *form_len;  /* n */
-    char **raw;        /* n raw byte strings (NULL: the same as form) */
-    size_t *raw_len;   /* n */
-    char *special;     /* n flags */
-    int *map;          /* the form -> id table: ids, -1 empty */
-    size_t map_cap;    /* a power of two */
-    PairSlot *pairs;   /* the merges */
-    size_t pair_cap;   /* a power of two */
-    int byte_level;    /* symbols are bytes through the byte-to-unicode table */
-    int byte_sym[256]; /* byte-level: the id of each byte's character (-1 none) */
-    int byte_fallback; /* sentencepiece: <0xNN> for a character not in the vocabulary */
-    int byte_id[256];  /* the id of <0xNN> (-1 none) */
-    int unk;           /* unk_token's id, -1 none */
-    int fuse_unk;      /* consecutive unknowns are one unk */
-    int ignore_merges; /* a piece in the vocabulary is taken whole */
+    int n;                 /* ids 0..n-1 */
+    char **form;           /* n spellings of the file (NULL in a gap) */
+    size_t *form_len;      /* n */
+    char **raw;            /* n raw byte strings (NULL: the same as form) */
+    size_t *raw_len;       /* n */
+    char *special;         /* n: 0 a model token, 2 an added one, 3 an added special one */
+    int *map;              /* the form -> id table: ids, -1 empty */
+    size_t map_cap;        /* a power of two */
+    PairSlot *pairs;       /* the merges */
+    size_t pair_cap;       /* a power of two */
+    int byte_level;        /* symbols are bytes through the byte-to-unicode table */
+    uint32_t byte_cp[256]; /* that table: the character of each byte */
+    short cp_byte[324];    /* and back (-1: no byte) */
+    int byte_sym[256];     /* byte-level: the id of each byte's character (-1 none) */
+    int byte_fallback;     /* sentencepiece: <0xNN> for a character not in the vocabulary */
+    int byte_id[256];      /* the id of <0xNN> (-1 none) */
+    int unk;               /* unk_token's id, -1 none */
+    int fuse_unk;          /* consecutive unknowns are one unk */
+    int ignore_merges;     /* a piece in the vocabulary is taken whole */
     NormStep norm[HFTOK_MAX_NORM];
     int n_norm;
     int metaspace;                       /* the pre-tokenizer is Metaspace */
@@ -177,25 +179,16 @@ static int pair_insert(HfTok *t, int a, int b, int rank, int id) {
 // the byte-to-unicode table of GPT-2's encoder.py
 
 /* The printable bytes ! .. ~, ¡ .. ¬ and ® .. ÿ stand for themselves; the
- * other 68, in order, for U+0100 onwards. */
-static uint32_t byte_char(int b) {
-    if ((b >= 0x21 && b <= 0x7E) || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF)) return (uint32_t)b;
-    int k = 0;
-    for (int c = 0; c < b; c++)
-        if (!((c >= 0x21 && c <= 0x7E) || (c >= 0xA1 && c <= 0xAC) || (c >= 0xAE && c <= 0xFF))) k++;
-    return 256u + (uint32_t)k;
-}
-
-/* The byte a character of the table stands for, or -1. */
-static int char_byte(uint32_t cp) {
-    static int inverse[324];
-    static int ready;
-    if (!ready) { /* idempotent: every thread writes the same values */
-        for (int i = 0; i < 324; i++) inverse[i] = -1;
-        for (int b = 0; b < 256; b++) inverse[byte_char(b)] = b;
-        ready = 1;
+ * other 68, in order, for U+0100 onwards. Fills both directions (inverse:
+ * -1 for a character of no byte). */
+static void byte_table(uint32_t cp_of[256], short byte_of[324]) {
+    for (int i = 0; i < 324; i++) byte_of[i] = -1;
+    uint32_t next = 256;
+    for (int b = 0; b < 256; b++) {
+        int printable = (b >= 0x21 && b <= 0x7E) || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
+        cp_of[b] = printable ? (uint32_t)b : next++;
+        byte_of[cp_of[b]] = (short)b;
     }
-    return cp < 324 ? inverse[cp] : -1;
 }
 
 // ----------------------------------------------------------------------------
@@ -229,7 +222,7 @@ static int make_raw(HfTok *t, const char *file, AvError *err) {
             for (size_t at = 0; at < n && ok;) {
                 uint32_t cp;
                 at += (size_t)utf8_decode(f + at, n - at, &cp);
-                int b = char_byte(cp);
+                int b = cp < 324 ? t->cp_byte[cp] : -1;
                 if (b < 0) ok = 0;
                 else r[k++] = (char)b;
             }
@@ -285,7 +278,7 @@ static void find_symbols(HfTok *t) {
     char hex[8];
     for (int b = 0; b < 256; b++) {
         char c[4];
-        int k = utf8_encode(byte_char(b), c);
+        int k = utf8_encode(t->byte_cp[b], c);
         t->byte_sym[b] = hftok_lookup(t, c, (size_t)k);
         snprintf(hex, sizeof hex, "<0x%02X>", b);
         t->byte_id[b] = hftok_lookup(t, hex, 6);
@@ -613,6 +606,7 @@ static HfTok *parse_json_tok(const cJSON *root, const char *file, AvError *err) 
     HfTok *t = calloc(1, sizeof *t);
     if (!t) return av_error_nomem(err, "%s: out of memory", file), NULL;
     t->unk = -1;
+    byte_table(t->byte_cp, t->cp_byte);
     if (alloc_ids(t, (int)top + 1, file, err)) goto fail;
     cJSON_ArrayForEach(e, vocab) {
         if (set_token(t, (int)e->valuedouble, e->string, strlen(e->string), file, err)) goto fail;
@@ -774,6 +768,7 @@ HfTok *hftok_parse_gpt2(const char *vocab, size_t vocab_len, const char *vocab_n
     }
     t->unk = -1;
     t->byte_level = 1;
+    byte_table(t->byte_cp, t->cp_byte);
     if (alloc_ids(t, (int)top + 1, vfile, err)) goto fail;
     cJSON_ArrayForEach(e, root) {
         if (set_token(t, (int)e->valuedouble, e->string, strlen(e->string), vfile, err)) goto fail;
@@ -972,7 +967,7 @@ static int bpe_piece(const HfTok *t, const char *s, size_t n, Work *w, IdVec *ou
                 w->buf = b, w->buf_cap = 2 * n + 1;
             }
             flen = 0;
-            for (size_t i = 0; i < n; i++) flen += (size_t)utf8_encode(byte_char((unsigned char)s[i]), w->buf + flen);
+            for (size_t i = 0; i < n; i++) flen += (size_t)utf8_encode(t->byte_cp[(unsigned char)s[i]], w->buf + flen);
             form = w->buf;
         }
         int id = hftok_lookup(t, form, flen);
