@@ -176,6 +176,76 @@ static void test_gpt2_pieces(void **state) {
     free(ids);
 }
 
+/* The same vocabulary as Hugging Face's gpt2/tokenizer.json writes it (the
+ * model's keys and components as in that file), through hftok_parse. */
+static void test_gpt2_tokenizer_json(void **state) {
+    (void)state;
+    if (!gpt2_tok()) return;
+    char path[600];
+    char *vocab = NULL, *merges = NULL;
+    size_t vn, mn;
+    AvError err = {0};
+    snprintf(path, sizeof path, "%s/encoder.json", gpt2_dir);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    vn = (size_t)ftell(f);
+    rewind(f);
+    vocab = malloc(vn + 1);
+    assert_non_null(vocab);
+    assert_int_equal(fread(vocab, 1, vn, f), vn);
+    vocab[vn] = '\0';
+    fclose(f);
+    snprintf(path, sizeof path, "%s/vocab.bpe", gpt2_dir);
+    f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    mn = (size_t)ftell(f);
+    rewind(f);
+    merges = malloc(mn + 1);
+    assert_non_null(merges);
+    assert_int_equal(fread(merges, 1, mn, f), mn);
+    merges[mn] = '\0';
+    fclose(f);
+    cJSON *root = cJSON_Parse(
+        "{\"version\": \"1.0\", \"truncation\": null, \"padding\": null, \"added_tokens\": [{\"id\": 50256,"
+        " \"content\": \"<|endoftext|>\", \"single_word\": false, \"lstrip\": false, \"rstrip\": false, \"normalized\":"
+        " true, \"special\": true}], \"normalizer\": null, \"pre_tokenizer\": {\"type\": \"ByteLevel\","
+        " \"add_prefix_space\": false, \"trim_offsets\": true, \"use_regex\": true}, \"post_processor\": {\"type\":"
+        " \"ByteLevel\", \"add_prefix_space\": true, \"trim_offsets\": false, \"use_regex\": true}, \"decoder\":"
+        " {\"type\": \"ByteLevel\", \"add_prefix_space\": true, \"trim_offsets\": true, \"use_regex\": true}}");
+    assert_non_null(root);
+    cJSON *model = cJSON_AddObjectToObject(root, "model");
+    cJSON_AddStringToObject(model, "type", "BPE");
+    cJSON_AddNullToObject(model, "dropout");
+    cJSON_AddNullToObject(model, "unk_token");
+    cJSON_AddStringToObject(model, "continuing_subword_prefix", "");
+    cJSON_AddStringToObject(model, "end_of_word_suffix", "");
+    cJSON_AddFalseToObject(model, "fuse_unk");
+    cJSON_AddFalseToObject(model, "byte_fallback");
+    cJSON *v = cJSON_Parse(vocab);
+    assert_non_null(v);
+    cJSON_AddItemToObject(model, "vocab", v);
+    cJSON *list = cJSON_AddArrayToObject(model, "merges");
+    char *save = NULL;
+    for (char *line = strtok_r(merges, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+        if (strncmp(line, "#version", 8) != 0) cJSON_AddItemToArray(list, cJSON_CreateString(line));
+    char *json = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    free(vocab);
+    free(merges);
+    HfTok *t = hftok_parse(json, strlen(json), "tokenizer.json", &err);
+    free(json);
+    if (!t) fail_msg("%s", err.msg);
+    expect_ids(t, " ", (int[]){220}, 1);
+    expect_ids(t, "\t", (int[]){197}, 1);
+    expect_ids(t, "This is some text", (int[]){1212, 318, 617, 2420}, 4);
+    expect_ids(t, "indivisible", (int[]){521, 452, 12843}, 3);
+    expect_ids(t, "hello \xf0\x9f\x91\x8b world \xf0\x9f\x8c\x8d", (int[]){31373, 50169, 233, 995, 12520, 234, 235}, 7);
+    expect_ids(t, "<|endoftext|>", (int[]){50256}, 1);
+    hftok_free(t);
+}
+
 /* Random texts over a pool of letters, digits, punctuation, contractions,
  * spaces, tabs, newlines, Latin-1, Hangul, CJK and emoji; the ids of the
  * package's own JavaScript port of OpenAI's encoder.py (Encoder.js, run by
@@ -369,6 +439,34 @@ static void test_byte_level(void **state) {
     t = parse_ok(PAIRS);
     expect_ids(t, " ab", (int[]){2, 4}, 2); /* " " and "ab" are separate pieces */
     expect_ids(t, "ab a", (int[]){4, 2, 0}, 3);
+    hftok_free(t);
+
+    /* Qwen2's pattern (digits one by one, a letter run takes one non-letter
+     * before it): a merge "1 2" never applies. With GPT-2's own regex
+     * instead (ByteLevel use_regex, add_prefix_space), "12" is one piece
+     * and merges. */
+    static const char QWEN[] =
+        "{\"normalizer\": {\"type\": \"NFC\"}, \"pre_tokenizer\": {\"type\": \"Sequence\", \"pretokenizers\": ["
+        "{\"type\": \"Split\", \"pattern\": {\"Regex\": \"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\\\r\\\\n\\\\p{L}\\\\p{N}]?"
+        "\\\\p{L}+|\\\\p{N}| ?[^\\\\s\\\\p{L}\\\\p{N}]+[\\\\r\\\\n]*|\\\\s*[\\\\r\\\\n]+|\\\\s+(?!\\\\S)|\\\\s+\"},"
+        " \"behavior\": \"Isolated\", \"invert\": false},"
+        "{\"type\": \"ByteLevel\", \"add_prefix_space\": false, \"trim_offsets\": false, \"use_regex\": false}]},"
+        " \"model\": {\"type\": \"BPE\", \"vocab\": {\"1\": 0, \"2\": 1, \"12\": 2, \"a\": 3, \"\xc4\xa0\": 4,"
+        " \"\xc4\xa0"
+        "a\": 5, \"'\": 6, \"S\": 7, \"'S\": 8}, \"merges\": [\"1 2\", \"\xc4\xa0 a\", \"' S\"]}}";
+    t = parse_ok(QWEN);
+    expect_ids(t, "12 a", (int[]){0, 1, 5}, 3);
+    expect_ids(t, "a'S", (int[]){3, 8}, 2); /* (?i:'s) */
+    expect_ids(t, "1  a", (int[]){0, 4, 5}, 3);
+    hftok_free(t);
+    static const char DIGITS[] =
+        "{\"pre_tokenizer\": {\"type\": \"ByteLevel\", \"add_prefix_space\": true},"
+        " \"model\": {\"type\": \"BPE\", \"vocab\": {\"1\": 0, \"2\": 1, \"12\": 2, \"a\": 3, \"\xc4\xa0\": 4,"
+        " \"\xc4\xa0"
+        "a\": 5, \"\xc4\xa0"
+        "12\": 6}, \"merges\": [\"1 2\", \"\xc4\xa0 a\", \"\xc4\xa0 12\"]}}";
+    t = parse_ok(DIGITS);
+    expect_ids(t, "12 a", (int[]){6, 5}, 2); /* add_prefix_space: " 12" (digits together) and " a" */
     hftok_free(t);
 }
 
@@ -710,6 +808,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gpt2_vectors),
         cmocka_unit_test(test_gpt2_pieces),
+        cmocka_unit_test(test_gpt2_tokenizer_json),
         cmocka_unit_test(test_gpt2_against_encoder_js),
         cmocka_unit_test(test_gpt2_speed),
         cmocka_unit_test(test_byte_level),
