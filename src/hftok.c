@@ -1033,15 +1033,29 @@ static int bpe_piece(const HfTok *t, const char *s, size_t n, Work *w, IdVec *ou
     return 0;
 }
 
-/* NFC leaves a character alone whatever follows when it is a starter that
- * never composes with what comes after it and has no decomposition: these
- * ranges (checked against UnicodeData's Quick_Check NFC=Yes and ccc=0). A text
- * made only of them is its own NFC. */
+/* NFC leaves a text alone when every character in it has
+ * NFC_Quick_Check=Yes and canonical combining class 0 (UAX #15's quick
+ * check). These ranges hold only such characters (none of
+ * CompositionExclusions, no singleton or non-starter decomposition, no
+ * combining mark): ASCII to Latin Extended-B and the IPA and spacing
+ * modifier letters, Greek but for U+0374, U+037E, U+0387, Cyrillic but for
+ * its combining marks, Vietnamese's Latin Extended Additional, general
+ * punctuation but for U+2000 and U+2001, currency, arrows, mathematical and
+ * technical symbols but for U+2329 and U+232A, box drawing, shapes,
+ * dingbats, CJK punctuation but for its combining tone marks, kana, CJK
+ * ideographs (not the compatibility ones), Hangul syllables, fullwidth
+ * ASCII, emoji. A letter before a combining mark may compose with it, but
+ * the mark itself is outside these ranges, so such a text is refused. */
 static int nfc_stable(uint32_t cp) {
-    return cp < 0x300 || (cp >= 0x2010 && cp <= 0x205E) || (cp >= 0x20A0 && cp <= 0x20BF) ||
-           (cp >= 0x3000 && cp <= 0x3029) || (cp >= 0x3030 && cp <= 0x303F) || (cp >= 0x3041 && cp <= 0x3096) ||
-           (cp >= 0x30A1 && cp <= 0x30FA) || (cp >= 0x3400 && cp <= 0x4DBF) || (cp >= 0x4E00 && cp <= 0x9FFF) ||
-           (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0xFF01 && cp <= 0xFF5E) || (cp >= 0x1F300 && cp <= 0x1FAFF);
+    static const uint32_t ranges[][2] = {
+        {0x0000, 0x02FF}, {0x0370, 0x0373}, {0x0375, 0x037D},   {0x037F, 0x0386}, {0x0388, 0x03FF}, {0x0400, 0x0482},
+        {0x048A, 0x052F}, {0x1E00, 0x1EFF}, {0x2002, 0x205E},   {0x20A0, 0x20BF}, {0x2190, 0x2328}, {0x232B, 0x27BF},
+        {0x3000, 0x3029}, {0x3030, 0x303F}, {0x3041, 0x3096},   {0x30A1, 0x30FA}, {0x3400, 0x4DBF}, {0x4E00, 0x9FFF},
+        {0xAC00, 0xD7A3}, {0xFF01, 0xFF5E}, {0x1F300, 0x1FAFF},
+    };
+    for (size_t i = 0; i < sizeof ranges / sizeof *ranges; i++)
+        if (cp >= ranges[i][0] && cp <= ranges[i][1]) return 1;
+    return 0;
 }
 
 /* Replaces every `from` in *s with `to` (both non-empty or to empty). */

@@ -10,9 +10,11 @@
  *   2. the normalizer: null, NFC, Prepend, Replace (a String pattern) or a
  *      Sequence of these. NFC is not computed (no normalization library):
  *      a text made only of characters that NFC leaves alone whatever follows
- *      (U+0000..U+02FF, Hangul syllables, CJK ideographs, kana, common
- *      punctuation, emoji...) passes unchanged, and any other text is refused
- *      with one line naming the character, rather than tokenized wrongly;
+ *      (Latin to Latin Extended-B and Vietnamese, Greek, Cyrillic, Hangul
+ *      syllables, CJK ideographs, kana, punctuation, symbols, emoji...)
+ *      passes unchanged, and any other text (a combining mark, Arabic,
+ *      Devanagari, Thai...) is refused with one line naming the character,
+ *      rather than tokenized wrongly;
  *   3. the pre-tokenizer: null, ByteLevel (its regex: GPT-2's), Split with
  *      a Regex and the Isolated behaviour, Digits, Metaspace, or a Sequence of
  *      the splitting ones; patterns are compiled by PCRE2 (UTF, UCP);

@@ -744,6 +744,11 @@ static void test_nfc_and_unk(void **state) {
     expect_ids(t, "caf\xc3\xa9", (int[]){1, 2, 3, 4}, 4);
     expect_ids(t, "\xea\xb0\x80x", (int[]){5, 0}, 2); /* Hangul passes; x is unknown */
     expect_ids(t, "xy", (int[]){0, 0}, 2);            /* fuse_unk false */
+    /* Greek, Cyrillic, Vietnamese, symbols: NFC-stable, all unknown here */
+    expect_ids(t, "\xce\xb1\xd0\xb6\xe1\xbb\x87\xe2\x86\x92\xe2\x96\x81", (int[]){0, 0, 0, 0, 0}, 5);
+    expect_encode_error(t, "\xe0\xa4\x95", /* Devanagari KA: not in the ranges */
+                        "text: U+0915 at byte 0 may change under the NFC normalization this tokenizer asks for, "
+                        "which attnviz cannot compute");
     expect_encode_error(t, "cafe\xcc\x81",
                         "text: U+0301 at byte 4 may change under the NFC normalization this tokenizer asks for, "
                         "which attnviz cannot compute");
