@@ -1042,16 +1042,17 @@ static int bpe_piece(const HfTok *t, const char *s, size_t n, Work *w, IdVec *ou
  * its combining marks, Vietnamese's Latin Extended Additional, general
  * punctuation but for U+2000 and U+2001, currency, arrows, mathematical and
  * technical symbols but for U+2329 and U+232A, box drawing, shapes,
- * dingbats, CJK punctuation but for its combining tone marks, kana, CJK
+ * dingbats, CJK punctuation but for its combining tone marks, kana, Hangul
+ * compatibility jamo (ㅋ), CJK
  * ideographs (not the compatibility ones), Hangul syllables, fullwidth
  * ASCII, emoji. A letter before a combining mark may compose with it, but
  * the mark itself is outside these ranges, so such a text is refused. */
 static int nfc_stable(uint32_t cp) {
     static const uint32_t ranges[][2] = {
-        {0x0000, 0x02FF}, {0x0370, 0x0373}, {0x0375, 0x037D},   {0x037F, 0x0386}, {0x0388, 0x03FF}, {0x0400, 0x0482},
-        {0x048A, 0x052F}, {0x1E00, 0x1EFF}, {0x2002, 0x205E},   {0x20A0, 0x20BF}, {0x2190, 0x2328}, {0x232B, 0x27BF},
-        {0x3000, 0x3029}, {0x3030, 0x303F}, {0x3041, 0x3096},   {0x30A1, 0x30FA}, {0x3400, 0x4DBF}, {0x4E00, 0x9FFF},
-        {0xAC00, 0xD7A3}, {0xFF01, 0xFF5E}, {0x1F300, 0x1FAFF},
+        {0x0000, 0x02FF}, {0x0370, 0x0373}, {0x0375, 0x037D}, {0x037F, 0x0386},   {0x0388, 0x03FF}, {0x0400, 0x0482},
+        {0x048A, 0x052F}, {0x1E00, 0x1EFF}, {0x2002, 0x205E}, {0x20A0, 0x20BF},   {0x2190, 0x2328}, {0x232B, 0x27BF},
+        {0x3000, 0x3029}, {0x3030, 0x303F}, {0x3041, 0x3096}, {0x30A1, 0x30FA},   {0x3131, 0x318E}, {0x3400, 0x4DBF},
+        {0x4E00, 0x9FFF}, {0xAC00, 0xD7A3}, {0xFF01, 0xFF5E}, {0x1F300, 0x1FAFF},
     };
     for (size_t i = 0; i < sizeof ranges / sizeof *ranges; i++)
         if (cp >= ranges[i][0] && cp <= ranges[i][1]) return 1;

@@ -743,6 +743,7 @@ static void test_nfc_and_unk(void **state) {
     HfTok *t = parse_ok(NFC);
     expect_ids(t, "caf\xc3\xa9", (int[]){1, 2, 3, 4}, 4);
     expect_ids(t, "\xea\xb0\x80x", (int[]){5, 0}, 2); /* Hangul passes; x is unknown */
+    expect_ids(t, "\xe3\x85\x8b", (int[]){0}, 1);     /* a compatibility jamo (ㅋ) too */
     expect_ids(t, "xy", (int[]){0, 0}, 2);            /* fuse_unk false */
     /* Greek, Cyrillic, Vietnamese, symbols: NFC-stable, all unknown here */
     expect_ids(t, "\xce\xb1\xd0\xb6\xe1\xbb\x87\xe2\x86\x92\xe2\x96\x81", (int[]){0, 0, 0, 0, 0}, 5);
