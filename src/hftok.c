@@ -82,7 +82,8 @@ struct HfTok {
     int prefix_space;                    /* ByteLevel add_prefix_space */
     pcre2_code *split[HFTOK_MAX_SPLITS]; /* Isolated splits, in order */
     int n_split;
-    Added *added; /* sorted longest first */
+    Added *added;                   /* sorted longest first */
+    unsigned char added_first[256]; /* 1 for a byte an added token starts with */
     int n_added;
     int pre[HFTOK_MAX_TEMPLATE], n_pre;   /* ids before the text */
     int post[HFTOK_MAX_TEMPLATE], n_post; /* ids after it */
@@ -634,6 +635,7 @@ static HfTok *parse_json_tok(const cJSON *root, const char *file, AvError *err) 
         t->n_added++;
     }
     if (t->n_added) qsort(t->added, (size_t)t->n_added, sizeof *t->added, sort_added);
+    for (int k = 0; k < t->n_added; k++) t->added_first[(unsigned char)t->added[k].text[0]] = 1;
 
     if (parse_normalizer(t, cJSON_GetObjectItemCaseSensitive(root, "normalizer"), file, "normalizer", err)) goto fail;
     if (parse_pre_tokenizer(t, cJSON_GetObjectItemCaseSensitive(root, "pre_tokenizer"), file, "pre_tokenizer", 0, err))
@@ -785,6 +787,7 @@ HfTok *hftok_parse_gpt2(const char *vocab, size_t vocab_len, const char *vocab_n
             t->added[0].id = id, t->added[0].len = t->form_len[id];
             t->n_added = 1;
             t->special[id] = 3;
+            t->added_first[(unsigned char)t->added[0].text[0]] = 1;
             break;
         }
     if (build_map(t, vfile, err)) goto fail;
@@ -1259,7 +1262,7 @@ int hftok_encode(const HfTok *t, const char *text, size_t len, int **ids, AvErro
         size_t at = pos;
         const Added *hit = NULL;
         for (; at < len && !hit; at++)
-            for (int i = 0; i < t->n_added; i++)
+            for (int i = 0; t->added_first[(unsigned char)text[at]] && i < t->n_added; i++)
                 if (t->added[i].len <= len - at && memcmp(text + at, t->added[i].text, t->added[i].len) == 0) {
                     hit = &t->added[i];
                     break;

@@ -77,7 +77,9 @@ int hftok_lookup(const HfTok *t, const char *piece, size_t len);
 /* The bytes token id stands for: byte-level pieces decoded back through the
  * byte-to-unicode table (Ġ is a space), "▁" a space, <0xNN> that byte, added
  * tokens their content. May be part of a UTF-8 character. Points into t; sets
- * *len (0 and "" for an id out of range). */
+ * *len (0 and "" for an id out of range). The pieces of an encoding joined
+ * are its text, but for what the normalizer added: a SentencePiece-style
+ * text starts with the space of the prepended "▁" (HF's decoder strips it). */
 const char *hftok_piece(const HfTok *t, int id, size_t *len);
 
 /* 1 when id is a special added token (<s>, <|endoftext|>). */

@@ -728,6 +728,34 @@ static void test_llama2_real_vocabulary(void **state) {
         free(want);
         free(got);
     }
+    /* 1 MiB of them is one piece (Llama has no pre-tokenizer): merged in
+     * well under a second, to the same ids. */
+    size_t len = (size_t)1 << 20, at = 0;
+    char *big = malloc(len);
+    assert_non_null(big);
+    for (size_t i = 0; at < len; i++) {
+        const char *s = texts[i % (sizeof texts / sizeof *texts)];
+        size_t k = strlen(s) < len - at ? strlen(s) : len - at;
+        memcpy(big + at, s, k);
+        at += k;
+    }
+    while (len > 0 && ((unsigned char)big[len - 1] & 0xC0) == 0x80) len--; /* whole characters */
+    if (len > 0 && (unsigned char)big[len - 1] >= 0xC0) len--;
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    int *want = NULL, *got = NULL;
+    int ng = hftok_encode(t, big, len, &got, &err);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    int nw = llamatok_encode(lt, big, len, 0, &want, &err);
+    assert_true(nw > 100000);
+    assert_int_equal(ng, nw);
+    assert_memory_equal(got, want, sizeof *got * (size_t)ng);
+    double sec = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9;
+    printf("Llama 2, 1 MiB as one piece: %d ids in %.2f s\n", ng, sec);
+    assert_true(sec < 20);
+    free(want);
+    free(got);
+    free(big);
     hftok_free(t);
     llamatok_free(lt);
 }
