@@ -1241,6 +1241,8 @@ static int encode_segment(const HfTok *t, const char *text, size_t len, size_t o
 
 int hftok_encode(const HfTok *t, const char *text, size_t len, int **ids, AvError *err) {
     *ids = NULL;
+    if (len > HFTOK_MAX_TEXT) /* positions in a piece are ints, with room for a prepended ▁ */
+        return av_errorf(err, "text: %zu bytes is more than the %zu a text may have", len, (size_t)HFTOK_MAX_TEXT);
     for (size_t at = 0; at < len;) {
         uint32_t cp;
         int k = utf8_decode(text + at, len - at, &cp);

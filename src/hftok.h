@@ -40,6 +40,8 @@
 
 /* Largest tokenizer file read (Llama 3's tokenizer.json is 9 MB). */
 #define HFTOK_MAX_BYTES ((size_t)64 << 20)
+/* Longest text encoded (far above the 1 MiB of a sentence file). */
+#define HFTOK_MAX_TEXT ((size_t)256 << 20)
 
 typedef struct HfTok HfTok;
 
@@ -62,7 +64,7 @@ void hftok_free(HfTok *t); /* NULL-safe */
 
 /* Encodes text[0..len). On success returns the number of ids and sets *ids
  * (caller frees; NULL when there are none). -1 with one line in err for
- * invalid UTF-8, a text NFC would change, a symbol without a token and no
+ * a text longer than HFTOK_MAX_TEXT, invalid UTF-8, a text NFC would change, a symbol without a token and no
  * unk_token, or out of memory. */
 int hftok_encode(const HfTok *t, const char *text, size_t len, int **ids, AvError *err);
 
