@@ -63,9 +63,9 @@ HfTok *hftok_open_gpt2(const char *vocab_json, const char *merges_txt, AvError *
 void hftok_free(HfTok *t); /* NULL-safe */
 
 /* Encodes text[0..len). On success returns the number of ids and sets *ids
- * (caller frees; NULL when there are none). -1 with one line in err for
- * a text longer than HFTOK_MAX_TEXT, invalid UTF-8, a text NFC would change, a symbol without a token and no
- * unk_token, or out of memory. */
+ * (caller frees; NULL when there are none). -1 with one line in err for a
+ * text longer than HFTOK_MAX_TEXT, invalid UTF-8, a text NFC would change,
+ * a symbol without a token and no unk_token, or out of memory. */
 int hftok_encode(const HfTok *t, const char *text, size_t len, int **ids, AvError *err);
 
 /* Ids 0 .. hftok_vocab_size - 1 (the largest id + 1; ids in a gap have an
