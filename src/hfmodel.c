@@ -678,17 +678,23 @@ static void logits_rows(HfRun *r, int r0, int rows) {
 static int stopped(void) { return av_cancelled() ? -1 : 0; }
 static int layer_ok(const HfRun *r, int l) { return r->n > 0 && l >= 0 && l < r->cfg->n_layers; }
 
-int hf_embed(HfRun *r, const int *ids, int n, AvError *err) {
-    if (n < 1 || n > r->cap)
-        return av_errorf(err, "%d tokens: the run holds 1 to %d (the model's context is %d)", n, r->cap,
+/* Appends ids[0..n) to the rows and sets their embeddings. */
+static int append_ids(HfRun *r, const int *ids, int n, AvError *err) {
+    if (n < 1 || n > r->cap - r->n)
+        return av_errorf(err, "%d tokens after %d: the run holds %d (the model's context is %d)", n, r->n, r->cap,
                          r->cfg->max_pos);
     for (int i = 0; i < n; i++)
         if (ids[i] < 0 || ids[i] >= r->cfg->vocab)
-            return av_errorf(err, "token %d: id %d is not in the vocabulary of %d", i, ids[i], r->cfg->vocab);
-    memcpy(r->ids, ids, sizeof *ids * (size_t)n);
-    r->n = n;
-    embed_rows(r, 0, n);
+            return av_errorf(err, "token %d: id %d is not in the vocabulary of %d", r->n + i, ids[i], r->cfg->vocab);
+    memcpy(r->ids + r->n, ids, sizeof *ids * (size_t)n);
+    embed_rows(r, r->n, n);
+    r->n += n;
     return 0;
+}
+
+int hf_embed(HfRun *r, const int *ids, int n, AvError *err) {
+    r->n = 0;
+    return append_ids(r, ids, n, err);
 }
 
 int hf_layer_qkv(HfRun *r, int l) {
@@ -715,13 +721,22 @@ int hf_logits(HfRun *r) {
     return stopped();
 }
 
-int hf_forward(HfRun *r, const int *ids, int n, AvError *err) {
-    if (hf_embed(r, ids, n, err)) return -1;
-    for (int l = 0; l < r->cfg->n_layers; l++)
-        if (hf_layer_qkv(r, l) || hf_layer_attend(r, l) || hf_layer_finish(r, l, NULL))
-            return av_errorf(err, "the forward pass was cancelled");
-    if (hf_logits(r)) return av_errorf(err, "the forward pass was cancelled");
+int hf_extend(HfRun *r, const int *ids, int n, AvError *err) {
+    int r0 = r->n;
+    if (append_ids(r, ids, n, err)) return -1;
+    for (int l = 0; l < r->cfg->n_layers && !av_cancelled(); l++) {
+        qkv_rows(r, l, r0, n);
+        attend_rows(r, l, r0, n);
+        finish_rows(r, l, r->att, r0, n);
+    }
+    if (!av_cancelled()) logits_rows(r, r0, n);
+    if (av_cancelled()) return av_errorf(err, "the forward pass was cancelled");
     return 0;
+}
+
+int hf_forward(HfRun *r, const int *ids, int n, AvError *err) {
+    r->n = 0;
+    return hf_extend(r, ids, n, err);
 }
 
 // ----------------------------------------------------------------------------

@@ -136,4 +136,11 @@ int hf_logits(HfRun *r);
 /* All of it for ids[0..n). */
 int hf_forward(HfRun *r, const int *ids, int n, AvError *err);
 
+/* Appends ids[0..n) to the run's rows and computes only them from the keys
+ * and values of the rows before (a KV cache): the same bits as a forward of
+ * the whole sequence. The logits of the new rows (or the last row) are set;
+ * xb ... ffn hold the last layer's values of the new rows only. -1 with a
+ * message when they do not fit, an id is out of the vocabulary, or cancelled. */
+int hf_extend(HfRun *r, const int *ids, int n, AvError *err);
+
 #endif

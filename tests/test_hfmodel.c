@@ -412,6 +412,53 @@ static void test_threads_same_bits(void **state) {
     clean_dir(dir);
 }
 
+/* A forward of 16 rows and one of 10, then 1, then 5 rows through the KV
+ * cache: the same bits in the logits of every row and every layer's K and V
+ * (GPT-2's learned positions and Llama's RoPE at the right rows). */
+static void assert_extend_same_bits(const char *dir, const char *what) {
+    AvError err = {0};
+    HfModel *m = hf_open(dir, &err);
+    if (!m) fail_msg("%s", err.msg);
+    const HfConfig *c = hf_config(m);
+    int ids[16];
+    for (int i = 0; i < 16; i++) ids[i] = (i * 13 + 5) % c->vocab;
+    HfRun *whole = hf_run_new(m, 16, 1, &err), *step = hf_run_new(m, 16, 1, &err);
+    assert_true(whole && step);
+    assert_int_equal(hf_forward(whole, ids, 16, &err), 0);
+    assert_int_equal(hf_forward(step, ids, 10, &err), 0);
+    assert_int_equal(hf_extend(step, ids + 10, 1, &err), 0);
+    assert_int_equal(hf_extend(step, ids + 11, 5, &err), 0);
+    assert_int_equal(step->n, 16);
+    assert_memory_equal(whole->logits, step->logits, sizeof(float) * 16 * (size_t)c->vocab);
+    for (int l = 0; l < c->n_layers; l++) {
+        assert_memory_equal(hf_run_k(whole, l), hf_run_k(step, l), sizeof(float) * 16 * (size_t)c->kv_dim);
+        assert_memory_equal(hf_run_v(whole, l), hf_run_v(step, l), sizeof(float) * 16 * (size_t)c->kv_dim);
+    }
+    assert_int_equal(hf_extend(step, ids, 1, &err), -1); /* full */
+    assert_non_null(strstr(err.msg, "1 tokens after 16: the run holds 16"));
+    printf("%s: a KV-cached extension gives the same bits as the whole forward\n", what);
+    hf_run_free(whole);
+    hf_run_free(step);
+    hf_close(m);
+}
+
+static void test_extend_same_bits(void **state) {
+    (void)state;
+    char dir[] = "/tmp/attnviz-hf-XXXXXX";
+    make_dir(dir);
+    Specs s = gpt2_specs();
+    write_st(dir, &s, 0);
+    write_text(dir, "config.json", GPT2_CONFIG);
+    par_set_threads(2);
+    assert_extend_same_bits(dir, "gpt2 f32");
+    s = llama_specs(100);
+    write_st(dir, &s, 1);
+    write_text(dir, "config.json", llama_config(100));
+    assert_extend_same_bits(dir, "llama bf16");
+    par_set_threads(1);
+    clean_dir(dir);
+}
+
 // ---------------------------------------------------------------------------
 // NumPy (optional): tests/verify_hf.py writes the checkpoints and recomputes
 
@@ -484,7 +531,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gpt2_opens_and_runs), cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_bf16_memory_bounded), cmocka_unit_test(test_threads_same_bits),
-        cmocka_unit_test(test_numpy_reference),
+        cmocka_unit_test(test_extend_same_bits),    cmocka_unit_test(test_numpy_reference),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
