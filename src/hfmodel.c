@@ -225,18 +225,15 @@ static int cfg_llama(Cfg *c, HfConfig *h) {
     return 0;
 }
 
-static int read_config(const char *dir, const char *shown_dir, HfConfig *h, AvError *err) {
-    char path[4096], shown[4200];
-    snprintf(path, sizeof path, "%s/config.json", dir);
-    snprintf(shown, sizeof shown, "%s/config.json", shown_dir);
-    char *text = NULL;
-    size_t len = 0;
-    if (av_read_file(path, CONFIG_MAX, &text, &len, err)) return -1;
+int hf_config_parse(HfConfig *h, const char *json, size_t len, const char *name, AvError *err) {
+    char shown[1024];
+    utf8_escape_into(shown, sizeof shown, name);
+    memset(h, 0, sizeof *h);
     const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    cJSON *root = cJSON_ParseWithLengthOpts(json, len, &end, 0);
     int rc = -1;
     Cfg c = {.root = root, .path = shown, .err = err};
-    if (!root) av_errorf(err, "%s: not valid JSON (at byte %zu)", shown, end ? (size_t)(end - text) : (size_t)0);
+    if (!root) av_errorf(err, "%s: not valid JSON (at byte %zu)", shown, end ? (size_t)(end - json) : (size_t)0);
     else if (!cJSON_IsObject(root)) av_errorf(err, "%s: not a JSON object", shown);
     else if (!cfg_arch(&c, h)) rc = h->arch == HF_GPT2 ? cfg_gpt2(&c, h) : cfg_llama(&c, h);
     if (!rc) {
@@ -244,6 +241,16 @@ static int read_config(const char *dir, const char *shown_dir, HfConfig *h, AvEr
         h->kv_dim = h->n_kv_heads * h->head_dim;
     }
     cJSON_Delete(root);
+    return rc;
+}
+
+static int read_config(const char *dir, HfConfig *h, AvError *err) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    char *text = NULL;
+    size_t len = 0;
+    if (av_read_file(path, CONFIG_MAX, &text, &len, err)) return -1;
+    int rc = hf_config_parse(h, text, len, path, err);
     free(text);
     return rc;
 }
@@ -399,7 +406,7 @@ HfModel *hf_open(const char *dir, AvError *err) {
         free(shown), free(m);
         return av_error_nomem(err, "out of memory opening %s", dir), NULL;
     }
-    if (read_config(dir, shown, &m->cfg, err) || !(m->st = st_open_dir(dir, err))) goto fail;
+    if (read_config(dir, &m->cfg, err) || !(m->st = st_open_dir(dir, err))) goto fail;
     m->layers = calloc((size_t)m->cfg.n_layers, sizeof *m->layers);
     if (!m->layers) {
         av_error_nomem(err, "out of memory for %d layers", m->cfg.n_layers);

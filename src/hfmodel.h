@@ -64,6 +64,13 @@ typedef struct {
     int o_bias;        /* the output projection has a bias (GPT-2, attention_bias) */
 } HfConfig;
 
+/* Parses config.json's text json[0..len) into *out (zeroed first); `name`
+ * (escaped) starts every message. 0, or -1 with one line: invalid JSON, an
+ * architecture not supported (named), a field missing, not an integer or
+ * out of range, or a variant not supported (rope_scaling, an activation
+ * other than GPT-2's tanh GELU or silu, mlp_bias, heads that do not divide). */
+int hf_config_parse(HfConfig *out, const char *json, size_t len, const char *name, AvError *err);
+
 typedef struct HfModel HfModel;
 
 /* Opens dir (config.json, and model.safetensors or model.safetensors.index.json

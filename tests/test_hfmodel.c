@@ -251,6 +251,51 @@ static void test_gpt2_opens_and_runs(void **state) {
     clean_dir(dir);
 }
 
+/* The published config.json of the models the README names parse as their
+ * papers say (the fields that matter, as the files have them). */
+static void test_real_configs(void **state) {
+    (void)state;
+    static const char qwen[] =
+        "{\"architectures\": [\"Qwen2ForCausalLM\"], \"model_type\": \"qwen2\", \"hidden_size\": 896, "
+        "\"intermediate_size\": 4864, \"num_hidden_layers\": 24, \"num_attention_heads\": 14, "
+        "\"num_key_value_heads\": 2, \"vocab_size\": 151936, \"max_position_embeddings\": 32768, "
+        "\"rms_norm_eps\": 1e-06, \"rope_theta\": 1000000.0, \"sliding_window\": 32768, "
+        "\"use_sliding_window\": false, \"tie_word_embeddings\": true, \"hidden_act\": \"silu\"}";
+    static const char smol[] =
+        "{\"model_type\": \"llama\", \"hidden_size\": 576, \"intermediate_size\": 1536, \"num_hidden_layers\": "
+        "30, \"num_attention_heads\": 9, \"num_key_value_heads\": 3, \"vocab_size\": 49152, "
+        "\"max_position_embeddings\": 8192, \"rms_norm_eps\": 1e-05, \"rope_theta\": 100000, \"rope_scaling\": "
+        "null, \"tie_word_embeddings\": true, \"attention_bias\": false, \"mlp_bias\": false}";
+    static const char gpt2[] = "{\"architectures\": [\"GPT2LMHeadModel\"], \"n_embd\": 768, \"n_layer\": 12, "
+                               "\"n_head\": 12, \"n_ctx\": 1024, \"n_positions\": 1024, \"vocab_size\": 50257, "
+                               "\"activation_function\": \"gelu_new\", \"n_inner\": null}";
+    HfConfig c;
+    AvError err = {0};
+    assert_int_equal(hf_config_parse(&c, qwen, strlen(qwen), "qwen/config.json", &err), 0);
+    assert_int_equal(c.arch, HF_LLAMA);
+    assert_string_equal(c.model_type, "qwen2");
+    assert_int_equal(c.head_dim, 64);
+    assert_int_equal(c.kv_dim, 128);
+    assert_int_equal(c.max_pos, 32768);
+    assert_true(c.tied && c.qkv_bias && !c.o_bias);
+    assert_true(c.rope_theta == 1e6 && c.eps == 1e-6);
+    assert_int_equal(hf_config_parse(&c, smol, strlen(smol), "smol/config.json", &err), 0);
+    assert_int_equal(c.head_dim, 64);
+    assert_int_equal(c.n_kv_heads, 3);
+    assert_true(c.tied && !c.qkv_bias && c.rope_theta == 1e5);
+    assert_int_equal(hf_config_parse(&c, gpt2, strlen(gpt2), "gpt2/config.json", &err), 0);
+    assert_string_equal(c.model_type, "gpt2");
+    assert_int_equal(c.hidden_dim, 3072);
+    assert_int_equal(c.head_dim, 64);
+    assert_true(c.eps == 1e-5 && c.tied);
+    /* a window shorter than the context bounds the runs (Mistral) */
+    static const char mistral[] = "{\"model_type\": \"mistral\", \"hidden_size\": 16, \"intermediate_size\": 8, "
+                                  "\"num_hidden_layers\": 1, \"num_attention_heads\": 2, \"vocab_size\": 9, "
+                                  "\"max_position_embeddings\": 32768, \"sliding_window\": 4096}";
+    assert_int_equal(hf_config_parse(&c, mistral, strlen(mistral), "m/config.json", &err), 0);
+    assert_int_equal(c.max_pos, 4096);
+}
+
 static void test_refusals(void **state) {
     (void)state;
     char dir[] = "/tmp/attnviz-hf-XXXXXX";
@@ -529,9 +574,13 @@ static void test_numpy_reference(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_gpt2_opens_and_runs), cmocka_unit_test(test_refusals),
-        cmocka_unit_test(test_bf16_memory_bounded), cmocka_unit_test(test_threads_same_bits),
-        cmocka_unit_test(test_extend_same_bits),    cmocka_unit_test(test_numpy_reference),
+        cmocka_unit_test(test_gpt2_opens_and_runs),
+        cmocka_unit_test(test_real_configs),
+        cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_bf16_memory_bounded),
+        cmocka_unit_test(test_threads_same_bits),
+        cmocka_unit_test(test_extend_same_bits),
+        cmocka_unit_test(test_numpy_reference),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
