@@ -194,7 +194,8 @@ static int cfg_gpt2(Cfg *c, HfConfig *h) {
 
 static int cfg_llama(Cfg *c, HfConfig *h) {
     static const char *const silu[] = {"silu", NULL};
-    int attn_bias = 0, mlp_bias = 0, window = 0, use_window = 1;
+    int attn_bias = 0, mlp_bias = 0, window = 0;
+    int use_window = strcmp(h->model_type, "qwen2") != 0; /* Qwen2Config's default is false, Mistral's window applies */
     if (cfg_int(c, "hidden_size", -1, 1, 1 << 16, &h->dim) ||
         cfg_int(c, "intermediate_size", -1, 1, 1 << 18, &h->hidden_dim) ||
         cfg_int(c, "num_hidden_layers", -1, 1, 1024, &h->n_layers) ||

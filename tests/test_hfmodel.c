@@ -294,6 +294,12 @@ static void test_real_configs(void **state) {
                                   "\"max_position_embeddings\": 32768, \"sliding_window\": 4096}";
     assert_int_equal(hf_config_parse(&c, mistral, strlen(mistral), "m/config.json", &err), 0);
     assert_int_equal(c.max_pos, 4096);
+    /* Qwen2 uses its window only when use_sliding_window says so */
+    static const char qwen_window[] = "{\"model_type\": \"qwen2\", \"hidden_size\": 16, \"intermediate_size\": 8, "
+                                      "\"num_hidden_layers\": 1, \"num_attention_heads\": 2, \"vocab_size\": 9, "
+                                      "\"max_position_embeddings\": 32768, \"sliding_window\": 4096}";
+    assert_int_equal(hf_config_parse(&c, qwen_window, strlen(qwen_window), "q/config.json", &err), 0);
+    assert_int_equal(c.max_pos, 32768);
 }
 
 static void test_refusals(void **state) {
