@@ -208,7 +208,8 @@ static int cfg_llama(Cfg *c, HfConfig *h) {
         cfg_num(c, "rope_theta", 10000.0, 1.0, 1e12, &h->rope_theta) ||
         cfg_bool(c, "tie_word_embeddings", 0, &h->tied) || cfg_bool(c, "attention_bias", 0, &attn_bias) ||
         cfg_bool(c, "mlp_bias", 0, &mlp_bias) || cfg_choice(c, "hidden_act", silu) ||
-        cfg_int(c, "sliding_window", 0, 0, 1 << 24, &window) || cfg_bool(c, "use_sliding_window", 1, &use_window))
+        cfg_int(c, "sliding_window", 0, 0, 1 << 24, &window) ||
+        cfg_bool(c, "use_sliding_window", use_window, &use_window))
         return -1;
     const cJSON *scaling = cJSON_GetObjectItemCaseSensitive(c->root, "rope_scaling");
     if (scaling && !cJSON_IsNull(scaling))
