@@ -500,6 +500,12 @@ const StTensor *st_model_find(const StModel *m, const char *name) {
     return e ? e->t : NULL;
 }
 
+const char *st_model_file_of(const StModel *m, const char *name) {
+    if (!m || !name) return NULL;
+    const StEntry *e = model_entry(m, name);
+    return e ? m->file_names[e->file] : NULL;
+}
+
 static int entry_by_name(const void *a, const void *b) {
     return strcmp(((const StEntry *)a)->t->name, ((const StEntry *)b)->t->name);
 }

@@ -96,5 +96,7 @@ int st_model_count(const StModel *m);
 const StTensor *st_model_at(const StModel *m, int i);
 const StTensor *st_model_find(const StModel *m, const char *name); /* NULL when absent */
 int st_model_files(const StModel *m);                              /* how many files: 1, or the shards */
+/* The file ("model.safetensors" or a shard's name, escaped) that holds tensor `name`, or NULL. */
+const char *st_model_file_of(const StModel *m, const char *name);
 
 #endif

@@ -1,0 +1,832 @@
+/* hfmodel.c - see hfmodel.h. config.json is read with cJSON; the tensors
+ * through safetensors.h's folder reader; the forward pass follows llama.c
+ * (y^T = W x^T with W the left matrix, only x^T packed; the attention with
+ * rowops.h's scale, mask and softmax), with weights read block by block in
+ * their file's type. */
+#include "hfmodel.h"
+
+#include <cJSON.h>
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cancel.h"
+#include "parallel.h"
+#include "readfile.h"
+#include "rowops.h"
+#include "safetensors.h"
+#include "utf8.h"
+
+enum {
+    Q_BLOCK = 16,   /* query rows per task of the attention */
+    MAX_LANES = 16, /* scratch sets, at most */
+    ALIGN = 64,     /* bytes between the starts of a run's arrays */
+    NAME_MAX_ = 160 /* a tensor name we build */
+};
+
+#define CONFIG_MAX ((size_t)1 << 20)
+
+static float sat(double v) {
+    if (v > FLT_MAX) return FLT_MAX;
+    if (v < -FLT_MAX) return -FLT_MAX;
+    return (float)v;
+}
+
+// ----------------------------------------------------------------------------
+// the model
+
+/* A matrix (n_out, n_in) as a product's W reads it, inside a tensor: element
+ * (o, i) is t's element off + o * ld + i, or off + i * ld + o when transposed
+ * (HF's Conv1D stores (in, out)). */
+typedef struct {
+    const StTensor *t;
+    size_t off;
+    int ld, transposed;
+} HfMat;
+
+typedef struct {
+    const float *norm1_w, *norm1_b; /* (dim) LN_1 (GPT-2, with bias) or input_layernorm */
+    const float *norm2_w, *norm2_b; /* (dim) LN_2 or post_attention_layernorm */
+    const float *bq, *bk, *bv, *bo; /* (q_dim), (kv_dim), (kv_dim), (dim) or NULL */
+    const float *b_fc, *b_down;     /* GPT-2: (hidden_dim), (dim) */
+    HfMat wq, wk, wv, wo;           /* (q_dim, dim), (kv_dim, dim) x 2, (dim, q_dim) */
+    HfMat w_fc;                     /* (hidden_dim, dim): c_fc or gate_proj */
+    HfMat w_up;                     /* (hidden_dim, dim): up_proj (Llama) */
+    HfMat w_down;                   /* (dim, hidden_dim): mlp.c_proj or down_proj */
+} HfLayer;
+
+struct HfModel {
+    HfConfig cfg;
+    StModel *st;
+    const StTensor *embed; /* (vocab, dim) */
+    const StTensor *wpe;   /* (max_pos, dim) GPT-2, else NULL */
+    HfMat cls;             /* (vocab, dim) */
+    const float *normf_w, *normf_b;
+    HfLayer *layers; /* [n_layers] */
+    float *vecs;     /* the norms and biases as floats (owned) */
+    size_t heap;     /* bytes allocated */
+};
+
+const HfConfig *hf_config(const HfModel *m) { return &m->cfg; }
+size_t hf_model_heap_bytes(const HfModel *m) { return m ? m->heap : 0; }
+
+void hf_close(HfModel *m) {
+    if (!m) return;
+    st_model_close(m->st);
+    free(m->layers);
+    free(m->vecs);
+    free(m);
+}
+
+// ----------------------------------------------------------------------------
+// config.json
+
+typedef struct {
+    const cJSON *root;
+    const char *path; /* escaped, for messages */
+    AvError *err;
+} Cfg;
+
+/* *out = the integer `key` in lo..hi; absent: def (def < 0: required). */
+static int cfg_int(Cfg *c, const char *key, int def, int lo, int hi, int *out) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(c->root, key);
+    if (!v || cJSON_IsNull(v)) {
+        if (def < 0) return av_errorf(c->err, "%s: \"%s\" is missing", c->path, key);
+        *out = def;
+        return 0;
+    }
+    if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) || v->valuedouble < lo || v->valuedouble > hi)
+        return av_errorf(c->err, "%s: \"%s\" must be an integer from %d to %d", c->path, key, lo, hi);
+    *out = (int)v->valuedouble;
+    return 0;
+}
+
+static int cfg_num(Cfg *c, const char *key, double def, double lo, double hi, double *out) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(c->root, key);
+    if (!v || cJSON_IsNull(v)) {
+        *out = def;
+        return 0;
+    }
+    if (!cJSON_IsNumber(v) || !(v->valuedouble >= lo && v->valuedouble <= hi))
+        return av_errorf(c->err, "%s: \"%s\" must be a number from %g to %g", c->path, key, lo, hi);
+    *out = v->valuedouble;
+    return 0;
+}
+
+static int cfg_bool(Cfg *c, const char *key, int def, int *out) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(c->root, key);
+    if (!v || cJSON_IsNull(v)) {
+        *out = def;
+        return 0;
+    }
+    if (!cJSON_IsBool(v)) return av_errorf(c->err, "%s: \"%s\" must be true or false", c->path, key);
+    *out = cJSON_IsTrue(v) ? 1 : 0;
+    return 0;
+}
+
+/* A string `key` that must be one of the NULL-terminated ok[] when present. */
+static int cfg_choice(Cfg *c, const char *key, const char *const *ok) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(c->root, key);
+    if (!v || cJSON_IsNull(v)) return 0;
+    if (cJSON_IsString(v))
+        for (int i = 0; ok[i]; i++)
+            if (strcmp(v->valuestring, ok[i]) == 0) return 0;
+    char shown[64] = "(not a string)", known[128] = "";
+    if (cJSON_IsString(v)) utf8_escape_into(shown, sizeof shown, v->valuestring);
+    for (int i = 0; ok[i]; i++)
+        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "", ok[i]);
+    return av_errorf(c->err, "%s: \"%s\" %s is not supported (%s)", c->path, key, shown, known);
+}
+
+static const struct {
+    const char *type, *architecture;
+    HfArch arch;
+} ARCHS[] = {
+    {"gpt2", "GPT2LMHeadModel", HF_GPT2},
+    {"llama", "LlamaForCausalLM", HF_LLAMA},
+    {"qwen2", "Qwen2ForCausalLM", HF_LLAMA},
+    {"mistral", "MistralForCausalLM", HF_LLAMA},
+};
+
+static int cfg_arch(Cfg *c, HfConfig *hc) {
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(c->root, "model_type");
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(c->root, "architectures");
+    const char *name = NULL;
+    int by_type = 0;
+    if (cJSON_IsString(t)) name = t->valuestring, by_type = 1;
+    else if (cJSON_IsArray(a) && cJSON_IsString(cJSON_GetArrayItem(a, 0))) name = cJSON_GetArrayItem(a, 0)->valuestring;
+    if (!name) return av_errorf(c->err, "%s: neither \"model_type\" nor \"architectures\" names the model", c->path);
+    for (size_t i = 0; i < sizeof ARCHS / sizeof *ARCHS; i++)
+        if (strcmp(name, by_type ? ARCHS[i].type : ARCHS[i].architecture) == 0) {
+            hc->arch = ARCHS[i].arch;
+            snprintf(hc->model_type, sizeof hc->model_type, "%s", ARCHS[i].type);
+            return 0;
+        }
+    char shown[64];
+    utf8_escape_into(shown, sizeof shown, name);
+    return av_errorf(c->err, "%s: %s \"%s\" is not supported (gpt2, llama, qwen2, mistral)", c->path,
+                     by_type ? "model_type" : "architecture", shown);
+}
+
+static int cfg_gpt2(Cfg *c, HfConfig *h) {
+    static const char *const gelu[] = {"gelu_new", "gelu_pytorch_tanh", NULL};
+    int inner, scale_by_layer = 0, reorder = 0, scale = 1;
+    if (cfg_int(c, "n_embd", -1, 1, 1 << 16, &h->dim) || cfg_int(c, "n_layer", -1, 1, 1024, &h->n_layers) ||
+        cfg_int(c, "n_head", -1, 1, h->dim, &h->n_heads) || cfg_int(c, "vocab_size", -1, 1, 1 << 24, &h->vocab) ||
+        cfg_int(c, "n_positions", 1024, 1, 1 << 20, &h->max_pos) || cfg_int(c, "n_inner", 0, 0, 1 << 18, &inner) ||
+        cfg_num(c, "layer_norm_epsilon", 1e-5, 0.0, 1.0, &h->eps) || cfg_choice(c, "activation_function", gelu) ||
+        cfg_bool(c, "scale_attn_weights", 1, &scale) ||
+        cfg_bool(c, "scale_attn_by_inverse_layer_idx", 0, &scale_by_layer) ||
+        cfg_bool(c, "reorder_and_upcast_attn", 0, &reorder))
+        return -1;
+    if (!scale || scale_by_layer)
+        return av_errorf(c->err, "%s: only GPT-2's attention scaled by 1/sqrt(head_dim) is supported", c->path);
+    if (h->dim % h->n_heads)
+        return av_errorf(c->err, "%s: n_embd %d is not a multiple of n_head %d", c->path, h->dim, h->n_heads);
+    h->hidden_dim = inner ? inner : 4 * h->dim;
+    h->n_kv_heads = h->n_heads, h->head_dim = h->dim / h->n_heads;
+    h->tied = 1, h->qkv_bias = 1, h->o_bias = 1, h->rope_theta = 0.0;
+    return 0;
+}
+
+static int cfg_llama(Cfg *c, HfConfig *h) {
+    static const char *const silu[] = {"silu", NULL};
+    int attn_bias = 0, mlp_bias = 0, window = 0;
+    int use_window = strcmp(h->model_type, "qwen2") != 0; /* Qwen2Config's default is false, Mistral's window applies */
+    if (cfg_int(c, "hidden_size", -1, 1, 1 << 16, &h->dim) ||
+        cfg_int(c, "intermediate_size", -1, 1, 1 << 18, &h->hidden_dim) ||
+        cfg_int(c, "num_hidden_layers", -1, 1, 1024, &h->n_layers) ||
+        cfg_int(c, "num_attention_heads", -1, 1, h->dim, &h->n_heads) ||
+        cfg_int(c, "num_key_value_heads", h->n_heads, 1, h->n_heads, &h->n_kv_heads) ||
+        cfg_int(c, "head_dim", h->dim / h->n_heads, 2, 1 << 12, &h->head_dim) ||
+        cfg_int(c, "vocab_size", -1, 1, 1 << 24, &h->vocab) ||
+        cfg_int(c, "max_position_embeddings", 2048, 1, 1 << 20, &h->max_pos) ||
+        cfg_num(c, "rms_norm_eps", 1e-6, 0.0, 1.0, &h->eps) ||
+        cfg_num(c, "rope_theta", 10000.0, 1.0, 1e12, &h->rope_theta) ||
+        cfg_bool(c, "tie_word_embeddings", 0, &h->tied) || cfg_bool(c, "attention_bias", 0, &attn_bias) ||
+        cfg_bool(c, "mlp_bias", 0, &mlp_bias) || cfg_choice(c, "hidden_act", silu) ||
+        cfg_int(c, "sliding_window", 0, 0, 1 << 24, &window) ||
+        cfg_bool(c, "use_sliding_window", use_window, &use_window))
+        return -1;
+    const cJSON *scaling = cJSON_GetObjectItemCaseSensitive(c->root, "rope_scaling");
+    if (scaling && !cJSON_IsNull(scaling))
+        return av_errorf(c->err, "%s: \"rope_scaling\" is not supported (plain RoPE only)", c->path);
+    if (mlp_bias) return av_errorf(c->err, "%s: \"mlp_bias\" true is not supported", c->path);
+    if (h->n_heads % h->n_kv_heads)
+        return av_errorf(c->err, "%s: num_attention_heads %d is not a multiple of num_key_value_heads %d", c->path,
+                         h->n_heads, h->n_kv_heads);
+    if (h->head_dim % 2) return av_errorf(c->err, "%s: head_dim %d is odd (RoPE turns pairs)", c->path, h->head_dim);
+    /* Qwen2 has q/k/v biases always; attention_bias (Llama) adds o's too */
+    h->qkv_bias = attn_bias || strcmp(h->model_type, "qwen2") == 0;
+    h->o_bias = attn_bias;
+    /* a window at least the run's length changes nothing: runs stay within it */
+    if (window > 0 && use_window && window < h->max_pos) h->max_pos = window;
+    return 0;
+}
+
+int hf_config_parse(HfConfig *h, const char *json, size_t len, const char *name, AvError *err) {
+    char shown[1024];
+    utf8_escape_into(shown, sizeof shown, name);
+    memset(h, 0, sizeof *h);
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(json, len, &end, 0);
+    int rc = -1;
+    Cfg c = {.root = root, .path = shown, .err = err};
+    if (!root) av_errorf(err, "%s: not valid JSON (at byte %zu)", shown, end ? (size_t)(end - json) : (size_t)0);
+    else if (!cJSON_IsObject(root)) av_errorf(err, "%s: not a JSON object", shown);
+    else if (!cfg_arch(&c, h)) rc = h->arch == HF_GPT2 ? cfg_gpt2(&c, h) : cfg_llama(&c, h);
+    if (!rc) {
+        h->q_dim = h->n_heads * h->head_dim;
+        h->kv_dim = h->n_kv_heads * h->head_dim;
+    }
+    cJSON_Delete(root);
+    return rc;
+}
+
+static int read_config(const char *dir, HfConfig *h, AvError *err) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    char *text = NULL;
+    size_t len = 0;
+    if (av_read_file(path, CONFIG_MAX, &text, &len, err)) return -1;
+    int rc = hf_config_parse(h, text, len, path, err);
+    free(text);
+    return rc;
+}
+
+// ----------------------------------------------------------------------------
+// the tensors: present, with the shapes the config implies
+
+typedef struct {
+    HfModel *m;
+    const char *dir; /* escaped */
+    const char *prefix;
+    float *vecs; /* NULL: count only */
+    size_t nvec; /* floats placed (or counted) */
+    AvError *err;
+} Bind;
+
+static const StTensor *bind_tensor(Bind *b, const char *name, int ndim, uint64_t d0, uint64_t d1) {
+    char full[NAME_MAX_];
+    snprintf(full, sizeof full, "%s%s", b->prefix, name);
+    const StTensor *t = st_model_find(b->m->st, full);
+    if (!t) {
+        av_errorf(b->err, "%s/%s: tensor %s is missing (%s with %d layers needs it)", b->dir,
+                  st_model_files(b->m->st) > 1 ? "model.safetensors.index.json" : "model.safetensors", full,
+                  b->m->cfg.model_type, b->m->cfg.n_layers);
+        return NULL;
+    }
+    uint64_t want[2] = {d0, d1};
+    int ok = t->ndim == ndim;
+    for (int i = 0; ok && i < ndim; i++) ok = t->shape[i] == want[i];
+    if (!ok) {
+        char got[128] = "[", exp[64];
+        for (int i = 0; i < t->ndim && strlen(got) < 100; i++)
+            snprintf(got + strlen(got), sizeof got - strlen(got), "%s%llu", i ? ", " : "",
+                     (unsigned long long)t->shape[i]);
+        snprintf(got + strlen(got), sizeof got - strlen(got), "]");
+        if (ndim == 1) snprintf(exp, sizeof exp, "[%llu]", (unsigned long long)d0);
+        else snprintf(exp, sizeof exp, "[%llu, %llu]", (unsigned long long)d0, (unsigned long long)d1);
+        av_errorf(b->err, "%s/%s: tensor %s: shape %s, expected %s (from config.json)", b->dir,
+                  st_model_file_of(b->m->st, full), full, got, exp);
+        return NULL;
+    }
+    return t;
+}
+
+/* A vector tensor (n): converted into the model's floats. */
+static int bind_vec(Bind *b, const char *name, int n, const float **out) {
+    const StTensor *t = bind_tensor(b, name, 1, (uint64_t)n, 0);
+    if (!t) return -1;
+    if (b->vecs) {
+        st_to_f32(t, 0, (size_t)n, b->vecs + b->nvec);
+        *out = b->vecs + b->nvec;
+    }
+    b->nvec += (size_t)n;
+    return 0;
+}
+
+/* Part [off, off + n) of a vector tensor of total elements. */
+static int bind_vec_part(Bind *b, const char *name, int total, int off, int n, const float **out) {
+    const StTensor *t = bind_tensor(b, name, 1, (uint64_t)total, 0);
+    if (!t) return -1;
+    if (b->vecs) {
+        st_to_f32(t, (size_t)off, (size_t)n, b->vecs + b->nvec);
+        *out = b->vecs + b->nvec;
+    }
+    b->nvec += (size_t)n;
+    return 0;
+}
+
+/* nn.Linear: (n_out, n_in) as stored. */
+static int bind_linear(Bind *b, const char *name, int n_out, int n_in, HfMat *w) {
+    const StTensor *t = bind_tensor(b, name, 2, (uint64_t)n_out, (uint64_t)n_in);
+    if (!t) return -1;
+    *w = (HfMat){.t = t, .off = 0, .ld = n_in, .transposed = 0};
+    return 0;
+}
+
+/* Conv1D: stored (n_in, total_out); the matrix is columns [col, col + n_out). */
+static int bind_conv1d(Bind *b, const char *name, int n_in, int total_out, int col, HfMat *w) {
+    const StTensor *t = bind_tensor(b, name, 2, (uint64_t)n_in, (uint64_t)total_out);
+    if (!t) return -1;
+    *w = (HfMat){.t = t, .off = (size_t)col, .ld = total_out, .transposed = 1};
+    return 0;
+}
+
+static int bind_gpt2(Bind *b) {
+    HfModel *m = b->m;
+    const HfConfig *c = &m->cfg;
+    int d = c->dim, hid = c->hidden_dim;
+    b->prefix = st_model_find(m->st, "transformer.wte.weight") ? "transformer." : "";
+    if (!(m->embed = bind_tensor(b, "wte.weight", 2, (uint64_t)c->vocab, (uint64_t)d)) ||
+        !(m->wpe = bind_tensor(b, "wpe.weight", 2, (uint64_t)c->max_pos, (uint64_t)d)) ||
+        bind_vec(b, "ln_f.weight", d, &m->normf_w) || bind_vec(b, "ln_f.bias", d, &m->normf_b))
+        return -1;
+    m->cls = (HfMat){.t = m->embed, .ld = d};
+    for (int l = 0; l < c->n_layers; l++) {
+        HfLayer *L = &m->layers[l];
+        char n[16][NAME_MAX_];
+        const char *parts[] = {"ln_1.weight",        "ln_1.bias",        "attn.c_attn.weight", "attn.c_attn.bias",
+                               "attn.c_proj.weight", "attn.c_proj.bias", "ln_2.weight",        "ln_2.bias",
+                               "mlp.c_fc.weight",    "mlp.c_fc.bias",    "mlp.c_proj.weight",  "mlp.c_proj.bias"};
+        for (int i = 0; i < 12; i++) snprintf(n[i], sizeof n[i], "h.%d.%s", l, parts[i]);
+        if (bind_vec(b, n[0], d, &L->norm1_w) || bind_vec(b, n[1], d, &L->norm1_b) ||
+            bind_conv1d(b, n[2], d, 3 * d, 0, &L->wq) || bind_conv1d(b, n[2], d, 3 * d, d, &L->wk) ||
+            bind_conv1d(b, n[2], d, 3 * d, 2 * d, &L->wv) || bind_vec_part(b, n[3], 3 * d, 0, d, &L->bq) ||
+            bind_vec_part(b, n[3], 3 * d, d, d, &L->bk) || bind_vec_part(b, n[3], 3 * d, 2 * d, d, &L->bv) ||
+            bind_conv1d(b, n[4], d, d, 0, &L->wo) || bind_vec(b, n[5], d, &L->bo) ||
+            bind_vec(b, n[6], d, &L->norm2_w) || bind_vec(b, n[7], d, &L->norm2_b) ||
+            bind_conv1d(b, n[8], d, hid, 0, &L->w_fc) || bind_vec(b, n[9], hid, &L->b_fc) ||
+            bind_conv1d(b, n[10], hid, d, 0, &L->w_down) || bind_vec(b, n[11], d, &L->b_down))
+            return -1;
+    }
+    return 0;
+}
+
+static int bind_llama(Bind *b) {
+    HfModel *m = b->m;
+    const HfConfig *c = &m->cfg;
+    int d = c->dim, hid = c->hidden_dim, qd = c->q_dim, kvd = c->kv_dim;
+    b->prefix = "";
+    if (!(m->embed = bind_tensor(b, "model.embed_tokens.weight", 2, (uint64_t)c->vocab, (uint64_t)d)) ||
+        bind_vec(b, "model.norm.weight", d, &m->normf_w))
+        return -1;
+    m->normf_b = NULL;
+    if (c->tied) m->cls = (HfMat){.t = m->embed, .ld = d};
+    else if (bind_linear(b, "lm_head.weight", c->vocab, d, &m->cls)) return -1;
+    for (int l = 0; l < c->n_layers; l++) {
+        HfLayer *L = &m->layers[l];
+        char n[16][NAME_MAX_];
+        const char *parts[] = {"input_layernorm.weight",  "self_attn.q_proj.weight", "self_attn.k_proj.weight",
+                               "self_attn.v_proj.weight", "self_attn.o_proj.weight", "post_attention_layernorm.weight",
+                               "mlp.gate_proj.weight",    "mlp.up_proj.weight",      "mlp.down_proj.weight",
+                               "self_attn.q_proj.bias",   "self_attn.k_proj.bias",   "self_attn.v_proj.bias",
+                               "self_attn.o_proj.bias"};
+        for (int i = 0; i < 13; i++) snprintf(n[i], sizeof n[i], "model.layers.%d.%s", l, parts[i]);
+        if (bind_vec(b, n[0], d, &L->norm1_w) || bind_linear(b, n[1], qd, d, &L->wq) ||
+            bind_linear(b, n[2], kvd, d, &L->wk) || bind_linear(b, n[3], kvd, d, &L->wv) ||
+            bind_linear(b, n[4], d, qd, &L->wo) || bind_vec(b, n[5], d, &L->norm2_w) ||
+            bind_linear(b, n[6], hid, d, &L->w_fc) || bind_linear(b, n[7], hid, d, &L->w_up) ||
+            bind_linear(b, n[8], d, hid, &L->w_down))
+            return -1;
+        if (c->qkv_bias &&
+            (bind_vec(b, n[9], qd, &L->bq) || bind_vec(b, n[10], kvd, &L->bk) || bind_vec(b, n[11], kvd, &L->bv)))
+            return -1;
+        if (c->o_bias && bind_vec(b, n[12], d, &L->bo)) return -1;
+    }
+    return 0;
+}
+
+HfModel *hf_open(const char *dir, AvError *err) {
+    char *shown = utf8_escape(dir, strlen(dir));
+    HfModel *m = calloc(1, sizeof *m);
+    if (!shown || !m) {
+        free(shown), free(m);
+        return av_error_nomem(err, "out of memory opening %s", dir), NULL;
+    }
+    if (read_config(dir, &m->cfg, err) || !(m->st = st_open_dir(dir, err))) goto fail;
+    m->layers = calloc((size_t)m->cfg.n_layers, sizeof *m->layers);
+    if (!m->layers) {
+        av_error_nomem(err, "out of memory for %d layers", m->cfg.n_layers);
+        goto fail;
+    }
+    Bind b = {.m = m, .dir = shown, .err = err};
+    /* pass 1 checks and counts the vector floats, pass 2 converts them */
+    if ((m->cfg.arch == HF_GPT2 ? bind_gpt2(&b) : bind_llama(&b))) goto fail;
+    if (!(m->vecs = malloc(sizeof(float) * (b.nvec ? b.nvec : 1)))) {
+        av_error_nomem(err, "out of memory for %zu norm and bias floats", b.nvec);
+        goto fail;
+    }
+    m->heap = sizeof *m + sizeof *m->layers * (size_t)m->cfg.n_layers + sizeof(float) * b.nvec;
+    b.vecs = m->vecs, b.nvec = 0;
+    if ((m->cfg.arch == HF_GPT2 ? bind_gpt2(&b) : bind_llama(&b))) goto fail;
+    free(shown);
+    return m;
+fail:
+    free(shown);
+    hf_close(m);
+    return NULL;
+}
+
+// ----------------------------------------------------------------------------
+// the blocks, on explicit arrays (double inside, rounded once, saturating)
+
+/* out (rows, n) = LayerNorm(x) * w + b (b NULL: RMSNorm * w). */
+static void norm_forward(float *out, const float *x, const float *w, const float *b, double eps, int rows, int n) {
+    for (int i = 0; i < rows; i++) {
+        const float *xi = x + (size_t)i * n;
+        float *oi = out + (size_t)i * n;
+        double mean = 0.0, ss = 0.0;
+        if (b) {
+            for (int j = 0; j < n; j++) mean += xi[j];
+            mean /= n;
+        }
+        for (int j = 0; j < n; j++) ss += ((double)xi[j] - mean) * ((double)xi[j] - mean);
+        double inv = 1.0 / sqrt(ss / n + eps);
+        for (int j = 0; j < n; j++) oi[j] = sat(((double)xi[j] - mean) * inv * w[j] + (b ? b[j] : 0.0));
+    }
+}
+
+/* Rotate-half RoPE: in each head of rows [r0, r0 + rows) of x (ld width),
+ * pair (i, i + hs/2) turned by row's angle of i. rope (cap, hs / 2, 2). */
+static void rope_forward(float *x, const double *rope, int r0, int rows, int width, int hs) {
+    int half = hs / 2;
+    for (int p = r0; p < r0 + rows; p++) {
+        float *row = x + (size_t)p * width;
+        const double *cs = rope + (size_t)p * hs;
+        for (int h0 = 0; h0 < width; h0 += hs)
+            for (int i = 0; i < half; i++) {
+                double a = row[h0 + i], b = row[h0 + half + i], c = cs[2 * i], s = cs[2 * i + 1];
+                row[h0 + i] = sat(a * c - b * s);
+                row[h0 + half + i] = sat(b * c + a * s);
+            }
+    }
+}
+
+static void residual_forward(float *out, const float *a, const float *b, size_t n) {
+    for (size_t i = 0; i < n; i++) out[i] = sat((double)a[i] + b[i]);
+}
+
+static void swiglu_forward(float *h1, const float *h3, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        double x = h1[i];
+        h1[i] = sat(x / (1.0 + exp(-x)) * h3[i]);
+    }
+}
+
+/* GELU, tanh approximation (HF's gelu_new). */
+static void gelu_forward(float *h, size_t n) {
+    const double k = sqrt(2.0 / 3.14159265358979323846);
+    for (size_t i = 0; i < n; i++) {
+        double x = h[i];
+        h[i] = sat(0.5 * x * (1.0 + tanh(k * (x + 0.044715 * x * x * x))));
+    }
+}
+
+// ----------------------------------------------------------------------------
+// products: out (rows, n_out; ld_out) = x (rows, n_in; ld_x) W^T (+ bias)
+
+static int host_little_endian(void) {
+    const uint16_t one = 1;
+    unsigned char b;
+    memcpy(&b, &one, 1);
+    return b == 1;
+}
+
+/* Rows [o0, o0 + wrows) of W as floats: in place when the tensor is F32,
+ * aligned and not transposed (*ld its row stride), else converted into buf
+ * (wrows, n_in). */
+static const float *mat_block(const HfMat *w, int o0, int wrows, int n_in, float *buf, int *ld) {
+    const StTensor *t = w->t;
+    if (!w->transposed && t->dtype == ST_F32 && (uintptr_t)t->data % sizeof(float) == 0 && host_little_endian()) {
+        *ld = w->ld;
+        return (const float *)(const void *)t->data + w->off + (size_t)o0 * w->ld;
+    }
+    *ld = n_in;
+    if (!w->transposed) {
+        for (int c = 0; c < wrows; c++)
+            st_to_f32(t, w->off + (size_t)(o0 + c) * w->ld, (size_t)n_in, buf + (size_t)c * n_in);
+        return buf;
+    }
+    float col[HF_W_BLOCK];
+    for (int i = 0; i < n_in; i++) {
+        st_to_f32(t, w->off + (size_t)i * w->ld + o0, (size_t)wrows, col);
+        for (int c = 0; c < wrows; c++) buf[(size_t)c * n_in + i] = col[c];
+    }
+    return buf;
+}
+
+typedef struct {
+    HfRun *r;
+    float *out;
+    const HfMat *w;
+    const float *bias;
+    MatPacked xt; /* x^T (n_in, rows) */
+    int ld_out, rows, n_in, n_out, lanes;
+} Linear;
+
+static void linear_task(void *ctx, int lane) {
+    Linear *j = ctx;
+    float *tile = j->r->scratch + (size_t)lane * j->r->lane_floats; /* (HF_W_BLOCK, rows) */
+    float *wbuf = tile + (size_t)HF_W_BLOCK * j->r->cap;            /* (HF_W_BLOCK, n_in) */
+    int blocks = (j->n_out + HF_W_BLOCK - 1) / HF_W_BLOCK;
+    for (int b = lane; b < blocks; b += j->lanes) {
+        int o0 = b * HF_W_BLOCK, wrows = j->n_out - o0 < HF_W_BLOCK ? j->n_out - o0 : HF_W_BLOCK, ld;
+        const float *wp = mat_block(j->w, o0, wrows, j->n_in, wbuf, &ld);
+        mat_mul_rows(tile, j->rows, wp, ld, &j->xt, 0, wrows);
+        for (int i = 0; i < j->rows; i++) {
+            float *o = j->out + (size_t)i * j->ld_out + o0;
+            if (j->bias)
+                for (int c = 0; c < wrows; c++) o[c] = sat((double)tile[(size_t)c * j->rows + i] + j->bias[o0 + c]);
+            else
+                for (int c = 0; c < wrows; c++) o[c] = tile[(size_t)c * j->rows + i];
+        }
+    }
+}
+
+static void linear_forward(HfRun *r, float *out, int ld_out, const float *x, int ld_x, const HfMat *w,
+                           const float *bias, int rows, int n_in, int n_out) {
+    Linear j = {.r = r, .out = out, .w = w, .bias = bias, .ld_out = ld_out, .rows = rows, .n_in = n_in, .n_out = n_out};
+    mat_pack_into(&j.xt, r->pack, x, ld_x, n_in, rows, 1);
+    int blocks = (n_out + HF_W_BLOCK - 1) / HF_W_BLOCK;
+    j.lanes = r->lanes < blocks ? r->lanes : blocks;
+    par_for(j.lanes, linear_task, &j);
+}
+
+// ----------------------------------------------------------------------------
+// attention: query rows [r0, r0 + rows) over keys [0, r0 + rows), causal
+
+typedef struct {
+    HfRun *r;
+    int l, r0, rows, nk;
+    MatPacked *kt, *vp; /* per key/value head: K^T (hs, nk) and V (nk, hs) */
+    int lanes;
+} Attend;
+
+static void attend_pack_task(void *ctx, int g) {
+    Attend *j = ctx;
+    const HfConfig *c = j->r->cfg;
+    int hs = c->head_dim;
+    size_t kf = mat_packed_floats(hs, j->r->cap), vf = mat_packed_floats(j->r->cap, hs);
+    float *buf = j->r->pack + (size_t)g * (kf + vf);
+    mat_pack_into(&j->kt[g], buf, hf_run_k(j->r, j->l) + (size_t)g * hs, c->kv_dim, hs, j->nk, 1);
+    mat_pack_into(&j->vp[g], buf + kf, hf_run_v(j->r, j->l) + (size_t)g * hs, c->kv_dim, j->nk, hs, 0);
+}
+
+static void attend_block(Attend *j, float *scratch, int h, int i0, int qrows) {
+    HfRun *r = j->r;
+    const HfConfig *c = r->cfg;
+    int hs = c->head_dim, nk = j->nk, g = h / (c->n_heads / c->n_kv_heads);
+    float *scores = scratch, *weights = scores + (size_t)Q_BLOCK * r->cap;
+    float *scaled = weights + (size_t)Q_BLOCK * r->cap, *masked = scaled + r->cap;
+    const float *q = hf_run_q(r, j->l);
+    mat_mul_rows(scores, nk, q + (size_t)i0 * c->q_dim + (size_t)h * hs, c->q_dim, &j->kt[g], 0, qrows);
+    for (int i = 0; i < qrows; i++) {
+        const unsigned char *allowed = r->causal + (r->cap - 1 - (i0 + i));
+        attn_scale_mask_row(scaled, masked, scores + (size_t)i * nk, allowed, nk, SCALE_MULTIPLY,
+                            1.0 / sqrt((double)hs));
+        SoftmaxRow sr;
+        attn_softmax(weights + (size_t)i * nk, masked, nk, &sr);
+    }
+    mat_mul_rows_k(r->att + (size_t)i0 * c->q_dim + (size_t)h * hs, c->q_dim, weights, nk, &j->vp[g], 0, qrows,
+                   i0 + qrows);
+}
+
+static void attend_task(void *ctx, int lane) {
+    Attend *j = ctx;
+    int blocks = (j->rows + Q_BLOCK - 1) / Q_BLOCK, items = j->r->cfg->n_heads * blocks;
+    float *scratch = j->r->scratch + (size_t)lane * j->r->lane_floats;
+    for (int t = lane; t < items; t += j->lanes) {
+        int h = t / blocks, i0 = j->r0 + (t % blocks) * Q_BLOCK;
+        int qrows = j->r0 + j->rows - i0 < Q_BLOCK ? j->r0 + j->rows - i0 : Q_BLOCK;
+        attend_block(j, scratch, h, i0, qrows);
+    }
+}
+
+static void attend_rows(HfRun *r, int l, int r0, int rows) {
+    const HfConfig *c = r->cfg;
+    Attend j = {.r = r, .l = l, .r0 = r0, .rows = rows, .nk = r0 + rows};
+    j.kt = r->kv_packed, j.vp = r->kv_packed + c->n_kv_heads;
+    par_for(c->n_kv_heads, attend_pack_task, &j);
+    int items = c->n_heads * ((rows + Q_BLOCK - 1) / Q_BLOCK);
+    j.lanes = r->lanes < items ? r->lanes : items;
+    par_for(j.lanes, attend_task, &j);
+}
+
+// ----------------------------------------------------------------------------
+// one layer, and the logits, over rows [r0, r0 + rows)
+
+static void embed_rows(HfRun *r, int r0, int rows) {
+    const HfModel *m = r->m;
+    size_t dim = (size_t)r->cfg->dim;
+    for (int i = r0; i < r0 + rows; i++) {
+        float *x = hf_run_x(r, 0) + (size_t)i * dim;
+        st_to_f32(m->embed, (size_t)r->ids[i] * dim, dim, x);
+        if (m->wpe) {
+            float *pos = r->xb + (size_t)i * dim; /* free until the first layer */
+            st_to_f32(m->wpe, (size_t)i * dim, dim, pos);
+            residual_forward(x, x, pos, dim);
+        }
+    }
+}
+
+static void qkv_rows(HfRun *r, int l, int r0, int rows) {
+    const HfConfig *c = r->cfg;
+    const HfLayer *L = &r->m->layers[l];
+    size_t dim = (size_t)c->dim, at = (size_t)r0 * dim;
+    float *q = hf_run_q(r, l) + (size_t)r0 * c->q_dim, *k = hf_run_k(r, l) + (size_t)r0 * c->kv_dim;
+    float *v = hf_run_v(r, l) + (size_t)r0 * c->kv_dim;
+    norm_forward(r->xb + at, hf_run_x(r, l) + at, L->norm1_w, L->norm1_b, c->eps, rows, c->dim);
+    linear_forward(r, q, c->q_dim, r->xb + at, c->dim, &L->wq, L->bq, rows, c->dim, c->q_dim);
+    linear_forward(r, k, c->kv_dim, r->xb + at, c->dim, &L->wk, L->bk, rows, c->dim, c->kv_dim);
+    linear_forward(r, v, c->kv_dim, r->xb + at, c->dim, &L->wv, L->bv, rows, c->dim, c->kv_dim);
+    if (c->arch == HF_LLAMA) {
+        rope_forward(hf_run_q(r, l), r->rope, r0, rows, c->q_dim, c->head_dim);
+        rope_forward(hf_run_k(r, l), r->rope, r0, rows, c->kv_dim, c->head_dim);
+    }
+}
+
+static void finish_rows(HfRun *r, int l, const float *attn, int r0, int rows) {
+    const HfConfig *c = r->cfg;
+    const HfLayer *L = &r->m->layers[l];
+    size_t dim = (size_t)c->dim, hid = (size_t)c->hidden_dim, at = (size_t)r0 * dim, ah = (size_t)r0 * hid;
+    size_t n = (size_t)rows * dim;
+    linear_forward(r, r->proj + at, c->dim, attn + (size_t)r0 * c->q_dim, c->q_dim, &L->wo, L->bo, rows, c->q_dim,
+                   c->dim);
+    residual_forward(r->mid + at, hf_run_x(r, l) + at, r->proj + at, n);
+    norm_forward(r->xb2 + at, r->mid + at, L->norm2_w, L->norm2_b, c->eps, rows, c->dim);
+    linear_forward(r, r->hb + ah, c->hidden_dim, r->xb2 + at, c->dim, &L->w_fc, L->b_fc, rows, c->dim, c->hidden_dim);
+    if (c->arch == HF_GPT2) gelu_forward(r->hb + ah, (size_t)rows * hid);
+    else {
+        linear_forward(r, r->hb2 + ah, c->hidden_dim, r->xb2 + at, c->dim, &L->w_up, NULL, rows, c->dim, c->hidden_dim);
+        swiglu_forward(r->hb + ah, r->hb2 + ah, (size_t)rows * hid);
+    }
+    linear_forward(r, r->ffn + at, c->dim, r->hb + ah, c->hidden_dim, &L->w_down, L->b_down, rows, c->hidden_dim,
+                   c->dim);
+    residual_forward(hf_run_x(r, l + 1) + at, r->mid + at, r->ffn + at, n);
+}
+
+static void logits_rows(HfRun *r, int r0, int rows) {
+    const HfConfig *c = r->cfg;
+    size_t dim = (size_t)c->dim;
+    norm_forward(r->xf + (size_t)r0 * dim, hf_run_x(r, c->n_layers) + (size_t)r0 * dim, r->m->normf_w, r->m->normf_b,
+                 c->eps, rows, c->dim);
+    float *out = r->logits;
+    if (r->all_logits) out += (size_t)r0 * c->vocab;
+    else r0 += rows - 1, rows = 1;
+    linear_forward(r, out, c->vocab, r->xf + (size_t)r0 * dim, c->dim, &r->m->cls, NULL, rows, c->dim, c->vocab);
+}
+
+// ----------------------------------------------------------------------------
+// the steps
+
+static int stopped(void) { return av_cancelled() ? -1 : 0; }
+static int layer_ok(const HfRun *r, int l) { return r->n > 0 && l >= 0 && l < r->cfg->n_layers; }
+
+/* Appends ids[0..n) to the rows and sets their embeddings. */
+static int append_ids(HfRun *r, const int *ids, int n, AvError *err) {
+    if (n < 1 || n > r->cap - r->n)
+        return av_errorf(err, "%d tokens after %d: the run holds %d (the model's context is %d)", n, r->n, r->cap,
+                         r->cfg->max_pos);
+    for (int i = 0; i < n; i++)
+        if (ids[i] < 0 || ids[i] >= r->cfg->vocab)
+            return av_errorf(err, "token %d: id %d is not in the vocabulary of %d", r->n + i, ids[i], r->cfg->vocab);
+    memcpy(r->ids + r->n, ids, sizeof *ids * (size_t)n);
+    embed_rows(r, r->n, n);
+    r->n += n;
+    return 0;
+}
+
+int hf_embed(HfRun *r, const int *ids, int n, AvError *err) {
+    r->n = 0;
+    return append_ids(r, ids, n, err);
+}
+
+int hf_layer_qkv(HfRun *r, int l) {
+    if (!layer_ok(r, l)) return -1;
+    qkv_rows(r, l, 0, r->n);
+    return stopped();
+}
+
+int hf_layer_attend(HfRun *r, int l) {
+    if (!layer_ok(r, l)) return -1;
+    attend_rows(r, l, 0, r->n);
+    return stopped();
+}
+
+int hf_layer_finish(HfRun *r, int l, const float *attn_out) {
+    if (!layer_ok(r, l)) return -1;
+    finish_rows(r, l, attn_out ? attn_out : r->att, 0, r->n);
+    return stopped();
+}
+
+int hf_logits(HfRun *r) {
+    if (r->n < 1) return -1;
+    logits_rows(r, 0, r->n);
+    return stopped();
+}
+
+int hf_extend(HfRun *r, const int *ids, int n, AvError *err) {
+    int r0 = r->n;
+    if (append_ids(r, ids, n, err)) return -1;
+    for (int l = 0; l < r->cfg->n_layers && !av_cancelled(); l++) {
+        qkv_rows(r, l, r0, n);
+        attend_rows(r, l, r0, n);
+        finish_rows(r, l, r->att, r0, n);
+    }
+    if (!av_cancelled()) logits_rows(r, r0, n);
+    if (av_cancelled()) return av_errorf(err, "the forward pass was cancelled");
+    return 0;
+}
+
+int hf_forward(HfRun *r, const int *ids, int n, AvError *err) {
+    r->n = 0;
+    return hf_extend(r, ids, n, err);
+}
+
+// ----------------------------------------------------------------------------
+// the run: one allocation, carved
+
+static size_t run_layout(HfRun *r, char *base) {
+    const HfConfig *c = r->cfg;
+    size_t cap = (size_t)r->cap, dim = (size_t)c->dim, qd = (size_t)c->q_dim, kv = (size_t)c->kv_dim;
+    size_t hid = (size_t)c->hidden_dim, layers = (size_t)c->n_layers;
+    size_t in_max = dim > hid ? dim : hid;
+    if (qd > in_max) in_max = qd;
+    size_t kvpack =
+        (size_t)c->n_kv_heads * (mat_packed_floats(c->head_dim, r->cap) + mat_packed_floats(r->cap, c->head_dim));
+    size_t pack = mat_packed_floats((int)in_max, r->cap);
+    if (kvpack > pack) pack = kvpack;
+    size_t attend = 2 * Q_BLOCK * cap + 2 * cap, product = HF_W_BLOCK * cap + HF_W_BLOCK * in_max;
+    r->lane_floats = attend > product ? attend : product;
+    size_t at = 0;
+    int overflow = 0;
+#define PIECE(ptr, count, elem)                                                                                        \
+    do {                                                                                                               \
+        size_t n_ = (count), e_ = (elem);                                                                              \
+        if (n_ > (SIZE_MAX - at - ALIGN) / e_) overflow = 1;                                                           \
+        else {                                                                                                         \
+            if (base) (ptr) = (void *)(base + at);                                                                     \
+            at += (n_ * e_ + ALIGN - 1) / ALIGN * ALIGN;                                                               \
+        }                                                                                                              \
+    } while (0)
+    PIECE(r->rope, cap * (size_t)c->head_dim, sizeof(double));
+    PIECE(r->resid, (layers + 1) * cap * dim, sizeof(float));
+    PIECE(r->qcache, layers * cap * qd, sizeof(float));
+    PIECE(r->kcache, layers * cap * kv, sizeof(float));
+    PIECE(r->vcache, layers * cap * kv, sizeof(float));
+    float **rows_dim[] = {&r->xb, &r->proj, &r->mid, &r->xb2, &r->ffn, &r->xf};
+    for (size_t i = 0; i < sizeof rows_dim / sizeof *rows_dim; i++) PIECE(*rows_dim[i], cap * dim, sizeof(float));
+    PIECE(r->att, cap * qd, sizeof(float));
+    PIECE(r->hb, cap * hid, sizeof(float));
+    PIECE(r->hb2, cap * hid, sizeof(float));
+    PIECE(r->logits, (r->all_logits ? cap : 1) * (size_t)c->vocab, sizeof(float));
+    PIECE(r->pack, pack, sizeof(float));
+    PIECE(r->scratch, (size_t)r->lanes * r->lane_floats, sizeof(float));
+    PIECE(r->kv_packed, 2 * (size_t)c->n_kv_heads, sizeof(MatPacked));
+    PIECE(r->ids, cap, sizeof(int));
+    PIECE(r->causal, 2 * cap, 1);
+#undef PIECE
+    return overflow ? 0 : at;
+}
+
+/* cos and sin of position p times rope_theta^(-2i/hs), HF's inv_freq. */
+static void rope_table(double *rope, int cap, int hs, double theta) {
+    for (int i = 0; i < hs / 2; i++) {
+        double freq = pow(theta, -(2.0 * i) / hs);
+        for (int p = 0; p < cap; p++) {
+            rope[((size_t)p * hs / 2 + i) * 2] = cos(p * freq);
+            rope[((size_t)p * hs / 2 + i) * 2 + 1] = sin(p * freq);
+        }
+    }
+}
+
+HfRun *hf_run_new(const HfModel *m, int cap, int all_logits, AvError *err) {
+    if (cap < 1 || cap > m->cfg.max_pos)
+        return av_errorf(err, "%d tokens: the model takes 1 to %d (its context)", cap, m->cfg.max_pos), NULL;
+    HfRun *r = calloc(1, sizeof *r);
+    if (!r) return av_error_nomem(err, "out of memory for a run of %d tokens", cap), NULL;
+    r->m = m, r->cfg = &m->cfg, r->cap = cap, r->all_logits = all_logits ? 1 : 0;
+    r->lanes = par_threads() < MAX_LANES ? par_threads() : MAX_LANES;
+    if (r->lanes < 1) r->lanes = 1;
+    r->bytes = run_layout(r, NULL);
+    char *base = r->bytes ? calloc(1, r->bytes) : NULL;
+    if (!base) {
+        free(r);
+        return av_error_nomem(err, "out of memory for a run of %d tokens", cap), NULL;
+    }
+    run_layout(r, base);
+    memset(r->causal, 1, (size_t)cap);
+    if (m->cfg.arch == HF_LLAMA) rope_table(r->rope, cap, m->cfg.head_dim, m->cfg.rope_theta);
+    return r;
+}
+
+void hf_run_free(HfRun *r) {
+    if (!r) return;
+    free(r->rope); /* the start of the one allocation */
+    free(r);
+}

@@ -1,0 +1,592 @@
+/* test_hfmodel.c - cmocka tests of Hugging Face checkpoints (src/hfmodel.c).
+ *
+ * With python3 and NumPy: tests/verify_hf.py writes tiny checkpoints of
+ * every architecture (GPT-2, Llama, Qwen2, Mistral; F32, F16, BF16; tied and
+ * untied; with and without biases; one sharded, one with unaligned data), the
+ * forward pass runs here, and the script compares every layer's input, q, k,
+ * v and attention weights, and the logits, with its own NumPy forward to
+ * 1e-4. Without NumPy that test prints "skipped: ..." and passes. The rest
+ * builds its checkpoints here: every refusal is one line naming the file
+ * and what was wrong; a BF16 model's run allocates nothing in proportion to
+ * its weights; the thread count changes no bit. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hfmodel.h"
+#include "parallel.h"
+
+// ---------------------------------------------------------------------------
+// checkpoints written here
+
+typedef struct {
+    char name[96];
+    int ndim;
+    int shape[2];
+} Spec;
+
+typedef struct {
+    Spec t[64];
+    int n;
+} Specs;
+
+static void spec_add(Specs *s, const char *name, int ndim, int d0, int d1) {
+    assert_true(s->n < 64);
+    Spec *t = &s->t[s->n++];
+    snprintf(t->name, sizeof t->name, "%s", name);
+    t->ndim = ndim, t->shape[0] = d0, t->shape[1] = d1;
+}
+
+static void spec_drop(Specs *s, const char *name) {
+    for (int i = 0; i < s->n; i++)
+        if (strcmp(s->t[i].name, name) == 0) {
+            s->t[i] = s->t[--s->n];
+            return;
+        }
+    fail_msg("no tensor %s", name);
+}
+
+static Spec *spec_get(Specs *s, const char *name) {
+    for (int i = 0; i < s->n; i++)
+        if (strcmp(s->t[i].name, name) == 0) return &s->t[i];
+    fail_msg("no tensor %s", name);
+    return NULL;
+}
+
+static size_t spec_count(const Spec *t) { return (size_t)t->shape[0] * (t->ndim == 2 ? (size_t)t->shape[1] : 1); }
+
+/* dir/model.safetensors with the tensors of s, F32 or BF16 (bf16 != 0),
+ * values small and deterministic. Returns the bytes of weights written. */
+static size_t write_st(const char *dir, const Specs *s, int bf16) {
+    char path[512], *header = malloc(65536);
+    assert_non_null(header);
+    size_t at = 0, esize = bf16 ? 2 : 4;
+    int len = snprintf(header, 65536, "{");
+    for (int i = 0; i < s->n; i++) {
+        const Spec *t = &s->t[i];
+        size_t bytes = spec_count(t) * esize;
+        char shape[48];
+        if (t->ndim == 1) snprintf(shape, sizeof shape, "[%d]", t->shape[0]);
+        else snprintf(shape, sizeof shape, "[%d,%d]", t->shape[0], t->shape[1]);
+        len += snprintf(header + len, 65536 - (size_t)len,
+                        "%s\"%s\":{\"dtype\":\"%s\",\"shape\":%s,\"data_offsets\":[%zu,%zu]}", i ? "," : "", t->name,
+                        bf16 ? "BF16" : "F32", shape, at, at + bytes);
+        at += bytes;
+    }
+    len += snprintf(header + len, 65536 - (size_t)len, "}");
+    assert_true(len < 65536);
+    while (len % 8) header[len++] = ' ';
+    snprintf(path, sizeof path, "%s/model.safetensors", dir);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    unsigned char n8[8];
+    for (int i = 0; i < 8; i++) n8[i] = (unsigned char)((uint64_t)len >> (8 * i));
+    assert_int_equal(fwrite(n8, 1, 8, f), 8);
+    assert_int_equal(fwrite(header, 1, (size_t)len, f), (size_t)len);
+    uint32_t state = 12345u;
+    for (size_t i = 0; i < at / esize; i++) {
+        state = state * 1664525u + 1013904223u;
+        float v = ((float)(state >> 8) / 16777216.0f - 0.5f) * 0.5f;
+        uint32_t bits;
+        memcpy(&bits, &v, 4);
+        unsigned char b[4] = {(unsigned char)bits, (unsigned char)(bits >> 8), (unsigned char)(bits >> 16),
+                              (unsigned char)(bits >> 24)};
+        assert_int_equal(fwrite(bf16 ? b + 2 : b, 1, esize, f), esize);
+    }
+    fclose(f);
+    free(header);
+    return at;
+}
+
+static void write_text(const char *dir, const char *file, const char *text) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static const char GPT2_CONFIG[] = "{\"model_type\": \"gpt2\", \"n_embd\": 16, \"n_layer\": 2, \"n_head\": 4, "
+                                  "\"vocab_size\": 40, \"n_positions\": 16}";
+
+static Specs gpt2_specs(void) {
+    Specs s = {0};
+    int d = 16, hid = 64;
+    spec_add(&s, "wte.weight", 2, 40, d);
+    spec_add(&s, "wpe.weight", 2, 16, d);
+    spec_add(&s, "ln_f.weight", 1, d, 0);
+    spec_add(&s, "ln_f.bias", 1, d, 0);
+    for (int l = 0; l < 2; l++) {
+        char n[96];
+#define ADD(part, nd, a, b) (snprintf(n, sizeof n, "h.%d.%s", l, part), spec_add(&s, n, nd, a, b))
+        ADD("ln_1.weight", 1, d, 0);
+        ADD("ln_1.bias", 1, d, 0);
+        ADD("attn.c_attn.weight", 2, d, 3 * d);
+        ADD("attn.c_attn.bias", 1, 3 * d, 0);
+        ADD("attn.c_proj.weight", 2, d, d);
+        ADD("attn.c_proj.bias", 1, d, 0);
+        ADD("ln_2.weight", 1, d, 0);
+        ADD("ln_2.bias", 1, d, 0);
+        ADD("mlp.c_fc.weight", 2, d, hid);
+        ADD("mlp.c_fc.bias", 1, hid, 0);
+        ADD("mlp.c_proj.weight", 2, hid, d);
+        ADD("mlp.c_proj.bias", 1, d, 0);
+#undef ADD
+    }
+    return s;
+}
+
+/* An untied Llama of vocab tokens, dim 64, 2 layers, 4 heads over 2 K/V heads. */
+static Specs llama_specs(int vocab) {
+    Specs s = {0};
+    int d = 64, hid = 128, kv = 32;
+    spec_add(&s, "model.embed_tokens.weight", 2, vocab, d);
+    spec_add(&s, "lm_head.weight", 2, vocab, d);
+    spec_add(&s, "model.norm.weight", 1, d, 0);
+    for (int l = 0; l < 2; l++) {
+        char n[96];
+#define ADD(part, nd, a, b) (snprintf(n, sizeof n, "model.layers.%d.%s", l, part), spec_add(&s, n, nd, a, b))
+        ADD("input_layernorm.weight", 1, d, 0);
+        ADD("self_attn.q_proj.weight", 2, d, d);
+        ADD("self_attn.k_proj.weight", 2, kv, d);
+        ADD("self_attn.v_proj.weight", 2, kv, d);
+        ADD("self_attn.o_proj.weight", 2, d, d);
+        ADD("post_attention_layernorm.weight", 1, d, 0);
+        ADD("mlp.gate_proj.weight", 2, hid, d);
+        ADD("mlp.up_proj.weight", 2, hid, d);
+        ADD("mlp.down_proj.weight", 2, d, hid);
+#undef ADD
+    }
+    return s;
+}
+
+static char *llama_config(int vocab) {
+    static char buf[512];
+    snprintf(buf, sizeof buf,
+             "{\"model_type\": \"llama\", \"hidden_size\": 64, \"intermediate_size\": 128, \"num_hidden_layers\": 2, "
+             "\"num_attention_heads\": 4, \"num_key_value_heads\": 2, \"vocab_size\": %d, "
+             "\"max_position_embeddings\": 64, \"tie_word_embeddings\": false}",
+             vocab);
+    return buf;
+}
+
+static void make_dir(char *dir) { assert_non_null(mkdtemp(dir)); }
+
+static void clean_dir(const char *dir) {
+    static const char *const files[] = {"config.json", "model.safetensors", "dump.f32"};
+    char path[512];
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
+/* hf_open must fail with one line containing every one of the NULL-ended parts. */
+static void assert_refused(const char *dir, ...) {
+    AvError err = {0};
+    HfModel *m = hf_open(dir, &err);
+    if (m) {
+        hf_close(m);
+        fail_msg("%s opened", dir);
+    }
+    assert_null(strchr(err.msg, '\n'));
+    va_list ap;
+    va_start(ap, dir);
+    for (const char *part; (part = va_arg(ap, const char *)) != NULL;)
+        if (!strstr(err.msg, part)) fail_msg("message \"%s\" lacks \"%s\"", err.msg, part);
+    va_end(ap);
+    printf("refused: %s\n", err.msg);
+}
+
+// ---------------------------------------------------------------------------
+// tests
+
+static void test_gpt2_opens_and_runs(void **state) {
+    (void)state;
+    char dir[] = "/tmp/attnviz-hf-XXXXXX";
+    make_dir(dir);
+    Specs s = gpt2_specs();
+    write_st(dir, &s, 0);
+    write_text(dir, "config.json", GPT2_CONFIG);
+    AvError err = {0};
+    HfModel *m = hf_open(dir, &err);
+    if (!m) fail_msg("%s", err.msg);
+    const HfConfig *c = hf_config(m);
+    assert_int_equal(c->arch, HF_GPT2);
+    assert_string_equal(c->model_type, "gpt2");
+    assert_int_equal(c->dim, 16);
+    assert_int_equal(c->hidden_dim, 64);
+    assert_int_equal(c->head_dim, 4);
+    assert_int_equal(c->max_pos, 16);
+    assert_true(c->tied && c->qkv_bias && c->o_bias);
+    assert_true(fabs(c->eps - 1e-5) < 1e-12);
+    HfRun *r = hf_run_new(m, 16, 1, &err);
+    assert_non_null(r);
+    int ids[5] = {0, 39, 3, 3, 17};
+    assert_int_equal(hf_forward(r, ids, 5, &err), 0);
+    for (size_t i = 0; i < 5 * 40; i++) assert_true(isfinite(r->logits[i]));
+    /* errors of a run: one line each */
+    int bad[2] = {1, 40};
+    assert_int_equal(hf_forward(r, bad, 2, &err), -1);
+    assert_non_null(strstr(err.msg, "id 40 is not in the vocabulary of 40"));
+    int many[17] = {0};
+    assert_int_equal(hf_forward(r, many, 17, &err), -1);
+    assert_null(hf_run_new(m, 17, 0, &err));
+    assert_non_null(strstr(err.msg, "1 to 16"));
+    hf_run_free(r);
+    hf_close(m);
+    hf_close(NULL);
+    hf_run_free(NULL);
+    clean_dir(dir);
+}
+
+/* The published config.json of the models the README names parse as their
+ * papers say (the fields that matter, as the files have them). */
+static void test_real_configs(void **state) {
+    (void)state;
+    static const char qwen[] =
+        "{\"architectures\": [\"Qwen2ForCausalLM\"], \"model_type\": \"qwen2\", \"hidden_size\": 896, "
+        "\"intermediate_size\": 4864, \"num_hidden_layers\": 24, \"num_attention_heads\": 14, "
+        "\"num_key_value_heads\": 2, \"vocab_size\": 151936, \"max_position_embeddings\": 32768, "
+        "\"rms_norm_eps\": 1e-06, \"rope_theta\": 1000000.0, \"sliding_window\": 32768, "
+        "\"use_sliding_window\": false, \"tie_word_embeddings\": true, \"hidden_act\": \"silu\"}";
+    static const char smol[] =
+        "{\"model_type\": \"llama\", \"hidden_size\": 576, \"intermediate_size\": 1536, \"num_hidden_layers\": "
+        "30, \"num_attention_heads\": 9, \"num_key_value_heads\": 3, \"vocab_size\": 49152, "
+        "\"max_position_embeddings\": 8192, \"rms_norm_eps\": 1e-05, \"rope_theta\": 100000, \"rope_scaling\": "
+        "null, \"tie_word_embeddings\": true, \"attention_bias\": false, \"mlp_bias\": false}";
+    static const char gpt2[] = "{\"architectures\": [\"GPT2LMHeadModel\"], \"n_embd\": 768, \"n_layer\": 12, "
+                               "\"n_head\": 12, \"n_ctx\": 1024, \"n_positions\": 1024, \"vocab_size\": 50257, "
+                               "\"activation_function\": \"gelu_new\", \"n_inner\": null}";
+    HfConfig c;
+    AvError err = {0};
+    assert_int_equal(hf_config_parse(&c, qwen, strlen(qwen), "qwen/config.json", &err), 0);
+    assert_int_equal(c.arch, HF_LLAMA);
+    assert_string_equal(c.model_type, "qwen2");
+    assert_int_equal(c.head_dim, 64);
+    assert_int_equal(c.kv_dim, 128);
+    assert_int_equal(c.max_pos, 32768);
+    assert_true(c.tied && c.qkv_bias && !c.o_bias);
+    assert_true(c.rope_theta == 1e6 && c.eps == 1e-6);
+    assert_int_equal(hf_config_parse(&c, smol, strlen(smol), "smol/config.json", &err), 0);
+    assert_int_equal(c.head_dim, 64);
+    assert_int_equal(c.n_kv_heads, 3);
+    assert_true(c.tied && !c.qkv_bias && c.rope_theta == 1e5);
+    assert_int_equal(hf_config_parse(&c, gpt2, strlen(gpt2), "gpt2/config.json", &err), 0);
+    assert_string_equal(c.model_type, "gpt2");
+    assert_int_equal(c.hidden_dim, 3072);
+    assert_int_equal(c.head_dim, 64);
+    assert_true(c.eps == 1e-5 && c.tied);
+    /* a window shorter than the context bounds the runs (Mistral) */
+    static const char mistral[] = "{\"model_type\": \"mistral\", \"hidden_size\": 16, \"intermediate_size\": 8, "
+                                  "\"num_hidden_layers\": 1, \"num_attention_heads\": 2, \"vocab_size\": 9, "
+                                  "\"max_position_embeddings\": 32768, \"sliding_window\": 4096}";
+    assert_int_equal(hf_config_parse(&c, mistral, strlen(mistral), "m/config.json", &err), 0);
+    assert_int_equal(c.max_pos, 4096);
+    /* Qwen2 uses its window only when use_sliding_window says so */
+    static const char qwen_window[] = "{\"model_type\": \"qwen2\", \"hidden_size\": 16, \"intermediate_size\": 8, "
+                                      "\"num_hidden_layers\": 1, \"num_attention_heads\": 2, \"vocab_size\": 9, "
+                                      "\"max_position_embeddings\": 32768, \"sliding_window\": 4096}";
+    assert_int_equal(hf_config_parse(&c, qwen_window, strlen(qwen_window), "q/config.json", &err), 0);
+    assert_int_equal(c.max_pos, 32768);
+}
+
+static void test_refusals(void **state) {
+    (void)state;
+    char dir[] = "/tmp/attnviz-hf-XXXXXX";
+    make_dir(dir);
+    /* no config.json */
+    assert_refused(dir, "config.json", NULL);
+    Specs s = gpt2_specs();
+    write_st(dir, &s, 0);
+    /* invalid JSON, not an object */
+    write_text(dir, "config.json", "{\"model_type\": \"gpt2\", ");
+    assert_refused(dir, "config.json: not valid JSON", NULL);
+    write_text(dir, "config.json", "[1, 2]");
+    assert_refused(dir, "config.json: not a JSON object", NULL);
+    /* an unknown architecture, by type or by class name */
+    write_text(dir, "config.json", "{\"model_type\": \"bert\", \"hidden_size\": 16}");
+    assert_refused(dir, "model_type \"bert\" is not supported (gpt2, llama, qwen2, mistral)", NULL);
+    write_text(dir, "config.json", "{\"architectures\": [\"T5ForConditionalGeneration\"]}");
+    assert_refused(dir, "architecture \"T5ForConditionalGeneration\" is not supported", NULL);
+    write_text(dir, "config.json", "{\"vocab_size\": 3}");
+    assert_refused(dir, "neither \"model_type\" nor \"architectures\"", NULL);
+    /* fields missing or out of range, unsupported variants */
+    write_text(dir, "config.json", "{\"model_type\": \"gpt2\", \"n_embd\": 16, \"n_layer\": 2, \"vocab_size\": 40}");
+    assert_refused(dir, "\"n_head\" is missing", NULL);
+    write_text(dir, "config.json",
+               "{\"model_type\": \"gpt2\", \"n_embd\": 16, \"n_layer\": 2, \"n_head\": 3, \"vocab_size\": 40}");
+    assert_refused(dir, "n_embd 16 is not a multiple of n_head 3", NULL);
+    write_text(dir, "config.json",
+               "{\"model_type\": \"gpt2\", \"n_embd\": 16.5, \"n_layer\": 2, \"n_head\": 4, \"vocab_size\": 40}");
+    assert_refused(dir, "\"n_embd\" must be an integer", NULL);
+    write_text(dir, "config.json",
+               "{\"model_type\": \"gpt2\", \"n_embd\": 16, \"n_layer\": 2, \"n_head\": 4, \"vocab_size\": 40, "
+               "\"activation_function\": \"relu\"}");
+    assert_refused(dir, "\"activation_function\" relu is not supported", NULL);
+    write_text(dir, "config.json",
+               "{\"model_type\": \"llama\", \"hidden_size\": 64, \"intermediate_size\": 128, \"num_hidden_layers\": "
+               "2, \"num_attention_heads\": 4, \"vocab_size\": 40, \"rope_scaling\": {\"rope_type\": \"llama3\"}}");
+    assert_refused(dir, "\"rope_scaling\" is not supported", NULL);
+    write_text(dir, "config.json",
+               "{\"model_type\": \"llama\", \"hidden_size\": 64, \"intermediate_size\": 128, \"num_hidden_layers\": "
+               "2, \"num_attention_heads\": 4, \"num_key_value_heads\": 3, \"vocab_size\": 40}");
+    assert_refused(dir, "num_attention_heads 4 is not a multiple of num_key_value_heads 3", NULL);
+    /* a tensor missing */
+    write_text(dir, "config.json", GPT2_CONFIG);
+    spec_drop(&s, "h.1.ln_2.bias");
+    write_st(dir, &s, 0);
+    assert_refused(dir, "/model.safetensors: tensor h.1.ln_2.bias is missing", NULL);
+    /* a shape the config does not imply */
+    s = gpt2_specs();
+    spec_get(&s, "h.0.attn.c_attn.weight")->shape[1] = 40;
+    write_st(dir, &s, 0);
+    assert_refused(dir, "/model.safetensors: tensor h.0.attn.c_attn.weight: shape [16, 40], expected [16, 48]", NULL);
+    s = gpt2_specs();
+    spec_get(&s, "wpe.weight")->shape[0] = 8; /* fewer positions than n_positions */
+    write_st(dir, &s, 0);
+    assert_refused(dir, "tensor wpe.weight: shape [8, 16], expected [16, 16]", NULL);
+    /* a config that disagrees with the tensors: more layers than there are */
+    write_text(dir, "config.json",
+               "{\"model_type\": \"gpt2\", \"n_embd\": 16, \"n_layer\": 3, \"n_head\": 4, \"vocab_size\": 40, "
+               "\"n_positions\": 16}");
+    s = gpt2_specs();
+    write_st(dir, &s, 0);
+    assert_refused(dir, "tensor h.2.ln_1.weight is missing (gpt2 with 3 layers needs it)", NULL);
+    /* Llama: lm_head needed when untied; a Qwen2 needs q/k/v biases */
+    s = llama_specs(50);
+    spec_drop(&s, "lm_head.weight");
+    write_st(dir, &s, 0);
+    write_text(dir, "config.json", llama_config(50));
+    assert_refused(dir, "tensor lm_head.weight is missing", NULL);
+    s = llama_specs(50);
+    write_st(dir, &s, 0);
+    char qwen[512];
+    snprintf(qwen, sizeof qwen, "{\"model_type\": \"qwen2\"%s", strchr(llama_config(50), ','));
+    write_text(dir, "config.json", qwen);
+    assert_refused(dir, "tensor model.layers.0.self_attn.q_proj.bias is missing (qwen2 with 2 layers needs it)", NULL);
+    s = llama_specs(50);
+    spec_get(&s, "model.layers.1.self_attn.k_proj.weight")->shape[0] = 64; /* as if not grouped */
+    write_st(dir, &s, 0);
+    write_text(dir, "config.json", llama_config(50));
+    assert_refused(dir, "tensor model.layers.1.self_attn.k_proj.weight: shape [64, 64], expected [32, 64]", NULL);
+    clean_dir(dir);
+}
+
+/* A BF16 model's memory is its mapping: the run and the model's own
+ * allocations do not grow with the weights (here: the vocabulary, 8x). */
+static void test_bf16_memory_bounded(void **state) {
+    (void)state;
+    size_t heap[2], run[2], weights[2];
+    int vocabs[2] = {512, 4096}, cap = 8;
+    for (int i = 0; i < 2; i++) {
+        char dir[] = "/tmp/attnviz-hf-XXXXXX";
+        make_dir(dir);
+        Specs s = llama_specs(vocabs[i]);
+        weights[i] = write_st(dir, &s, 1);
+        write_text(dir, "config.json", llama_config(vocabs[i]));
+        AvError err = {0};
+        HfModel *m = hf_open(dir, &err);
+        if (!m) fail_msg("%s", err.msg);
+        HfRun *r = hf_run_new(m, cap, 0, &err);
+        assert_non_null(r);
+        int ids[8] = {1, 2, 3, 500, 4, 5, 6, 7};
+        assert_int_equal(hf_forward(r, ids, 8, &err), 0);
+        for (int v = 0; v < vocabs[i]; v++) assert_true(isfinite(r->logits[v]));
+        heap[i] = hf_model_heap_bytes(m), run[i] = r->bytes;
+        printf("bf16 vocab %d: weights %zu bytes mapped (%zu as floats); model heap %zu, run %zu bytes\n", vocabs[i],
+               weights[i], weights[i] * 2, heap[i], run[i]);
+        hf_run_free(r);
+        hf_close(m);
+        clean_dir(dir);
+    }
+    /* the model converts only its vectors, the same for both */
+    assert_int_equal(heap[0], heap[1]);
+    /* the run grows by the last row's logits only (plus alignment) */
+    assert_true(run[1] - run[0] <= sizeof(float) * (size_t)(vocabs[1] - vocabs[0]) + 64);
+    /* and is far below a float copy of the weights */
+    assert_true(heap[1] + run[1] < weights[1] * 2 / 4);
+}
+
+/* 1 and 3 threads, whole and layer by layer: the same bits. */
+static void test_threads_same_bits(void **state) {
+    (void)state;
+    char dir[] = "/tmp/attnviz-hf-XXXXXX";
+    make_dir(dir);
+    Specs s = llama_specs(300);
+    write_st(dir, &s, 1);
+    write_text(dir, "config.json", llama_config(300));
+    AvError err = {0};
+    HfModel *m = hf_open(dir, &err);
+    if (!m) fail_msg("%s", err.msg);
+    int ids[20];
+    for (int i = 0; i < 20; i++) ids[i] = (i * 37 + 11) % 300;
+    float *first = NULL;
+    size_t nlog = (size_t)20 * 300;
+    int threads[2] = {1, 3};
+    for (int t = 0; t < 2; t++) {
+        par_set_threads(threads[t]);
+        HfRun *r = hf_run_new(m, 20, 1, &err);
+        assert_non_null(r);
+        if (t == 0) {
+            assert_int_equal(hf_forward(r, ids, 20, &err), 0);
+            first = malloc(sizeof(float) * nlog);
+            assert_non_null(first);
+            memcpy(first, r->logits, sizeof(float) * nlog);
+        } else {
+            assert_int_equal(hf_embed(r, ids, 20, &err), 0);
+            for (int l = 0; l < 2; l++) {
+                assert_int_equal(hf_layer_qkv(r, l), 0);
+                assert_int_equal(hf_layer_attend(r, l), 0);
+                assert_int_equal(hf_layer_finish(r, l, NULL), 0);
+            }
+            assert_int_equal(hf_layer_qkv(r, 2), -1);
+            assert_int_equal(hf_logits(r), 0);
+            assert_memory_equal(first, r->logits, sizeof(float) * nlog);
+        }
+        hf_run_free(r);
+    }
+    par_set_threads(1);
+    free(first);
+    hf_close(m);
+    clean_dir(dir);
+}
+
+/* A forward of 16 rows and one of 10, then 1, then 5 rows through the KV
+ * cache: the same bits in the logits of every row and every layer's K and V
+ * (GPT-2's learned positions and Llama's RoPE at the right rows). */
+static void assert_extend_same_bits(const char *dir, const char *what) {
+    AvError err = {0};
+    HfModel *m = hf_open(dir, &err);
+    if (!m) fail_msg("%s", err.msg);
+    const HfConfig *c = hf_config(m);
+    int ids[16];
+    for (int i = 0; i < 16; i++) ids[i] = (i * 13 + 5) % c->vocab;
+    HfRun *whole = hf_run_new(m, 16, 1, &err), *step = hf_run_new(m, 16, 1, &err);
+    assert_true(whole && step);
+    assert_int_equal(hf_forward(whole, ids, 16, &err), 0);
+    assert_int_equal(hf_forward(step, ids, 10, &err), 0);
+    assert_int_equal(hf_extend(step, ids + 10, 1, &err), 0);
+    assert_int_equal(hf_extend(step, ids + 11, 5, &err), 0);
+    assert_int_equal(step->n, 16);
+    assert_memory_equal(whole->logits, step->logits, sizeof(float) * 16 * (size_t)c->vocab);
+    for (int l = 0; l < c->n_layers; l++) {
+        assert_memory_equal(hf_run_k(whole, l), hf_run_k(step, l), sizeof(float) * 16 * (size_t)c->kv_dim);
+        assert_memory_equal(hf_run_v(whole, l), hf_run_v(step, l), sizeof(float) * 16 * (size_t)c->kv_dim);
+    }
+    assert_int_equal(hf_extend(step, ids, 1, &err), -1); /* full */
+    assert_non_null(strstr(err.msg, "1 tokens after 16: the run holds 16"));
+    printf("%s: a KV-cached extension gives the same bits as the whole forward\n", what);
+    hf_run_free(whole);
+    hf_run_free(step);
+    hf_close(m);
+}
+
+static void test_extend_same_bits(void **state) {
+    (void)state;
+    char dir[] = "/tmp/attnviz-hf-XXXXXX";
+    make_dir(dir);
+    Specs s = gpt2_specs();
+    write_st(dir, &s, 0);
+    write_text(dir, "config.json", GPT2_CONFIG);
+    par_set_threads(2);
+    assert_extend_same_bits(dir, "gpt2 f32");
+    s = llama_specs(100);
+    write_st(dir, &s, 1);
+    write_text(dir, "config.json", llama_config(100));
+    assert_extend_same_bits(dir, "llama bf16");
+    par_set_threads(1);
+    clean_dir(dir);
+}
+
+// ---------------------------------------------------------------------------
+// NumPy (optional): tests/verify_hf.py writes the checkpoints and recomputes
+
+static const char *numpy_python(void) {
+    static const char *const pythons[] = {"/usr/bin/python3", "python3"};
+    for (size_t i = 0; i < 2; i++) {
+        char cmd[128];
+        snprintf(cmd, sizeof cmd, "%s -c 'import numpy' >/dev/null 2>&1", pythons[i]);
+        if (system(cmd) == 0) return pythons[i];
+    }
+    printf("skipped: python3 with numpy not found (tests/verify_hf.py)\n");
+    return NULL;
+}
+
+static void dump_floats(FILE *f, const float *x, size_t n) { assert_int_equal(fwrite(x, sizeof(float), n, f), n); }
+
+static void check_case(const char *python, const char *base, const char *name) {
+    char dir[512], cmd[2048], dump[600];
+    snprintf(dir, sizeof dir, "%s/%s", base, name);
+    snprintf(cmd, sizeof cmd, "%s tests/verify_hf.py write '%s' %s", python, dir, name);
+    assert_int_equal(system(cmd), 0);
+    AvError err = {0};
+    HfModel *m = hf_open(dir, &err);
+    if (!m) fail_msg("%s: %s", name, err.msg);
+    const HfConfig *c = hf_config(m);
+    int n = c->max_pos < 40 ? c->max_pos : 40, ids[40];
+    for (int i = 0; i < n; i++) ids[i] = (i * 7 + 3) % c->vocab;
+    ids[0] = c->vocab - 1;
+    HfRun *r = hf_run_new(m, n, 1, &err);
+    assert_non_null(r);
+    assert_int_equal(hf_forward(r, ids, n, &err), 0);
+    snprintf(dump, sizeof dump, "%s/dump.f32", dir);
+    FILE *f = fopen(dump, "wb");
+    assert_non_null(f);
+    size_t rows = (size_t)n;
+    dump_floats(f, r->logits, rows * c->vocab);
+    for (int l = 0; l < c->n_layers; l++) {
+        dump_floats(f, hf_run_x(r, l), rows * c->dim);
+        dump_floats(f, hf_run_q(r, l), rows * c->q_dim);
+        dump_floats(f, hf_run_k(r, l), rows * c->kv_dim);
+        dump_floats(f, hf_run_v(r, l), rows * c->kv_dim);
+    }
+    dump_floats(f, hf_run_x(r, c->n_layers), rows * c->dim);
+    fclose(f);
+    int len = snprintf(cmd, sizeof cmd, "%s tests/verify_hf.py check '%s' '%s'", python, dir, dump);
+    for (int i = 0; i < n; i++) len += snprintf(cmd + len, sizeof cmd - (size_t)len, " %d", ids[i]);
+    assert_true(len < (int)sizeof cmd);
+    if (system(cmd) != 0) fail_msg("%s: the forward pass differs from NumPy's", name);
+    hf_run_free(r);
+    hf_close(m);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+static void test_numpy_reference(void **state) {
+    (void)state;
+    const char *python = numpy_python();
+    if (!python) return;
+    char base[] = "/tmp/attnviz-hfnp-XXXXXX";
+    make_dir(base);
+    static const char *const cases[] = {"gpt2_f32",  "gpt2_bf16",  "llama_f32",  "llama_bf16",
+                                        "qwen2_f32", "qwen2_bf16", "mistral_f16"};
+    par_set_threads(2);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) check_case(python, base, cases[i]);
+    par_set_threads(1);
+    rmdir(base);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gpt2_opens_and_runs),
+        cmocka_unit_test(test_real_configs),
+        cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_bf16_memory_bounded),
+        cmocka_unit_test(test_threads_same_bits),
+        cmocka_unit_test(test_extend_same_bits),
+        cmocka_unit_test(test_numpy_reference),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
