@@ -5,6 +5,8 @@
  * their file's type. */
 #include "hfmodel.h"
 
+#include "nnops.h"
+
 #include <cJSON.h>
 #include <float.h>
 #include <math.h>
@@ -28,12 +30,6 @@ enum {
 };
 
 #define CONFIG_MAX ((size_t)1 << 20)
-
-static float sat(double v) {
-    if (v > FLT_MAX) return FLT_MAX;
-    if (v < -FLT_MAX) return -FLT_MAX;
-    return (float)v;
-}
 
 // ----------------------------------------------------------------------------
 // the model
@@ -447,7 +443,7 @@ static void norm_forward(float *out, const float *x, const float *w, const float
         }
         for (int j = 0; j < n; j++) ss += ((double)xi[j] - mean) * ((double)xi[j] - mean);
         double inv = 1.0 / sqrt(ss / n + eps);
-        for (int j = 0; j < n; j++) oi[j] = sat(((double)xi[j] - mean) * inv * w[j] + (b ? b[j] : 0.0));
+        for (int j = 0; j < n; j++) oi[j] = nn_sat(((double)xi[j] - mean) * inv * w[j] + (b ? b[j] : 0.0));
     }
 }
 
@@ -461,20 +457,9 @@ static void rope_forward(float *x, const double *rope, int r0, int rows, int wid
         for (int h0 = 0; h0 < width; h0 += hs)
             for (int i = 0; i < half; i++) {
                 double a = row[h0 + i], b = row[h0 + half + i], c = cs[2 * i], s = cs[2 * i + 1];
-                row[h0 + i] = sat(a * c - b * s);
-                row[h0 + half + i] = sat(b * c + a * s);
+                row[h0 + i] = nn_sat(a * c - b * s);
+                row[h0 + half + i] = nn_sat(b * c + a * s);
             }
-    }
-}
-
-static void residual_forward(float *out, const float *a, const float *b, size_t n) {
-    for (size_t i = 0; i < n; i++) out[i] = sat((double)a[i] + b[i]);
-}
-
-static void swiglu_forward(float *h1, const float *h3, size_t n) {
-    for (size_t i = 0; i < n; i++) {
-        double x = h1[i];
-        h1[i] = sat(x / (1.0 + exp(-x)) * h3[i]);
     }
 }
 
@@ -483,7 +468,7 @@ static void gelu_forward(float *h, size_t n) {
     const double k = sqrt(2.0 / 3.14159265358979323846);
     for (size_t i = 0; i < n; i++) {
         double x = h[i];
-        h[i] = sat(0.5 * x * (1.0 + tanh(k * (x + 0.044715 * x * x * x))));
+        h[i] = nn_sat(0.5 * x * (1.0 + tanh(k * (x + 0.044715 * x * x * x))));
     }
 }
 
@@ -541,7 +526,7 @@ static void linear_task(void *ctx, int lane) {
         for (int i = 0; i < j->rows; i++) {
             float *o = j->out + (size_t)i * j->ld_out + o0;
             if (j->bias)
-                for (int c = 0; c < wrows; c++) o[c] = sat((double)tile[(size_t)c * j->rows + i] + j->bias[o0 + c]);
+                for (int c = 0; c < wrows; c++) o[c] = nn_sat((double)tile[(size_t)c * j->rows + i] + j->bias[o0 + c]);
             else
                 for (int c = 0; c < wrows; c++) o[c] = tile[(size_t)c * j->rows + i];
         }
@@ -629,7 +614,7 @@ static void embed_rows(HfRun *r, int r0, int rows) {
         if (m->wpe) {
             float *pos = r->xb + (size_t)i * dim; /* free until the first layer */
             st_to_f32(m->wpe, (size_t)i * dim, dim, pos);
-            residual_forward(x, x, pos, dim);
+            nn_residual(x, x, pos, dim);
         }
     }
 }
@@ -657,17 +642,17 @@ static void finish_rows(HfRun *r, int l, const float *attn, int r0, int rows) {
     size_t n = (size_t)rows * dim;
     linear_forward(r, r->proj + at, c->dim, attn + (size_t)r0 * c->q_dim, c->q_dim, &L->wo, L->bo, rows, c->q_dim,
                    c->dim);
-    residual_forward(r->mid + at, hf_run_x(r, l) + at, r->proj + at, n);
+    nn_residual(r->mid + at, hf_run_x(r, l) + at, r->proj + at, n);
     norm_forward(r->xb2 + at, r->mid + at, L->norm2_w, L->norm2_b, c->eps, rows, c->dim);
     linear_forward(r, r->hb + ah, c->hidden_dim, r->xb2 + at, c->dim, &L->w_fc, L->b_fc, rows, c->dim, c->hidden_dim);
     if (c->arch == HF_GPT2) gelu_forward(r->hb + ah, (size_t)rows * hid);
     else {
         linear_forward(r, r->hb2 + ah, c->hidden_dim, r->xb2 + at, c->dim, &L->w_up, NULL, rows, c->dim, c->hidden_dim);
-        swiglu_forward(r->hb + ah, r->hb2 + ah, (size_t)rows * hid);
+        nn_swiglu(r->hb + ah, r->hb2 + ah, (size_t)rows * hid);
     }
     linear_forward(r, r->ffn + at, c->dim, r->hb + ah, c->hidden_dim, &L->w_down, L->b_down, rows, c->hidden_dim,
                    c->dim);
-    residual_forward(hf_run_x(r, l + 1) + at, r->mid + at, r->ffn + at, n);
+    nn_residual(hf_run_x(r, l + 1) + at, r->mid + at, r->ffn + at, n);
 }
 
 static void logits_rows(HfRun *r, int r0, int rows) {

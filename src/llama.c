@@ -10,6 +10,8 @@
  * fma(b, a, c)) makes that the same bits as x W^T. */
 #include "llama.h"
 
+#include "nnops.h"
+
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -29,12 +31,6 @@ enum {
     ALIGN = 64      /* bytes between the starts of a run's arrays (calloc aligns the first to 16) */
 };
 
-static float sat(double v) {
-    if (v > FLT_MAX) return FLT_MAX;
-    if (v < -FLT_MAX) return -FLT_MAX;
-    return (float)v;
-}
-
 // ----------------------------------------------------------------------------
 // the blocks, on explicit arrays
 
@@ -45,7 +41,7 @@ static void rmsnorm_forward(float *out, const float *x, const float *w, int rows
         double ss = 0.0;
         for (int j = 0; j < n; j++) ss += (double)xi[j] * xi[j];
         double inv = 1.0 / sqrt(ss / n + 1e-5);
-        for (int j = 0; j < n; j++) out[(size_t)i * n + j] = sat((double)w[j] * (xi[j] * inv));
+        for (int j = 0; j < n; j++) out[(size_t)i * n + j] = nn_sat((double)w[j] * (xi[j] * inv));
     }
 }
 
@@ -59,22 +55,9 @@ static void rope_forward(float *x, const double *rope, int r0, int rows, int wid
         for (int h0 = 0; h0 < width; h0 += hs)
             for (int i = 0; i < hs / 2; i++) {
                 double a = row[h0 + 2 * i], b = row[h0 + 2 * i + 1], c = cs[2 * i], s = cs[2 * i + 1];
-                row[h0 + 2 * i] = sat(a * c - b * s);
-                row[h0 + 2 * i + 1] = sat(a * s + b * c);
+                row[h0 + 2 * i] = nn_sat(a * c - b * s);
+                row[h0 + 2 * i + 1] = nn_sat(a * s + b * c);
             }
-    }
-}
-
-/* out = a + b, n elements. */
-static void residual_forward(float *out, const float *a, const float *b, size_t n) {
-    for (size_t i = 0; i < n; i++) out[i] = sat((double)a[i] + b[i]);
-}
-
-/* h1 = silu(h1) * h3 (SwiGLU), n elements. */
-static void swiglu_forward(float *h1, const float *h3, size_t n) {
-    for (size_t i = 0; i < n; i++) {
-        double x = h1[i];
-        h1[i] = sat(x / (1.0 + exp(-x)) * h3[i]);
     }
 }
 
@@ -206,16 +189,16 @@ static void finish_rows(LlamaRun *r, int l, const float *attn, int r0, int rows)
     size_t dim = (size_t)c->dim, hid = (size_t)c->hidden_dim, at = (size_t)r0 * dim, ah = (size_t)r0 * hid;
     size_t n = (size_t)rows * dim;
     linear_forward(r, r->proj + at, c->dim, attn + at, c->dim, w->wo + l * dim * dim, rows, c->dim, c->dim);
-    residual_forward(r->mid + at, llama_run_x(r, l) + at, r->proj + at, n);
+    nn_residual(r->mid + at, llama_run_x(r, l) + at, r->proj + at, n);
     rmsnorm_forward(r->xb2 + at, r->mid + at, w->rms_ffn + l * dim, rows, c->dim);
     linear_forward(r, r->hb + ah, c->hidden_dim, r->xb2 + at, c->dim, w->w1 + l * hid * dim, rows, c->dim,
                    c->hidden_dim);
     linear_forward(r, r->hb2 + ah, c->hidden_dim, r->xb2 + at, c->dim, w->w3 + l * hid * dim, rows, c->dim,
                    c->hidden_dim);
-    swiglu_forward(r->hb + ah, r->hb2 + ah, (size_t)rows * hid);
+    nn_swiglu(r->hb + ah, r->hb2 + ah, (size_t)rows * hid);
     linear_forward(r, r->ffn + at, c->dim, r->hb + ah, c->hidden_dim, w->w2 + l * dim * hid, rows, c->hidden_dim,
                    c->dim);
-    residual_forward(llama_run_x(r, l + 1) + at, r->mid + at, r->ffn + at, n);
+    nn_residual(llama_run_x(r, l + 1) + at, r->mid + at, r->ffn + at, n);
 }
 
 static void logits_rows(LlamaRun *r, int r0, int rows) {
