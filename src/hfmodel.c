@@ -275,6 +275,11 @@ static const StTensor *bind_tensor(Bind *b, const char *name, int ndim, uint64_t
                   b->m->cfg.model_type, b->m->cfg.n_layers);
         return NULL;
     }
+    if (!st_is_float(t->dtype)) {
+        av_errorf(b->err, "%s/%s: tensor %s: dtype %s, but weights are read as F32, F16 or BF16", b->dir,
+                  st_model_file_of(b->m->st, full), full, st_dtype_name(t->dtype));
+        return NULL;
+    }
     uint64_t want[2] = {d0, d1};
     int ok = t->ndim == ndim;
     for (int i = 0; ok && i < ndim; i++) ok = t->shape[i] == want[i];
@@ -630,6 +635,8 @@ static void qkv_rows(HfRun *r, int l, int r0, int rows) {
     linear_forward(r, k, c->kv_dim, r->xb + at, c->dim, &L->wk, L->bk, rows, c->dim, c->kv_dim);
     linear_forward(r, v, c->kv_dim, r->xb + at, c->dim, &L->wv, L->bv, rows, c->dim, c->kv_dim);
     if (c->arch == HF_LLAMA) {
+        memcpy(r->q_raw + (size_t)r0 * c->q_dim, q, sizeof(float) * (size_t)rows * c->q_dim);
+        memcpy(r->k_raw + (size_t)r0 * c->kv_dim, k, sizeof(float) * (size_t)rows * c->kv_dim);
         rope_forward(hf_run_q(r, l), r->rope, r0, rows, c->q_dim, c->head_dim);
         rope_forward(hf_run_k(r, l), r->rope, r0, rows, c->kv_dim, c->head_dim);
     }
@@ -715,6 +722,30 @@ int hf_logits(HfRun *r) {
     return stopped();
 }
 
+int hf_logits_row(HfRun *r, int row) {
+    if (row < 0 || row >= r->n || r->all_logits) return -1;
+    const HfConfig *c = r->cfg;
+    size_t dim = (size_t)c->dim;
+    norm_forward(r->xf + (size_t)row * dim, hf_run_x(r, c->n_layers) + (size_t)row * dim, r->m->normf_w, r->m->normf_b,
+                 c->eps, 1, c->dim);
+    linear_forward(r, r->logits, c->vocab, r->xf + (size_t)row * dim, c->dim, &r->m->cls, NULL, 1, c->dim, c->vocab);
+    return stopped();
+}
+
+int hf_layer_wo(const HfModel *m, int l, float *out) {
+    if (l < 0 || l >= m->cfg.n_layers) return -1;
+    const HfMat *w = &m->layers[l].wo;
+    int dim = m->cfg.dim, qd = m->cfg.q_dim;
+    for (int o0 = 0; o0 < dim; o0 += HF_W_BLOCK) {
+        int rows = dim - o0 < HF_W_BLOCK ? dim - o0 : HF_W_BLOCK, ld;
+        float *dst = out + (size_t)o0 * qd;
+        const float *p = mat_block(w, o0, rows, qd, dst, &ld);
+        if (p != dst)
+            for (int j = 0; j < rows; j++) memcpy(dst + (size_t)j * qd, p + (size_t)j * ld, sizeof(float) * qd);
+    }
+    return 0;
+}
+
 int hf_extend(HfRun *r, const int *ids, int n, AvError *err) {
     int r0 = r->n;
     if (append_ids(r, ids, n, err)) return -1;
@@ -766,6 +797,8 @@ static size_t run_layout(HfRun *r, char *base) {
     PIECE(r->vcache, layers * cap * kv, sizeof(float));
     float **rows_dim[] = {&r->xb, &r->proj, &r->mid, &r->xb2, &r->ffn, &r->xf};
     for (size_t i = 0; i < sizeof rows_dim / sizeof *rows_dim; i++) PIECE(*rows_dim[i], cap * dim, sizeof(float));
+    PIECE(r->q_raw, cap * qd, sizeof(float));
+    PIECE(r->k_raw, cap * kv, sizeof(float));
     PIECE(r->att, cap * qd, sizeof(float));
     PIECE(r->hb, cap * hid, sizeof(float));
     PIECE(r->hb2, cap * hid, sizeof(float));

@@ -102,6 +102,8 @@ typedef struct {
     float *qcache;         /* (n_layers, cap, q_dim) queries after RoPE, heads side by side */
     float *kcache;         /* (n_layers, cap, kv_dim) keys after RoPE */
     float *vcache;         /* (n_layers, cap, kv_dim) values */
+    float *q_raw;          /* (cap, q_dim) the last layer's queries before RoPE (Llama; GPT-2: as qcache) */
+    float *k_raw;          /* (cap, kv_dim) its keys before RoPE */
     float *att;            /* (cap, q_dim) the attention's output, heads concatenated */
     float *proj;           /* (cap, dim) att W_o^T */
     float *mid;            /* (cap, dim) the residual after attention */
@@ -139,6 +141,14 @@ int hf_layer_qkv(HfRun *r, int l);                           /* xb, Q, K, V of l
 int hf_layer_attend(HfRun *r, int l);                        /* att from Q, K, V */
 int hf_layer_finish(HfRun *r, int l, const float *attn_out); /* the rest: x of l + 1 (attn_out NULL: att) */
 int hf_logits(HfRun *r);
+
+/* The logits of row `row` (0..n-1) alone into r->logits (a run without
+ * all_logits): the same bits as the row's logits of a whole forward. */
+int hf_logits_row(HfRun *r, int row);
+
+/* W_o of layer l as floats in nn.Linear's layout (dim, q_dim): element
+ * (j, k) at out[j * q_dim + k], whatever the file's type and layout. */
+int hf_layer_wo(const HfModel *m, int l, float *out);
 
 /* All of it for ids[0..n). */
 int hf_forward(HfRun *r, const int *ids, int n, AvError *err);

@@ -269,6 +269,20 @@ const char *model_query_text(const Model *m, int i, size_t *len);
 const char *model_key_text(const Model *m, int j, size_t *len);
 int model_key_id(const Model *m, int j); /* vocabulary id (the source's), e.g. j for a Q/K/V file */
 
+/* A trained model's shape and conventions, or NULL (trained.h). */
+const TrainedInfo *model_trained(const Model *m);
+/* The chain of layer l of a trained model (trained.h): 0, or -1 with a
+ * message (not a trained model, no such layer, memory, cancelled). The
+ * source keeps the layer shown last and recomputes only when its input or
+ * the heads' outputs changed. */
+int model_layer_chain(const Model *m, int l, LayerChain *out, AvError *err);
+/* A trained model's vocabulary piece id (raw bytes), what it prints as after
+ * prev, and greedy decoding of up to `steps` tokens after the sentence
+ * (source.h); -1 with a message, or NULL/"" when m is not a trained model. */
+const char *model_token_piece(const Model *m, int id, size_t *len);
+const char *model_token_decode(const Model *m, int prev, int id, size_t *len);
+int model_generate(const Model *m, int steps, int *out, AvError *err);
+
 /* Stable softmax of one row of n scores (-inf = masked) into w: subtract the
  * row maximum, exponentiate and sum in double. Returns the sum of the stored
  * weights: 1 (up to rounding), or 0 for a fully masked row, whose weights

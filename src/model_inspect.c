@@ -65,6 +65,41 @@ const char *model_key_label(const Model *m, int j) {
 
 int model_key_id(const Model *m, int j) { return m->src->key_id(m, j); }
 
+// ----------------------------------------------------------------------------
+// a trained model (trained.h)
+
+const TrainedInfo *model_trained(const Model *m) { return m->src->trained ? m->src->trained(m) : NULL; }
+
+int model_layer_chain(const Model *m, int l, LayerChain *out, AvError *err) {
+    const TrainedInfo *t = model_trained(m);
+    if (!t || !m->src->chain) return av_errorf(err, "the chain of a layer is a trained model's (--model)");
+    if (l < 0 || l >= t->n_layers) return av_errorf(err, "layer %d: the model has %d", l + 1, t->n_layers);
+    return m->src->chain(m, l, out, err);
+}
+
+const char *model_token_piece(const Model *m, int id, size_t *len) {
+    if (m->src->piece) return m->src->piece(m, id, len);
+    *len = 0;
+    return "";
+}
+
+const char *model_token_decode(const Model *m, int prev, int id, size_t *len) {
+    if (m->src->decode) return m->src->decode(m, prev, id, len);
+    return model_token_piece(m, id, len);
+}
+
+int model_generate(const Model *m, int steps, int *out, AvError *err) {
+    if (!m->src->generate) return av_errorf(err, "--generate: needs a trained model (--model)");
+    return m->src->generate(m, steps, out, err);
+}
+
+double trained_rope_freq(const TrainedInfo *t, int p) { return pow(t->rope_theta, -(2.0 * p) / (double)t->head_size); }
+
+void trained_rope_pair(const TrainedInfo *t, int p, int *a, int *b) {
+    if (t->rope == ROPE_HALF) *a = p, *b = p + t->head_size / 2;
+    else *a = 2 * p, *b = 2 * p + 1;
+}
+
 void model_cell_detail(const Model *m, int h, int i, int j, CellDetail *out) {
     const HeadData *hd = &m->head[h];
     const ModelConfig *c = &m->cfg;

@@ -38,10 +38,12 @@ struct SafeTensors {
 static const struct {
     const char *name;
     size_t size;
-} dtypes[] = {{"F32", 4}, {"F16", 2}, {"BF16", 2}};
+} dtypes[] = {{"F32", 4}, {"F16", 2}, {"BF16", 2}, {"F64", 8}, {"I64", 8},  {"U64", 8},     {"I32", 4},    {"U32", 4},
+              {"I16", 2}, {"U16", 2}, {"I8", 1},   {"U8", 1},  {"BOOL", 1}, {"F8_E4M3", 1}, {"F8_E5M2", 1}};
+#define N_DTYPES (int)(sizeof dtypes / sizeof *dtypes)
 
-const char *st_dtype_name(StDtype d) { return (unsigned)d < 3 ? dtypes[d].name : "?"; }
-size_t st_dtype_size(StDtype d) { return (unsigned)d < 3 ? dtypes[d].size : 0; }
+const char *st_dtype_name(StDtype d) { return (unsigned)d < (unsigned)N_DTYPES ? dtypes[d].name : "?"; }
+size_t st_dtype_size(StDtype d) { return (unsigned)d < (unsigned)N_DTYPES ? dtypes[d].size : 0; }
 
 static uint64_t read_u64(const unsigned char *p) {
     uint64_t v = 0;
@@ -93,12 +95,13 @@ static int parse_entry(StTensor *t, const cJSON *v, uint64_t data_len, const cha
     if (!cJSON_IsString(dt))
         return av_errorf(err, "%s: tensor %s: dtype is %s, not a string", file, tname, json_type(dt));
     int d = -1;
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < N_DTYPES; i++)
         if (strcmp(dt->valuestring, dtypes[i].name) == 0) d = i;
     if (d < 0) {
         char safe[64];
         utf8_escape_into(safe, sizeof safe, dt->valuestring);
-        return av_errorf(err, "%s: tensor %s: dtype %s is not supported (F32, F16 or BF16)", file, tname, safe);
+        return av_errorf(err, "%s: tensor %s: dtype %s is not a safetensors type (F32, F16, BF16, F64, I64, ...)", file,
+                         tname, safe);
     }
     t->dtype = (StDtype)d;
     if (!sh) return av_errorf(err, "%s: tensor %s: no shape", file, tname);
@@ -448,6 +451,7 @@ void st_to_f32(const StTensor *t, size_t first, size_t n, float *out) {
     case ST_BF16:
         for (size_t i = 0; i < n; i++, p += 2) out[i] = bits_f32(((uint32_t)p[0] | (uint32_t)p[1] << 8) << 16);
         break;
+    default: memset(out, 0, sizeof *out * n); break;
     }
 }
 

@@ -3,15 +3,17 @@
  *
  * The format: a little-endian u64 N, N bytes of JSON (a header), then the
  * data. The header is an object: each key a tensor name, its value
- *   {"dtype": "F32" | "F16" | "BF16", "shape": [d0, d1, ...],
+ *   {"dtype": "F32" | "F16" | "BF16" | ..., "shape": [d0, d1, ...],
  *    "data_offsets": [begin, end]}
  * with [begin, end) relative to the data start (8 + N), raw little-endian
  * row-major elements; and an optional "__metadata__": an object of strings.
  *
  * Checked before st_open returns: N at most the file size - 8 and at most
  * ST_MAX_HEADER; the header valid JSON and an object (trailing spaces, as
- * writers pad it, allowed); every tensor's dtype one of the three (any other
- * is refused, named), its shape at most ST_MAX_DIMS non-negative integers
+ * writers pad it, allowed); every tensor's dtype one of the format's (the
+ * three floats a model's weights are in, and F64, the integers, BOOL and
+ * the two F8s, which checkpoints carry as buffers: GPT-2's attention mask,
+ * position ids); an unknown one is refused, named; its shape at most ST_MAX_DIMS non-negative integers
  * whose product times the dtype's size equals end - begin (computed with
  * overflow checks), begin <= end <= the data length, no two tensors'
  * ranges overlapping (gaps between them are allowed), every name unique
@@ -22,7 +24,8 @@
  *
  * The weights stay in the file's own type, in the mapping: `data` points
  * into it, possibly unaligned (8 + N need not be a multiple of 4), so read
- * elements with st_to_f32, which converts any of the three types. */
+ * elements with st_to_f32, which converts F32, F16 and BF16 (st_is_float):
+ * a reader of weights refuses the other types, naming the tensor. */
 #ifndef ATTNVIZ_SAFETENSORS_H
 #define ATTNVIZ_SAFETENSORS_H
 
@@ -34,7 +37,24 @@
 #define ST_MAX_DIMS   8
 #define ST_MAX_HEADER ((uint64_t)100 << 20) /* 100 MiB of JSON */
 
-typedef enum { ST_F32 = 0, ST_F16, ST_BF16 } StDtype;
+typedef enum {
+    ST_F32 = 0,
+    ST_F16,
+    ST_BF16,
+    /* known, validated, never converted: */
+    ST_F64,
+    ST_I64,
+    ST_U64,
+    ST_I32,
+    ST_U32,
+    ST_I16,
+    ST_U16,
+    ST_I8,
+    ST_U8,
+    ST_BOOL,
+    ST_F8_E4M3,
+    ST_F8_E5M2,
+} StDtype;
 
 typedef struct {
     const char *name;            /* as in the header (owned by the file) */
@@ -68,13 +88,16 @@ const StTensor *st_find(const SafeTensors *st, const char *name); /* NULL when a
 /* The value of `key` in __metadata__, or NULL. */
 const char *st_metadata(const SafeTensors *st, const char *key);
 
-/* "F32", "F16", "BF16" / 4, 2, 2 bytes. */
+/* "F32", "F16", "BF16", ... / 4, 2, 2, ... bytes. */
 const char *st_dtype_name(StDtype d);
 size_t st_dtype_size(StDtype d);
+/* 1 for F32, F16 and BF16: the types st_to_f32 converts. */
+static inline int st_is_float(StDtype d) { return d == ST_F32 || d == ST_F16 || d == ST_BF16; }
 
 /* Elements first .. first + n - 1 of t as floats into out[n] (F16 with its
  * subnormals, infinities and NaNs; BF16 as the high 16 bits of an f32).
- * The range must be inside t (first + n <= t->count). */
+ * The range must be inside t (first + n <= t->count); another type gives
+ * zeros (never asked: the readers refuse it). */
 void st_to_f32(const StTensor *t, size_t first, size_t n, float *out);
 
 // ----------------------------------------------------------------------------

@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "error.h"
+#include "trained.h"
 
 typedef struct Model Model;
 
@@ -79,6 +80,20 @@ typedef struct Source {
      * dump's "model": {"dim": 64, ...}), at most cap; returns how many.
      * NULL: none. */
     int (*facts)(const Model *m, SourceFact *out, int cap);
+    /* A trained model (trained.h): its shape and conventions; NULL: it is
+     * not one (and the four below are NULL too). */
+    const TrainedInfo *(*trained)(const Model *m);
+    /* The chain of layer l (computed through STAGE_FINAL): 0, or -1 with a
+     * message (memory, a cancel request). */
+    int (*chain)(const Model *m, int l, LayerChain *out, AvError *err);
+    /* The raw bytes of vocabulary id `id` (0 and "" out of range), and what
+     * it prints as after token prev (a decoder's leading space dropped). */
+    const char *(*piece)(const Model *m, int id, size_t *len);
+    const char *(*decode)(const Model *m, int prev, int id, size_t *len);
+    /* Greedy decoding after the sentence's tokens: up to `steps` argmax
+     * tokens into out (stopping at the model's end-of-text token, not
+     * stored); returns how many, or -1 with a message. */
+    int (*generate)(const Model *m, int steps, int *out, AvError *err);
     /* Frees the data given to model_set_source; NULL: nothing to free. */
     void (*free)(void *data);
 } Source;

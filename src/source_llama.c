@@ -27,7 +27,8 @@ typedef struct {
     char **labels; /* n screen forms of the pieces ("<s>", "▁Lily") */
     float *attn;   /* (n, dim): the heads' outputs joined, for llama_layer_finish */
     char title[64];
-    /* The layer shown (model_llama_layer): computed again in a run of its
+    TrainedInfo info;
+    /* The layer shown (model_layer_chain): computed again in a run of its
      * own from the main run's input of the layer and the heads' outputs,
      * which it keeps to know when they change. */
     LlamaRun *shown;
@@ -246,6 +247,35 @@ static int llama_src_continue(Model *m, const char **piece, size_t *plen, AvErro
     return rc;
 }
 
+static const TrainedInfo *llama_src_trained(const Model *m) { return &data_of(m)->info; }
+
+static const char *llama_src_piece(const Model *m, int id, size_t *len) {
+    const LlamaTok *t = data_of(m)->tok;
+    if (id < 0 || id >= t->n) return *len = 0, "";
+    return llamatok_piece(t, id, len);
+}
+
+static const char *llama_src_decode(const Model *m, int prev, int id, size_t *len) {
+    const LlamaTok *t = data_of(m)->tok;
+    if (id < 0 || id >= t->n) return *len = 0, "";
+    return llamatok_decode(t, prev, id, len);
+}
+
+static int llama_src_generate(const Model *m, int steps, int *out, AvError *err) {
+    const LlamaSrc *d = data_of(m);
+    int n = d->n;
+    if (n + steps - 1 > d->lm->cfg.seq_len)
+        return av_errorf(err, "--generate: %d tokens and %d more is past the model's context of %d", n, steps,
+                         d->lm->cfg.seq_len);
+    LlamaRun *run = llama_run_new(d->lm, n + steps, 0, err);
+    if (!run) return -1;
+    int got = llama_generate_greedy(run, d->ids, n, steps, out, err);
+    llama_run_free(run);
+    return got;
+}
+
+static int llama_src_chain(const Model *m, int l, LayerChain *out, AvError *err);
+
 const Source source_llama = {
     .name = "model",
     .fixed = "a trained model's weights are its own",
@@ -263,6 +293,11 @@ const Source source_llama = {
     .facts = llama_src_facts,
     .next_tokens = llama_src_next,
     .continue_text = llama_src_continue,
+    .trained = llama_src_trained,
+    .chain = llama_src_chain,
+    .piece = llama_src_piece,
+    .decode = llama_src_decode,
+    .generate = llama_src_generate,
     .free = llama_src_free,
 };
 
@@ -322,6 +357,19 @@ int model_set_llama(Model *m, const char *model_path, const char *vocab_path, co
                          model_path, k.n_layers, k.n_heads, k.head_size, k.dim, MODEL_MAX_LAYERS, MODEL_MAX_HEADS,
                          MODEL_MAX_DIM);
     }
+    d->info = (TrainedInfo){.arch = "llama2.c",
+                            .n_layers = c->n_layers,
+                            .n_heads = c->n_heads,
+                            .n_kv_heads = c->n_kv_heads,
+                            .head_size = c->head_size,
+                            .dim = c->dim,
+                            .q_dim = c->dim,
+                            .kv_dim = c->kv_dim,
+                            .hidden_dim = c->hidden_dim,
+                            .vocab = c->vocab_size,
+                            .ctx = c->seq_len,
+                            .rope = ROPE_PAIRS,
+                            .rope_theta = 10000.0};
     const char *base = strrchr(model_path, '/');
     snprintf(d->title, sizeof d->title, "%s", base ? base + 1 : model_path);
     char *dot = strrchr(d->title, '.');
@@ -411,17 +459,16 @@ static int shown_compute(LlamaSrc *d, const Model *m, int l, AvError *err) {
     return 0;
 }
 
-int model_llama_layer(const Model *m, int l, LlamaLayerView *out, AvError *err) {
-    if (m->src != &source_llama) return av_errorf(err, "the chain of a layer is a trained model's (--model)");
+static int llama_src_chain(const Model *m, int l, LayerChain *out, AvError *err) {
     LlamaSrc *d = data_of(m);
     const LlamaConfig *c = &d->lm->cfg;
-    if (l < 0 || l >= c->n_layers) return av_errorf(err, "layer %d: the model has %d", l + 1, c->n_layers);
     if (!shown_current(d, m, l) && shown_compute(d, m, l, err)) return -1;
     const LlamaRun *r = d->shown;
-    *out = (LlamaLayerView){
+    *out = (LayerChain){
         .layer = l,
         .n = d->n,
         .dim = c->dim,
+        .q_dim = c->dim,
         .kv_dim = c->kv_dim,
         .hidden_dim = c->hidden_dim,
         .head_size = c->head_size,
@@ -443,6 +490,7 @@ int model_llama_layer(const Model *m, int l, LlamaLayerView *out, AvError *err) 
         .hb = r->hb,
         .ffn = r->ffn,
         .x_next = llama_run_x(r, l + 1),
+        .wo = d->lm->w.wo + (size_t)l * c->dim * c->dim,
         .rope = r->rope,
     };
     return 0;

@@ -647,8 +647,8 @@ static void test_trained_model(void **state) {
     assert_true(gravity_available(&a, NULL));
     for (int layer = 0; layer < 2; layer++) {
         int n = m->n_q;
-        LlamaLayerView v;
-        assert_int_equal(model_llama_layer(m, m->layer, &v, &err), 0);
+        LayerChain v;
+        assert_int_equal(model_layer_chain(m, m->layer, &v, &err), 0);
         assert_int_equal(v.n, n);
         float *px = malloc(sizeof(float) * 2 * n), *pm = malloc(sizeof(float) * 2 * n);
         float *ref = malloc(sizeof(float) * 2 * n), *sum = calloc(2 * n, sizeof(float));

@@ -112,8 +112,8 @@ static void test_pipeline_chain(void **state) {
         p = e ? e + 1 : p + len;
     }
     /* The numbers of q before RoPE are the model's: row 1 (▁Lily) of head 1. */
-    LlamaLayerView v;
-    assert_int_equal(model_llama_layer(m, 0, &v, NULL), 0);
+    LayerChain v;
+    assert_int_equal(model_layer_chain(m, 0, &v, NULL), 0);
     char want[64];
     snprintf(want, sizeof want, "%5.2f  %5.2f", v.q_raw_heads[8 + 2], v.q_raw_heads[8 + 3]);
     const char *q_raw = strstr(s, "q, head 1, before RoPE"), *lily = q_raw ? strstr(q_raw, "\xe2\x96\x81Lily") : NULL;
@@ -159,8 +159,8 @@ static void test_cell_rope(void **state) {
     press(&a, '\r');
     assert_int_equal(a.overlay, OVERLAY_CELL);
     char *s = render(&a, 80, 60);
-    LlamaLayerView v;
-    assert_int_equal(model_llama_layer(m, 0, &v, NULL), 0);
+    LayerChain v;
+    assert_int_equal(model_layer_chain(m, 0, &v, NULL), 0);
     const float *q5 = v.q_raw_heads + 5 * 8, *k2 = v.k_raw_heads + 2 * 8;
     char p0[128], p3[128], k1[128];
     rope_line(p0, sizeof p0, q5, 5, 0, 8);

@@ -229,8 +229,11 @@ static void test_bad_headers(void **state) {
                           data, 64),
                "overlap.safetensors: tensor b: data_offsets [12, 20) overlap those of tensor a [0, 16)");
     assert_msg(
-        open_fails("dtype.safetensors", "{\"w\":{\"dtype\":\"I64\",\"shape\":[2],\"data_offsets\":[0,16]}}", data, 64),
-        "dtype.safetensors: tensor w: dtype I64 is not supported (F32, F16 or BF16)");
+        open_fails("dtype.safetensors", "{\"w\":{\"dtype\":\"Q4\",\"shape\":[2],\"data_offsets\":[0,16]}}", data, 64),
+        "dtype.safetensors: tensor w: dtype Q4 is not a safetensors type (F32, F16, BF16, F64, I64, ...)");
+    assert_msg(
+        open_fails("i64.safetensors", "{\"w\":{\"dtype\":\"I64\",\"shape\":[2],\"data_offsets\":[0,20]}}", data, 64),
+        "i64.safetensors: tensor w: shape [2] is 2 I64 elements = 16 bytes, but data_offsets [0, 20) hold 20");
     assert_msg(
         open_fails("size.safetensors", "{\"w\":{\"dtype\":\"F32\",\"shape\":[2,3],\"data_offsets\":[0,20]}}", data, 64),
         "size.safetensors: tensor w: shape [2, 3] is 6 F32 elements = 24 bytes, but data_offsets [0, 20) hold "
@@ -269,7 +272,7 @@ static void test_bad_headers(void **state) {
     /* a name with an escape sequence is escaped in the message */
     assert_msg(open_fails("esc.safetensors", "{\"\\u001b[2J\":{\"dtype\":\"Q8\",\"shape\":[1],\"data_offsets\":[0,1]}}",
                           data, 64),
-               "esc.safetensors: tensor \\x1B[2J: dtype Q8 is not supported (F32, F16 or BF16)");
+               "esc.safetensors: tensor \\x1B[2J: dtype Q8 is not a safetensors type (F32, F16, BF16, F64, I64, ...)");
 
     /* the header length */
     AvError err = {0};
@@ -403,9 +406,10 @@ static void test_folders(void **state) {
     assert_msg(err.msg, "sharded/model.safetensors.index.json: not valid JSON");
     /* a bad shard: its own message */
     write_text(sh, "model.safetensors.index.json", "{\"weight_map\":{\"a\":\"m-1.safetensors\"}}");
-    write_st("sharded/m-1.safetensors", "{\"a\":{\"dtype\":\"F64\",\"shape\":[1],\"data_offsets\":[0,8]}}", &v, 4);
+    write_st("sharded/m-1.safetensors", "{\"a\":{\"dtype\":\"F63\",\"shape\":[1],\"data_offsets\":[0,8]}}", &v, 4);
     assert_null(st_open_dir(sh, &err));
-    assert_msg(err.msg, "sharded/m-1.safetensors: tensor a: dtype F64 is not supported (F32, F16 or BF16)");
+    assert_msg(err.msg, "sharded/m-1.safetensors: tensor a: dtype F63 is not a safetensors type (F32, F16, BF16, F64, "
+                        "I64, ...)");
 
     char none[256];
     mkfolder(none, sizeof none, "none");

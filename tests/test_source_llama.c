@@ -3,7 +3,7 @@
  * checkpoint's Q, K and V gives, layer by layer, the outputs of the engine's
  * own attention (llama_layer_attend), and the logits of the whole stack;
  * knobs that apply recompute every later layer; the ones that do not say so;
- * the chain of a layer (model_llama_layer) is an independent recomputation.
+ * the chain of a layer (model_layer_chain) is an independent recomputation.
  * Without ../shared/models: one "skipped" line, and pass. */
 #include <math.h>
 #include <stdio.h>
@@ -135,7 +135,7 @@ static void test_knobs(void **state) {
 }
 
 // ----------------------------------------------------------------------------
-// the chain of a layer (model_llama_layer) against a recomputation in double
+// the chain of a layer (model_layer_chain) against a recomputation in double
 
 /* |got - want| within 1e-5 of (1 + |want|), for rows x cols; names the first
  * cell off. */
@@ -183,9 +183,9 @@ static void check_layer(const Model *m, int l) {
     const Llama *lm = model_llama(m);
     const LlamaConfig *c = &lm->cfg;
     const LlamaWeights *w = &lm->w;
-    LlamaLayerView v;
+    LayerChain v;
     AvError err = {0};
-    if (model_llama_layer(m, l, &v, &err)) fail_msg("%s", err.msg);
+    if (model_layer_chain(m, l, &v, &err)) fail_msg("%s", err.msg);
     int n = v.n, dim = c->dim, kv = c->kv_dim, hid = c->hidden_dim, hs = c->head_size;
     assert_int_equal(n, m->n_q);
     assert_int_equal(v.layer, l);
@@ -268,9 +268,9 @@ static void test_layer_chain(void **state) {
     check_layer(m, 4);
     check_layer(m, 0); /* back to a layer shown before */
     assert_memory_equal(run->logits, logits, sizeof(float) * vs);
-    LlamaLayerView v;
+    LayerChain v;
     AvError err = {0};
-    assert_int_equal(model_llama_layer(m, 5, &v, &err), -1);
+    assert_int_equal(model_layer_chain(m, 5, &v, &err), -1);
     assert_non_null(strstr(err.msg, "layer 6: the model has 5"));
     /* Mask none: the chain of what is shown, the heads seeing the future. */
     ModelConfig c = m->cfg;
@@ -283,7 +283,7 @@ static void test_layer_chain(void **state) {
     free(logits);
     model_free(m);
     Model *plain = model_new();
-    assert_int_equal(model_llama_layer(plain, 0, &v, &err), -1);
+    assert_int_equal(model_layer_chain(plain, 0, &v, &err), -1);
     assert_non_null(strstr(err.msg, "a trained model's"));
     model_free(plain);
 }

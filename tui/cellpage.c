@@ -12,7 +12,7 @@
 #include "formula.h"
 #include "keymap.h"
 #include "page.h"
-#include "source_llama.h"
+#include "model.h"
 #include "text.h"
 #include "view.h"
 #include "widgets.h"
@@ -69,22 +69,28 @@ static int cell_vectors(const App *a, Canvas *doc, int y, int i, int j) {
  * next row. Lines within 80 columns. */
 enum { ROPE_PAIRS_SHOWN = 4 };
 
-static int cell_rope(const App *a, Canvas *doc, int y, const LlamaLayerView *v, int pos, const float *raw,
+static int cell_rope(const App *a, Canvas *doc, int y, const TrainedInfo *t, int pos, const float *raw,
                      const float *rot) {
     const Glyphs *g = G(a);
     const char *theta = a->ascii ? "t" : "θ", *mul = a->ascii ? "*" : g->dot; /* "." reads as a decimal point */
-    int W = doc->w, hs = v->head_size, pairs = hs / 2;
+    int W = doc->w, hs = t->head_size, pairs = hs / 2;
     char buf[256];
-    snprintf(buf, sizeof buf, "RoPE, position %d: pair p turns by the angle %d%s%s_p, %s_p = 10000^(%s2p/%d)", pos, pos,
-             mul, theta, theta, g->minus, hs);
+    snprintf(buf, sizeof buf, "RoPE, position %d: pair p turns by the angle %d%s%s_p, %s_p = %g^(%s2p/%d)", pos, pos,
+             mul, theta, theta, t->rope_theta, g->minus, hs);
     cv_text(doc, y++, 0, buf, W, style_plain());
-    snprintf(buf, sizeof buf, "  (a, b) %s (a cos %s b sin, a sin + b cos), a = x[2p], b = x[2p+1]", g->arrow,
-             g->minus);
+    if (t->rope == ROPE_HALF)
+        snprintf(buf, sizeof buf, "  (a, b) %s (a cos %s b sin, a sin + b cos), a = x[p], b = x[p+%d]", g->arrow,
+                 g->minus, pairs);
+    else
+        snprintf(buf, sizeof buf, "  (a, b) %s (a cos %s b sin, a sin + b cos), a = x[2p], b = x[2p+1]", g->arrow,
+                 g->minus);
     cv_text(doc, y++, 0, buf, W, style_plain());
     for (int p = 0; p < pairs && p < ROPE_PAIRS_SHOWN; p++) {
-        double f = llama_rope_freq(p, hs);
+        double f = trained_rope_freq(t, p);
+        int ea, eb;
+        trained_rope_pair(t, p, &ea, &eb);
         snprintf(buf, sizeof buf, "  p %d  %s %.6f  angle %8.4f  (%7.3f, %7.3f) %s (%7.3f, %7.3f)", p, theta, f,
-                 pos * f, raw[2 * p], raw[2 * p + 1], g->arrow, rot[2 * p], rot[2 * p + 1]);
+                 pos * f, raw[ea], raw[eb], g->arrow, rot[ea], rot[eb]);
         cv_text(doc, y++, 0, buf, W, style_plain());
     }
     if (pairs > ROPE_PAIRS_SHOWN) {
@@ -97,8 +103,10 @@ static int cell_rope(const App *a, Canvas *doc, int y, const LlamaLayerView *v, 
 
 /* A trained model's q_i and k_j: before RoPE, the rotation, after (the
  * vectors of the score), then their products; returns the next row. */
-static int cell_vectors_llama(const App *a, Canvas *doc, int y, int i, int j, const LlamaLayerView *v) {
+static int cell_vectors_trained(const App *a, Canvas *doc, int y, int i, int j, const LayerChain *v) {
     const HeadData *hd = &a->m->head[a->head];
+    const TrainedInfo *t = model_trained(a->m);
+    if (t->rope == ROPE_NONE) return cell_vectors(a, doc, y, i, j); /* GPT-2: q and k as they are */
     int W = doc->w, hs = v->head_size, lx = 22, h = a->head, g = h / (v->n_heads / v->n_kv_heads);
     char buf[64];
     const float *qr = v->q_raw_heads + ((size_t)h * v->n + i) * hs, *kr = v->k_raw_heads + ((size_t)g * v->n + j) * hs;
@@ -106,14 +114,14 @@ static int cell_vectors_llama(const App *a, Canvas *doc, int y, int i, int j, co
     snprintf(buf, sizeof buf, "q_%d before RoPE", i);
     cv_text(doc, y, 0, buf, lx, style_attr(ST_BOLD));
     y += draw_vector(a, doc, y, lx, W, qr, hs, 3);
-    y = cell_rope(a, doc, y, v, i, qr, qi);
+    y = cell_rope(a, doc, y, t, i, qr, qi);
     snprintf(buf, sizeof buf, "q_%d after RoPE", i);
     cv_text(doc, y, 0, buf, lx, style_attr(ST_BOLD));
     y += draw_vector(a, doc, y, lx, W, qi, hs, 3);
     snprintf(buf, sizeof buf, "k_%d before RoPE", j);
     cv_text(doc, y, 0, buf, lx, style_attr(ST_BOLD));
     y += draw_vector(a, doc, y, lx, W, kr, hs, 3);
-    y = cell_rope(a, doc, y, v, j, kr, kj);
+    y = cell_rope(a, doc, y, t, j, kr, kj);
     snprintf(buf, sizeof buf, "k_%d after RoPE", j);
     cv_text(doc, y, 0, buf, lx, style_attr(ST_BOLD));
     y += draw_vector(a, doc, y, lx, W, kj, hs, 3);
@@ -246,9 +254,9 @@ static int draw_attention_cell(const App *a, Canvas *doc) {
         snprintf(buf, sizeof buf, "cell  head %d/%d  query %d %s %s key %d %s  (Esc: back)", a->head + 1, m->cfg.heads,
                  i, q, G(a)->arrow, j, k);
     cv_text(doc, y++, 0, buf, doc->w, style_attr(ST_BOLD | ST_REVERSE));
-    LlamaLayerView v;
-    if (model_llama(m) && model_llama_layer(m, m->layer, &v, NULL) == 0)
-        y = cell_vectors_llama(a, doc, y + 1, i, j, &v);
+    LayerChain v;
+    if (model_trained(m) && model_layer_chain(m, m->layer, &v, NULL) == 0)
+        y = cell_vectors_trained(a, doc, y + 1, i, j, &v);
     else y = cell_vectors(a, doc, y + 1, i, j);
     y = cell_scores(a, doc, y + 1, &d);
     y = cell_softmax(a, doc, y, &d, i, j);
@@ -291,7 +299,7 @@ static int draw_output_cell(const App *a, Canvas *doc) {
 }
 
 static void cell_draw(App *a, Canvas *cv) {
-    Canvas *doc = page_canvas(a, cv->w, 40 + 3 * a->m->n_k + 12 + (model_llama(a->m) ? 24 : 0));
+    Canvas *doc = page_canvas(a, cv->w, 40 + 3 * a->m->n_k + 12 + (model_trained(a->m) ? 24 : 0));
     if (!doc) return;
     int h = a->shown == TENSOR_OUTPUT ? draw_output_cell(a, doc) : draw_attention_cell(a, doc);
     doc->h = h < doc->h ? (h > 0 ? h : 1) : doc->h;

@@ -30,7 +30,7 @@
 
 #include "hash.h"
 #include "pca.h"
-#include "source_llama.h"
+#include "model.h"
 #include "text.h"
 #include "chrome.h"
 #include "view.h"
@@ -76,22 +76,20 @@ typedef struct {
 /* The Space of head `head` of the layer shown. Returns 0, or -1 with err. */
 static int space_of(const App *a, int head, Space *s, AvError *err) {
     const Model *m = a->m;
-    const Llama *lm = model_llama(m);
-    if (lm) {
-        LlamaLayerView v;
-        if (model_llama_layer(m, m->layer, &v, err)) return -1;
-        size_t dim = (size_t)v.dim;
+    if (model_trained(m)) {
+        LayerChain v;
+        if (model_layer_chain(m, m->layer, &v, err)) return -1;
         *s = (Space){.n = v.n,
                      .d = v.dim,
                      .x = v.x,
                      .y = v.proj, /* att W_o^T: mid = x + proj */
                      .o = v.att + (size_t)head * v.head_size,
-                     .o_ld = v.dim,
+                     .o_ld = v.q_dim,
                      .dv = v.head_size,
                      /* proj[i][j] = sum_k att[i][k] wo[j][k]: head h's rows are its columns k */
-                     .w = lm->w.wo + (size_t)v.layer * dim * dim + (size_t)head * v.head_size,
+                     .w = v.wo + (size_t)head * v.head_size,
                      .w_r = 1,
-                     .w_j = dim,
+                     .w_j = (size_t)v.q_dim,
                      .trained = 1};
         return 0;
     }
@@ -113,7 +111,7 @@ int gravity_available(const App *a, const char **why) {
     const Model *m = a ? a->m : NULL;
     const char *r = NULL;
     if (!m) r = "word gravity: no model";
-    else if (model_llama(m)) {
+    else if (model_trained(m)) {
         if (m->n_q < 1) r = "word gravity: no tokens to draw";
     } else if (!model_can(m, SRC_TOKENIZERS | SRC_EMBED | SRC_WEIGHTS)) {
         static _Thread_local char buf[160]; /* the frame's thread writes it, the same frame reads it */
@@ -826,7 +824,7 @@ static void gravity_title(const App *a, char *buf, size_t cap) {
 
 /* Y only for all heads; a trained model's layer is read to its end. */
 static Stage gravity_needed_stage(const App *a) {
-    return gravity_all_heads(a) || (a->m && model_llama(a->m)) ? STAGE_FINAL : STAGE_OUTPUT;
+    return gravity_all_heads(a) || (a->m && model_trained(a->m)) ? STAGE_FINAL : STAGE_OUTPUT;
 }
 
 static void gravity_view_draw(App *a, Canvas *cv) {

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "chrome.h"
-#include "source_llama.h"
+#include "model.h"
 #include "view.h"
 #include "widgets.h"
 
@@ -39,9 +39,9 @@ int grid_applies(const App *a) { return a->m->cfg.layers > 1; }
 
 int grid_kv_heads(const App *a) {
     int heads = a->m->cfg.heads;
-    const Llama *lm = model_llama(a->m);
-    if (!lm) return heads;
-    int kv = lm->cfg.n_kv_heads;
+    const TrainedInfo *t = model_trained(a->m);
+    if (!t) return heads;
+    int kv = t->n_kv_heads;
     return kv > 0 && kv < heads && heads % kv == 0 ? kv : heads;
 }
 

@@ -120,6 +120,18 @@ static int print_tokens(const LlamaTok *tok, const int *ids, int n) {
     return stdout_flushed() ? 0 : 1;
 }
 
+/* The same for a trained model's tokens. */
+static int print_model_tokens(const Model *m, const int *ids, int n) {
+    for (int i = 0; i < n; i++) {
+        size_t len;
+        const char *p = model_token_piece(m, ids[i], &len);
+        char *e = utf8_escape(p, len);
+        printf("%d\t%s\n", ids[i], e ? e : "?");
+        free(e);
+    }
+    return stdout_flushed() ? 0 : 1;
+}
+
 /* --vocab FILE --dump=tokens without a model: the tokenizer alone. */
 static int run_tokenize_only(const CliOptions *o) {
     AvError err = {0};
@@ -140,39 +152,29 @@ static int run_tokenize_only(const CliOptions *o) {
     return status;
 }
 
-/* --generate N: the greedy continuation of the sentence (BOS first), as
- * llama2.c's run prints it. */
+/* --generate N: the greedy continuation of the sentence (BOS first, where
+ * the model has one), as llama2.c's run prints it. */
 static int run_generate(const Model *m, int steps) {
-    const Llama *lm = model_llama(m);
-    const LlamaTok *tok = model_llama_tok(m);
     int n = m->n_k;
     AvError err = {0};
-    if (n + steps - 1 > lm->cfg.seq_len) {
-        char msg[160];
-        snprintf(msg, sizeof msg, "--generate: %d tokens and %d more is past the model's context of %d", n, steps,
-                 lm->cfg.seq_len);
-        return print_error(msg), 2;
+    int *out = malloc(sizeof(int) * (size_t)steps);
+    if (!out) return print_error("out of memory"), 1;
+    int got = model_generate(m, steps, out, &err);
+    if (got < 0) {
+        free(out);
+        print_error(err.msg);
+        return av_error_exit_status(&err);
     }
-    int *prompt = malloc(sizeof(int) * (size_t)n), *out = malloc(sizeof(int) * (size_t)steps);
-    LlamaRun *run = prompt && out ? llama_run_new(lm, n + steps, 0, &err) : NULL;
-    int got = -1;
-    if (run) {
-        for (int j = 0; j < n; j++) prompt[j] = model_key_id(m, j);
-        got = llama_generate_greedy(run, prompt, n, steps, out, &err);
-    }
-    if (got < 0) print_error(err.msg[0] ? err.msg : "out of memory");
-    int prev = n ? prompt[n - 1] : LLAMA_BOS;
+    int prev = n ? model_key_id(m, n - 1) : -1;
     for (int k = 0; k < got; k++) {
         size_t len;
-        const char *s = llamatok_decode(tok, prev, out[k], &len);
+        const char *s = model_token_decode(m, prev, out[k], &len);
         fwrite(s, 1, len, stdout);
         prev = out[k];
     }
-    if (got >= 0) putchar('\n');
-    llama_run_free(run);
-    free(prompt), free(out);
-    if (!stdout_flushed()) return 1;
-    return got < 0 ? 1 : 0;
+    putchar('\n');
+    free(out);
+    return stdout_flushed() ? 0 : 1;
 }
 
 /* The app on the model: drawn once (--once) or on the terminal. It takes
@@ -220,7 +222,7 @@ static int run(Model *m, const CliOptions *o, int ascii) {
     } else if (o->dump && o->dump_tokens) {
         int n = m->n_k, *ids = malloc(sizeof(int) * (size_t)(n ? n : 1));
         for (int j = 0; ids && j < n; j++) ids[j] = model_key_id(m, j);
-        status = ids ? print_tokens(model_llama_tok(m), ids, n) : (print_error("out of memory"), 1);
+        status = ids ? print_model_tokens(m, ids, n) : (print_error("out of memory"), 1);
         free(ids);
     } else if (o->dump) {
         status = run_dump(m, o);

@@ -1,7 +1,7 @@
 /* pipeline.c - the pipeline view: every stage of the chain for one head,
  * with its shape, drawn as a document of its natural size (page.h) that the
  * screen shows a window of, scrolled with the arrows. The blocks are the
- * catalogue's tensors (tensor.h); for a trained model (source_llama.h), the
+ * catalogue's tensors (tensor.h); for a trained model (trained.h), the
  * real chain of the layer shown, from its input x to the next layer's. A
  * block shows the columns that fit the screen's width: -> shows the next
  * ones while its title and its row labels stay put; [ and ] put the previous
@@ -16,7 +16,7 @@
 #include "formula.h"
 #include "keymap.h"
 #include "page.h"
-#include "source_llama.h"
+#include "model.h"
 #include "text.h"
 #include "view.h"
 #include "widgets.h"
@@ -197,7 +197,7 @@ static void blocks_layer(const App *a, BlockList *bl) {
 }
 
 // ----------------------------------------------------------------------------
-// a trained model: the real chain of the layer shown (source_llama.h)
+// a trained model: the real chain of the layer shown (trained.h)
 
 /* The product sign of the titles ("." would read as a decimal point). */
 static const char *mul(const App *a) { return a->ascii ? "*" : G(a)->dot; }
@@ -212,38 +212,55 @@ static Block *block_of(BlockList *bl, const float *v, int rows, int cols, const 
     return b;
 }
 
-/* The angles i * 10000^(-2p/hs) of RoPE at each position i and pair p. */
-static void block_angles(const App *a, BlockList *bl, const LlamaLayerView *v) {
+/* The angles i * theta^(-2p/hs) of RoPE at each position i and pair p. */
+static void block_angles(const App *a, BlockList *bl, const TrainedInfo *t, const LayerChain *v) {
     int pairs = v->head_size / 2;
     if (!(bl->angles = malloc(sizeof(float) * (size_t)v->n * (size_t)pairs))) return;
     for (int i = 0; i < v->n; i++)
-        for (int p = 0; p < pairs; p++) bl->angles[i * pairs + p] = (float)(i * llama_rope_freq(p, v->head_size));
-    char t[96];
-    snprintf(t, sizeof t, "RoPE angle i%s10000^(-2p/%d), pair p", mul(a), v->head_size);
-    Block *b = block_of(bl, bl->angles, v->n, pairs, t);
+        for (int p = 0; p < pairs; p++) bl->angles[i * pairs + p] = (float)(i * trained_rope_freq(t, p));
+    char t_[96];
+    snprintf(t_, sizeof t_, "RoPE angle i%s%g^(-2p/%d), pair p", mul(a), t->rope_theta, v->head_size);
+    Block *b = block_of(bl, bl->angles, v->n, pairs, t_);
     if (b) b->sm.is_signed = 0, b->sm.lo = 0, b->sm.hi = b->sm.maxabs > 0 ? b->sm.maxabs : 1;
 }
 
-/* x -> RMSNorm -> Q, K, V -> the head's q and k before and after RoPE, its v. */
-static void blocks_llama_in(const App *a, BlockList *bl, const LlamaLayerView *v) {
-    const char *T = a->ascii ? "^T" : "ᵀ", *dot = mul(a);
+/* The norm of a block's title: "RMSNorm(x) . g" or "LayerNorm(x)" (its
+ * gain and bias inside). */
+static void norm_title(const App *a, const TrainedInfo *t, char *buf, size_t cap, const char *lhs, const char *of) {
+    if (t->layernorm) snprintf(buf, cap, "%s = LayerNorm(%s)", lhs, of);
+    else snprintf(buf, cap, "%s = RMSNorm(%s) %s g", lhs, of, mul(a));
+}
+
+/* x -> norm -> Q, K, V -> the head's q and k (before and after RoPE), its v. */
+static void blocks_trained_in(const App *a, BlockList *bl, const TrainedInfo *ti, const LayerChain *v) {
+    const char *T = a->ascii ? "^T" : "ᵀ";
     int h = a->head, g = h / (v->n_heads / v->n_kv_heads), n = v->n, hs = v->head_size;
+    const char *b = ti->qkv_bias ? " + b" : "";
     char t[96];
     snprintf(t, sizeof t, "x: the input of layer %d", v->layer + 1);
     block_of(bl, v->x, n, v->dim, t);
-    snprintf(t, sizeof t, "xb = RMSNorm(x) %s g", dot);
+    norm_title(a, ti, t, sizeof t, "xb", "x");
     block_of(bl, v->xb, n, v->dim, t);
-    snprintf(t, sizeof t, "Q = xb W_q%s", T);
-    block_of(bl, v->q_raw, n, v->dim, t);
-    snprintf(t, sizeof t, "K = xb W_k%s", T);
+    snprintf(t, sizeof t, "Q = xb W_q%s%s", T, b);
+    block_of(bl, v->q_raw, n, v->q_dim, t);
+    snprintf(t, sizeof t, "K = xb W_k%s%s", T, b);
     block_of(bl, v->k_raw, n, v->kv_dim, t);
-    snprintf(t, sizeof t, "V = xb W_v%s", T);
+    snprintf(t, sizeof t, "V = xb W_v%s%s", T, b);
     block_of(bl, v->v, n, v->kv_dim, t);
+    if (ti->rope == ROPE_NONE) { /* GPT-2: the positions are in x (wpe) */
+        snprintf(t, sizeof t, "q, head %d", h + 1);
+        block_tensor(bl, a, TENSOR_Q, t);
+        snprintf(t, sizeof t, "k, head %d", g + 1);
+        block_tensor(bl, a, TENSOR_K, t);
+        snprintf(t, sizeof t, "v, head %d", g + 1);
+        block_tensor(bl, a, TENSOR_V, t);
+        return;
+    }
     snprintf(t, sizeof t, "q, head %d, before RoPE", h + 1);
     block_of(bl, v->q_raw_heads + (size_t)h * n * hs, n, hs, t);
     snprintf(t, sizeof t, "k, kv head %d, before RoPE", g + 1);
     block_of(bl, v->k_raw_heads + (size_t)g * n * hs, n, hs, t);
-    block_angles(a, bl, v);
+    block_angles(a, bl, ti, v);
     snprintf(t, sizeof t, "q = RoPE(q), head %d", h + 1);
     block_tensor(bl, a, TENSOR_Q, t);
     snprintf(t, sizeof t, "k = RoPE(k), kv head %d", g + 1);
@@ -252,42 +269,48 @@ static void blocks_llama_in(const App *a, BlockList *bl, const LlamaLayerView *v
     block_tensor(bl, a, TENSOR_V, t);
 }
 
-/* The heads joined -> W_o -> residual -> RMSNorm -> FFN -> residual. */
-static void blocks_llama_out(const App *a, BlockList *bl, const LlamaLayerView *v) {
-    const char *T = a->ascii ? "^T" : "ᵀ", *dot = mul(a);
+/* The heads joined -> W_o -> residual -> norm -> FFN -> residual. */
+static void blocks_trained_out(const App *a, BlockList *bl, const TrainedInfo *ti, const LayerChain *v) {
+    const char *T = a->ascii ? "^T" : "ᵀ", *bo = ti->o_bias ? " + b" : "";
     int n = v->n;
     char t[96];
     snprintf(t, sizeof t, "concat(O_1..O_%d)", v->n_heads);
-    Block *b = block_of(bl, v->att, n, v->dim, t);
+    Block *b = block_of(bl, v->att, n, v->q_dim, t);
     if (b) b->sm.col_labels = LABELS_CONCAT, b->sm.d_v = v->head_size;
-    snprintf(t, sizeof t, "att W_o%s", T);
+    snprintf(t, sizeof t, "att W_o%s%s", T, bo);
     block_of(bl, v->proj, n, v->dim, t);
-    snprintf(t, sizeof t, "mid = x + att W_o%s", T);
+    snprintf(t, sizeof t, "mid = x + att W_o%s%s", T, bo);
     block_of(bl, v->mid, n, v->dim, t);
-    snprintf(t, sizeof t, "xb2 = RMSNorm(mid) %s g", dot);
+    norm_title(a, ti, t, sizeof t, "xb2", "mid");
     block_of(bl, v->xb2, n, v->dim, t);
-    snprintf(t, sizeof t, "h = silu(W_1 xb2) %s W_3 xb2", G(a)->odot);
-    block_of(bl, v->hb, n, v->hidden_dim, t);
-    block_of(bl, v->ffn, n, v->dim, "FFN = W_2 h");
+    if (ti->gelu) {
+        snprintf(t, sizeof t, "h = gelu(xb2 W_fc + b)");
+        block_of(bl, v->hb, n, v->hidden_dim, t);
+        block_of(bl, v->ffn, n, v->dim, "FFN = h W_proj + b");
+    } else {
+        snprintf(t, sizeof t, "h = silu(W_1 xb2) %s W_3 xb2", G(a)->odot);
+        block_of(bl, v->hb, n, v->hidden_dim, t);
+        block_of(bl, v->ffn, n, v->dim, "FFN = W_2 h");
+    }
     if (v->layer + 1 < a->m->cfg.layers) snprintf(t, sizeof t, "x = mid + FFN: the input of layer %d", v->layer + 2);
-    else snprintf(t, sizeof t, "x = mid + FFN: to the final RMSNorm");
+    else snprintf(t, sizeof t, "x = mid + FFN: to the final %s", ti->layernorm ? "LayerNorm" : "RMSNorm");
     block_of(bl, v->x_next, n, v->dim, t);
 }
 
 /* The chain of the layer shown, the attention of the head shown inside. */
-static void blocks_llama(const App *a, BlockList *bl) {
-    LlamaLayerView v;
+static void blocks_trained(const App *a, BlockList *bl) {
+    LayerChain v;
     AvError err = {0};
     bl->chain = 1;
-    if (model_llama_layer(a->m, a->m->layer, &v, &err)) {
+    if (model_layer_chain(a->m, a->m->layer, &v, &err)) {
         Block *b = &bl->b[bl->n++];
         b->is_note = 1;
         snprintf(b->title, sizeof b->title, "%s", err.msg);
         return;
     }
-    blocks_llama_in(a, bl, &v);
+    blocks_trained_in(a, bl, model_trained(a->m), &v);
     blocks_attention(a, bl);
-    blocks_llama_out(a, bl, &v);
+    blocks_trained_out(a, bl, model_trained(a->m), &v);
 }
 
 /* The stages of the chain for the chosen head, in order; free with
@@ -297,8 +320,8 @@ static BlockList pipeline_blocks(const App *a, Block *out, int max) {
     int n = 0, text = model_can(m, SRC_EMBED | SRC_WEIGHTS);
     memset(out, 0, sizeof(Block) * (size_t)max);
     BlockList bl = {out, n, max, 0, NULL};
-    if (model_llama(m)) {
-        blocks_llama(a, &bl);
+    if (model_trained(m)) {
+        blocks_trained(a, &bl);
         return bl;
     }
     if (text) blocks_sentence(a, &bl);
@@ -568,7 +591,7 @@ static void pipeline_free(App *a) {
 // the entry
 
 static void pipeline_title(const App *a, char *buf, size_t cap) {
-    if (model_llama(a->m)) { /* after "layer l/L  ": within 80 columns ([ ] in the footer) */
+    if (model_trained(a->m)) { /* after "layer l/L  ": within 80 columns ([ ] in the footer) */
         snprintf(buf, cap, "head %d/%d  the whole chain (Tab: head, { }: layer, c: back)", a->head + 1,
                  a->m->cfg.heads);
         return;
