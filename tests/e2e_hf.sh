@@ -69,6 +69,14 @@ expect_contains "llama tokens start with <s>" "$out" "<s>|"
 out=$("$ATTNVIZ" --model "$L" --dump=tokens "한" | cut -f2 | tr '\n' '|')
 [ "$out" = '<s>| |\xED|\x95|\x9C|' ] && pass || fail "byte fallback: [$out]"
 
+# The tokenizer alone: --vocab tokenizer.json --dump=tokens, the same ids.
+a=$("$ATTNVIZ" --vocab "$L/tokenizer.json" --dump=tokens "Lily saw a cat.")
+b=$("$ATTNVIZ" --model "$L" --dump=tokens "Lily saw a cat.")
+[ -n "$a" ] && [ "$a" = "$b" ] && pass || fail "--vocab tokenizer.json alone: [$a] [$b]"
+err=$("$ATTNVIZ" --vocab "$TMP/none.json" --dump=tokens "x" 2>&1 >/dev/null)
+expect_rc "--vocab missing json" 2 $?
+expect_contains "--vocab missing json" "$err" "none.json"
+
 # --generate: greedy text after the sentence, through the KV cache; an
 # empty sentence starts at the model's start token.
 out=$("$ATTNVIZ" --model "$G" --generate 8 "$MARY")

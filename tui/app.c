@@ -157,7 +157,7 @@ static int dispatch(App *a, Action act, const char *arg) {
         return 1;
     }
     if ((d->needs & NEEDS_PREDICT) && !(a->m->src->next_tokens && a->m->src->continue_text)) {
-        app_say(a, 1, "n and N are for a trained model (--model FILE): it predicts the next token");
+        app_say(a, 1, "n and N are for a trained model (--model PATH): it predicts the next token");
         return 1;
     }
     if ((d->needs & NEEDS_PAINTING) && !a->painting) {

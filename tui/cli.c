@@ -28,8 +28,11 @@ const char *cli_usage(void) {
            "  TEXT...                the sentence (several words are joined by spaces)\n"
            "  -f, --file FILE        read the sentence from FILE ('-' = standard input; at most 1 MiB)\n"
            "      --qkv FILE         take Q, K, V of one head from FILE (see README)\n"
-           "      --model FILE       a trained llama2.c checkpoint (.bin): every layer and head\n"
-           "      --vocab FILE       its tokenizer.bin (default: tokenizer.bin, then tok<V>.bin beside it)\n"
+           "      --model PATH       a trained model, every layer and head: a llama2.c\n"
+           "                         checkpoint (.bin) or a Hugging Face folder (config.json\n"
+           "                         and model.safetensors): GPT-2, Llama, Qwen2, Mistral\n"
+           "      --vocab FILE       its tokenizer (default beside it: tokenizer.bin, tok<V>.bin,\n"
+           "                         tokenizer.json, or vocab.json with merges.txt)\n"
            "      --layer N          the model's layer to start in, 1..L\n"
            "      --generate N       print the model's greedy continuation of N tokens and exit\n"
            "  -t, --tokenizer NAME   words | gpt2 | chars  (default words)\n"
@@ -328,12 +331,12 @@ static int option_error(int c, int argc, char **argv, AvError *err) {
 /* --model, --vocab, --layer, --generate, --dump=tokens: with what they go. */
 static int model_options_check(CliOptions *o, const Given *g, AvError *err) {
     if (o->dump_tokens && !o->model_file && !o->vocab_file)
-        return av_errorf(err, "--dump=tokens: needs --model FILE or --vocab FILE");
+        return av_errorf(err, "--dump=tokens: needs --model PATH or --vocab FILE");
     if (!o->model_file) {
         if (o->vocab_file && !o->dump_tokens)
-            return av_errorf(err, "--vocab: needs --model FILE (or --dump=tokens to tokenize only)");
-        if (o->layer) return av_errorf(err, "--layer: needs --model FILE");
-        if (o->generate) return av_errorf(err, "--generate: needs --model FILE");
+            return av_errorf(err, "--vocab: needs --model PATH (or --dump=tokens to tokenize only)");
+        if (o->layer) return av_errorf(err, "--layer: needs --model PATH");
+        if (o->generate) return av_errorf(err, "--generate: needs --model PATH");
         return 0;
     }
     if (o->qkv_file) return av_errorf(err, "--model and --qkv: choose one source of Q, K and V");

@@ -23,6 +23,7 @@
 #include "export.h"
 #include "model.h"
 #include "number.h"
+#include "hftok.h"
 #include "source_llama.h"
 #include "utf8.h"
 
@@ -132,23 +133,50 @@ static int print_model_tokens(const Model *m, const int *ids, int n) {
     return stdout_flushed() ? 0 : 1;
 }
 
-/* --vocab FILE --dump=tokens without a model: the tokenizer alone. */
+/* A Hugging Face tokenizer file alone: a tokenizer.json, or a vocab.json
+ * with merges.txt beside it. */
+static int ends_with(const char *s, const char *end) {
+    size_t n = strlen(s), e = strlen(end);
+    return n >= e && strcmp(s + n - e, end) == 0;
+}
+
+static HfTok *open_hf_tokenizer(const char *path, AvError *err) {
+    if (!ends_with(path, "vocab.json")) return hftok_open(path, err);
+    const char *slash = strrchr(path, '/');
+    int k = slash ? (int)(slash - path + 1) : 0;
+    char merges[4096];
+    snprintf(merges, sizeof merges, "%.*smerges.txt", k, path);
+    return hftok_open_gpt2(path, merges, err);
+}
+
+/* --vocab FILE --dump=tokens without a model: the tokenizer alone (a
+ * llama2.c tokenizer.bin, or a Hugging Face .json). */
 static int run_tokenize_only(const CliOptions *o) {
     AvError err = {0};
-    LlamaTok *tok = llamatok_load(o->vocab_file, &err);
-    if (!tok) return print_error(err.msg), av_error_exit_status(&err);
+    int hf = ends_with(o->vocab_file, ".json");
+    LlamaTok *tok = hf ? NULL : llamatok_load(o->vocab_file, &err);
+    HfTok *ht = hf ? open_hf_tokenizer(o->vocab_file, &err) : NULL;
+    if (!tok && !ht) return print_error(err.msg), av_error_exit_status(&err);
     size_t len;
     char *buf = build_text(o, "", &len, &err);
-    if (!buf) {
-        llamatok_free(tok);
-        return print_error(err.msg), av_error_exit_status(&err);
-    }
-    int *ids = NULL, n = llamatok_encode(tok, buf, len, 1, &ids, &err), status;
+    int *ids = NULL, n = -1, status;
+    if (buf) n = hf ? hftok_encode(ht, buf, len, &ids, &err) : llamatok_encode(tok, buf, len, 1, &ids, &err);
     if (n < 0) status = (print_error(err.msg), av_error_exit_status(&err));
-    else status = print_tokens(tok, ids, n);
+    else if (!hf) status = print_tokens(tok, ids, n);
+    else {
+        for (int i = 0; i < n; i++) {
+            size_t pl;
+            const char *p = hftok_piece(ht, ids[i], &pl);
+            char *e = utf8_escape(p, pl);
+            printf("%d\t%s\n", ids[i], e ? e : "?");
+            free(e);
+        }
+        status = stdout_flushed() ? 0 : 1;
+    }
     free(ids);
     free(buf);
     llamatok_free(tok);
+    hftok_free(ht);
     return status;
 }
 
