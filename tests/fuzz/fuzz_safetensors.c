@@ -78,8 +78,8 @@ FUZZ_NO_COVERAGE static void check_file(const SafeTensors *st, const unsigned ch
     for (int i = 0; i < n; i++) {
         const StTensor *t = st_at(st, i);
         FUZZ_CHECK(t && t->name, "tensor %d", i);
-        FUZZ_CHECK((unsigned)t->dtype <= ST_F8_E5M2 && t->ndim >= 0 && t->ndim <= ST_MAX_DIMS, "dtype %d ndim %d", (int)t->dtype,
-                   t->ndim);
+        FUZZ_CHECK((unsigned)t->dtype <= ST_F8_E5M2 && t->ndim >= 0 && t->ndim <= ST_MAX_DIMS, "dtype %d ndim %d",
+                   (int)t->dtype, t->ndim);
         unsigned __int128 count = 1;
         for (int d = 0; d < t->ndim; d++) {
             count *= t->shape[d];

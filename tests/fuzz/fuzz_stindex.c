@@ -61,7 +61,8 @@ static void write_shard(const char *file) {
 
 /* The folder goes when the process ends (libFuzzer exits through exit()). */
 static void cleanup(void) {
-    const char *names[] = {"m-1.safetensors", "m-2.safetensors", "s\x1b[2J.safetensors", "model.safetensors.index.json"};
+    const char *names[] = {"m-1.safetensors", "m-2.safetensors", "s\x1b[2J.safetensors",
+                           "model.safetensors.index.json"};
     char path[256];
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
