@@ -15,6 +15,7 @@
 #include "keycode.h"
 #include "models.h"
 #include "qkvfile.h"
+#include "source_hf.h"
 #include "source_llama.h"
 
 static void press(App *a, int c, int is_code) {
@@ -144,6 +145,36 @@ static void test_nothing_cut(void **state) {
         app_free(&a);
         every_screen(m, "stories260K");
         model_free(m);
+    }
+    /* Hugging Face folders (tests/support/hf_fixture.py, with NumPy): GPT-2's
+     * chain (LayerNorm, biases, GELU, no RoPE) and a Llama's (rotate-half). */
+    int numpy = system("/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1") == 0;
+    char tmp[] = "/tmp/attnviz-fit-XXXXXX";
+    if (!numpy) printf("skipped the Hugging Face folders: /usr/bin/python3 with numpy not found\n");
+    else if (mkdtemp(tmp)) {
+        static const char *const kinds[] = {"gpt2", "llama"};
+        for (int k = 0; k < 2; k++) {
+            char cmd[1024], dir[600];
+            snprintf(dir, sizeof dir, "%s/%s", tmp, kinds[k]);
+            snprintf(cmd, sizeof cmd, "/usr/bin/python3 tests/support/hf_fixture.py write '%s' %s", dir, kinds[k]);
+            assert_int_equal(system(cmd), 0);
+            m = tu_model("a", NULL);
+            const char *text = "When Mary and John went to the store, John gave a drink to Mary";
+            if (model_set_hf(m, dir, NULL, text, strlen(text), &err)) fail_msg("%s: %s", kinds[k], err.msg);
+            model_update(m, &err);
+            App a;
+            app_init(&a, m, TIER_256, 0, 1, NULL);
+            press(&a, 'n', 0);
+            snprintf(cmd, sizeof cmd, "Hugging Face %s, the next-token panel", kinds[k]);
+            check(&a, cmd);
+            app_free(&a);
+            snprintf(cmd, sizeof cmd, "Hugging Face %s", kinds[k]);
+            every_screen(m, cmd);
+            model_free(m);
+            snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+            assert_int_equal(system(cmd), 0);
+        }
+        rmdir(tmp);
     }
     if (failures) fail_msg("%d screens with a line cut at 80 columns", failures);
 }
