@@ -2,9 +2,13 @@
 # commands of the README; both install missing Debian packages first (deps).
 
 CC      ?= cc
-PKGS    := ncursesw libpcre2-8 libcjson
+# cairo and pangocairo draw the pictures (tui/picture.c, tui/figure.c: PNG,
+# SVG, PDF); DejaVu Sans Mono and Nanum Gothic Coding are their fonts (Latin,
+# Hangul at double width).
+PKGS    := ncursesw libpcre2-8 libcjson cairo pangocairo
 TESTPKG := cmocka
-DEBS    := libncurses-dev libpcre2-dev libcjson-dev libcmocka-dev pkg-config tmux
+DEBS    := libncurses-dev libpcre2-dev libcjson-dev libcmocka-dev libcairo2-dev libpango1.0-dev fonts-dejavu-core \
+           fonts-nanum pkg-config tmux
 
 BUILD   ?= build/release
 OPT     ?= -O2
@@ -179,6 +183,10 @@ deps:
 	pkg-config --exists libpcre2-8 2>/dev/null || missing="$$missing libpcre2-dev"; \
 	pkg-config --exists libcjson 2>/dev/null || missing="$$missing libcjson-dev"; \
 	pkg-config --exists cmocka 2>/dev/null || missing="$$missing libcmocka-dev"; \
+	pkg-config --exists cairo 2>/dev/null || missing="$$missing libcairo2-dev"; \
+	pkg-config --exists pangocairo 2>/dev/null || missing="$$missing libpango1.0-dev"; \
+	[ -e /usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf ] || missing="$$missing fonts-dejavu-core"; \
+	[ -d /usr/share/fonts/truetype/nanum ] || missing="$$missing fonts-nanum"; \
 	command -v tmux >/dev/null 2>&1 || missing="$$missing tmux"; \
 	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \

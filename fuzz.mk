@@ -29,7 +29,7 @@ FUZZ_MAX_SECONDS ?= 900
 FUZZ_LIMIT = $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS) -max_total_time=$(FUZZ_MAX_SECONDS),-max_total_time=$(FUZZ_SECONDS))
 FUZZ_BUILD   := build/fuzz
 FUZZ_TARGETS := tokenize qkvfile cli maskfile keys llamatok llama2 safetensors hftok hfconfig stindex
-FUZZ_PKGS    := ncursesw libpcre2-8 libcjson
+FUZZ_PKGS    := ncursesw libpcre2-8 libcjson cairo pangocairo
 # UBSan recovers by default (prints, goes on): -fno-sanitize-recover makes every
 # report abort, so that libFuzzer keeps the input as a crash.
 FUZZ_SAN     := address,undefined
