@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "app_internal.h"
+#include "lesson.h"
 #include "cli.h"
 #include "formula.h"
 #include "gravity.h"
@@ -491,6 +492,48 @@ static int act_stage(App *a, const char *arg) {
     return 0;
 }
 
+/* A lesson's steps (lesson.h). */
+static int lesson_show(App *a, int k) {
+    AvError err = {0};
+    if (app_lesson_goto(a, k, &err)) {
+        app_say(a, 1, "%s", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+static int act_lesson_next(App *a, const char *arg) {
+    (void)arg;
+    if (!a->lesson_left && a->lesson_step + 1 >= a->lesson->n_step) {
+        app_say(a, 0, "the last step: b goes back, R to the start, L leaves the lesson");
+        return 0;
+    }
+    return lesson_show(a, a->lesson_left ? a->lesson_step : a->lesson_step + 1);
+}
+
+static int act_lesson_prev(App *a, const char *arg) {
+    (void)arg;
+    return lesson_show(a, a->lesson_left ? a->lesson_step : a->lesson_step - 1);
+}
+
+static int act_lesson_restart(App *a, const char *arg) { return (void)arg, lesson_show(a, 0); }
+
+static int act_lesson_leave(App *a, const char *arg) {
+    (void)arg;
+    if (a->lesson_left) return lesson_show(a, a->lesson_step);
+    a->lesson_left = 1;
+    app_say(a, 0, "left the lesson: explore from here; L goes back to step %d", a->lesson_step + 1);
+    return 0;
+}
+
+/* P: the prompt for the file name (app_run's "picture FILE" writes it at
+ * once; an existing file is kept). */
+static int act_picture(App *a, const char *arg) {
+    if (arg) return app_write_picture(a, arg, 0);
+    app_open_prompt(a, PROMPT_PICTURE);
+    return 0;
+}
+
 // clang-format off
 const ActionDef app_actions[ACT_COUNT] = {
     [ACT_QUIT] = {"quit", 0, act_quit},
@@ -542,5 +585,10 @@ const ActionDef app_actions[ACT_COUNT] = {
     [ACT_CONTINUE] = {"continue", NEEDS_PREDICT, act_continue},
     [ACT_CENSUS] = {"census", 0, act_census},
     [ACT_CONTRAST] = {"contrast", 0, act_contrast},
+    [ACT_PICTURE] = {"picture", TAKES_ARG, act_picture},
+    [ACT_LESSON_NEXT] = {"lesson-next", NEEDS_LESSON, act_lesson_next},
+    [ACT_LESSON_PREV] = {"lesson-prev", NEEDS_LESSON, act_lesson_prev},
+    [ACT_LESSON_RESTART] = {"lesson-restart", NEEDS_LESSON, act_lesson_restart},
+    [ACT_LESSON_LEAVE] = {"lesson-leave", NEEDS_LESSON, act_lesson_leave},
 };
 // clang-format on

@@ -14,6 +14,7 @@
 #include "app_internal.h"
 #include "grid.h"
 #include "keymap.h"
+#include "lesson.h"
 #include "view.h"
 
 void app_init(App *a, Model *m, ColorTier tier, int ascii, int dv_follows_dk, const char *pattern) {
@@ -45,6 +46,12 @@ void app_free(App *a) {
     le_free(&a->edit);
     free(a->undo.grid);
     free(a->mask_comments);
+    free(a->picture_pending);
+    a->picture_pending = NULL;
+    lesson_free(a->lesson);
+    a->lesson = NULL;
+    free(a->lesson_start);
+    a->lesson_start = NULL;
 }
 
 int app_wake_ms(const App *a) { return a->wake_ms > 0 ? a->wake_ms : -1; }
@@ -146,6 +153,7 @@ static int dispatch(App *a, Action act, const char *arg) {
         int r = front->key(a, act);
         if (r != VIEW_KEY_PASS) return r;
     }
+    if (act == ACT_PAINT_TOGGLE && !a->painting && a->lesson) act = ACT_LESSON_NEXT; /* Space: the next step */
     if (act <= ACT_NONE || act >= ACT_COUNT || !app_actions[act].run) return 0;
     const ActionDef *d = &app_actions[act];
     a->msg[0] = '\0';
@@ -160,6 +168,10 @@ static int dispatch(App *a, Action act, const char *arg) {
         app_say(a, 1, "n and N are for a trained model (--model PATH): it predicts the next token");
         return 1;
     }
+    if ((d->needs & NEEDS_LESSON) && !a->lesson) {
+        app_say(a, 1, "no lesson: attnviz --lesson N starts one (--lesson list)");
+        return 1;
+    }
     if ((d->needs & NEEDS_PAINTING) && !a->painting) {
         app_say(a, 1, "M starts mask-edit mode (Space, C, u and W paint, clear, undo and save the mask)");
         return 1;
@@ -171,11 +183,20 @@ int app_action_listed(const App *a, int act) {
     if (act <= ACT_NONE || act >= ACT_COUNT) return 1;
     unsigned needs = app_actions[act].needs;
     if ((needs & NEEDS_LAYERS) && a->m->cfg.layers == 1) return 0;
+    if ((needs & NEEDS_LESSON) && !a->lesson) return 0;
     return !(needs & NEEDS_PREDICT) || a->m->src->next_tokens;
 }
 
 int app_key(App *a, AppKey k) {
     if (a->prompt != PROMPT_NONE) return app_prompt_key(a, k);
+    if (a->picture_pending) { /* "FILE exists": y replaces it, any other key keeps it */
+        char *path = a->picture_pending;
+        a->picture_pending = NULL;
+        if (!k.is_code && (k.ch == 'y' || k.ch == 'Y')) app_write_picture(a, path, 1);
+        else app_say(a, 0, "nothing written: the file stays as it was");
+        free(path);
+        return 1;
+    }
     /* A wide character is never a key binding (APP_KEY_* codes are above Unicode). */
     const KeyBinding *b = (!k.is_code && k.ch > 127) ? NULL : keymap_binding((int)k.ch);
     int r = dispatch(a, b ? b->action : ACT_NONE, b ? b->arg : NULL);

@@ -26,10 +26,13 @@ typedef enum { VIEW_HEATMAP, VIEW_HEADS, VIEW_PIPELINE, VIEW_GRAVITY, VIEW_CENSU
  * without embeddings and weights; PE only when on). */
 typedef Tensor Shown;
 
+/* What a lesson step highlights in the heatmap (script.h: highlight). */
+enum { HL_NONE = 0, HL_ROW, HL_COL, HL_CELL };
+
 /* A full-screen page over the view: help, or the arithmetic of one cell. */
 typedef enum { OVERLAY_NONE, OVERLAY_HELP, OVERLAY_CELL } Overlay;
 
-typedef enum { PROMPT_NONE, PROMPT_DK, PROMPT_TEXT, PROMPT_TARGET } PromptKind;
+typedef enum { PROMPT_NONE, PROMPT_DK, PROMPT_TEXT, PROMPT_TARGET, PROMPT_PICTURE } PromptKind;
 
 /* What u undoes in mask-edit mode: one step, and u again redoes it. */
 typedef struct {
@@ -68,6 +71,8 @@ typedef struct {
     int window, prefix;
 } MaskBefore;
 
+typedef struct Lesson Lesson;
+
 typedef struct {
     Model *m; /* not owned */
     ViewKind view;
@@ -104,7 +109,23 @@ typedef struct {
     int wake_ms;                   /* > 0: app_tick after that many ms without input (0: wait for input) */
     HeatLayout layout;
     HeadsLayout heads_layout; /* where the last frame put the blocks of all heads side by side */
+    int screen_w, screen_h;   /* the last frame's size: what P writes */
+    int hl_kind, hl_i, hl_j;  /* HL_*: a row, a column or a cell the heatmap marks (a lesson's) */
+    Lesson *lesson;           /* owned: the lesson (lesson.h), or NULL */
+    int lesson_step;          /* the step shown, 0-based */
+    int lesson_left;          /* L: the lesson left (the state stays); L again goes back to its step */
+    char *lesson_start;       /* owned: the state the lesson started from (script.h commands) */
+    char *picture_pending;    /* owned: a picture's file that exists; y overwrites it, another key keeps it */
 } App;
+
+/* P: the screen as it is now (the last frame's size, without the prompt)
+ * written to `path` as a picture (picture.h: .svg, .png or .html), all at
+ * once (a temporary file renamed); the message says what was written or why
+ * not. An existing file is replaced only when `overwrite`. Returns 0 or -1. */
+int app_write_picture(App *a, const char *path, int overwrite);
+/* The name P offers: "attnviz-head1-weights.svg" (the view, head, layer and
+ * stage shown). */
+void app_picture_name(const App *a, char *buf, size_t cap);
 
 /* Initializes the app on an up-to-date model. */
 void app_init(App *a, Model *m, ColorTier tier, int ascii, int dv_follows_dk, const char *pattern);

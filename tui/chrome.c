@@ -352,7 +352,8 @@ static void draw_hints(const App *a, Canvas *cv, int y) {
 }
 
 static void draw_prompt(const App *a, Canvas *cv, int y) {
-    const char *label = a->prompt == PROMPT_DK       ? "d_k (1..4096): "
+    const char *label = a->prompt == PROMPT_PICTURE  ? "picture (.svg .png .html): "
+                        : a->prompt == PROMPT_DK     ? "d_k (1..4096): "
                         : a->prompt == PROMPT_TARGET ? "target (empty: none): "
                                                      : "sentence: ";
     const char *tail = "  Enter apply, Esc cancel";

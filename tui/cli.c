@@ -2,6 +2,10 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
+#include "figure.h"
+#include "picture.h"
+#include "tensor.h"
+
 #include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -19,63 +23,86 @@ const char *cli_default_text(void) {
     return CLI_DEFAULT_TEXT;
 }
 
+/* The help, in parts (a C string literal is at most 4095 bytes). */
+static const char *const usage_parts[] = {
+    "Usage: attnviz [OPTIONS] [TEXT...]\n"
+    "Interactive terminal visualizer of transformer attention.\n"
+    "\n"
+    "Input (default: \"" CLI_DEFAULT_TEXT "\";\n"
+    "       in a Korean locale \"" CLI_DEFAULT_TEXT_KO "\"):\n"
+    "  TEXT...                the sentence (several words are joined by spaces)\n"
+    "  -f, --file FILE        read the sentence from FILE ('-' = standard input; at most 1 MiB)\n"
+    "      --qkv FILE         take Q, K, V of one head from FILE (see README)\n"
+    "      --model PATH       a trained model, every layer and head: a llama2.c\n"
+    "                         checkpoint (.bin) or a Hugging Face folder (config.json\n"
+    "                         and model.safetensors): GPT-2, Llama, Qwen2, Mistral\n"
+    "      --vocab FILE       its tokenizer (default beside it: tokenizer.bin, tok<V>.bin,\n"
+    "                         tokenizer.json, or vocab.json with merges.txt)\n"
+    "      --layer N          the model's layer to start in, 1..L\n"
+    "      --generate N       print the model's greedy continuation of N tokens and exit\n"
+    "  -t, --tokenizer NAME   words | gpt2 | chars  (default words)\n"
+    "      --pattern REGEX    your own PCRE2 pattern: every match is a token\n"
+    "\n",
+    "Model:\n"
+    "      --d-model N        embedding width, 1..4096 (default 64)\n"
+    "  -H, --heads N          number of heads, 1..64 (default 4)\n"
+    "  -k, --d-k N            query/key width per head, 1..4096 (default d_model/heads)\n"
+    "      --d-v N            value width per head, 1..4096 (default d_k)\n"
+    "  -m, --mask KIND        none | causal | window:W | prefix:P | padding | painted\n"
+    "                         (default causal: the sentence's tokens see only the past;\n"
+    "                         none with --qkv or cross-attention; W 1..4096, P 0..4096)\n"
+    "      --mask-file FILE   the painted mask (W writes it): rows of 0/1 (1 = visible), or\n"
+    "                         'runs' then per row the runs of visible, masked, ... keys\n"
+    "      --pad N            N <pad> tokens after the sentence, 0..4096 (mask padding hides them)\n"
+    "      --score KIND       scaled | dot | cosine | distance | additive  (default scaled)\n"
+    "      --no-scale         no scaling of the scores (score dot: Q K^T, not / sqrt(d_k))\n"
+    "      --tie-qk           W_K = W_Q: dot and cosine scores turn symmetric (not additive)\n"
+    "      --target TEXT      a second sentence: queries of cross-attention\n"
+    "      --attn MODE        self | causal-self | cross  (default self; cross with --target)\n"
+    "      --pos KIND         none | sinusoidal positional encoding (default none)\n"
+    "  -s, --seed N           seed of every random number, 0..2^64-1 (default 42)\n"
+    "\n",
+    "Output:\n"
+    "      --threads N        threads for the products, 1..64 (default: the CPUs, at most 8);\n"
+    "                         the numbers are the same for any N\n"
+    "      --dump[=FORMAT]    print every stage and exit: text (default) | json | csv;\n"
+    "                         tokens: id <TAB> piece of each token (--vocab alone: tokenize only)\n"
+    "      --once             draw the view once on standard output and exit\n"
+    "      --width N          width for --once, 20..1000 (default: terminal, COLUMNS or 80)\n"
+    "      --view NAME        view to start in: heatmap | heads | pipeline | gravity | census\n"
+    "      --head N           the head shown, 1..heads (default 1)\n"
+    "      --stage NAME       the stage shown: weights (default) | scores | scaled | masked |\n"
+    "                         output | x | pe | concat | y\n"
+    "      --export FILE      draw the view once and write it as a picture, by the extension:\n"
+    "                         .svg | .png | .html (the screen: --width columns, its colours)\n"
+    "      --force            --export may replace an existing file\n"
+    "      --lesson NAME      a lesson: 1..7 (built in), a lesson FILE, or list (prints them)\n"
+    "      --step N           the lesson's step to start at (default 1)\n"
+    "      --lang LANG        en | ko: the lessons' language (default: the locale's)\n"
+    "      --no-mouse         leave the mouse to the terminal (text selection)\n"
+    "      --color WHEN       auto | always | never  (default auto; NO_COLOR set = never)\n"
+    "      --theme KIND       auto | dark | light: the terminal's background, for 8 colours\n"
+    "                         (default auto: COLORFGBG, else dark)\n"
+    "      --ascii            ASCII glyphs only\n"
+    "  -h, --help             this help\n"
+    "  -V, --version          the version\n"
+    "\n"
+    "Limits: 4096 tokens, 1 MiB of input, heads x tokens x tokens <= 16777216,\n"
+    "1 GiB of matrices, 2^32 multiply-adds a pass.\n"
+    "Exit status: 0 ok, 1 runtime failure, 2 bad input, 128+N ended by signal N.\n",
+};
+
 const char *cli_usage(void) {
-    return "Usage: attnviz [OPTIONS] [TEXT...]\n"
-           "Interactive terminal visualizer of transformer attention.\n"
-           "\n"
-           "Input (default: \"" CLI_DEFAULT_TEXT "\";\n"
-           "       in a Korean locale \"" CLI_DEFAULT_TEXT_KO "\"):\n"
-           "  TEXT...                the sentence (several words are joined by spaces)\n"
-           "  -f, --file FILE        read the sentence from FILE ('-' = standard input; at most 1 MiB)\n"
-           "      --qkv FILE         take Q, K, V of one head from FILE (see README)\n"
-           "      --model PATH       a trained model, every layer and head: a llama2.c\n"
-           "                         checkpoint (.bin) or a Hugging Face folder (config.json\n"
-           "                         and model.safetensors): GPT-2, Llama, Qwen2, Mistral\n"
-           "      --vocab FILE       its tokenizer (default beside it: tokenizer.bin, tok<V>.bin,\n"
-           "                         tokenizer.json, or vocab.json with merges.txt)\n"
-           "      --layer N          the model's layer to start in, 1..L\n"
-           "      --generate N       print the model's greedy continuation of N tokens and exit\n"
-           "  -t, --tokenizer NAME   words | gpt2 | chars  (default words)\n"
-           "      --pattern REGEX    your own PCRE2 pattern: every match is a token\n"
-           "\n"
-           "Model:\n"
-           "      --d-model N        embedding width, 1..4096 (default 64)\n"
-           "  -H, --heads N          number of heads, 1..64 (default 4)\n"
-           "  -k, --d-k N            query/key width per head, 1..4096 (default d_model/heads)\n"
-           "      --d-v N            value width per head, 1..4096 (default d_k)\n"
-           "  -m, --mask KIND        none | causal | window:W | prefix:P | padding | painted\n"
-           "                         (default causal: the sentence's tokens see only the past;\n"
-           "                         none with --qkv or cross-attention; W 1..4096, P 0..4096)\n"
-           "      --mask-file FILE   the painted mask (W writes it): rows of 0/1 (1 = visible), or\n"
-           "                         'runs' then per row the runs of visible, masked, ... keys\n"
-           "      --pad N            N <pad> tokens after the sentence, 0..4096 (mask padding hides them)\n"
-           "      --score KIND       scaled | dot | cosine | distance | additive  (default scaled)\n"
-           "      --no-scale         no scaling of the scores (score dot: Q K^T, not / sqrt(d_k))\n"
-           "      --tie-qk           W_K = W_Q: dot and cosine scores turn symmetric (not additive)\n"
-           "      --target TEXT      a second sentence: queries of cross-attention\n"
-           "      --attn MODE        self | causal-self | cross  (default self; cross with --target)\n"
-           "      --pos KIND         none | sinusoidal positional encoding (default none)\n"
-           "  -s, --seed N           seed of every random number, 0..2^64-1 (default 42)\n"
-           "\n"
-           "Output:\n"
-           "      --threads N        threads for the products, 1..64 (default: the CPUs, at most 8);\n"
-           "                         the numbers are the same for any N\n"
-           "      --dump[=FORMAT]    print every stage and exit: text (default) | json | csv;\n"
-           "                         tokens: id <TAB> piece of each token (--vocab alone: tokenize only)\n"
-           "      --once             draw the view once on standard output and exit\n"
-           "      --width N          width for --once, 20..1000 (default: terminal, COLUMNS or 80)\n"
-           "      --view NAME        view to start in: heatmap | heads | pipeline | gravity | census\n"
-           "      --no-mouse         leave the mouse to the terminal (text selection)\n"
-           "      --color WHEN       auto | always | never  (default auto; NO_COLOR set = never)\n"
-           "      --theme KIND       auto | dark | light: the terminal's background, for 8 colours\n"
-           "                         (default auto: COLORFGBG, else dark)\n"
-           "      --ascii            ASCII glyphs only\n"
-           "  -h, --help             this help\n"
-           "  -V, --version          the version\n"
-           "\n"
-           "Limits: 4096 tokens, 1 MiB of input, heads x tokens x tokens <= 16777216,\n"
-           "1 GiB of matrices, 2^32 multiply-adds a pass.\n"
-           "Exit status: 0 ok, 1 runtime failure, 2 bad input, 128+N ended by signal N.\n";
+    static char text[8192];
+    if (!text[0]) {
+        size_t at = 0;
+        for (size_t i = 0; i < sizeof usage_parts / sizeof *usage_parts; i++) {
+            size_t n = strlen(usage_parts[i]);
+            if (at + n < sizeof text) memcpy(text + at, usage_parts[i], n), at += n;
+        }
+        text[at] = '\0';
+    }
+    return text;
 }
 
 int cli_parse_int(const char *s, long lo, long hi, const char *what, long *out, AvError *err) {
@@ -120,6 +147,15 @@ enum {
     OPT_PAD,
     OPT_MASK_FILE,
     OPT_THREADS,
+    OPT_HEAD,
+    OPT_STAGE,
+    OPT_EXPORT,
+    OPT_FORCE,
+    OPT_FIGURE,
+    OPT_NUMBERS,
+    OPT_LESSON,
+    OPT_LANG,
+    OPT_STEP,
 };
 
 static const struct option long_options[] = {
@@ -155,10 +191,38 @@ static const struct option long_options[] = {
     {"pad", required_argument, NULL, OPT_PAD},
     {"mask-file", required_argument, NULL, OPT_MASK_FILE},
     {"threads", required_argument, NULL, OPT_THREADS},
+    {"head", required_argument, NULL, OPT_HEAD},
+    {"stage", required_argument, NULL, OPT_STAGE},
+    {"export", required_argument, NULL, OPT_EXPORT},
+    {"force", no_argument, NULL, OPT_FORCE},
+    /* --figure and --numbers: with tui/figure.c (merged next) */
+    {"lesson", required_argument, NULL, OPT_LESSON},
+    {"lang", required_argument, NULL, OPT_LANG},
+    {"step", required_argument, NULL, OPT_STEP},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
 };
+
+/* --stage's names: the v cycle's tensors (tensor.h). */
+static const struct {
+    const char *name;
+    Tensor t;
+} stages[] = {{"weights", TENSOR_WEIGHTS}, {"scores", TENSOR_SCORES}, {"scaled", TENSOR_SCALED},
+              {"masked", TENSOR_MASKED},   {"output", TENSOR_OUTPUT}, {"x", TENSOR_X},
+              {"pe", TENSOR_PE},           {"concat", TENSOR_CONCAT}, {"y", TENSOR_Y}};
+
+const char *cli_stage_name(int t) {
+    for (size_t i = 0; i < sizeof stages / sizeof *stages; i++)
+        if ((int)stages[i].t == t) return stages[i].name;
+    return "weights";
+}
+
+int cli_stage_parse(const char *s) {
+    for (size_t i = 0; i < sizeof stages / sizeof *stages; i++)
+        if (strcmp(s, stages[i].name) == 0) return (int)stages[i].t;
+    return -1;
+}
 
 /* TEXT...: the arguments joined by spaces (malloc'd; NULL when out of memory). */
 static char *join_args(int argc, char **argv) {
@@ -309,6 +373,33 @@ static int io_option(CliOptions *o, Given *g, int c, AvError *err) {
         else return av_errorf(err, "--theme: unknown value '%s' (expected auto, dark or light)", optarg);
         break;
     case OPT_ASCII: o->ascii = 1; break;
+    case OPT_HEAD:
+        if (cli_parse_int(optarg, 1, MODEL_MAX_HEADS, "--head", &v, err)) return -1;
+        o->head = (int)v;
+        break;
+    case OPT_STAGE:
+        if ((o->stage = cli_stage_parse(optarg)) < 0)
+            return av_errorf(err, "--stage: unknown stage '%s' (expected %s)", optarg, CLI_STAGES);
+        break;
+    case OPT_EXPORT: o->export_file = optarg; break;
+    case OPT_FORCE: o->force = 1; break;
+    case OPT_FIGURE:
+        if (!optarg || strcmp(optarg, "head") == 0) o->figure = 1 + FIG_HEAD;
+        else if (strcmp(optarg, "heads") == 0) o->figure = 1 + FIG_HEADS;
+        else if (strcmp(optarg, "layers") == 0) o->figure = 1 + FIG_LAYERS;
+        else return av_errorf(err, "--figure: unknown kind '%s' (expected head, heads or layers)", optarg);
+        break;
+    case OPT_NUMBERS: o->numbers = 1; break;
+    case OPT_LESSON: o->lesson = optarg; break;
+    case OPT_LANG:
+        if (strcmp(optarg, "en") && strcmp(optarg, "ko"))
+            return av_errorf(err, "--lang: unknown language '%s' (expected en or ko)", optarg);
+        o->lang = optarg;
+        break;
+    case OPT_STEP:
+        if (cli_parse_int(optarg, 1, 200, "--step", &v, err)) return -1;
+        o->step = (int)v;
+        break;
     case 'h': o->help = 1; break;
     case 'V': o->version = 1; break;
     default: return 0;
@@ -351,6 +442,26 @@ static int model_options_check(CliOptions *o, const Given *g, AvError *err) {
     return 0;
 }
 
+/* --export, --figure, --numbers, --force: with what they go. */
+static int export_options_check(const CliOptions *o, AvError *err) {
+    if (!o->export_file) {
+        if (o->figure) return av_errorf(err, "--figure: needs --export FILE (.svg, .png or .pdf)");
+        if (o->numbers) return av_errorf(err, "--numbers: goes with --figure and --export FILE");
+        if (o->force) return av_errorf(err, "--force: goes with --export FILE");
+        return 0;
+    }
+    if (o->dump || o->generate) return av_errorf(err, "--export: draws a picture; not with --dump or --generate");
+    if (o->numbers && !o->figure) return av_errorf(err, "--numbers: goes with --figure (the screen has its own)");
+    PictureFormat f;
+    if (picture_format_of(o->export_file, &f))
+        return av_errorf(err, "--export: '%s' has no picture extension (%s)", o->export_file,
+                         o->figure ? ".svg, .png or .pdf" : ".svg, .png or .html; --figure also .pdf");
+    if (o->figure && f == PIC_HTML) return av_errorf(err, "--figure: SVG, PNG or PDF, not HTML (the screen is HTML)");
+    if (!o->figure && f == PIC_PDF)
+        return av_errorf(err, "--export: a PDF is a --figure (the screen: .svg, .png, .html)");
+    return 0;
+}
+
 /* The options together: what cannot go with what (in this order: the first
  * conflict is the one named), then the defaults that follow other options. */
 static int options_check(CliOptions *o, const Given *g, AvError *err) {
@@ -384,6 +495,10 @@ static int options_check(CliOptions *o, const Given *g, AvError *err) {
     /* Causal-self starts causal, unless a mask (or a painted one) is given. */
     if (o->cfg.attn == ATTN_CAUSAL_SELF && !o->mask_given && !o->mask_file) o->cfg.mask = MASK_CAUSAL;
     if (o->dump && o->once) return av_errorf(err, "--dump and --once: choose one");
+    if (export_options_check(o, err)) return -1;
+    if (o->step && !o->lesson) return av_errorf(err, "--step: goes with --lesson");
+    if (o->lesson && (o->dump || o->generate || o->qkv_file))
+        return av_errorf(err, "--lesson: a lesson is on the screen; not with --dump, --generate or --qkv");
     if (!o->dk_given) {
         o->cfg.d_k = o->cfg.d_model / o->cfg.heads;
         if (o->cfg.d_k < 1) o->cfg.d_k = 1;
@@ -398,6 +513,7 @@ int cli_parse(CliOptions *o, int argc, char **argv, AvError *err) {
     o->tokenizer = TOK_WORDS;
     o->mouse = 1;
     o->color = COLOR_AUTO;
+    o->stage = -1;
     Given given = {.score_scale = -1};
     optind = 0; /* GNU: restart scanning, so that the parser can run more than once */
     opterr = 0; /* our own messages */

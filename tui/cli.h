@@ -48,6 +48,15 @@ typedef struct {
     ColorMode color;
     int theme; /* --theme: 0 auto (COLORFGBG, else dark), 1 dark, 2 light */
     int ascii;
+    int head;                /* --head N (1-based), 0 when not given */
+    int stage;               /* --stage NAME: a Tensor (tensor.h), -1 when not given */
+    const char *export_file; /* --export FILE, or NULL */
+    int force;               /* --force: --export may replace an existing file */
+    int figure;              /* --figure[=KIND]: 0 none, else 1 + FigureKind (figure.h) */
+    int numbers;             /* --numbers: a figure's values in its cells */
+    const char *lesson;      /* --lesson NAME|FILE|list, or NULL */
+    const char *lang;        /* --lang en|ko, or NULL: the locale's */
+    int step;                /* --step N (1-based), 0 when not given */
     int help, version;
 } CliOptions;
 
@@ -55,6 +64,12 @@ typedef struct {
  * naming the option, the value and the accepted range. Free with cli_free. */
 int cli_parse(CliOptions *o, int argc, char **argv, AvError *err);
 void cli_free(CliOptions *o);
+
+/* --stage NAME: the Tensor it names, or -1. */
+#define CLI_STAGES "weights, scores, scaled, masked, output, x, pe, concat or y"
+int cli_stage_parse(const char *s);
+/* The name of a Tensor of --stage ("weights" for one that is none). */
+const char *cli_stage_name(int t);
 
 /* The --help text. */
 const char *cli_usage(void);

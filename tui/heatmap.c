@@ -115,6 +115,7 @@ static void draw_col_header(App *a, Canvas *cv, int y, int x0, const HeatGeom *g
     for (int c = 0; c < g->cols_vis; c++) {
         int j = col0 + c, x = x0 + c * g->cw;
         Style st = j == a->cj ? style_attr(ST_REVERSE | ST_BOLD) : style_plain();
+        if ((a->hl_kind == HL_COL || a->hl_kind == HL_CELL) && j == a->hl_j) st.attr |= ST_BOLD | ST_UNDERLINE;
         if (g->ruler) {
             view_col_label(a, sm, buf, sizeof buf, j, g->cw - 1);
             cv_text(cv, y, x, buf, g->cw - 1, st);
@@ -136,6 +137,22 @@ static void draw_col_header(App *a, Canvas *cv, int y, int x0, const HeatGeom *g
             cv_printf(cv, y + 1, x, g->cw, st, "%d", j % 10);
         }
     }
+}
+
+/* A lesson's highlight (script.h): 1 when cell (i, j) is in it. */
+static int highlighted(const App *a, int i, int j) {
+    switch (a->hl_kind) {
+    case HL_ROW: return i == a->hl_i;
+    case HL_COL: return j == a->hl_j;
+    case HL_CELL: return i == a->hl_i && j == a->hl_j;
+    default: return 0;
+    }
+}
+
+/* Bold and underlined: the cells of a w x h box (a highlighted cell). */
+static void mark_box(Canvas *cv, int y, int x, int w, int h) {
+    for (int r = y; r < y + h && r < cv->h; r++)
+        for (int c = x; c < x + w && c < cv->w; c++) cv_cell(cv, r, c)->st.attr |= ST_BOLD | ST_UNDERLINE;
 }
 
 static void draw_heatmap(App *a, Canvas *cv) {
@@ -161,10 +178,12 @@ static void draw_heatmap(App *a, Canvas *cv) {
         int i = a->row0 + r, y = y0 + r * g.ch, mid = y + (g.ch - 1) / 2;
         view_qlabel(a, buf, sizeof buf, i, g.label_w - 1);
         Style ls = i == a->ci ? style_attr(ST_REVERSE | ST_BOLD) : style_plain();
+        if ((a->hl_kind == HL_ROW || a->hl_kind == HL_CELL) && i == a->hl_i) ls.attr |= ST_BOLD | ST_UNDERLINE;
         cv_text(cv, mid, 0, buf, g.label_w - 1, ls);
         for (int c = 0; c < g.cols_vis; c++) {
             int j = a->col0 + c;
             view_cell(a, cv, y, x0 + c * g.cw, g.cw, g.ch, &sm, i, j, i == a->ci && j == a->cj, 1);
+            if (highlighted(a, i, j)) mark_box(cv, y, x0 + c * g.cw, g.cw - 1 > 0 ? g.cw - 1 : 1, g.ch);
         }
         if (!sm.row_stats) continue;
         /* The row sum (1, or 0 with the flag), its entropy and its largest weight. */

@@ -64,6 +64,10 @@ const KeyBinding keymap[] = {
     {{'H', 0}, "H", NULL, ACT_CENSUS, "head census: all heads scored by prev, sink, self, induction, H", NULL, 99, NULL},
     {{'N', 0}, "N", NULL, ACT_CONTINUE, "append the likeliest next token to the sentence: watch the model write", NULL, 99, NULL},
     {{'z', 0}, "z", NULL, ACT_CONTRAST, "contrast: each row of weights coloured 0 .. its own largest weight (z again: 0 .. 1)", "z contrast", 21, NULL},
+    {{'b', 0}, "b", NULL, ACT_LESSON_PREV, "in a lesson: the previous step (Space: the next)", NULL, 99, NULL},
+    {{'R', 0}, "R", NULL, ACT_LESSON_RESTART, "in a lesson: back to its first step", NULL, 99, NULL},
+    {{'L', 0}, "L", NULL, ACT_LESSON_LEAVE, "in a lesson: leave it and explore from here; L again: back to the step", NULL, 99, NULL},
+    {{'P', 0}, "P", NULL, ACT_PICTURE, "write the screen as a picture: .svg, .png or .html (asks for the file name)", NULL, 99, NULL},
     {{CTRL('l'), 0}, "Ctrl-L", NULL, ACT_REDRAW, "redraw the screen", NULL, 99, NULL},
 };
 // clang-format on

@@ -52,10 +52,15 @@ typedef enum {
     ACT_VIEW,       /* no key: app_run's "view NAME" */
     ACT_LAYER_NEXT, /* a source of several layers: the next layer, the previous one */
     ACT_LAYER_PREV,
-    ACT_NEXT_PANEL, /* a model that predicts: its next tokens after the cursor's row */
-    ACT_CONTINUE,   /* ... and the likeliest one appended to the sentence */
-    ACT_CENSUS,     /* the head census: every layer and head scored */
-    ACT_CONTRAST,   /* the weights' colours row by row: 0 .. each row's largest weight */
+    ACT_NEXT_PANEL,  /* a model that predicts: its next tokens after the cursor's row */
+    ACT_CONTINUE,    /* ... and the likeliest one appended to the sentence */
+    ACT_CENSUS,      /* the head census: every layer and head scored */
+    ACT_CONTRAST,    /* the weights' colours row by row: 0 .. each row's largest weight */
+    ACT_PICTURE,     /* the screen written as a picture (SVG, PNG, HTML) */
+    ACT_LESSON_NEXT, /* a lesson's next step (Space when not painting) */
+    ACT_LESSON_PREV,
+    ACT_LESSON_RESTART,
+    ACT_LESSON_LEAVE, /* leave the lesson (the state stays); again: back to its step */
     ACT_COUNT
 } Action;
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 
 #include "app.h"
@@ -23,7 +24,11 @@
 #include "export.h"
 #include "model.h"
 #include "number.h"
+#include "atomicfile.h"
 #include "hftok.h"
+#include "lesson.h"
+#include "picture.h"
+#include "tensor.h"
 #include "source_llama.h"
 #include "utf8.h"
 
@@ -37,9 +42,14 @@ static void print_error(const char *msg) {
 
 /* Flushes standard output; a write that failed (a full disk, a closed pipe)
  * gets a message and 0 is returned, so no output is ever lost in silence. */
+/* The errno of a write that failed before the flush (a text longer than
+ * stdout's buffer is written inside fputs): kept for the message. */
+static int write_errno;
+
 static int stdout_flushed(void) {
     errno = 0;
     if (fflush(stdout) == 0 && !ferror(stdout)) return 1;
+    if (!errno) errno = write_errno;
     char msg[128];
     snprintf(msg, sizeof msg, "cannot write to standard output: %s", errno ? strerror(errno) : "write error");
     print_error(msg);
@@ -205,9 +215,61 @@ static int run_generate(const Model *m, int steps) {
     return stdout_flushed() ? 0 : 1;
 }
 
+/* --export FILE: the view drawn once at --width columns (80 by default, not
+ * the terminal's: the same picture wherever it is made) and its natural
+ * height, in 256 colours (none with --color=never or NO_COLOR), written all
+ * at once. An existing file stays unless --force. */
+static int run_export(App *a, const CliOptions *o) {
+    char *name = utf8_escape(o->export_file, strlen(o->export_file));
+    const char *shown = name ? name : "the file";
+    struct stat st;
+    int status = 0;
+    AvError err = {0};
+    unsigned char *buf = NULL;
+    size_t len = 0;
+    PictureFormat fmt = PIC_SVG;
+    picture_format_of(o->export_file, &fmt);
+    Canvas *cv = NULL;
+    if (!o->force && lstat(o->export_file, &st) == 0) {
+        char msg[600];
+        snprintf(msg, sizeof msg, "--export: %s exists (--force replaces it)", shown);
+        print_error(msg);
+        status = 2;
+    } else {
+        a->tier = palette_tier((int)o->color, getenv("NO_COLOR"), 256);
+        int w = o->width ? o->width : 80;
+        if (!(cv = cv_new(w, app_natural_height(a, w)))) status = (print_error("out of memory"), 1);
+    }
+    if (cv) {
+        app_draw(a, cv);
+        if (picture_render(cv, palette_theme() == THEME_DARK, fmt, &buf, &len, &err) ||
+            av_write_file_atomic(o->export_file, buf, len, &err))
+            status = (print_error(err.msg), av_error_exit_status(&err));
+    }
+    free(buf);
+    cv_free(cv);
+    free(name);
+    return status;
+}
+
+/* --head, --stage: the head and stage shown from the start. 0, or -1 with
+ * a message. */
+static int apply_head_stage(App *a, const CliOptions *o, AvError *err) {
+    if (o->head > a->m->cfg.heads)
+        return av_errorf(err, "--head: %d is out of range 1..%d (the heads)", o->head, a->m->cfg.heads);
+    if (o->head) a->head = o->head - 1;
+    if (o->stage >= 0) {
+        if (!app_shown_available(a, (Shown)o->stage))
+            return av_errorf(err, "--stage: %s is not in this model (%s)", tensor_info((Tensor)o->stage)->name,
+                             a->m->src->lacks ? a->m->src->lacks : "not available");
+        a->shown = (Shown)o->stage;
+    }
+    return 0;
+}
+
 /* The app on the model: drawn once (--once) or on the terminal. It takes
  * the comments of --mask-file (notes->comments is NULL after). */
-static int run_app(Model *m, const CliOptions *o, BuildMaskNotes *notes, int ascii) {
+static int run_app(Model *m, const CliOptions *o, BuildMaskNotes *notes, int ascii, Lesson *lesson) {
     App app;
     AvError err = {0};
     int status;
@@ -220,7 +282,21 @@ static int run_app(Model *m, const CliOptions *o, BuildMaskNotes *notes, int asc
     app.mask_comments_dropped = notes->dropped;
     notes->comments = NULL;
     if (o->view) app_view_parse(o->view, &app.view);
-    if (o->once) {
+    int bad = apply_head_stage(&app, o, &err);
+    if (!bad && lesson) {
+        int steps = lesson->n_step;
+        bad = app_lesson_start(&app, lesson, &err); /* the app owns the lesson */
+        if (!bad && o->step > steps)
+            bad = av_errorf(&err, "--step: %d is out of range 1..%d (the lesson's steps)", o->step, steps);
+        if (!bad && o->step) bad = app_lesson_goto(&app, o->step - 1, &err);
+        app.msg[0] = '\0';
+    }
+    if (bad) {
+        print_error(err.msg);
+        status = 2;
+    } else if (o->export_file) {
+        status = run_export(&app, o);
+    } else if (o->once) {
         app.tier = once_tier(o);
         status = run_once(&app, o);
     } else {
@@ -231,16 +307,49 @@ static int run_app(Model *m, const CliOptions *o, BuildMaskNotes *notes, int asc
     return status;
 }
 
+/* A lesson that needs a trained model and got none: stories260K.bin in
+ * $ATTNVIZ_MODELS, ../shared/models or models/. NULL when absent. */
+static const char *lesson_model(void) {
+    static char path[4096];
+    const char *env = getenv("ATTNVIZ_MODELS");
+    const char *dirs[] = {env && env[0] ? env : NULL, "../shared/models", "../../shared/models", "models"};
+    for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+        if (!dirs[i]) continue;
+        snprintf(path, sizeof path, "%s/stories260K.bin", dirs[i]);
+        if (access(path, R_OK) == 0) return path;
+    }
+    return NULL;
+}
+
 /* Builds the model the options describe, then dumps it, draws it once or
  * runs the app. Returns the exit status. */
-static int run(Model *m, const CliOptions *o, int ascii) {
+static int run(Model *m, const CliOptions *opts, int ascii) {
     AvError err = {0};
-    BuildMaskNotes notes;
+    BuildMaskNotes notes = {0};
     int status;
+    CliOptions copy = *opts;
+    const CliOptions *o = &copy;
+    Lesson *lesson = NULL;
+    if (opts->lesson) {
+        const char *lang = opts->lang ? opts->lang : lesson_locale_lang();
+        if (!(lesson = lesson_load(opts->lesson, lang, &err))) return print_error(err.msg), 2;
+        if (lesson->needs_model && !opts->model_file) {
+            if (!(copy.model_file = lesson_model())) {
+                char msg[512];
+                snprintf(msg, sizeof msg,
+                         "%s needs a trained model: stories260K.bin is not in $ATTNVIZ_MODELS, ../shared/models or "
+                         "models/ (give --model FILE)",
+                         lesson->name);
+                lesson_free(lesson);
+                return print_error(msg), 2;
+            }
+            copy.cfg.mask = MASK_CAUSAL;
+        }
+    }
     if (build_model(m, o, &notes, &err)) {
         print_error(err.msg);
         status = av_error_exit_status(&err);
-    } else if ((o->dump || o->once) && model_update(m, &err)) {
+    } else if ((o->dump || o->once || o->export_file) && model_update(m, &err)) {
         /* (The interactive view computes in its first frame, where q, Ctrl-C
          * and SIGTERM can stop a long recompute.) */
         print_error(err.msg);
@@ -255,9 +364,11 @@ static int run(Model *m, const CliOptions *o, int ascii) {
     } else if (o->dump) {
         status = run_dump(m, o);
     } else {
-        status = run_app(m, o, &notes, ascii);
+        status = run_app(m, o, &notes, ascii, lesson);
+        lesson = NULL;
     }
     free(notes.comments);
+    lesson_free(lesson);
     return status;
 }
 
@@ -287,12 +398,20 @@ int main(int argc, char **argv) {
         return 2;
     }
     if (opt.help || opt.version) {
-        if (opt.help) fputs(cli_usage(), stdout);
+        errno = 0;
+        if (opt.help && fputs(cli_usage(), stdout) < 0) write_errno = errno;
         else printf("attnviz %s\n", ATTNVIZ_VERSION);
         cli_free(&opt);
         return stdout_flushed() ? 0 : 1;
     }
     par_set_threads(opt.threads);
+    if (opt.lesson && strcmp(opt.lesson, "list") == 0) {
+        char *list = lesson_list(opt.lang ? opt.lang : lesson_locale_lang());
+        int status = list && fputs(list, stdout) >= 0 && stdout_flushed() ? 0 : 1;
+        free(list);
+        cli_free(&opt);
+        return status;
+    }
     if (opt.dump_tokens && !opt.model_file) {
         int status = run_tokenize_only(&opt);
         cli_free(&opt);

@@ -14,6 +14,12 @@ void app_open_prompt(App *a, PromptKind kind) {
     size_t len = 0, max = 16;
     if (kind == PROMPT_DK) {
         len = (size_t)snprintf(init, sizeof init, "%d", a->m->cfg.d_k);
+    } else if (kind == PROMPT_PICTURE) {
+        static _Thread_local char name[256]; /* the frame's thread: le_init copies it */
+        app_picture_name(a, name, sizeof name);
+        text = name;
+        len = strlen(name);
+        max = 4096;
     } else if (kind == PROMPT_TARGET) {
         text = a->m->target;
         len = text ? a->m->target_len : 0;
@@ -63,6 +69,10 @@ static void finish_prompt(App *a) {
         app_clamp_cursor(a);
         if (none) app_say(a, 0, "no target sentence: self-attention only");
         else app_say(a, 0, "target: %d tokens (x: cross-attention)", a->m->target_tokens.n);
+    } else if (kind == PROMPT_PICTURE) {
+        if (strlen(a->edit.buf) != a->edit.len || a->edit.len == 0)
+            app_say(a, 1, "picture: no file name; nothing written");
+        else app_write_picture(a, a->edit.buf, 0);
     } else if (kind == PROMPT_TEXT) {
         AvError err = {0};
         if (model_set_text(a->m, a->edit.buf, a->edit.len, &err)) {

@@ -2,6 +2,8 @@
  * current view, or the page over it (see view.h). */
 #include "view.h"
 
+#include "lesson.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -59,7 +61,26 @@ static void draw_too_small(Canvas *cv) {
     }
 }
 
+static void draw_body(App *a, Canvas *cv);
+
+/* A lesson's caption under the view (lesson.h): the view drawn on the rows
+ * above it. */
 void app_draw(App *a, Canvas *cv) {
+    a->screen_w = cv->w, a->screen_h = cv->h;
+    int rows = lesson_caption_rows(a, cv->w, cv->h);
+    Canvas *body = rows ? cv_new(cv->w, cv->h - rows) : NULL;
+    if (!body) {
+        draw_body(a, cv);
+        return;
+    }
+    draw_body(a, body);
+    cv_clear(cv);
+    cv_blit(cv, 0, 0, body, 0, 0, body->h, body->w);
+    cv_free(body);
+    lesson_draw_caption(a, cv, cv->h - rows, rows);
+}
+
+static void draw_body(App *a, Canvas *cv) {
     app_update(a);
     cv_clear(cv);
     a->layout.valid = 0;
