@@ -526,6 +526,13 @@ static int act_lesson_leave(App *a, const char *arg) {
     return 0;
 }
 
+static int act_present(App *a, const char *arg) {
+    (void)arg;
+    a->present = !a->present;
+    app_say(a, 0, a->present ? "projector mode: B again for the full screen" : "projector mode off");
+    return 0;
+}
+
 /* P: the prompt for the file name (app_run's "picture FILE" writes it at
  * once; an existing file is kept). */
 static int act_picture(App *a, const char *arg) {
@@ -586,6 +593,7 @@ const ActionDef app_actions[ACT_COUNT] = {
     [ACT_CENSUS] = {"census", 0, act_census},
     [ACT_CONTRAST] = {"contrast", 0, act_contrast},
     [ACT_PICTURE] = {"picture", TAKES_ARG, act_picture},
+    [ACT_PRESENT] = {"present", 0, act_present},
     [ACT_LESSON_NEXT] = {"lesson-next", NEEDS_LESSON, act_lesson_next},
     [ACT_LESSON_PREV] = {"lesson-prev", NEEDS_LESSON, act_lesson_prev},
     [ACT_LESSON_RESTART] = {"lesson-restart", NEEDS_LESSON, act_lesson_restart},

@@ -111,6 +111,7 @@ typedef struct {
     HeadsLayout heads_layout; /* where the last frame put the blocks of all heads side by side */
     int screen_w, screen_h;   /* the last frame's size: what P writes */
     int hl_kind, hl_i, hl_j;  /* HL_*: a row, a column or a cell the heatmap marks (a lesson's) */
+    int present;              /* B, --present: projector mode (bigger cells, less chrome, large captions) */
     Lesson *lesson;           /* owned: the lesson (lesson.h), or NULL */
     int lesson_step;          /* the step shown, 0-based */
     int lesson_left;          /* L: the lesson left (the state stays); L again goes back to its step */

@@ -411,6 +411,21 @@ static void draw_next_tokens(const App *a, Canvas *cv, int y, int H) {
 
 void chrome_draw_bottom(const App *a, Canvas *cv, const ShownMat *sm, int y) {
     int H = cv->h;
+    if (a->present) { /* projector mode: the legend and the message (or the prompt) only */
+        if (y > H - 2) y = H - 2;
+        if (y < TOP_LINES) y = TOP_LINES;
+        if (sm) draw_legend(a, cv, y, sm);
+        if (a->prompt != PROMPT_NONE) draw_prompt(a, cv, H - 1);
+        else if (a->msg[0]) {
+            char *safe = text_safe_label(a->msg, strlen(a->msg), 0);
+            char line[1024];
+            snprintf(line, sizeof line, "%s", safe ? safe : "");
+            chrome_fit(line, sizeof line, cv->w);
+            cv_text(cv, H - 1, 0, line, cv->w, style_attr(ST_BOLD));
+            free(safe);
+        }
+        return;
+    }
     if (y > H - BOTTOM_LINES) y = H - BOTTOM_LINES;
     if (y < TOP_LINES) y = TOP_LINES;
     if (sm) draw_legend(a, cv, y, sm);

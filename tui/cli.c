@@ -79,6 +79,7 @@ static const char *const usage_parts[] = {
     "      --lesson NAME      a lesson: 1..7 (built in), a lesson FILE, or list (prints them)\n"
     "      --step N           the lesson's step to start at (default 1)\n"
     "      --lang LANG        en | ko: the lessons' language (default: the locale's)\n"
+    "      --present          projector mode (B): bigger cells, less chrome, large captions\n"
     "      --no-mouse         leave the mouse to the terminal (text selection)\n"
     "      --color WHEN       auto | always | never  (default auto; NO_COLOR set = never)\n"
     "      --theme KIND       auto | dark | light: the terminal's background, for 8 colours\n"
@@ -156,6 +157,7 @@ enum {
     OPT_LESSON,
     OPT_LANG,
     OPT_STEP,
+    OPT_PRESENT,
 };
 
 static const struct option long_options[] = {
@@ -199,6 +201,7 @@ static const struct option long_options[] = {
     {"lesson", required_argument, NULL, OPT_LESSON},
     {"lang", required_argument, NULL, OPT_LANG},
     {"step", required_argument, NULL, OPT_STEP},
+    {"present", no_argument, NULL, OPT_PRESENT},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -391,6 +394,7 @@ static int io_option(CliOptions *o, Given *g, int c, AvError *err) {
         break;
     case OPT_NUMBERS: o->numbers = 1; break;
     case OPT_LESSON: o->lesson = optarg; break;
+    case OPT_PRESENT: o->present = 1; break;
     case OPT_LANG:
         if (strcmp(optarg, "en") && strcmp(optarg, "ko"))
             return av_errorf(err, "--lang: unknown language '%s' (expected en or ko)", optarg);

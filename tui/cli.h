@@ -57,6 +57,7 @@ typedef struct {
     const char *lesson;      /* --lesson NAME|FILE|list, or NULL */
     const char *lang;        /* --lang en|ko, or NULL: the locale's */
     int step;                /* --step N (1-based), 0 when not given */
+    int present;             /* --present: projector mode */
     int help, version;
 } CliOptions;
 

@@ -64,7 +64,12 @@ typedef struct {
 
 enum { STATS_W = 16 }; /* " 1.000! 2.31 .42" */
 
+/* Projector mode (B): cells up to PRESENT_CELL_W wide and 5 rows tall, and
+ * only the legend and the message under the map. */
+enum { PRESENT_CELL_W = 20, PRESENT_BOTTOM = 2 };
+
 static void heat_geometry(const App *a, const ShownMat *sm, int W, int H, HeatGeom *g) {
+    int bottom = a->present ? PRESENT_BOTTOM : BOTTOM_LINES, max_w = a->present ? PRESENT_CELL_W : MAX_CELL_W;
     int cap = MAX_LABEL < W / 4 ? MAX_LABEL : W / 4;
     if (cap < 3) cap = 3;
     g->label_w = view_max_label_width(a, cap) + 1;
@@ -72,7 +77,7 @@ static void heat_geometry(const App *a, const ShownMat *sm, int W, int H, HeatGe
     int avail_w = W - g->label_w - g->sum_w;
     if (avail_w < 1) avail_w = 1;
     g->cw = sm->cols > 0 ? avail_w / sm->cols : 1;
-    if (g->cw > MAX_CELL_W) g->cw = MAX_CELL_W;
+    if (g->cw > max_w) g->cw = max_w;
     if (g->cw < 1) g->cw = 1;
     g->cols_vis = avail_w / g->cw;
     if (g->cols_vis > sm->cols) g->cols_vis = sm->cols;
@@ -87,14 +92,14 @@ static void heat_geometry(const App *a, const ShownMat *sm, int W, int H, HeatGe
             view_klabel(a, full, sizeof full, j, MAX_LABEL);
             if (text_width(full, strlen(full)) > g->cw - 1) g->ruler = 1, g->header_rows = 2;
         }
-    int avail_h = H - TOP_LINES - g->header_rows - BOTTOM_LINES;
+    int avail_h = H - TOP_LINES - g->header_rows - bottom;
     /* Rows that do not all fit leave a row under the map for "↓ n more". */
     if (sm->rows > avail_h || g->cols_vis < sm->cols) avail_h--;
     if (avail_h < 1) avail_h = 1;
     int ch_max = g->cw / 3 > 1 ? g->cw / 3 : 1;
     g->ch = sm->rows > 0 ? avail_h / sm->rows : 1;
     if (g->ch > ch_max) g->ch = ch_max;
-    if (g->ch > 3) g->ch = 3;
+    if (g->ch > (a->present ? 5 : 3)) g->ch = a->present ? 5 : 3;
     if (g->ch < 1) g->ch = 1;
     g->rows_vis = avail_h / g->ch;
     if (g->rows_vis > sm->rows) g->rows_vis = sm->rows;
@@ -213,7 +218,11 @@ static void draw_heatmap(App *a, Canvas *cv) {
                  right, right == 1 ? "" : "s");
     (void)gl;
     int hint_y = y0 + g.rows_vis * g.ch;
-    if (more[0] && hint_y < cv->h - BOTTOM_LINES) cv_text(cv, hint_y, 0, more, cv->w, style_attr(ST_DIM));
+    if (more[0] && hint_y < cv->h - (a->present ? PRESENT_BOTTOM : BOTTOM_LINES))
+        cv_text(cv, hint_y, 0, more, cv->w, style_attr(ST_DIM));
+    if (a->present) /* higher contrast: every number and label bold */
+        for (int y = TOP_LINES; y < hint_y && y < cv->h; y++)
+            for (int x = 0; x < cv->w; x++) cv_cell(cv, y, x)->st.attr |= ST_BOLD;
     HeatLayout *L = &a->layout;
     L->valid = 1, L->y0 = y0, L->x0 = x0, L->cw = g.cw, L->ch = g.ch;
     L->rows = g.rows_vis, L->cols = g.cols_vis, L->row0 = a->row0, L->col0 = a->col0;

@@ -67,6 +67,7 @@ const KeyBinding keymap[] = {
     {{'b', 0}, "b", NULL, ACT_LESSON_PREV, "in a lesson: the previous step (Space: the next)", NULL, 99, NULL},
     {{'R', 0}, "R", NULL, ACT_LESSON_RESTART, "in a lesson: back to its first step", NULL, 99, NULL},
     {{'L', 0}, "L", NULL, ACT_LESSON_LEAVE, "in a lesson: leave it and explore from here; L again: back to the step", NULL, 99, NULL},
+    {{'B', 0}, "B", NULL, ACT_PRESENT, "projector mode on/off: bigger cells, higher contrast, less chrome, large captions", NULL, 99, NULL},
     {{'P', 0}, "P", NULL, ACT_PICTURE, "write the screen as a picture: .svg, .png or .html (asks for the file name)", NULL, 99, NULL},
     {{CTRL('l'), 0}, "Ctrl-L", NULL, ACT_REDRAW, "redraw the screen", NULL, 99, NULL},
 };

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "app_internal.h"
+#include "bigtext.h"
 #include "readfile.h"
 #include "utf8.h"
 
@@ -232,10 +233,18 @@ static int caption_text(const LessonStep *s, Canvas *cv, int y, int w, int max_r
     return rows < max_rows ? rows : max_rows;
 }
 
+/* Projector mode on a big screen: the step's title in large type above
+ * the caption (bigtext.h), when it fits. */
+static int big_title(const App *a, int w, int h) {
+    if (!a->present || h < 36) return 0;
+    int bw = bigtext_width(a->lesson->step[a->lesson_step].title);
+    return bw > 0 && bw <= w - 2 ? BIGTEXT_ROWS : 0;
+}
+
 int lesson_caption_rows(const App *a, int w, int h) {
     if (!a->lesson || a->lesson_left || h < 12 || w < 20) return 0;
-    int max = h / 3 > 3 ? h / 3 : 3;
-    int rows = 1 + caption_text(&a->lesson->step[a->lesson_step], NULL, 0, w - 2, max - 1);
+    int max = h / 3 > 3 ? h / 3 : 3, big = big_title(a, w, h);
+    int rows = 1 + big + caption_text(&a->lesson->step[a->lesson_step], NULL, 0, w - 2, max - 1 - big);
     return rows < max ? rows : max;
 }
 
@@ -249,7 +258,10 @@ void lesson_draw_caption(const App *a, Canvas *cv, int y, int rows) {
     const char *keys = " Space next  b back  R start  L leave ";
     int kw = (int)strlen(keys);
     if (x + kw < cv->w) cv_text(cv, y, cv->w - kw, keys, kw, style_attr(ST_REVERSE));
-    caption_text(s, cv, y + 1, cv->w - 2, rows - 1);
+    int big = big_title(a, cv->w, cv->h + 0 * rows);
+    if (big && rows > big + 1) bigtext_draw(cv, y + 1, 1, cv->w - 2, s->title, style_attr(ST_BOLD));
+    else big = 0;
+    caption_text(s, cv, y + 1 + big, cv->w - 2, rows - 1 - big);
 }
 
 // ----------------------------------------------------------------------------

@@ -282,6 +282,7 @@ static int run_app(Model *m, const CliOptions *o, BuildMaskNotes *notes, int asc
     app.mask_comments_dropped = notes->dropped;
     notes->comments = NULL;
     if (o->view) app_view_parse(o->view, &app.view);
+    app.present = o->present;
     int bad = apply_head_stage(&app, o, &err);
     if (!bad && lesson) {
         int steps = lesson->n_step;
