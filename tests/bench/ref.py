@@ -12,6 +12,8 @@ Run with /usr/bin/python3 (Debian's python3-numpy, python3-torch):
     ref.py numpy [--shapes S] [--check]
     ref.py torch [--shapes S] [--check]
     ref.py llama FILE --impl numpy|torch --ids IDS [--check LOGITS] [--name NAME]
+    ref.py hf DIR --impl torch --ids IDS --check LOGITS [--ids ... --check ...]
+              [--name NAME] [--threads T] [--budget S] [--keep-bf16]
 
 S is "64,512,8;256,768,12". Thread counts are not set here for NumPy: run.sh
 sets OPENBLAS_NUM_THREADS / OMP_NUM_THREADS in the environment of each child
@@ -33,6 +35,24 @@ PyTorch. --check compares its logits with attnviz's (LOGITS: float32,
 tokens x vocab, written by bench llama):
 
     ref=llama impl=torch name=stories15M-shape threads=1 tokens=256 ms=61.2 reps=7 maxabs=2.1e-06 maxrel=1.9e-06
+
+`hf` (issue 14) is the forward of a Hugging Face checkpoint folder
+(config.json and model.safetensors, read here by the format's spec: json,
+struct and numpy.memmap, BF16 as uint16 shifted into float32) as
+transformers computes it, in PyTorch: GPT-2 (LayerNorm, Conv1D (in, out),
+tanh GELU, learned positions) or the Llama family (RMSNorm, rotate-half RoPE
+with rope_theta, repeat_kv, SwiGLU), causal SDPA, the last row's logits. The
+weights are converted to float32 once, before the timing (from_pretrained's
+default dtype); --keep-bf16 also times a BF16 folder with its weights kept
+in bfloat16 (activations bfloat16, as torch_dtype=torch.bfloat16). Each
+--ids (int32, written by bench hf) is timed in turn, within --budget seconds
+for all of them, and compared with the --check beside it (float32, the last
+row of attnviz's logits):
+
+    ref=hf impl=torch name=gpt2-shape file_dtype=f32 weights=f32 threads=1 tokens=128 ms=146.4 reps=6 maxabs=4.3e-06 maxrel=1.8e-06
+
+NumPy has no `hf` forward (PyTorch is issue 14's anchor): --impl numpy prints
+a ref=missing line.
 """
 
 import argparse
@@ -580,7 +600,7 @@ def cmd_hf(d, impl, ids_paths, checks, name, threads, budget_s, keep_bf16):
         sets.append(("bf16", torch.bfloat16))
     for label, dtype in sets:
         if dtype != torch.float32:
-            w = None
+            w = None  # the float32 copy freed first
             w, _ = hf_weights_torch(np, torch, path, dtype)
         for ids, check in zip(runs, checks):
             n = len(ids)
