@@ -511,7 +511,7 @@ def hf_weights_torch(np, torch, path, dtype):
     return out, sorted(kinds)
 
 
-def gpt2_torch(torch, sdpa, c, w, ids):
+def hf_gpt2_torch(torch, sdpa, c, w, ids):
     """modeling_gpt2's forward: learned positions, pre-LN blocks, Conv1D
     (x @ W + b with W (in, out)), tanh GELU, causal attention (SDPA, as
     attn_implementation="sdpa"); ln_f on every row, the tied lm_head on the
@@ -533,7 +533,7 @@ def gpt2_torch(torch, sdpa, c, w, ids):
     return F.linear(x[-1:], w["wte.weight"])  # (1, vocab)
 
 
-def llama_rope_torch(torch, c, n, dtype):
+def hf_rope_torch(torch, c, n, dtype):
     """cos, sin (n, hs) of LlamaRotaryEmbedding: inv_freq = theta^(-2i/hs),
     the angles of pair i in columns i and i + hs/2 (rotate-half layout)."""
     hs = c["hs"]
@@ -543,13 +543,13 @@ def llama_rope_torch(torch, c, n, dtype):
     return emb.cos().to(dtype), emb.sin().to(dtype)
 
 
-def llama_torch(torch, sdpa, c, w, ids, cos, sin):
+def hf_llama_torch(torch, sdpa, c, w, ids, cos, sin):
     """modeling_llama's forward: RMSNorm (in float32, then the weight),
     q/k/v/o nn.Linear (out, in), rotate-half RoPE, repeat_kv for grouped-query
     attention, causal SDPA, SwiGLU; the final norm, lm_head (the embedding
     when tied) on the last row."""
     F = torch.nn.functional
-    n, d, H, G, hs = ids.shape[0], c["dim"], c["heads"], c["kv_heads"], c["hs"]
+    n, H, G, hs = ids.shape[0], c["heads"], c["kv_heads"], c["hs"]
 
     def rms(x, g):
         x32 = x.float()
@@ -606,16 +606,16 @@ def cmd_hf(d, impl, ids_paths, checks, name, threads, budget_s, keep_bf16):
             n = len(ids)
             tids = torch.from_numpy(ids)
             if c["arch"] == "llama":
-                cos, sin = llama_rope_torch(torch, c, n, dtype)
+                cos, sin = hf_rope_torch(torch, c, n, dtype)
 
                 def forward():
                     with torch.no_grad():
-                        return llama_torch(torch, sdpa, c, w, tids, cos, sin)
+                        return hf_llama_torch(torch, sdpa, c, w, tids, cos, sin)
             else:
 
                 def forward():
                     with torch.no_grad():
-                        return gpt2_torch(torch, sdpa, c, w, tids)
+                        return hf_gpt2_torch(torch, sdpa, c, w, tids)
 
             share = budget_s * n / total / len(sets)
             ms, reps = time_median(forward, min_reps=3, max_reps=50, target_s=share, warmup=1)
