@@ -15,6 +15,13 @@
  *   bench llama-latency FILE BUDGET_S
  *                                  key -> doupdate of the keys that recompute a
  *                                  model (the synthetic one: 128 tokens)
+ *   bench hf-write DIR SHAPE DTYPE a synthetic Hugging Face checkpoint folder
+ *                                  (config.json, model.safetensors) of GPT-2
+ *                                  small's or SmolLM2-135M's shape (gpt2,
+ *                                  smollm2), f32 or bf16, in DIR
+ *   bench hf NAME DIR BUDGET_S OUT load time, RSS and the forward of 128 and
+ *                                  512 tokens of a checkpoint folder, 1 and 2
+ *                                  threads; OUT.<n>.ids, OUT.<n>.logits
  *
  * A benchmark, not a test: it never fails on a number. A shape that cannot be
  * set up (a budget of the model, out of memory) is reported as a skip line.
@@ -45,6 +52,7 @@
 #include "app.h"
 #include "canvas.h"
 #include "cli.h"
+#include "hfmodel.h"
 #include "keycode.h"
 #include "llama.h"
 #include "llama2.h"
@@ -52,6 +60,7 @@
 #include "model.h"
 #include "parallel.h"
 #include "rng.h"
+#include "safetensors.h"
 #include "screen.h"
 #include "source_llama.h"
 
@@ -858,6 +867,367 @@ static int cmd_llama_latency(const char *path, double budget_s) {
 }
 
 // ----------------------------------------------------------------------------
+// Hugging Face checkpoints (issue 14)
+
+/* A tensor of a synthetic checkpoint: its name, shape and how it is drawn. */
+typedef enum { HF_SYN_MATRIX, HF_SYN_NORM, HF_SYN_BIAS } HfSynKind;
+
+typedef struct {
+    char name[64];
+    int ndim;
+    size_t shape[2];
+    HfSynKind kind;
+} HfSynTensor;
+
+/* The two shapes bench hf-write knows. */
+typedef struct {
+    const char *shape; /* "gpt2", "smollm2" */
+    int gpt2;          /* 1: GPT-2's names and Conv1D (in, out); 0: Llama's, nn.Linear (out, in) */
+    int dim, hidden, layers, heads, kv_heads, vocab, max_pos;
+} HfSynShape;
+
+static const HfSynShape hf_syn_shapes[] = {
+    {"gpt2", 1, 768, 3072, 12, 12, 12, 50257, 1024},  /* GPT-2 small */
+    {"smollm2", 0, 576, 1536, 30, 9, 3, 49152, 8192}, /* SmolLM2-135M */
+};
+
+static void hf_syn_add(HfSynTensor *t, int *n, HfSynKind kind, size_t d0, size_t d1, const char *fmt, int layer) {
+    HfSynTensor *x = &t[(*n)++];
+    snprintf(x->name, sizeof x->name, fmt, layer);
+    x->ndim = d1 ? 2 : 1, x->shape[0] = d0, x->shape[1] = d1, x->kind = kind;
+}
+
+/* Every tensor of shape s, in the order they are written; their count.
+ * t has room for 4 + 12 layers (GPT-2) or 2 + 9 layers (Llama). */
+static int hf_syn_tensors(const HfSynShape *s, HfSynTensor *t) {
+    size_t d = (size_t)s->dim, hid = (size_t)s->hidden, kv = (size_t)(s->kv_heads * (s->dim / s->heads));
+    int n = 0;
+    if (s->gpt2) {
+        hf_syn_add(t, &n, HF_SYN_MATRIX, (size_t)s->vocab, d, "wte.weight", 0);
+        hf_syn_add(t, &n, HF_SYN_MATRIX, (size_t)s->max_pos, d, "wpe.weight", 0);
+        for (int l = 0; l < s->layers; l++) {
+            hf_syn_add(t, &n, HF_SYN_NORM, d, 0, "h.%d.ln_1.weight", l);
+            hf_syn_add(t, &n, HF_SYN_BIAS, d, 0, "h.%d.ln_1.bias", l);
+            hf_syn_add(t, &n, HF_SYN_MATRIX, d, 3 * d, "h.%d.attn.c_attn.weight", l); /* Conv1D: (in, out) */
+            hf_syn_add(t, &n, HF_SYN_BIAS, 3 * d, 0, "h.%d.attn.c_attn.bias", l);
+            hf_syn_add(t, &n, HF_SYN_MATRIX, d, d, "h.%d.attn.c_proj.weight", l);
+            hf_syn_add(t, &n, HF_SYN_BIAS, d, 0, "h.%d.attn.c_proj.bias", l);
+            hf_syn_add(t, &n, HF_SYN_NORM, d, 0, "h.%d.ln_2.weight", l);
+            hf_syn_add(t, &n, HF_SYN_BIAS, d, 0, "h.%d.ln_2.bias", l);
+            hf_syn_add(t, &n, HF_SYN_MATRIX, d, hid, "h.%d.mlp.c_fc.weight", l);
+            hf_syn_add(t, &n, HF_SYN_BIAS, hid, 0, "h.%d.mlp.c_fc.bias", l);
+            hf_syn_add(t, &n, HF_SYN_MATRIX, hid, d, "h.%d.mlp.c_proj.weight", l);
+            hf_syn_add(t, &n, HF_SYN_BIAS, d, 0, "h.%d.mlp.c_proj.bias", l);
+        }
+        hf_syn_add(t, &n, HF_SYN_NORM, d, 0, "ln_f.weight", 0);
+        hf_syn_add(t, &n, HF_SYN_BIAS, d, 0, "ln_f.bias", 0);
+        return n;
+    }
+    hf_syn_add(t, &n, HF_SYN_MATRIX, (size_t)s->vocab, d, "model.embed_tokens.weight", 0); /* tied: no lm_head */
+    for (int l = 0; l < s->layers; l++) {
+        hf_syn_add(t, &n, HF_SYN_NORM, d, 0, "model.layers.%d.input_layernorm.weight", l);
+        hf_syn_add(t, &n, HF_SYN_MATRIX, d, d, "model.layers.%d.self_attn.q_proj.weight", l); /* (out, in) */
+        hf_syn_add(t, &n, HF_SYN_MATRIX, kv, d, "model.layers.%d.self_attn.k_proj.weight", l);
+        hf_syn_add(t, &n, HF_SYN_MATRIX, kv, d, "model.layers.%d.self_attn.v_proj.weight", l);
+        hf_syn_add(t, &n, HF_SYN_MATRIX, d, d, "model.layers.%d.self_attn.o_proj.weight", l);
+        hf_syn_add(t, &n, HF_SYN_NORM, d, 0, "model.layers.%d.post_attention_layernorm.weight", l);
+        hf_syn_add(t, &n, HF_SYN_MATRIX, hid, d, "model.layers.%d.mlp.gate_proj.weight", l);
+        hf_syn_add(t, &n, HF_SYN_MATRIX, hid, d, "model.layers.%d.mlp.up_proj.weight", l);
+        hf_syn_add(t, &n, HF_SYN_MATRIX, d, hid, "model.layers.%d.mlp.down_proj.weight", l);
+    }
+    hf_syn_add(t, &n, HF_SYN_NORM, d, 0, "model.norm.weight", 0);
+    return n;
+}
+
+static size_t hf_syn_count(const HfSynTensor *t) { return t->shape[0] * (t->ndim == 2 ? t->shape[1] : 1); }
+
+/* The float's bfloat16, rounded to nearest even (no NaN is drawn). */
+static uint16_t f32_to_bf16(float f) {
+    uint32_t b;
+    memcpy(&b, &f, sizeof b);
+    return (uint16_t)((b + 0x7FFFu + ((b >> 16) & 1u)) >> 16);
+}
+
+/* One tensor's data to f, count elements drawn as its kind says (matrices
+ * N(0, 0.02), norm weights 1, biases N(0, 0.01)), F32 or BF16 little-endian;
+ * streamed through a small buffer. */
+static int hf_syn_write_data(FILE *f, const HfSynTensor *t, int bf16, RngStream *rng) {
+    enum { CHUNK = 1 << 15 };
+    static float buf[CHUNK];
+    static uint16_t half[CHUNK];
+    double sd = t->kind == HF_SYN_MATRIX ? 0.02 : t->kind == HF_SYN_BIAS ? 0.01 : 0.0;
+    for (size_t left = hf_syn_count(t); left;) {
+        size_t k = left < CHUNK ? left : CHUNK;
+        for (size_t i = 0; i < k; i++) buf[i] = sd > 0 ? (float)(sd * rng_normal(rng)) : 1.0f;
+        if (bf16) {
+            for (size_t i = 0; i < k; i++) half[i] = f32_to_bf16(buf[i]);
+            if (fwrite(half, sizeof *half, k, f) != k) return -1;
+        } else if (fwrite(buf, sizeof *buf, k, f) != k) return -1;
+        left -= k;
+    }
+    return 0;
+}
+
+/* path.tmp written by write(f, ctx), then renamed to path: a reader never
+ * sees half a file. */
+static int write_atomic(const char *path, int (*write)(FILE *f, const void *ctx), const void *ctx) {
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "wb");
+    if (!f) return -1;
+    int rc = write(f, ctx);
+    if (fclose(f)) rc = -1;
+    if (!rc && rename(tmp, path)) rc = -1;
+    if (rc) remove(tmp);
+    return rc;
+}
+
+typedef struct {
+    const HfSynShape *s;
+    int bf16;
+} HfSynFile;
+
+static int hf_syn_write_config(FILE *f, const void *ctx) {
+    const HfSynFile *w = ctx;
+    const HfSynShape *s = w->s;
+    const char *dtype = w->bf16 ? "bfloat16" : "float32";
+    if (s->gpt2)
+        return fprintf(f,
+                       "{\n  \"architectures\": [\"GPT2LMHeadModel\"],\n  \"model_type\": \"gpt2\",\n"
+                       "  \"n_embd\": %d,\n  \"n_layer\": %d,\n  \"n_head\": %d,\n  \"n_inner\": %d,\n"
+                       "  \"vocab_size\": %d,\n  \"n_positions\": %d,\n  \"n_ctx\": %d,\n"
+                       "  \"layer_norm_epsilon\": 1e-05,\n  \"activation_function\": \"gelu_new\",\n"
+                       "  \"tie_word_embeddings\": true,\n  \"torch_dtype\": \"%s\"\n}\n",
+                       s->dim, s->layers, s->heads, s->hidden, s->vocab, s->max_pos, s->max_pos, dtype) < 0
+                   ? -1
+                   : 0;
+    return fprintf(f,
+                   "{\n  \"architectures\": [\"LlamaForCausalLM\"],\n  \"model_type\": \"llama\",\n"
+                   "  \"hidden_size\": %d,\n  \"intermediate_size\": %d,\n  \"num_hidden_layers\": %d,\n"
+                   "  \"num_attention_heads\": %d,\n  \"num_key_value_heads\": %d,\n  \"vocab_size\": %d,\n"
+                   "  \"max_position_embeddings\": %d,\n  \"rms_norm_eps\": 1e-05,\n  \"rope_theta\": 100000.0,\n"
+                   "  \"rope_scaling\": null,\n  \"tie_word_embeddings\": true,\n  \"hidden_act\": \"silu\",\n"
+                   "  \"attention_bias\": false,\n  \"mlp_bias\": false,\n  \"torch_dtype\": \"%s\"\n}\n",
+                   s->dim, s->hidden, s->layers, s->heads, s->kv_heads, s->vocab, s->max_pos, dtype) < 0
+               ? -1
+               : 0;
+}
+
+/* The safetensors file: u64 N, N bytes of JSON (padded with spaces so that
+ * the data starts at a multiple of 8), then each tensor at an offset that is
+ * a multiple of 8 (zero bytes between), seeded per tensor. */
+static int hf_syn_write_weights(FILE *f, const void *ctx) {
+    const HfSynFile *w = ctx;
+    HfSynTensor *t = malloc(sizeof *t * (size_t)(4 + 12 * w->s->layers));
+    size_t cap = 1 << 16, len = 0;
+    char *h = malloc(cap);
+    int rc = t && h ? 0 : -1;
+    int n = rc ? 0 : hf_syn_tensors(w->s, t);
+    size_t esize = w->bf16 ? 2 : 4, at = 0;
+    if (!rc) len = (size_t)snprintf(h, cap, "{\"__metadata__\":{\"format\":\"pt\"}");
+    for (int i = 0; i < n && !rc; i++) {
+        size_t bytes = hf_syn_count(&t[i]) * esize;
+        char shape[64];
+        if (t[i].ndim == 2) snprintf(shape, sizeof shape, "%zu,%zu", t[i].shape[0], t[i].shape[1]);
+        else snprintf(shape, sizeof shape, "%zu", t[i].shape[0]);
+        if (cap - len < 256) {
+            char *g = realloc(h, cap * 2);
+            if (!g) rc = -1;
+            else h = g, cap *= 2;
+        }
+        if (!rc)
+            len += (size_t)snprintf(h + len, cap - len,
+                                    ",\"%s\":{\"dtype\":\"%s\",\"shape\":[%s],\"data_offsets\":[%zu,%zu]}", t[i].name,
+                                    w->bf16 ? "BF16" : "F32", shape, at, at + bytes);
+        at = (at + bytes + 7) / 8 * 8;
+    }
+    if (!rc && cap - len < 16) { /* the brace and the padding */
+        char *g = realloc(h, cap + 16);
+        if (!g) rc = -1;
+        else h = g, cap += 16;
+    }
+    if (!rc) {
+        h[len++] = '}';
+        while ((8 + len) % 8) h[len++] = ' ';
+        uint64_t hl = len;
+        rc = fwrite(&hl, sizeof hl, 1, f) == 1 && fwrite(h, 1, len, f) == len ? 0 : -1;
+    }
+    static const unsigned char zeros[8];
+    for (int i = 0; i < n && !rc; i++) {
+        RngStream rng;
+        rng_init(&rng, 0x1400u + (uint64_t)i); /* each tensor its own stream */
+        rc = hf_syn_write_data(f, &t[i], w->bf16, &rng);
+        size_t bytes = hf_syn_count(&t[i]) * esize, pad = (8 - bytes % 8) % 8;
+        if (!rc && pad && fwrite(zeros, 1, pad, f) != pad) rc = -1;
+    }
+    free(h);
+    free(t);
+    return rc;
+}
+
+/* bench hf-write DIR SHAPE DTYPE: DIR/config.json and DIR/model.safetensors. */
+static int cmd_hf_write(const char *dir, const char *shape, const char *dtype) {
+    const HfSynShape *s = NULL;
+    for (size_t i = 0; i < sizeof hf_syn_shapes / sizeof *hf_syn_shapes; i++)
+        if (strcmp(shape, hf_syn_shapes[i].shape) == 0) s = &hf_syn_shapes[i];
+    int bf16 = strcmp(dtype, "bf16") == 0;
+    if (!s || (!bf16 && strcmp(dtype, "f32") != 0)) {
+        fprintf(stderr, "bench hf-write: SHAPE is gpt2 or smollm2, DTYPE f32 or bf16\n");
+        return 2;
+    }
+    double t0 = now_ms();
+    HfSynFile w = {s, bf16};
+    char config[4096], weights[4096];
+    snprintf(config, sizeof config, "%s/config.json", dir);
+    snprintf(weights, sizeof weights, "%s/model.safetensors", dir);
+    if ((mkdir(dir, 0755) && errno != EEXIST) || write_atomic(config, hf_syn_write_config, &w) ||
+        write_atomic(weights, hf_syn_write_weights, &w)) {
+        printf("bench=skip what=hf shape=%s dtype=%s reason=\"cannot write %s: %s\"\n", shape, dtype, dir,
+               strerror(errno));
+        return 1;
+    }
+    struct stat st;
+    long kb = stat(weights, &st) == 0 ? (long)(st.st_size / 1024) : -1;
+    printf("raw=hf_write shape=%s dtype=%s dir=%s file_kb=%ld ms=%.1f\n", shape, dtype, dir, kb, now_ms() - t0);
+    return 0;
+}
+
+/* Floating-point operations of a forward of n tokens with the last row's
+ * logits: the projections and the FFN (GPT-2: 2 matrices, Llama: 3), the
+ * attention's causal half (what attnviz computes; PyTorch's SDPA computes
+ * the whole n x n), the classifier of one row. */
+static double hf_flops(const HfConfig *c, int n) {
+    double N = n, D = c->dim, Q = c->q_dim, KV = c->kv_dim, Hd = c->hidden_dim;
+    double ffn = c->arch == HF_GPT2 ? 2 : 3;
+    double layer = 2 * N * (D * Q + 2 * D * KV + Q * D + ffn * D * Hd) + 2 * 2 * (N * (N + 1) / 2) * Q;
+    return c->n_layers * layer + 2 * D * c->vocab;
+}
+
+static double time_hf_forward(HfRun *r, const int *ids, int n) {
+    double t0 = now_ms();
+    hf_forward(r, ids, n, NULL);
+    return now_ms() - t0;
+}
+
+/* OUT.<n>.ids (int32) and OUT.<n>.logits (float32, the last row: vocab). */
+static int hf_write_check(const char *out, const HfRun *r, const int *ids, int n) {
+    char p[4096];
+    int32_t *ids32 = malloc(sizeof *ids32 * (size_t)n);
+    int rc = ids32 ? 0 : -1;
+    for (int i = 0; !rc && i < n; i++) ids32[i] = ids[i];
+    snprintf(p, sizeof p, "%s.%d.ids", out, n);
+    if (!rc) rc = write_file(p, ids32, sizeof *ids32 * (size_t)n);
+    free(ids32);
+    snprintf(p, sizeof p, "%s.%d.logits", out, n);
+    if (!rc) rc = write_file(p, r->logits, sizeof(float) * (size_t)r->cfg->vocab);
+    return rc;
+}
+
+/* The file type of the folder's first tensor ("F32", "BF16"), for the lines. */
+static const char *hf_dtype(const char *dir) {
+    static char name[8] = "unknown";
+    AvError err = {0};
+    StModel *st = st_open_dir(dir, &err);
+    if (st && st_model_count(st) > 0) snprintf(name, sizeof name, "%s", st_dtype_name(st_model_at(st, 0)->dtype));
+    st_model_close(st);
+    for (char *c = name; *c; c++) *c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
+    return name;
+}
+
+/* bench hf NAME DIR BUDGET_S OUT: hf_open (mmap, validation) timed and RSS
+ * around it; the forward of 128 and 512 seeded ids with the last row's
+ * logits at 1 and 2 threads, RSS after the 512-token run; OUT.<n>.ids and
+ * OUT.<n>.logits for ref.py hf --check. */
+static int cmd_hf(const char *name, const char *dir, double budget_s, const char *out) {
+    AvError err = {0};
+    Rss r0 = rss_now();
+    double t0 = now_ms();
+    HfModel *m = hf_open(dir, &err);
+    double first = now_ms() - t0;
+    if (!m) {
+        printf("bench=skip what=hf name=%s reason=\"%s\"\n", name, err.msg);
+        return 1;
+    }
+    Rss r1 = rss_now();
+    const HfConfig *c = hf_config(m);
+    const char *dtype = hf_dtype(dir);
+    enum { RUNS = 2 };
+    static const int tokens[RUNS] = {128, 512};
+    int *ids = malloc(sizeof *ids * 512);
+    if (!ids) return hf_close(m), 1;
+    RngStream rng;
+    rng_init(&rng, 1414);
+    for (int i = 0; i < 512; i++) ids[i] = (int)(rng_next(&rng) % (uint64_t)c->vocab);
+
+    /* The budget by the work: a 512-token forward is about 4 of 128. */
+    double budget = budget_s * 1e3, start = now_ms(), weight_left = 2 * (128 + 512);
+    Rss r2 = r1;
+    size_t run_bytes = 0;
+    int run_tokens = 0;
+    for (int ni = 0; ni < RUNS; ni++) {
+        int n = tokens[ni] < c->max_pos ? tokens[ni] : c->max_pos;
+        for (int threads = 1; threads <= 2; threads++) {
+            par_set_threads(threads);
+            HfRun *run = hf_run_new(m, n, 0, &err);
+            if (!run) {
+                printf("bench=skip what=hf name=%s tokens=%d threads=%d reason=\"%s\"\n", name, n, threads, err.msg);
+                weight_left -= tokens[ni];
+                continue;
+            }
+            double warm = time_hf_forward(run, ids, n);
+            if (threads == 1) {
+                r2 = rss_now(), run_bytes = run->bytes, run_tokens = n;
+                if (hf_write_check(out, run, ids, n))
+                    printf("bench=skip what=hf_check name=%s tokens=%d reason=\"cannot write %s.%d.*\"\n", name, n, out,
+                           n);
+            }
+            double share = (budget - (now_ms() - start)) * tokens[ni] / weight_left;
+            weight_left -= tokens[ni];
+            enum { MAX_REPS = 50 };
+            double t[MAX_REPS], spent = warm;
+            int k = 0;
+            while (k < MAX_REPS) {
+                t[k] = time_hf_forward(run, ids, n);
+                spent += t[k++];
+                if (k >= 3 && spent + t[k - 1] > share) break; /* the next would not fit */
+            }
+            double ms = median(t, k);
+            printf("raw=hf name=%s dtype=%s threads=%d tokens=%d attnviz_ms=%.3f gflops=%.2f reps=%d logits=last\n",
+                   name, dtype, par_threads(), n, ms, hf_flops(c, n) / (ms * 1e6), k);
+            fflush(stdout);
+            hf_run_free(run);
+        }
+    }
+    par_set_threads(1);
+
+    /* The load again, page cache warm: open (mmap, validation) and close. */
+    double lt[50];
+    int lk = 0;
+    double lstart = now_ms();
+    while (lk < 50 && (lk < 5 || now_ms() - lstart < 1000)) {
+        double l0 = now_ms();
+        HfModel *again = hf_open(dir, &err);
+        lt[lk++] = now_ms() - l0;
+        hf_close(again);
+    }
+    char weights[4096];
+    snprintf(weights, sizeof weights, "%s/model.safetensors", dir);
+    struct stat st;
+    long file_kb = stat(weights, &st) == 0 ? (long)(st.st_size / 1024) : -1;
+    printf("raw=hf_load name=%s dtype=%s model_type=%s dim=%d hidden=%d layers=%d heads=%d kv_heads=%d vocab=%d "
+           "file_kb=%ld load_ms=%.3f load_first_ms=%.3f load_reps=%d model_heap_kb=%zu "
+           "rss_kb_before=%ld rss_anon_kb_before=%ld rss_file_kb_before=%ld "
+           "rss_kb_loaded=%ld rss_anon_kb_loaded=%ld rss_file_kb_loaded=%ld "
+           "rss_kb=%ld rss_anon_kb=%ld rss_file_kb=%ld tokens=%d run_alloc_kb=%zu\n",
+           name, dtype, c->model_type, c->dim, c->hidden_dim, c->n_layers, c->n_heads, c->n_kv_heads, c->vocab, file_kb,
+           median(lt, lk), first, lk, hf_model_heap_bytes(m) / 1024, r0.rss, r0.anon, r0.file, r1.rss, r1.anon, r1.file,
+           r2.rss, r2.anon, r2.file, run_tokens, run_bytes / 1024);
+    free(ids);
+    hf_close(m);
+    return 0;
+}
+
+// ----------------------------------------------------------------------------
 // bench spawn
 
 /* Runs argv n times (after one warm-up run) with standard output and input on
@@ -903,7 +1273,8 @@ static int cmd_spawn(int n, char **argv) {
 static void usage(void) {
     fprintf(stderr, "usage: bench machine | forward [BUDGET_S] | incremental | latency [BUDGET_S] | "
                     "spawn N CMD [ARGS...] | llama-write DIR | llama NAME FILE BUDGET_S OUT | "
-                    "llama-latency FILE BUDGET_S\n");
+                    "llama-latency FILE BUDGET_S | hf-write DIR gpt2|smollm2 f32|bf16 | "
+                    "hf NAME DIR BUDGET_S OUT\n");
 }
 
 int main(int argc, char **argv) {
@@ -921,6 +1292,11 @@ int main(int argc, char **argv) {
         return rc;
     } else if (strcmp(cmd, "llama-latency") == 0 && argc == 4) {
         int rc = cmd_llama_latency(argv[2], atof(argv[3]));
+        par_set_threads(1);
+        return rc;
+    } else if (strcmp(cmd, "hf-write") == 0 && argc == 5) return cmd_hf_write(argv[2], argv[3], argv[4]);
+    else if (strcmp(cmd, "hf") == 0 && argc == 6) {
+        int rc = cmd_hf(argv[2], argv[3], atof(argv[4]), argv[5]);
         par_set_threads(1);
         return rc;
     } else return usage(), 2;

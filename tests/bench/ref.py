@@ -12,6 +12,8 @@ Run with /usr/bin/python3 (Debian's python3-numpy, python3-torch):
     ref.py numpy [--shapes S] [--check]
     ref.py torch [--shapes S] [--check]
     ref.py llama FILE --impl numpy|torch --ids IDS [--check LOGITS] [--name NAME]
+    ref.py hf DIR --impl torch --ids IDS --check LOGITS [--ids ... --check ...]
+              [--name NAME] [--threads T] [--budget S] [--keep-bf16]
 
 S is "64,512,8;256,768,12". Thread counts are not set here for NumPy: run.sh
 sets OPENBLAS_NUM_THREADS / OMP_NUM_THREADS in the environment of each child
@@ -33,6 +35,24 @@ PyTorch. --check compares its logits with attnviz's (LOGITS: float32,
 tokens x vocab, written by bench llama):
 
     ref=llama impl=torch name=stories15M-shape threads=1 tokens=256 ms=61.2 reps=7 maxabs=2.1e-06 maxrel=1.9e-06
+
+`hf` (issue 14) is the forward of a Hugging Face checkpoint folder
+(config.json and model.safetensors, read here by the format's spec: json,
+struct and numpy.memmap, BF16 as uint16 shifted into float32) as
+transformers computes it, in PyTorch: GPT-2 (LayerNorm, Conv1D (in, out),
+tanh GELU, learned positions) or the Llama family (RMSNorm, rotate-half RoPE
+with rope_theta, repeat_kv, SwiGLU), causal SDPA, the last row's logits. The
+weights are converted to float32 once, before the timing (from_pretrained's
+default dtype); --keep-bf16 also times a BF16 folder with its weights kept
+in bfloat16 (activations bfloat16, as torch_dtype=torch.bfloat16). Each
+--ids (int32, written by bench hf) is timed in turn, within --budget seconds
+for all of them, and compared with the --check beside it (float32, the last
+row of attnviz's logits):
+
+    ref=hf impl=torch name=gpt2-shape file_dtype=f32 weights=f32 threads=1 tokens=128 ms=146.4 reps=6 maxabs=4.3e-06 maxrel=1.8e-06
+
+NumPy has no `hf` forward (PyTorch is issue 14's anchor): --impl numpy prints
+a ref=missing line.
 """
 
 import argparse
@@ -422,19 +442,216 @@ def cmd_llama(path, impl, ids_path, check, name, threads):
     print(line, flush=True)
 
 
+# ----------------------------------------------------------------------------
+# Hugging Face checkpoint folders (issue 14)
+
+
+def safetensors_read(np, path):
+    """{name: (dtype, shape, array)} of a .safetensors file, by the format's
+    spec (a little-endian u64 N, N bytes of JSON, the data): F32 as float32,
+    BF16 as its raw uint16 (the caller converts), F16 as float16. The arrays
+    are read-only views of the file mapped with numpy.memmap: the caller
+    converts (copies) them."""
+    import json
+    import struct
+
+    with open(path, "rb") as f:
+        (n,) = struct.unpack("<Q", f.read(8))
+        header = json.loads(f.read(n))
+    raw = np.memmap(path, dtype=np.uint8, mode="r", offset=8 + n)
+    kinds = {"F32": "<f4", "F16": "<f2", "BF16": "<u2"}
+    out = {}
+    for name, t in header.items():
+        if name == "__metadata__":
+            continue
+        if t["dtype"] not in kinds:
+            raise ValueError("%s: tensor %s: dtype %s not supported" % (path, name, t["dtype"]))
+        b, e = t["data_offsets"]
+        a = np.frombuffer(raw, dtype=kinds[t["dtype"]], count=(e - b) // np.dtype(kinds[t["dtype"]]).itemsize,
+                          offset=b).reshape(t["shape"])
+        out[name] = (t["dtype"], a)
+    return out
+
+
+def bf16_to_f32(np, a):
+    """uint16 bfloat16 bits -> float32 (exact: the high half of an f32)."""
+    return (a.astype(np.uint32) << 16).view(np.float32)
+
+
+def hf_config(d):
+    """The dimensions config.json implies, as transformers' GPT2Config / LlamaConfig read them."""
+    import json
+
+    with open(os.path.join(d, "config.json")) as f:
+        cfg = json.load(f)
+    if cfg.get("model_type") == "gpt2" or cfg.get("architectures") == ["GPT2LMHeadModel"]:
+        dm, h = cfg["n_embd"], cfg["n_head"]
+        return dict(arch="gpt2", dim=dm, hidden=cfg.get("n_inner") or 4 * dm, layers=cfg["n_layer"], heads=h,
+                    kv_heads=h, hs=dm // h, vocab=cfg["vocab_size"], eps=cfg.get("layer_norm_epsilon", 1e-5))
+    dm, h = cfg["hidden_size"], cfg["num_attention_heads"]
+    return dict(arch="llama", dim=dm, hidden=cfg["intermediate_size"], layers=cfg["num_hidden_layers"], heads=h,
+                kv_heads=cfg.get("num_key_value_heads", h), hs=cfg.get("head_dim") or dm // h,
+                vocab=cfg["vocab_size"], eps=cfg.get("rms_norm_eps", 1e-6), theta=cfg.get("rope_theta", 10000.0),
+                tied=cfg.get("tie_word_embeddings", False))
+
+
+def hf_weights_torch(np, torch, path, dtype):
+    """The tensors as torch tensors of `dtype` (float32: every weight
+    converted once, as from_pretrained does by default; bfloat16: BF16 kept
+    as it is, the rest converted), the "transformer." prefix dropped; and the
+    file's dtype names."""
+    out, kinds = {}, set()
+    for name, (kind, a) in safetensors_read(np, path).items():
+        kinds.add(kind)
+        if kind == "BF16" and dtype == torch.bfloat16:
+            t = torch.from_numpy(np.array(a.view(np.int16))).view(torch.bfloat16)
+        else:
+            t = torch.from_numpy(bf16_to_f32(np, a) if kind == "BF16" else a.astype(np.float32)).to(dtype)
+        out[name[len("transformer."):] if name.startswith("transformer.") else name] = t
+    return out, sorted(kinds)
+
+
+def hf_gpt2_torch(torch, sdpa, c, w, ids):
+    """modeling_gpt2's forward: learned positions, pre-LN blocks, Conv1D
+    (x @ W + b with W (in, out)), tanh GELU, causal attention (SDPA, as
+    attn_implementation="sdpa"); ln_f on every row, the tied lm_head on the
+    last (as generate() asks with logits_to_keep=1)."""
+    F = torch.nn.functional
+    n, d, H, hs = ids.shape[0], c["dim"], c["heads"], c["hs"]
+    x = w["wte.weight"][ids] + w["wpe.weight"][:n]
+    for layer in range(c["layers"]):
+        p = "h.%d." % layer
+        h = F.layer_norm(x, (d,), w[p + "ln_1.weight"], w[p + "ln_1.bias"], c["eps"])
+        qkv = torch.addmm(w[p + "attn.c_attn.bias"], h, w[p + "attn.c_attn.weight"])  # (n, 3d)
+        q, k, v = (t.view(n, H, hs).transpose(0, 1) for t in qkv.split(d, dim=1))  # (H, n, hs)
+        a = sdpa(q, k, v).transpose(0, 1).reshape(n, d)
+        x = x + torch.addmm(w[p + "attn.c_proj.bias"], a, w[p + "attn.c_proj.weight"])
+        h = F.layer_norm(x, (d,), w[p + "ln_2.weight"], w[p + "ln_2.bias"], c["eps"])
+        f = F.gelu(torch.addmm(w[p + "mlp.c_fc.bias"], h, w[p + "mlp.c_fc.weight"]), approximate="tanh")
+        x = x + torch.addmm(w[p + "mlp.c_proj.bias"], f, w[p + "mlp.c_proj.weight"])
+    x = F.layer_norm(x, (d,), w["ln_f.weight"], w["ln_f.bias"], c["eps"])
+    return F.linear(x[-1:], w["wte.weight"])  # (1, vocab)
+
+
+def hf_rope_torch(torch, c, n, dtype):
+    """cos, sin (n, hs) of LlamaRotaryEmbedding: inv_freq = theta^(-2i/hs),
+    the angles of pair i in columns i and i + hs/2 (rotate-half layout)."""
+    hs = c["hs"]
+    inv_freq = 1.0 / (c["theta"] ** (torch.arange(0, hs, 2, dtype=torch.float64) / hs))
+    freqs = torch.arange(n, dtype=torch.float64)[:, None] * inv_freq[None, :]
+    emb = torch.cat((freqs, freqs), dim=-1)
+    return emb.cos().to(dtype), emb.sin().to(dtype)
+
+
+def hf_llama_torch(torch, sdpa, c, w, ids, cos, sin):
+    """modeling_llama's forward: RMSNorm (in float32, then the weight),
+    q/k/v/o nn.Linear (out, in), rotate-half RoPE, repeat_kv for grouped-query
+    attention, causal SDPA, SwiGLU; the final norm, lm_head (the embedding
+    when tied) on the last row."""
+    F = torch.nn.functional
+    n, H, G, hs = ids.shape[0], c["heads"], c["kv_heads"], c["hs"]
+
+    def rms(x, g):
+        x32 = x.float()
+        return g * (x32 * torch.rsqrt(x32.pow(2).mean(-1, keepdim=True) + c["eps"])).to(x.dtype)
+
+    def rotate_half(x):
+        return torch.cat((-x[..., hs // 2:], x[..., :hs // 2]), dim=-1)
+
+    x = w["model.embed_tokens.weight"][ids]
+    for layer in range(c["layers"]):
+        p = "model.layers.%d." % layer
+        h = rms(x, w[p + "input_layernorm.weight"])
+        q = F.linear(h, w[p + "self_attn.q_proj.weight"], w.get(p + "self_attn.q_proj.bias"))
+        k = F.linear(h, w[p + "self_attn.k_proj.weight"], w.get(p + "self_attn.k_proj.bias"))
+        v = F.linear(h, w[p + "self_attn.v_proj.weight"], w.get(p + "self_attn.v_proj.bias"))
+        q, k, v = q.view(n, H, hs).transpose(0, 1), k.view(n, G, hs).transpose(0, 1), v.view(n, G, hs).transpose(0, 1)
+        q, k = q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin
+        if H > G:  # repeat_kv: query head h reads key/value head h // (H / G)
+            k, v = k.repeat_interleave(H // G, dim=0), v.repeat_interleave(H // G, dim=0)
+        a = sdpa(q, k, v).transpose(0, 1).reshape(n, H * hs)
+        x = x + F.linear(a, w[p + "self_attn.o_proj.weight"], w.get(p + "self_attn.o_proj.bias"))
+        h = rms(x, w[p + "post_attention_layernorm.weight"])
+        g = F.silu(F.linear(h, w[p + "mlp.gate_proj.weight"])) * F.linear(h, w[p + "mlp.up_proj.weight"])
+        x = x + F.linear(g, w[p + "mlp.down_proj.weight"])
+    x = rms(x, w["model.norm.weight"])
+    cls = w["model.embed_tokens.weight"] if c["tied"] else w["lm_head.weight"]
+    return F.linear(x[-1:], cls)  # (1, vocab)
+
+
+def cmd_hf(d, impl, ids_paths, checks, name, threads, budget_s, keep_bf16):
+    import numpy as np
+
+    if impl != "torch":
+        print("ref=missing what=hf_%s reason=%s" % (impl, quote("ref.py hf has a PyTorch forward only")), flush=True)
+        return
+    import torch
+
+    if threads:
+        torch.set_num_threads(int(threads))
+    _, sdpa = sdpa_function(torch)
+    c = hf_config(d)
+    path = os.path.join(d, "model.safetensors")
+    runs = [np.fromfile(p, dtype="<i4").astype(np.int64) for p in ids_paths]
+    total = sum(len(ids) for ids in runs) or 1
+    w, kinds = hf_weights_torch(np, torch, path, torch.float32)
+    sets = [("f32", torch.float32)]
+    if keep_bf16 and kinds == ["BF16"]:  # the bf16 timing is for bf16 checkpoints only
+        sets.append(("bf16", torch.bfloat16))
+    for label, dtype in sets:
+        if dtype != torch.float32:
+            w = None  # the float32 copy freed first
+            w, _ = hf_weights_torch(np, torch, path, dtype)
+        for ids, check in zip(runs, checks):
+            n = len(ids)
+            tids = torch.from_numpy(ids)
+            if c["arch"] == "llama":
+                cos, sin = hf_rope_torch(torch, c, n, dtype)
+
+                def forward():
+                    with torch.no_grad():
+                        return hf_llama_torch(torch, sdpa, c, w, tids, cos, sin)
+            else:
+
+                def forward():
+                    with torch.no_grad():
+                        return hf_gpt2_torch(torch, sdpa, c, w, tids)
+
+            share = budget_s * n / total / len(sets)
+            ms, reps = time_median(forward, min_reps=3, max_reps=50, target_s=share, warmup=1)
+            line = "ref=hf impl=torch name=%s file_dtype=%s weights=%s threads=%d tokens=%d ms=%.3f reps=%d" % (
+                name, "+".join(k.lower() for k in kinds), label, torch.get_num_threads(), n, ms, reps)
+            if check:
+                y = forward().float().numpy().astype(np.float64).reshape(-1)
+                ours = np.fromfile(check, dtype="<f4").astype(np.float64)
+                if ours.size != y.size:
+                    line += " check=%s" % quote("%s has %d floats, expected %d (the last row)" % (check, ours.size,
+                                                                                              y.size))
+                else:
+                    diff = float(np.max(np.abs(y - ours)))
+                    line += " maxabs=%.3g maxrel=%.3g" % (diff, diff / max(float(np.max(np.abs(y))), 1e-30))
+            print(line, flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("what", choices=["info", "numpy", "torch", "llama"])
-    ap.add_argument("file", nargs="?", help="llama: the checkpoint")
-    ap.add_argument("--impl", choices=["numpy", "torch"], default="numpy", help="llama: which forward")
-    ap.add_argument("--ids", help="llama: the token ids (int32)")
+    ap.add_argument("what", choices=["info", "numpy", "torch", "llama", "hf"])
+    ap.add_argument("file", nargs="?", help="llama: the checkpoint; hf: the checkpoint folder")
+    ap.add_argument("--impl", choices=["numpy", "torch"], default="numpy", help="llama, hf: which forward")
+    ap.add_argument("--ids", action="append", help="llama: the token ids (int32); hf: once per run")
     ap.add_argument("--name", default="model", help="llama: its name in the line")
     ap.add_argument("--shapes", default=None, help='"n,d_model,heads;..." (default: the three anchors)')
     ap.add_argument("--threads", default="", help="thread count to report (numpy) or set (torch)")
-    ap.add_argument("--check", nargs="?", const=True, default=None,
-                    help="compare with float64 NumPy (llama: with attnviz's logits in the file given)")
+    ap.add_argument("--check", nargs="?", const=True, default=None, action="append",
+                    help="compare with float64 NumPy (llama, hf: with attnviz's logits in the file given; hf: "
+                    "once per --ids, the last row)")
+    ap.add_argument("--budget", type=float, default=4.0, help="hf: seconds of timed runs, split by tokens")
+    ap.add_argument("--keep-bf16", action="store_true",
+                    help="hf: also time the weights kept in bfloat16 (BF16 checkpoints; activations bfloat16)")
     a = ap.parse_args()
     shapes = parse_shapes(a.shapes) if a.shapes else SHAPES
+    checks = [v for v in (a.check or []) if isinstance(v, str)]
+    a.check = checks[0] if checks else bool(a.check)
     try:
         if a.what == "info":
             cmd_info()
@@ -442,14 +659,19 @@ def main():
             if not a.file or not a.ids:
                 ap.error("llama needs FILE and --ids")
             check = a.check if isinstance(a.check, str) else None
-            cmd_llama(a.file, a.impl, a.ids, check, a.name,
+            cmd_llama(a.file, a.impl, a.ids[0], check, a.name,
                       a.threads or os.environ.get("OPENBLAS_NUM_THREADS", "default"))
+        elif a.what == "hf":
+            if not a.file or not a.ids:
+                ap.error("hf needs DIR and --ids")
+            cmd_hf(a.file, a.impl, a.ids, checks + [None] * (len(a.ids) - len(checks)), a.name,
+                   a.threads, a.budget, a.keep_bf16)
         elif a.what == "numpy":
             cmd_numpy(shapes, bool(a.check), a.threads or os.environ.get("OPENBLAS_NUM_THREADS", "default"))
         else:
             cmd_torch(shapes, bool(a.check), a.threads)
     except ImportError as e:
-        what = a.impl if a.what == "llama" else a.what
+        what = a.impl if a.what in ("llama", "hf") else a.what
         print("ref=missing what=%s reason=%s" % (what, quote(e)), flush=True)
         return 0
     return 0

@@ -1,5 +1,5 @@
 #!/bin/sh
-# run.sh - `make bench` (issues 7 and 12): runs the C benchmark (bench.c), the NumPy
+# run.sh - `make bench` (issues 7, 12 and 14): runs the C benchmark (bench.c), the NumPy
 # and PyTorch references (ref.py), the terminal byte counts (bytes.sh) and the
 # startup runs, and prints one key=value line per figure:
 #
@@ -12,9 +12,13 @@
 #   bench=model     llama2.c checkpoints (issue 12): forward of 256 tokens beside
 #                   NumPy/PyTorch, load time, RSS
 #   bench=model_memory  RSS (anon, file) before and after the load and a run
+#   bench=hf        Hugging Face checkpoint folders (issue 14): synthetic GPT-2
+#                   small and SmolLM2-135M shapes, F32 and BF16: forward of 128
+#                   and 512 tokens beside PyTorch
+#   bench=hf_memory their load time and RSS (anon, file) before/after load and run
 #   bench=bytes     bytes sent to a tmux pty per key and while idle
 #   bench=startup   --once / --dump start-up time and peak memory
-#   bench=target    each target of issues 7 and 12: value, limit, met
+#   bench=target    each target of issues 7, 12 and 14: value, limit, met
 #   bench=skip      what was not measured, and why
 #
 # usage: BENCH=build/release/tests/bench/bench ATTNVIZ=build/release/attnviz sh tests/bench/run.sh
@@ -22,7 +26,12 @@
 # BENCH_LATENCY_BUDGET (seconds, default 60 and 30: slow kernels run fewer
 # repetitions rather than longer), BENCH_MODEL_BUDGET (seconds per checkpoint,
 # default 20), BENCH_MODELS (the directory of stories260K.bin, default
-# ../shared/models beside the checkout). Installs nothing; never fails on a number.
+# ../shared/models beside the checkout), BENCH_HF_BUDGET (seconds of timed
+# forwards per Hugging Face checkpoint for attnviz, default 12; PyTorch gets
+# a third of it per process), BENCH_ONLY (the sections to run,
+# comma-separated: forward, incremental, latency, model, hf, bytes, startup;
+# default all; the machine and BLAS lines always run). Installs nothing;
+# never fails on a number.
 set -u
 
 : "${BENCH:?set BENCH to the bench binary (make bench does)}"
@@ -33,6 +42,9 @@ FORWARD_BUDGET=${BENCH_FORWARD_BUDGET:-60}
 LATENCY_BUDGET=${BENCH_LATENCY_BUDGET:-30}
 MODEL_BUDGET=${BENCH_MODEL_BUDGET:-20}
 MODELS=${BENCH_MODELS:-$HERE/../../../shared/models}
+HF_BUDGET=${BENCH_HF_BUDGET:-12}
+HF_TORCH_BUDGET=$(awk -v b="$HF_BUDGET" 'BEGIN { printf "%.1f", b / 3 }')
+ONLY=$(echo "${BENCH_ONLY:-}" | tr ' ' ',')
 START=$(date +%s)
 TMPD=$(mktemp -d /tmp/attnviz-bench.XXXXXX)
 trap 'rm -rf "$TMPD"' EXIT
@@ -49,6 +61,12 @@ dpkg_note() {
     if [ -z "$st" ]; then echo "$1 not installed"; else echo "$1: $st"; fi
 }
 lastline() { tail -n 1 "$1" 2>/dev/null | tr '"' "'" | cut -c1-200; }
+# want SECTION: true when BENCH_ONLY is empty or names it
+want() {
+    [ -z "$ONLY" ] && return 0
+    case ",$ONLY," in *",$1,"*) return 0 ;; esac
+    return 1
+}
 
 # ---------------------------------------------------------------- machine
 "$BENCH" machine >"$TMPD/machine" 2>&1
@@ -122,12 +140,14 @@ if [ $HAVE_NUMPY = 1 ]; then
         "coretype=$(echo "$INFO" | kv coretype) numpy=$(echo "$INFO" | kv numpy)" \
         "threading=$(echo "$INFO" | kv threading) source=$(echo "$INFO" | kv source)" \
         "detected=${DETECTED:-unknown} used=$CHOSEN${PROBE:+ probe=\"${PROBE# }\"}"
-    for t in 1 2; do
-        # shellcheck disable=SC2046,SC2086
-        env $CORE_ENV $(threads_env $t) "$PY" "$HERE/ref.py" numpy --threads $t --check >"$TMPD/np$t" 2>"$TMPD/err"
-        grep '^ref=numpy' "$TMPD/np$t" >>"$REF" ||
-            say "bench=skip what=numpy threads=$t reason=\"ref.py numpy failed: $(lastline "$TMPD/err")\""
-    done
+    if want forward; then
+        for t in 1 2; do
+            # shellcheck disable=SC2046,SC2086
+            env $CORE_ENV $(threads_env $t) "$PY" "$HERE/ref.py" numpy --threads $t --check >"$TMPD/np$t" 2>"$TMPD/err"
+            grep '^ref=numpy' "$TMPD/np$t" >>"$REF" ||
+                say "bench=skip what=numpy threads=$t reason=\"ref.py numpy failed: $(lastline "$TMPD/err")\""
+        done
+    fi
 fi
 
 # PyTorch's OpenMP threads spin while OpenBLAS's pthreads do the matmuls: with
@@ -135,20 +155,25 @@ fi
 # it runs twice, as installed and with OMP_WAIT_POLICY=PASSIVE, and each shape
 # keeps the faster median (torch_env on the forward line says which).
 if [ $HAVE_TORCH = 1 ]; then
-    for t in 1 2; do
-        variants=default
-        [ $t -gt 1 ] && variants="default passive"
-        for v in $variants; do
-            ve=""
-            [ "$v" = passive ] && ve="OMP_WAIT_POLICY=PASSIVE"
-            f="$TMPD/pt$t$v"
-            # shellcheck disable=SC2046,SC2086
-            env $CORE_ENV $ve $(threads_env $t) "$PY" "$HERE/ref.py" torch --threads $t --check >"$f" 2>"$TMPD/err"
-            grep '^ref=torch ' "$f" | sed "s/\$/ variant=$v/" >>"$REF" ||
-                say "bench=skip what=torch threads=$t env=$v reason=\"ref.py torch failed: $(lastline "$TMPD/err")\""
-            grep -q '^ref=missing' "$f" && say "bench=skip what=torch threads=$t reason=\"$(lastline "$f")\""
+    if want forward; then
+        for t in 1 2; do
+            variants=default
+            [ $t -gt 1 ] && variants="default passive"
+            for v in $variants; do
+                ve=""
+                [ "$v" = passive ] && ve="OMP_WAIT_POLICY=PASSIVE"
+                f="$TMPD/pt$t$v"
+                # shellcheck disable=SC2046,SC2086
+                env $CORE_ENV $ve $(threads_env $t) "$PY" "$HERE/ref.py" torch --threads $t --check >"$f" 2>"$TMPD/err"
+                grep '^ref=torch ' "$f" | sed "s/\$/ variant=$v/" >>"$REF" ||
+                    say "bench=skip what=torch threads=$t env=$v reason=\"ref.py torch failed: $(lastline "$TMPD/err")\""
+                grep -q '^ref=missing' "$f" && say "bench=skip what=torch threads=$t reason=\"$(lastline "$f")\""
+            done
         done
-    done
+    else # the version line only: one small shape
+        # shellcheck disable=SC2046,SC2086
+        env $CORE_ENV $(threads_env 1) "$PY" "$HERE/ref.py" torch --threads 1 --shapes '64,512,8' >"$TMPD/pt1default" 2>"$TMPD/err"
+    fi
     info=$(grep -h '^ref=torch_info' "$TMPD/pt1default" | head -n 1)
     [ -n "$info" ] && say "bench=torch version=$(echo "$info" | kv version)" \
         "sdpa=$(echo "$info" | sed -n 's/.* sdpa="\([^"]*\)".*/\1/p') blas_info=$(echo "$info" | kv blas_info)" \
@@ -161,149 +186,266 @@ awk '/^ref=(numpy|torch) / && match($0, / maxrel=[^ ]*/) {
 }' "$REF" | tee -a "$OUT"
 
 # ---------------------------------------------------------------- forward
-"$BENCH" forward "$FORWARD_BUDGET" >"$TMPD/forward" 2>"$TMPD/err"
-grep '^bench=' "$TMPD/forward" | tee -a "$OUT"
-awk -v have_np=$HAVE_NUMPY -v have_pt=$HAVE_TORCH '
-function kv(line, key) {
-    if (match(line, " " key "=[^ ]*")) return substr(line, RSTART + length(key) + 2, RLENGTH - length(key) - 2)
-    return ""
-}
-function id(line) { return kv(line, "n") SUBSEP kv(line, "d_model") SUBSEP kv(line, "heads") SUBSEP kv(line, "threads") }
-FILENAME == ARGV[1] { # the references
-    if ($0 ~ /^ref=numpy /) np[id($0)] = kv($0, "ms")
-    if ($0 ~ /^ref=torch /) { # the faster variant of the environment
-        k = id($0); ms = kv($0, "ms") + 0
-        if (!(k in pt) || ms < pt[k]) { pt[k] = ms; ptv[k] = kv($0, "variant") }
+if want forward; then
+    "$BENCH" forward "$FORWARD_BUDGET" >"$TMPD/forward" 2>"$TMPD/err"
+    grep '^bench=' "$TMPD/forward" | tee -a "$OUT"
+    awk -v have_np=$HAVE_NUMPY -v have_pt=$HAVE_TORCH '
+    function kv(line, key) {
+        if (match(line, " " key "=[^ ]*")) return substr(line, RSTART + length(key) + 2, RLENGTH - length(key) - 2)
+        return ""
     }
-    next
-}
-/^raw=forward / {
-    k = id($0); a = kv($0, "attnviz_ms")
-    npm = (k in np) ? np[k] : "skipped"; ptm = (k in pt) ? pt[k] : "skipped"
-    rn = (k in np) && np[k] > 0 ? sprintf("%.3f", a / np[k]) : "skipped"
-    rt = (k in pt) && pt[k] > 0 ? sprintf("%.3f", a / pt[k]) : "skipped"
-    printf "bench=forward n=%s d_model=%s heads=%s threads=%s attnviz_ms=%s gflops=%s numpy_ms=%s torch_ms=%s ratio_numpy=%s ratio_torch=%s reps=%s%s\n",
-        kv($0, "n"), kv($0, "d_model"), kv($0, "heads"), kv($0, "threads"), a, kv($0, "gflops"), npm, ptm, rn, rt, kv($0, "reps"),
-        (k in pt) ? " torch_env=" ptv[k] : ""
-}' "$REF" "$TMPD/forward" | tee -a "$OUT"
-grep -q '^raw=forward' "$TMPD/forward" || say "bench=skip what=forward reason=\"bench forward failed: $(lastline "$TMPD/err")\""
+    function id(line) { return kv(line, "n") SUBSEP kv(line, "d_model") SUBSEP kv(line, "heads") SUBSEP kv(line, "threads") }
+    FILENAME == ARGV[1] { # the references
+        if ($0 ~ /^ref=numpy /) np[id($0)] = kv($0, "ms")
+        if ($0 ~ /^ref=torch /) { # the faster variant of the environment
+            k = id($0); ms = kv($0, "ms") + 0
+            if (!(k in pt) || ms < pt[k]) { pt[k] = ms; ptv[k] = kv($0, "variant") }
+        }
+        next
+    }
+    /^raw=forward / {
+        k = id($0); a = kv($0, "attnviz_ms")
+        npm = (k in np) ? np[k] : "skipped"; ptm = (k in pt) ? pt[k] : "skipped"
+        rn = (k in np) && np[k] > 0 ? sprintf("%.3f", a / np[k]) : "skipped"
+        rt = (k in pt) && pt[k] > 0 ? sprintf("%.3f", a / pt[k]) : "skipped"
+        printf "bench=forward n=%s d_model=%s heads=%s threads=%s attnviz_ms=%s gflops=%s numpy_ms=%s torch_ms=%s ratio_numpy=%s ratio_torch=%s reps=%s%s\n",
+            kv($0, "n"), kv($0, "d_model"), kv($0, "heads"), kv($0, "threads"), a, kv($0, "gflops"), npm, ptm, rn, rt, kv($0, "reps"),
+            (k in pt) ? " torch_env=" ptv[k] : ""
+    }' "$REF" "$TMPD/forward" | tee -a "$OUT"
+    grep -q '^raw=forward' "$TMPD/forward" || say "bench=skip what=forward reason=\"bench forward failed: $(lastline "$TMPD/err")\""
+fi
 
 # ---------------------------------------------------------------- incremental, latency
-"$BENCH" incremental 2>"$TMPD/err" | tee -a "$OUT"
-grep -q '^bench=incremental' "$OUT" || say "bench=skip what=incremental reason=\"$(lastline "$TMPD/err")\""
-"$BENCH" latency "$LATENCY_BUDGET" 2>"$TMPD/err" | tee -a "$OUT"
-grep -q '^bench=latency' "$OUT" || say "bench=skip what=latency reason=\"$(lastline "$TMPD/err")\""
+if want incremental; then
+    "$BENCH" incremental 2>"$TMPD/err" | tee -a "$OUT"
+    grep -q '^bench=incremental' "$OUT" || say "bench=skip what=incremental reason=\"$(lastline "$TMPD/err")\""
+fi
+if want latency; then
+    "$BENCH" latency "$LATENCY_BUDGET" 2>"$TMPD/err" | tee -a "$OUT"
+    grep -q '^bench=latency' "$OUT" || say "bench=skip what=latency reason=\"$(lastline "$TMPD/err")\""
+fi
 
 # ---------------------------------------------------------------- trained models (issue 12)
 # stories260K when it is there, and a checkpoint of stories15M's shape that
 # bench writes (seeded weights, a vocabulary of 32000 pieces beside it): the
 # load, RSS, the forward of 256 tokens beside the same forward in NumPy and
 # PyTorch from the same file, whose logits are compared with attnviz's.
-MODEL_LIST=""
-if [ -f "$MODELS/stories260K.bin" ]; then MODEL_LIST="stories260K:$MODELS/stories260K.bin"; else
-    say "bench=skip what=model name=stories260K reason=\"$MODELS/stories260K.bin not found (set BENCH_MODELS)\""
-fi
-SYN="$TMPD/stories15M-shape.bin"
-if "$BENCH" llama-write "$TMPD" >"$TMPD/write" 2>"$TMPD/err"; then MODEL_LIST="$MODEL_LIST stories15M-shape:$SYN"; else
-    say "bench=skip what=model name=stories15M-shape reason=\"bench llama-write failed: $(lastline "$TMPD/write") $(lastline "$TMPD/err")\""
-fi
-MREF="$TMPD/mref" # ref=llama lines
-: >"$MREF"
-for entry in $MODEL_LIST; do
-    name=${entry%%:*} file=${entry#*:}
-    "$BENCH" llama "$name" "$file" "$MODEL_BUDGET" "$TMPD/$name" >"$TMPD/m_$name" 2>"$TMPD/err"
-    grep '^bench=' "$TMPD/m_$name" | tee -a "$OUT"
-    grep '^raw=' "$TMPD/m_$name" >>"$TMPD/mraw"
-    grep -q '^raw=model ' "$TMPD/m_$name" || {
-        say "bench=skip what=model name=$name reason=\"bench llama failed: $(lastline "$TMPD/err")\""
-        continue
-    }
-    for impl in numpy torch; do
-        [ $impl = numpy ] && [ $HAVE_NUMPY = 0 ] && continue
-        [ $impl = torch ] && [ $HAVE_TORCH = 0 ] && continue
-        for t in 1 2; do
-            variants=default
-            [ $impl = torch ] && [ $t -gt 1 ] && variants="default passive"
-            for v in $variants; do
-                ve=""
-                [ "$v" = passive ] && ve="OMP_WAIT_POLICY=PASSIVE"
-                # shellcheck disable=SC2046,SC2086
-                env $CORE_ENV $ve $(threads_env $t) "$PY" "$HERE/ref.py" llama "$file" --impl $impl --name "$name" \
-                    --threads $t --ids "$TMPD/$name.ids" --check "$TMPD/$name.logits" >"$TMPD/mr" 2>"$TMPD/err"
-                grep '^ref=llama ' "$TMPD/mr" | sed "s/\$/ variant=$v/" >>"$MREF" ||
-                    say "bench=skip what=model name=$name impl=$impl threads=$t env=$v reason=\"ref.py llama failed: $(lastline "$TMPD/mr") $(lastline "$TMPD/err")\""
+if want model; then
+    MODEL_LIST=""
+    if [ -f "$MODELS/stories260K.bin" ]; then MODEL_LIST="stories260K:$MODELS/stories260K.bin"; else
+        say "bench=skip what=model name=stories260K reason=\"$MODELS/stories260K.bin not found (set BENCH_MODELS)\""
+    fi
+    SYN="$TMPD/stories15M-shape.bin"
+    if "$BENCH" llama-write "$TMPD" >"$TMPD/write" 2>"$TMPD/err"; then MODEL_LIST="$MODEL_LIST stories15M-shape:$SYN"; else
+        say "bench=skip what=model name=stories15M-shape reason=\"bench llama-write failed: $(lastline "$TMPD/write") $(lastline "$TMPD/err")\""
+    fi
+    MREF="$TMPD/mref" # ref=llama lines
+    : >"$MREF"
+    for entry in $MODEL_LIST; do
+        name=${entry%%:*} file=${entry#*:}
+        "$BENCH" llama "$name" "$file" "$MODEL_BUDGET" "$TMPD/$name" >"$TMPD/m_$name" 2>"$TMPD/err"
+        grep '^bench=' "$TMPD/m_$name" | tee -a "$OUT"
+        grep '^raw=' "$TMPD/m_$name" >>"$TMPD/mraw"
+        grep -q '^raw=model ' "$TMPD/m_$name" || {
+            say "bench=skip what=model name=$name reason=\"bench llama failed: $(lastline "$TMPD/err")\""
+            continue
+        }
+        for impl in numpy torch; do
+            [ $impl = numpy ] && [ $HAVE_NUMPY = 0 ] && continue
+            [ $impl = torch ] && [ $HAVE_TORCH = 0 ] && continue
+            for t in 1 2; do
+                variants=default
+                [ $impl = torch ] && [ $t -gt 1 ] && variants="default passive"
+                for v in $variants; do
+                    ve=""
+                    [ "$v" = passive ] && ve="OMP_WAIT_POLICY=PASSIVE"
+                    # shellcheck disable=SC2046,SC2086
+                    env $CORE_ENV $ve $(threads_env $t) "$PY" "$HERE/ref.py" llama "$file" --impl $impl --name "$name" \
+                        --threads $t --ids "$TMPD/$name.ids" --check "$TMPD/$name.logits" >"$TMPD/mr" 2>"$TMPD/err"
+                    grep '^ref=llama ' "$TMPD/mr" | sed "s/\$/ variant=$v/" >>"$MREF" ||
+                        say "bench=skip what=model name=$name impl=$impl threads=$t env=$v reason=\"ref.py llama failed: $(lastline "$TMPD/mr") $(lastline "$TMPD/err")\""
+                done
             done
         done
     done
-done
-# The references must compute what attnviz computes: max |logit difference|
-# relative to the largest logit below 1e-3, else a warning (and still shown).
-awk '/^ref=llama / && match($0, / maxrel=[^ ]*/) {
-    r = substr($0, RSTART + 8, RLENGTH - 8) + 0
-    if (r >= 1e-3) { sub(/^ref=/, ""); print "bench=warn what=model_reference_differs " $0 }
-}' "$MREF" | tee -a "$OUT"
-[ -f "$TMPD/mraw" ] && awk '
-function kv(line, key) {
-    if (match(line, " " key "=[^ ]*")) return substr(line, RSTART + length(key) + 2, RLENGTH - length(key) - 2)
-    return ""
-}
-FILENAME == ARGV[1] { # the references: the faster environment of each
-    k = kv($0, "impl") SUBSEP kv($0, "name") SUBSEP kv($0, "threads"); ms = kv($0, "ms") + 0
-    if (!(k in ref) || ms < ref[k]) { ref[k] = ms; var[k] = kv($0, "variant"); dif[k] = kv($0, "maxabs") }
-    next
-}
-/^raw=model_load / { load[kv($0, "name")] = $0; next }
-/^raw=model / { runs[++nr] = $0 }
-END {
-    for (i = 1; i <= nr; i++) {
-        r = runs[i]; name = kv(r, "name"); t = kv(r, "threads"); a = kv(r, "attnviz_ms"); l = load[name]
-        kn = "numpy" SUBSEP name SUBSEP t; kt = "torch" SUBSEP name SUBSEP t
-        npm = (kn in ref) ? ref[kn] : "skipped"; ptm = (kt in ref) ? ref[kt] : "skipped"
-        rn = (kn in ref) && ref[kn] > 0 ? sprintf("%.3f", a / ref[kn]) : "skipped"
-        rt = (kt in ref) && ref[kt] > 0 ? sprintf("%.3f", a / ref[kt]) : "skipped"
-        printf "bench=model name=%s threads=%s tokens=%s attnviz_ms=%s numpy_ms=%s torch_ms=%s ratio_numpy=%s ratio_torch=%s load_ms=%s rss_anon_kb=%s rss_file_kb=%s logits=all gflops=%s logits_ms=%s numpy_maxabs=%s torch_maxabs=%s reps=%s%s\n",
-            name, t, kv(r, "tokens"), a, npm, ptm, rn, rt, kv(l, "load_ms"), kv(l, "rss_anon_kb"), kv(l, "rss_file_kb"),
-            kv(r, "gflops"), kv(r, "logits_ms"),
-            (kn in dif) ? dif[kn] : "skipped", (kt in dif) ? dif[kt] : "skipped", kv(r, "reps"),
-            (kt in var) ? " torch_env=" var[kt] : ""
+    # The references must compute what attnviz computes: max |logit difference|
+    # relative to the largest logit below 1e-3, else a warning (and still shown).
+    awk '/^ref=llama / && match($0, / maxrel=[^ ]*/) {
+        r = substr($0, RSTART + 8, RLENGTH - 8) + 0
+        if (r >= 1e-3) { sub(/^ref=/, ""); print "bench=warn what=model_reference_differs " $0 }
+    }' "$MREF" | tee -a "$OUT"
+    [ -f "$TMPD/mraw" ] && awk '
+    function kv(line, key) {
+        if (match(line, " " key "=[^ ]*")) return substr(line, RSTART + length(key) + 2, RLENGTH - length(key) - 2)
+        return ""
     }
-    for (name in load) {
-        l = load[name]
-        printf "bench=model_memory name=%s dim=%s hidden=%s layers=%s heads=%s kv_heads=%s vocab=%s file_kb=%s load_ms=%s load_first_ms=%s rss_anon_kb_before=%s rss_anon_kb_loaded=%s rss_anon_kb_run=%s rss_file_kb_before=%s rss_file_kb_loaded=%s rss_file_kb_run=%s anon_load_kb=%d anon_run_kb=%d run_alloc_kb=%s tokens=%s\n",
-            name, kv(l, "dim"), kv(l, "hidden"), kv(l, "layers"), kv(l, "heads"), kv(l, "kv_heads"), kv(l, "vocab"),
-            kv(l, "file_kb"), kv(l, "load_ms"), kv(l, "load_first_ms"),
-            kv(l, "rss_anon_kb_before"), kv(l, "rss_anon_kb_loaded"), kv(l, "rss_anon_kb"),
-            kv(l, "rss_file_kb_before"), kv(l, "rss_file_kb_loaded"), kv(l, "rss_file_kb"),
-            kv(l, "rss_anon_kb_loaded") - kv(l, "rss_anon_kb_before"), kv(l, "rss_anon_kb") - kv(l, "rss_anon_kb_loaded"),
-            kv(l, "run_alloc_kb"), kv(l, "tokens")
+    FILENAME == ARGV[1] { # the references: the faster environment of each
+        k = kv($0, "impl") SUBSEP kv($0, "name") SUBSEP kv($0, "threads"); ms = kv($0, "ms") + 0
+        if (!(k in ref) || ms < ref[k]) { ref[k] = ms; var[k] = kv($0, "variant"); dif[k] = kv($0, "maxabs") }
+        next
     }
-}' "$MREF" "$TMPD/mraw" | sort | tee -a "$OUT"
-if [ -f "$SYN" ]; then
-    "$BENCH" llama-latency "$SYN" "$LATENCY_BUDGET" 2>"$TMPD/err" | tee "$TMPD/mlat" | tee -a "$OUT"
-    grep -q '^bench=latency' "$TMPD/mlat" || say "bench=skip what=latency model=stories15M-shape reason=\"$(lastline "$TMPD/err")\""
+    /^raw=model_load / { load[kv($0, "name")] = $0; next }
+    /^raw=model / { runs[++nr] = $0 }
+    END {
+        for (i = 1; i <= nr; i++) {
+            r = runs[i]; name = kv(r, "name"); t = kv(r, "threads"); a = kv(r, "attnviz_ms"); l = load[name]
+            kn = "numpy" SUBSEP name SUBSEP t; kt = "torch" SUBSEP name SUBSEP t
+            npm = (kn in ref) ? ref[kn] : "skipped"; ptm = (kt in ref) ? ref[kt] : "skipped"
+            rn = (kn in ref) && ref[kn] > 0 ? sprintf("%.3f", a / ref[kn]) : "skipped"
+            rt = (kt in ref) && ref[kt] > 0 ? sprintf("%.3f", a / ref[kt]) : "skipped"
+            printf "bench=model name=%s threads=%s tokens=%s attnviz_ms=%s numpy_ms=%s torch_ms=%s ratio_numpy=%s ratio_torch=%s load_ms=%s rss_anon_kb=%s rss_file_kb=%s logits=all gflops=%s logits_ms=%s numpy_maxabs=%s torch_maxabs=%s reps=%s%s\n",
+                name, t, kv(r, "tokens"), a, npm, ptm, rn, rt, kv(l, "load_ms"), kv(l, "rss_anon_kb"), kv(l, "rss_file_kb"),
+                kv(r, "gflops"), kv(r, "logits_ms"),
+                (kn in dif) ? dif[kn] : "skipped", (kt in dif) ? dif[kt] : "skipped", kv(r, "reps"),
+                (kt in var) ? " torch_env=" var[kt] : ""
+        }
+        for (name in load) {
+            l = load[name]
+            printf "bench=model_memory name=%s dim=%s hidden=%s layers=%s heads=%s kv_heads=%s vocab=%s file_kb=%s load_ms=%s load_first_ms=%s rss_anon_kb_before=%s rss_anon_kb_loaded=%s rss_anon_kb_run=%s rss_file_kb_before=%s rss_file_kb_loaded=%s rss_file_kb_run=%s anon_load_kb=%d anon_run_kb=%d run_alloc_kb=%s tokens=%s\n",
+                name, kv(l, "dim"), kv(l, "hidden"), kv(l, "layers"), kv(l, "heads"), kv(l, "kv_heads"), kv(l, "vocab"),
+                kv(l, "file_kb"), kv(l, "load_ms"), kv(l, "load_first_ms"),
+                kv(l, "rss_anon_kb_before"), kv(l, "rss_anon_kb_loaded"), kv(l, "rss_anon_kb"),
+                kv(l, "rss_file_kb_before"), kv(l, "rss_file_kb_loaded"), kv(l, "rss_file_kb"),
+                kv(l, "rss_anon_kb_loaded") - kv(l, "rss_anon_kb_before"), kv(l, "rss_anon_kb") - kv(l, "rss_anon_kb_loaded"),
+                kv(l, "run_alloc_kb"), kv(l, "tokens")
+        }
+    }' "$MREF" "$TMPD/mraw" | sort | tee -a "$OUT"
+    if [ -f "$SYN" ]; then
+        "$BENCH" llama-latency "$SYN" "$LATENCY_BUDGET" 2>"$TMPD/err" | tee "$TMPD/mlat" | tee -a "$OUT"
+        grep -q '^bench=latency' "$TMPD/mlat" || say "bench=skip what=latency model=stories15M-shape reason=\"$(lastline "$TMPD/err")\""
+    fi
+fi
+
+# ---------------------------------------------------------------- Hugging Face checkpoints (issue 14)
+# Synthetic folders (config.json + model.safetensors, seeded weights) of
+# GPT-2 small's and SmolLM2-135M's shapes, F32 and BF16, each written into
+# $TMPD, measured and removed before the next: hf_open's time, RSS, the
+# forward of 128 and 512 tokens (the last row's logits) beside the same
+# forward in PyTorch from the same file (weights converted to float32 once,
+# before the timing: from_pretrained's default), whose logits are compared
+# with attnviz's. On a BF16 folder PyTorch is also timed with the weights
+# kept in bfloat16 (torch_bf16_ms: reported, not the anchor).
+if want hf; then
+    free_kb=$(df -Pk "$TMPD" 2>/dev/null | awk 'NR == 2 { print $4 }')
+    if [ "${free_kb:-0}" -lt $((3 * 1024 * 1024)) ]; then
+        say "bench=skip what=hf reason=\"$TMPD has ${free_kb:-unknown} kB free, the synthetic checkpoints want 3 GB\""
+    else
+        HREF="$TMPD/href" # ref=hf lines
+        : >"$HREF"
+        : >"$TMPD/hraw"
+        for shape in gpt2 smollm2; do
+            for dtype in f32 bf16; do
+                name=$shape-shape dir="$TMPD/hf-$shape-$dtype" out="$TMPD/h-$shape-$dtype"
+                if ! "$BENCH" hf-write "$dir" $shape $dtype >"$TMPD/hw" 2>"$TMPD/err"; then
+                    say "bench=skip what=hf name=$name dtype=$dtype reason=\"bench hf-write failed: $(lastline "$TMPD/hw") $(lastline "$TMPD/err")\""
+                    rm -rf "$dir"
+                    continue
+                fi
+                "$BENCH" hf "$name" "$dir" "$HF_BUDGET" "$out" >"$TMPD/hb" 2>"$TMPD/err"
+                grep '^bench=' "$TMPD/hb" | tee -a "$OUT"
+                grep '^raw=' "$TMPD/hb" >>"$TMPD/hraw"
+                if ! grep -q '^raw=hf ' "$TMPD/hb"; then
+                    say "bench=skip what=hf name=$name dtype=$dtype reason=\"bench hf failed: $(lastline "$TMPD/err")\""
+                    rm -rf "$dir"
+                    continue
+                fi
+                if [ $HAVE_TORCH = 0 ]; then
+                    rm -rf "$dir"
+                    continue
+                fi
+                keep=""
+                [ $dtype = bf16 ] && keep=--keep-bf16
+                for t in 1 2; do
+                    variants=default
+                    [ $t -gt 1 ] && variants="default passive"
+                    for v in $variants; do
+                        ve=""
+                        [ "$v" = passive ] && ve="OMP_WAIT_POLICY=PASSIVE"
+                        # shellcheck disable=SC2046,SC2086
+                        env $CORE_ENV $ve $(threads_env $t) "$PY" "$HERE/ref.py" hf "$dir" --impl torch --name "$name" \
+                            --threads $t --budget "$HF_TORCH_BUDGET" $keep --ids "$out.128.ids" --check "$out.128.logits" \
+                            --ids "$out.512.ids" --check "$out.512.logits" >"$TMPD/hr" 2>"$TMPD/err"
+                        grep '^ref=hf ' "$TMPD/hr" | sed "s/\$/ variant=$v/" >>"$HREF" ||
+                            say "bench=skip what=hf name=$name dtype=$dtype impl=torch threads=$t env=$v reason=\"ref.py hf failed: $(lastline "$TMPD/hr") $(lastline "$TMPD/err")\""
+                    done
+                done
+                rm -rf "$dir"
+            done
+        done
+        # PyTorch in float32 must compute what attnviz computes (max |logit
+        # difference| below 1e-3 of the largest logit); bfloat16 activations
+        # round every step: below 5e-2.
+        awk '/^ref=hf / && match($0, / maxrel=[^ ]*/) {
+            r = substr($0, RSTART + 8, RLENGTH - 8) + 0
+            if (r >= ($0 ~ / weights=bf16 / ? 5e-2 : 1e-3)) { sub(/^ref=/, ""); print "bench=warn what=hf_reference_differs " $0 }
+        }' "$HREF" | tee -a "$OUT"
+        awk '
+        function kv(line, key) {
+            if (match(line, " " key "=[^ ]*")) return substr(line, RSTART + length(key) + 2, RLENGTH - length(key) - 2)
+            return ""
+        }
+        FILENAME == ARGV[1] { # the references: the faster environment of each
+            k = kv($0, "weights") SUBSEP kv($0, "name") SUBSEP kv($0, "file_dtype") SUBSEP kv($0, "threads") SUBSEP kv($0, "tokens")
+            ms = kv($0, "ms") + 0
+            if (!(k in ref) || ms < ref[k]) { ref[k] = ms; var[k] = kv($0, "variant"); rel[k] = kv($0, "maxrel") }
+            next
+        }
+        /^raw=hf_load / { load[kv($0, "name") " " kv($0, "dtype")] = $0; next }
+        /^raw=hf / { runs[++nr] = $0 }
+        END {
+            for (i = 1; i <= nr; i++) {
+                r = runs[i]; name = kv(r, "name"); d = kv(r, "dtype"); t = kv(r, "threads"); n = kv(r, "tokens")
+                a = kv(r, "attnviz_ms")
+                kf = "f32" SUBSEP name SUBSEP d SUBSEP t SUBSEP n; kb = "bf16" SUBSEP name SUBSEP d SUBSEP t SUBSEP n
+                ptm = (kf in ref) ? ref[kf] : "skipped"
+                rt = (kf in ref) && ref[kf] > 0 ? sprintf("%.3f", a / ref[kf]) : "skipped"
+                extra = ""
+                if (kb in ref)
+                    extra = sprintf(" torch_bf16_ms=%s ratio_torch_bf16=%.3f torch_bf16_maxrel=%s torch_bf16_env=%s",
+                                    ref[kb], ref[kb] > 0 ? a / ref[kb] : 0, rel[kb], var[kb])
+                printf "bench=hf name=%s dtype=%s tokens=%s threads=%s attnviz_ms=%s torch_ms=%s ratio_torch=%s gflops=%s torch_maxrel=%s logits=last reps=%s%s%s\n",
+                    name, d, n, t, a, ptm, rt, kv(r, "gflops"), (kf in rel) ? rel[kf] : "skipped", kv(r, "reps"),
+                    (kf in var) ? " torch_env=" var[kf] : "", extra
+            }
+            for (k in load) {
+                l = load[k]
+                printf "bench=hf_memory name=%s dtype=%s model_type=%s dim=%s hidden=%s layers=%s heads=%s kv_heads=%s vocab=%s file_kb=%s load_ms=%s load_first_ms=%s rss_anon_kb_before=%s rss_anon_kb_loaded=%s rss_anon_kb_run=%s rss_file_kb_before=%s rss_file_kb_loaded=%s rss_file_kb_run=%s anon_load_kb=%d anon_run_kb=%d run_alloc_kb=%s model_heap_kb=%s tokens=%s\n",
+                    kv(l, "name"), kv(l, "dtype"), kv(l, "model_type"), kv(l, "dim"), kv(l, "hidden"), kv(l, "layers"),
+                    kv(l, "heads"), kv(l, "kv_heads"), kv(l, "vocab"), kv(l, "file_kb"), kv(l, "load_ms"), kv(l, "load_first_ms"),
+                    kv(l, "rss_anon_kb_before"), kv(l, "rss_anon_kb_loaded"), kv(l, "rss_anon_kb"),
+                    kv(l, "rss_file_kb_before"), kv(l, "rss_file_kb_loaded"), kv(l, "rss_file_kb"),
+                    kv(l, "rss_anon_kb_loaded") - kv(l, "rss_anon_kb_before"), kv(l, "rss_anon_kb") - kv(l, "rss_anon_kb_loaded"),
+                    kv(l, "run_alloc_kb"), kv(l, "model_heap_kb"), kv(l, "tokens")
+            }
+        }' "$HREF" "$TMPD/hraw" | sort | tee -a "$OUT"
+    fi
 fi
 
 # ---------------------------------------------------------------- bytes (tmux)
-sh "$HERE/bytes.sh" "$ATTNVIZ" >"$TMPD/bytes" 2>"$TMPD/err"
-grep '^bench=' "$TMPD/bytes" | tee -a "$OUT"
-HWM=$(grep '^raw=tui_vmhwm' "$TMPD/bytes" | kv kib)
-
-# ---------------------------------------------------------------- startup
-"$BENCH" spawn 20 "$ATTNVIZ" --once --width 80 >"$TMPD/once" 2>&1
-"$BENCH" spawn 20 "$ATTNVIZ" --dump=json >"$TMPD/dump" 2>&1
-once_ms=$(kv ms <"$TMPD/once") dump_ms=$(kv ms <"$TMPD/dump")
-once_rss=$(kv rss_kib <"$TMPD/once") dump_rss=$(kv rss_kib <"$TMPD/dump")
-if [ -n "$once_ms" ] && [ -n "$dump_ms" ]; then
-    rss=$once_rss
-    [ "${dump_rss:-0}" -gt "${once_rss:-0}" ] && rss=$dump_rss
-    say "bench=startup once_ms=$once_ms dump_ms=$dump_ms rss_kib=$rss tui_vmhwm_kib=${HWM:-skipped}" \
-        "once_rss_kib=$once_rss dump_rss_kib=$dump_rss runs=20" \
-        "once_status=$(kv status <"$TMPD/once") dump_status=$(kv status <"$TMPD/dump")"
-else
-    say "bench=skip what=startup reason=\"$(lastline "$TMPD/once") $(lastline "$TMPD/dump")\""
+if want bytes; then
+    sh "$HERE/bytes.sh" "$ATTNVIZ" >"$TMPD/bytes" 2>"$TMPD/err"
+    grep '^bench=' "$TMPD/bytes" | tee -a "$OUT"
+    HWM=$(grep '^raw=tui_vmhwm' "$TMPD/bytes" | kv kib)
 fi
 
-# ---------------------------------------------------------------- targets of issues 7 and 12
+# ---------------------------------------------------------------- startup
+if want startup; then
+    "$BENCH" spawn 20 "$ATTNVIZ" --once --width 80 >"$TMPD/once" 2>&1
+    "$BENCH" spawn 20 "$ATTNVIZ" --dump=json >"$TMPD/dump" 2>&1
+    once_ms=$(kv ms <"$TMPD/once") dump_ms=$(kv ms <"$TMPD/dump")
+    once_rss=$(kv rss_kib <"$TMPD/once") dump_rss=$(kv rss_kib <"$TMPD/dump")
+    if [ -n "$once_ms" ] && [ -n "$dump_ms" ]; then
+        rss=$once_rss
+        [ "${dump_rss:-0}" -gt "${once_rss:-0}" ] && rss=$dump_rss
+        say "bench=startup once_ms=$once_ms dump_ms=$dump_ms rss_kib=$rss tui_vmhwm_kib=${HWM:-skipped}" \
+            "once_rss_kib=$once_rss dump_rss_kib=$dump_rss runs=20" \
+            "once_status=$(kv status <"$TMPD/once") dump_status=$(kv status <"$TMPD/dump")"
+    else
+        say "bench=skip what=startup reason=\"$(lastline "$TMPD/once") $(lastline "$TMPD/dump")\""
+    fi
+fi
+
+# ---------------------------------------------------------------- targets of issues 7, 12 and 14
 awk '
 function kv(line, key) {
     if (match(line, " " key "=[^ ]*")) return substr(line, RSTART + length(key) + 2, RLENGTH - length(key) - 2)
@@ -344,6 +486,16 @@ function report(what, value) {
 }
 /^bench=model_memory / { # the weights mapped, not copied: the load adds (almost) no anonymous memory
     target("model_load_anon_kb_" kv($0, "name"), kv($0, "anon_load_kb"), int(kv($0, "file_kb") / 10))
+}
+/^bench=hf / { # issue 14: the goal is PyTorch at 1.0x (float32 weights, the faster environment)
+    s = kv($0, "name") "_" kv($0, "dtype") "_n" kv($0, "tokens") "_t" kv($0, "threads")
+    target("hf_forward_vs_torch_" s, kv($0, "ratio_torch"), "1.0")
+    report("hf_forward_vs_torch_bf16_" s, kv($0, "ratio_torch_bf16"))
+}
+/^bench=hf_memory / { # the first hf_open of the process; the weights mapped, not copied
+    s = kv($0, "name") "_" kv($0, "dtype")
+    target("hf_load_ms_" s, kv($0, "load_first_ms"), "1000")
+    target("hf_load_anon_kb_" s, kv($0, "anon_load_kb"), int(kv($0, "file_kb") / 10))
 }
 /^bench=bytes / {
     s = kv($0, "size")
