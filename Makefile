@@ -125,7 +125,8 @@ check: deps
 	@$(MAKE) --no-print-directory BUILD=build/check OPT=-O1 \
 		SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 		tests-bin
-	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/support/lsan.supp \
+		UBSAN_OPTIONS=print_stacktrace=1 \
 		$(MAKE) --no-print-directory BUILD=build/check OPT=-O1 \
 		SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 		unit e2e

@@ -515,9 +515,21 @@ typedef struct {
     float *out;
     const HfMat *w;
     const float *bias;
-    MatPacked xt; /* x^T (n_in, rows) */
+    const float *x; /* (rows, n_in; ld_x) */
+    int ld_x;
+    MatPacked xt; /* x^T (n_in, rows), unless `right` */
+    int right;    /* W is a Conv1D's (in, out) in F32 in place: x W[:, block] with the block packed as the right matrix */
     int ld_out, rows, n_in, n_out, lanes;
 } Linear;
+
+/* 1 when w's rows (in, out) can be packed in place as the right-hand matrix
+ * of x W: a Conv1D's weight in F32, aligned, on a little-endian host. Every
+ * element is the same FMA sum over k either way round (matrix.h), so the
+ * bits are those of the transposed path. */
+static int right_in_place(const HfMat *w) {
+    return w->transposed && w->t->dtype == ST_F32 && (uintptr_t)w->t->data % sizeof(float) == 0 &&
+           host_little_endian();
+}
 
 static void linear_task(void *ctx, int lane) {
     Linear *j = ctx;
@@ -526,6 +538,18 @@ static void linear_task(void *ctx, int lane) {
     int blocks = (j->n_out + HF_W_BLOCK - 1) / HF_W_BLOCK;
     for (int b = lane; b < blocks; b += j->lanes) {
         int o0 = b * HF_W_BLOCK, wrows = j->n_out - o0 < HF_W_BLOCK ? j->n_out - o0 : HF_W_BLOCK, ld;
+        if (j->right) { /* out[:, o0..] = x W[:, o0..]: the block packed from the mapping */
+            MatPacked wb;
+            const float *w0 = (const float *)(const void *)j->w->t->data + j->w->off + o0;
+            mat_pack_into(&wb, wbuf, w0, j->w->ld, j->n_in, wrows, 0);
+            mat_mul_rows(j->out + o0, j->ld_out, j->x, j->ld_x, &wb, 0, j->rows);
+            if (j->bias)
+                for (int i = 0; i < j->rows; i++) {
+                    float *o = j->out + (size_t)i * j->ld_out + o0;
+                    for (int c = 0; c < wrows; c++) o[c] = nn_sat((double)o[c] + j->bias[o0 + c]);
+                }
+            continue;
+        }
         const float *wp = mat_block(j->w, o0, wrows, j->n_in, wbuf, &ld);
         mat_mul_rows(tile, j->rows, wp, ld, &j->xt, 0, wrows);
         for (int i = 0; i < j->rows; i++) {
@@ -540,8 +564,18 @@ static void linear_task(void *ctx, int lane) {
 
 static void linear_forward(HfRun *r, float *out, int ld_out, const float *x, int ld_x, const HfMat *w,
                            const float *bias, int rows, int n_in, int n_out) {
-    Linear j = {.r = r, .out = out, .w = w, .bias = bias, .ld_out = ld_out, .rows = rows, .n_in = n_in, .n_out = n_out};
-    mat_pack_into(&j.xt, r->pack, x, ld_x, n_in, rows, 1);
+    Linear j = {.r = r,
+                .out = out,
+                .w = w,
+                .bias = bias,
+                .x = x,
+                .ld_x = ld_x,
+                .right = right_in_place(w),
+                .ld_out = ld_out,
+                .rows = rows,
+                .n_in = n_in,
+                .n_out = n_out};
+    if (!j.right) mat_pack_into(&j.xt, r->pack, x, ld_x, n_in, rows, 1);
     int blocks = (n_out + HF_W_BLOCK - 1) / HF_W_BLOCK;
     j.lanes = r->lanes < blocks ? r->lanes : blocks;
     par_for(j.lanes, linear_task, &j);
@@ -777,7 +811,9 @@ static size_t run_layout(HfRun *r, char *base) {
         (size_t)c->n_kv_heads * (mat_packed_floats(c->head_dim, r->cap) + mat_packed_floats(r->cap, c->head_dim));
     size_t pack = mat_packed_floats((int)in_max, r->cap);
     if (kvpack > pack) pack = kvpack;
-    size_t attend = 2 * Q_BLOCK * cap + 2 * cap, product = HF_W_BLOCK * cap + HF_W_BLOCK * in_max;
+    size_t wblock = mat_packed_floats((int)in_max, HF_W_BLOCK); /* a converted block, or a packed one */
+    if (wblock < HF_W_BLOCK * in_max) wblock = HF_W_BLOCK * in_max;
+    size_t attend = 2 * Q_BLOCK * cap + 2 * cap, product = HF_W_BLOCK * cap + wblock;
     r->lane_floats = attend > product ? attend : product;
     size_t at = 0;
     int overflow = 0;

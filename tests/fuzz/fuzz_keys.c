@@ -47,7 +47,8 @@
  * MAX_KEYS keys per input; the --once page only when asked; the keys that grow
  * the model ('+' '=' double d_k, '>' '.' add a head) are skipped once
  * model_cost() passes GROW_LIMIT (typing a d_k at the 'd' prompt is not
- * limited: it is one jump, bounded by 4096); and the input stops once the
+ * limited: it is one jump, bounded by 4096); P, which writes a picture file,
+ * is skipped (test_picture and e2e_export test it); and the input stops once the
  * recomputations have cost WORK_BUDGET in total (a long text typed at the 'e'
  * prompt makes every later recomputation expensive).
  *
@@ -364,6 +365,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
              * where they are text. */
             int grows = !k.is_code && (k.ch == '+' || k.ch == '=' || k.ch == '>' || k.ch == '.');
             if (grows && a.prompt == PROMPT_NONE && model_cost(m) > GROW_LIMIT) continue;
+            /* P writes a picture file (test_picture and e2e_export test it). */
+            if (!k.is_code && k.ch == 'P' && a.prompt == PROMPT_NONE) continue;
             app_key(&a, k);
             if (a.quit) a.quit = 0;
         }
