@@ -518,7 +518,7 @@ typedef struct {
     const float *x; /* (rows, n_in; ld_x) */
     int ld_x;
     MatPacked xt; /* x^T (n_in, rows), unless `right` */
-    int right;    /* W is a Conv1D's (in, out) in F32 in place: x W[:, block] with the block packed as the right matrix */
+    int right; /* W is a Conv1D's (in, out) in F32 in place: x W[:, block] with the block packed as the right matrix */
     int ld_out, rows, n_in, n_out, lanes;
 } Linear;
 
@@ -527,8 +527,7 @@ typedef struct {
  * element is the same FMA sum over k either way round (matrix.h), so the
  * bits are those of the transposed path. */
 static int right_in_place(const HfMat *w) {
-    return w->transposed && w->t->dtype == ST_F32 && (uintptr_t)w->t->data % sizeof(float) == 0 &&
-           host_little_endian();
+    return w->transposed && w->t->dtype == ST_F32 && (uintptr_t)w->t->data % sizeof(float) == 0 && host_little_endian();
 }
 
 static void linear_task(void *ctx, int lane) {
