@@ -105,9 +105,17 @@ static void draw_body(App *a, Canvas *cv) {
     view_of(a->view)->draw(a, cv);
 }
 
-int app_natural_height(const App *a, int w) {
+static int body_natural_height(const App *a, int w) {
     const View *page = view_page(a);
     if (page) return page->natural_height(a, w);
     if (a->m->n_q == 0) return TOP_LINES + 3 + BOTTOM_LINES;
     return view_of(a->view)->natural_height(a, w);
+}
+
+/* With a lesson's caption under the view: rows for the whole caption too
+ * (it takes at most a third of the screen). */
+int app_natural_height(const App *a, int w) {
+    int h = body_natural_height(a, w), caption = lesson_caption_rows(a, w, 1 << 20);
+    if (!caption) return h;
+    return h + caption > 3 * caption ? h + caption : 3 * caption;
 }
