@@ -19,11 +19,11 @@ expect_not_contains "1.1 fits" "$(tmx_screen)" "terminal too small"
 tmx_expect "1.2 Space" "2/12: Embeddings" Space
 tmx_expect "1.2 state" "X = E: token embeddings, no positional encoding  (10, 8)"
 tmx_expect "1.3 Space" "3/12: Queries, keys and values" Space
-tmx_expect "1.3 state" "stage 5/16: W_V  (8, 4)"
+tmx_expect "1.3 state" "stage 3/16: W_Q  (8, 4)"
 tmx_expect "1.4 Space" "4/12: Scores: Q Kᵀ" Space
 tmx_expect "1.4 state" "raw scores S = QKᵀ (before scaling)"
 tmx_expect "1.3 b" "3/12: Queries, keys and values" b
-tmx_expect "1.3 b: the chain again" "stage 5/16: W_V  (8, 4)"
+tmx_expect "1.3 b: the chain again" "stage 3/16: W_Q  (8, 4)"
 tmx_expect "1.1 R" "1/12: Tokens" R
 tmx_expect "1.1 R: the chain's top" "stage 1/16: tokens → ids"
 for k in 2 3 4 5 6 7 8; do tmx send-keys Space; tmx_wait "$k/12:" || fail "1: step $k not reached"; done
@@ -94,7 +94,7 @@ tmx_stop
 # --- --step: the lesson starts there (Korean from the locale)
 tmx_start 80 24 LANG=ko_KR.UTF-8 LC_ALL= TERM=xterm-256color -- "$ATTNVIZ" --lesson 1 --step 3
 tmx_expect "--step 3, locale ko" "3/12: 쿼리, 키, 값"
-tmx_expect "--step 3: its state" "stage 5/16: W_V  (8, 4)"
+tmx_expect "--step 3: its state" "stage 3/16: W_Q  (8, 4)"
 tmx_expect "--step 3: b" "2/12: 임베딩" b
 tmx_stop
 out=$(LC_ALL=C.UTF-8 "$ATTNVIZ" --lesson 3 --step 4 --lang en --once --width 100)
