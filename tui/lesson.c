@@ -123,6 +123,13 @@ Lesson *lesson_parse(const char *text, size_t len, const char *name, AvError *er
             }
             continue;
         }
+        /* A header line in a step would be taken for caption text. */
+        for (int h = 0; h < 3; h++) {
+            static const char *const keys[] = {"title:", "lang:", "needs:"};
+            size_t kl = strlen(keys[h]);
+            if (n - k >= kl && strncmp(s + k, keys[h], kl) == 0)
+                FAIL("%s is a header line: it goes before the first step (== TITLE)", keys[h]);
+        }
         if (s[k] == '>') { /* a command */
             ScriptCmd c;
             if (script_parse(s + k + 1, n - k - 1, &c, why, sizeof why)) FAIL("%s", why);
@@ -276,6 +283,7 @@ int app_lesson_goto(App *a, int k, AvError *err) {
     a->lesson_left = 0;
     a->overlay = OVERLAY_NONE;
     a->hl_kind = HL_NONE;
+    a->painting = 0; /* mask-edit is no part of the state: Space must be the next step again */
     /* the start state, then every step up to k */
     int rc = 0;
     for (size_t at = 0; a->lesson_start && a->lesson_start[at];) {

@@ -1,6 +1,9 @@
 /* script.c - see script.h. */
 #include "script.h"
 
+#include <float.h>
+#include <locale.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +13,7 @@
 #include "cli.h"
 #include "mask.h"
 #include "number.h"
+#include "qkvfile.h"
 #include "tensor.h"
 #include "tokenize.h"
 #include "utf8.h"
@@ -156,6 +160,30 @@ range:
     return snprintf(why, cap, "%s: '%.40s' is not a number in range", key, val), -1;
 }
 
+// ----------------------------------------------------------------------------
+// a Q/K/V file's text (qkv "TEXT")
+
+/* The text parsed as --qkv parses a file: 0, or -1 with its message
+ * ("qkv:3:5: expected a number, found 'x1'"). */
+static int qkv_check(const char *text, size_t len, char *why, size_t cap) {
+    QkvData d;
+    AvError err = {0};
+    if (qkv_parse(&d, text, len, "qkv", &err)) return snprintf(why, cap, "%s", err.msg), -1;
+    qkv_free(&d);
+    return 0;
+}
+
+/* The model takes the Q, K and V of the text (parsed again: the command
+ * keeps only its text), as build.c's --qkv; the mask, scaling and score
+ * stay (model_set_source). */
+static int apply_qkv(Model *m, const ScriptCmd *c, AvError *err) {
+    QkvData d;
+    if (qkv_parse(&d, c->text, c->len, "qkv", err)) return -1;
+    int rc = model_set_qkv(m, &d, err);
+    qkv_free(&d);
+    return rc ? av_error_prefix(err, "qkv") : 0;
+}
+
 static const char *const setting_names[] = {"d_model", "heads", "d_k",   "d_v", "seed", "mask",
                                             "scale",   "pos",   "score", "tie", "attn"};
 
@@ -182,6 +210,14 @@ int script_parse(const char *s, size_t len, ScriptCmd *c, char *why, size_t cap)
         c->op = name[0] == 's' ? SC_SENTENCE : SC_TARGET;
         if (c->op == SC_TARGET && at_end(&l)) return 0; /* no target */
         if (quoted(&l, &c->text, &c->len, why, cap)) return -1;
+    } else if (strcmp(name, "qkv") == 0) {
+        c->op = SC_QKV;
+        if (quoted(&l, &c->text, &c->len, why, cap)) return -1;
+        if (qkv_check(c->text, c->len, why, cap)) return script_cmd_free(c), -1;
+    } else if (strcmp(name, "pad") == 0) {
+        c->op = SC_PAD;
+        if (!word(&l, w, sizeof w) || number(w, 0, TOK_MAX_TOKENS, &c->a))
+            return snprintf(why, cap, "pad: expected a number 0..%d", TOK_MAX_TOKENS), -1;
     } else if (strcmp(name, "tokenizer") == 0) {
         TokPreset p;
         c->op = SC_TOKENIZER;
@@ -246,6 +282,9 @@ int script_parse(const char *s, size_t len, ScriptCmd *c, char *why, size_t cap)
                 if (i == ACT_QUIT || i == ACT_PICTURE || i == ACT_PAINT_SAVE || i == ACT_EDIT || i == ACT_TARGET ||
                     i == ACT_DK_PROMPT)
                     return snprintf(why, cap, "key: %s is not for a script (it quits, asks or writes a file)", w), -1;
+                /* A step that shows a step would replay itself without end. */
+                if (i == ACT_LESSON_NEXT || i == ACT_LESSON_PREV || i == ACT_LESSON_RESTART || i == ACT_LESSON_LEAVE)
+                    return snprintf(why, cap, "key: %s is not for a script (it moves through the lesson)", w), -1;
             }
         if (!found) return snprintf(why, cap, "key: unknown action '%.40s'", w), -1;
         c->text = strdup(w);
@@ -355,6 +394,12 @@ int script_apply(App *a, const ScriptCmd *c, AvError *err) {
     case SC_KEY:
         if (app_run(a, c->text, c->arg)) return av_errorf(err, "key %s: %s", c->text, a->msg);
         break;
+    case SC_QKV:
+        if (apply_qkv(m, c, err)) return -1;
+        break;
+    case SC_PAD:
+        if (model_set_pad(m, (int)c->a, err)) return -1;
+        break;
     }
     app_clamp_cursor(a);
     return 0;
@@ -418,10 +463,62 @@ char *script_quote(const char *s, size_t len) {
     return o.p;
 }
 
+/* One number of a Q/K/V file: the fewest digits that read back as the same
+ * float32 (and within qkv_parse's range: FLT_MAX's 9 digits are above it,
+ * its 17 are exact), with '.' whatever the locale's decimal point (qkv_parse
+ * takes '.'). */
+static void out_float(Out *o, float v) {
+    char buf[64];
+    int p = 1;
+    for (; p <= 9; p++) {
+        snprintf(buf, sizeof buf, "%.*g", p, (double)v);
+        double back = strtod(buf, NULL);
+        if ((float)back == v && fabs(back) <= FLT_MAX) break;
+    }
+    if (p > 9) snprintf(buf, sizeof buf, "%.17g", (double)v);
+    const char *point = localeconv()->decimal_point;
+    if (point && point[0] && !point[1] && point[0] != '.') {
+        char *at = strchr(buf, point[0]);
+        if (at) *at = '.';
+    }
+    out_add(o, buf, strlen(buf));
+}
+
+/* A block of the file: its label, then rows x cols numbers a row. */
+static void out_block(Out *o, const char *label, const float *x, int rows, int cols) {
+    out_printf(o, "%s:\n", label);
+    for (int i = 0; i < rows; i++)
+        for (int j = 0; j < cols; j++) {
+            out_float(o, x[(size_t)i * cols + j]);
+            out_add(o, j + 1 < cols ? " " : "\n", 1);
+        }
+}
+
+/* A Q/K/V source's file again, from the model's copy of its matrices and
+ * labels (source_qkv.c keeps the QkvData), as the qkv command's line. */
+static void out_qkv(Out *o, const Model *m) {
+    const QkvData *d = m->src_data;
+    Out f = {0};
+    if (d->has_tokens) {
+        out_add(&f, "tokens:", 7);
+        for (int j = 0; j < d->n_k; j++) out_add(&f, " ", 1), out_add(&f, d->key_tokens[j], strlen(d->key_tokens[j]));
+        out_add(&f, "\n", 1);
+    }
+    out_block(&f, "Q", d->q, d->n_q, d->d_k);
+    out_block(&f, "K", d->k, d->n_k, d->d_k);
+    out_block(&f, "V", d->v, d->n_k, d->d_v);
+    char *q = f.oom ? NULL : script_quote(f.p, f.n);
+    if (!q) o->oom = 1;
+    else out_add(o, "qkv ", 4), out_add(o, q, strlen(q)), out_add(o, "\n", 1);
+    free(q);
+    free(f.p);
+}
+
 char *script_state(const App *a, size_t *len) {
     const Model *m = a->m;
     const ModelConfig *g = &m->cfg;
     Out o = {0};
+    if (m->src == &source_qkv) out_qkv(&o, m);
     if (model_can(m, SRC_TOKENIZERS) && m->tokenizer && tok_preset(m->tokenizer) != TOK_CUSTOM)
         out_printf(&o, "tokenizer %s\n", tok_preset_name(tok_preset(m->tokenizer)));
     if (model_can(m, SRC_TEXT) && m->text) {
@@ -437,6 +534,7 @@ char *script_state(const App *a, size_t *len) {
             else out_add(&o, "target ", 7), out_add(&o, q, strlen(q)), out_add(&o, "\n", 1);
             free(q);
         } else out_add(&o, "target\n", 7);
+        out_printf(&o, "pad %d\n", m->n_pad);
     }
     char mask[64];
     model_mask_name(g, mask, sizeof mask);
@@ -446,6 +544,9 @@ char *script_state(const App *a, size_t *len) {
                    attn_mode_name(g->attn));
     /* the score first: "scaled" and "dot" set the scaling, which follows */
     if (model_can(m, SRC_SCORE_KINDS)) out_printf(&o, "config score=%s\n", score_name(g->score, 1));
+    /* without a seeded sentence the seed draws only additive attention's weights */
+    if (!model_can(m, SRC_RESHAPE) && model_can(m, SRC_SCORE_KINDS) && g->score == SCORE_ADDITIVE)
+        out_printf(&o, "config seed=%llu\n", (unsigned long long)g->seed);
     out_printf(&o, "config mask=%s scale=%s\n", mask, g->scale ? "on" : "off");
     if (g->layers > 1) out_printf(&o, "layer %d\n", m->layer + 1);
     out_printf(&o, "view %s\nstage %s\nhead %d\ncursor %d %d\n", app_view_name(a->view), cli_stage_name(a->shown),

@@ -6,6 +6,12 @@
  *   sentence "TEXT"            the sentence (C escapes: \\ \" \n \t \r \xHH)
  *   target "TEXT" | target     the target sentence of cross-attention, or none
  *   tokenizer words|gpt2|chars
+ *   pad N                      N <pad> tokens after the sentence, 0..4096 (--pad)
+ *   qkv "TEXT"                 Q, K and V of one head from TEXT, a Q/K/V file's
+ *                              content (qkvfile.h; \n between its lines): the
+ *                              model takes them as --qkv does (mask, scaling
+ *                              and score stay); checked when parsed, its
+ *                              errors "qkv:LINE:COL: what"
  *   config KEY=VALUE ...       any of d_model heads d_k d_v seed mask scale
  *                              pos score tie attn, applied at once
  *   d_model N  heads N  d_k N  d_v N  seed N  mask KIND  scale on|off
@@ -49,6 +55,8 @@ typedef enum {
     SC_CONTRAST,
     SC_NEXT,
     SC_KEY,
+    SC_QKV, /* text: the Q/K/V file's content */
+    SC_PAD, /* a: the <pad> tokens */
 } ScriptOp;
 
 /* The settings a config command names (a bit each) and their values. */
@@ -72,7 +80,7 @@ typedef struct {
     ModelConfig cfg; /* SC_CONFIG: the values of the fields in `set` */
     long a, b;       /* numbers: head, layer, cursor, highlight (a, b: -1 when not given), on/off */
     int kind;        /* view, stage, tokenizer, highlight (HL_*) */
-    char *text;      /* SC_SENTENCE, SC_TARGET (NULL: none), SC_KEY's name (owned) */
+    char *text;      /* SC_SENTENCE, SC_TARGET (NULL: none), SC_QKV's file, SC_KEY's name (owned) */
     size_t len;      /* its length (a sentence may hold NULs) */
     char *arg;       /* SC_KEY's argument, or NULL (owned) */
 } ScriptCmd;
@@ -88,8 +96,10 @@ void script_cmd_free(ScriptCmd *c); /* NULL-safe */
 int script_apply(App *a, const ScriptCmd *c, AvError *err);
 
 /* The app's state as commands, one a line (caller frees; NULL when out of
- * memory): the tokenizer, the sentence and target, the configuration, the
- * view, stage, head, layer, cursor, page, highlight, contrast and panel.
+ * memory): a Q/K/V source's matrices (qkv, written again from the model's
+ * copy of them), the tokenizer, the sentence, target and <pad> tokens, the
+ * configuration, the view, stage, head, layer, cursor, page, highlight,
+ * contrast and panel.
  * Applying it to an app on the same source gives the same screen. */
 char *script_state(const App *a, size_t *len);
 

@@ -45,15 +45,16 @@ int app_view_parse(const char *s, ViewKind *out) {
     return -1;
 }
 
-static void draw_too_small(Canvas *cv) {
+/* The screen is w x h (the canvas may be the part above a lesson's caption). */
+static void draw_too_small(Canvas *cv, int screen_w, int screen_h) {
     char buf[96];
-    snprintf(buf, sizeof buf, "terminal too small: need %dx%d, have %dx%d", APP_MIN_W, APP_MIN_H, cv->w, cv->h);
+    snprintf(buf, sizeof buf, "terminal too small: need %dx%d, have %dx%d", APP_MIN_W, APP_MIN_H, screen_w, screen_h);
     int w = (int)strlen(buf);
     if (w <= cv->w) {
         cv_text(cv, cv->h / 2, (cv->w - w) / 2, buf, cv->w, style_attr(ST_BOLD));
     } else { /* narrower than the message: a short form on two lines */
         char l1[48], l2[48];
-        snprintf(l1, sizeof l1, "too small: %dx%d", cv->w, cv->h);
+        snprintf(l1, sizeof l1, "too small: %dx%d", screen_w, screen_h);
         snprintf(l2, sizeof l2, "need %dx%d", APP_MIN_W, APP_MIN_H);
         int y = cv->h > 1 ? cv->h / 2 - 1 : 0;
         cv_text(cv, y, 0, l1, cv->w, style_attr(ST_BOLD));
@@ -84,8 +85,9 @@ static void draw_body(App *a, Canvas *cv) {
     app_update(a);
     cv_clear(cv);
     a->layout.valid = 0;
-    if (a->enforce_min && (cv->w < APP_MIN_W || cv->h < APP_MIN_H)) {
-        draw_too_small(cv);
+    /* The terminal's size, not the rows a lesson's caption leaves. */
+    if (a->enforce_min && (a->screen_w < APP_MIN_W || a->screen_h < APP_MIN_H)) {
+        draw_too_small(cv, a->screen_w, a->screen_h);
         return;
     }
     const View *page = view_page(a);
@@ -103,9 +105,17 @@ static void draw_body(App *a, Canvas *cv) {
     view_of(a->view)->draw(a, cv);
 }
 
-int app_natural_height(const App *a, int w) {
+static int body_natural_height(const App *a, int w) {
     const View *page = view_page(a);
     if (page) return page->natural_height(a, w);
     if (a->m->n_q == 0) return TOP_LINES + 3 + BOTTOM_LINES;
     return view_of(a->view)->natural_height(a, w);
+}
+
+/* With a lesson's caption under the view: rows for the whole caption too
+ * (it takes at most a third of the screen). */
+int app_natural_height(const App *a, int w) {
+    int h = body_natural_height(a, w), caption = lesson_caption_rows(a, w, 1 << 20);
+    if (!caption) return h;
+    return h + caption > 3 * caption ? h + caption : 3 * caption;
 }
