@@ -334,6 +334,13 @@ static int run(Model *m, const CliOptions *opts, int ascii) {
     if (opts->lesson) {
         const char *lang = opts->lang ? opts->lang : lesson_locale_lang();
         if (!(lesson = lesson_load(opts->lesson, lang, &err))) return print_error(err.msg), 2;
+        if (!lesson->needs_model && (opts->model_file || opts->qkv_file)) {
+            char msg[512];
+            snprintf(msg, sizeof msg, "--lesson: %s is about the seeded sentence; not with --model or --qkv",
+                     lesson->name);
+            lesson_free(lesson);
+            return print_error(msg), 2;
+        }
         if (lesson->needs_model && !opts->model_file) {
             if (!(copy.model_file = lesson_model())) {
                 char msg[512];

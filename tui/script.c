@@ -392,6 +392,7 @@ int script_apply(App *a, const ScriptCmd *c, AvError *err) {
         a->show_next = (int)c->a;
         break;
     case SC_KEY:
+        app_update(a); /* an action that reads the model (N: the next token) sees it up to date */
         if (app_run(a, c->text, c->arg)) return av_errorf(err, "key %s: %s", c->text, a->msg);
         break;
     case SC_QKV:
