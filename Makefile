@@ -164,7 +164,8 @@ lint:
 
 # The unit tests and a --dump of each kind under valgrind: zero errors and
 # zero definite leaks (ncurses' still-reachable memory is not a leak).
-VALGRIND := valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite
+VALGRIND := valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite \
+            --suppressions=$(CURDIR)/tests/support/valgrind.supp
 valgrind: tests-bin attnviz
 	@command -v valgrind >/dev/null || { echo "valgrind is not installed (apt-get install valgrind)"; exit 1; }
 	@fail=0; for t in $(TEST_BIN); do echo "== valgrind $$t"; $(VALGRIND) $$t >/dev/null || fail=1; done; \

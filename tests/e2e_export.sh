@@ -41,6 +41,21 @@ grep -q 'width="1200"' "$TMP/v.svg" && pass || fail "v.svg: not 120 columns wide
 grep -q 'fill="#ffffff"' "$TMP/v.svg" && pass || fail "v.svg: not the light theme"
 grep -q "scores" "$TMP/v.svg" && pass || fail "v.svg: not the scores"
 
+# Figures: SVG, PNG, PDF.
+for ext in svg png pdf; do
+    "$ATTNVIZ" --export "$TMP/f.$ext" --figure=heads --numbers "$S"
+    expect_rc "figure $ext" 0 $?
+done
+head -c 4 "$TMP/f.pdf" | grep -q "%PDF" && pass || fail "f.pdf is no PDF"
+command -v xmllint >/dev/null 2>&1 && { xmllint --noout "$TMP/f.svg" && pass || fail "f.svg is not valid XML"; }
+# The figure is not the screen: no key hints, and its own page size in points.
+grep -q "q quit" "$TMP/f.svg" && fail "f.svg is the screen, not a figure" || pass
+grep -q 'width="[0-9.]*pt"' "$TMP/f.svg" && pass || fail "f.svg: no size in points"
+head -c 8 "$TMP/f.png" | od -An -c | grep -q "P   N   G" && pass || fail "f.png is no PNG"
+"$ATTNVIZ" --export "$TMP/m.png" --figure=layers --model ../shared/models/stories260K.bin "Lily saw a cat. Lily" 2>/dev/null
+rc=$?
+if [ -r ../shared/models/stories260K.bin ]; then expect_rc "figure of layers x heads" 0 $rc; fi
+
 # Bad input: one line, exit 2, nothing written.
 bad() { # name needle args...
     name=$1 needle=$2; shift 2
@@ -51,6 +66,10 @@ bad() { # name needle args...
 }
 bad "unknown extension" "no picture extension" --export "$TMP/x.jpg" "$S"
 bad "pdf screen" "a PDF is a --figure" --export "$TMP/x.pdf" "$S"
+bad "html figure" "not HTML" --export "$TMP/x.html" --figure "$S"
+bad "figure without export" "--figure: needs --export" --figure "$S"
+bad "numbers without figure" "--numbers: goes with --figure" --export "$TMP/x.svg" --numbers "$S"
+bad "unknown figure kind" "--figure: unknown kind" --export "$TMP/x.svg" --figure=all "$S"
 bad "export and dump" "not with --dump" --export "$TMP/x.svg" --dump "$S"
 bad "head out of range" "--head: 9 is out of range 1..4" --export "$TMP/x.svg" --head 9 "$S"
 bad "unknown stage" "--stage: unknown stage" --export "$TMP/x.svg" --stage nope "$S"

@@ -75,6 +75,9 @@ static const char *const usage_parts[] = {
     "                         output | x | pe | concat | y\n"
     "      --export FILE      draw the view once and write it as a picture, by the extension:\n"
     "                         .svg | .png | .html (the screen: --width columns, its colours)\n"
+    "      --figure[=KIND]    with --export: a figure for slides instead (.svg | .png | .pdf):\n"
+    "                         head (default) | heads (the layer's) | layers (every layer x head)\n"
+    "      --numbers          the figure's values in its cells\n"
     "      --force            --export may replace an existing file\n"
     "      --lesson NAME      a lesson: 1..7 (built in), a lesson FILE, or list (prints them)\n"
     "      --step N           the lesson's step to start at (default 1)\n"
@@ -197,7 +200,8 @@ static const struct option long_options[] = {
     {"stage", required_argument, NULL, OPT_STAGE},
     {"export", required_argument, NULL, OPT_EXPORT},
     {"force", no_argument, NULL, OPT_FORCE},
-    /* --figure and --numbers: with tui/figure.c (merged next) */
+    {"figure", optional_argument, NULL, OPT_FIGURE},
+    {"numbers", no_argument, NULL, OPT_NUMBERS},
     {"lesson", required_argument, NULL, OPT_LESSON},
     {"lang", required_argument, NULL, OPT_LANG},
     {"step", required_argument, NULL, OPT_STEP},

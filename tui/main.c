@@ -25,6 +25,7 @@
 #include "model.h"
 #include "number.h"
 #include "atomicfile.h"
+#include "figure.h"
 #include "hftok.h"
 #include "lesson.h"
 #include "picture.h"
@@ -239,6 +240,22 @@ static int run_export(App *a, const CliOptions *o) {
         a->tier = palette_tier((int)o->color, getenv("NO_COLOR"), 256);
         int w = o->width ? o->width : 80;
         if (!(cv = cv_new(w, app_natural_height(a, w)))) status = (print_error("out of memory"), 1);
+    }
+    if (status == 0 && o->figure) {
+        /* a figure: the stage shown if it is a query x key matrix, else the weights */
+        Stage st = tensor_info(a->shown)->stage;
+        if (st != STAGE_SCORES && st != STAGE_SCALED && st != STAGE_MASKED) st = STAGE_WEIGHTS;
+        FigureOptions fo = {.kind = (FigureKind)(o->figure - 1),
+                            .layer = a->m->layer,
+                            .head = a->head,
+                            .stage = st,
+                            .numbers = o->numbers,
+                            .dark = o->theme == 1};
+        FigureFormat ff = fmt == PIC_PNG ? FIG_PNG : fmt == PIC_PDF ? FIG_PDF : FIG_SVG;
+        if (figure_render(a->m, &fo, ff, &buf, &len, &err) || av_write_file_atomic(o->export_file, buf, len, &err))
+            status = (print_error(err.msg), av_error_exit_status(&err));
+        cv_free(cv);
+        cv = NULL;
     }
     if (cv) {
         app_draw(a, cv);
