@@ -3,6 +3,7 @@
  * NumPy/PyTorch reference (ref.py) and the tmux byte counts (bytes.sh).
  *
  *   bench machine                  CPU, flags, cores, attnviz's kernel and threads
+ *   bench peak                     the per-core FMA peak (AVX2, AVX-512, the kernel's)
  *   bench forward [BUDGET_S]       full forward at the three anchor shapes, 1 and 2 threads
  *   bench incremental              mask / scale toggle and head switch vs a full forward
  *   bench latency [BUDGET_S]       key -> doupdate on a headless ncurses screen
@@ -1269,6 +1270,76 @@ static int cmd_spawn(int n, char **argv) {
 }
 
 // ----------------------------------------------------------------------------
+// the machine's FMA peak (issue 17): every GFLOP/s figure is also a fraction of it
+
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+
+/* n iterations of 12 independent vector FMAs (enough to cover the latency
+ * of 2 FMA ports: 4 cycles x 2 ports plus margin); returns a sum so that the
+ * compiler keeps the work. */
+__attribute__((target("avx2,fma"))) static float fma_loop_avx2(long n) {
+    __m256 a[12], m = _mm256_set1_ps(0.999999f), c = _mm256_set1_ps(1e-7f);
+    for (int i = 0; i < 12; i++) a[i] = _mm256_set1_ps((float)i);
+    for (long k = 0; k < n; k++)
+        for (int i = 0; i < 12; i++) a[i] = _mm256_fmadd_ps(a[i], m, c);
+    __m256 s = a[0];
+    for (int i = 1; i < 12; i++) s = _mm256_add_ps(s, a[i]);
+    float out[8];
+    _mm256_storeu_ps(out, s);
+    return out[0];
+}
+
+__attribute__((target("avx512f"))) static float fma_loop_avx512(long n) {
+    __m512 a[12], m = _mm512_set1_ps(0.999999f), c = _mm512_set1_ps(1e-7f);
+    for (int i = 0; i < 12; i++) a[i] = _mm512_set1_ps((float)i);
+    for (long k = 0; k < n; k++)
+        for (int i = 0; i < 12; i++) a[i] = _mm512_fmadd_ps(a[i], m, c);
+    __m512 s = a[0];
+    for (int i = 1; i < 12; i++) s = _mm512_add_ps(s, a[i]);
+    return _mm512_reduce_add_ps(s);
+}
+
+/* GFLOP/s of one core: the best of 5 runs of about 0.1 s each. */
+static double peak_of(float (*loop)(long), int lanes) {
+    long n = 1 << 20;
+    double best = 0;
+    volatile float sink = 0;
+    for (int r = 0; r < 5; r++) {
+        double t0 = now_ms();
+        sink += loop(n);
+        double ms = now_ms() - t0;
+        if (ms < 50 && r == 0) { /* too short to time well: grow once */
+            n *= 8;
+            r--;
+            continue;
+        }
+        double g = 2.0 * 12 * lanes * (double)n / (ms * 1e6);
+        if (g > best) best = g;
+    }
+    (void)sink;
+    return best;
+}
+#endif
+
+/* bench peak: the per-core FMA peak of each vector width the CPU has, and
+ * the one of attnviz's kernel (the anchor of every GFLOP/s fraction). */
+static void cmd_peak(void) {
+#if defined(__GNUC__) && defined(__x86_64__)
+    __builtin_cpu_init();
+    int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    int avx512 = __builtin_cpu_supports("avx512f");
+    double p2 = avx2 ? peak_of(fma_loop_avx2, 8) : 0, p5 = avx512 ? peak_of(fma_loop_avx512, 16) : 0;
+    const char *k = mat_kernel_name();
+    double kernel = strstr(k, "512") ? p5 : strstr(k, "avx2") ? p2 : 0;
+    printf("bench=peak avx2_gflops=%.1f avx512_gflops=%.1f kernel=%s kernel_peak_gflops=%.1f per=core\n", p2, p5, k,
+           kernel);
+#else
+    printf("bench=peak kernel=%s kernel_peak_gflops=0 reason=\"not an x86-64 build\"\n", mat_kernel_name());
+#endif
+}
+
+// ----------------------------------------------------------------------------
 
 static void usage(void) {
     fprintf(stderr, "usage: bench machine | forward [BUDGET_S] | incremental | latency [BUDGET_S] | "
@@ -1281,6 +1352,7 @@ int main(int argc, char **argv) {
     if (argc < 2) return usage(), 2;
     const char *cmd = argv[1];
     if (strcmp(cmd, "machine") == 0) cmd_machine();
+    else if (strcmp(cmd, "peak") == 0) cmd_peak();
     else if (strcmp(cmd, "forward") == 0) cmd_forward(argc > 2 ? atof(argv[2]) : 60.0);
     else if (strcmp(cmd, "incremental") == 0) cmd_incremental();
     else if (strcmp(cmd, "latency") == 0) cmd_latency(argc > 2 ? atof(argv[2]) : 30.0);

@@ -170,9 +170,44 @@ def openblas_ctypes():
     return None
 
 
+def mapped_blas():
+    """The BLAS shared object really mapped into this process (after numpy or
+    torch is imported), from /proc/self/maps with symbolic links resolved:
+    (name, path). Debian's /usr/lib/<triplet>/blas/libblas.so.3 is the
+    reference BLAS (netlib), whatever numpy.show_config() says (it lists
+    "blas_mkl_info: NOT AVAILABLE", which a search for "mkl" took for MKL)."""
+    paths = []
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                parts = line.split(None, 5)
+                if len(parts) == 6 and parts[5].strip().startswith("/"):
+                    paths.append(os.path.realpath(parts[5].strip()))
+    except OSError:
+        return ("unknown", "")
+    # the BLAS itself first (a LAPACK beside it is in the same folder)
+    paths.sort(key=lambda p: not os.path.basename(p).startswith(("libblas", "libopenblas", "libmkl", "libblis",
+                                                                   "libcblas")))
+    for p in dict.fromkeys(paths):
+        base = os.path.basename(p)
+        if "openblas" in p:
+            return ("openblas", p)
+        if base.startswith("libmkl") or "/mkl/" in p:
+            return ("mkl", p)
+        if "blis" in base:
+            return ("blis", p)
+        if "atlas" in p:
+            return ("atlas", p)
+    for p in dict.fromkeys(paths):
+        if os.path.basename(p).startswith("libblas.so") or os.path.basename(p).startswith("libcblas.so"):
+            return ("reference", p)
+    return ("unknown", "")
+
+
 def blas_info():
     """A dict describing NumPy's BLAS: threadpoolctl when present, else
-    OpenBLAS through ctypes, else the libraries numpy.show_config() names."""
+    OpenBLAS through ctypes, else the library mapped into the process
+    (mapped_blas), never a guess from numpy.show_config()'s text."""
     import numpy  # noqa: F401  (loads the BLAS)
 
     try:
@@ -187,30 +222,21 @@ def blas_info():
         pass
     d = openblas_ctypes()
     if d:
+        d["path"] = mapped_blas()[1]
         return d
-    import contextlib
-    import io
-
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf):
-        numpy.show_config()
-    text = buf.getvalue().lower()
-    for lib in ("mkl", "openblas", "blis", "accelerate", "atlas", "blas"):
-        if lib in text:
-            return {"internal_api": lib, "version": "unknown", "architecture": "unknown",
-                    "threading_layer": "unknown", "num_threads": "unknown", "source": "show_config"}
-    return {"internal_api": "unknown", "version": "unknown", "architecture": "unknown",
-            "threading_layer": "unknown", "num_threads": "unknown", "source": "none"}
+    name, path = mapped_blas()
+    return {"internal_api": name, "version": "unknown", "architecture": "unknown",
+            "threading_layer": "unknown", "num_threads": "unknown", "source": "maps", "path": path}
 
 
 def cmd_info():
     import numpy
 
     d = blas_info()
-    print("ref=info numpy=%s blas=%s version=%s coretype=%s threading=%s num_threads=%s source=%s" % (
+    print("ref=info numpy=%s blas=%s version=%s coretype=%s threading=%s num_threads=%s source=%s path=%s" % (
         numpy.__version__, d.get("internal_api", "unknown"), d.get("version") or "unknown",
         d.get("architecture") or "unknown", d.get("threading_layer") or "unknown",
-        d.get("num_threads", "unknown"), d.get("source", "unknown")))
+        d.get("num_threads", "unknown"), d.get("source", "unknown"), d.get("path") or mapped_blas()[1] or "none"))
 
 
 # ----------------------------------------------------------------------------
@@ -263,8 +289,9 @@ def cmd_torch(shapes, check, threads):
     for tok in cfg.replace(",", " ").split():
         if tok.startswith("BLAS_INFO="):
             blas = tok.split("=", 1)[1]
-    print("ref=torch_info version=%s sdpa=%s blas_info=%s threads=%d" % (
-        torch.__version__, quote(name), blas, torch.get_num_threads()), flush=True)
+    mapped, path = mapped_blas()  # the library torch really calls, beside what it was built with
+    print("ref=torch_info version=%s sdpa=%s blas_info=%s blas=%s blas_path=%s threads=%d" % (
+        torch.__version__, quote(name), blas, mapped, path or "none", torch.get_num_threads()), flush=True)
 
     def forward(x, wq, wk, wv, wo, h):
         n, dm = x.shape

@@ -4,6 +4,8 @@
 # startup runs, and prints one key=value line per figure:
 #
 #   bench=machine   CPU, flags, cores, attnviz's kernel and default threads
+#   bench=peak      the per-core FMA peak (AVX2, AVX-512, attnviz's kernel), measured
+#   bench=of_peak   each GFLOP/s figure as a fraction of that peak x threads
 #   bench=numpy     the BLAS NumPy used, its core type, the OpenBLAS core tried
 #   bench=torch     PyTorch's version and attention function
 #   bench=forward   full forward per shape and thread count, beside NumPy/PyTorch
@@ -72,6 +74,11 @@ want() {
 "$BENCH" machine >"$TMPD/machine" 2>&1
 say "$(cat "$TMPD/machine") build=\"${BENCH_BUILD:-unknown}\""
 case ${BENCH_BUILD:-} in *sanitize* | *-O0*) say 'bench=warn reason="not the release build: the figures mean little"' ;; esac
+# The per-core FMA peak (issue 17): each GFLOP/s below is also a fraction of
+# it times the threads (bench=of_peak lines at the end).
+"$BENCH" peak >"$TMPD/peak" 2>&1
+say "$(cat "$TMPD/peak")"
+PEAK=$(kv kernel_peak_gflops <"$TMPD/peak")
 AVX512=$(kv avx512f <"$TMPD/machine")
 AVX2=$(kv avx2 <"$TMPD/machine")
 
@@ -89,6 +96,22 @@ else
     if "$PY" -c 'import torch' 2>"$TMPD/err"; then HAVE_TORCH=1; else
         say "bench=skip what=torch reason=\"import torch failed: $(lastline "$TMPD/err"); $(dpkg_note python3-torch)\""
     fi
+    # Issue 17: no anchor on the reference BLAS (netlib's libblas.so.3): the
+    # library each one really maps, not what its configuration text says.
+    mapped() { # numpy|torch: "name path" of the BLAS mapped after importing it
+        "$PY" -c 'import sys; sys.path.insert(0, sys.argv[1]); import '"$1"'; import ref; print(*ref.mapped_blas())' \
+            "$HERE" 2>/dev/null
+    }
+    for lib in numpy torch; do
+        eval "have=\$HAVE_$(echo $lib | tr a-z A-Z)"
+        [ "$have" = 1 ] || continue
+        m=$(mapped $lib)
+        if [ "${m%% *}" = reference ]; then
+            say "bench=skip what=$lib reason=\"$lib uses the reference BLAS (${m#* }): no anchor to compare with;" \
+                "apt-get install libopenblas0-pthread (update-alternatives then picks OpenBLAS)\""
+            eval "HAVE_$(echo $lib | tr a-z A-Z)=0"
+        fi
+    done
 fi
 
 # threads_env T: the environment that gives a child process T BLAS/OpenMP threads
@@ -138,7 +161,7 @@ if [ $HAVE_NUMPY = 1 ]; then
     INFO=$(grep '^ref=info' "$TMPD/info")
     say "bench=numpy blas=$(echo "$INFO" | kv blas) version=$(echo "$INFO" | kv version)" \
         "coretype=$(echo "$INFO" | kv coretype) numpy=$(echo "$INFO" | kv numpy)" \
-        "threading=$(echo "$INFO" | kv threading) source=$(echo "$INFO" | kv source)" \
+        "threading=$(echo "$INFO" | kv threading) source=$(echo "$INFO" | kv source) path=$(echo "$INFO" | kv path)" \
         "detected=${DETECTED:-unknown} used=$CHOSEN${PROBE:+ probe=\"${PROBE# }\"}"
     if want forward; then
         for t in 1 2; do
@@ -177,6 +200,7 @@ if [ $HAVE_TORCH = 1 ]; then
     info=$(grep -h '^ref=torch_info' "$TMPD/pt1default" | head -n 1)
     [ -n "$info" ] && say "bench=torch version=$(echo "$info" | kv version)" \
         "sdpa=$(echo "$info" | sed -n 's/.* sdpa="\([^"]*\)".*/\1/p') blas_info=$(echo "$info" | kv blas_info)" \
+        "blas=$(echo "$info" | kv blas) blas_path=$(echo "$info" | kv blas_path)" \
         "core_env=${CORE_ENV:-none}"
 fi
 # A reference that disagrees with float64 NumPy is reported, and still shown.
@@ -444,6 +468,20 @@ if want startup; then
         say "bench=skip what=startup reason=\"$(lastline "$TMPD/once") $(lastline "$TMPD/dump")\""
     fi
 fi
+
+# ---------------------------------------------------------------- fractions of the FMA peak (issue 17)
+awk -v peak="${PEAK:-0}" '
+function kv(line, key) {
+    if (match(line, " " key "=[^ ]*")) return substr(line, RSTART + length(key) + 2, RLENGTH - length(key) - 2)
+    return ""
+}
+/^bench=(forward|model|hf) / && kv($0, "gflops") != "" && peak + 0 > 0 {
+    what = $1; sub(/^bench=/, "", what)
+    t = kv($0, "threads") + 0; if (t < 1) t = 1
+    id = kv($0, "name") != "" ? "name=" kv($0, "name") (kv($0, "dtype") != "" ? " dtype=" kv($0, "dtype") : "") " tokens=" kv($0, "tokens") \
+                               : "n=" kv($0, "n") " d_model=" kv($0, "d_model") " heads=" kv($0, "heads")
+    printf "bench=of_peak what=%s %s threads=%d gflops=%s peak_gflops=%.1f fraction=%.2f\n", what, id, t, kv($0, "gflops"), peak * t, kv($0, "gflops") / (peak * t)
+}' "$OUT" | tee -a "$OUT"
 
 # ---------------------------------------------------------------- targets of issues 7, 12 and 14
 awk '
