@@ -7,9 +7,15 @@
 
 #define BIG_FONT "DejaVu Sans Bold, NanumGothic Bold, Nanum Gothic Bold, sans-serif Bold"
 
-/* The text's layout on a scratch surface: its size in pixels. */
+/* The text's layout for cr, on a font map of its own (freed with the
+ * layout: pango's per-thread default keeps every font until exit). */
 static PangoLayout *layout_of(cairo_t *cr, const char *text) {
-    PangoLayout *lay = pango_cairo_create_layout(cr);
+    PangoFontMap *fm = pango_cairo_font_map_new();
+    PangoContext *ctx = pango_font_map_create_context(fm);
+    g_object_unref(fm);
+    pango_cairo_update_context(cr, ctx);
+    PangoLayout *lay = pango_layout_new(ctx);
+    g_object_unref(ctx); /* the layout holds it */
     PangoFontDescription *fd = pango_font_description_from_string(BIG_FONT);
     pango_font_description_set_absolute_size(fd, BIGTEXT_PX * PANGO_SCALE);
     pango_layout_set_font_description(lay, fd);

@@ -299,7 +299,13 @@ static int png_of(Buf *b, const Canvas *cv, int dark, AvError *err) {
     int W = cv->w * PIC_CELL_W, H = cv->h * PIC_CELL_H;
     cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, W > 0 ? W : 1, H > 0 ? H : 1);
     cairo_t *cr = cairo_create(s);
-    PangoLayout *lay = pango_cairo_create_layout(cr);
+    /* A font map of the picture's own, freed with it: pango's per-thread
+     * default keeps every font it loaded until exit (leaks to valgrind). */
+    PangoFontMap *fm = pango_cairo_font_map_new();
+    PangoContext *ctx = pango_font_map_create_context(fm);
+    g_object_unref(fm);
+    pango_cairo_update_context(cr, ctx);
+    PangoLayout *lay = pango_layout_new(ctx);
     PangoFontDescription *fd = pango_font_description_from_string(FONT_FAMILY);
     PangoFontDescription *fb = pango_font_description_from_string(FONT_FAMILY);
     pango_font_description_set_absolute_size(fd, FONT_PX * PANGO_SCALE);
@@ -307,7 +313,8 @@ static int png_of(Buf *b, const Canvas *cv, int dark, AvError *err) {
     pango_font_description_set_weight(fb, PANGO_WEIGHT_BOLD);
     cairo_font_options_t *fo = cairo_font_options_create();
     cairo_font_options_set_hint_style(fo, CAIRO_HINT_STYLE_SLIGHT);
-    pango_cairo_context_set_font_options(pango_layout_get_context(lay), fo);
+    pango_cairo_context_set_font_options(ctx, fo);
+    pango_layout_context_changed(lay);
     cairo_font_options_destroy(fo);
     unsigned char bg0[3];
     picture_rgb(-1, dark, 0, bg0);
@@ -354,6 +361,7 @@ static int png_of(Buf *b, const Canvas *cv, int dark, AvError *err) {
     pango_font_description_free(fd);
     pango_font_description_free(fb);
     g_object_unref(lay);
+    g_object_unref(ctx);
     cairo_destroy(cr);
     cairo_surface_flush(s);
     cairo_status_t st = cairo_surface_write_to_png_stream(s, png_write, b);
