@@ -52,6 +52,8 @@ void app_free(App *a) {
     a->lesson = NULL;
     free(a->lesson_start);
     a->lesson_start = NULL;
+    free(a->caption_title), free(a->caption_text);
+    a->caption_title = a->caption_text = NULL;
 }
 
 int app_wake_ms(const App *a) { return a->wake_ms > 0 ? a->wake_ms : -1; }

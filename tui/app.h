@@ -72,6 +72,7 @@ typedef struct {
 } MaskBefore;
 
 typedef struct Lesson Lesson;
+typedef struct Follow Follow;
 
 typedef struct {
     Model *m; /* not owned */
@@ -117,6 +118,10 @@ typedef struct {
     int lesson_left;          /* L: the lesson left (the state stays); L again goes back to its step */
     char *lesson_start;       /* owned: the state the lesson started from (script.h commands) */
     char *picture_pending;    /* owned: a picture's file that exists; y overwrites it, another key keeps it */
+    char *caption_title;      /* owned: the caption of a teacher's attnviz (script.h: caption), shown under the
+                                 view when the app has no lesson of its own (lesson_caption_now); NULL: none */
+    char *caption_text;       /* owned: its text, paragraphs separated by "\n" (set with caption_title) */
+    Follow *follow;           /* not owned (main.c): --publish or --follow (follow.h), or NULL */
 } App;
 
 /* P: the screen as it is now (the last frame's size, without the prompt)

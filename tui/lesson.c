@@ -222,9 +222,9 @@ char *lesson_list(const char *lang) {
 
 /* The caption's paragraphs wrapped to w: the rows they take (cv NULL: only
  * counted), from row y. */
-static int caption_text(const LessonStep *s, Canvas *cv, int y, int w, int max_rows) {
+static int caption_text(const char *text, Canvas *cv, int y, int w, int max_rows) {
     int rows = 0;
-    const char *p = s->caption ? s->caption : "";
+    const char *p = text ? text : "";
     while (*p && rows < max_rows) {
         const char *nl = strchr(p, '\n');
         size_t n = nl ? (size_t)(nl - p) : strlen(p);
@@ -240,35 +240,51 @@ static int caption_text(const LessonStep *s, Canvas *cv, int y, int w, int max_r
     return rows < max_rows ? rows : max_rows;
 }
 
-/* Projector mode on a big screen: the step's title in large type above
- * the caption (bigtext.h), when it fits. */
+/* Projector mode on a big screen: the title of the app's own lesson's step
+ * in large type above the caption (bigtext.h), when it fits. */
 static int big_title(const App *a, int w, int h) {
-    if (!a->present || h < 36) return 0;
+    if (!a->present || h < 36 || !a->lesson || a->lesson_left) return 0;
     int bw = bigtext_width(a->lesson->step[a->lesson_step].title);
     return bw > 0 && bw <= w - 2 ? BIGTEXT_ROWS : 0;
 }
 
+const char *lesson_caption_now(const App *a, char *title, size_t cap) {
+    if (a->lesson && !a->lesson_left) {
+        const Lesson *l = a->lesson;
+        const LessonStep *s = &l->step[a->lesson_step];
+        snprintf(title, cap, "%s %d/%d: %s", l->title, a->lesson_step + 1, l->n_step, s->title);
+        return s->caption ? s->caption : "";
+    }
+    if (a->lesson || !a->caption_title) return NULL;
+    snprintf(title, cap, "%s", a->caption_title);
+    return a->caption_text ? a->caption_text : "";
+}
+
 int lesson_caption_rows(const App *a, int w, int h) {
-    if (!a->lesson || a->lesson_left || h < 12 || w < 20) return 0;
+    char title[8];
+    const char *text = lesson_caption_now(a, title, sizeof title);
+    if (!text || h < 12 || w < 20) return 0;
     int max = h / 3 > 3 ? h / 3 : 3, big = big_title(a, w, h);
-    int rows = 1 + big + caption_text(&a->lesson->step[a->lesson_step], NULL, 0, w - 2, max - 1 - big);
+    int rows = 1 + big + caption_text(text, NULL, 0, w - 2, max - 1 - big);
     return rows < max ? rows : max;
 }
 
 void lesson_draw_caption(const App *a, Canvas *cv, int y, int rows) {
-    const Lesson *l = a->lesson;
-    const LessonStep *s = &l->step[a->lesson_step];
-    char head[256];
-    snprintf(head, sizeof head, " %s %d/%d: %s ", l->title, a->lesson_step + 1, l->n_step, s->title);
+    char title[SCRIPT_CAPTION_MAX_TITLE + 1], head[SCRIPT_CAPTION_MAX_TITLE + 3];
+    const char *text = lesson_caption_now(a, title, sizeof title);
+    if (!text) return;
+    snprintf(head, sizeof head, " %s ", title);
     cv_fill(cv, y, 0, cv->w, " ", style_attr(ST_REVERSE));
     int x = cv_text(cv, y, 0, head, cv->w, style_attr(ST_REVERSE | ST_BOLD));
+    /* The keys of the app's own lesson (a teacher's caption has none here). */
     const char *keys = " Space next  b back  R start  L leave ";
     int kw = (int)strlen(keys);
-    if (x + kw < cv->w) cv_text(cv, y, cv->w - kw, keys, kw, style_attr(ST_REVERSE));
+    if (a->lesson && x + kw < cv->w) cv_text(cv, y, cv->w - kw, keys, kw, style_attr(ST_REVERSE));
     int big = big_title(a, cv->w, cv->h + 0 * rows);
-    if (big && rows > big + 1) bigtext_draw(cv, y + 1, 1, cv->w - 2, s->title, style_attr(ST_BOLD));
+    if (big && rows > big + 1)
+        bigtext_draw(cv, y + 1, 1, cv->w - 2, a->lesson->step[a->lesson_step].title, style_attr(ST_BOLD));
     else big = 0;
-    caption_text(s, cv, y + 1 + big, cv->w - 2, rows - 1 - big);
+    caption_text(text, cv, y + 1 + big, cv->w - 2, rows - 1 - big);
 }
 
 // ----------------------------------------------------------------------------

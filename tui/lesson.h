@@ -63,9 +63,17 @@ char *lesson_list(const char *lang);
  * with ko, else "en". */
 const char *lesson_locale_lang(void);
 
-/* The rows the caption of the step shown takes at the bottom of a w x h
- * screen (0: no lesson, or left), and the caption drawn there: a title
- * line (the lesson, the step, the keys), then the text wrapped. */
+/* The caption shown now: the step of the app's lesson ("TITLE k/n: STEP"
+ * into title[cap]), else, without a lesson, the teacher's caption that came
+ * with --follow (App.caption_title, script.h's caption command); its text
+ * (paragraphs separated by "\n"), or NULL when none is shown (no lesson, or
+ * left, and no teacher's caption). */
+const char *lesson_caption_now(const App *a, char *title, size_t cap);
+
+/* The rows the caption shown (lesson_caption_now) takes at the bottom of a
+ * w x h screen (0: none), and the caption drawn there: a title line (the
+ * lesson, the step, the keys of the app's own lesson), then the text
+ * wrapped. */
 int lesson_caption_rows(const App *a, int w, int h);
 void lesson_draw_caption(const App *a, Canvas *cv, int y, int rows);
 

@@ -184,6 +184,22 @@ static int apply_qkv(Model *m, const ScriptCmd *c, AvError *err) {
     return rc ? av_error_prefix(err, "qkv") : 0;
 }
 
+/* A caption's title or text s[0..n): valid UTF-8, no control or format
+ * character but a line break where `nl`, at most `max` bytes. 0, or -1
+ * with why. */
+static int caption_ok(const char *s, size_t n, int nl, size_t max, const char *what, char *why, size_t cap) {
+    if (n > max) return snprintf(why, cap, "caption: the %s is longer than %zu bytes", what, max), -1;
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        int k = utf8_decode(s + i, n - i, &cp);
+        if (cp == UTF8_INVALID) return snprintf(why, cap, "caption: invalid UTF-8 in the %s", what), -1;
+        if (utf8_is_unsafe(cp) && !(nl && cp == '\n'))
+            return snprintf(why, cap, "caption: a control character (U+%04X) in the %s", (unsigned)cp, what), -1;
+        i += (size_t)k;
+    }
+    return 0;
+}
+
 static const char *const setting_names[] = {"d_model", "heads", "d_k",   "d_v", "seed", "mask",
                                             "scale",   "pos",   "score", "tie", "attn"};
 
@@ -295,6 +311,18 @@ int script_parse(const char *s, size_t len, ScriptCmd *c, char *why, size_t cap)
                 return script_cmd_free(c), snprintf(why, cap, "key: an argument too long"), -1;
         }
         if (!c->text) return snprintf(why, cap, "out of memory"), -1;
+    } else if (strcmp(name, "caption") == 0) {
+        c->op = SC_CAPTION;
+        if (at_end(&l)) return 0; /* no caption */
+        size_t tl;
+        char inner[128];
+        if (quoted(&l, &c->text, &c->len, inner, sizeof inner) || quoted(&l, &c->arg, &tl, inner, sizeof inner)) {
+            script_cmd_free(c);
+            return snprintf(why, cap, "caption: %s (expected \"TITLE\" \"TEXT\", or nothing)", inner), -1;
+        }
+        if (caption_ok(c->text, c->len, 0, SCRIPT_CAPTION_MAX_TITLE, "title", why, cap) ||
+            caption_ok(c->arg, tl, 1, SCRIPT_CAPTION_MAX_TEXT, "text", why, cap))
+            return script_cmd_free(c), -1;
     } else {
         char safe[64];
         utf8_escape_into(safe, sizeof safe, name);
@@ -401,6 +429,16 @@ int script_apply(App *a, const ScriptCmd *c, AvError *err) {
     case SC_PAD:
         if (model_set_pad(m, (int)c->a, err)) return -1;
         break;
+    case SC_CAPTION: {
+        char *title = c->text ? strdup(c->text) : NULL, *text = c->text ? strdup(c->arg) : NULL;
+        if (c->text && (!title || !text)) {
+            free(title), free(text);
+            return av_error_nomem(err, "out of memory");
+        }
+        free(a->caption_title), free(a->caption_text);
+        a->caption_title = title, a->caption_text = text;
+        break;
+    }
     }
     app_clamp_cursor(a);
     return 0;

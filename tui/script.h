@@ -27,6 +27,15 @@
  *   contrast on|off  next on|off   z's row contrast, n's next-token panel
  *   key NAME [ARG]             any key's action by its name (app_run: "mask",
  *                              "all-heads", "pipeline", "head 2", ...)
+ *   caption "TITLE" "TEXT" | caption
+ *                              the caption a teacher's attnviz shows (its
+ *                              lesson's step: follow.h), or none; TEXT's
+ *                              paragraphs are separated by \n. Valid UTF-8,
+ *                              no control or format character (but \n in
+ *                              TEXT), at most SCRIPT_CAPTION_MAX_TITLE and
+ *                              SCRIPT_CAPTION_MAX_TEXT bytes. Shown under
+ *                              the view when no lesson of the app's own is
+ *                              (App.caption_title, lesson_caption_now)
  *   # ...                      a comment (and blank lines): nothing
  *
  * Nothing in it runs a program or opens a file. */
@@ -57,7 +66,12 @@ typedef enum {
     SC_KEY,
     SC_QKV, /* text: the Q/K/V file's content */
     SC_PAD, /* a: the <pad> tokens */
+    SC_CAPTION,
 } ScriptOp;
+
+/* The longest caption title and text (bytes) a caption command takes. */
+#define SCRIPT_CAPTION_MAX_TITLE 1024
+#define SCRIPT_CAPTION_MAX_TEXT  65536
 
 /* The settings a config command names (a bit each) and their values. */
 enum {
@@ -80,9 +94,10 @@ typedef struct {
     ModelConfig cfg; /* SC_CONFIG: the values of the fields in `set` */
     long a, b;       /* numbers: head, layer, cursor, highlight (a, b: -1 when not given), on/off */
     int kind;        /* view, stage, tokenizer, highlight (HL_*) */
-    char *text;      /* SC_SENTENCE, SC_TARGET (NULL: none), SC_QKV's file, SC_KEY's name (owned) */
+    char *text;      /* SC_SENTENCE, SC_TARGET (NULL: none), SC_QKV's file, SC_KEY's name, SC_CAPTION's title
+                        (NULL: none) (owned) */
     size_t len;      /* its length (a sentence may hold NULs) */
-    char *arg;       /* SC_KEY's argument, or NULL (owned) */
+    char *arg;       /* SC_KEY's argument, or NULL; SC_CAPTION's text (owned) */
 } ScriptCmd;
 
 /* Parses one line s[0..len) (no line break) into *out: 0, or -1 with the
