@@ -10,6 +10,7 @@
 #include "app_internal.h"
 #include "lesson.h"
 #include "cli.h"
+#include "follow.h"
 #include "formula.h"
 #include "gravity.h"
 #include "utf8.h"
@@ -533,6 +534,13 @@ static int act_present(App *a, const char *arg) {
     return 0;
 }
 
+/* F: the teacher's state again (follow.h). */
+static int act_follow(App *a, const char *arg) {
+    (void)arg;
+    follow_attach(a->follow, a);
+    return 0;
+}
+
 /* P: the prompt for the file name (app_run's "picture FILE" writes it at
  * once; an existing file is kept). */
 static int act_picture(App *a, const char *arg) {
@@ -598,5 +606,6 @@ const ActionDef app_actions[ACT_COUNT] = {
     [ACT_LESSON_PREV] = {"lesson-prev", NEEDS_LESSON, act_lesson_prev},
     [ACT_LESSON_RESTART] = {"lesson-restart", NEEDS_LESSON, act_lesson_restart},
     [ACT_LESSON_LEAVE] = {"lesson-leave", NEEDS_LESSON, act_lesson_leave},
+    [ACT_FOLLOW] = {"follow", NEEDS_FOLLOW, act_follow},
 };
 // clang-format on

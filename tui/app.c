@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "app_internal.h"
+#include "follow.h"
 #include "grid.h"
 #include "keymap.h"
 #include "lesson.h"
@@ -186,6 +187,7 @@ int app_action_listed(const App *a, int act) {
     unsigned needs = app_actions[act].needs;
     if ((needs & NEEDS_LAYERS) && a->m->cfg.layers == 1) return 0;
     if ((needs & NEEDS_LESSON) && !a->lesson) return 0;
+    if ((needs & NEEDS_FOLLOW) && !follow_is_follower(a->follow)) return 0;
     return !(needs & NEEDS_PREDICT) || a->m->src->next_tokens;
 }
 

@@ -83,6 +83,11 @@ static const char *const usage_parts[] = {
     "      --step N           the lesson's step to start at (default 1)\n"
     "      --lang LANG        en | ko: the lessons' language (default: the locale's)\n"
     "      --present          projector mode (B): bigger cells, less chrome, large captions\n"
+    "      --publish PATH     publish the state at every change on the Unix socket PATH, for\n"
+    "                         students on this machine: attnviz --follow PATH\n"
+    "      --publish-mode M   who may follow: 0600 (default: you), 0660 (your group), 0666 (all)\n"
+    "      --follow PATH      show what the teacher's attnviz publishes at PATH, at this\n"
+    "                         terminal's size; any key explores on your own, F follows again\n"
     "      --no-mouse         leave the mouse to the terminal (text selection)\n"
     "      --color WHEN       auto | always | never  (default auto; NO_COLOR set = never)\n"
     "      --theme KIND       auto | dark | light: the terminal's background, for 8 colours\n"
@@ -161,6 +166,9 @@ enum {
     OPT_LANG,
     OPT_STEP,
     OPT_PRESENT,
+    OPT_PUBLISH,
+    OPT_PUBLISH_MODE,
+    OPT_FOLLOW,
 };
 
 static const struct option long_options[] = {
@@ -206,6 +214,9 @@ static const struct option long_options[] = {
     {"lang", required_argument, NULL, OPT_LANG},
     {"step", required_argument, NULL, OPT_STEP},
     {"present", no_argument, NULL, OPT_PRESENT},
+    {"publish", required_argument, NULL, OPT_PUBLISH},
+    {"publish-mode", required_argument, NULL, OPT_PUBLISH_MODE},
+    {"follow", required_argument, NULL, OPT_FOLLOW},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -408,11 +419,44 @@ static int io_option(CliOptions *o, Given *g, int c, AvError *err) {
         if (cli_parse_int(optarg, 1, 200, "--step", &v, err)) return -1;
         o->step = (int)v;
         break;
+    case OPT_PUBLISH: o->publish = optarg; break;
+    case OPT_PUBLISH_MODE: {
+        /* 1 to 4 octal digits; the owner keeps read and write */
+        long v = 0;
+        size_t n = strlen(optarg);
+        int ok = n >= 1 && n <= 4;
+        for (size_t i = 0; ok && i < n; i++) ok = optarg[i] >= '0' && optarg[i] <= '7', v = v * 8 + (optarg[i] - '0');
+        if (!ok || v > 0777 || (v & 0600) != 0600)
+            return av_errorf(err,
+                             "--publish-mode: '%s' is not an octal mode with the owner's read and write "
+                             "(0600: you, 0660: your group, 0666: everyone)",
+                             optarg);
+        o->publish_mode = (int)v;
+        break;
+    }
+    case OPT_FOLLOW: o->follow = optarg; break;
     case 'h': o->help = 1; break;
     case 'V': o->version = 1; break;
     default: return 0;
     }
     return 1;
+}
+
+/* --publish, --publish-mode, --follow: with what they go. */
+static int follow_options_check(const CliOptions *o, AvError *err) {
+    const char *which = o->publish ? "--publish" : "--follow";
+    if (o->publish_mode >= 0 && !o->publish) return av_errorf(err, "--publish-mode: goes with --publish PATH");
+    if (!o->publish && !o->follow) return 0;
+    if (o->publish && o->follow) return av_errorf(err, "--publish and --follow: choose one");
+    if ((o->publish && !o->publish[0]) || (o->follow && !o->follow[0]))
+        return av_errorf(err, "%s: the path is empty", which);
+    if (o->dump || o->once || o->export_file || o->generate)
+        return av_errorf(err, "%s: goes with the interactive view; not with --dump, --once, --export or --generate",
+                         which);
+    if (o->follow && o->lesson)
+        return av_errorf(err, "--follow: the teacher's attnviz has the lesson (its captions come with the stream); "
+                              "not with --lesson");
+    return 0;
 }
 
 /* What getopt could not take: a missing value (':'), an unknown option, or
@@ -507,6 +551,7 @@ static int options_check(CliOptions *o, const Given *g, AvError *err) {
     if (o->step && !o->lesson) return av_errorf(err, "--step: goes with --lesson");
     if (o->lesson && (o->dump || o->generate || o->qkv_file))
         return av_errorf(err, "--lesson: a lesson is on the screen; not with --dump, --generate or --qkv");
+    if (follow_options_check(o, err)) return -1;
     if (!o->dk_given) {
         o->cfg.d_k = o->cfg.d_model / o->cfg.heads;
         if (o->cfg.d_k < 1) o->cfg.d_k = 1;
@@ -522,6 +567,7 @@ int cli_parse(CliOptions *o, int argc, char **argv, AvError *err) {
     o->mouse = 1;
     o->color = COLOR_AUTO;
     o->stage = -1;
+    o->publish_mode = -1;
     Given given = {.score_scale = -1};
     optind = 0; /* GNU: restart scanning, so that the parser can run more than once */
     opterr = 0; /* our own messages */

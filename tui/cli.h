@@ -58,6 +58,9 @@ typedef struct {
     const char *lang;        /* --lang en|ko, or NULL: the locale's */
     int step;                /* --step N (1-based), 0 when not given */
     int present;             /* --present: projector mode */
+    const char *publish;     /* --publish PATH: the state on a Unix socket for followers (follow.h), or NULL */
+    int publish_mode;        /* --publish-mode MODE (octal), -1 when not given: 0600 */
+    const char *follow;      /* --follow PATH: follow a teacher's attnviz, or NULL */
     int help, version;
 } CliOptions;
 

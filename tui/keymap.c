@@ -68,6 +68,7 @@ const KeyBinding keymap[] = {
     {{'R', 0}, "R", NULL, ACT_LESSON_RESTART, "in a lesson: back to its first step", NULL, 99, NULL},
     {{'L', 0}, "L", NULL, ACT_LESSON_LEAVE, "in a lesson: leave it and explore from here; L again: back to the step", NULL, 99, NULL},
     {{'B', 0}, "B", NULL, ACT_PRESENT, "projector mode on/off: bigger cells, higher contrast, less chrome, large captions", NULL, 99, NULL},
+    {{'F', 0}, "F", NULL, ACT_FOLLOW, "follow the teacher again (--follow): the teacher's screen at once; any other key explores on your own", "F follow", 1, NULL},
     {{'P', 0}, "P", NULL, ACT_PICTURE, "write the screen as a picture: .svg, .png or .html (asks for the file name)", NULL, 99, NULL},
     {{CTRL('l'), 0}, "Ctrl-L", NULL, ACT_REDRAW, "redraw the screen", NULL, 99, NULL},
 };
