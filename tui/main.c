@@ -22,6 +22,7 @@
 #include "parallel.h"
 #include "screen.h"
 #include "export.h"
+#include "follow.h"
 #include "model.h"
 #include "number.h"
 #include "atomicfile.h"
@@ -317,10 +318,15 @@ static int run_app(Model *m, const CliOptions *o, BuildMaskNotes *notes, int asc
     } else if (o->once) {
         app.tier = once_tier(o);
         status = run_once(&app, o);
+    } else if ((o->publish || o->follow) && !(app.follow = follow_open(o, &err))) { /* follow.h */
+        print_error(err.msg);
+        status = av_error_exit_status(&err);
     } else {
         status = screen_run(&app, o, &err);
         if (status == 1) print_error(err.msg);
     }
+    follow_free(app.follow); /* removes --publish's socket */
+    app.follow = NULL;
     app_free(&app);
     return status;
 }

@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "cancel.h"
+#include "follow.h"
 #include "keycode.h"
 #include "signals.h"
 #include "utf8.h"
@@ -256,7 +257,13 @@ static void *job_run(void *arg) {
         int closes =
             (e->kind == EV_KEY && (e->ch == '\n' || e->ch == '\r')) || (e->kind == EV_CODE && e->ch == KEY_ENTER);
         atomic_store(&j->q_quits, app_q_quits(a, closes));
+        /* --follow: any input but F detaches from the teacher (follow.h). */
+        if (a->follow && !(e->kind == EV_CODE && e->ch == KEY_RESIZE)) {
+            AppKey k = {e->kind == EV_CODE, e->kind == EV_CODE ? (uint32_t)keycode_from_curses((int)e->ch) : e->ch};
+            follow_input(a->follow, a, e->kind == EV_KEY || e->kind == EV_CODE ? &k : NULL);
+        }
         app_event(a, e);
+        follow_input_done(a->follow, a);
         atomic_store(&j->q_quits, app_q_quits(a, 0));
     }
     j->batch.n = 0;
@@ -385,20 +392,31 @@ static void frame_end(Loop *l, Term *t) {
  * handler's signal inside it.) */
 static void loop_wait(Loop *l, Term *t) {
     App *a = l->job.a;
-    struct pollfd fds[2] = {{.fd = t->ifd, .events = POLLIN}, {.fd = t->wake[0], .events = POLLIN}};
+    /* the terminal, the job's pipe (while it runs), and --publish's or
+     * --follow's sockets (follow.h) */
+    struct pollfd fds[2 + FOLLOW_MAX_FDS] = {{.fd = t->ifd, .events = POLLIN},
+                                             {.fd = l->busy ? t->wake[0] : -1, .events = POLLIN}};
+    int nf = a->follow ? follow_poll_fds(a->follow, fds + 2, FOLLOW_MAX_FDS, l->busy) : 0;
+    int follow_ms = a->follow ? follow_wake_ms(a->follow, l->busy) : -1, follow_first = 0;
     struct timespec ts, *tsp = NULL;
     int wake_ms = l->busy ? -1 : app_wake_ms(a);
+    double left = -1.0;
     if ((l->busy && !l->marked) || wake_ms >= 0) {
-        double left = l->busy ? 0.016 - (now_seconds() - l->started) : wake_ms * 1e-3 - (now_seconds() - l->idle_since);
+        left = l->busy ? 0.016 - (now_seconds() - l->started) : wake_ms * 1e-3 - (now_seconds() - l->idle_since);
         if (left < 0) left = 0;
+    }
+    if (follow_ms >= 0 && (left < 0 || follow_ms * 1e-3 < left)) left = follow_ms * 1e-3, follow_first = 1;
+    if (left >= 0) {
         ts.tv_sec = (time_t)left, ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9);
         tsp = &ts;
     }
-    int r = ppoll(fds, l->busy ? 2 : 1, tsp, &t->wait_mask);
+    int r = ppoll(fds, (nfds_t)(2 + nf), tsp, &t->wait_mask);
     if (r < 0) {
         if (errno != EINTR) l->quitting = 1;
         return;
     }
+    if (a->follow && follow_handle(a->follow, fds + 2, nf, l->busy ? NULL : a)) l->redraw = 1;
+    if (r == 0 && follow_first) return;
     if (l->busy && r == 0 && !l->marked) {
         draw_computing_mark(a);
         l->marked = 1;
@@ -431,6 +449,8 @@ static int loop_run(Term *t, App *a) {
         if (signals_quit() || l.input.eof || l.quitting) break;
         if (!l.busy) {
             if (a->quit) break;
+            /* --publish: the state after the last frame; --follow: what happened (follow.h) */
+            if (a->follow && follow_idle(a->follow, a)) l.redraw = 1;
             if (frame_begin(&l, t)) continue;
         }
         /* Input that is already waiting (ncurses may hold some). While a job
