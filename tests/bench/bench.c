@@ -7,6 +7,8 @@
  *   bench forward [BUDGET_S]       full forward at the three anchor shapes, 1 and 2 threads
  *   bench incremental              mask / scale toggle and head switch vs a full forward
  *   bench latency [BUDGET_S]       key -> doupdate on a headless ncurses screen
+ *   bench follow [N] [K]           a --publish teacher and N followers (processes), K
+ *                                  changes: key -> last follower's block (issue 16)
  *   bench spawn N CMD [ARGS...]    median wall time and peak RSS of N runs of CMD
  *   bench llama-write DIR          a synthetic llama2.c checkpoint of stories15M's
  *                                  shape and a vocabulary of 32000 pieces, in DIR
@@ -39,6 +41,7 @@
 #include <fcntl.h>
 #include <malloc.h>
 #include <math.h>
+#include <poll.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +56,7 @@
 #include "app.h"
 #include "canvas.h"
 #include "cli.h"
+#include "follow.h"
 #include "hfmodel.h"
 #include "keycode.h"
 #include "llama.h"
@@ -1229,6 +1233,201 @@ static int cmd_hf(const char *name, const char *dir, double budget_s, const char
 }
 
 // ----------------------------------------------------------------------------
+// bench follow (issue 16)
+
+/* What a follower process tells the bench: its index and the time it had a
+ * new teacher's block applied and drawn (16 bytes: one atomic pipe write). */
+typedef struct {
+    int child, pad;
+    double ms;
+} FollowRecord;
+
+/* A follower: the real one (follow.h) on an app of its own, as attnviz
+ * --follow runs it but without a terminal: each new block is applied,
+ * recomputed and drawn on an 80x24 canvas, then reported on fd out. Ends
+ * when the teacher's side closes. */
+static void follow_child(int idx, const char *path, int out) {
+    for (int fd = 3; fd < 1024; fd++)
+        if (fd != out) close(fd); /* the parent's listening socket is not ours */
+    par_set_threads(1);
+    char why[256];
+    Model *m = make_model(10, 64, 4, why, sizeof why);
+    if (!m) _exit(1);
+    App a;
+    app_init(&a, m, TIER_NONE, 0, 1, NULL);
+    CliOptions o;
+    memset(&o, 0, sizeof o);
+    o.follow = path, o.publish_mode = -1;
+    AvError err = {0};
+    Follow *f = follow_open(&o, &err);
+    Canvas *cv = cv_new(80, 24);
+    if (!f || !cv) _exit(1);
+    a.follow = f;
+    char *last = follow_block(&a, NULL); /* a message alone is no new block */
+    for (;;) {
+        follow_idle(f, &a);
+        struct pollfd fds[1];
+        int n = follow_poll_fds(f, fds, 1, 0);
+        if (n == 0) break; /* the teacher's side is gone */
+        if (poll(fds, (nfds_t)n, -1) < 0 && errno != EINTR) break;
+        if (!follow_handle(f, fds, n, &a)) continue;
+        char *now = follow_block(&a, NULL);
+        if (now && (!last || strcmp(now, last) != 0)) {
+            app_update(&a);
+            app_draw(&a, cv);
+            FollowRecord r = {idx, 0, now_ms()};
+            if (write(out, &r, sizeof r) != (ssize_t)sizeof r) break;
+        }
+        free(last);
+        last = now;
+    }
+    _exit(0);
+}
+
+/* CPU seconds (user + system) of process pid from /proc, or -1. */
+static double proc_cpu_s(pid_t pid) {
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')');
+    unsigned long ut = 0, st = 0;
+    /* after the name: state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime */
+    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2) return -1;
+    return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+static double self_cpu_s(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
+           ru.ru_stime.tv_usec * 1e-6;
+}
+
+/* Waits on the publisher's sockets and the records' pipe until `want`
+ * records came or `timeout_ms` passed; the latest record's time into *last.
+ * Returns the records read. */
+static int follow_pump(Follow *pub, App *t, int rfd, int want, double timeout_ms, double *last) {
+    int n = 0;
+    double end = now_ms() + timeout_ms;
+    while (n < want) {
+        struct pollfd fds[1 + FOLLOW_MAX_FDS];
+        fds[0] = (struct pollfd){.fd = rfd, .events = POLLIN};
+        int nf = follow_poll_fds(pub, fds + 1, FOLLOW_MAX_FDS, 0);
+        double left = end - now_ms();
+        if (left <= 0) break;
+        if (poll(fds, (nfds_t)(1 + nf), (int)left + 1) < 0 && errno != EINTR) break;
+        follow_handle(pub, fds + 1, nf, t);
+        if (fds[0].revents & POLLIN) {
+            FollowRecord r[64];
+            ssize_t k = read(rfd, r, sizeof r);
+            for (ssize_t i = 0; i < k / (ssize_t)sizeof *r; i++, n++)
+                if (r[i].ms > *last) *last = r[i].ms;
+        }
+    }
+    return n;
+}
+
+/* N follower processes on a publisher's socket; K changes at the teacher
+ * (keys that change its state, each recomputed, drawn and published as the
+ * frame does); for each, the time from the key to the last follower's new
+ * block applied and drawn; then the CPU of the publisher and the followers
+ * while the class sits idle for 2 s. */
+static void cmd_follow(int n, int k) {
+    char dir[] = "/tmp/attnviz-bench-follow.XXXXXX", path[128];
+    if (!mkdtemp(dir)) {
+        printf("bench=skip what=follow reason=\"mkdtemp: %s\"\n", strerror(errno));
+        return;
+    }
+    snprintf(path, sizeof path, "%s/class", dir);
+    CliOptions o;
+    memset(&o, 0, sizeof o);
+    o.publish = path, o.publish_mode = -1;
+    AvError err = {0};
+    Follow *pub = follow_open(&o, &err);
+    int pfd[2];
+    if (!pub || pipe(pfd) != 0) {
+        printf("bench=skip what=follow reason=\"%s\"\n", pub ? strerror(errno) : err.msg);
+        follow_free(pub);
+        rmdir(dir);
+        return;
+    }
+    /* The followers first, before the teacher has a model or a thread. */
+    pid_t *pid = calloc((size_t)n, sizeof *pid);
+    int started = 0;
+    for (; pid && started < n; started++) {
+        pid_t c = fork();
+        if (c == 0) follow_child(started, path, pfd[1]);
+        if (c < 0) break;
+        pid[started] = c;
+    }
+    close(pfd[1]);
+    char why[256];
+    Model *m = make_model(10, 64, 4, why, sizeof why);
+    App t;
+    Canvas *cv = cv_new(100, 30);
+    double *lat = malloc(sizeof *lat * (size_t)(k > 0 ? k : 1)),
+           *pub_us = malloc(sizeof *pub_us * (size_t)(k > 0 ? k : 1));
+    int changes = 0, missed = 0, got_first = 0;
+    double idle_self = -1, idle_children = 0;
+    if (m && cv && lat && pub_us) {
+        app_init(&t, m, TIER_NONE, 0, 1, NULL);
+        t.follow = pub;
+        app_draw(&t, cv);
+        app_run(&t, "scale", NULL); /* not the followers' own start: each sees the first block as new */
+        app_update(&t);
+        follow_idle(pub, &t); /* the first block: to each follower as it is accepted */
+        double last = 0;
+        got_first = follow_pump(pub, &t, pfd[0], started, 20000, &last);
+        static const AppKey keys[] = {{0, 'm'}, {0, '\t'}, {0, 's'}, {0, 'v'}, {0, 'j'},
+                                      {0, 'l'}, {0, 'k'},  {0, 'h'}, {0, 'r'}};
+        for (int i = 0; i < k; i++) {
+            double t0 = now_ms();
+            app_key(&t, keys[i % (int)(sizeof keys / sizeof *keys)]);
+            app_update(&t);
+            app_draw(&t, cv);
+            double p0 = now_ms();
+            follow_idle(pub, &t);
+            pub_us[changes] = (now_ms() - p0) * 1e3;
+            last = 0;
+            int r = follow_pump(pub, &t, pfd[0], got_first, 5000, &last);
+            if (r < got_first) missed += got_first - r;
+            lat[changes++] = (r ? last : now_ms()) - t0;
+        }
+        /* Idle: the publisher waits as the screen loop does; nobody changes anything. */
+        double c0 = 0, c1 = 0;
+        for (int i = 0; i < started; i++) c0 += proc_cpu_s(pid[i]);
+        double s0 = self_cpu_s();
+        double dummy = 0;
+        follow_pump(pub, &t, pfd[0], 1, 2000, &dummy);
+        idle_self = self_cpu_s() - s0;
+        for (int i = 0; i < started; i++) c1 += proc_cpu_s(pid[i]);
+        idle_children = c1 - c0;
+        app_free(&t);
+    }
+    follow_free(pub); /* the followers see the end and exit */
+    for (int i = 0; i < started; i++) waitpid(pid[i], NULL, 0);
+    close(pfd[0]);
+    rmdir(dir);
+    double p50 = quantile(lat, changes, 0.50), p99 = quantile(lat, changes, 0.99), mx = quantile(lat, changes, 1.0);
+    double u50 = quantile(pub_us, changes, 0.50);
+    if (m && cv && lat && pub_us)
+        printf("bench=follow followers=%d connected=%d changes=%d p50_ms=%.3f p99_ms=%.3f max_ms=%.3f "
+               "publish_us_p50=%.1f missed=%d idle_s=2 idle_cpu_ms=%.1f idle_cpu_followers_ms=%.1f cores=%ld "
+               "what=\"key at the teacher -> the last follower's block applied and drawn (80x24)\"\n",
+               n, got_first, changes, p50, p99, mx, u50, missed, idle_self * 1e3, idle_children * 1e3,
+               sysconf(_SC_NPROCESSORS_ONLN));
+    else printf("bench=skip what=follow reason=\"%s\"\n", m ? "out of memory" : why);
+    fflush(stdout);
+    free(lat), free(pub_us), free(pid);
+    cv_free(cv);
+    model_free(m);
+}
+
+// ----------------------------------------------------------------------------
 // bench spawn
 
 /* Runs argv n times (after one warm-up run) with standard output and input on
@@ -1343,7 +1542,7 @@ static void cmd_peak(void) {
 
 static void usage(void) {
     fprintf(stderr, "usage: bench machine | forward [BUDGET_S] | incremental | latency [BUDGET_S] | "
-                    "spawn N CMD [ARGS...] | llama-write DIR | llama NAME FILE BUDGET_S OUT | "
+                    "follow [N] [K] | spawn N CMD [ARGS...] | llama-write DIR | llama NAME FILE BUDGET_S OUT | "
                     "llama-latency FILE BUDGET_S | hf-write DIR gpt2|smollm2 f32|bf16 | "
                     "hf NAME DIR BUDGET_S OUT\n");
 }
@@ -1356,6 +1555,9 @@ int main(int argc, char **argv) {
     else if (strcmp(cmd, "forward") == 0) cmd_forward(argc > 2 ? atof(argv[2]) : 60.0);
     else if (strcmp(cmd, "incremental") == 0) cmd_incremental();
     else if (strcmp(cmd, "latency") == 0) cmd_latency(argc > 2 ? atof(argv[2]) : 30.0);
+    else if (strcmp(cmd, "follow") == 0)
+        cmd_follow(argc > 2 && atoi(argv[2]) > 0 ? atoi(argv[2]) : 100,
+                   argc > 3 && atoi(argv[3]) > 0 ? atoi(argv[3]) : 200);
     else if (strcmp(cmd, "spawn") == 0 && argc > 3) return cmd_spawn(atoi(argv[2]) > 0 ? atoi(argv[2]) : 1, argv + 3);
     else if (strcmp(cmd, "llama-write") == 0 && argc == 3) return cmd_llama_write(argv[2]);
     else if (strcmp(cmd, "llama") == 0 && argc == 6) {

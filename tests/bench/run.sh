@@ -18,9 +18,11 @@
 #                   small and SmolLM2-135M shapes, F32 and BF16: forward of 128
 #                   and 512 tokens beside PyTorch
 #   bench=hf_memory their load time and RSS (anon, file) before/after load and run
+#   bench=follow    issue 16: a --publish teacher and 100 follower processes: key ->
+#                   the last follower's block applied and drawn; CPU of an idle class
 #   bench=bytes     bytes sent to a tmux pty per key and while idle
 #   bench=startup   --once / --dump start-up time and peak memory
-#   bench=target    each target of issues 7, 12 and 14: value, limit, met
+#   bench=target    each target of issues 7, 12, 14 and 16: value, limit, met
 #   bench=skip      what was not measured, and why
 #
 # usage: BENCH=build/release/tests/bench/bench ATTNVIZ=build/release/attnviz sh tests/bench/run.sh
@@ -31,7 +33,7 @@
 # ../shared/models beside the checkout), BENCH_HF_BUDGET (seconds of timed
 # forwards per Hugging Face checkpoint for attnviz, default 12; PyTorch gets
 # a third of it per process), BENCH_ONLY (the sections to run,
-# comma-separated: forward, incremental, latency, model, hf, bytes, startup;
+# comma-separated: forward, incremental, latency, model, hf, follow, bytes, startup;
 # default all; the machine and BLAS lines always run). Installs nothing;
 # never fails on a number.
 set -u
@@ -445,6 +447,12 @@ if want hf; then
     fi
 fi
 
+# ---------------------------------------------------------------- follow (issue 16)
+if want follow; then
+    "$BENCH" follow 100 200 2>"$TMPD/err" | tee -a "$OUT"
+    grep -q '^bench=follow' "$OUT" || say "bench=skip what=follow reason=\"$(lastline "$TMPD/err")\""
+fi
+
 # ---------------------------------------------------------------- bytes (tmux)
 if want bytes; then
     sh "$HERE/bytes.sh" "$ATTNVIZ" >"$TMPD/bytes" 2>"$TMPD/err"
@@ -483,7 +491,7 @@ function kv(line, key) {
     printf "bench=of_peak what=%s %s threads=%d gflops=%s peak_gflops=%.1f fraction=%.2f\n", what, id, t, kv($0, "gflops"), peak * t, kv($0, "gflops") / (peak * t)
 }' "$OUT" | tee -a "$OUT"
 
-# ---------------------------------------------------------------- targets of issues 7, 12 and 14
+# ---------------------------------------------------------------- targets of issues 7, 12, 14 and 16
 awk '
 function kv(line, key) {
     if (match(line, " " key "=[^ ]*")) return substr(line, RSTART + length(key) + 2, RLENGTH - length(key) - 2)
@@ -534,6 +542,12 @@ function report(what, value) {
     s = kv($0, "name") "_" kv($0, "dtype")
     target("hf_load_ms_" s, kv($0, "load_first_ms"), "1000")
     target("hf_load_anon_kb_" s, kv($0, "anon_load_kb"), int(kv($0, "file_kb") / 10))
+}
+/^bench=follow / { # issue 16: 100 followers keep up; an idle class costs no CPU
+    target("follow_p99_ms_n" kv($0, "followers"), kv($0, "p99_ms"), "200")
+    target("follow_missed_blocks", kv($0, "missed"), "0")
+    target("follow_idle_cpu_ms_publisher", kv($0, "idle_cpu_ms"), "10")
+    target("follow_idle_cpu_ms_followers", kv($0, "idle_cpu_followers_ms"), "20")
 }
 /^bench=bytes / {
     s = kv($0, "size")
