@@ -360,8 +360,8 @@ struct Follow {
     int publisher;           /* 1: --publish; 0: --follow */
     struct sockaddr_un addr; /* PATH */
     char shown[256];         /* PATH escaped, for messages */
-    char say[AV_ERR_MAX];    /* a message for the app's line ("": none), said when the app is ours */
-    int say_error;           /* it reports an error */
+    char note[AV_ERR_MAX];   /* a message for the app's line ("": none), said when the app is ours */
+    int note_error;          /* it reports an error */
     /* the publisher */
     int listen_fd;
     int mode;  /* of the socket file */
@@ -391,16 +391,16 @@ static void say(Follow *f, int error, const char *fmt, ...) __attribute__((forma
 static void say(Follow *f, int error, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(f->say, sizeof f->say, fmt, ap);
+    vsnprintf(f->note, sizeof f->note, fmt, ap);
     va_end(ap);
-    f->say_error = error;
+    f->note_error = error;
 }
 
 /* The message waiting, on the app's line: 1 when there was one. */
 static int flush_say(Follow *f, App *a) {
-    if (!f->say[0]) return 0;
-    app_say(a, f->say_error, "%s", f->say);
-    f->say[0] = '\0';
+    if (!f->note[0]) return 0;
+    app_say(a, f->note_error, "%s", f->note);
+    f->note[0] = '\0';
     return 1;
 }
 
@@ -596,12 +596,15 @@ static void pub_handle(Follow *f, const struct pollfd *fds, int n) {
 // ----------------------------------------------------------------------------
 // the follower
 
-/* Connects to the teacher: 0, or -1 (no one listens there yet). */
+/* Connects to the teacher: 0, or -1 with errno (ENOENT, ECONNREFUSED: no
+ * one listens there yet; EACCES: the socket's mode). */
 static int sub_connect(Follow *f) {
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) return -1;
     if (connect(fd, (const struct sockaddr *)&f->addr, sizeof f->addr) != 0) {
+        int e = errno;
         close(fd);
+        errno = e;
         return -1;
     }
     FollowReader *r = follow_reader_new();
@@ -697,9 +700,14 @@ Follow *follow_open(const CliOptions *o, AvError *err) {
     }
     f->attached = 1;
     if (sub_connect(f) != 0) {
+        int e = errno;
         f->retry_at = now_s() + 1.0;
-        say(f, 0, "waiting for the teacher's attnviz at %s: trying every second (any key: explore on your own)",
-            f->shown);
+        if (e == EACCES || e == EPERM)
+            say(f, 1, "cannot follow %s: %s (the teacher's --publish-mode chooses who may); trying every second",
+                f->shown, strerror(e));
+        else
+            say(f, 0, "waiting for the teacher's attnviz at %s: trying every second (any key: explore on your own)",
+                f->shown);
     }
     return f;
 }
@@ -796,12 +804,12 @@ void follow_attach(Follow *f, App *a) {
         return;
     }
     f->attached = 1;
-    f->say[0] = '\0';
+    f->note[0] = '\0';
     int applied = f->has_latest && sub_apply(f, a);
     if (f->fd < 0 && sub_connect(f) != 0) {
         f->retry_at = now_s() + 1.0;
         say(f, 0, "%sthe teacher's attnviz is not there: trying every second", applied ? "its last state; " : "");
-    } else if (f->fd >= 0 && !f->say[0]) {
+    } else if (f->fd >= 0 && !f->note[0]) {
         say(f, 0, "following the teacher again (any key: explore on your own)");
     }
     flush_say(f, a);
