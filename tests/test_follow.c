@@ -247,6 +247,11 @@ static void test_caption_command(void **state) {
         if (script_parse(bad[i], strlen(bad[i]), &c, why, sizeof why) == 0) fail_msg("took [%s]", bad[i]);
         if (!strstr(why, "caption")) fail_msg("[%s]: %s", bad[i], why);
     }
+    /* a lesson's step has its own caption: the command is the stream's */
+    const char *lesson = "title: t\n== a\ntext\n> caption \"x\" \"y\"\n";
+    AvError err = {0};
+    assert_null(lesson_parse(lesson, strlen(lesson), "l.txt", &err));
+    assert_string_equal(err.msg, "l.txt:4: caption: only in a teacher's stream (a step's caption is its text)");
     /* a title over the limit */
     size_t n = SCRIPT_CAPTION_MAX_TITLE + 20;
     char *big = malloc(n + 32);

@@ -134,6 +134,10 @@ Lesson *lesson_parse(const char *text, size_t len, const char *name, AvError *er
             ScriptCmd c;
             if (script_parse(s + k + 1, n - k - 1, &c, why, sizeof why)) FAIL("%s", why);
             if (c.op == SC_NONE) continue;
+            if (c.op == SC_CAPTION) { /* a teacher's stream's (follow.h): a step's caption is its text */
+                script_cmd_free(&c);
+                FAIL("caption: only in a teacher's stream (a step's caption is its text)");
+            }
             if (cur->n_cmd >= LESSON_MAX_CMDS) {
                 script_cmd_free(&c);
                 FAIL("more than %d commands in a step", LESSON_MAX_CMDS);
