@@ -140,6 +140,85 @@ static void test_round_trip(void **state) {
     model_free(tm), model_free(fm);
 }
 
+static unsigned long computed(const Model *m) {
+    unsigned long n = 0;
+    for (int s = 0; s < STAGE_COUNT; s++) n += m->computed[s];
+    return n;
+}
+
+/* Feeds a block and applies it: 0, or -1 with why. */
+static int feed_apply(App *f, const char *block, char *why, size_t cap) {
+    FollowReader *r = follow_reader_new();
+    FollowBlock b;
+    int got = feed(r, block, why, cap), rc = -1;
+    if (got == FOLLOW_GOT_BLOCK && follow_reader_take(r, &b)) {
+        rc = follow_apply(f, &b, why, cap);
+        follow_block_free(&b);
+    }
+    follow_reader_free(r);
+    return rc;
+}
+
+/* A teacher on a Q/K/V file: the matrices go with the state (qkv), the
+ * follower on the seeded sentence takes them; a block that only moves the
+ * cursor recomputes nothing there (the same sentence or matrices are not
+ * applied again). */
+static void test_round_trip_qkv(void **state) {
+    (void)state;
+    Model *tm = make_model("x"), *fm = make_model("the follower's own sentence");
+    App t, f;
+    app_init(&t, tm, TIER_NONE, 0, 1, NULL);
+    app_init(&f, fm, TIER_NONE, 0, 1, NULL);
+    const char *qkv = "qkv \"tokens: a b c\\nQ:\\n1 0\\n0 1\\n1 1\\nK:\\n1 0\\n0 1\\n0.5 2\\n"
+                      "V:\\n1 2\\n3 4\\n5 6\\n\"";
+    ScriptCmd c;
+    char why[512];
+    AvError err = {0};
+    if (script_parse(qkv, strlen(qkv), &c, why, sizeof why)) fail_msg("%s", why);
+    assert_int_equal(script_apply(&t, &c, &err), 0);
+    script_cmd_free(&c);
+    assert_int_equal(app_run(&t, "down", NULL), 0);
+    app_update(&t);
+    char *block = follow_block(&t, NULL);
+    assert_non_null(strstr(block, "\nqkv \"tokens: a b c\\nQ:\\n"));
+    if (feed_apply(&f, block, why, sizeof why)) fail_msg("%s", why);
+    app_update(&f);
+    char *ts = state_of(&t), *fs = state_of(&f);
+    assert_string_equal(fs, ts);
+    free(ts), free(fs), free(block);
+    assert_int_equal(fm->n_q, 3);
+
+    unsigned long before = computed(fm);
+    assert_int_equal(app_run(&t, "right", NULL), 0);
+    app_update(&t);
+    block = follow_block(&t, NULL);
+    if (feed_apply(&f, block, why, sizeof why)) fail_msg("%s", why);
+    app_update(&f);
+    assert_int_equal(f.cj, t.cj);
+    assert_int_equal(computed(fm), before);
+    free(block);
+
+    /* the same for a sentence: a cursor move recomputes nothing */
+    Model *sm = make_model("the cat sat on the mat"), *gm = make_model("a dog");
+    App s2, g;
+    app_init(&s2, sm, TIER_NONE, 0, 1, NULL);
+    app_init(&g, gm, TIER_NONE, 0, 1, NULL);
+    block = follow_block(&s2, NULL);
+    assert_int_equal(feed_apply(&g, block, why, sizeof why), 0);
+    app_update(&g);
+    free(block);
+    before = computed(gm);
+    assert_int_equal(app_run(&s2, "down", NULL), 0);
+    block = follow_block(&s2, NULL);
+    assert_int_equal(feed_apply(&g, block, why, sizeof why), 0);
+    app_update(&g);
+    assert_int_equal(g.ci, 1);
+    assert_int_equal(computed(gm), before);
+    free(block);
+    app_free(&s2), app_free(&g), app_free(&t), app_free(&f);
+    model_free(sm), model_free(gm), model_free(tm), model_free(fm);
+}
+
 static const char lesson_text[] = "title: Attention\n"
                                   "== Tokens\n"
                                   "The sentence is cut into tokens.\n"
@@ -605,15 +684,11 @@ int main(void) {
     snprintf(dir, sizeof dir, "/tmp/attnviz-follow-XXXXXX");
     if (!mkdtemp(dir)) return 1;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_block_framing),
-        cmocka_unit_test(test_round_trip),
-        cmocka_unit_test(test_caption),
-        cmocka_unit_test(test_caption_command),
-        cmocka_unit_test(test_hostile),
-        cmocka_unit_test(test_oversized),
-        cmocka_unit_test(test_apply_all_or_nothing),
-        cmocka_unit_test(test_publish_path),
-        cmocka_unit_test(test_publish_follow),
+        cmocka_unit_test(test_block_framing),   cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_round_trip_qkv),  cmocka_unit_test(test_caption),
+        cmocka_unit_test(test_caption_command), cmocka_unit_test(test_hostile),
+        cmocka_unit_test(test_oversized),       cmocka_unit_test(test_apply_all_or_nothing),
+        cmocka_unit_test(test_publish_path),    cmocka_unit_test(test_publish_follow),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     rmdir(dir);

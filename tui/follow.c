@@ -121,14 +121,31 @@ static int same_bytes(const char *a, size_t an, const char *b, size_t bn) {
     return an == bn && memcmp(a, b, an) == 0;
 }
 
-/* 1 when c would change nothing that costs: the sentence, target or
- * tokenizer the app has already (each would tokenize and recompute all). */
-static int no_change(const App *a, const ScriptCmd *c) {
+/* 1 when the qkv line of `state` (a block of ours: the first after the
+ * header, when the source is a Q/K/V file) gives c's matrices: the same
+ * text, as script_quote writes it. */
+static int same_qkv(const char *state, const ScriptCmd *c) {
+    const char *s = state ? state + strlen(FOLLOW_HEADER "\n") : NULL;
+    if (!s || strncmp(s, "qkv ", 4) != 0) return 0;
+    const char *nl = strchr(s, '\n');
+    char *q = script_quote(c->text, c->len);
+    int same = q && nl && (size_t)(nl - s - 4) == strlen(q) && memcmp(s + 4, q, strlen(q)) == 0;
+    free(q);
+    return same;
+}
+
+/* 1 when c would change nothing that costs: the sentence, target,
+ * tokenizer, <pad> tokens or Q/K/V matrices the app has already (each would
+ * tokenize or switch the source, and recompute everything). state: the
+ * app's block now, or NULL. */
+static int no_change(const App *a, const char *state, const ScriptCmd *c) {
     const Model *m = a->m;
     switch (c->op) {
     case SC_SENTENCE: return m->text && same_bytes(m->text, m->text_len, c->text, c->len);
     case SC_TARGET: return same_bytes(m->target, m->target_len, c->text, c->len);
     case SC_TOKENIZER: return m->tokenizer && tok_preset(m->tokenizer) == (TokPreset)c->kind;
+    case SC_PAD: return m->n_pad == c->a;
+    case SC_QKV: return same_qkv(state, c);
     default: return 0;
     }
 }
@@ -144,7 +161,7 @@ static void apply_own(App *a, const char *block) {
         if ((n != strlen(FOLLOW_HEADER) || memcmp(s, FOLLOW_HEADER, n) != 0) &&
             script_parse(s, n, &c, why, sizeof why) == 0) {
             AvError err = {0};
-            if (!no_change(a, &c)) script_apply(a, &c, &err);
+            if (!no_change(a, NULL, &c)) script_apply(a, &c, &err);
             script_cmd_free(&c);
         }
         s += n + (nl ? 1 : 0);
@@ -156,7 +173,7 @@ int follow_apply(App *a, const FollowBlock *b, char *why, size_t cap) {
     if (!before) return snprintf(why, cap, "out of memory"), -1;
     for (int i = 0; i < b->n; i++) {
         AvError err = {0};
-        if (no_change(a, &b->cmd[i]) || script_apply(a, &b->cmd[i], &err) == 0) continue;
+        if (no_change(a, before, &b->cmd[i]) || script_apply(a, &b->cmd[i], &err) == 0) continue;
         snprintf(why, cap, "line %d: %s", b->line[i], err.msg);
         apply_own(a, before);
         free(before);
