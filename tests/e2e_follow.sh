@@ -4,12 +4,13 @@
 # at the teacher (m, Tab, s) reaches every follower (the time is printed; the
 # 200 ms figure is `make bench`'s, here the limit is generous for the
 # sanitizer build); a follower detaches with a key and follows again with F;
-# a lesson's caption and step go with the state; the teacher quitting leaves
-# the followers usable and removes the socket, a new teacher is followed
-# again; SIGTERM removes the socket too; the socket's mode (0600 by default,
-# --publish-mode); a path that is a file or a live socket is refused (exit 2,
-# one line); a hostile stream (a python3 listener writing garbage blocks) is
-# refused line by line and the follower keeps its state and its keys.
+# a lesson's caption and step go with the state, and a Q/K/V file's matrices;
+# the teacher quitting leaves the followers usable and removes the socket, a
+# new teacher is followed again; SIGTERM removes the socket too; the socket's
+# mode (0600 by default, --publish-mode); a path that is a file or a live
+# socket is refused (exit 2, one line); a hostile stream (a python3 listener
+# writing garbage blocks) is refused line by line and the follower keeps its
+# state and its keys.
 . tests/support/lib.sh
 command -v tmux >/dev/null || { echo "SKIP: tmux not installed"; exit 0; }
 
@@ -156,6 +157,15 @@ while [ $i -lt 100 ] && scr 3 | grep -q "Following 2/2"; do sleep 0.05; i=$((i +
 expect_not_contains "no caption then" "$(scr 3)" "Following 2/2"
 tmx send-keys -t 0:0 q
 expect_in "lesson teacher quits" 0 "EXITED rc=0"
+
+# ---------------------------------------------------------------- a teacher on a Q/K/V file
+# The matrices go with the state: the follower needs no file.
+tmx respawn-window -k -t 0:0 "env $ENVS $ATTNVIZ --color=never --qkv $(pwd)/samples/worked-example.qkv --publish $SOCK ; echo EXITED rc=\$?; sleep 600"
+expect_in "qkv teacher" 0 "3 x 3 from file"
+expect_in "the follower has its matrices" 3 "3 x 3 from file"
+expect_in "and its shape" 3 "d_model=- heads=1 d_k=3"
+tmx send-keys -t 0:0 q
+expect_in "qkv teacher quits" 0 "EXITED rc=0"
 
 # ---------------------------------------------------------------- modes
 for mode in 0660 0666; do
