@@ -614,15 +614,70 @@ static void test_pad(void **state) {
     model_free(m);
 }
 
+/* The footer of the pipeline drawn at w x 30: "stage K/N". */
+static int top_stage(App *a, int w) {
+    Canvas *cv = cv_new(w, 30);
+    assert_non_null(cv);
+    app_draw(a, cv);
+    char *text = cv_render(cv, 0, TIER_NONE);
+    const char *at = strstr(text, "[ ] stage ");
+    int k = at ? atoi(at + 10) : -1;
+    free(text);
+    cv_free(cv);
+    return k;
+}
+
+/* chain K: the pipeline's stage K at the top at any width, kept by [ ] as
+ * a stage (a follower of another width sees the same one), given back by
+ * script_state, dropped when the arrows scroll. */
+static void test_chain(void **state) {
+    (void)state;
+    ModelConfig c = tu_config(8, 2, 4, 4);
+    Model *m = tu_model("I saw a movie yesterday and the movie was fun", &c);
+    App a;
+    app_init(&a, m, TIER_NONE, 0, 1, NULL);
+    ScriptCmd cmd;
+    char why[128];
+    assert_int_equal(script_parse("chain 0", 7, &cmd, why, sizeof why), -1);
+    assert_non_null(strstr(why, "chain"));
+    apply(&a, "view pipeline");
+    apply(&a, "chain 3");
+    assert_int_equal(top_stage(&a, 80), 3);
+    assert_int_equal(top_stage(&a, 120), 3);
+    assert_true(top_stage(&a, 200) <= 3); /* 200 columns: W_Q shares the first row (the footer names its first) */
+    char *st = script_state(&a, NULL);
+    assert_non_null(strstr(st, "view pipeline\n"));
+    assert_non_null(strstr(st, "chain 3\n"));
+    free(st);
+    AppKey down = {1, APP_KEY_DOWN};
+    app_key(&a, down); /* scrolled by hand: no stage kept */
+    assert_int_equal(a.pipe_top, 0);
+    st = script_state(&a, NULL);
+    assert_null(strstr(st, "chain "));
+    free(st);
+    apply(&a, "chain 60"); /* past the stages: the last one */
+    int last = top_stage(&a, 80);
+    assert_true(last > 10);
+    app_free(&a);
+    model_free(m);
+}
+
 int main(void) {
     setlocale(LC_ALL, "C.UTF-8");
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_every_lesson_parses),  cmocka_unit_test(test_korean_has_the_english_steps),
-        cmocka_unit_test(test_every_step_applies),   cmocka_unit_test(test_any_start_state),
-        cmocka_unit_test(test_caption_numbers),      cmocka_unit_test(test_lesson7_facts),
-        cmocka_unit_test(test_broken_lessons),       cmocka_unit_test(test_refused_step),
-        cmocka_unit_test(test_qkv_parse_errors),     cmocka_unit_test(test_qkv_applies),
-        cmocka_unit_test(test_qkv_state_round_trip), cmocka_unit_test(test_pad),
+        cmocka_unit_test(test_every_lesson_parses),
+        cmocka_unit_test(test_korean_has_the_english_steps),
+        cmocka_unit_test(test_every_step_applies),
+        cmocka_unit_test(test_any_start_state),
+        cmocka_unit_test(test_caption_numbers),
+        cmocka_unit_test(test_lesson7_facts),
+        cmocka_unit_test(test_broken_lessons),
+        cmocka_unit_test(test_refused_step),
+        cmocka_unit_test(test_qkv_parse_errors),
+        cmocka_unit_test(test_qkv_applies),
+        cmocka_unit_test(test_qkv_state_round_trip),
+        cmocka_unit_test(test_pad),
+        cmocka_unit_test(test_chain),
     };
     return cmocka_run_group_tests_name("lessons", tests, NULL, NULL);
 }

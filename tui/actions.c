@@ -75,7 +75,7 @@ static int act_quit(App *a, const char *arg) {
 static int act_help(App *a, const char *arg) {
     (void)arg;
     a->overlay = OVERLAY_HELP;
-    a->doc_y = a->doc_x = 0;
+    a->doc_y = a->doc_x = 0, a->pipe_top = 0;
     return 0;
 }
 
@@ -148,7 +148,7 @@ static int act_all_heads(App *a, const char *arg) {
 static int act_pipeline(App *a, const char *arg) {
     (void)arg;
     a->view = a->view == VIEW_PIPELINE ? VIEW_HEATMAP : VIEW_PIPELINE;
-    a->doc_y = a->doc_x = 0;
+    a->doc_y = a->doc_x = 0, a->pipe_top = 0;
     return 0;
 }
 
@@ -157,7 +157,7 @@ static int act_open(App *a, const char *arg) {
     if (a->view == VIEW_HEADS) a->view = VIEW_HEATMAP;
     else if (a->view == VIEW_HEATMAP && a->m->n_q > 0 && tensor_info(a->shown)->scope == TS_HEAD) {
         a->overlay = OVERLAY_CELL;
-        a->doc_y = a->doc_x = 0;
+        a->doc_y = a->doc_x = 0, a->pipe_top = 0;
     }
     return 0;
 }
@@ -376,7 +376,7 @@ static int act_view(App *a, const char *arg) {
         return -1;
     }
     a->view = v;
-    a->doc_y = a->doc_x = 0;
+    a->doc_y = a->doc_x = 0, a->pipe_top = 0;
     app_clamp_cursor(a);
     return 0;
 }

@@ -113,6 +113,8 @@ typedef struct {
     int screen_w, screen_h;   /* the last frame's size: what P writes */
     int hl_kind, hl_i, hl_j;  /* HL_*: a row, a column or a cell the heatmap marks (a lesson's) */
     int present;              /* B, --present: projector mode (bigger cells, less chrome, large captions) */
+    int pipe_top;             /* the pipeline's stage at the top, 1-based ([ ] and `chain K`), whatever the width;
+                                 0: the scroll (doc_y) alone */
     Lesson *lesson;           /* owned: the lesson (lesson.h), or NULL */
     int lesson_step;          /* the step shown, 0-based */
     int lesson_left;          /* L: the lesson left (the state stays); L again goes back to its step */

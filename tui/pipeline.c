@@ -514,6 +514,10 @@ static void pipeline_draw_doc(App *a, Canvas *cv, int y0, int h) {
     Block blocks[PIPE_MAX_BLOCKS];
     int doc_h, doc_w;
     BlockList bl = pipeline_lay_out(a, blocks, cv->w, &doc_h, &doc_w);
+    /* The stage at the top ([ ], `chain K`) wherever the layout puts it at
+     * this width, until the arrows scroll (pipeline_key). */
+    if (a->pipe_top > bl.n) a->pipe_top = bl.n;
+    if (a->pipe_top > 0) a->doc_y = blocks[a->pipe_top - 1].y;
     Canvas *doc = pipeline_doc(a, &bl, doc_w, doc_h);
     if (doc && h > 0) {
         int rows = page_rows(a, doc_h, h, 0);
@@ -535,16 +539,18 @@ static void pipeline_jump(App *a, int dir) {
     Block blocks[PIPE_MAX_BLOCKS];
     int doc_h, doc_w;
     BlockList bl = pipeline_lay_out(a, blocks, w, &doc_h, &doc_w);
-    int to = dir > 0 ? a->doc_y : 0;
+    if (a->pipe_top > 0 && a->pipe_top <= bl.n) a->doc_y = blocks[a->pipe_top - 1].y;
+    int to = dir > 0 ? a->doc_y : 0, at = dir > 0 ? -1 : 0;
     for (int k = 0; k < bl.n; k++) {
         int y = blocks[k].y;
         if (dir > 0 && y > a->doc_y) {
-            to = y;
+            to = y, at = k;
             break;
         }
-        if (dir < 0 && y < a->doc_y) to = y;
+        if (dir < 0 && y < a->doc_y && y != to) to = y, at = k; /* the first block of that row */
     }
     a->doc_y = to;
+    if (at >= 0) a->pipe_top = at + 1; /* kept at any width (a follower's, a resize) */
     blocks_free(&bl);
 }
 
@@ -576,7 +582,10 @@ static int pipeline_key(App *a, Action act) {
     case ACT_MASK_PARAM_DOWN: pipeline_jump(a, -1); return 1;
     case ACT_RIGHT: pipeline_columns(a, 1); return 1;
     case ACT_LEFT: pipeline_columns(a, -1); return 1;
-    default: return page_scroll(a, act) ? 1 : VIEW_KEY_PASS;
+    default:
+        if (!page_scroll(a, act)) return VIEW_KEY_PASS;
+        a->pipe_top = 0; /* scrolled by hand: the rows, not a stage */
+        return 1;
     }
 }
 

@@ -266,6 +266,10 @@ int script_parse(const char *s, size_t len, ScriptCmd *c, char *why, size_t cap)
         long lim = c->op == SC_HEAD ? MODEL_MAX_HEADS : MODEL_MAX_LAYERS;
         if (!word(&l, w, sizeof w) || number(w, 1, lim, &c->a))
             return snprintf(why, cap, "%s: expected a number 1..%ld", name, lim), -1;
+    } else if (strcmp(name, "chain") == 0) {
+        c->op = SC_CHAIN;
+        if (!word(&l, w, sizeof w) || number(w, 1, 64, &c->a))
+            return snprintf(why, cap, "chain: expected the stage at the top, 1..64"), -1;
     } else if (strcmp(name, "cursor") == 0) {
         c->op = SC_CURSOR;
         if (!word(&l, w, sizeof w) || !word(&l, w2, sizeof w2) || number(w, 0, 1 << 20, &c->a) ||
@@ -388,6 +392,7 @@ int script_apply(App *a, const ScriptCmd *c, AvError *err) {
         a->view = (ViewKind)c->kind;
         a->overlay = OVERLAY_NONE;
         a->doc_y = a->doc_x = 0;
+        a->pipe_top = 0;
         break;
     case SC_STAGE:
         if (!app_shown_available(a, (Shown)c->kind))
@@ -406,6 +411,10 @@ int script_apply(App *a, const ScriptCmd *c, AvError *err) {
         if (c->a >= m->n_q || c->b >= m->n_k)
             return av_errorf(err, "cursor %ld %ld: the matrix is %d x %d", c->a, c->b, m->n_q, m->n_k);
         a->ci = (int)c->a, a->cj = (int)c->b;
+        break;
+    case SC_CHAIN:
+        a->pipe_top = (int)c->a; /* clamped to the stages when drawn */
+        a->doc_y = 0;
         break;
     case SC_CELL: a->overlay = OVERLAY_CELL; break;
     case SC_CLOSE: a->overlay = OVERLAY_NONE; break;
@@ -590,6 +599,7 @@ char *script_state(const App *a, size_t *len) {
     if (g->layers > 1) out_printf(&o, "layer %d\n", m->layer + 1);
     out_printf(&o, "view %s\nstage %s\nhead %d\ncursor %d %d\n", app_view_name(a->view), cli_stage_name(a->shown),
                a->head + 1, a->ci, a->cj);
+    if (a->view == VIEW_PIPELINE && a->pipe_top > 0) out_printf(&o, "chain %d\n", a->pipe_top);
     out_printf(&o, "%s\n", a->overlay == OVERLAY_CELL ? "cell" : "close");
     if (a->hl_kind == HL_ROW) out_printf(&o, "highlight row %d\n", a->hl_i);
     else if (a->hl_kind == HL_COL) out_printf(&o, "highlight col %d\n", a->hl_j);

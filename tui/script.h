@@ -22,6 +22,8 @@
  *   stage weights|scores|scaled|masked|output|x|pe|concat|y
  *   head N  layer N            1-based
  *   cursor I J                 the cell cursor (query row, key column), 0-based
+ *   chain K                    the pipeline with its stage K at the top (1-based, as its footer
+ *                              counts; [ and ] move it), whatever the screen's width
  *   cell | close               the cell arithmetic page opened / closed
  *   highlight row I | col J | cell I J | none
  *   contrast on|off  next on|off   z's row contrast, n's next-token panel
@@ -58,6 +60,7 @@ typedef enum {
     SC_HEAD,
     SC_LAYER,
     SC_CURSOR,
+    SC_CHAIN,
     SC_CELL,
     SC_CLOSE,
     SC_HIGHLIGHT,
