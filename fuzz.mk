@@ -1,6 +1,6 @@
 # fuzz.mk - libFuzzer targets (tests/fuzz/), built with clang and ASan + UBSan.
 #
-#   make fuzz             build build/fuzz/fuzz_{tokenize,qkvfile,cli,maskfile,keys,llamatok,llama2,safetensors,hftok,hfconfig,stindex}
+#   make fuzz             build build/fuzz/fuzz_{tokenize,qkvfile,cli,maskfile,keys,llamatok,llama2,safetensors,hftok,hfconfig,stindex,lesson,stream}
 #   make fuzz-smoke       run each for FUZZ_SECONDS (default 60) on a copy of its
 #                         seed corpus; fails on any crash, leak, timeout or OOM
 #   make fuzz-regress     run each once over tests/fuzz/regress/<target>/
@@ -28,7 +28,7 @@ FUZZ_RUNS        ?=
 FUZZ_MAX_SECONDS ?= 900
 FUZZ_LIMIT = $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS) -max_total_time=$(FUZZ_MAX_SECONDS),-max_total_time=$(FUZZ_SECONDS))
 FUZZ_BUILD   := build/fuzz
-FUZZ_TARGETS := tokenize qkvfile cli maskfile keys llamatok llama2 safetensors hftok hfconfig stindex
+FUZZ_TARGETS := tokenize qkvfile cli maskfile keys llamatok llama2 safetensors hftok hfconfig stindex lesson stream
 FUZZ_PKGS    := ncursesw libpcre2-8 libcjson cairo pangocairo
 # UBSan recovers by default (prints, goes on): -fno-sanitize-recover makes every
 # report abort, so that libFuzzer keeps the input as a crash.
@@ -120,7 +120,9 @@ FUZZ_PART ?=
 # CI: FUZZ_CI_RUNS executions of every target on two cores (make -j2
 # fuzz-ci). keys runs about 1,000 a second and the others 14,000 to 38,000
 # (llama2 about 6,000: every input runs a model; stindex about 5,500, each
-# input written to a file and its shards opened: a quarter of the runs), so
+# input written to a file and its shards opened: a quarter of the runs;
+# lesson and stream about 3,500 and 2,000, every input applied to an app and
+# drawn: a tenth), so
 # keys is split into two
 # halves with different seeds: one half on one core, while the other core
 # runs the others and then the other half.
@@ -135,6 +137,7 @@ fuzz-ci-a: $(FUZZ_BINS)
 fuzz-ci-b: $(FUZZ_BINS)
 	@+for t in tokenize qkvfile cli maskfile llamatok llama2 safetensors hftok hfconfig; do $(FUZZ_SUBMAKE) fuzz-smoke-$$t FUZZ_RUNS=$(FUZZ_CI_RUNS) || exit 1; done
 	@+$(FUZZ_SUBMAKE) fuzz-smoke-stindex FUZZ_RUNS=$$(($(FUZZ_CI_RUNS) / 4))
+	@+for t in lesson stream; do $(FUZZ_SUBMAKE) fuzz-smoke-$$t FUZZ_RUNS=$$(($(FUZZ_CI_RUNS) / 10)) || exit 1; done
 	@+$(FUZZ_SUBMAKE) fuzz-smoke-keys FUZZ_RUNS=$$(($(FUZZ_CI_RUNS) / 2)) FUZZ_PART=-2
 
 # The inputs the last runs found (build/fuzz/corpus-<target>/) and the kept

@@ -9,6 +9,28 @@
 #include <math.h>
 #include <stddef.h>
 
+/* The k most likely of v logits z after a softmax (in double), most likely
+ * first, the lower id first among equal ones: ids and probabilities into
+ * ids[0..k), probs[0..k); returns how many (<= k). The next-token panels of
+ * both engines' sources. */
+static inline int nn_top_k_softmax(const float *z, int v, int k, int *ids, double *probs) {
+    int got = 0;
+    double mx = -INFINITY, sum = 0;
+    for (int t = 0; t < v; t++) mx = z[t] > mx ? z[t] : mx;
+    for (int t = 0; t < v; t++) sum += exp((double)z[t] - mx);
+    for (int t = 0; t < v; t++) { /* insertion into the k best */
+        double p = exp((double)z[t] - mx) / sum;
+        int at = got < k ? got : k;
+        while (at > 0 && probs[at - 1] < p) at--;
+        if (at >= k) continue;
+        int last = got < k ? got : k - 1;
+        for (int s = last; s > at; s--) ids[s] = ids[s - 1], probs[s] = probs[s - 1];
+        ids[at] = t, probs[at] = p;
+        if (got < k) got++;
+    }
+    return got;
+}
+
 /* v rounded to float, saturated at +-FLT_MAX. */
 static inline float nn_sat(double v) {
     if (v > FLT_MAX) return FLT_MAX;

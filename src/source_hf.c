@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 
 #include "model_internal.h"
+#include "nnops.h"
 #include "utf8.h"
 
 typedef struct {
@@ -196,21 +197,7 @@ static int hf_src_next(const Model *m, int row, int k, int *ids, double *probs, 
     HfSrc *d = data_of(m);
     if (row < 0 || row >= d->n) row = d->n - 1;
     if (row_logits(d, row)) return 0;
-    const float *z = d->run->logits;
-    int v = d->cfg->vocab, got = 0;
-    double mx = -INFINITY, sum = 0;
-    for (int t = 0; t < v; t++) mx = z[t] > mx ? z[t] : mx;
-    for (int t = 0; t < v; t++) sum += exp((double)z[t] - mx);
-    for (int t = 0; t < v; t++) { /* insertion into the k best: the first of equal ones first */
-        double p = exp((double)z[t] - mx) / sum;
-        int at = got < k ? got : k;
-        while (at > 0 && probs[at - 1] < p) at--;
-        if (at >= k) continue;
-        int last = got < k ? got : k - 1;
-        for (int s = last; s > at; s--) ids[s] = ids[s - 1], probs[s] = probs[s - 1];
-        ids[at] = t, probs[at] = p;
-        if (got < k) got++;
-    }
+    int got = nn_top_k_softmax(d->run->logits, d->cfg->vocab, k, ids, probs);
     for (int s = 0; s < got; s++) pieces[s] = hftok_piece(d->tok, ids[s], &lens[s]);
     return got;
 }

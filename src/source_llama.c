@@ -18,6 +18,7 @@
 
 #include "llama2.h"
 #include "model_internal.h"
+#include "nnops.h"
 
 typedef struct {
     Llama *lm;
@@ -171,20 +172,7 @@ static int llama_src_next(const Model *m, int row, int k, int *ids, double *prob
     const LlamaSrc *d = data_of(m);
     if (row < 0 || row >= d->n) row = d->n - 1;
     const float *z = d->run->logits + (size_t)row * d->lm->cfg.vocab_size; /* every row's (all_logits) */
-    int v = d->lm->cfg.vocab_size, got = 0;
-    double mx = -INFINITY, sum = 0;
-    for (int t = 0; t < v; t++) mx = z[t] > mx ? z[t] : mx;
-    for (int t = 0; t < v; t++) sum += exp((double)z[t] - mx);
-    for (int t = 0; t < v; t++) { /* insertion into the k best: the first of equal ones first */
-        double p = exp((double)z[t] - mx) / sum;
-        int at = got < k ? got : k;
-        while (at > 0 && probs[at - 1] < p) at--;
-        if (at >= k) continue;
-        int last = got < k ? got : k - 1;
-        for (int s = last; s > at; s--) ids[s] = ids[s - 1], probs[s] = probs[s - 1];
-        ids[at] = t, probs[at] = p;
-        if (got < k) got++;
-    }
+    int got = nn_top_k_softmax(z, d->lm->cfg.vocab_size, k, ids, probs);
     for (int s = 0; s < got; s++) pieces[s] = llamatok_piece(d->tok, ids[s], &lens[s]);
     return got;
 }

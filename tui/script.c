@@ -206,7 +206,21 @@ static const char *const setting_names[] = {"d_model", "heads", "d_k",   "d_v", 
 // ----------------------------------------------------------------------------
 // parsing
 
+static int parse_line(const char *s, size_t len, ScriptCmd *c, char *why, size_t cap);
+
+/* A refusal quotes what it refused ("scale: expected on or off, not
+ * 'off\x0B'"): the message made safe for a terminal here, in one place. */
 int script_parse(const char *s, size_t len, ScriptCmd *c, char *why, size_t cap) {
+    int rc = parse_line(s, len, c, why, cap);
+    if (rc && cap > 0) {
+        char raw[512];
+        snprintf(raw, sizeof raw, "%s", why);
+        utf8_escape_into(why, cap, raw);
+    }
+    return rc;
+}
+
+static int parse_line(const char *s, size_t len, ScriptCmd *c, char *why, size_t cap) {
     memset(c, 0, sizeof *c);
     c->a = c->b = -1;
     Line l = {s, len, 0};
