@@ -4,6 +4,8 @@
  *
  *   bench machine                  CPU, flags, cores, attnviz's kernel and threads
  *   bench peak                     the per-core FMA peak (AVX2, AVX-512, the kernel's)
+ *   bench gemm                     the products alone, per kernel, one thread, as a
+ *                                  fraction of that kernel's peak
  *   bench forward [BUDGET_S]       full forward at the three anchor shapes, 1 and 2 threads
  *   bench incremental              mask / scale toggle and head switch vs a full forward
  *   bench latency [BUDGET_S]       key -> doupdate on a headless ncurses screen
@@ -1552,9 +1554,87 @@ static void cmd_peak(void) {
 }
 
 // ----------------------------------------------------------------------------
+// the products alone, per kernel, as a fraction of that kernel's FMA peak (issue 17)
+
+typedef struct {
+    const char *what;
+    int m, k, n;
+    int transposed; /* b given as (n, k): K^T of the scores */
+    int packed;     /* b packed once (weights); else packed in every product, timed */
+} GemmShape;
+
+/* The products of the bench's forwards: the projections (X W) at the
+ * anchors' shapes, GPT-2's MLP, one head's scores Q K^T and A V. */
+static const GemmShape gemm_shapes[] = {
+    {"proj_n64_d512", 64, 512, 512, 0, 1},     {"proj_n256_d768", 256, 768, 768, 0, 1},
+    {"proj_n1024_d768", 1024, 768, 768, 0, 1}, {"mlp_n512_d768", 512, 768, 3072, 0, 1},
+    {"scores_n256_dk64", 256, 64, 256, 1, 0},  {"av_n256_dk64", 256, 256, 64, 0, 0},
+};
+
+static double gemm_once(const GemmShape *s, float *c, const float *a, const float *b, const MatPacked *bp) {
+    double t0 = now_ms();
+    if (s->packed) mat_mul_rows(c, s->n, a, s->k, bp, 0, s->m);
+    else if (s->transposed) mat_mul_bt(c, s->n, a, s->k, b, s->k, s->m, s->k, s->n);
+    else mat_mul(c, s->n, a, s->k, b, s->n, s->m, s->k, s->n);
+    return now_ms() - t0;
+}
+
+/* bench gemm: GFLOP/s of every kernel the CPU has at the shapes above, one
+ * thread, beside the FMA peak of the kernel's vector width measured in the
+ * same run (the target: 0.80 of it). */
+static void cmd_gemm(void) {
+#if defined(__GNUC__) && defined(__x86_64__)
+    __builtin_cpu_init();
+    int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    int avx512 = __builtin_cpu_supports("avx512f");
+    double p2 = avx2 ? peak_of(fma_loop_avx2, 8) : 0, p5 = avx512 ? peak_of(fma_loop_avx512, 16) : 0;
+#else
+    double p2 = 0, p5 = 0;
+#endif
+    const char *kernels[] = {"avx512", "avx2", "portable"};
+    par_set_threads(1);
+    for (size_t kk = 0; kk < sizeof kernels / sizeof *kernels; kk++) {
+        if (mat_set_kernel(kernels[kk])) continue;
+        double peak = kk == 0 ? p5 : kk == 1 ? p2 : 0;
+        /* portable (fmaf: a library call on x86-64 without -mfma) is the
+         * fallback of CPUs without AVX2: one shape, no peak to compare */
+        size_t shapes = kk == 2 ? 1 : sizeof gemm_shapes / sizeof *gemm_shapes;
+        for (size_t i = 0; i < shapes; i++) {
+            const GemmShape *s = &gemm_shapes[i];
+            size_t na = (size_t)s->m * s->k, nb = (size_t)s->k * s->n, nc = (size_t)s->m * s->n;
+            float *a = malloc(sizeof(float) * na), *b = malloc(sizeof(float) * nb), *c = malloc(sizeof(float) * nc);
+            MatPacked bp = {0};
+            if (!a || !b || !c || (s->packed && mat_pack(&bp, b, s->n, s->k, s->n, 0))) {
+                printf("bench=skip what=gemm shape=%s reason=\"out of memory\"\n", s->what);
+                free(a), free(b), free(c);
+                continue;
+            }
+            RngStream r;
+            rng_init(&r, 17);
+            for (size_t q = 0; q < na; q++) a[q] = (float)rng_normal(&r);
+            for (size_t q = 0; q < nb; q++) b[q] = (float)rng_normal(&r);
+            if (s->packed) mat_pack_into(&bp, bp.data, b, s->n, s->k, s->n, 0);
+            double flop = 2.0 * s->m * s->k * s->n, t[400];
+            int reps = 0;
+            double spent = 0, budget = kk == 2 ? 300 : 400;
+            gemm_once(s, c, a, b, &bp); /* warm-up */
+            while (reps < 400 && (reps < 5 || spent < budget)) spent += t[reps++] = gemm_once(s, c, a, b, &bp);
+            double ms = median(t, reps), g = flop / (ms * 1e6);
+            printf("bench=gemm kernel=%s shape=%s m=%d k=%d n=%d threads=1 ms=%.4f gflops=%.1f", kernels[kk], s->what,
+                   s->m, s->k, s->n, ms, g);
+            if (peak > 0) printf(" peak_gflops=%.1f fraction=%.2f", peak, g / peak);
+            printf(" packed_b=%s reps=%d\n", s->packed ? "once" : "per_product", reps);
+            mat_packed_free(&bp);
+            free(a), free(b), free(c);
+        }
+    }
+    mat_set_kernel(NULL);
+}
+
+// ----------------------------------------------------------------------------
 
 static void usage(void) {
-    fprintf(stderr, "usage: bench machine | forward [BUDGET_S] | incremental | latency [BUDGET_S] | "
+    fprintf(stderr, "usage: bench machine | peak | gemm | forward [BUDGET_S] | incremental | latency [BUDGET_S] | "
                     "follow [N] [K] | spawn N CMD [ARGS...] | llama-write DIR | llama NAME FILE BUDGET_S OUT | "
                     "llama-latency FILE BUDGET_S | hf-write DIR gpt2|smollm2 f32|bf16 | "
                     "hf NAME DIR BUDGET_S OUT\n");
@@ -1565,6 +1645,7 @@ int main(int argc, char **argv) {
     const char *cmd = argv[1];
     if (strcmp(cmd, "machine") == 0) cmd_machine();
     else if (strcmp(cmd, "peak") == 0) cmd_peak();
+    else if (strcmp(cmd, "gemm") == 0) cmd_gemm();
     else if (strcmp(cmd, "forward") == 0) cmd_forward(argc > 2 ? atof(argv[2]) : 60.0);
     else if (strcmp(cmd, "incremental") == 0) cmd_incremental();
     else if (strcmp(cmd, "latency") == 0) cmd_latency(argc > 2 ? atof(argv[2]) : 30.0);

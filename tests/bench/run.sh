@@ -8,6 +8,7 @@
 #   bench=of_peak   each GFLOP/s figure as a fraction of that peak x threads
 #   bench=numpy     the BLAS NumPy used, its core type, the OpenBLAS core tried
 #   bench=torch     PyTorch's version and attention function
+#   bench=gemm      the products alone per kernel, one thread, fraction of its peak
 #   bench=forward   full forward per shape and thread count, beside NumPy/PyTorch
 #   bench=incremental  mask / scale toggle and head switch vs a full forward
 #   bench=latency   key -> doupdate, headless ncurses (also of a 15M-shape model)
@@ -33,7 +34,7 @@
 # ../shared/models beside the checkout), BENCH_HF_BUDGET (seconds of timed
 # forwards per Hugging Face checkpoint for attnviz, default 12; PyTorch gets
 # a third of it per process), BENCH_ONLY (the sections to run,
-# comma-separated: forward, incremental, latency, model, hf, follow, bytes, startup;
+# comma-separated: gemm, forward, incremental, latency, model, hf, follow, bytes, startup;
 # default all; the machine and BLAS lines always run). Installs nothing;
 # never fails on a number.
 set -u
@@ -210,6 +211,12 @@ awk '/^ref=(numpy|torch) / && match($0, / maxrel=[^ ]*/) {
     r = substr($0, RSTART + 8, RLENGTH - 8) + 0
     if (r >= 1e-3) { sub(/^ref=/, ""); print "bench=warn what=reference_wrong " $0 }
 }' "$REF" | tee -a "$OUT"
+
+# ---------------------------------------------------------------- the products alone (issue 17)
+if want gemm; then
+    "$BENCH" gemm 2>"$TMPD/err" | tee -a "$OUT"
+    grep -q '^bench=gemm' "$OUT" || say "bench=skip what=gemm reason=\"$(lastline "$TMPD/err")\""
+fi
 
 # ---------------------------------------------------------------- forward
 if want forward; then
@@ -501,6 +508,10 @@ function target(what, value, max) {
     if (value == "" || value == "skipped" || value == "unknown") return
     printf "bench=target what=%s value=%s max=%s met=%s\n", what, value, max, (value + 0 <= max + 0) ? "yes" : "no"
 }
+function target_min(what, value, min) {
+    if (value == "" || value == "skipped" || value == "unknown") return
+    printf "bench=target what=%s value=%s min=%s met=%s\n", what, value, min, (value + 0 >= min + 0) ? "yes" : "no"
+}
 # A figure the issue asks to be reported, without a limit.
 function report(what, value) {
     if (value == "" || value == "skipped" || value == "unknown") return
@@ -512,6 +523,9 @@ function report(what, value) {
         target("forward_vs_numpy_n" n "_t" t, kv($0, "ratio_numpy"), "1.0")
         target("forward_vs_torch_n" n "_t" t, kv($0, "ratio_torch"), "0.7")
     }
+}
+/^bench=gemm / && kv($0, "fraction") != "" { # issue 17: every product at 80% of its kernel's FMA peak
+    target_min("gemm_of_peak_" kv($0, "kernel") "_" kv($0, "shape"), kv($0, "fraction"), "0.80")
 }
 /^bench=incremental / {
     target("mask_toggle_ratio", kv($0, "mask_ratio"), "0.3")
