@@ -524,7 +524,7 @@ function report(what, value) {
         target("forward_vs_torch_n" n "_t" t, kv($0, "ratio_torch"), "0.7")
     }
 }
-/^bench=gemm / && kv($0, "fraction") != "" { # issue 17: every product at 80% of its kernel's FMA peak
+/^bench=gemm / && kv($0, "fraction") != "" { # issue 17: every product at 80% of the FMA peak of its kernel
     target_min("gemm_of_peak_" kv($0, "kernel") "_" kv($0, "shape"), kv($0, "fraction"), "0.80")
 }
 /^bench=incremental / {
