@@ -7,7 +7,7 @@
 #   make -j2 fuzz-smoke-keys FUZZ_SECONDS=300    one target, longer
 #   make -j2 fuzz-smoke FUZZ_RUNS=1000000        a number of executions
 #                         instead (CI), within FUZZ_MAX_SECONDS (900) each
-#   make -j2 fuzz-ci      CI: FUZZ_CI_RUNS (1,000,000) executions of each
+#   make -j2 fuzz-ci      CI: FUZZ_CI_RUNS (1,000,000; .ci/run: 500,000) executions of each
 #                         target, keys in two halves side by side
 #   make fuzz-merge       minimize the seeds and what the last runs found
 #                         into tests/fuzz/corpus/<target>/ (then commit it)
