@@ -153,6 +153,7 @@ struct Model {
 
     /* storage: three arenas (see model_storage.c), the matrices below point into them */
     void *embed_arena, *weights_arena, *stages_arena;
+    size_t stages_cap; /* bytes of stages_arena (kept across a reshape that fits in it) */
 
     /* stages */
     float *embed;                     /* (n_k, d_model) E: token vectors of the keys' sentence */

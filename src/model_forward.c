@@ -188,8 +188,10 @@ static void compute_mask(Model *m) {
 static void compute_attention(Model *m, int layer, Stage from) {
     int heads = m->cfg.heads;
     Job j = {.m = m, .hd = model_layer_heads(m, layer), .nb = row_blocks(m->n_q), .from = from};
-    if (from <= STAGE_SCORES) par_for(heads, scores_pack_task, &j);
-    par_for(heads * j.nb, scores_rows_task, &j);
+    const ModelConfig *c = &m->cfg;
+    double cells = (double)heads * m->n_q * m->n_k;
+    if (from <= STAGE_SCORES) par_for_work(heads, scores_pack_task, &j, (double)heads * m->n_k * c->d_k * 4);
+    par_for_work(heads * j.nb, scores_rows_task, &j, cells * ((from <= STAGE_SCORES ? 2.0 * c->d_k : 0) + 20));
 }
 
 double attn_softmax_row(float *w, const float *s, int n) {
@@ -217,8 +219,9 @@ static void output_rows_task(void *ctx, int t) {
 static void compute_output(Model *m, int layer) {
     int heads = m->cfg.heads;
     Job j = {.m = m, .hd = model_layer_heads(m, layer), .nb = row_blocks(m->n_q), .from = STAGE_OUTPUT};
-    par_for(heads, output_pack_task, &j);
-    par_for(heads * j.nb, output_rows_task, &j);
+    double cells = (double)heads * m->n_q * m->n_k;
+    par_for_work(heads, output_pack_task, &j, (double)heads * m->n_k * m->cfg.d_v * 4);
+    par_for_work(heads * j.nb, output_rows_task, &j, cells * 2.0 * m->cfg.d_v);
 }
 
 /* The stale stages of one layer up to `last`; returns the layer's new stale

@@ -113,3 +113,11 @@ void par_for(int ntasks, ParTask fn, void *ctx) {
     pool.ntasks = 0;
     pthread_mutex_unlock(&pool.lock);
 }
+
+void par_for_work(int ntasks, ParTask fn, void *ctx, double flops) {
+    if (flops < PAR_MIN_FLOPS) {
+        for (int t = 0; t < ntasks && !av_cancelled(); t++) fn(ctx, t);
+        return;
+    }
+    par_for(ntasks, fn, ctx);
+}

@@ -20,5 +20,10 @@ int par_threads(void);
  * the caller checks av_cancelled() before it trusts the results. */
 typedef void (*ParTask)(void *ctx, int task);
 void par_for(int ntasks, ParTask fn, void *ctx);
+/* The same for a job of about `flops` floating-point operations in all: one
+ * too small to pay for waking the pool (PAR_MIN_FLOPS, some microseconds of
+ * work) runs on the caller. The results are the same either way. */
+#define PAR_MIN_FLOPS 2e6
+void par_for_work(int ntasks, ParTask fn, void *ctx, double flops);
 
 #endif

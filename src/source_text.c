@@ -142,14 +142,16 @@ static void compute_project(Model *m) {
     int h = c->heads, wq = h * c->d_k, wkv = h * (c->d_k + c->d_v);
     int tasks = ((m->n_q + PROJ_ROWS - 1) / PROJ_ROWS) * ((wq + PROJ_COLS - 1) / PROJ_COLS) +
                 ((m->n_k + PROJ_ROWS - 1) / PROJ_ROWS) * ((wkv + PROJ_COLS - 1) / PROJ_COLS);
-    par_for(tasks, project_rows_task, &j);
+    par_for_work(tasks, project_rows_task, &j, 2.0 * c->d_model * ((double)m->n_q * wq + (double)m->n_k * wkv));
 }
 
 // ----------------------------------------------------------------------------
 // the layer output
 
-/* Y = concat(O_h) W_O: W_O packed once, blocks of rows on the threads. */
-static void final_rows_task(void *ctx, int t) {
+/* Y = concat(O_h) W_O: W_O packed once; the heads joined a block of rows at
+ * a time, then blocks of rows x columns on the threads (a short sentence is
+ * one block of rows: its columns still share the work). */
+static void concat_rows_task(void *ctx, int t) {
     Job *j = ctx;
     Model *m = j->m;
     const ModelConfig *c = &m->cfg;
@@ -159,15 +161,28 @@ static void final_rows_task(void *ctx, int t) {
         for (int h = 0; h < c->heads; h++)
             memcpy(m->concat + (size_t)i * width + (size_t)h * c->d_v, m->head[h].out + (size_t)i * c->d_v,
                    sizeof(float) * (size_t)c->d_v);
-    if (mat_packed_current(&m->po)) mat_mul_rows(m->y, c->d_model, m->concat, width, &m->po, r0, rows);
+}
+
+static void final_rows_task(void *ctx, int t) {
+    Job *j = ctx;
+    Model *m = j->m;
+    const ModelConfig *c = &m->cfg;
+    int width = c->heads * c->d_v, cb = (c->d_model + PROJ_COLS - 1) / PROJ_COLS;
+    int r0 = (t / cb) * ROW_BLOCK, col0 = (t % cb) * PROJ_COLS;
+    int rows = m->n_q - r0 < ROW_BLOCK ? m->n_q - r0 : ROW_BLOCK;
+    int cols = c->d_model - col0 < PROJ_COLS ? c->d_model - col0 : PROJ_COLS;
+    if (mat_packed_current(&m->po)) mat_mul_block(m->y, c->d_model, m->concat, width, &m->po, r0, rows, col0, cols);
     else
-        mat_mul(m->y + (size_t)r0 * c->d_model, c->d_model, m->concat + (size_t)r0 * width, width, m->wo, c->d_model,
-                rows, width, c->d_model);
+        mat_mul(m->y + (size_t)r0 * c->d_model + col0, c->d_model, m->concat + (size_t)r0 * width, width, m->wo + col0,
+                c->d_model, rows, width, cols);
 }
 
 static void compute_final(Model *m) {
+    const ModelConfig *c = &m->cfg;
     Job j = {.m = m, .nb = row_blocks(m->n_q)};
-    par_for(j.nb, final_rows_task, &j);
+    double flops = 2.0 * m->n_q * c->heads * c->d_v * c->d_model;
+    par_for_work(j.nb, concat_rows_task, &j, (double)m->n_q * c->heads * c->d_v * 4);
+    par_for_work(j.nb * ((c->d_model + PROJ_COLS - 1) / PROJ_COLS), final_rows_task, &j, flops);
 }
 
 // ----------------------------------------------------------------------------

@@ -60,7 +60,8 @@ import os
 import sys
 import time
 
-SHAPES = [(64, 512, 8), (256, 768, 12), (1024, 768, 12)]
+# The teaching sizes (the app's d_model 64 and 4 heads, n <= 64), then the anchors.
+SHAPES = [(16, 64, 4), (64, 64, 4), (64, 512, 8), (256, 768, 12), (1024, 768, 12)]
 
 
 def parse_shapes(s):
