@@ -51,6 +51,28 @@ void model_pack_weights(Model *m) {
     m->packed_tie = c->tie_qk;
 }
 
+/* Columns [j0, cols) of w (rows, cols), column j from the stream (seed,
+ * kind, head, j), times scale; drawn COL_BLOCK columns at a time and written
+ * row by row (a column at a time wrote one float per cache line). */
+enum { COL_BLOCK = 8 };
+
+static void draw_columns(float *w, int cols, int j0, size_t rows, uint64_t seed, RngKind kind, int head, double scale) {
+    double one[MODEL_MAX_DIM], *blk = j0 < cols ? malloc(sizeof(double) * COL_BLOCK * rows) : NULL;
+    for (int j = j0; j < cols;) {
+        int nb = blk ? (cols - j < COL_BLOCK ? cols - j : COL_BLOCK) : 1;
+        double *buf = blk ? blk : one;
+        for (int b = 0; b < nb; b++) {
+            RngStream r;
+            rng_init(&r, rng_key(seed, kind, (uint32_t)head, (uint32_t)(j + b)));
+            rng_normals(&r, buf + (size_t)b * rows, (int)rows);
+        }
+        for (size_t i = 0; i < rows; i++)
+            for (int b = 0; b < nb; b++) w[i * cols + j + b] = (float)(buf[(size_t)b * rows + i] * scale);
+        j += nb;
+    }
+    free(blk);
+}
+
 /* The weights, a head at a time on the threads: streams are independent, so
  * the numbers do not depend on who draws them. Columns kept from before a
  * change of shape (model->keep_*) are not drawn again. */
@@ -61,21 +83,9 @@ static void draw_head_task(void *ctx, int h) {
     HeadData *hd = &m->heads[h]; /* the seeded sentence has one layer */
     int kept = h < m->keep_heads, kdk = kept ? m->keep_dk : 0, kdv = kept ? m->keep_dv : 0;
     double scale = 1.0 / sqrt((double)c->d_model);
-    for (int j = 0; j < c->d_k; j++) {
-        if (j < kdk) continue;
-        RngStream r1, r2;
-        rng_init(&r1, rng_key(c->seed, RNG_KIND_WQ, (uint32_t)h, (uint32_t)j));
-        rng_init(&r2, rng_key(c->seed, RNG_KIND_WK, (uint32_t)h, (uint32_t)j));
-        for (size_t i = 0; i < dm; i++) {
-            hd->wq[i * c->d_k + j] = (float)(rng_normal(&r1) * scale);
-            hd->wk[i * c->d_k + j] = (float)(rng_normal(&r2) * scale);
-        }
-    }
-    for (int j = kdv; j < c->d_v; j++) {
-        RngStream r;
-        rng_init(&r, rng_key(c->seed, RNG_KIND_WV, (uint32_t)h, (uint32_t)j));
-        for (size_t i = 0; i < dm; i++) hd->wv[i * c->d_v + j] = (float)(rng_normal(&r) * scale);
-    }
+    draw_columns(hd->wq, c->d_k, kdk, dm, c->seed, RNG_KIND_WQ, h, scale);
+    draw_columns(hd->wk, c->d_k, kdk, dm, c->seed, RNG_KIND_WK, h, scale);
+    draw_columns(hd->wv, c->d_v, kdv, dm, c->seed, RNG_KIND_WV, h, scale);
     /* W_O (heads * d_v, d_model): row (h, c) is the stream (seed, WO, h, c).
      * Its scale depends on heads * d_v, so every row is scaled again from its
      * unit normals (kept in double: the same floats as a fresh draw). */
@@ -85,7 +95,7 @@ static void draw_head_task(void *ctx, int h) {
         if (col >= kdv) {
             RngStream r;
             rng_init(&r, rng_key(c->seed, RNG_KIND_WO, (uint32_t)h, (uint32_t)col));
-            for (size_t i = 0; i < dm; i++) nrm[i] = rng_normal(&r);
+            rng_normals(&r, nrm, (int)dm);
         }
         float *row = m->wo + ((size_t)h * c->d_v + col) * dm;
         for (size_t i = 0; i < dm; i++) row[i] = (float)(nrm[i] * wscale);

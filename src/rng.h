@@ -49,5 +49,7 @@ void rng_init(RngStream *r, uint64_t key);
 uint64_t rng_next(RngStream *r);
 double rng_uniform(RngStream *r); /* [0, 1) */
 double rng_normal(RngStream *r);  /* N(0, 1) */
+/* out[0..n) = n calls of rng_normal (the same bits, the same stream after). */
+void rng_normals(RngStream *r, double *out, int n);
 
 #endif

@@ -41,6 +41,7 @@ static void posenc_forward(float *x, float *pe, const float *embed, int n, int d
 /* E, PE and X of one side (n tokens) into embed, pe, x (n, d_model). */
 static void embed_side(Model *m, int is_target, int n, float *embed, float *pe, float *x) {
     int dm = m->cfg.d_model;
+    double col[MODEL_MAX_DIM];
     const TokenList *l = is_target ? &m->target_tokens : &m->tokens;
     int vocab = l->vocab + 1; /* + the <pad> id */
     /* Row of the first occurrence of each vocabulary id: repeats are copies. */
@@ -59,7 +60,8 @@ static void embed_side(Model *m, int is_target, int n, float *embed, float *pe, 
         if (first) first[id] = t;
         RngStream r;
         rng_init(&r, rng_key_text(m->cfg.seed, text, len));
-        for (int d = 0; d < dm; d++) row[d] = (float)rng_normal(&r);
+        rng_normals(&r, col, dm);
+        for (int d = 0; d < dm; d++) row[d] = (float)col[d];
     }
     free(first);
     posenc_forward(x, pe, embed, n, dm, m->cfg.pos);

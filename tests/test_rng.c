@@ -68,11 +68,35 @@ static void test_stream_prefix(void **state) {
     for (int i = 0; i < 7; i++) assert_true(rng_normal(&b) == first[i]);
 }
 
+/* rng_normals gives the bits of rng_normal called n times, and leaves the
+ * stream (and its spare) where those calls would, at every length and with
+ * a spare waiting or not. */
+static void test_normals_batch(void **state) {
+    (void)state;
+    static const int lens[] = {0, 1, 2, 3, 7, 63, 64, 65, 127, 128, 129, 130, 511, 1000};
+    for (int start = 0; start < 2; start++)
+        for (size_t li = 0; li < sizeof lens / sizeof *lens; li++) {
+            int n = lens[li];
+            RngStream a, b;
+            rng_init(&a, rng_key(7, RNG_KIND_WQ, 3, (uint32_t)li));
+            rng_init(&b, rng_key(7, RNG_KIND_WQ, 3, (uint32_t)li));
+            if (start) (void)rng_normal(&a), (void)rng_normal(&b); /* a spare waits */
+            double got[1000], want[1000];
+            rng_normals(&a, got, n);
+            for (int i = 0; i < n; i++) want[i] = rng_normal(&b);
+            assert_memory_equal(got, want, sizeof(double) * (size_t)n);
+            for (int i = 0; i < 5; i++) { /* and the stream goes on the same */
+                double x = rng_normal(&a), y = rng_normal(&b);
+                assert_memory_equal(&x, &y, sizeof x);
+            }
+        }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_same_key_same_numbers), cmocka_unit_test(test_known_values),
         cmocka_unit_test(test_keys_differ),           cmocka_unit_test(test_normal_moments),
-        cmocka_unit_test(test_stream_prefix),
+        cmocka_unit_test(test_stream_prefix),         cmocka_unit_test(test_normals_batch),
     };
     return cmocka_run_group_tests_name("rng", tests, NULL, NULL);
 }
