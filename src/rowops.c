@@ -114,15 +114,12 @@ typedef void (*ExpRow)(float *, const float *, float, int);
 /* chosen at the first call, which may come from several worker threads at once */
 static _Atomic(ExpRow) exp_row;
 
+static ExpRow best_exp(void);
+
 void attn_exp_row(float *e, const float *s, float max, int n) {
     ExpRow f = atomic_load_explicit(&exp_row, memory_order_relaxed);
     if (!f) {
-        f = exp_row_portable;
-#ifdef HAVE_X86
-        __builtin_cpu_init();
-        if (__builtin_cpu_supports("avx512f")) f = exp_row_avx512;
-        else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) f = exp_row_avx2;
-#endif
+        f = best_exp();
         atomic_store_explicit(&exp_row, f, memory_order_relaxed);
     }
     f(e, s, max, n);
@@ -272,6 +269,111 @@ __attribute__((target("avx512f,avx512vl,avx512bw"))) static void mask_avx512(flo
     }
     mask_portable(out + j, s + j, ok + j, n - j);
 }
+
+/* AVX2: the same operations element by element, the eight lanes of a sum in
+ * two vectors of four doubles (elements j..j+3 and j+4..j+7). */
+__attribute__((target("avx2,fma"))) static double sum_avx2(const float *x, int n) {
+    __m256d lo = _mm256_setzero_pd(), hi = _mm256_setzero_pd();
+    int j = 0;
+    for (; j + 8 <= n; j += 8) {
+        lo = _mm256_add_pd(lo, _mm256_cvtps_pd(_mm_loadu_ps(x + j)));
+        hi = _mm256_add_pd(hi, _mm256_cvtps_pd(_mm_loadu_ps(x + j + 4)));
+    }
+    double t[8];
+    _mm256_storeu_pd(t, lo);
+    _mm256_storeu_pd(t + 4, hi);
+    for (; j < n; j++) t[j & 7] += x[j];
+    return combine8(t);
+}
+
+__attribute__((target("avx2,fma"))) static float max_avx2(const float *x, int n) {
+    __m256 m = _mm256_set1_ps(-INFINITY);
+    int j = 0;
+    for (; j + 8 <= n; j += 8) m = _mm256_max_ps(m, _mm256_loadu_ps(x + j));
+    float t[8], r = -INFINITY;
+    _mm256_storeu_ps(t, m);
+    for (int l = 0; l < 8; l++)
+        if (t[l] > r) r = t[l];
+    for (; j < n; j++)
+        if (x[j] > r) r = x[j];
+    return r;
+}
+
+__attribute__((target("avx2,fma"))) static float normalize_avx2(float *w, int n, double inv) {
+    __m256d vinv = _mm256_set1_pd(inv);
+    __m128 mx = _mm_setzero_ps();
+    int j = 0;
+    for (; j + 4 <= n; j += 4) {
+        __m128 v = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtps_pd(_mm_loadu_ps(w + j)), vinv));
+        _mm_storeu_ps(w + j, v);
+        mx = _mm_max_ps(mx, v);
+    }
+    float t[4], r = 0.0f;
+    _mm_storeu_ps(t, mx);
+    for (int l = 0; l < 4; l++)
+        if (t[l] > r) r = t[l];
+    float rest = normalize_portable(w + j, n - j, inv);
+    return rest > r ? rest : r;
+}
+
+/* The masked-out lanes add +0 (their product, maybe 0 * -inf, is cleared):
+ * a sum that starts at +0 is unchanged by it, as by the skip of the others. */
+__attribute__((target("avx2,fma"))) static __m256d wdot4(__m256d acc, const float *w, const float *s, __m128 vmax) {
+    __m128 sv = _mm_loadu_ps(s), wf = _mm_loadu_ps(w);
+    __m128 ok = _mm_and_ps(_mm_cmpneq_ps(sv, _mm_set1_ps(-INFINITY)), _mm_cmpneq_ps(wf, _mm_setzero_ps()));
+    __m256d prod = _mm256_mul_pd(_mm256_cvtps_pd(wf), _mm256_cvtps_pd(_mm_sub_ps(sv, vmax)));
+    __m256d okd = _mm256_castsi256_pd(_mm256_cvtepi32_epi64(_mm_castps_si128(ok)));
+    return _mm256_add_pd(acc, _mm256_and_pd(prod, okd));
+}
+
+__attribute__((target("avx2,fma"))) static double wdot_avx2(const float *w, const float *s, float max, int n) {
+    __m256d lo = _mm256_setzero_pd(), hi = _mm256_setzero_pd();
+    __m128 vmax = _mm_set1_ps(max);
+    int j = 0;
+    for (; j + 8 <= n; j += 8) {
+        lo = wdot4(lo, w + j, s + j, vmax);
+        hi = wdot4(hi, w + j + 4, s + j + 4, vmax);
+    }
+    double t[8];
+    _mm256_storeu_pd(t, lo);
+    _mm256_storeu_pd(t + 4, hi);
+    for (; j < n; j++)
+        if (s[j] != -INFINITY && w[j] != 0.0f) t[j & 7] += (double)w[j] * (double)(s[j] - max);
+    return combine8(t);
+}
+
+__attribute__((target("avx2,fma"))) static void scale_avx2(float *out, const float *raw, int n, ScaleOp op, double by) {
+    if (op == SCALE_COPY) {
+        memcpy(out, raw, sizeof(float) * (size_t)n);
+        return;
+    }
+    __m256d vby = _mm256_set1_pd(by);
+    __m128 lim = _mm_set1_ps(FLT_MAX);
+    int j = 0;
+    for (; j + 4 <= n; j += 4) {
+        __m256d x = _mm256_cvtps_pd(_mm_loadu_ps(raw + j));
+        __m128 v;
+        if (op == SCALE_DIVIDE) {
+            v = _mm256_cvtpd_ps(_mm256_div_pd(x, vby));
+        } else {
+            v = _mm256_cvtpd_ps(_mm256_mul_pd(x, vby));
+            v = _mm_max_ps(_mm_min_ps(v, lim), _mm_sub_ps(_mm_setzero_ps(), lim));
+        }
+        _mm_storeu_ps(out + j, v);
+    }
+    scale_portable(out + j, raw + j, n - j, op, by);
+}
+
+__attribute__((target("avx2,fma"))) static void mask_avx2(float *out, const float *s, const unsigned char *ok, int n) {
+    __m256 ninf = _mm256_set1_ps(-INFINITY);
+    int j = 0;
+    for (; j + 8 <= n; j += 8) {
+        __m256i b = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(ok + j)));
+        __m256 keep = _mm256_castsi256_ps(_mm256_cmpgt_epi32(b, _mm256_setzero_si256()));
+        _mm256_storeu_ps(out + j, _mm256_blendv_ps(ninf, _mm256_loadu_ps(s + j), keep));
+    }
+    mask_portable(out + j, s + j, ok + j, n - j);
+}
 #endif
 
 typedef struct {
@@ -287,22 +389,61 @@ static const RowOps ops_portable = {sum_portable,  max_portable,   normalize_por
                                     wdot_portable, scale_portable, mask_portable};
 #ifdef HAVE_X86
 static const RowOps ops_avx512 = {sum_avx512, max_avx512, normalize_avx512, wdot_avx512, scale_avx512, mask_avx512};
+static const RowOps ops_avx2 = {sum_avx2, max_avx2, normalize_avx2, wdot_avx2, scale_avx2, mask_avx2};
 #endif
 static _Atomic(const RowOps *) row_ops;
+
+static const RowOps *best_ops(void) {
+#ifdef HAVE_X86
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw"))
+        return &ops_avx512;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return &ops_avx2;
+#endif
+    return &ops_portable;
+}
 
 static const RowOps *ops(void) {
     const RowOps *o = atomic_load_explicit(&row_ops, memory_order_relaxed);
     if (!o) {
-        o = &ops_portable;
-#ifdef HAVE_X86
-        __builtin_cpu_init();
-        if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-            __builtin_cpu_supports("avx512bw"))
-            o = &ops_avx512;
-#endif
+        o = best_ops();
         atomic_store_explicit(&row_ops, o, memory_order_relaxed);
     }
     return o;
+}
+
+static ExpRow best_exp(void) {
+#ifdef HAVE_X86
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) return exp_row_avx512;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return exp_row_avx2;
+#endif
+    return exp_row_portable;
+}
+
+int attn_set_rowops(const char *name) {
+    const RowOps *o = NULL;
+    ExpRow e = NULL;
+    if (!name) o = best_ops(), e = best_exp();
+    else if (strcmp(name, "portable") == 0) o = &ops_portable, e = exp_row_portable;
+#ifdef HAVE_X86
+    else if (strcmp(name, "avx2") == 0 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        o = &ops_avx2, e = exp_row_avx2;
+    else if (strcmp(name, "avx512") == 0 && best_ops() == &ops_avx512) o = &ops_avx512, e = exp_row_avx512;
+#endif
+    if (!o) return -1;
+    atomic_store_explicit(&row_ops, o, memory_order_relaxed);
+    atomic_store_explicit(&exp_row, e, memory_order_relaxed);
+    return 0;
+}
+
+const char *attn_rowops_name(void) {
+    const RowOps *o = ops();
+#ifdef HAVE_X86
+    if (o == &ops_avx512) return "avx512";
+    if (o == &ops_avx2) return "avx2";
+#endif
+    return "portable";
 }
 
 // ----------------------------------------------------------------------------

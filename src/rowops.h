@@ -45,5 +45,11 @@ void attn_scale_mask_row(float *scaled, float *masked, const float *raw, const u
 
 /* masked[j] = allowed[j] ? scaled[j] : -inf. */
 void attn_mask_row(float *masked, const float *scaled, const unsigned char *allowed, int n);
+/* The row operations in use: "avx512", "avx2" or "portable", chosen from the
+ * CPU at the first call; attn_set_rowops forces one by name (tests,
+ * benchmarks; NULL: the best), -1 when the CPU lacks it. Every one gives
+ * the same bits. Not thread-safe against rows being computed. */
+const char *attn_rowops_name(void);
+int attn_set_rowops(const char *name);
 
 #endif

@@ -236,6 +236,56 @@ static void test_entropy_saturated_both_signs(void **state) {
     }
 }
 
+/* Every row-operation implementation the CPU has gives the bits of the
+ * portable one: softmax (weights and every SoftmaxRow figure), scale and
+ * mask, exp and sum, at lengths around every vector width and tail, with
+ * masked keys, saturated scores, zeros of both signs and rows fully masked. */
+static void test_rowops_same_bits(void **state) {
+    (void)state;
+    static const char *impls[] = {"avx2", "avx512"};
+    enum { N = 300 };
+    static float s[N], raw[N], w0[N], w1[N], a0[N], a1[N], b0[N], b1[N], e0[N], e1[N];
+    static unsigned char ok[N];
+    uint64_t x = 12345;
+    for (size_t ii = 0; ii < sizeof impls / sizeof *impls; ii++)
+        for (int n = 0; n <= N; n += n < 40 ? 1 : 37) {
+            for (int kind = 0; kind < 4; kind++) {
+                for (int j = 0; j < n; j++) {
+                    x = x * 6364136223846793005ull + 1442695040888963407ull;
+                    double u = (double)(x >> 11) * 0x1.0p-53;
+                    raw[j] = kind == 3 ? (u < 0.5 ? -3e38f : 3e38f) : (float)((u - 0.5) * (kind == 1 ? 400 : 12));
+                    if (kind == 2 && j % 5 == 0) raw[j] = j % 10 ? -0.0f : 0.0f;
+                    ok[j] = kind == 2 && n > 3 ? 0 : (unsigned char)((x >> 7) % 4 != 0);
+                    s[j] = ok[j] ? raw[j] : -INFINITY;
+                }
+                SoftmaxRow r0, r1;
+                for (int op = 0; op < 3; op++) {
+                    assert_int_equal(attn_set_rowops("portable"), 0);
+                    attn_scale_mask_row(a0, b0, raw, ok, n, (ScaleOp)op, op == 1 ? 8.0 : 0.125);
+                    attn_softmax(w0, s, n, &r0);
+                    double sum0 = attn_sum(raw, n);
+                    float mx = n ? raw[n / 2] : 0.0f;
+                    attn_exp_row(e0, s, mx, n);
+                    if (attn_set_rowops(impls[ii])) return; /* the CPU lacks it: the others were checked */
+                    attn_scale_mask_row(a1, b1, raw, ok, n, (ScaleOp)op, op == 1 ? 8.0 : 0.125);
+                    attn_softmax(w1, s, n, &r1);
+                    double sum1 = attn_sum(raw, n);
+                    attn_exp_row(e1, s, mx, n);
+                    assert_memory_equal(e0, e1, sizeof(float) * (size_t)n);
+                    assert_memory_equal(a0, a1, sizeof(float) * (size_t)n);
+                    assert_memory_equal(b0, b1, sizeof(float) * (size_t)n);
+                    assert_memory_equal(w0, w1, sizeof(float) * (size_t)n);
+                    assert_memory_equal(&sum0, &sum1, sizeof sum0);
+                    assert_memory_equal(&r0.denom, &r1.denom, sizeof r0.denom);
+                    assert_memory_equal(&r0.sum, &r1.sum, sizeof r0.sum);
+                    assert_memory_equal(&r0.entropy, &r1.entropy, sizeof r0.entropy);
+                    assert_true(r0.max_weight == r1.max_weight && r0.max_score == r1.max_score);
+                }
+            }
+        }
+    attn_set_rowops(NULL);
+}
+
 static void test_causal_upper_triangle_zero(void **state) {
     (void)state;
     ModelConfig c = tu_config(16, 2, 4, 4);
@@ -938,6 +988,7 @@ int main(void) {
         cmocka_unit_test(test_cell_detail_adds_up),
         cmocka_unit_test(test_entropy_and_max_weight),
         cmocka_unit_test(test_entropy_saturated_both_signs),
+        cmocka_unit_test(test_rowops_same_bits),
         cmocka_unit_test(test_saturation),
         cmocka_unit_test(test_row_sums_are_one),
         cmocka_unit_test(test_softmax_stable_with_large_scores),
