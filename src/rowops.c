@@ -162,6 +162,21 @@ static double wdot_portable(const float *w, const float *s, float max, int n) {
     return combine8(t);
 }
 
+/* The fused passes of the softmax: e = exp(s - max) with its sum; w = e *
+ * inv with its sum, its largest value and the entropy's dot, each the same
+ * operations in the same order as the separate passes. */
+static double exp_sum_portable(float *e, const float *s, float max, int n) {
+    exp_row_portable(e, s, max, n);
+    return sum_portable(e, n);
+}
+
+static float norm_stats_portable(float *w, const float *s, float max, int n, double inv, double *sum, double *wdot) {
+    float mx = normalize_portable(w, n, inv);
+    *sum = sum_portable(w, n);
+    *wdot = wdot_portable(w, s, max, n);
+    return mx;
+}
+
 static float clampf(float v) { return v > FLT_MAX ? FLT_MAX : v < -FLT_MAX ? -FLT_MAX : v; }
 
 static void scale_portable(float *out, const float *raw, int n, ScaleOp op, double by) {
@@ -270,6 +285,84 @@ __attribute__((target("avx512f,avx512vl,avx512bw"))) static void mask_avx512(flo
     mask_portable(out + j, s + j, ok + j, n - j);
 }
 
+/* exp of 16 scores (the sequence of exp_row_avx512), masked ones 0. */
+__attribute__((target("avx512f"))) static inline __m512 exp16(__m512 sv, __m512 vmax) {
+    const __m512 lo = _mm512_set1_ps(EXP_LO), hi = _mm512_set1_ps(88.0f);
+    __mmask16 ok = _mm512_cmp_ps_mask(sv, _mm512_set1_ps(-INFINITY), _CMP_NEQ_OQ);
+    __m512 x = _mm512_sub_ps(sv, vmax);
+    ok &= _mm512_cmp_ps_mask(x, lo, _CMP_GE_OQ);
+    x = _mm512_min_ps(x, hi);
+    __m512 t = _mm512_mul_ps(x, _mm512_set1_ps(EXP_LOG2E));
+    __m512 nn = _mm512_roundscale_ps(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 r = _mm512_fmadd_ps(nn, _mm512_set1_ps(-EXP_LN2_HI), x);
+    r = _mm512_fmadd_ps(nn, _mm512_set1_ps(-EXP_LN2_LO), r);
+    __m512 z = _mm512_mul_ps(r, r);
+    __m512 y = _mm512_set1_ps(EXP_P0);
+    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(EXP_P1));
+    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(EXP_P2));
+    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(EXP_P3));
+    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(EXP_P4));
+    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(EXP_P5));
+    y = _mm512_fmadd_ps(y, z, r);
+    y = _mm512_add_ps(y, _mm512_set1_ps(1.0f));
+    __m512i bits = _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(nn), _mm512_set1_epi32(127)), 23);
+    return _mm512_maskz_mov_ps(ok, _mm512_mul_ps(y, _mm512_castsi512_ps(bits)));
+}
+
+__attribute__((target("avx512f,avx512vl,avx512bw"))) static double exp_sum_avx512(float *e, const float *s, float max,
+                                                                                  int n) {
+    __m512 vmax = _mm512_set1_ps(max);
+    __m512d acc = _mm512_setzero_pd();
+    int j = 0;
+    for (; j + 16 <= n; j += 16) {
+        __m512 y = exp16(_mm512_loadu_ps(s + j), vmax);
+        _mm512_storeu_ps(e + j, y);
+        acc = _mm512_add_pd(acc, _mm512_cvtps_pd(_mm512_castps512_ps256(y)));
+        acc = _mm512_add_pd(acc, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(y), 1))));
+    }
+    /* The tail: each lane adds the same numbers in the same order, in a
+     * vector or one by one. */
+    exp_row_portable(e + j, s + j, max, n - j);
+    double t[8];
+    _mm512_storeu_pd(t, acc);
+    for (; j < n; j++) t[j & 7] += e[j];
+    return combine8(t);
+}
+
+__attribute__((target("avx512f,avx512vl,avx512bw"))) static float
+norm_stats_avx512(float *w, const float *s, float max, int n, double inv, double *sum, double *wdot) {
+    __m512d vinv = _mm512_set1_pd(inv), acc = _mm512_setzero_pd(), dot = _mm512_setzero_pd();
+    __m256 mx = _mm256_setzero_ps(), vmax = _mm256_set1_ps(max), ninf = _mm256_set1_ps(-INFINITY);
+    int j = 0;
+    for (; j + 8 <= n; j += 8) {
+        __m256 v = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_cvtps_pd(_mm256_loadu_ps(w + j)), vinv));
+        _mm256_storeu_ps(w + j, v);
+        mx = _mm256_max_ps(mx, v);
+        __m512d vd = _mm512_cvtps_pd(v);
+        acc = _mm512_add_pd(acc, vd);
+        __m256 sv = _mm256_loadu_ps(s + j);
+        __mmask8 ok =
+            _mm256_cmp_ps_mask(sv, ninf, _CMP_NEQ_OQ) & _mm256_cmp_ps_mask(v, _mm256_setzero_ps(), _CMP_NEQ_OQ);
+        dot = _mm512_mask_add_pd(dot, ok, dot, _mm512_mul_pd(vd, _mm512_cvtps_pd(_mm256_sub_ps(sv, vmax))));
+    }
+    float t[8], r = 0.0f;
+    _mm256_storeu_ps(t, mx);
+    for (int l = 0; l < 8; l++)
+        if (t[l] > r) r = t[l];
+    double ts[8], td[8];
+    _mm512_storeu_pd(ts, acc);
+    _mm512_storeu_pd(td, dot);
+    for (; j < n; j++) {
+        w[j] = (float)((double)w[j] * inv);
+        if (w[j] > r) r = w[j];
+        ts[j & 7] += w[j];
+        if (s[j] != -INFINITY && w[j] != 0.0f) td[j & 7] += (double)w[j] * (double)(s[j] - max);
+    }
+    *sum = combine8(ts);
+    *wdot = combine8(td);
+    return r;
+}
+
 /* AVX2: the same operations element by element, the eight lanes of a sum in
  * two vectors of four doubles (elements j..j+3 and j+4..j+7). */
 __attribute__((target("avx2,fma"))) static double sum_avx2(const float *x, int n) {
@@ -342,6 +435,85 @@ __attribute__((target("avx2,fma"))) static double wdot_avx2(const float *w, cons
     return combine8(t);
 }
 
+/* exp of 8 scores (the sequence of exp_row_avx2), masked ones 0. */
+__attribute__((target("avx2,fma"))) static inline __m256 exp8(__m256 sv, __m256 vmax) {
+    const __m256 lo = _mm256_set1_ps(EXP_LO), hi = _mm256_set1_ps(88.0f);
+    __m256 ok = _mm256_cmp_ps(sv, _mm256_set1_ps(-INFINITY), _CMP_NEQ_OQ);
+    __m256 x = _mm256_sub_ps(sv, vmax);
+    ok = _mm256_and_ps(ok, _mm256_cmp_ps(x, lo, _CMP_GE_OQ));
+    x = _mm256_min_ps(x, hi);
+    __m256 t = _mm256_mul_ps(x, _mm256_set1_ps(EXP_LOG2E));
+    __m256 nn = _mm256_round_ps(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256 r = _mm256_fmadd_ps(nn, _mm256_set1_ps(-EXP_LN2_HI), x);
+    r = _mm256_fmadd_ps(nn, _mm256_set1_ps(-EXP_LN2_LO), r);
+    __m256 z = _mm256_mul_ps(r, r);
+    __m256 y = _mm256_set1_ps(EXP_P0);
+    y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(EXP_P1));
+    y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(EXP_P2));
+    y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(EXP_P3));
+    y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(EXP_P4));
+    y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(EXP_P5));
+    y = _mm256_fmadd_ps(y, z, r);
+    y = _mm256_add_ps(y, _mm256_set1_ps(1.0f));
+    __m256i bits = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(nn), _mm256_set1_epi32(127)), 23);
+    return _mm256_and_ps(ok, _mm256_mul_ps(y, _mm256_castsi256_ps(bits)));
+}
+
+__attribute__((target("avx2,fma"))) static double exp_sum_avx2(float *e, const float *s, float max, int n) {
+    __m256 vmax = _mm256_set1_ps(max);
+    __m256d lo = _mm256_setzero_pd(), hi = _mm256_setzero_pd();
+    int j = 0;
+    for (; j + 8 <= n; j += 8) {
+        __m256 y = exp8(_mm256_loadu_ps(s + j), vmax);
+        _mm256_storeu_ps(e + j, y);
+        lo = _mm256_add_pd(lo, _mm256_cvtps_pd(_mm256_castps256_ps128(y)));
+        hi = _mm256_add_pd(hi, _mm256_cvtps_pd(_mm256_extractf128_ps(y, 1)));
+    }
+    exp_row_portable(e + j, s + j, max, n - j);
+    double t[8];
+    _mm256_storeu_pd(t, lo);
+    _mm256_storeu_pd(t + 4, hi);
+    for (; j < n; j++) t[j & 7] += e[j];
+    return combine8(t);
+}
+
+__attribute__((target("avx2,fma"))) static float norm_stats_avx2(float *w, const float *s, float max, int n, double inv,
+                                                                 double *sum, double *wdot) {
+    __m256d vinv = _mm256_set1_pd(inv), s0 = _mm256_setzero_pd(), s1 = _mm256_setzero_pd();
+    __m256d d0 = _mm256_setzero_pd(), d1 = _mm256_setzero_pd();
+    __m128 mx = _mm_setzero_ps(), vmax = _mm_set1_ps(max);
+    int j = 0;
+    for (; j + 8 <= n; j += 8) {
+        __m128 v0 = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtps_pd(_mm_loadu_ps(w + j)), vinv));
+        __m128 v1 = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtps_pd(_mm_loadu_ps(w + j + 4)), vinv));
+        _mm_storeu_ps(w + j, v0);
+        _mm_storeu_ps(w + j + 4, v1);
+        mx = _mm_max_ps(_mm_max_ps(mx, v0), v1);
+        s0 = _mm256_add_pd(s0, _mm256_cvtps_pd(v0));
+        s1 = _mm256_add_pd(s1, _mm256_cvtps_pd(v1));
+        d0 = wdot4(d0, w + j, s + j, vmax);
+        d1 = wdot4(d1, w + j + 4, s + j + 4, vmax);
+    }
+    float t[4], r = 0.0f;
+    _mm_storeu_ps(t, mx);
+    for (int l = 0; l < 4; l++)
+        if (t[l] > r) r = t[l];
+    double ts[8], td[8];
+    _mm256_storeu_pd(ts, s0);
+    _mm256_storeu_pd(ts + 4, s1);
+    _mm256_storeu_pd(td, d0);
+    _mm256_storeu_pd(td + 4, d1);
+    for (; j < n; j++) {
+        w[j] = (float)((double)w[j] * inv);
+        if (w[j] > r) r = w[j];
+        ts[j & 7] += w[j];
+        if (s[j] != -INFINITY && w[j] != 0.0f) td[j & 7] += (double)w[j] * (double)(s[j] - max);
+    }
+    *sum = combine8(ts);
+    *wdot = combine8(td);
+    return r;
+}
+
 __attribute__((target("avx2,fma"))) static void scale_avx2(float *out, const float *raw, int n, ScaleOp op, double by) {
     if (op == SCALE_COPY) {
         memcpy(out, raw, sizeof(float) * (size_t)n);
@@ -383,13 +555,17 @@ typedef struct {
     double (*wdot)(const float *, const float *, float, int);
     void (*scale)(float *, const float *, int, ScaleOp, double);
     void (*mask)(float *, const float *, const unsigned char *, int);
+    double (*exp_sum)(float *, const float *, float, int);
+    float (*norm_stats)(float *, const float *, float, int, double, double *, double *);
 } RowOps;
 
-static const RowOps ops_portable = {sum_portable,  max_portable,   normalize_portable,
-                                    wdot_portable, scale_portable, mask_portable};
+static const RowOps ops_portable = {sum_portable,   max_portable,  normalize_portable, wdot_portable,
+                                    scale_portable, mask_portable, exp_sum_portable,   norm_stats_portable};
 #ifdef HAVE_X86
-static const RowOps ops_avx512 = {sum_avx512, max_avx512, normalize_avx512, wdot_avx512, scale_avx512, mask_avx512};
-static const RowOps ops_avx2 = {sum_avx2, max_avx2, normalize_avx2, wdot_avx2, scale_avx2, mask_avx2};
+static const RowOps ops_avx512 = {sum_avx512,   max_avx512,  normalize_avx512, wdot_avx512,
+                                  scale_avx512, mask_avx512, exp_sum_avx512,   norm_stats_avx512};
+static const RowOps ops_avx2 = {sum_avx2,   max_avx2,  normalize_avx2, wdot_avx2,
+                                scale_avx2, mask_avx2, exp_sum_avx2,   norm_stats_avx2};
 #endif
 static _Atomic(const RowOps *) row_ops;
 
@@ -474,12 +650,13 @@ void attn_softmax(float *w, const float *s, int n, SoftmaxRow *out) {
         memset(w, 0, sizeof(float) * (size_t)n);
         return;
     }
-    attn_exp_row(w, s, max, n);
-    double denom = o->sum(w, n);
-    out->max_weight = o->normalize(w, n, 1.0 / denom);
+    /* Three passes: the max; exp and its sum; the weights with their sum,
+     * largest and the entropy's dot (each as the separate passes were). */
+    double denom = o->exp_sum(w, s, max, n), sum, dot;
+    out->max_weight = o->norm_stats(w, s, max, n, 1.0 / denom, &sum, &dot);
     /* The entropy in one log: H = ln(denom) - sum w (s - max), in nats. */
-    double h = (log(denom) - o->wdot(w, s, max, n)) / log(2.0);
+    double h = (log(denom) - dot) / log(2.0);
     out->denom = denom;
-    out->sum = o->sum(w, n);
+    out->sum = sum;
     out->entropy = h > 0 ? h : 0.0;
 }
