@@ -6,7 +6,8 @@
  *   bench peak                     the per-core FMA peak (AVX2, AVX-512, the kernel's)
  *   bench gemm                     the products alone, per kernel, one thread, as a
  *                                  fraction of that kernel's peak
- *   bench forward [BUDGET_S]       full forward at the three anchor shapes, 1 and 2 threads
+ *   bench forward [BUDGET_S [SHAPES]]  full forward at the teaching sizes and the three
+ *                                  anchors (or SHAPES: "n,d_model,heads;..."), 1 and 2 threads
  *   bench incremental              mask / scale toggle and head switch vs a full forward
  *   bench latency [BUDGET_S]       key -> doupdate on a headless ncurses screen
  *   bench follow [N] [K]           a --publish teacher and N followers (processes), K
@@ -67,6 +68,7 @@
 #include "model.h"
 #include "parallel.h"
 #include "rng.h"
+#include "rowops.h"
 #include "safetensors.h"
 #include "screen.h"
 #include "source_llama.h"
@@ -249,10 +251,17 @@ static const int shapes[][3] = {{16, 64, 4}, {64, 64, 4}, {64, 512, 8}, {256, 76
 /* Prints `raw=forward n= d_model= heads= threads= attnviz_ms= gflops= reps=`
  * for run.sh to merge with the references. budget_s bounds the repetitions
  * of the whole command (slow kernels: fewer repetitions, never a failure). */
-static void cmd_forward(double budget_s) {
+static void cmd_forward(double budget_s, const char *only) {
     double t_start = now_ms(), budget = budget_s * 1e3;
     for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
         int n = shapes[s][0], dm = shapes[s][1], h = shapes[s][2];
+        if (only) { /* "n,d_model,heads;...": the shapes named only */
+            char key[64];
+            snprintf(key, sizeof key, "%d,%d,%d", n, dm, h);
+            const char *at = strstr(only, key);
+            size_t kl = strlen(key);
+            if (!at || (at != only && at[-1] != ';') || (at[kl] != '\0' && at[kl] != ';')) continue;
+        }
         char why[512];
         Model *m = make_model(n, dm, h, why, sizeof why);
         if (!m) {
@@ -1645,10 +1654,17 @@ static void usage(void) {
 int main(int argc, char **argv) {
     if (argc < 2) return usage(), 2;
     const char *cmd = argv[1];
+    /* BENCH_KERNEL=avx2|avx512|portable: the products and the row operations
+     * of that instruction set (the AVX2 path measured on an AVX-512 CPU). */
+    const char *force = getenv("BENCH_KERNEL");
+    if (force && *force && (mat_set_kernel(force) || attn_set_rowops(force))) {
+        fprintf(stderr, "bench: BENCH_KERNEL=%s: this CPU lacks it\n", force);
+        return 2;
+    }
     if (strcmp(cmd, "machine") == 0) cmd_machine();
     else if (strcmp(cmd, "peak") == 0) cmd_peak();
     else if (strcmp(cmd, "gemm") == 0) cmd_gemm();
-    else if (strcmp(cmd, "forward") == 0) cmd_forward(argc > 2 ? atof(argv[2]) : 60.0);
+    else if (strcmp(cmd, "forward") == 0) cmd_forward(argc > 2 ? atof(argv[2]) : 60.0, argc > 3 ? argv[3] : NULL);
     else if (strcmp(cmd, "incremental") == 0) cmd_incremental();
     else if (strcmp(cmd, "latency") == 0) cmd_latency(argc > 2 ? atof(argv[2]) : 30.0);
     else if (strcmp(cmd, "follow") == 0)

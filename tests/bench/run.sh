@@ -9,6 +9,7 @@
 #   bench=numpy     the BLAS NumPy used, its core type, the OpenBLAS core tried
 #   bench=torch     PyTorch's version and attention function
 #   bench=gemm      the products alone per kernel, one thread, fraction of its peak
+#   bench=forward_isa  the AVX2 path on an AVX-512 CPU beside AVX2 OpenBLAS/PyTorch
 #   bench=forward   full forward per shape and thread count, beside NumPy/PyTorch
 #   bench=incremental  mask / scale toggle and head switch vs a full forward
 #   bench=latency   key -> doupdate, headless ncurses (also of a 15M-shape model)
@@ -246,6 +247,56 @@ if want forward; then
             (k in pt) ? " torch_env=" ptv[k] : ""
     }' "$REF" "$TMPD/forward" | tee -a "$OUT"
     grep -q '^raw=forward' "$TMPD/forward" || say "bench=skip what=forward reason=\"bench forward failed: $(lastline "$TMPD/err")\""
+fi
+
+# ---------------------------------------------------------------- the AVX2 path (issue 17)
+# On an AVX-512 CPU the AVX2 kernels (products and row operations) are what
+# an AVX2-only CPU (Zen 3) runs: measured beside OpenBLAS's AVX2 kernels
+# (OPENBLAS_CORETYPE=Haswell: what OpenBLAS picks on Zen 3) and PyTorch held
+# to AVX2 (ATEN_CPU_CAPABILITY=avx2) at the two big anchors.
+ISA_SHAPES='256,768,12;1024,768,12'
+if want forward && [ "$AVX512" = yes ] && [ "$AVX2" = yes ]; then
+    REF2="$TMPD/ref2"
+    : >"$REF2"
+    for t in 1 2; do
+        if [ $HAVE_NUMPY = 1 ]; then
+            # shellcheck disable=SC2046
+            env OPENBLAS_CORETYPE=Haswell $(threads_env $t) "$PY" "$HERE/ref.py" numpy --threads $t \
+                --shapes "$ISA_SHAPES" 2>"$TMPD/err" | grep '^ref=numpy' >>"$REF2"
+        fi
+        if [ $HAVE_TORCH = 1 ]; then
+            variants=default
+            [ $t -gt 1 ] && variants="default passive"
+            for v in $variants; do
+                ve=""
+                [ "$v" = passive ] && ve="OMP_WAIT_POLICY=PASSIVE"
+                # shellcheck disable=SC2046,SC2086
+                env OPENBLAS_CORETYPE=Haswell ATEN_CPU_CAPABILITY=avx2 $ve $(threads_env $t) "$PY" "$HERE/ref.py" \
+                    torch --threads $t --shapes "$ISA_SHAPES" 2>"$TMPD/err" | grep '^ref=torch ' | sed "s/\$/ variant=$v/" >>"$REF2"
+            done
+        fi
+    done
+    BENCH_KERNEL=avx2 "$BENCH" forward "$FORWARD_BUDGET" "$ISA_SHAPES" >"$TMPD/forward2" 2>"$TMPD/err"
+    awk '
+    function kv(line, key) {
+        if (match(line, " " key "=[^ ]*")) return substr(line, RSTART + length(key) + 2, RLENGTH - length(key) - 2)
+        return ""
+    }
+    function id(line) { return kv(line, "n") SUBSEP kv(line, "d_model") SUBSEP kv(line, "heads") SUBSEP kv(line, "threads") }
+    FILENAME == ARGV[1] {
+        if ($0 ~ /^ref=numpy /) np[id($0)] = kv($0, "ms")
+        if ($0 ~ /^ref=torch /) { k = id($0); ms = kv($0, "ms") + 0; if (!(k in pt) || ms < pt[k]) pt[k] = ms }
+        next
+    }
+    /^raw=forward / {
+        k = id($0); a = kv($0, "attnviz_ms")
+        rn = (k in np) && np[k] > 0 ? sprintf("%.3f", a / np[k]) : "skipped"
+        rt = (k in pt) && pt[k] > 0 ? sprintf("%.3f", a / pt[k]) : "skipped"
+        printf "bench=forward_isa kernel=avx2 n=%s d_model=%s heads=%s threads=%s attnviz_ms=%s gflops=%s numpy_ms=%s torch_ms=%s ratio_numpy=%s ratio_torch=%s numpy_core=Haswell torch_capability=avx2\n",
+            kv($0, "n"), kv($0, "d_model"), kv($0, "heads"), kv($0, "threads"), a, kv($0, "gflops"),
+            (k in np) ? np[k] : "skipped", (k in pt) ? pt[k] : "skipped", rn, rt
+    }' "$REF2" "$TMPD/forward2" | tee -a "$OUT"
+    grep -q '^raw=forward' "$TMPD/forward2" || say "bench=skip what=forward_isa reason=\"$(lastline "$TMPD/err")\""
 fi
 
 # ---------------------------------------------------------------- incremental, latency
@@ -531,6 +582,11 @@ function report(what, value) {
 }
 /^bench=gemm / && kv($0, "fraction") != "" { # issue 17: every product at 80% of the FMA peak of its kernel
     target_min("gemm_of_peak_" kv($0, "kernel") "_" kv($0, "shape"), kv($0, "fraction"), "0.80")
+}
+/^bench=forward_isa / { # issue 17: the AVX2 path beside AVX2 OpenBLAS and PyTorch
+    s = kv($0, "kernel") "_n" kv($0, "n") "_t" kv($0, "threads")
+    target("forward_" s "_vs_numpy", kv($0, "ratio_numpy"), "1.0")
+    target("forward_" s "_vs_torch", kv($0, "ratio_torch"), "1.0")
 }
 /^bench=incremental / {
     target("mask_toggle_ratio", kv($0, "mask_ratio"), "0.3")
