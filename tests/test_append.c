@@ -25,8 +25,10 @@
 #include <unistd.h>
 
 #include "model.h"
+#include "models.h"
 #include "parallel.h"
 #include "source_hf.h"
+#include "source_llama.h"
 
 // ---------------------------------------------------------------------------
 // the checkpoint
@@ -202,12 +204,18 @@ static const char *sentence(int count, int shift, const char *tail) {
     return s;
 }
 
+/* The llama2.c checkpoint (stories260K) the last test opens in place of the
+ * GPT-2 written here, when it is not "". */
+static char llama_path[512];
+
 /* The checkpoint on text with that mask and scaling, updated as the app does. */
 static Model *open_scaled(const char *text, MaskKind mask, int scale) {
     Model *m = model_new();
     assert_non_null(m);
     AvError err = {0};
-    if (model_set_hf(m, dir, NULL, text, strlen(text), &err)) fail_msg("open: %s", err.msg);
+    if (llama_path[0] ? model_set_llama(m, llama_path, NULL, text, strlen(text), &err)
+                      : model_set_hf(m, dir, NULL, text, strlen(text), &err))
+        fail_msg("open: %s", err.msg);
     ModelConfig c = m->cfg;
     c.mask = mask;
     c.scale = scale;
@@ -260,24 +268,25 @@ static void assert_as_from_scratch(Model *m, const char *why) {
         }
     l = h = -1;
     /* every probability of the last row's next token: the same logits */
-    int ids[2][512], got[2];
-    double probs[2][512];
-    const char *pieces[512];
-    size_t lens[512];
-    assert_true(vocab <= 512);
-    got[0] = m->src->next_tokens(m, m->n_q - 1, vocab, ids[0], probs[0], pieces, lens);
-    got[1] = f->src->next_tokens(f, f->n_q - 1, vocab, ids[1], probs[1], pieces, lens);
-    assert_int_equal(got[0], vocab);
-    assert_int_equal(got[1], vocab);
-    SAME("the next-token ids", ids[0], ids[1], sizeof(int) * (size_t)vocab);
-    SAME("the next-token probabilities", probs[0], probs[1], sizeof(double) * (size_t)vocab);
+    enum { MAX_VOCAB = 1024 };
+    int ids[2][MAX_VOCAB], got[2], v = model_trained(m)->vocab, last = m->cfg.layers - 1;
+    double probs[2][MAX_VOCAB];
+    const char *pieces[MAX_VOCAB];
+    size_t lens[MAX_VOCAB], dim = (size_t)model_trained(m)->dim;
+    assert_true(v <= MAX_VOCAB);
+    got[0] = m->src->next_tokens(m, m->n_q - 1, v, ids[0], probs[0], pieces, lens);
+    got[1] = f->src->next_tokens(f, f->n_q - 1, v, ids[1], probs[1], pieces, lens);
+    assert_int_equal(got[0], v);
+    assert_int_equal(got[1], v);
+    SAME("the next-token ids", ids[0], ids[1], sizeof(int) * (size_t)v);
+    SAME("the next-token probabilities", probs[0], probs[1], sizeof(double) * (size_t)v);
     /* the chain of the last layer: its input and output rows */
     LayerChain ca, cb;
     AvError err = {0};
-    assert_int_equal(model_layer_chain(m, LAYERS - 1, &ca, &err), 0);
-    assert_int_equal(model_layer_chain(f, LAYERS - 1, &cb, &err), 0);
-    SAME("the chain's input", ca.x, cb.x, fl * n * DIM);
-    SAME("the chain's output", ca.x_next, cb.x_next, fl * n * DIM);
+    assert_int_equal(model_layer_chain(m, last, &ca, &err), 0);
+    assert_int_equal(model_layer_chain(f, last, &cb, &err), 0);
+    SAME("the chain's input", ca.x, cb.x, fl * n * dim);
+    SAME("the chain's output", ca.x_next, cb.x_next, fl * n * dim);
     model_free(f);
 }
 
@@ -385,11 +394,43 @@ static void test_other_edits(void **state) {
     model_free(m);
 }
 
+/* The llama2.c source (stories260K, when ../shared/models has it): the same
+ * rule, the same bits. */
+static void test_llama2c(void **state) {
+    (void)state;
+    if (!models_path(llama_path, sizeof llama_path, "stories260K.bin")) {
+        llama_path[0] = '\0';
+        return;
+    }
+    par_set_threads(2);
+    Model *m = open_model("Lily saw a cat.", MASK_CAUSAL);
+    edit(m, "Lily saw a cat. The cat"); /* makes room: all rows */
+    int n = m->n_q;
+    assert_int_equal(m->rows_updated, n);
+    assert_as_from_scratch(m, "llama2.c: the first edit");
+    edit(m, "Lily saw a cat. The cat was");
+    assert_true(m->rows_updated >= 1 && m->rows_updated < m->n_q - n + 2);
+    assert_as_from_scratch(m, "llama2.c: a word appended");
+    edit(m, "Lily saw a cat. The cat was big");
+    assert_true(m->rows_updated >= 1 && m->rows_updated <= 3);
+    assert_as_from_scratch(m, "llama2.c: another word");
+    edit(m, "Lily saw a dog. The cat was big");
+    assert_true(m->rows_updated < m->n_q && m->rows_updated > 3);
+    assert_as_from_scratch(m, "llama2.c: a word in the middle");
+    edit(m, "Lily saw a dog.");
+    assert_int_equal(m->rows_updated, 0);
+    assert_as_from_scratch(m, "llama2.c: the end deleted");
+    model_free(m);
+    par_set_threads(1);
+    llama_path[0] = '\0';
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_append_and_type),
         cmocka_unit_test(test_grow_past_room),
         cmocka_unit_test(test_other_edits),
+        cmocka_unit_test(test_llama2c),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
