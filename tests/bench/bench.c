@@ -1621,12 +1621,33 @@ static int cmd_append(const char *dir) {
         type_rows = m->rows_updated;
     }
     double f = median(full, REPS), r = median(again, REPS), a = median(app, REPS), t = median(type, REPS);
+    /* The floor the products set: hfmodel's own KV cache (no model, no
+     * stages), one row after 256 against the 256, the new row's logits
+     * apart (the update above computes none). */
+    enum { HF_REPS = 3 };
+    double hf_full[HF_REPS], hf_one[HF_REPS];
+    HfRun *run = hf_run_new(model_hf(m), 257, 0, &err);
+    int ids[257];
+    for (int i = 0; i < 257; i++) ids[i] = i % 300;
+    for (int i = 0; run && i < HF_REPS; i++) {
+        double t0 = now_ms();
+        hf_forward(run, ids, 256, NULL);
+        hf_full[i] = now_ms() - t0;
+        t0 = now_ms();
+        hf_extend(run, ids + 256, 1, NULL);
+        double t1 = now_ms();
+        hf_logits_row(run, 256);
+        hf_one[i] = (t1 - t0) - (now_ms() - t1);
+    }
+    hf_run_free(run);
+    double hf_f = run ? median(hf_full, HF_REPS) : -1, hf_o = run ? median(hf_one, HF_REPS) : -1;
     double load[3] = {0};
     if (getloadavg(load, 3) < 1) load[0] = -1;
     printf("bench=append name=gpt2-shape tokens=%d threads=%d full_ms=%.3f append_ms=%.3f ratio=%.4f type_ms=%.3f "
            "type_ratio=%.4f rows_recomputed=%d type_rows_recomputed=%d recompute_ms=%.3f append_vs_recompute=%.4f "
-           "grow_ms=%.3f reps=%d load=%.2f\n",
-           256, par_threads(), f, a, a / f, t, t / f, app_rows, type_rows, r, a / r, grow, REPS, load[0]);
+           "hf_forward_ms=%.3f hf_extend_ms=%.3f hf_extend_ratio=%.4f grow_ms=%.3f reps=%d load=%.2f\n",
+           256, par_threads(), f, a, a / f, t, t / f, app_rows, type_rows, r, a / r, hf_f, hf_o, hf_o / hf_f, grow,
+           REPS, load[0]);
     model_free(m);
     free(base), free(other), free(more), free(part), free(typed);
     return 0;
