@@ -242,6 +242,23 @@ static int room_for(const Model *m, const HfSrc *d, int n) {
     return room < n ? n : room;
 }
 
+/* Room for the first sentence to grow (an edit at its end keeps its rows
+ * too): a run and a stages arena of room_for rows, before anything is
+ * computed. Without the memory, none: the first edit makes it. */
+static void make_room(Model *m, HfSrc *d) {
+    int room = room_for(m, d, d->n);
+    if (room <= d->n) return;
+    HfRun *run = hf_run_new(d->hm, room, 0, NULL);
+    float *attn = malloc(sizeof(float) * (size_t)room * (size_t)d->cfg->q_dim);
+    ModelConfig c = m->cfg;
+    if (!run || !attn || model_reshape_room(m, &c, d->n, d->n, room, m->src, 0, 0, NULL)) {
+        hf_run_free(run), free(attn);
+        return;
+    }
+    hf_run_free(d->run), free(d->attn);
+    d->run = run, d->attn = attn;
+}
+
 /* The rows the new ids[0..n) can keep: their common start with the rows
  * now, when the model's stages are all current (or only the rows after its
  * kept ones are stale), the mask causal (a row sees no later key) and the
@@ -539,6 +556,7 @@ int model_set_hf(Model *m, const char *path, const char *vocab_path, const char 
         free(copy);
         return -1;
     }
+    make_room(m, data_of(m));
     free(m->text);
     m->text = copy;
     m->text_len = len;

@@ -301,8 +301,9 @@ static void test_append_and_type(void **state) {
     Model *m = open_model(sentence(20, 0, ""), MASK_CAUSAL);
     int n = m->n_q;
     assert_int_equal(n, 20);
-    edit(m, sentence(20, 0, " dog")); /* the first edit makes room: all rows */
-    assert_int_equal(m->rows_updated, 21);
+    assert_true(m->room > n); /* made at the start */
+    edit(m, sentence(20, 0, " dog"));
+    assert_int_equal(m->rows_updated, 1);
     assert_as_from_scratch(m, "the first edit");
     edit(m, sentence(20, 0, " dog sat"));
     assert_int_equal(m->n_q, 22);
@@ -404,10 +405,11 @@ static void test_llama2c(void **state) {
     }
     par_set_threads(2);
     Model *m = open_model("Lily saw a cat.", MASK_CAUSAL);
-    edit(m, "Lily saw a cat. The cat"); /* makes room: all rows */
     int n = m->n_q;
-    assert_int_equal(m->rows_updated, n);
+    edit(m, "Lily saw a cat. The cat");
+    assert_true(m->rows_updated >= 1 && m->rows_updated < m->n_q);
     assert_as_from_scratch(m, "llama2.c: the first edit");
+    n = m->n_q;
     edit(m, "Lily saw a cat. The cat was");
     assert_true(m->rows_updated >= 1 && m->rows_updated < m->n_q - n + 2);
     assert_as_from_scratch(m, "llama2.c: a word appended");
