@@ -202,6 +202,11 @@ static void storage_point(Model *m) {
     layout_stages(m, m->stages_arena, &s);
 }
 
+/* Makes room for configuration c with n_q x n_k tokens from src: the arenas
+ * whose shape changes are allocated anew; on failure nothing changes. On
+ * success the configuration, sizes and source are the new ones (the caller
+ * commits its own tokens or matrices) and m->stale says where to
+ * recompute from. */
 int model_reshape(Model *m, const ModelConfig *c, int n_q, int n_k, const Source *src, int q_target, int k_target,
                   AvError *err) {
     /* the same tokens keep the room they had; other tokens have none */
