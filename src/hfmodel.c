@@ -797,6 +797,24 @@ int hf_forward(HfRun *r, const int *ids, int n, AvError *err) {
     return hf_extend(r, ids, n, err);
 }
 
+int hf_embed_from(HfRun *r, const int *ids, int n, int r0, AvError *err) {
+    if (r0 < 0 || r0 > r->n || r0 > n) return av_errorf(err, "rows from %d of %d: the run has %d", r0, n, r->n);
+    r->n = r0;
+    return n > r0 ? append_ids(r, ids + r0, n - r0, err) : 0;
+}
+
+int hf_layer_qkv_rows(HfRun *r, int l, int r0, int rows) {
+    if (!layer_ok(r, l) || r0 < 0 || rows < 0 || r0 + rows > r->n) return -1;
+    if (rows > 0) qkv_rows(r, l, r0, rows);
+    return stopped();
+}
+
+int hf_layer_finish_rows(HfRun *r, int l, const float *attn_out, int r0, int rows) {
+    if (!layer_ok(r, l) || r0 < 0 || rows < 0 || r0 + rows > r->n) return -1;
+    if (rows > 0) finish_rows(r, l, attn_out ? attn_out : r->att, r0, rows);
+    return stopped();
+}
+
 // ----------------------------------------------------------------------------
 // the run: one allocation, carved
 

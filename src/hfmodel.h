@@ -160,4 +160,15 @@ int hf_forward(HfRun *r, const int *ids, int n, AvError *err);
  * message when they do not fit, an id is out of the vocabulary, or cancelled. */
 int hf_extend(HfRun *r, const int *ids, int n, AvError *err);
 
+/* The layer-wise steps on rows [r0, r0 + rows) alone, the rows before kept
+ * (a sentence edited after row r0: a causal model's rows before it do not
+ * change): the same bits as the steps on every row. hf_embed_from keeps
+ * rows [0, r0) (ids[0..r0) must be the run's), sets ids[r0..n) and their x
+ * of layer 0 (n == r0: the run cut to n rows); -1 with a message as
+ * hf_embed. The other two return 0, or -1 when cancelled or the rows are
+ * not the run's. */
+int hf_embed_from(HfRun *r, const int *ids, int n, int r0, AvError *err);
+int hf_layer_qkv_rows(HfRun *r, int l, int r0, int rows);
+int hf_layer_finish_rows(HfRun *r, int l, const float *attn_out, int r0, int rows);
+
 #endif

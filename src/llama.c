@@ -281,6 +281,30 @@ int llama_forward(LlamaRun *r, const int *ids, int n, AvError *err) {
     return llama_extend(r, ids, n, err);
 }
 
+int llama_embed_from(LlamaRun *r, const int *ids, int n, int r0, AvError *err) {
+    if (r0 < 0 || r0 > r->n || r0 > n) return av_errorf(err, "rows from %d of %d: the run has %d", r0, n, r->n);
+    r->n = r0;
+    return n > r0 ? append_ids(r, ids + r0, n - r0, err) : 0;
+}
+
+int llama_layer_qkv_rows(LlamaRun *r, int l, int r0, int rows) {
+    if (!layer_ok(r, l) || r0 < 0 || rows < 0 || r0 + rows > r->n) return -1;
+    if (rows > 0) qkv_rows(r, l, r0, rows);
+    return stopped();
+}
+
+int llama_layer_finish_rows(LlamaRun *r, int l, const float *attn_out, int r0, int rows) {
+    if (!layer_ok(r, l) || r0 < 0 || rows < 0 || r0 + rows > r->n) return -1;
+    if (rows > 0) finish_rows(r, l, attn_out ? attn_out : r->att, r0, rows);
+    return stopped();
+}
+
+int llama_logits_from(LlamaRun *r, int r0) {
+    if (r->n < 1 || r0 < 0 || r0 > r->n) return -1;
+    if (r0 < r->n) logits_rows(r, r0, r->n - r0);
+    return stopped();
+}
+
 int llama_argmax(const float *x, int n) {
     int best = 0;
     for (int i = 1; i < n; i++)

@@ -148,6 +148,18 @@ int llama_logits(LlamaRun *r);
 /* All of the above for ids[0..n). */
 int llama_forward(LlamaRun *r, const int *ids, int n, AvError *err);
 
+/* The steps on rows [r0, r0 + rows) alone, the rows before kept (a causal
+ * sentence edited after row r0): the same bits as the steps on every row.
+ * llama_embed_from keeps rows [0, r0) (ids[0..r0) must be the run's), sets
+ * ids[r0..n) and their x of layer 0 (n == r0: the run cut to n rows); -1
+ * with a message as llama_embed. llama_logits_from: the logits of rows r0
+ * on (of the last row without all_logits, when it is one of them). The
+ * others return 0, or -1 when cancelled or the rows are not the run's. */
+int llama_embed_from(LlamaRun *r, const int *ids, int n, int r0, AvError *err);
+int llama_layer_qkv_rows(LlamaRun *r, int l, int r0, int rows);
+int llama_layer_finish_rows(LlamaRun *r, int l, const float *attn_out, int r0, int rows);
+int llama_logits_from(LlamaRun *r, int r0);
+
 /* Appends ids[0..n) to the run's rows and computes only them, from the keys
  * and values kept of the rows before (a KV cache): the same bits as a
  * forward of the whole sequence. The logits of the new rows (or of the last

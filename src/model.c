@@ -44,6 +44,7 @@ void model_free(Model *m) {
 }
 
 void model_mark_stale(Model *m, Stage s) {
+    m->keep_rows = 0; /* every row again */
     if (s < m->stale) m->stale = s;
     for (int l = 0; l < m->cfg.layers && l < MODEL_MAX_LAYERS; l++)
         if (s < m->layer_stale[l]) m->layer_stale[l] = s;

@@ -185,6 +185,13 @@ struct Model {
     int weights_stale;                   /* the random weights must be drawn again */
     int additive_stale;                  /* additive attention's W1, W2, v must be drawn again */
     unsigned long computed[STAGE_COUNT]; /* how often each stage was computed (in any layer) */
+    /* Edits at the end of a causal sentence (issue 17): a source that keeps
+     * its rows before the edit says so, and only the rows after it are
+     * computed (model_internal.h: model_resize_rows). */
+    int room;         /* rows (and keys) the stages arena has room for, when more than n_q, n_k; else 0 */
+    int keep_rows;    /* rows [0, keep_rows) of every stage of every layer are current: the next update
+                         computes the rows after them only (0: every row) */
+    int rows_updated; /* query rows the last update computed from the projections on */
 };
 
 /* A new model with the default configuration and no text. Free with

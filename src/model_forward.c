@@ -102,14 +102,16 @@ static void softmax_rows_forward(float *scaled, float *masked, float *weights, d
 }
 
 /* O = A V for rows [r0, r0 + rows). Keys past the last one any row of the
- * block may see have weight 0 in every row: their products add nothing
- * (causal: half the work).
+ * block [b0, r0 + rows) may see have weight 0 in every row: their products
+ * add nothing (causal: half the work). The block is the whole pass's (b0 <=
+ * r0 when only the block's last rows are computed), so that a row sums over
+ * the same keys in either.
  * out out (n_q, d_v); in weights (n_q, n_k), vp: V (n_k, d_v) packed,
  * allowed (n_q, n_k). */
-static void attend_forward(float *out, const float *weights, const MatPacked *vp, const unsigned char *allowed, int r0,
-                           int rows, int n_k, int d_v) {
+static void attend_forward(float *out, const float *weights, const MatPacked *vp, const unsigned char *allowed, int b0,
+                           int r0, int rows, int n_k, int d_v) {
     int kmax = 0;
-    for (int i = r0; i < r0 + rows; i++) {
+    for (int i = b0; i < r0 + rows; i++) {
         const unsigned char *ok = allowed + (size_t)i * n_k;
         for (int j = n_k - 1; j >= kmax; j--)
             if (ok[j]) {
@@ -128,9 +130,47 @@ typedef struct {
     Model *m;
     HeadData *hd;                    /* the layer's heads */
     MatPacked pack[MODEL_MAX_HEADS]; /* per head: K^T or V packed into the stages arena (no allocation) */
-    int nb;                          /* row blocks per head */
+    int keep;                        /* rows [0, keep) are current (m->keep_rows) */
+    int b0, nb;                      /* the first row block to compute, and how many per head */
     Stage from;                      /* the row stages: recompute from this one */
 } Job;
+
+/* A layer's job from stage `from`, its rows [0, keep) current. */
+static Job job_new(Model *m, int layer, Stage from, int keep) {
+    int b0 = keep / ROW_BLOCK;
+    return (Job){
+        .m = m, .hd = model_layer_heads(m, layer), .keep = keep, .b0 = b0, .nb = row_blocks(m->n_q) - b0, .from = from};
+}
+
+/* Task t's head and rows [*r0, *r0 + *rows) (after the kept ones), in the
+ * row blocks of the whole pass: the block starts at *b0. */
+static int job_rows(const Job *j, int t, int *b0, int *r0, int *rows) {
+    int h = t / j->nb;
+    *b0 = (j->b0 + t % j->nb) * ROW_BLOCK;
+    *r0 = *b0 > j->keep ? *b0 : j->keep;
+    int end = *b0 + ROW_BLOCK < j->m->n_q ? *b0 + ROW_BLOCK : j->m->n_q;
+    *rows = end - *r0;
+    return h;
+}
+
+/* The kept rows [0, keep) and the new keys [keep, n_k): their scores,
+ * scaled and masked, and weight 0 (the mask hides a later key from a kept
+ * row: model_resize_rows). The scores from the 32-column panel the first
+ * new key is in: the columns before it are computed again, to the same bits.
+ * out scores, scaled, masked, weights (n_q, n_k) of hd; in q, kt: K^T packed,
+ * allowed (n_q, n_k). */
+static void kept_rows_forward(HeadData *hd, const MatPacked *kt, const unsigned char *allowed, int keep, int n_k,
+                              int d_k, double factor) {
+    if (keep <= 0 || keep >= n_k) return;
+    int col0 = keep / 32 * 32, cols = n_k - keep;
+    mat_mul_block(hd->scores, n_k, hd->q, d_k, kt, 0, keep, col0, n_k - col0);
+    for (int i = 0; i < keep; i++) {
+        size_t at = (size_t)i * n_k + keep;
+        attn_scale_mask_row(hd->scaled + at, hd->masked + at, hd->scores + at, allowed + at, cols,
+                            factor == 1.0 ? SCALE_COPY : SCALE_MULTIPLY, factor);
+        memset(hd->weights + at, 0, sizeof(float) * (size_t)cols);
+    }
+}
 
 static void scores_pack_task(void *ctx, int h) {
     Job *j = ctx;
@@ -143,13 +183,14 @@ static void scores_pack_task(void *ctx, int h) {
     }
     if (c->score == SCORE_DOT || c->score == SCORE_COSINE)
         mat_pack_into(&j->pack[h], hd->pack_k, hd->k, c->d_k, c->d_k, j->m->n_k, 1);
+    if (j->keep > 0)
+        kept_rows_forward(hd, &j->pack[h], j->m->allowed, j->keep, j->m->n_k, c->d_k, model_scale_factor(c));
 }
 
 /* Scores of a block of rows, then (from the scores on) its row stages. */
 static void scores_rows_task(void *ctx, int t) {
     Job *j = ctx;
-    int h = t / j->nb, r0 = (t % j->nb) * ROW_BLOCK;
-    int rows = j->m->n_q - r0 < ROW_BLOCK ? j->m->n_q - r0 : ROW_BLOCK;
+    int b0, r0, rows, h = job_rows(j, t, &b0, &r0, &rows);
     if (rows <= 0) return;
     Model *m = j->m;
     const ModelConfig *c = &m->cfg;
@@ -184,12 +225,12 @@ static void compute_mask(Model *m) {
 }
 
 /* Scores (when stale), scaled, masked and weights of one layer, in one pass
- * over the rows. */
-static void compute_attention(Model *m, int layer, Stage from) {
+ * over the rows after the kept ones. */
+static void compute_attention(Model *m, int layer, Stage from, int keep) {
     int heads = m->cfg.heads;
-    Job j = {.m = m, .hd = model_layer_heads(m, layer), .nb = row_blocks(m->n_q), .from = from};
+    Job j = job_new(m, layer, from, keep);
     const ModelConfig *c = &m->cfg;
-    double cells = (double)heads * m->n_q * m->n_k;
+    double cells = (double)heads * (m->n_q - keep) * m->n_k;
     if (from <= STAGE_SCORES) par_for_work(heads, scores_pack_task, &j, (double)heads * m->n_k * c->d_k * 4);
     par_for_work(heads * j.nb, scores_rows_task, &j, cells * ((from <= STAGE_SCORES ? 2.0 * c->d_k : 0) + 20));
 }
@@ -210,16 +251,15 @@ static void output_pack_task(void *ctx, int h) {
 static void output_rows_task(void *ctx, int t) {
     Job *j = ctx;
     Model *m = j->m;
-    int h = t / j->nb, r0 = (t % j->nb) * ROW_BLOCK, dv = m->cfg.d_v;
-    int rows = m->n_q - r0 < ROW_BLOCK ? m->n_q - r0 : ROW_BLOCK;
+    int b0, r0, rows, h = job_rows(j, t, &b0, &r0, &rows);
     if (rows <= 0) return;
-    attend_forward(j->hd[h].out, j->hd[h].weights, &j->pack[h], m->allowed, r0, rows, m->n_k, dv);
+    attend_forward(j->hd[h].out, j->hd[h].weights, &j->pack[h], m->allowed, b0, r0, rows, m->n_k, m->cfg.d_v);
 }
 
-static void compute_output(Model *m, int layer) {
+static void compute_output(Model *m, int layer, int keep) {
     int heads = m->cfg.heads;
-    Job j = {.m = m, .hd = model_layer_heads(m, layer), .nb = row_blocks(m->n_q), .from = STAGE_OUTPUT};
-    double cells = (double)heads * m->n_q * m->n_k;
+    Job j = job_new(m, layer, STAGE_OUTPUT, keep);
+    double cells = (double)heads * (m->n_q - keep) * m->n_k;
     par_for_work(heads, output_pack_task, &j, (double)heads * m->n_k * m->cfg.d_v * 4);
     par_for_work(heads * j.nb, output_rows_task, &j, cells * 2.0 * m->cfg.d_v);
 }
@@ -232,11 +272,15 @@ static Stage update_layer(Model *m, int layer, Stage from, Stage last) {
      * stops with the layer's mark where it was, so nothing half computed is
      * taken as current (the next update does it all again). */
     if (!(src->caps & SRC_EMBED) && from < STAGE_PROJECT) from = STAGE_PROJECT;
+    /* The kept rows (model_resize_rows): the source's Q, K and V of the rows
+     * after them are new, the rest of every stage is current. */
+    int keep = m->keep_rows < m->n_q ? m->keep_rows : m->n_q;
+    if (from > STAGE_PROJECT || m->cfg.score != SCORE_DOT) keep = 0;
     if (from <= STAGE_PROJECT) src->forward(m, layer, from);
     if (av_cancelled()) return from;
-    if (from <= STAGE_WEIGHTS && last >= STAGE_SCORES) compute_attention(m, layer, from);
+    if (from <= STAGE_WEIGHTS && last >= STAGE_SCORES) compute_attention(m, layer, from, keep);
     if (av_cancelled()) return from;
-    if (from <= STAGE_OUTPUT && last >= STAGE_OUTPUT) compute_output(m, layer);
+    if (from <= STAGE_OUTPUT && last >= STAGE_OUTPUT) compute_output(m, layer, keep);
     if (av_cancelled()) return from;
     if (from <= STAGE_FINAL && last >= STAGE_FINAL && src->final) src->final(m, layer);
     if (av_cancelled()) return from;
@@ -264,7 +308,9 @@ void model_update_to(Model *m, Stage last) {
     if (!(m->src->caps & SRC_EMBED) && from < STAGE_PROJECT) from = STAGE_PROJECT;
     for (Stage s = from; s <= last && s < STAGE_COUNT; s++)
         if (s != STAGE_FINAL || m->src->final) m->computed[s]++;
+    if (from <= STAGE_PROJECT) m->rows_updated = m->n_q - (m->keep_rows < m->n_q ? m->keep_rows : m->n_q);
     m->stale = stale;
+    if (stale == STAGE_NONE) m->keep_rows = 0; /* every row current */
 }
 
 int model_update(Model *m, AvError *err) {

@@ -30,7 +30,23 @@ size_t model_stages_bytes(const ModelConfig *c, int n_q, int n_k, const Source *
 int model_reshape(Model *m, const ModelConfig *c, int n_q, int n_k, const Source *src, int q_target, int k_target,
                   AvError *err);
 
-/* Marks stage s and every later one stale in every layer. */
+/* model_reshape with room for `room` rows and keys (more than n_q, n_k;
+ * else none) in the stages arena, for model_resize_rows. */
+int model_reshape_room(Model *m, const ModelConfig *c, int n_q, int n_k, int room, const Source *src, int q_target,
+                       int k_target, AvError *err);
+
+/* Self-attention over n rows (within the room of the stages arena) keeping
+ * rows [0, keep) of every stage of every layer: a causal sentence edited
+ * after its first keep tokens. The kept rows' (n, n) stages move in place to
+ * the new row length; the next update computes rows [keep, n), and the new
+ * keys' columns of the kept rows (which the causal mask hides from them).
+ * The source keeps its own rows before keep (its Q, K, V and whatever feeds
+ * the next layer), and calls this only under a causal mask with every stage
+ * current. On failure (no room, a budget) nothing changes. */
+int model_resize_rows(Model *m, int n, int keep, AvError *err);
+
+/* Marks stage s and every later one stale in every layer (the rows kept by
+ * model_resize_rows too). */
 void model_mark_stale(Model *m, Stage s);
 
 // ----------------------------------------------------------------------------

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parallel.h"
+
 // ----------------------------------------------------------------------------
 // storage: three arenas, each one allocation (llm.c), replaced all or nothing
 
@@ -53,6 +55,7 @@ typedef struct {
     int n_q, n_k;
     unsigned caps; /* the source's SRC_* */
     int two_sides; /* the queries' sentence is another: its own E, PE, X */
+    int room;      /* the stages' pieces are made for max(room, n) rows and keys (model.h) */
 } Shape;
 
 /* Each layout walks one arena's list of pieces, once for both uses: with m
@@ -102,7 +105,9 @@ static size_t layout_weights(Model *m, char *base, const Shape *s) {
 static size_t layout_stages(Model *m, char *base, const Shape *s) {
     const ModelConfig *c = s->c;
     Cursor cur = {base, 0};
-    size_t nq = (size_t)s->n_q, nk = (size_t)s->n_k, dm = (size_t)c->d_model, f = sizeof(float);
+    /* pieces of room rows: a sentence that grows into it keeps its place */
+    int rq = s->room > s->n_q ? s->room : s->n_q, rk = s->room > s->n_k ? s->room : s->n_k;
+    size_t nq = (size_t)rq, nk = (size_t)rk, dm = (size_t)c->d_model, f = sizeof(float);
     for (int h = 0; h < c->layers * c->heads; h++) {
         HeadData *hd = m ? &m->heads[h] : NULL;
         PIECE(hd, hd->row_sums, sizeof(double) * nq); /* (n_q) */
@@ -116,8 +121,8 @@ static size_t layout_stages(Model *m, char *base, const Shape *s) {
         PIECE(hd, hd->weights, f * nq * nk);
         PIECE(hd, hd->max_weight, f * nq);
         PIECE(hd, hd->out, f * nq * c->d_v); /* (n_q, d_v) */
-        PIECE(hd, hd->pack_k, f * mat_packed_floats(c->d_k, s->n_k));
-        PIECE(hd, hd->pack_v, f * mat_packed_floats(s->n_k, c->d_v));
+        PIECE(hd, hd->pack_k, f * mat_packed_floats(c->d_k, rk));
+        PIECE(hd, hd->pack_v, f * mat_packed_floats(rk, c->d_v));
         if (c->score == SCORE_ADDITIVE) {
             PIECE(hd, hd->w1, f * c->d_k * c->d_k); /* (d_k, d_k) */
             PIECE(hd, hd->w2, f * c->d_k * c->d_k);
@@ -145,17 +150,17 @@ static size_t layout_stages(Model *m, char *base, const Shape *s) {
 #undef PIECE
 
 size_t model_embed_bytes(const ModelConfig *c, int n_q, int n_k, int two_sides) {
-    Shape s = {c, n_q, n_k, SRC_EMBED, two_sides};
+    Shape s = {c, n_q, n_k, SRC_EMBED, two_sides, 0};
     return layout_embed(NULL, NULL, &s);
 }
 
 size_t model_weights_bytes(const ModelConfig *c) {
-    Shape s = {c, 0, 0, SRC_WEIGHTS, 0};
+    Shape s = {c, 0, 0, SRC_WEIGHTS, 0, 0};
     return layout_weights(NULL, NULL, &s);
 }
 
 size_t model_stages_bytes(const ModelConfig *c, int n_q, int n_k, const Source *src) {
-    Shape s = {c, n_q, n_k, src->caps, 0};
+    Shape s = {c, n_q, n_k, src->caps, 0, 0};
     return layout_stages(NULL, NULL, &s);
 }
 
@@ -184,7 +189,7 @@ static int storage_alloc(Storage *s, int which, const Shape *sh) {
 /* Points the model's matrices into its arenas (after a change of shape), by
  * the same layouts that counted their bytes. */
 static void storage_point(Model *m) {
-    Shape s = {&m->cfg, m->n_q, m->n_k, m->src->caps, m->q_target != m->k_target};
+    Shape s = {&m->cfg, m->n_q, m->n_k, m->src->caps, m->q_target != m->k_target, m->room};
     if (m->embed_arena) layout_embed(m, m->embed_arena, &s);
     else m->embed = m->pe = m->x = m->embed_q = m->pe_q = m->xq = NULL;
     if (m->weights_arena) {
@@ -205,11 +210,19 @@ static void storage_point(Model *m) {
  * recompute from. */
 int model_reshape(Model *m, const ModelConfig *c, int n_q, int n_k, const Source *src, int q_target, int k_target,
                   AvError *err) {
+    /* the same tokens keep the room they had; other tokens have none */
+    int room = n_q == m->n_q && n_k == m->n_k ? m->room : 0;
+    return model_reshape_room(m, c, n_q, n_k, room, src, q_target, k_target, err);
+}
+
+int model_reshape_room(Model *m, const ModelConfig *c, int n_q, int n_k, int room, const Source *src, int q_target,
+                       int k_target, AvError *err) {
     const ModelConfig *o = &m->cfg;
     int fresh = !m->stages_arena, src_changed = src != m->src;
     int dims = c->d_model != o->d_model, heads = c->heads != o->heads || c->layers != o->layers,
         dkv = c->d_k != o->d_k || c->d_v != o->d_v;
-    int tokens = n_q != m->n_q || n_k != m->n_k;
+    if (room <= n_q || room <= n_k) room = 0;
+    int tokens = n_q != m->n_q || n_k != m->n_k || room != m->room;
     int sides = q_target != m->q_target || k_target != m->k_target;
     int additive = (c->score == SCORE_ADDITIVE) != (o->score == SCORE_ADDITIVE);
     int which = 0, reuse_stages = 0;
@@ -223,7 +236,7 @@ int model_reshape(Model *m, const ModelConfig *c, int n_q, int n_k, const Source
         return 0;
     }
     Storage s;
-    Shape sh = {c, n_q, n_k, src->caps, q_target != k_target};
+    Shape sh = {c, n_q, n_k, src->caps, q_target != k_target, room};
     /* The stages arena is kept when the new shape fits in it and uses at
      * least a quarter of it: a change of d_k or of the sentence then costs
      * no fresh pages (for 1024 tokens and 12 heads the arena is about 200 MB,
@@ -273,6 +286,7 @@ int model_reshape(Model *m, const ModelConfig *c, int n_q, int n_k, const Source
     m->cfg = *c;
     m->n_q = n_q;
     m->n_k = n_k;
+    m->room = room;
     m->src = src;
     m->q_target = q_target;
     m->k_target = k_target;
@@ -303,5 +317,44 @@ int model_reshape(Model *m, const ModelConfig *c, int n_q, int n_k, const Source
     free(old_w);
     /* Everything after a change of shape is recomputed. */
     model_mark_stale(m, (which & AR_EMBED) ? STAGE_EMBED : STAGE_PROJECT);
+    return 0;
+}
+
+/* Rows [0, keep) of an (n, n) stage in place as rows of an (n2, n2) one:
+ * row i's first keep floats move from i * n to i * n2 (from the last row
+ * when the rows grow, from the first when they shrink). */
+static void restride(float *x, int n, int n2, int keep) {
+    if (n2 > n)
+        for (int i = keep - 1; i >= 1; i--) memmove(x + (size_t)i * n2, x + (size_t)i * n, sizeof(float) * keep);
+    else if (n2 < n)
+        for (int i = 1; i < keep; i++) memmove(x + (size_t)i * n2, x + (size_t)i * n, sizeof(float) * keep);
+}
+
+typedef struct {
+    Model *m;
+    int n, keep;
+} Resize;
+
+static void resize_head_task(void *ctx, int h) {
+    const Resize *r = ctx;
+    HeadData *hd = &r->m->heads[h];
+    float *stages[] = {hd->scores, hd->scaled, hd->masked, hd->weights};
+    for (size_t s = 0; s < sizeof stages / sizeof *stages; s++) restride(stages[s], r->m->n_k, r->n, r->keep);
+}
+
+int model_resize_rows(Model *m, int n, int keep, AvError *err) {
+    int room = m->room > m->n_q ? m->room : m->n_q;
+    if (m->q_target || m->k_target || m->n_q != m->n_k || n < 1 || n > room || keep < 0 || keep > n || keep > m->n_q)
+        return av_errorf(err, "%d rows keeping %d: the stages hold %d of room %d", n, keep, m->n_q, room);
+    if (model_check_budget(&m->cfg, n, n, m->src, err)) return -1;
+    if (keep > 0 && n != m->n_k) {
+        Resize r = {m, n, keep};
+        par_for(m->cfg.layers * m->cfg.heads, resize_head_task, &r);
+    }
+    m->room = room > n ? room : 0;
+    m->n_q = m->n_k = n;
+    storage_point(m);
+    model_mark_stale(m, STAGE_PROJECT);
+    m->keep_rows = keep;
     return 0;
 }

@@ -59,43 +59,58 @@ static void rows_free(Rows *r) {
     memset(r, 0, sizeof *r);
 }
 
-static int rows_make(Rows *r, const HfSrc *d, const char *text, size_t len, AvError *err) {
-    memset(r, 0, sizeof *r);
-    int n = hftok_encode(d->tok, text, len, &r->ids, err);
+/* The ids of text (the model's start token for an empty one): their count,
+ * *ids set (caller frees), or -1 with a message (the tokenizer's, the
+ * context, the vocabulary). */
+static int encode(const HfSrc *d, const char *text, size_t len, int **ids, AvError *err) {
+    int n = hftok_encode(d->tok, text, len, ids, err);
     if (n < 0) return -1;
     if (n == 0) { /* an empty sentence: the model's start token */
-        free(r->ids);
-        if (d->bos < 0 || !(r->ids = malloc(sizeof *r->ids)))
+        free(*ids);
+        if (d->bos < 0 || !(*ids = malloc(sizeof **ids)))
             return av_errorf(err, "the sentence has no tokens (and %s has no start token to begin with)", d->title);
-        r->ids[0] = d->bos, n = 1;
+        (*ids)[0] = d->bos, n = 1;
     }
-    r->n = n;
-    if (n > d->cfg->max_pos) {
-        rows_free(r);
-        return av_errorf(err, "the sentence is %d tokens; %s takes at most %d", n, d->title, d->cfg->max_pos);
-    }
-    for (int i = 0; i < n; i++)
-        if (r->ids[i] >= d->cfg->vocab) {
-            int id = r->ids[i];
-            rows_free(r);
-            return av_errorf(err, "token %d: id %d is past the model's vocabulary of %d (the tokenizer is another's)",
-                             i, id, d->cfg->vocab);
+    int bad = -1;
+    if (n > d->cfg->max_pos)
+        av_errorf(err, "the sentence is %d tokens; %s takes at most %d", n, d->title, d->cfg->max_pos);
+    for (int i = 0; n <= d->cfg->max_pos && i < n && bad < 0; i++)
+        if ((*ids)[i] >= d->cfg->vocab) {
+            bad = i;
+            av_errorf(err, "token %d: id %d is past the model's vocabulary of %d (the tokenizer is another's)", i,
+                      (*ids)[i], d->cfg->vocab);
         }
+    if (n > d->cfg->max_pos || bad >= 0) {
+        free(*ids);
+        *ids = NULL;
+        return -1;
+    }
+    return n;
+}
+
+/* The screen forms of ids[from..n) into labels[from..n); 0 or -1 (memory). */
+static int make_labels(const HfSrc *d, char **labels, const int *ids, int from, int n) {
+    for (int i = from; i < n; i++) {
+        char buf[256];
+        hftok_display(d->tok, ids[i], buf, sizeof buf);
+        if (!(labels[i] = strdup(buf))) return -1;
+    }
+    return 0;
+}
+
+/* The rows of ids[0..n) (taken: freed on failure too) in a run with room
+ * for `room` rows (at least n). */
+static int rows_make(Rows *r, const HfSrc *d, int *ids, int n, int room, AvError *err) {
+    memset(r, 0, sizeof *r);
+    r->ids = ids, r->n = n;
+    if (room < n) room = n;
     r->labels = calloc((size_t)n, sizeof *r->labels);
-    r->attn = malloc(sizeof(float) * (size_t)n * (size_t)d->cfg->q_dim);
-    if (!r->labels || !r->attn) {
+    r->attn = malloc(sizeof(float) * (size_t)room * (size_t)d->cfg->q_dim);
+    if (!r->labels || !r->attn || make_labels(d, r->labels, ids, 0, n)) {
         rows_free(r);
         return av_error_nomem(err, "out of memory for %d tokens", n);
     }
-    for (int i = 0; i < n; i++) {
-        char buf[256];
-        hftok_display(d->tok, r->ids[i], buf, sizeof buf);
-        if (!(r->labels[i] = strdup(buf))) {
-            rows_free(r);
-            return av_error_nomem(err, "out of memory for %d tokens", n);
-        }
-    }
-    if (!(r->run = hf_run_new(d->hm, n, 0, err))) {
+    if (!(r->run = hf_run_new(d->hm, room, 0, err))) {
         rows_free(r);
         return -1;
     }
@@ -123,19 +138,23 @@ static void take_rows(HfSrc *d, Rows *r) {
 // ----------------------------------------------------------------------------
 // the source's steps
 
+/* The rows the model keeps (model_resize_rows): the run keeps them too. */
+static int kept_rows(const Model *m, const HfSrc *d) { return m->keep_rows < d->n ? m->keep_rows : d->n; }
+
 static void hf_src_forward(Model *m, int layer, int from) {
     (void)from;
     HfSrc *d = data_of(m);
     const HfConfig *c = d->cfg;
-    if (layer == 0 && hf_embed(d->run, d->ids, d->n, NULL)) return;
-    if (hf_layer_qkv(d->run, layer)) return;
+    int r0 = kept_rows(m, d);
+    if (layer == 0 && hf_embed_from(d->run, d->ids, d->n, r0, NULL)) return;
+    if (hf_layer_qkv_rows(d->run, layer, r0, d->n - r0)) return;
     d->logits_row = -1;
     int hs = c->head_dim, group = c->n_heads / c->n_kv_heads;
     const float *q = hf_run_q(d->run, layer), *k = hf_run_k(d->run, layer), *v = hf_run_v(d->run, layer);
     HeadData *hd = model_layer_heads(m, layer);
     for (int h = 0; h < c->n_heads; h++) {
         int g = h / group;
-        for (int i = 0; i < d->n; i++) {
+        for (int i = r0; i < d->n; i++) {
             memcpy(hd[h].q + (size_t)i * hs, q + (size_t)i * c->q_dim + (size_t)h * hs, sizeof(float) * hs);
             memcpy(hd[h].k + (size_t)i * hs, k + (size_t)i * c->kv_dim + (size_t)g * hs, sizeof(float) * hs);
             memcpy(hd[h].v + (size_t)i * hs, v + (size_t)i * c->kv_dim + (size_t)g * hs, sizeof(float) * hs);
@@ -148,13 +167,13 @@ static void hf_src_forward(Model *m, int layer, int from) {
 static void hf_src_final(Model *m, int layer) {
     HfSrc *d = data_of(m);
     const HfConfig *c = d->cfg;
-    int hs = c->head_dim;
+    int hs = c->head_dim, r0 = kept_rows(m, d);
     const HeadData *hd = model_layer_heads(m, layer);
     for (int h = 0; h < c->n_heads; h++)
-        for (int i = 0; i < d->n; i++)
+        for (int i = r0; i < d->n; i++)
             memcpy(d->attn + (size_t)i * c->q_dim + (size_t)h * hs, hd[h].out + (size_t)i * hs, sizeof(float) * hs);
     d->logits_row = -1;
-    if (hf_layer_finish(d->run, layer, d->attn)) return;
+    if (hf_layer_finish_rows(d->run, layer, d->attn, r0, d->n - r0)) return;
     if (layer + 1 < c->n_layers) model_invalidate_layer(m, layer + 1, STAGE_PROJECT);
 }
 
@@ -214,28 +233,106 @@ static void hf_src_free(void *p) {
     free(d);
 }
 
+/* Rows to make room for with n tokens: 2 n (n + 64 at least, the context
+ * at most), less while the stages of that many would be past a budget. */
+static int room_for(const Model *m, const HfSrc *d, int n) {
+    int room = 2 * n > n + 64 ? 2 * n : n + 64;
+    if (room > d->cfg->max_pos) room = d->cfg->max_pos;
+    while (room > n && model_check_budget(&m->cfg, room, room, m->src, NULL)) room = n + (room - n) / 2;
+    return room < n ? n : room;
+}
+
+/* Room for the first sentence to grow (an edit at its end keeps its rows
+ * too): a run and a stages arena of room_for rows, before anything is
+ * computed. Without the memory, none: the first edit makes it. */
+static void make_room(Model *m, HfSrc *d) {
+    int room = room_for(m, d, d->n);
+    if (room <= d->n) return;
+    HfRun *run = hf_run_new(d->hm, room, 0, NULL);
+    float *attn = malloc(sizeof(float) * (size_t)room * (size_t)d->cfg->q_dim);
+    ModelConfig c = m->cfg;
+    if (!run || !attn || model_reshape_room(m, &c, d->n, d->n, room, m->src, 0, 0, NULL)) {
+        hf_run_free(run), free(attn);
+        return;
+    }
+    hf_run_free(d->run), free(d->attn);
+    d->run = run, d->attn = attn;
+}
+
+/* The rows the new ids[0..n) can keep: their common start with the rows
+ * now, when the model's stages are all current (or only the rows after its
+ * kept ones are stale), the mask causal (a row sees no later key) and the
+ * new rows fit in the run's and the model's room; else 0. */
+static int rows_to_keep(const Model *m, const HfSrc *d, const int *ids, int n) {
+    int kept = m->stale == STAGE_NONE ? d->n : m->keep_rows;
+    if (m->cfg.mask != MASK_CAUSAL || m->cfg.score != SCORE_DOT || kept < 1 || n > d->run->cap ||
+        n > (m->room > m->n_q ? m->room : m->n_q))
+        return 0;
+    int p = 0;
+    while (p < n && p < kept && ids[p] == d->ids[p]) p++;
+    return p;
+}
+
+/* The sentence's rows after the first `keep` are new (ids, taken): the run
+ * and the model keep the others, the next update computes these alone. */
+static int keep_rows(Model *m, HfSrc *d, int *ids, int n, int keep, AvError *err) {
+    char **labels = calloc((size_t)n, sizeof *labels);
+    if (!labels || make_labels(d, labels, ids, keep, n)) {
+        for (int i = keep; labels && i < n; i++) free(labels[i]);
+        free(labels), free(ids);
+        return av_error_nomem(err, "out of memory for %d tokens", n);
+    }
+    if (model_resize_rows(m, n, keep, err)) {
+        for (int i = keep; i < n; i++) free(labels[i]);
+        free(labels), free(ids);
+        return -1;
+    }
+    memcpy(labels, d->labels, sizeof *labels * (size_t)keep);
+    for (int i = keep; i < d->n; i++) free(d->labels[i]);
+    free(d->labels), free(d->ids);
+    d->labels = labels, d->ids = ids, d->n = n;
+    d->logits_row = -1;
+    shown_free(d); /* the chain of other rows */
+    return 0;
+}
+
 static int hf_src_set_text(Model *m, const char *text, size_t len, AvError *err) {
     HfSrc *d = data_of(m);
     char *copy = malloc(len + 1);
     if (!copy) return av_error_nomem(err, "out of memory");
     memcpy(copy, text, len);
     copy[len] = '\0';
-    Rows r;
-    if (rows_make(&r, d, text, len, err)) {
+    int *ids, n = encode(d, text, len, &ids, err);
+    if (n < 0) {
         free(copy);
         return -1;
     }
-    ModelConfig c = m->cfg;
-    if (model_check_budget(&c, r.n, r.n, m->src, err) || model_reshape(m, &c, r.n, r.n, m->src, 0, 0, err)) {
-        rows_free(&r);
-        free(copy);
-        return -1;
+    int keep = rows_to_keep(m, d, ids, n);
+    if (keep > 0) { /* an edit after the first keep tokens: the rows before stay */
+        if (keep_rows(m, d, ids, n, keep, err)) {
+            free(copy);
+            return -1;
+        }
+    } else {
+        Rows r;
+        ModelConfig c = m->cfg;
+        int room = room_for(m, d, n);
+        if (rows_make(&r, d, ids, n, room, err)) {
+            free(copy);
+            return -1;
+        }
+        if (model_check_budget(&c, r.n, r.n, m->src, err) ||
+            model_reshape_room(m, &c, r.n, r.n, room, m->src, 0, 0, err)) {
+            rows_free(&r);
+            free(copy);
+            return -1;
+        }
+        take_rows(d, &r);
+        model_mark_stale(m, STAGE_PROJECT);
     }
-    take_rows(d, &r);
     free(m->text);
     m->text = copy;
     m->text_len = len;
-    model_mark_stale(m, STAGE_PROJECT);
     return 0;
 }
 
@@ -441,7 +538,8 @@ int model_set_hf(Model *m, const char *path, const char *vocab_path, const char 
     snprintf(d->title, sizeof d->title, "%s", base && base[1] ? base + 1 : dir);
     if (strcmp(d->title, ".") == 0) snprintf(d->title, sizeof d->title, "%s", c->model_type);
     Rows r;
-    if (rows_make(&r, d, text, len, err)) {
+    int *ids, n = encode(d, text, len, &ids, err);
+    if (n < 0 || rows_make(&r, d, ids, n, n, err)) {
         hf_src_free(d);
         return -1;
     }
@@ -458,6 +556,7 @@ int model_set_hf(Model *m, const char *path, const char *vocab_path, const char 
         free(copy);
         return -1;
     }
+    make_room(m, data_of(m));
     free(m->text);
     m->text = copy;
     m->text_len = len;

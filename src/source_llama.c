@@ -54,31 +54,43 @@ static void rows_free(Rows *r) {
     memset(r, 0, sizeof *r);
 }
 
-static int rows_make(Rows *r, const Llama *lm, const LlamaTok *tok, const char *text, size_t len, AvError *err) {
-    memset(r, 0, sizeof *r);
-    int n = llamatok_encode(tok, text, len, 1, &r->ids, err);
+/* The ids of text with BOS first: their count, *ids set (caller frees), or
+ * -1 with a message (the tokenizer's, the context). */
+static int encode(const Llama *lm, const LlamaTok *tok, const char *text, size_t len, int **ids, AvError *err) {
+    int n = llamatok_encode(tok, text, len, 1, ids, err);
     if (n < 0) return -1;
-    r->n = n;
     if (n > lm->cfg.seq_len) {
-        rows_free(r);
+        free(*ids);
+        *ids = NULL;
         return av_errorf(err, "the sentence is %d tokens (with BOS); %s was trained for at most %d", n, lm->name,
                          lm->cfg.seq_len);
     }
+    return n;
+}
+
+/* The screen forms of ids[from..n) into labels[from..n); 0 or -1 (memory). */
+static int make_labels(const LlamaTok *tok, char **labels, const int *ids, int from, int n) {
+    for (int i = from; i < n; i++) {
+        char buf[256];
+        llamatok_display(tok, ids[i], buf, sizeof buf);
+        if (!(labels[i] = strdup(buf))) return -1;
+    }
+    return 0;
+}
+
+/* The rows of ids[0..n) (taken: freed on failure too) in a run with room
+ * for `room` rows (at least n). */
+static int rows_make(Rows *r, const Llama *lm, const LlamaTok *tok, int *ids, int n, int room, AvError *err) {
+    memset(r, 0, sizeof *r);
+    r->ids = ids, r->n = n;
+    if (room < n) room = n;
     r->labels = calloc((size_t)n, sizeof *r->labels);
-    r->attn = malloc(sizeof(float) * (size_t)n * (size_t)lm->cfg.dim);
-    if (!r->labels || !r->attn) {
+    r->attn = malloc(sizeof(float) * (size_t)room * (size_t)lm->cfg.dim);
+    if (!r->labels || !r->attn || make_labels(tok, r->labels, ids, 0, n)) {
         rows_free(r);
         return av_error_nomem(err, "out of memory for %d tokens", n);
     }
-    for (int i = 0; i < n; i++) {
-        char buf[256];
-        llamatok_display(tok, r->ids[i], buf, sizeof buf);
-        if (!(r->labels[i] = strdup(buf))) {
-            rows_free(r);
-            return av_error_nomem(err, "out of memory for %d tokens", n);
-        }
-    }
-    if (!(r->run = llama_run_new(lm, n, 1, err))) { /* every row's logits: the next tokens after any row */
+    if (!(r->run = llama_run_new(lm, room, 1, err))) { /* every row's logits: the next tokens after any row */
         rows_free(r);
         return -1;
     }
@@ -105,18 +117,22 @@ static void take_rows(LlamaSrc *d, Rows *r) {
 // ----------------------------------------------------------------------------
 // the source's steps
 
+/* The rows the model keeps (model_resize_rows): the run keeps them too. */
+static int kept_rows(const Model *m, const LlamaSrc *d) { return m->keep_rows < d->n ? m->keep_rows : d->n; }
+
 static void llama_src_forward(Model *m, int layer, int from) {
     (void)from;
     LlamaSrc *d = data_of(m);
     const LlamaConfig *c = &d->lm->cfg;
-    if (layer == 0 && llama_embed(d->run, d->ids, d->n, NULL)) return;
-    if (llama_layer_qkv(d->run, layer)) return;
+    int r0 = kept_rows(m, d);
+    if (layer == 0 && llama_embed_from(d->run, d->ids, d->n, r0, NULL)) return;
+    if (llama_layer_qkv_rows(d->run, layer, r0, d->n - r0)) return;
     int hs = c->head_size, group = c->n_heads / c->n_kv_heads;
     const float *k = llama_run_k(d->run, layer), *v = llama_run_v(d->run, layer);
     HeadData *hd = model_layer_heads(m, layer);
     for (int h = 0; h < c->n_heads; h++) {
         int g = h / group;
-        for (int i = 0; i < d->n; i++) {
+        for (int i = r0; i < d->n; i++) {
             memcpy(hd[h].q + (size_t)i * hs, d->run->q + (size_t)i * c->dim + (size_t)h * hs, sizeof(float) * hs);
             memcpy(hd[h].k + (size_t)i * hs, k + (size_t)i * c->kv_dim + (size_t)g * hs, sizeof(float) * hs);
             memcpy(hd[h].v + (size_t)i * hs, v + (size_t)i * c->kv_dim + (size_t)g * hs, sizeof(float) * hs);
@@ -129,14 +145,14 @@ static void llama_src_forward(Model *m, int layer, int from) {
 static void llama_src_final(Model *m, int layer) {
     LlamaSrc *d = data_of(m);
     const LlamaConfig *c = &d->lm->cfg;
-    int hs = c->head_size;
+    int hs = c->head_size, r0 = kept_rows(m, d);
     const HeadData *hd = model_layer_heads(m, layer);
     for (int h = 0; h < c->n_heads; h++)
-        for (int i = 0; i < d->n; i++)
+        for (int i = r0; i < d->n; i++)
             memcpy(d->attn + (size_t)i * c->dim + (size_t)h * hs, hd[h].out + (size_t)i * hs, sizeof(float) * hs);
-    if (llama_layer_finish(d->run, layer, d->attn)) return;
+    if (llama_layer_finish_rows(d->run, layer, d->attn, r0, d->n - r0)) return;
     if (layer + 1 < c->n_layers) model_invalidate_layer(m, layer + 1, STAGE_PROJECT);
-    else llama_logits(d->run);
+    else llama_logits_from(d->run, r0);
 }
 
 static const char *llama_src_label(const Model *m, int i, size_t *len) {
@@ -190,28 +206,105 @@ static void llama_src_free(void *p) {
 
 /* A new sentence: tokenized, its rows made, the model reshaped, all or
  * nothing. */
+/* Rows to make room for with n tokens: 2 n (n + 64 at least, the context
+ * at most), less while the stages of that many would be past a budget. */
+static int room_for(const Model *m, const LlamaSrc *d, int n) {
+    int room = 2 * n > n + 64 ? 2 * n : n + 64;
+    if (room > d->lm->cfg.seq_len) room = d->lm->cfg.seq_len;
+    while (room > n && model_check_budget(&m->cfg, room, room, m->src, NULL)) room = n + (room - n) / 2;
+    return room < n ? n : room;
+}
+
+/* Room for the first sentence to grow (an edit at its end keeps its rows
+ * too): a run and a stages arena of room_for rows, before anything is
+ * computed. Without the memory, none: the first edit makes it. */
+static void make_room(Model *m, LlamaSrc *d) {
+    int room = room_for(m, d, d->n);
+    if (room <= d->n) return;
+    LlamaRun *run = llama_run_new(d->lm, room, 1, NULL);
+    float *attn = malloc(sizeof(float) * (size_t)room * (size_t)d->lm->cfg.dim);
+    ModelConfig c = m->cfg;
+    if (!run || !attn || model_reshape_room(m, &c, d->n, d->n, room, m->src, 0, 0, NULL)) {
+        llama_run_free(run), free(attn);
+        return;
+    }
+    llama_run_free(d->run), free(d->attn);
+    d->run = run, d->attn = attn;
+}
+
+/* The rows the new ids[0..n) can keep: their common start with the rows
+ * now, when the model's stages are all current (or only the rows after its
+ * kept ones are stale), the mask causal and the new rows fit in the run's
+ * and the model's room; else 0 (source_hf.c's rule). */
+static int rows_to_keep(const Model *m, const LlamaSrc *d, const int *ids, int n) {
+    int kept = m->stale == STAGE_NONE ? d->n : m->keep_rows;
+    if (m->cfg.mask != MASK_CAUSAL || m->cfg.score != SCORE_DOT || kept < 1 || n > d->run->cap ||
+        n > (m->room > m->n_q ? m->room : m->n_q))
+        return 0;
+    int p = 0;
+    while (p < n && p < kept && ids[p] == d->ids[p]) p++;
+    return p;
+}
+
+/* The sentence's rows after the first `keep` are new (ids, taken): the run
+ * and the model keep the others, the next update computes these alone. */
+static int keep_rows(Model *m, LlamaSrc *d, int *ids, int n, int keep, AvError *err) {
+    char **labels = calloc((size_t)n, sizeof *labels);
+    if (!labels || make_labels(d->tok, labels, ids, keep, n)) {
+        for (int i = keep; labels && i < n; i++) free(labels[i]);
+        free(labels), free(ids);
+        return av_error_nomem(err, "out of memory for %d tokens", n);
+    }
+    if (model_resize_rows(m, n, keep, err)) {
+        for (int i = keep; i < n; i++) free(labels[i]);
+        free(labels), free(ids);
+        return -1;
+    }
+    memcpy(labels, d->labels, sizeof *labels * (size_t)keep);
+    for (int i = keep; i < d->n; i++) free(d->labels[i]);
+    free(d->labels), free(d->ids);
+    d->labels = labels, d->ids = ids, d->n = n;
+    shown_free(d); /* the chain of other rows */
+    return 0;
+}
+
 static int llama_src_set_text(Model *m, const char *text, size_t len, AvError *err) {
     LlamaSrc *d = data_of(m);
     char *copy = malloc(len + 1);
     if (!copy) return av_error_nomem(err, "out of memory");
     memcpy(copy, text, len);
     copy[len] = '\0';
-    Rows r;
-    if (rows_make(&r, d->lm, d->tok, text, len, err)) {
+    int *ids, n = encode(d->lm, d->tok, text, len, &ids, err);
+    if (n < 0) {
         free(copy);
         return -1;
     }
-    ModelConfig c = m->cfg;
-    if (model_check_budget(&c, r.n, r.n, m->src, err) || model_reshape(m, &c, r.n, r.n, m->src, 0, 0, err)) {
-        rows_free(&r);
-        free(copy);
-        return -1;
+    int keep = rows_to_keep(m, d, ids, n);
+    if (keep > 0) { /* an edit after the first keep tokens: the rows before stay */
+        if (keep_rows(m, d, ids, n, keep, err)) {
+            free(copy);
+            return -1;
+        }
+    } else {
+        Rows r;
+        ModelConfig c = m->cfg;
+        int room = room_for(m, d, n);
+        if (rows_make(&r, d->lm, d->tok, ids, n, room, err)) {
+            free(copy);
+            return -1;
+        }
+        if (model_check_budget(&c, r.n, r.n, m->src, err) ||
+            model_reshape_room(m, &c, r.n, r.n, room, m->src, 0, 0, err)) {
+            rows_free(&r);
+            free(copy);
+            return -1;
+        }
+        take_rows(d, &r);
+        model_mark_stale(m, STAGE_PROJECT); /* other tokens in the same number of rows */
     }
-    take_rows(d, &r);
     free(m->text);
     m->text = copy;
     m->text_len = len;
-    model_mark_stale(m, STAGE_PROJECT); /* other tokens in the same number of rows */
     return 0;
 }
 
@@ -363,7 +456,8 @@ int model_set_llama(Model *m, const char *model_path, const char *vocab_path, co
     char *dot = strrchr(d->title, '.');
     if (dot && strcmp(dot, ".bin") == 0) *dot = '\0';
     Rows r;
-    if (rows_make(&r, d->lm, d->tok, text, len, err)) {
+    int *ids, n = encode(d->lm, d->tok, text, len, &ids, err);
+    if (n < 0 || rows_make(&r, d->lm, d->tok, ids, n, n, err)) {
         llama_src_free(d);
         return -1;
     }
@@ -380,6 +474,7 @@ int model_set_llama(Model *m, const char *model_path, const char *vocab_path, co
         free(copy);
         return -1;
     }
+    make_room(m, data_of(m));
     free(m->text);
     m->text = copy;
     m->text_len = len;

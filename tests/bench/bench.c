@@ -28,6 +28,10 @@
  *   bench hf NAME DIR BUDGET_S OUT load time, RSS and the forward of 128 and
  *                                  512 tokens of a checkpoint folder, 1 and 2
  *                                  threads; OUT.<n>.ids, OUT.<n>.logits
+ *   bench append DIR               issue 17: a word appended to, and a character
+ *                                  typed at the end of, a 256-token sentence of
+ *                                  a GPT-2-small-shape checkpoint (written in DIR
+ *                                  when absent) vs its full forward
  *
  * A benchmark, not a test: it never fails on a number. A shape that cannot be
  * set up (a budget of the model, out of memory) is reported as a skip line.
@@ -71,6 +75,7 @@
 #include "rowops.h"
 #include "safetensors.h"
 #include "screen.h"
+#include "source_hf.h"
 #include "source_llama.h"
 
 extern char **environ;
@@ -1482,6 +1487,183 @@ static int cmd_spawn(int n, char **argv) {
 }
 
 // ----------------------------------------------------------------------------
+// bench append (issue 17): edits cost what they change
+
+/* GPT-2's byte-to-unicode table: byte b's code point in a byte-level piece. */
+static int gpt2_byte_char(int b) {
+    if ((b >= 33 && b <= 126) || (b >= 161 && b <= 172) || b >= 174) return b;
+    int k = 0;
+    for (int c = 0; c < b; c++)
+        if (!((c >= 33 && c <= 126) || (c >= 161 && c <= 172) || c >= 174)) k++;
+    return 256 + k;
+}
+
+/* Code point cp as UTF-8 into out (4 bytes), JSON-escaped; its length. */
+static int json_char(int cp, char *out) {
+    if (cp == '"' || cp == '\\') return out[0] = '\\', out[1] = (char)cp, 2;
+    if (cp < 0x80) return out[0] = (char)cp, 1;
+    if (cp < 0x800) return out[0] = (char)(0xC0 | cp >> 6), out[1] = (char)(0x80 | (cp & 63)), 2;
+    out[0] = (char)(0xE0 | cp >> 12), out[1] = (char)(0x80 | ((cp >> 6) & 63)), out[2] = (char)(0x80 | (cp & 63));
+    return 3;
+}
+
+/* The words of the append bench's sentences: each, after a space, is one
+ * token of the vocabulary below, reached letter by letter through merges
+ * (" c", " ca", " cat"), so " ca" is a token too. */
+static const char *const append_words[] = {"the", "cat", "sat", "on",  "mat", "dog", "ran", "far",
+                                           "a",   "big", "red", "sun", "sky", "was", "and", "it"};
+enum { APPEND_WORDS = (int)(sizeof append_words / sizeof *append_words) };
+
+/* DIR/vocab.json and DIR/merges.txt: GPT-2's 256 byte pieces, " w", " wo"...
+ * of every word, and <|endoftext|>. 0 or -1. */
+static int append_write_vocab(const char *dir) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/vocab.json", dir);
+    FILE *v = fopen(path, "w");
+    snprintf(path, sizeof path, "%s/merges.txt", dir);
+    FILE *mg = fopen(path, "w");
+    int rc = v && mg ? 0 : -1, id = 0;
+    if (!rc) fputs("{", v), fputs("#version: 0.2\n", mg);
+    for (int b = 0; b < 256 && !rc; b++) {
+        char s[8];
+        int n = json_char(gpt2_byte_char(b), s);
+        fprintf(v, "%s\"%.*s\": %d", b ? ", " : "", n, s, id++);
+    }
+    /* the merged pieces, each once: " c", " ca", " cat"; "Ġ" is U+0120 */
+    char seen[APPEND_WORDS * 8][8];
+    int nseen = 0;
+    for (int w = 0; w < APPEND_WORDS && !rc; w++) {
+        const char *word = append_words[w];
+        for (size_t k = 1; k <= strlen(word); k++) {
+            char piece[8];
+            snprintf(piece, sizeof piece, "%.*s", (int)k, word);
+            int dup = 0;
+            for (int i = 0; i < nseen; i++) dup |= strcmp(seen[i], piece) == 0;
+            if (dup) continue;
+            snprintf(seen[nseen++], sizeof seen[0], "%s", piece);
+            fprintf(v, ", \"\xC4\xA0%s\": %d", piece, id++);
+            if (k == 1) fprintf(mg, "\xC4\xA0 %c\n", piece[0]);
+            else fprintf(mg, "\xC4\xA0%.*s %c\n", (int)k - 1, piece, piece[k - 1]);
+        }
+    }
+    if (!rc) fprintf(v, ", \"<|endoftext|>\": %d}\n", id);
+    if (v && fclose(v)) rc = -1;
+    if (mg && fclose(mg)) rc = -1;
+    return rc;
+}
+
+/* words of the bench's vocabulary, seeded, each after a space. Caller frees. */
+static char *append_text(int words, const char *tail, size_t *len) {
+    size_t cap = (size_t)words * 5 + strlen(tail) + 1, at = 0;
+    char *s = malloc(cap);
+    if (!s) return NULL;
+    for (int i = 0; i < words; i++)
+        at += (size_t)snprintf(s + at, cap - at, " %s", append_words[(i * 7 + i / 16) % APPEND_WORDS]);
+    at += (size_t)snprintf(s + at, cap - at, "%s", tail);
+    *len = at;
+    return s;
+}
+
+/* The sentence set and the update the app makes on a key: model_set_text,
+ * then model_update_to(STAGE_FINAL); its time in ms (-1 on failure). */
+static double append_set(Model *m, const char *text, size_t len) {
+    AvError err = {0};
+    double t0 = now_ms();
+    if (model_set_text(m, text, len, &err)) {
+        printf("bench=warn what=append reason=\"%s\"\n", err.msg);
+        return -1;
+    }
+    model_update_to(m, STAGE_FINAL);
+    return now_ms() - t0;
+}
+
+/* bench append DIR: a GPT-2-small-shape checkpoint (hf-write's) with a
+ * vocabulary of its own in DIR, opened as the app opens it (causal,
+ * scaled) on a sentence of 256 tokens; the median time of a full forward
+ * from scratch (a sentence that differs at its first token), of appending
+ * one word, and of typing one character that changes the last token. */
+static int cmd_append(const char *dir) {
+    char cfg[4096];
+    snprintf(cfg, sizeof cfg, "%s/model.safetensors", dir);
+    struct stat st;
+    if (stat(cfg, &st) != 0 && cmd_hf_write(dir, "gpt2", "f32")) return 1;
+    if (append_write_vocab(dir)) {
+        printf("bench=skip what=append reason=\"cannot write %s/vocab.json\"\n", dir);
+        return 1;
+    }
+    par_set_threads(0);
+    AvError err = {0};
+    size_t la, lb, lc, ld, le;
+    char *base = append_text(256, "", &la), *other = append_text(256, "", &lb);
+    char *more = append_text(256, " dog", &lc), *part = append_text(255, " ca", &ld),
+         *typed = append_text(255, " cat", &le);
+    if (other) other[1] = other[1] == 'd' ? 'c' : 'd'; /* another first word: nothing in common */
+    Model *m = base && other && more && part && typed ? model_new() : NULL;
+    if (!m || model_set_hf(m, dir, NULL, base, la, &err)) {
+        printf("bench=skip what=append reason=\"%s\"\n", m ? err.msg : "out of memory");
+        model_free(m);
+        free(base), free(other), free(more), free(part), free(typed);
+        return 1;
+    }
+    ModelConfig c = m->cfg; /* as build_from_model: causal, scaled */
+    c.mask = MASK_CAUSAL;
+    c.scale = 1;
+    if (model_set_config(m, &c, &err)) printf("bench=warn what=append reason=\"%s\"\n", err.msg);
+    model_update_to(m, STAGE_FINAL);
+    if (m->n_q != 256) printf("bench=warn what=append reason=\"the sentence gave %d tokens, not 256\"\n", m->n_q);
+    /* The first edit after the opening (which made room for twice the rows). */
+    double first = append_set(m, more, lc);
+    append_set(m, base, la);
+    enum { REPS = 9 };
+    double full[REPS], again[REPS], app[REPS], type[REPS];
+    int app_rows = 0, type_rows = 0;
+    for (int i = 0; i < REPS; i++) {
+        append_set(m, other, lb); /* untimed: nothing in common with the next */
+        full[i] = append_set(m, base, la);
+        double t0 = now_ms(); /* every row again in the same storage: the recompute alone */
+        model_invalidate(m, STAGE_PROJECT);
+        model_update_to(m, STAGE_FINAL);
+        again[i] = now_ms() - t0;
+        app[i] = append_set(m, more, lc);
+        app_rows = m->rows_updated;
+        append_set(m, part, ld);            /* untimed: 255 words and " ca" */
+        type[i] = append_set(m, typed, le); /* " ca" + "t": the last token is another */
+        type_rows = m->rows_updated;
+    }
+    double f = median(full, REPS), r = median(again, REPS), a = median(app, REPS), t = median(type, REPS);
+    /* The floor the products set: hfmodel's own KV cache (no model, no
+     * stages), one row after 256 against the 256, the new row's logits
+     * apart (the update above computes none). */
+    enum { HF_REPS = 3 };
+    double hf_full[HF_REPS], hf_one[HF_REPS];
+    HfRun *run = hf_run_new(model_hf(m), 257, 0, &err);
+    int ids[257];
+    for (int i = 0; i < 257; i++) ids[i] = i % 300;
+    for (int i = 0; run && i < HF_REPS; i++) {
+        double t0 = now_ms();
+        hf_forward(run, ids, 256, NULL);
+        hf_full[i] = now_ms() - t0;
+        t0 = now_ms();
+        hf_extend(run, ids + 256, 1, NULL);
+        double t1 = now_ms();
+        hf_logits_row(run, 256);
+        hf_one[i] = (t1 - t0) - (now_ms() - t1);
+    }
+    hf_run_free(run);
+    double hf_f = run ? median(hf_full, HF_REPS) : -1, hf_o = run ? median(hf_one, HF_REPS) : -1;
+    double load[3] = {0};
+    if (getloadavg(load, 3) < 1) load[0] = -1;
+    printf("bench=append name=gpt2-shape tokens=%d threads=%d full_ms=%.3f append_ms=%.3f ratio=%.4f type_ms=%.3f "
+           "type_ratio=%.4f rows_recomputed=%d type_rows_recomputed=%d recompute_ms=%.3f append_vs_recompute=%.4f "
+           "hf_forward_ms=%.3f hf_extend_ms=%.3f hf_extend_ratio=%.4f first_ms=%.3f reps=%d load=%.2f\n",
+           256, par_threads(), f, a, a / f, t, t / f, app_rows, type_rows, r, a / r, hf_f, hf_o, hf_o / hf_f, first,
+           REPS, load[0]);
+    model_free(m);
+    free(base), free(other), free(more), free(part), free(typed);
+    return 0;
+}
+
+// ----------------------------------------------------------------------------
 // the machine's FMA peak (issue 17): every GFLOP/s figure is also a fraction of it
 
 #if defined(__GNUC__) && defined(__x86_64__)
@@ -1648,7 +1830,7 @@ static void usage(void) {
     fprintf(stderr, "usage: bench machine | peak | gemm | forward [BUDGET_S] | incremental | latency [BUDGET_S] | "
                     "follow [N] [K] | spawn N CMD [ARGS...] | llama-write DIR | llama NAME FILE BUDGET_S OUT | "
                     "llama-latency FILE BUDGET_S | hf-write DIR gpt2|smollm2 f32|bf16 | "
-                    "hf NAME DIR BUDGET_S OUT\n");
+                    "hf NAME DIR BUDGET_S OUT | append DIR\n");
 }
 
 int main(int argc, char **argv) {
@@ -1681,7 +1863,11 @@ int main(int argc, char **argv) {
         par_set_threads(1);
         return rc;
     } else if (strcmp(cmd, "hf-write") == 0 && argc == 5) return cmd_hf_write(argv[2], argv[3], argv[4]);
-    else if (strcmp(cmd, "hf") == 0 && argc == 6) {
+    else if (strcmp(cmd, "append") == 0 && argc == 3) {
+        int rc = cmd_append(argv[2]);
+        par_set_threads(1);
+        return rc;
+    } else if (strcmp(cmd, "hf") == 0 && argc == 6) {
         int rc = cmd_hf(argv[2], argv[3], atof(argv[4]), argv[5]);
         par_set_threads(1);
         return rc;

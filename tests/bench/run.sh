@@ -13,6 +13,9 @@
 #   bench=forward   full forward per shape and thread count, beside NumPy/PyTorch
 #   bench=incremental  mask / scale toggle and head switch vs a full forward
 #   bench=latency   key -> doupdate, headless ncurses (also of a 15M-shape model)
+#   bench=append    issue 17: one word appended to / one character typed at the end of
+#                   a 256-token sentence of a GPT-2-small-shape checkpoint vs its full
+#                   forward (the app's set_text and update)
 #   bench=model     llama2.c checkpoints (issue 12): forward of 256 tokens beside
 #                   NumPy/PyTorch, load time, RSS
 #   bench=model_memory  RSS (anon, file) before and after the load and a run
@@ -35,7 +38,8 @@
 # ../shared/models beside the checkout), BENCH_HF_BUDGET (seconds of timed
 # forwards per Hugging Face checkpoint for attnviz, default 12; PyTorch gets
 # a third of it per process), BENCH_ONLY (the sections to run,
-# comma-separated: gemm, forward, incremental, latency, model, hf, follow, bytes, startup;
+# comma-separated: gemm, forward, incremental, latency, append, model, hf, follow, bytes,
+# startup;
 # default all; the machine and BLAS lines always run). Installs nothing;
 # never fails on a number.
 set -u
@@ -307,6 +311,22 @@ fi
 if want latency; then
     "$BENCH" latency "$LATENCY_BUDGET" 2>"$TMPD/err" | tee -a "$OUT"
     grep -q '^bench=latency' "$OUT" || say "bench=skip what=latency reason=\"$(lastline "$TMPD/err")\""
+fi
+
+# ---------------------------------------------------------------- edits at the end (issue 17)
+# A GPT-2-small-shape checkpoint (F32, 0.5 GB, written by bench hf-write with
+# a vocabulary of its own) on 256 tokens: appending a word and typing a
+# character recompute only the rows after the edit; each against the full
+# forward of the same sentence, in the same process.
+if want append; then
+    free_kb=$(df -Pk "$TMPD" 2>/dev/null | awk 'NR == 2 { print $4 }')
+    if [ "${free_kb:-0}" -lt $((1024 * 1024)) ]; then
+        say "bench=skip what=append reason=\"$TMPD has ${free_kb:-unknown} kB free, the synthetic checkpoint wants 1 GB\""
+    else
+        "$BENCH" append "$TMPD/append-gpt2" 2>"$TMPD/err" | grep -v '^raw=' | tee -a "$OUT"
+        grep -q '^bench=append' "$OUT" || say "bench=skip what=append reason=\"$(lastline "$TMPD/err")\""
+        rm -rf "$TMPD/append-gpt2"
+    fi
 fi
 
 # ---------------------------------------------------------------- trained models (issue 12)
@@ -592,6 +612,11 @@ function report(what, value) {
     target("mask_toggle_ratio", kv($0, "mask_ratio"), "0.3")
     target("scale_toggle_ratio", kv($0, "scale_ratio"), "0.3")
     target("head_switch_stages_recomputed", kv($0, "head_switch_stages"), "0")
+}
+/^bench=append / { # issue 17: an edit at the end costs what it changes
+    target("append_vs_full_ratio", kv($0, "ratio"), "0.05")
+    target("type_vs_full_ratio", kv($0, "type_ratio"), "0.05")
+    target("append_rows_recomputed", kv($0, "rows_recomputed"), "1")
 }
 /^bench=latency / && !/ model=/ {
     n = kv($0, "n")
