@@ -33,6 +33,7 @@ Model *model_new(void) {
 void model_free(Model *m) {
     if (!m) return;
     free(m->embed_arena), free(m->weights_arena), free(m->stages_arena), free(m->heads);
+    free(m->weights_spare);
     free(m->text);
     tok_free(m->tokenizer);
     tok_list_free(&m->tokens);

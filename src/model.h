@@ -153,7 +153,10 @@ struct Model {
 
     /* storage: three arenas (see model_storage.c), the matrices below point into them */
     void *embed_arena, *weights_arena, *stages_arena;
-    size_t stages_cap; /* bytes of stages_arena (kept across a reshape that fits in it) */
+    size_t stages_cap;   /* bytes of stages_arena (kept across a reshape that fits in it) */
+    size_t weights_cap;  /* bytes of weights_arena */
+    void *weights_spare; /* the weights arena before the last reshape, for the next one that fits in it */
+    size_t weights_spare_cap;
 
     /* stages */
     float *embed;                     /* (n_k, d_model) E: token vectors of the keys' sentence */

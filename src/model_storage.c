@@ -19,7 +19,7 @@ typedef struct {
     void *weights;   /* W_Q, W_K, W_V of every head, W_O (SRC_WEIGHTS) */
     void *stages;    /* per-head stages of every layer, the mask, concat, Y */
     HeadData *heads; /* layers * heads entries */
-    size_t stages_bytes;
+    size_t stages_bytes, weights_bytes;
 } Storage;
 
 /* Bump allocation inside an arena: every piece 16-byte aligned and followed
@@ -170,12 +170,22 @@ static void storage_free(Storage *s) {
 }
 
 /* Allocates the arenas named in `which` for shape sh; all or nothing. */
-static int storage_alloc(Storage *s, int which, const Shape *sh) {
+static int storage_alloc(Storage *s, int which, const Shape *sh, Model *m) {
     memset(s, 0, sizeof *s);
     int embed = (sh->caps & SRC_EMBED) != 0, weights = (sh->caps & SRC_WEIGHTS) != 0;
     if ((which & AR_EMBED) && embed) s->embed = calloc(1, layout_embed(NULL, NULL, sh) + 16);
-    /* every weight is drawn, copied or packed before it is read: no need to zero */
-    if ((which & AR_WEIGHTS) && weights) s->weights = malloc(layout_weights(NULL, NULL, sh) + 16);
+    /* every weight is drawn, copied or packed before it is read: no need to
+     * zero; the arena of the shape before the last one is taken again when
+     * the new weights fit in it (d_k doubled then halved: no fresh pages) */
+    if ((which & AR_WEIGHTS) && weights) {
+        size_t need = layout_weights(NULL, NULL, sh) + 16;
+        if (m->weights_spare && need <= m->weights_spare_cap && need >= m->weights_spare_cap / 4) {
+            s->weights = m->weights_spare, s->weights_bytes = m->weights_spare_cap;
+            m->weights_spare = NULL, m->weights_spare_cap = 0; /* a failure below frees it */
+        } else {
+            s->weights = malloc(need), s->weights_bytes = need;
+        }
+    }
     if (which & AR_STAGES) s->stages = calloc(1, s->stages_bytes = layout_stages(NULL, NULL, sh) + 16);
     if (which & AR_HEADS) s->heads = calloc((size_t)sh->c->layers * (size_t)sh->c->heads, sizeof *s->heads);
     if (((which & AR_EMBED) && embed && !s->embed) || ((which & AR_WEIGHTS) && weights && !s->weights) ||
@@ -250,7 +260,7 @@ int model_reshape_room(Model *m, const ModelConfig *c, int n_q, int n_k, int roo
             which &= ~AR_STAGES;
         }
     }
-    if (storage_alloc(&s, which, &sh)) {
+    if (storage_alloc(&s, which, &sh, m)) {
         /* Q/K/V without embeddings have no d_model (cfg keeps the default 64). */
         if (!(src->caps & SRC_EMBED))
             return av_error_nomem(err, "out of memory for Q/K/V of %d x %d tokens, d_k=%d d_v=%d", n_q, n_k, c->d_k,
@@ -271,7 +281,8 @@ int model_reshape_room(Model *m, const ModelConfig *c, int n_q, int n_k, int roo
     for (int h = 0; keep && h < oh; h++)
         old_w[3 * h] = m->heads[h].wq, old_w[3 * h + 1] = m->heads[h].wk, old_w[3 * h + 2] = m->heads[h].wv;
     if (which & AR_EMBED) free(m->embed_arena), m->embed_arena = s.embed;
-    if (which & AR_WEIGHTS) m->weights_arena = s.weights, m->weights_stale = 1;
+    size_t old_weights_cap = m->weights_cap;
+    if (which & AR_WEIGHTS) m->weights_arena = s.weights, m->weights_cap = s.weights_bytes, m->weights_stale = 1;
     if (which & AR_STAGES)
         free(m->stages_arena), m->stages_arena = s.stages, m->stages_cap = s.stages_bytes, m->additive_stale = 1;
     if (reuse_stages) {
@@ -282,7 +293,7 @@ int model_reshape_room(Model *m, const ModelConfig *c, int n_q, int n_k, int roo
     }
     if (which & AR_HEADS) free(m->heads), m->heads = s.heads;
     if (!(src->caps & SRC_EMBED)) free(m->embed_arena), m->embed_arena = NULL;
-    if (!(src->caps & SRC_WEIGHTS)) free(m->weights_arena), m->weights_arena = NULL;
+    if (!(src->caps & SRC_WEIGHTS)) free(m->weights_arena), m->weights_arena = NULL, m->weights_cap = 0;
     m->cfg = *c;
     m->n_q = n_q;
     m->n_k = n_k;
@@ -312,7 +323,13 @@ int model_reshape_room(Model *m, const ModelConfig *c, int n_q, int n_k, int roo
             }
             m->keep_heads = kh, m->keep_dk = kdk, m->keep_dv = kdv;
         }
-        if (old_weights != m->weights_arena) free(old_weights);
+        if (old_weights != m->weights_arena) { /* kept for the next reshape, up to 128 MB */
+            free(m->weights_spare);
+            m->weights_spare = NULL, m->weights_spare_cap = 0;
+            if (old_weights && old_weights_cap <= ((size_t)128 << 20))
+                m->weights_spare = old_weights, m->weights_spare_cap = old_weights_cap;
+            else free(old_weights);
+        }
     }
     free(old_w);
     /* Everything after a change of shape is recomputed. */

@@ -20,34 +20,50 @@
  * growing rows or cols only appends unit normals; entries are those normals
  * times 1/sqrt(fan_in), so that they are N(0, 1/fan_in). */
 
+/* Task 0: W_O, then every head's W_Q side by side; task 1: W_K and W_V. */
+static void pack_task(void *ctx, int t) {
+    Model *m = ctx;
+    const ModelConfig *c = &m->cfg;
+    int dm = c->d_model, h = c->heads, nq = h * c->d_k, nkv = h * (c->d_k + c->d_v);
+    if (t == 0) /* W_O first: it needs no temporary, so it is never left packed from older weights */
+        mat_pack_into(&m->po, m->po.data, m->wo, c->d_model, c->heads * c->d_v, c->d_model, 0);
+    float *tmp = malloc(sizeof(float) * ((size_t)dm * (size_t)(t == 0 ? nq : nkv) + 1));
+    if (!tmp) { /* out of memory: packs marked invalid, compute_project falls back */
+        if (t == 0) m->pq.nr = 0;
+        else m->pkv.nr = 0;
+        return;
+    }
+    if (t == 0) {
+        for (int r = 0; r < dm; r++)
+            for (int k = 0; k < h; k++)
+                memcpy(tmp + (size_t)r * nq + (size_t)k * c->d_k, m->heads[k].wq + (size_t)r * c->d_k,
+                       sizeof(float) * (size_t)c->d_k);
+        mat_pack_into(&m->pq, m->pq.data, tmp, nq, dm, nq, 0);
+    } else {
+        for (int r = 0; r < dm; r++)
+            for (int k = 0; k < h; k++) {
+                const float *wk = c->tie_qk ? m->heads[k].wq : m->heads[k].wk;
+                memcpy(tmp + (size_t)r * nkv + (size_t)k * c->d_k, wk + (size_t)r * c->d_k,
+                       sizeof(float) * (size_t)c->d_k);
+                memcpy(tmp + (size_t)r * nkv + (size_t)h * c->d_k + (size_t)k * c->d_v,
+                       m->heads[k].wv + (size_t)r * c->d_v, sizeof(float) * (size_t)c->d_v);
+            }
+        mat_pack_into(&m->pkv, m->pkv.data, tmp, nkv, dm, nkv, 0);
+    }
+    free(tmp);
+}
+
 /* The packed copies of the weights, for the kernel in use: made when the
  * weights are drawn (they change rarely), again if the kernel or the tying
  * of Q and K changed. The heads' W_Q side by side make one product for every
- * head's queries; W_K and W_V side by side one for the keys and values. */
+ * head's queries; W_K and W_V side by side one for the keys and values; the
+ * two are packed side by side on the threads. */
 void model_pack_weights(Model *m) {
     const ModelConfig *c = &m->cfg;
-    int dm = c->d_model, h = c->heads, nq = h * c->d_k, nkv = h * (c->d_k + c->d_v);
-    /* W_O first: it needs no temporary, so it is never left packed from older weights */
-    mat_pack_into(&m->po, m->po.data, m->wo, c->d_model, c->heads * c->d_v, c->d_model, 0);
-    float *t = calloc((size_t)dm * (size_t)nkv + 1, sizeof(float));
-    if (!t) { /* out of memory: packs marked invalid, compute_project falls back */
-        m->pq.nr = m->pkv.nr = 0;
-        return;
-    }
-    for (int r = 0; r < dm; r++)
-        for (int k = 0; k < h; k++)
-            memcpy(t + (size_t)r * nq + (size_t)k * c->d_k, m->heads[k].wq + (size_t)r * c->d_k,
-                   sizeof(float) * (size_t)c->d_k);
-    mat_pack_into(&m->pq, m->pq.data, t, nq, dm, nq, 0);
-    for (int r = 0; r < dm; r++)
-        for (int k = 0; k < h; k++) {
-            const float *wk = c->tie_qk ? m->heads[k].wq : m->heads[k].wk;
-            memcpy(t + (size_t)r * nkv + (size_t)k * c->d_k, wk + (size_t)r * c->d_k, sizeof(float) * (size_t)c->d_k);
-            memcpy(t + (size_t)r * nkv + (size_t)h * c->d_k + (size_t)k * c->d_v, m->heads[k].wv + (size_t)r * c->d_v,
-                   sizeof(float) * (size_t)c->d_v);
-        }
-    mat_pack_into(&m->pkv, m->pkv.data, t, nkv, dm, nkv, 0);
-    free(t);
+    double floats = (double)c->d_model * c->heads * (2.0 * c->d_k + 2.0 * c->d_v);
+    m->pq.nr = m->pkv.nr = -1; /* set by the packs; 0 when one could not be made */
+    par_for_work(2, pack_task, m, floats * 4);
+    if (m->pq.nr < 0 || m->pkv.nr < 0) m->pq.nr = m->pkv.nr = 0; /* cancelled before a pack: invalid */
     m->packed_tie = c->tie_qk;
 }
 
