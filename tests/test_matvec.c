@@ -65,6 +65,8 @@ static void test_out_of_range(void **state) {
     (void)state;
     for (int m = 1; m <= 5; m++) check(m, 9, 40, 3e38f);
     check(1, 768, 2304, 1e30f);
+    check(2, 3, 4096 + 17, 0.0f); /* past a chunk of columns */
+    check(5, 2, 8192 + 40, 3e38f);
 }
 
 int main(void) {
