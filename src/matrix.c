@@ -1,9 +1,11 @@
 /* matrix.c - see matrix.h for the numeric rule every kernel follows.
  *
  * The product is blocked as in BLIS: b is packed into panels of NR columns
- * and KC rows; a is read in place, MR rows at a time; a micro-kernel keeps an
- * MR x NR tile of c in registers over KC steps of k. A tile is stored and
- * loaded again between KC blocks: storing a float accumulator is exact, so
+ * and kc rows (all of k up to KC_MAX, else equal blocks of at most KC_MAX);
+ * a block of MC rows of a is packed into micro-panels of MR rows when enough
+ * panels of b use it (else read in place); a micro-kernel keeps an MR x NR
+ * tile of c in registers over kc steps of k. A tile is stored and loaded
+ * again between blocks of k: storing a float accumulator is exact, so
  * blocking never changes the order of the sums. */
 #include "matrix.h"
 
@@ -14,7 +16,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { KC = 256, MR_MAX = 8 };
+/* KC_MAX: the deepest block of k (a tile of c is stored and loaded again
+ * between blocks: few blocks, few passes over c). A_BLOCK: the floats of a's
+ * packed block (MC x kc, in L2), MC a multiple of every MR (4, 6, 8) up to
+ * MC_MAX. PACK_A_PANELS: the panels of b that make packing a's block worth
+ * its copy. */
+enum { KC_MAX = 768, MR_MAX = 8, MC_MAX = 384, A_BLOCK = 96 * 768, PACK_A_PANELS = 3 };
+
+/* a's block packed into micro-panels, per thread (callers multiply row
+ * ranges from several threads at once); 8 floats of slack for the AVX2
+ * packing's last store. */
+static _Thread_local float a_panels[A_BLOCK + 8] __attribute__((aligned(64)));
 
 // ----------------------------------------------------------------------------
 // references and helpers
@@ -46,26 +58,27 @@ void mat_mul_bt_ref(float *c, int ldc, const float *a, int lda, const float *b, 
             c[(size_t)i * ldc + j] = to_float_saturated(vec_dot(a + (size_t)i * lda, b + (size_t)j * ldb, k));
 }
 
-/* A zero row that stands in for the rows of a tile beyond the matrix. */
-static const float zero_row[KC];
-
 // ----------------------------------------------------------------------------
-// micro-kernels: c[0..mr)[0..nr) (+)= sum over p < kc of arow[i][p] * bp[p][j]
+// micro-kernels: c[0..mr)[0..nr) (+)= sum over p < kc of a[i][p] * bp[p][j]
+//
+// a's tile is either MR rows read in place (arow[i][p], with ap NULL; the
+// rows beyond mr repeat a real row) or a packed micro-panel (ap[p * MR + i]).
 
-typedef void (*MicroKernel)(int kc, const float *const *arow, const float *bp, float *c, int ldc, int mr, int nr,
-                            int first);
+typedef void (*MicroKernel)(int kc, const float *const *arow, const float *ap, const float *bp, float *c, int ldc,
+                            int mr, int nr, int first);
 
 /* Portable: fmaf is correctly rounded, so it gives the same bits as the FMA
  * instructions of the SIMD kernels. */
-static void mk_portable(int kc, const float *const *arow, const float *bp, float *c, int ldc, int mr, int nr,
-                        int first) {
-    enum { NR = 8 };
+static void mk_portable(int kc, const float *const *arow, const float *ap, const float *bp, float *c, int ldc, int mr,
+                        int nr, int first) {
+    enum { MR = 4, NR = 8 };
     for (int i = 0; i < mr; i++) {
         float acc[NR];
         for (int j = 0; j < NR; j++) acc[j] = first || j >= nr ? 0.0f : c[(size_t)i * ldc + j];
-        const float *a = arow[i];
+        const float *a = ap ? ap + i : arow[i];
+        ptrdiff_t as = ap ? MR : 1;
         for (int p = 0; p < kc; p++) {
-            float av = a[p];
+            float av = a[p * as];
             const float *b = bp + (size_t)p * NR;
             for (int j = 0; j < NR; j++) acc[j] = fmaf(av, b[j], acc[j]);
         }
@@ -77,90 +90,129 @@ static void mk_portable(int kc, const float *const *arow, const float *bp, float
 #define HAVE_X86 1
 #include <immintrin.h>
 
+/* The k loop of a SIMD kernel, for a's element of row r at step p given by
+ * AV(r) (a pointer): loads b's row p, then one FMA per accumulator. */
+#define K_LOOP(ROWS, LOADB, AV)                                                                                        \
+    for (ptrdiff_t p = 0; p < kc; p++) {                                                                               \
+        LOADB;                                                                                                         \
+        ROWS(AV);                                                                                                      \
+    }
+
 /* AVX2 + FMA: 6 rows x 16 columns, 12 accumulators. */
-__attribute__((target("avx2,fma"))) static void mk_avx2(int kc, const float *const *arow, const float *bp, float *c,
-                                                        int ldc, int mr, int nr, int first) {
+__attribute__((target("avx2,fma"))) static void mk_avx2(int kc, const float *const *arow, const float *ap,
+                                                        const float *bp, float *c, int ldc, int mr, int nr, int first) {
     enum { MR = 6, NR = 16 };
     __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     __m256i m0 = _mm256_cmpgt_epi32(_mm256_set1_epi32(nr), lane);
     __m256i m1 = _mm256_cmpgt_epi32(_mm256_set1_epi32(nr - 8), lane);
-    __m256 acc[MR][2];
-#pragma GCC unroll 6
-    for (int i = 0; i < MR; i++) {
-        if (first || i >= mr) {
-            acc[i][0] = acc[i][1] = _mm256_setzero_ps();
-        } else {
-            acc[i][0] = _mm256_maskload_ps(c + (size_t)i * ldc, m0);
-            acc[i][1] = _mm256_maskload_ps(c + (size_t)i * ldc + 8, m1);
-        }
+    __m256 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
+    c00 = c01 = c10 = c11 = c20 = c21 = c30 = c31 = c40 = c41 = c50 = c51 = _mm256_setzero_ps();
+    if (!first) {
+#define LOADC(r, x0, x1)                                                                                               \
+    if (r < mr) x0 = _mm256_maskload_ps(c + (size_t)r * ldc, m0), x1 = _mm256_maskload_ps(c + (size_t)r * ldc + 8, m1)
+        LOADC(0, c00, c01);
+        LOADC(1, c10, c11);
+        LOADC(2, c20, c21);
+        LOADC(3, c30, c31);
+        LOADC(4, c40, c41);
+        LOADC(5, c50, c51);
+#undef LOADC
     }
-    const float *a0 = arow[0], *a1 = arow[1], *a2 = arow[2], *a3 = arow[3], *a4 = arow[4], *a5 = arow[5];
-    for (int p = 0; p < kc; p++) {
-        __m256 b0 = _mm256_loadu_ps(bp + (size_t)p * NR), b1 = _mm256_loadu_ps(bp + (size_t)p * NR + 8);
-        __m256 a;
-        a = _mm256_broadcast_ss(a0 + p), acc[0][0] = _mm256_fmadd_ps(a, b0, acc[0][0]),
-        acc[0][1] = _mm256_fmadd_ps(a, b1, acc[0][1]);
-        a = _mm256_broadcast_ss(a1 + p), acc[1][0] = _mm256_fmadd_ps(a, b0, acc[1][0]),
-        acc[1][1] = _mm256_fmadd_ps(a, b1, acc[1][1]);
-        a = _mm256_broadcast_ss(a2 + p), acc[2][0] = _mm256_fmadd_ps(a, b0, acc[2][0]),
-        acc[2][1] = _mm256_fmadd_ps(a, b1, acc[2][1]);
-        a = _mm256_broadcast_ss(a3 + p), acc[3][0] = _mm256_fmadd_ps(a, b0, acc[3][0]),
-        acc[3][1] = _mm256_fmadd_ps(a, b1, acc[3][1]);
-        a = _mm256_broadcast_ss(a4 + p), acc[4][0] = _mm256_fmadd_ps(a, b0, acc[4][0]),
-        acc[4][1] = _mm256_fmadd_ps(a, b1, acc[4][1]);
-        a = _mm256_broadcast_ss(a5 + p), acc[5][0] = _mm256_fmadd_ps(a, b0, acc[5][0]),
-        acc[5][1] = _mm256_fmadd_ps(a, b1, acc[5][1]);
+    __m256 b0, b1, a;
+#define LOADB           b0 = _mm256_loadu_ps(bp + p * NR), b1 = _mm256_loadu_ps(bp + p * NR + 8)
+#define ROW(x0, x1, av) a = _mm256_broadcast_ss(av), x0 = _mm256_fmadd_ps(a, b0, x0), x1 = _mm256_fmadd_ps(a, b1, x1)
+#define ROWS(AV)                                                                                                       \
+    ROW(c00, c01, AV(0));                                                                                              \
+    ROW(c10, c11, AV(1));                                                                                              \
+    ROW(c20, c21, AV(2));                                                                                              \
+    ROW(c30, c31, AV(3));                                                                                              \
+    ROW(c40, c41, AV(4));                                                                                              \
+    ROW(c50, c51, AV(5))
+#define AV_PACKED(r) (ap + p * MR + r)
+#define AV_ROWS(r)   (a##r + p)
+    if (ap) {
+        K_LOOP(ROWS, LOADB, AV_PACKED)
+    } else {
+        const float *a0 = arow[0], *a1 = arow[1], *a2 = arow[2], *a3 = arow[3], *a4 = arow[4], *a5 = arow[5];
+        K_LOOP(ROWS, LOADB, AV_ROWS)
     }
-#pragma GCC unroll 6
-    for (int i = 0; i < MR; i++) {
-        if (i >= mr) break;
-        _mm256_maskstore_ps(c + (size_t)i * ldc, m0, acc[i][0]);
-        _mm256_maskstore_ps(c + (size_t)i * ldc + 8, m1, acc[i][1]);
-    }
+#undef ROWS
+#undef ROW
+#undef LOADB
+#define STOREC(r, x0, x1)                                                                                              \
+    if (r < mr) _mm256_maskstore_ps(c + (size_t)r * ldc, m0, x0), _mm256_maskstore_ps(c + (size_t)r * ldc + 8, m1, x1)
+    STOREC(0, c00, c01);
+    STOREC(1, c10, c11);
+    STOREC(2, c20, c21);
+    STOREC(3, c30, c31);
+    STOREC(4, c40, c41);
+    STOREC(5, c50, c51);
+#undef STOREC
 }
 
 /* AVX-512: 8 rows x 32 columns, 16 accumulators (the broadcasts fold into
  * the FMAs). */
-__attribute__((target("avx512f"))) static void mk_avx512(int kc, const float *const *arow, const float *bp, float *c,
-                                                         int ldc, int mr, int nr, int first) {
+__attribute__((target("avx512f"))) static void mk_avx512(int kc, const float *const *arow, const float *ap,
+                                                         const float *bp, float *c, int ldc, int mr, int nr,
+                                                         int first) {
     enum { MR = 8, NR = 32 };
     __mmask16 m0 = (__mmask16)(nr >= 16 ? 0xFFFF : (1u << nr) - 1);
     __mmask16 m1 = (__mmask16)(nr >= 32 ? 0xFFFF : nr > 16 ? (1u << (nr - 16)) - 1 : 0);
-    __m512 acc[MR][2];
-#pragma GCC unroll 8
-    for (int i = 0; i < MR; i++) {
-        if (first || i >= mr) {
-            acc[i][0] = acc[i][1] = _mm512_setzero_ps();
-        } else {
-            acc[i][0] = _mm512_maskz_loadu_ps(m0, c + (size_t)i * ldc);
-            acc[i][1] = _mm512_maskz_loadu_ps(m1, c + (size_t)i * ldc + 16);
-        }
+    __m512 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51, c60, c61, c70, c71;
+    c00 = c01 = c10 = c11 = c20 = c21 = c30 = c31 = _mm512_setzero_ps();
+    c40 = c41 = c50 = c51 = c60 = c61 = c70 = c71 = _mm512_setzero_ps();
+    if (!first) {
+#define LOADC(r, x0, x1)                                                                                               \
+    if (r < mr)                                                                                                        \
+    x0 = _mm512_maskz_loadu_ps(m0, c + (size_t)r * ldc), x1 = _mm512_maskz_loadu_ps(m1, c + (size_t)r * ldc + 16)
+        LOADC(0, c00, c01);
+        LOADC(1, c10, c11);
+        LOADC(2, c20, c21);
+        LOADC(3, c30, c31);
+        LOADC(4, c40, c41);
+        LOADC(5, c50, c51);
+        LOADC(6, c60, c61);
+        LOADC(7, c70, c71);
+#undef LOADC
     }
-    const float *a0 = arow[0], *a1 = arow[1], *a2 = arow[2], *a3 = arow[3];
-    const float *a4 = arow[4], *a5 = arow[5], *a6 = arow[6], *a7 = arow[7];
-    for (int p = 0; p < kc; p++) {
-        __m512 b0 = _mm512_loadu_ps(bp + (size_t)p * NR), b1 = _mm512_loadu_ps(bp + (size_t)p * NR + 16);
-        __m512 a;
-#define ROW(r, ar)                                                                                                     \
-    a = _mm512_set1_ps(ar[p]), acc[r][0] = _mm512_fmadd_ps(a, b0, acc[r][0]),                                          \
-    acc[r][1] = _mm512_fmadd_ps(a, b1, acc[r][1])
-        ROW(0, a0);
-        ROW(1, a1);
-        ROW(2, a2);
-        ROW(3, a3);
-        ROW(4, a4);
-        ROW(5, a5);
-        ROW(6, a6);
-        ROW(7, a7);
+    __m512 b0, b1, a;
+#define LOADB           b0 = _mm512_loadu_ps(bp + p * NR), b1 = _mm512_loadu_ps(bp + p * NR + 16)
+#define ROW(x0, x1, av) a = _mm512_set1_ps(*(av)), x0 = _mm512_fmadd_ps(a, b0, x0), x1 = _mm512_fmadd_ps(a, b1, x1)
+#define ROWS(AV)                                                                                                       \
+    ROW(c00, c01, AV(0));                                                                                              \
+    ROW(c10, c11, AV(1));                                                                                              \
+    ROW(c20, c21, AV(2));                                                                                              \
+    ROW(c30, c31, AV(3));                                                                                              \
+    ROW(c40, c41, AV(4));                                                                                              \
+    ROW(c50, c51, AV(5));                                                                                              \
+    ROW(c60, c61, AV(6));                                                                                              \
+    ROW(c70, c71, AV(7))
+    if (ap) {
+        K_LOOP(ROWS, LOADB, AV_PACKED)
+    } else {
+        const float *a0 = arow[0], *a1 = arow[1], *a2 = arow[2], *a3 = arow[3];
+        const float *a4 = arow[4], *a5 = arow[5], *a6 = arow[6], *a7 = arow[7];
+        K_LOOP(ROWS, LOADB, AV_ROWS)
+    }
+#undef ROWS
 #undef ROW
-    }
-#pragma GCC unroll 8
-    for (int i = 0; i < MR; i++) {
-        if (i >= mr) break;
-        _mm512_mask_storeu_ps(c + (size_t)i * ldc, m0, acc[i][0]);
-        _mm512_mask_storeu_ps(c + (size_t)i * ldc + 16, m1, acc[i][1]);
-    }
+#undef LOADB
+#define STOREC(r, x0, x1)                                                                                              \
+    if (r < mr)                                                                                                        \
+    _mm512_mask_storeu_ps(c + (size_t)r * ldc, m0, x0), _mm512_mask_storeu_ps(c + (size_t)r * ldc + 16, m1, x1)
+    STOREC(0, c00, c01);
+    STOREC(1, c10, c11);
+    STOREC(2, c20, c21);
+    STOREC(3, c30, c31);
+    STOREC(4, c40, c41);
+    STOREC(5, c50, c51);
+    STOREC(6, c60, c61);
+    STOREC(7, c70, c71);
+#undef STOREC
 }
+#undef AV_PACKED
+#undef AV_ROWS
+#undef K_LOOP
 #endif
 
 // ----------------------------------------------------------------------------
@@ -228,17 +280,81 @@ size_t mat_packed_floats(int k, int n) {
     return cols * (size_t)(k > 0 ? k : 1);
 }
 
+/* The depth of the blocks of k that a (k, n) matrix is packed in. */
+static int block_depth(int k) {
+    if (k <= KC_MAX) return k > 0 ? k : 1;
+    int blocks = (k + KC_MAX - 1) / KC_MAX, kc = (k + blocks - 1) / blocks;
+    return (kc + 7) / 8 * 8; /* at most KC_MAX, a multiple of 8 */
+}
+
+#ifdef HAVE_X86
+/* Transposes the 8x8 block whose rows are r0..r7 (8 floats each) into
+ * out[t * ldo + i] = r_i[t], storing t = 0..7 in that order. */
+__attribute__((target("avx2"))) static inline void transpose8(float *out, size_t ldo, const float *const *r) {
+    __m256 x0 = _mm256_loadu_ps(r[0]), x1 = _mm256_loadu_ps(r[1]), x2 = _mm256_loadu_ps(r[2]);
+    __m256 x3 = _mm256_loadu_ps(r[3]), x4 = _mm256_loadu_ps(r[4]), x5 = _mm256_loadu_ps(r[5]);
+    __m256 x6 = _mm256_loadu_ps(r[6]), x7 = _mm256_loadu_ps(r[7]);
+    __m256 t0 = _mm256_unpacklo_ps(x0, x1), t1 = _mm256_unpackhi_ps(x0, x1);
+    __m256 t2 = _mm256_unpacklo_ps(x2, x3), t3 = _mm256_unpackhi_ps(x2, x3);
+    __m256 t4 = _mm256_unpacklo_ps(x4, x5), t5 = _mm256_unpackhi_ps(x4, x5);
+    __m256 t6 = _mm256_unpacklo_ps(x6, x7), t7 = _mm256_unpackhi_ps(x6, x7);
+    __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+    __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+    __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+    __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+    _mm256_storeu_ps(out + 0 * ldo, _mm256_permute2f128_ps(u0, u4, 0x20));
+    _mm256_storeu_ps(out + 1 * ldo, _mm256_permute2f128_ps(u1, u5, 0x20));
+    _mm256_storeu_ps(out + 2 * ldo, _mm256_permute2f128_ps(u2, u6, 0x20));
+    _mm256_storeu_ps(out + 3 * ldo, _mm256_permute2f128_ps(u3, u7, 0x20));
+    _mm256_storeu_ps(out + 4 * ldo, _mm256_permute2f128_ps(u0, u4, 0x31));
+    _mm256_storeu_ps(out + 5 * ldo, _mm256_permute2f128_ps(u1, u5, 0x31));
+    _mm256_storeu_ps(out + 6 * ldo, _mm256_permute2f128_ps(u2, u6, 0x31));
+    _mm256_storeu_ps(out + 7 * ldo, _mm256_permute2f128_ps(u3, u7, 0x31));
+}
+
+/* One panel of b^T: out[q * nr + j] = b[j][q] for j < nr, q < kc, in 8x8
+ * blocks (nr a multiple of 8, all nr rows of b present). */
+__attribute__((target("avx2"))) static void pack_panel_t_avx2(float *out, const float *b, int ldb, int kc, int nr) {
+    int q = 0;
+    for (; q + 8 <= kc; q += 8)
+        for (int j = 0; j < nr; j += 8) {
+            const float *r[8];
+            for (int i = 0; i < 8; i++) r[i] = b + (size_t)(j + i) * ldb + q;
+            transpose8(out + (size_t)q * nr + j, (size_t)nr, r);
+        }
+    for (; q < kc; q++)
+        for (int j = 0; j < nr; j++) out[(size_t)q * nr + j] = b[(size_t)j * ldb + q];
+}
+
+static int have_avx2(void) {
+    static int known = -1;
+    if (known < 0) {
+        __builtin_cpu_init();
+        known = __builtin_cpu_supports("avx2") != 0;
+    }
+    return known;
+}
+#endif
+
 void mat_pack_into(MatPacked *p, float *buf, const float *b, int ldb, int k, int n, int transposed) {
     const Kernel *kn = active();
-    int nr = kn->nr;
+    int nr = kn->nr, kcb = block_depth(k);
     memset(p, 0, sizeof *p);
-    p->k = k, p->n = n, p->nr = nr, p->kc = KC, p->data = buf;
-    /* Layout: KC block by KC block; inside one, panel by panel, kc rows of nr. */
+    p->k = k, p->n = n, p->nr = nr, p->kc = kcb, p->data = buf;
+    /* Layout: block of k by block of k; inside one, panel by panel, kc rows
+     * of nr. */
     float *out = buf;
-    for (int p0 = 0; p0 < k; p0 += KC) {
-        int kc = k - p0 < KC ? k - p0 : KC;
+    for (int p0 = 0; p0 < k; p0 += kcb) {
+        int kc = k - p0 < kcb ? k - p0 : kcb;
         for (int j0 = 0; j0 < n; j0 += nr) {
             int nrv = n - j0 < nr ? n - j0 : nr;
+#ifdef HAVE_X86
+            if (transposed && nrv == nr && nr % 8 == 0 && have_avx2()) {
+                pack_panel_t_avx2(out, b + (size_t)j0 * ldb + p0, ldb, kc, nr);
+                out += (size_t)kc * nr;
+                continue;
+            }
+#endif
             for (int q = 0; q < kc; q++) {
                 if (transposed)
                     for (int j = 0; j < nrv; j++) out[j] = b[(size_t)(j0 + j) * ldb + p0 + q];
@@ -313,9 +429,9 @@ static void fix_overflow(float *c, int ldc, const float *a, int lda, const MatPa
             double s = 0.0;
             int nr = p->nr, panels = (p->n + nr - 1) / nr;
             for (int q = 0; q < p->k; q++) {
-                int kb = q / KC, kc = p->k - kb * KC < KC ? p->k - kb * KC : KC;
-                const float *blk = p->data + (size_t)kb * KC * panels * nr;
-                float bv = blk[((size_t)(j / nr) * kc + (q - kb * KC)) * nr + j % nr];
+                int kb = q / p->kc, kc = p->k - kb * p->kc < p->kc ? p->k - kb * p->kc : p->kc;
+                const float *blk = p->data + (size_t)kb * p->kc * panels * nr;
+                float bv = blk[((size_t)(j / nr) * kc + (q - kb * p->kc)) * nr + j % nr];
                 s += (double)a[(size_t)i * lda + q] * bv;
             }
             *cij = to_float_saturated(s);
@@ -323,8 +439,65 @@ static void fix_overflow(float *c, int ldc, const float *a, int lda, const MatPa
     }
 }
 
+/* a (rows, kc; lda) into micro-panels of mr rows: panel t holds
+ * ap[t * kc * mr + p * mr + r] = a[t * mr + r][p]; the rows beyond the
+ * matrix repeat its last row (their sums are computed and never stored). */
+static void pack_a_portable(float *ap, const float *const *arow, int kc, int mr) {
+    for (int p = 0; p < kc; p++)
+        for (int r = 0; r < mr; r++) ap[(size_t)p * mr + r] = arow[r][p];
+}
+
+#ifdef HAVE_X86
+/* The same for mr 8 (8x8 transposes) or 6 (the 2 extra rows of each
+ * transposed column are overwritten by the next one: writes up to 2 floats
+ * beyond the panel). */
+__attribute__((target("avx2"))) static void pack_a_avx2(float *ap, const float *const *arow, int kc, int mr) {
+    int p = 0;
+    if (mr == 8)
+        for (; p + 8 <= kc; p += 8) {
+            const float *r[8];
+            for (int i = 0; i < 8; i++) r[i] = arow[i] + p;
+            transpose8(ap + (size_t)p * 8, 8, r);
+        }
+    else if (mr == 6)
+        for (; p + 8 <= kc; p += 8) {
+            const float *r[8];
+            for (int i = 0; i < 8; i++) r[i] = arow[i < 6 ? i : 5] + p;
+            transpose8(ap + (size_t)p * 6, 6, r); /* stores in order: each overwrites the last one's extra */
+        }
+    for (; p < kc; p++)
+        for (int r = 0; r < mr; r++) ap[(size_t)p * mr + r] = arow[r][p];
+}
+#endif
+
+static void pack_a(float *ap, const float *a, int lda, int rows, int kc, int mr) {
+    for (int i0 = 0; i0 < rows; i0 += mr) {
+        const float *arow[MR_MAX];
+        for (int r = 0; r < mr; r++) arow[r] = a + (size_t)(i0 + r < rows ? i0 + r : rows - 1) * lda;
+#ifdef HAVE_X86
+        if ((mr == 8 || mr == 6) && have_avx2()) pack_a_avx2(ap, arow, kc, mr);
+        else
+#endif
+            pack_a_portable(ap, arow, kc, mr);
+        ap += (size_t)kc * mr;
+    }
+}
+
+/* Asks for the cache lines of a tile of c (min(rows, mr) rows of nr floats). */
+static void prefetch_tile(const float *c, int ldc, int rows, int mr, int nr) {
+    if (rows > mr) rows = mr;
+    for (int r = 0; r < rows; r++) {
+        const char *row = (const char *)(c + (size_t)r * ldc);
+        for (int off = 0; off < nr * 4; off += 64) __builtin_prefetch(row + off, 1, 3);
+        __builtin_prefetch(row + nr * 4 - 1, 1, 3);
+    }
+}
+
 /* The blocked product over rows [row0, row0 + rows), panels [jp0, jp1) and
- * k < kmax. */
+ * k < kmax. Loops, outer to inner: blocks of k; MC blocks of rows (a's
+ * block stays in L2), packed into micro-panels when enough panels of b use
+ * it; panels of b; MR-row tiles. Every element still sums its k in
+ * ascending order: the blocks of k are the outer loop. */
 static void mul_block(float *c, int ldc, const float *a, int lda, const MatPacked *p, int row0, int rows, int jp0,
                       int jp1, int kmax) {
     const Kernel *kn = active();
@@ -332,25 +505,39 @@ static void mul_block(float *c, int ldc, const float *a, int lda, const MatPacke
     assert(nr == kn->nr); /* packed for another kernel: a caller's bug (mat_packed_current says) */
     if (jp1 > panels) jp1 = panels;
     int k = kmax < p->k ? kmax : p->k;
-    if (k <= 0) {
+    if (k <= 0 || rows <= 0) {
         int c0 = jp0 * nr, c1 = jp1 * nr < p->n ? jp1 * nr : p->n;
         for (int i = row0; i < row0 + rows; i++)
             if (c1 > c0) memset(c + (size_t)i * ldc + c0, 0, sizeof(float) * (size_t)(c1 - c0));
         return;
     }
-    for (int p0 = 0; p0 < k; p0 += KC) {
-        /* The panels of a KC block are kc deep (the packed depth, even when
+    int pack = jp1 - jp0 >= PACK_A_PANELS, kcb = p->kc;
+    /* rows of a's block: as many as fit A_BLOCK, a multiple of 24 */
+    int mc = A_BLOCK / (kcb < k ? kcb : k) / 24 * 24;
+    if (mc > MC_MAX) mc = MC_MAX;
+    for (int p0 = 0; p0 < k; p0 += kcb) {
+        /* The panels of a block of k are kc deep (the packed depth, even when
          * only the first k - p0 rows of the last block are used). */
-        int kc = p->k - p0 < KC ? p->k - p0 : KC, kuse = k - p0 < kc ? k - p0 : kc;
-        const float *blk = p->data + (size_t)(p0 / KC) * KC * panels * nr;
-        for (int jp = jp0; jp < jp1; jp++) {
-            const float *bp = blk + (size_t)jp * kc * nr;
-            int j0 = jp * nr, nrv = p->n - j0 < nr ? p->n - j0 : nr;
-            for (int i0 = row0; i0 < row0 + rows; i0 += mr) {
-                int mrv = row0 + rows - i0 < mr ? row0 + rows - i0 : mr;
-                const float *arow[MR_MAX];
-                for (int r = 0; r < MR_MAX; r++) arow[r] = r < mrv ? a + (size_t)(i0 + r) * lda + p0 : zero_row;
-                kn->fn(kuse, arow, bp, c + (size_t)i0 * ldc + j0, ldc, mrv, nrv, p0 == 0);
+        int kc = p->k - p0 < kcb ? p->k - p0 : kcb, kuse = k - p0 < kc ? k - p0 : kc;
+        const float *blk = p->data + (size_t)(p0 / kcb) * kcb * panels * nr;
+        for (int ib = row0; ib < row0 + rows; ib += mc) {
+            int mcv = row0 + rows - ib < mc ? row0 + rows - ib : mc;
+            if (pack) pack_a(a_panels, a + (size_t)ib * lda + p0, lda, mcv, kuse, mr);
+            for (int jp = jp0; jp < jp1; jp++) {
+                const float *bp = blk + (size_t)jp * kc * nr;
+                int j0 = jp * nr, nrv = p->n - j0 < nr ? p->n - j0 : nr;
+                for (int i0 = 0; i0 < mcv; i0 += mr) {
+                    int mrv = mcv - i0 < mr ? mcv - i0 : mr;
+                    const float *arow[MR_MAX], *ap = NULL;
+                    if (pack) ap = a_panels + (size_t)i0 * kuse;
+                    else
+                        for (int r = 0; r < MR_MAX; r++)
+                            arow[r] = a + (size_t)(ib + i0 + (r < mrv ? r : mrv - 1)) * lda + p0;
+                    /* the next tile's c, fetched while this one is computed */
+                    if (i0 + mr < mcv) prefetch_tile(c + (size_t)(ib + i0 + mr) * ldc + j0, ldc, mcv - i0 - mr, mr, nr);
+                    else if (jp + 1 < jp1) prefetch_tile(c + (size_t)ib * ldc + j0 + nr, ldc, mcv, mr, nr);
+                    kn->fn(kuse, arow, ap, bp, c + (size_t)(ib + i0) * ldc + j0, ldc, mrv, nrv, p0 == 0);
+                }
             }
         }
     }
