@@ -12,21 +12,37 @@
 #include <assert.h>
 #include <float.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* KC_MAX: the deepest block of k (a tile of c is stored and loaded again
- * between blocks: few blocks, few passes over c). A_BLOCK: the floats of a's
- * packed block (MC x kc, in L2), MC a multiple of every MR (4, 6, 8) up to
- * MC_MAX. PACK_A_PANELS: the panels of b that make packing a's block worth
- * its copy. */
-enum { KC_MAX = 768, MR_MAX = 8, MC_MAX = 384, A_BLOCK = 96 * 768, PACK_A_PANELS = 3 };
+ * between blocks: few blocks, few passes over c). a's packed block (MC x kc
+ * floats) takes 9/16 of the L2 cache, at most A_BLOCK_MAX floats; MC is a
+ * multiple of every MR (4, 6, 8), at most MC_MAX. PACK_A_PANELS: the panels
+ * of b that make packing a's block worth its copy. */
+enum { KC_MAX = 768, MR_MAX = 8, MC_MAX = 384, A_BLOCK_MAX = 192 * 768, PACK_A_PANELS = 3 };
 
 /* a's block packed into micro-panels, per thread (callers multiply row
  * ranges from several threads at once); 8 floats of slack for the AVX2
  * packing's last store. */
-static _Thread_local float a_panels[A_BLOCK + 8] __attribute__((aligned(64)));
+static _Thread_local float a_panels[A_BLOCK_MAX + 8] __attribute__((aligned(64)));
+
+/* The floats of a's packed block: 9/16 of L2 (512 KB when unknown). */
+static int a_block_floats(void) {
+    static _Atomic int floats;
+    int f = atomic_load_explicit(&floats, memory_order_relaxed);
+    if (!f) {
+        long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+        if (l2 <= 0) l2 = 512 * 1024;
+        f = l2 / 4 * 9 / 16 < A_BLOCK_MAX ? (int)(l2 / 4 * 9 / 16) : A_BLOCK_MAX;
+        if (f < MC_MAX / 16 * KC_MAX) f = MC_MAX / 16 * KC_MAX; /* 24 rows deep */
+        atomic_store_explicit(&floats, f, memory_order_relaxed);
+    }
+    return f;
+}
 
 // ----------------------------------------------------------------------------
 // references and helpers
@@ -327,12 +343,14 @@ __attribute__((target("avx2"))) static void pack_panel_t_avx2(float *out, const 
 }
 
 static int have_avx2(void) {
-    static int known = -1;
-    if (known < 0) {
+    static _Atomic int known; /* 0 unknown, 1 no, 2 yes */
+    int k = atomic_load_explicit(&known, memory_order_relaxed);
+    if (!k) {
         __builtin_cpu_init();
-        known = __builtin_cpu_supports("avx2") != 0;
+        k = __builtin_cpu_supports("avx2") ? 2 : 1;
+        atomic_store_explicit(&known, k, memory_order_relaxed);
     }
-    return known;
+    return k == 2;
 }
 #endif
 
@@ -512,8 +530,8 @@ static void mul_block(float *c, int ldc, const float *a, int lda, const MatPacke
         return;
     }
     int pack = jp1 - jp0 >= PACK_A_PANELS, kcb = p->kc;
-    /* rows of a's block: as many as fit A_BLOCK, a multiple of 24 */
-    int mc = A_BLOCK / (kcb < k ? kcb : k) / 24 * 24;
+    /* rows of a's block: as many as fit, a multiple of 24 */
+    int mc = a_block_floats() / (kcb < k ? kcb : k) / 24 * 24;
     if (mc > MC_MAX) mc = MC_MAX;
     for (int p0 = 0; p0 < k; p0 += kcb) {
         /* The panels of a block of k are kc deep (the packed depth, even when
