@@ -79,18 +79,25 @@ void mat_mul_bt_ref(float *c, int ldc, const float *a, int lda, const float *b, 
 //
 // a's tile is either MR rows read in place (arow[i][p], with ap NULL; the
 // rows beyond mr repeat a real row) or a packed micro-panel (ap[p * MR + i]).
+// With TILE_FIRST the sums start from 0, else from c. With TILE_CHECK the
+// kernel returns 1 when a sum of the tile is not finite (inf or NaN: then
+// fix_overflow; the rows beyond mr repeat real ones and b's padding columns
+// are 0, so a tile of finite sums never returns 1 unless a holds inf or NaN).
 
-typedef void (*MicroKernel)(int kc, const float *const *arow, const float *ap, const float *bp, float *c, int ldc,
-                            int mr, int nr, int first);
+enum { TILE_FIRST = 1, TILE_CHECK = 2 };
+
+typedef int (*MicroKernel)(int kc, const float *const *arow, const float *ap, const float *bp, float *c, int ldc,
+                           int mr, int nr, int flags);
 
 /* Portable: fmaf is correctly rounded, so it gives the same bits as the FMA
  * instructions of the SIMD kernels. */
-static void mk_portable(int kc, const float *const *arow, const float *ap, const float *bp, float *c, int ldc, int mr,
-                        int nr, int first) {
+static int mk_portable(int kc, const float *const *arow, const float *ap, const float *bp, float *c, int ldc, int mr,
+                       int nr, int flags) {
     enum { MR = 4, NR = 8 };
+    int bad = 0;
     for (int i = 0; i < mr; i++) {
         float acc[NR];
-        for (int j = 0; j < NR; j++) acc[j] = first || j >= nr ? 0.0f : c[(size_t)i * ldc + j];
+        for (int j = 0; j < NR; j++) acc[j] = flags & TILE_FIRST || j >= nr ? 0.0f : c[(size_t)i * ldc + j];
         const float *a = ap ? ap + i : arow[i];
         ptrdiff_t as = ap ? MR : 1;
         for (int p = 0; p < kc; p++) {
@@ -98,8 +105,9 @@ static void mk_portable(int kc, const float *const *arow, const float *ap, const
             const float *b = bp + (size_t)p * NR;
             for (int j = 0; j < NR; j++) acc[j] = fmaf(av, b[j], acc[j]);
         }
-        for (int j = 0; j < nr; j++) c[(size_t)i * ldc + j] = acc[j];
+        for (int j = 0; j < nr; j++) c[(size_t)i * ldc + j] = acc[j], bad |= !isfinite(acc[j]);
     }
+    return flags & TILE_CHECK ? bad : 0;
 }
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
@@ -115,17 +123,19 @@ static void mk_portable(int kc, const float *const *arow, const float *ap, const
     }
 
 /* AVX2 + FMA: 6 rows x 16 columns, 12 accumulators. */
-__attribute__((target("avx2,fma"))) static void mk_avx2(int kc, const float *const *arow, const float *ap,
-                                                        const float *bp, float *c, int ldc, int mr, int nr, int first) {
+__attribute__((target("avx2,fma"))) static int mk_avx2(int kc, const float *const *arow, const float *ap,
+                                                       const float *bp, float *c, int ldc, int mr, int nr, int flags) {
     enum { MR = 6, NR = 16 };
     __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     __m256i m0 = _mm256_cmpgt_epi32(_mm256_set1_epi32(nr), lane);
     __m256i m1 = _mm256_cmpgt_epi32(_mm256_set1_epi32(nr - 8), lane);
     __m256 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
     c00 = c01 = c10 = c11 = c20 = c21 = c30 = c31 = c40 = c41 = c50 = c51 = _mm256_setzero_ps();
-    if (!first) {
+    if (!(flags & TILE_FIRST)) {
 #define LOADC(r, x0, x1)                                                                                               \
-    if (r < mr) x0 = _mm256_maskload_ps(c + (size_t)r * ldc, m0), x1 = _mm256_maskload_ps(c + (size_t)r * ldc + 8, m1)
+    if (r < mr && nr == NR) x0 = _mm256_loadu_ps(c + (size_t)r * ldc), x1 = _mm256_loadu_ps(c + (size_t)r * ldc + 8);  \
+    else if (r < mr)                                                                                                   \
+    x0 = _mm256_maskload_ps(c + (size_t)r * ldc, m0), x1 = _mm256_maskload_ps(c + (size_t)r * ldc + 8, m1)
         LOADC(0, c00, c01);
         LOADC(1, c10, c11);
         LOADC(2, c20, c21);
@@ -155,8 +165,11 @@ __attribute__((target("avx2,fma"))) static void mk_avx2(int kc, const float *con
 #undef ROWS
 #undef ROW
 #undef LOADB
+    /* vmaskmovps stores are slow on AMD: full tiles store plainly */
 #define STOREC(r, x0, x1)                                                                                              \
-    if (r < mr) _mm256_maskstore_ps(c + (size_t)r * ldc, m0, x0), _mm256_maskstore_ps(c + (size_t)r * ldc + 8, m1, x1)
+    if (r < mr && nr == NR) _mm256_storeu_ps(c + (size_t)r * ldc, x0), _mm256_storeu_ps(c + (size_t)r * ldc + 8, x1);  \
+    else if (r < mr)                                                                                                   \
+    _mm256_maskstore_ps(c + (size_t)r * ldc, m0, x0), _mm256_maskstore_ps(c + (size_t)r * ldc + 8, m1, x1)
     STOREC(0, c00, c01);
     STOREC(1, c10, c11);
     STOREC(2, c20, c21);
@@ -164,20 +177,27 @@ __attribute__((target("avx2,fma"))) static void mk_avx2(int kc, const float *con
     STOREC(4, c40, c41);
     STOREC(5, c50, c51);
 #undef STOREC
+    if (!(flags & TILE_CHECK)) return 0;
+        /* x - x is 0 for a finite x, NaN for inf or NaN */
+#define Z(x) _mm256_sub_ps(x, x)
+    __m256 z = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(Z(c00), Z(c01)), _mm256_add_ps(Z(c10), Z(c11))),
+                             _mm256_add_ps(_mm256_add_ps(Z(c20), Z(c21)), _mm256_add_ps(Z(c30), Z(c31))));
+    z = _mm256_add_ps(z, _mm256_add_ps(_mm256_add_ps(Z(c40), Z(c41)), _mm256_add_ps(Z(c50), Z(c51))));
+#undef Z
+    return _mm256_movemask_ps(_mm256_cmp_ps(z, z, _CMP_UNORD_Q)) != 0;
 }
 
 /* AVX-512: 8 rows x 32 columns, 16 accumulators (the broadcasts fold into
  * the FMAs). */
-__attribute__((target("avx512f"))) static void mk_avx512(int kc, const float *const *arow, const float *ap,
-                                                         const float *bp, float *c, int ldc, int mr, int nr,
-                                                         int first) {
+__attribute__((target("avx512f"))) static int mk_avx512(int kc, const float *const *arow, const float *ap,
+                                                        const float *bp, float *c, int ldc, int mr, int nr, int flags) {
     enum { MR = 8, NR = 32 };
     __mmask16 m0 = (__mmask16)(nr >= 16 ? 0xFFFF : (1u << nr) - 1);
     __mmask16 m1 = (__mmask16)(nr >= 32 ? 0xFFFF : nr > 16 ? (1u << (nr - 16)) - 1 : 0);
     __m512 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51, c60, c61, c70, c71;
     c00 = c01 = c10 = c11 = c20 = c21 = c30 = c31 = _mm512_setzero_ps();
     c40 = c41 = c50 = c51 = c60 = c61 = c70 = c71 = _mm512_setzero_ps();
-    if (!first) {
+    if (!(flags & TILE_FIRST)) {
 #define LOADC(r, x0, x1)                                                                                               \
     if (r < mr)                                                                                                        \
     x0 = _mm512_maskz_loadu_ps(m0, c + (size_t)r * ldc), x1 = _mm512_maskz_loadu_ps(m1, c + (size_t)r * ldc + 16)
@@ -225,6 +245,16 @@ __attribute__((target("avx512f"))) static void mk_avx512(int kc, const float *co
     STOREC(6, c60, c61);
     STOREC(7, c70, c71);
 #undef STOREC
+    if (!(flags & TILE_CHECK)) return 0;
+        /* x - x is 0 for a finite x, NaN for inf or NaN */
+#define Z(x) _mm512_sub_ps(x, x)
+    __m512 z = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(Z(c00), Z(c01)), _mm512_add_ps(Z(c10), Z(c11))),
+                             _mm512_add_ps(_mm512_add_ps(Z(c20), Z(c21)), _mm512_add_ps(Z(c30), Z(c31))));
+    __m512 y = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(Z(c40), Z(c41)), _mm512_add_ps(Z(c50), Z(c51))),
+                             _mm512_add_ps(_mm512_add_ps(Z(c60), Z(c61)), _mm512_add_ps(Z(c70), Z(c71))));
+#undef Z
+    z = _mm512_add_ps(z, y);
+    return _mm512_cmp_ps_mask(z, z, _CMP_UNORD_Q) != 0;
 }
 #undef AV_PACKED
 #undef AV_ROWS
@@ -405,7 +435,7 @@ void mat_packed_free(MatPacked *p) {
 }
 
 /* 1 when every x[0..n) is finite: the exponent bits are not all ones. */
-static int all_finite_portable(const float *x, int n) {
+static int all_finite(const float *x, int n) {
     uint32_t bad = 0;
     for (int j = 0; j < n; j++) {
         uint32_t b;
@@ -415,31 +445,13 @@ static int all_finite_portable(const float *x, int n) {
     return !bad;
 }
 
-#ifdef HAVE_X86
-__attribute__((target("avx512f"))) static int all_finite_avx512(const float *x, int n) {
-    const __m512i expo = _mm512_set1_epi32(0x7F800000);
-    __mmask16 bad = 0;
-    int j = 0;
-    for (; j + 16 <= n; j += 16)
-        bad |= _mm512_cmpeq_epi32_mask(_mm512_and_si512(_mm512_loadu_si512(x + j), expo), expo);
-    return !bad && all_finite_portable(x + j, n - j);
-}
-#endif
-
-static int all_finite(const float *x, int n) {
-#ifdef HAVE_X86
-    if (active() == &k_avx512) return all_finite_avx512(x, n);
-#endif
-    return all_finite_portable(x, n);
-}
-
 /* An element whose float sum left the range (or met inf - inf) is summed
  * again in double, which cannot overflow for float inputs of this size, and
  * saturates. The same rule on every kernel keeps the bits identical. */
 static void fix_overflow(float *c, int ldc, const float *a, int lda, const MatPacked *p, int row0, int rows, int c0,
                          int c1) {
     for (int i = row0; i < row0 + rows; i++) {
-        if (all_finite(c + (size_t)i * ldc + c0, c1 - c0)) continue; /* the common case, checked fast */
+        if (all_finite(c + (size_t)i * ldc + c0, c1 - c0)) continue;
         for (int j = c0; j < c1; j++) {
             float *cij = &c[(size_t)i * ldc + j];
             if (isfinite(*cij)) continue;
@@ -554,12 +566,13 @@ static void mul_block(float *c, int ldc, const float *a, int lda, const MatPacke
                     /* the next tile's c, fetched while this one is computed */
                     if (i0 + mr < mcv) prefetch_tile(c + (size_t)(ib + i0 + mr) * ldc + j0, ldc, mcv - i0 - mr, mr, nr);
                     else if (jp + 1 < jp1) prefetch_tile(c + (size_t)ib * ldc + j0 + nr, ldc, mcv, mr, nr);
-                    kn->fn(kuse, arow, ap, bp, c + (size_t)(ib + i0) * ldc + j0, ldc, mrv, nrv, p0 == 0);
+                    int flags = (p0 == 0 ? TILE_FIRST : 0) | (p0 + kuse >= k ? TILE_CHECK : 0);
+                    if (kn->fn(kuse, arow, ap, bp, c + (size_t)(ib + i0) * ldc + j0, ldc, mrv, nrv, flags))
+                        fix_overflow(c, ldc, a, lda, p, ib + i0, mrv, j0, j0 + nrv);
                 }
             }
         }
     }
-    fix_overflow(c, ldc, a, lda, p, row0, rows, jp0 * nr, jp1 * nr < p->n ? jp1 * nr : p->n);
 }
 
 void mat_mul_rows_k(float *c, int ldc, const float *a, int lda, const MatPacked *p, int row0, int rows, int kmax) {
