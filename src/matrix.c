@@ -445,11 +445,12 @@ static int all_finite(const float *x, int n) {
     return !bad;
 }
 
-/* An element whose float sum left the range (or met inf - inf) is summed
- * again in double, which cannot overflow for float inputs of this size, and
- * saturates. The same rule on every kernel keeps the bits identical. */
-static void fix_overflow(float *c, int ldc, const float *a, int lda, const MatPacked *p, int row0, int rows, int c0,
-                         int c1) {
+/* An element of the tile whose float sum (over k < kmax) left the range (or
+ * met inf - inf) is summed again in double, which cannot overflow for float
+ * inputs of this size, and saturates. The same rule on every kernel keeps
+ * the bits identical. */
+static void fix_overflow(float *c, int ldc, const float *a, int lda, const MatPacked *p, int kmax, int row0, int rows,
+                         int c0, int c1) {
     for (int i = row0; i < row0 + rows; i++) {
         if (all_finite(c + (size_t)i * ldc + c0, c1 - c0)) continue;
         for (int j = c0; j < c1; j++) {
@@ -458,7 +459,7 @@ static void fix_overflow(float *c, int ldc, const float *a, int lda, const MatPa
             /* b(p, j) from the packed layout */
             double s = 0.0;
             int nr = p->nr, panels = (p->n + nr - 1) / nr;
-            for (int q = 0; q < p->k; q++) {
+            for (int q = 0; q < kmax; q++) {
                 int kb = q / p->kc, kc = p->k - kb * p->kc < p->kc ? p->k - kb * p->kc : p->kc;
                 const float *blk = p->data + (size_t)kb * p->kc * panels * nr;
                 float bv = blk[((size_t)(j / nr) * kc + (q - kb * p->kc)) * nr + j % nr];
@@ -553,10 +554,19 @@ static void mul_block(float *c, int ldc, const float *a, int lda, const MatPacke
         for (int ib = row0; ib < row0 + rows; ib += mc) {
             int mcv = row0 + rows - ib < mc ? row0 + rows - ib : mc;
             if (pack) pack_a(a_panels, a + (size_t)ib * lda + p0, lda, mcv, kuse, mr);
+            /* the next panel of b is fetched into L2 a piece per tile */
+            size_t panel_bytes = sizeof(float) * (size_t)kuse * nr, tiles = (size_t)(mcv + mr - 1) / mr;
+            size_t piece = (panel_bytes + tiles - 1) / tiles;
             for (int jp = jp0; jp < jp1; jp++) {
                 const float *bp = blk + (size_t)jp * kc * nr;
                 int j0 = jp * nr, nrv = p->n - j0 < nr ? p->n - j0 : nr;
                 for (int i0 = 0; i0 < mcv; i0 += mr) {
+                    if (jp + 1 < jp1) {
+                        const char *next = (const char *)(bp + (size_t)kc * nr);
+                        size_t from = (size_t)(i0 / mr) * piece,
+                               to = from + piece < panel_bytes ? from + piece : panel_bytes;
+                        for (size_t off = from; off < to; off += 64) __builtin_prefetch(next + off, 0, 2);
+                    }
                     int mrv = mcv - i0 < mr ? mcv - i0 : mr;
                     const float *arow[MR_MAX], *ap = NULL;
                     if (pack) ap = a_panels + (size_t)i0 * kuse;
@@ -568,7 +578,7 @@ static void mul_block(float *c, int ldc, const float *a, int lda, const MatPacke
                     else if (jp + 1 < jp1) prefetch_tile(c + (size_t)ib * ldc + j0 + nr, ldc, mcv, mr, nr);
                     int flags = (p0 == 0 ? TILE_FIRST : 0) | (p0 + kuse >= k ? TILE_CHECK : 0);
                     if (kn->fn(kuse, arow, ap, bp, c + (size_t)(ib + i0) * ldc + j0, ldc, mrv, nrv, flags))
-                        fix_overflow(c, ldc, a, lda, p, ib + i0, mrv, j0, j0 + nrv);
+                        fix_overflow(c, ldc, a, lda, p, k, ib + i0, mrv, j0, j0 + nrv);
                 }
             }
         }
