@@ -83,16 +83,19 @@ void mat_mul_bt_ref(float *c, int ldc, const float *a, int lda, const float *b, 
 // kernel returns 1 when a sum of the tile is not finite (inf or NaN: then
 // fix_overflow; the rows beyond mr repeat real ones and b's padding columns
 // are 0, so a tile of finite sums never returns 1 unless a holds inf or NaN).
+// Every 4 steps of k the kernel also prefetches the next line of
+// pf[0..pf_bytes) into L2: its piece of the next panel of b.
 
 enum { TILE_FIRST = 1, TILE_CHECK = 2 };
 
-typedef int (*MicroKernel)(int kc, const float *const *arow, const float *ap, const float *bp, float *c, int ldc,
-                           int mr, int nr, int flags);
+typedef int (*MicroKernel)(int kc, const float *const *arow, const float *ap, const float *bp, const char *pf,
+                           ptrdiff_t pf_bytes, float *c, int ldc, int mr, int nr, int flags);
 
 /* Portable: fmaf is correctly rounded, so it gives the same bits as the FMA
  * instructions of the SIMD kernels. */
-static int mk_portable(int kc, const float *const *arow, const float *ap, const float *bp, float *c, int ldc, int mr,
-                       int nr, int flags) {
+static int mk_portable(int kc, const float *const *arow, const float *ap, const float *bp, const char *pf,
+                       ptrdiff_t pf_bytes, float *c, int ldc, int mr, int nr, int flags) {
+    (void)pf, (void)pf_bytes;
     enum { MR = 4, NR = 8 };
     int bad = 0;
     for (int i = 0; i < mr; i++) {
@@ -118,13 +121,15 @@ static int mk_portable(int kc, const float *const *arow, const float *ap, const 
  * AV(r) (a pointer): loads b's row p, then one FMA per accumulator. */
 #define K_LOOP(ROWS, LOADB, AV)                                                                                        \
     for (ptrdiff_t p = 0; p < kc; p++) {                                                                               \
+        if (!(p & 3) && (p >> 2) * 64 < pf_bytes) __builtin_prefetch(pf + (p >> 2) * 64, 0, 2);                        \
         LOADB;                                                                                                         \
         ROWS(AV);                                                                                                      \
     }
 
 /* AVX2 + FMA: 6 rows x 16 columns, 12 accumulators. */
 __attribute__((target("avx2,fma"))) static int mk_avx2(int kc, const float *const *arow, const float *ap,
-                                                       const float *bp, float *c, int ldc, int mr, int nr, int flags) {
+                                                       const float *bp, const char *pf, ptrdiff_t pf_bytes, float *c,
+                                                       int ldc, int mr, int nr, int flags) {
     enum { MR = 6, NR = 16 };
     __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     __m256i m0 = _mm256_cmpgt_epi32(_mm256_set1_epi32(nr), lane);
@@ -190,7 +195,8 @@ __attribute__((target("avx2,fma"))) static int mk_avx2(int kc, const float *cons
 /* AVX-512: 8 rows x 32 columns, 16 accumulators (the broadcasts fold into
  * the FMAs). */
 __attribute__((target("avx512f"))) static int mk_avx512(int kc, const float *const *arow, const float *ap,
-                                                        const float *bp, float *c, int ldc, int mr, int nr, int flags) {
+                                                        const float *bp, const char *pf, ptrdiff_t pf_bytes, float *c,
+                                                        int ldc, int mr, int nr, int flags) {
     enum { MR = 8, NR = 32 };
     __mmask16 m0 = (__mmask16)(nr >= 16 ? 0xFFFF : (1u << nr) - 1);
     __mmask16 m1 = (__mmask16)(nr >= 32 ? 0xFFFF : nr > 16 ? (1u << (nr - 16)) - 1 : 0);
@@ -554,18 +560,21 @@ static void mul_block(float *c, int ldc, const float *a, int lda, const MatPacke
         for (int ib = row0; ib < row0 + rows; ib += mc) {
             int mcv = row0 + rows - ib < mc ? row0 + rows - ib : mc;
             if (pack) pack_a(a_panels, a + (size_t)ib * lda + p0, lda, mcv, kuse, mr);
-            /* the next panel of b is fetched into L2 a piece per tile */
+            /* the next panel of b is fetched into L2 a piece per tile, by the
+             * kernels (spread over their k loop: not a burst of misses) */
             size_t panel_bytes = sizeof(float) * (size_t)kuse * nr, tiles = (size_t)(mcv + mr - 1) / mr;
             size_t piece = (panel_bytes + tiles - 1) / tiles;
             for (int jp = jp0; jp < jp1; jp++) {
                 const float *bp = blk + (size_t)jp * kc * nr;
                 int j0 = jp * nr, nrv = p->n - j0 < nr ? p->n - j0 : nr;
                 for (int i0 = 0; i0 < mcv; i0 += mr) {
+                    const char *pf = NULL;
+                    ptrdiff_t pf_bytes = 0;
                     if (jp + 1 < jp1) {
-                        const char *next = (const char *)(bp + (size_t)kc * nr);
                         size_t from = (size_t)(i0 / mr) * piece,
                                to = from + piece < panel_bytes ? from + piece : panel_bytes;
-                        for (size_t off = from; off < to; off += 64) __builtin_prefetch(next + off, 0, 2);
+                        pf = (const char *)(bp + (size_t)kc * nr) + from,
+                        pf_bytes = to > from ? (ptrdiff_t)(to - from) : 0;
                     }
                     int mrv = mcv - i0 < mr ? mcv - i0 : mr;
                     const float *arow[MR_MAX], *ap = NULL;
@@ -577,7 +586,8 @@ static void mul_block(float *c, int ldc, const float *a, int lda, const MatPacke
                     if (i0 + mr < mcv) prefetch_tile(c + (size_t)(ib + i0 + mr) * ldc + j0, ldc, mcv - i0 - mr, mr, nr);
                     else if (jp + 1 < jp1) prefetch_tile(c + (size_t)ib * ldc + j0 + nr, ldc, mcv, mr, nr);
                     int flags = (p0 == 0 ? TILE_FIRST : 0) | (p0 + kuse >= k ? TILE_CHECK : 0);
-                    if (kn->fn(kuse, arow, ap, bp, c + (size_t)(ib + i0) * ldc + j0, ldc, mrv, nrv, flags))
+                    if (kn->fn(kuse, arow, ap, bp, pf, pf_bytes, c + (size_t)(ib + i0) * ldc + j0, ldc, mrv, nrv,
+                               flags))
                         fix_overflow(c, ldc, a, lda, p, k, ib + i0, mrv, j0, j0 + nrv);
                 }
             }
