@@ -22,8 +22,10 @@
  * between blocks: few blocks, few passes over c). a's packed block (MC x kc
  * floats) takes 9/16 of the L2 cache, at most A_BLOCK_MAX floats; MC is a
  * multiple of every MR (4, 6, 8), at most MC_MAX. PACK_A_PANELS: the panels
- * of b that make packing a's block worth its copy. */
-enum { KC_MAX = 768, MR_MAX = 8, MC_MAX = 384, A_BLOCK_MAX = 192 * 768, PACK_A_PANELS = 3 };
+ * of b that make packing a's block worth its copy (which costs about a
+ * quarter of one panel's products: packed for 4 panels, A V of a head was 6%
+ * slower on AVX2). */
+enum { KC_MAX = 768, MR_MAX = 8, MC_MAX = 384, A_BLOCK_MAX = 192 * 768, PACK_A_PANELS = 8 };
 
 /* a's block packed into micro-panels, per thread (callers multiply row
  * ranges from several threads at once); 8 floats of slack for the AVX2

@@ -72,17 +72,19 @@ static void test_mul_bt_all_kernels(void **state) {
     check_shapes(1);
 }
 
-/* The blocking's edges: m past the row blocks (up to 384 rows) and not a
+/* The blocking's edges: m past the row blocks (96 to 384 rows) and not a
  * multiple of any MR (4, 6, 8); n from one panel to many, not a multiple of
- * any NR (8, 16, 32), across the count of panels from which a's block is
- * packed (3); k past the deepest block of k (768: 769, 1000 and 1537 are
- * packed in 2 or 3 equal blocks), not a multiple of 8 (the 8x8 transposes).
+ * any NR (8, 16, 32), on both sides of the count of panels from which a's
+ * block is packed (8); k past the deepest block of k (768: 769, 1000 and
+ * 1537 are packed in 2 or 3 equal blocks), not a multiple of 8 (the 8x8
+ * transposes).
  * Every kernel gives the portable kernel's bits, which agree with the
  * double-precision reference. */
 static void check_edges(int bt) {
     static const int shapes[][3] = {
-        {13, 769, 70}, {400, 100, 97}, {7, 1537, 33}, {200, 800, 130}, {385, 64, 257}, {97, 1000, 16},
-        {6, 768, 64},  {8, 2, 32},     {50, 17, 100}, {1, 5, 1},       {390, 9, 3},    {25, 1536, 96},
+        {13, 769, 70},    {400, 100, 97}, {7, 1537, 33},  {200, 800, 130}, {385, 64, 257}, {97, 1000, 16},
+        {6, 768, 64},     {8, 2, 32},     {50, 17, 100},  {1, 5, 1},       {390, 9, 3},    {25, 1536, 96},
+        {203, 1537, 260}, {70, 769, 300}, {390, 33, 255}, {9, 300, 225},
     };
     for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
         int m = shapes[s][0], k = shapes[s][1], n = shapes[s][2];
@@ -202,7 +204,7 @@ typedef struct {
 
 static void *rows_job(void *arg) {
     RowsJob *j = arg;
-    for (int rep = 0; rep < 3; rep++)
+    for (int rep = 0; rep < 2; rep++)
         for (int r0 = j->part * 5; r0 < j->m; r0 += 5 * j->parts)
             mat_mul_rows(j->c, j->n, j->a, j->k, j->p, r0, j->m - r0 < 5 ? j->m - r0 : 5);
     return NULL;
@@ -210,7 +212,7 @@ static void *rows_job(void *arg) {
 
 static void test_rows_threads(void **state) {
     (void)state;
-    int m = 301, k = 900, n = 150;
+    int m = 151, k = 900, n = 260; /* 9 panels of 32: a's blocks packed */
     float *a = random_matrix(m, k, 41), *b = random_matrix(k, n, 42);
     for (size_t kk = 0; kk < sizeof kernels / sizeof *kernels; kk++) {
         if (mat_set_kernel(kernels[kk])) continue;
