@@ -172,7 +172,7 @@ __attribute__((target("avx2,fma"))) static int mk_avx2(int kc, const float *cons
 #undef ROWS
 #undef ROW
 #undef LOADB
-    /* vmaskmovps stores are slow on AMD: full tiles store plainly */
+    /* full tiles store plainly (vmaskmovps stores are slow on older AMD cores) */
 #define STOREC(r, x0, x1)                                                                                              \
     if (r < mr && nr == NR) _mm256_storeu_ps(c + (size_t)r * ldc, x0), _mm256_storeu_ps(c + (size_t)r * ldc + 8, x1);  \
     else if (r < mr)                                                                                                   \
@@ -522,21 +522,70 @@ static void pack_a(float *ap, const float *a, int lda, int rows, int kc, int mr)
     }
 }
 
-/* Asks for the cache lines of a tile of c (min(rows, mr) rows of nr floats). */
-static void prefetch_tile(const float *c, int ldc, int rows, int mr, int nr) {
+/* Asks for the cache lines of a tile of c: min(rows, mr) rows of cols floats. */
+static void prefetch_tile(const float *c, int ldc, int rows, int mr, int cols) {
     if (rows > mr) rows = mr;
     for (int r = 0; r < rows; r++) {
         const char *row = (const char *)(c + (size_t)r * ldc);
-        for (int off = 0; off < nr * 4; off += 64) __builtin_prefetch(row + off, 1, 3);
-        __builtin_prefetch(row + nr * 4 - 1, 1, 3);
+        for (int off = 0; off < cols * 4; off += 64) __builtin_prefetch(row + off, 1, 3);
+        __builtin_prefetch(row + cols * 4 - 1, 1, 3);
+    }
+}
+
+/* What the tiles of one block of k share. */
+typedef struct {
+    const Kernel *kn;
+    float *c;
+    int ldc;
+    const float *a; /* in place */
+    int lda;
+    const MatPacked *p;
+    const float *blk;    /* b's block of k */
+    int kc, kuse, p0, k; /* its packed depth, the rows used, its first row; the k summed in all */
+} Block;
+
+/* Rows [ib, ib + mcv) of c (+)= a's rows times panels [jg0, jg1) of one
+ * block of k; ap: a's rows packed into micro-panels (NULL: read in place). */
+static void mul_panels(const Block *bk, const float *ap, int ib, int mcv, int jg0, int jg1) {
+    const Kernel *kn = bk->kn;
+    int mr = kn->mr, nr = bk->p->nr, n = bk->p->n, ldc = bk->ldc;
+    int flags = (bk->p0 == 0 ? TILE_FIRST : 0) | (bk->p0 + bk->kuse >= bk->k ? TILE_CHECK : 0);
+    /* the next panel of b is fetched into L2 a piece per tile, by the
+     * kernels (spread over their k loop: not a burst of misses) */
+    size_t panel_bytes = sizeof(float) * (size_t)bk->kuse * nr, tiles = (size_t)(mcv + mr - 1) / mr;
+    size_t piece = (panel_bytes + tiles - 1) / tiles;
+    for (int jp = jg0; jp < jg1; jp++) {
+        const float *bp = bk->blk + (size_t)jp * bk->kc * nr;
+        int j0 = jp * nr, nrv = n - j0 < nr ? n - j0 : nr;
+        for (int i0 = 0; i0 < mcv; i0 += mr) {
+            const char *pf = NULL;
+            ptrdiff_t pf_bytes = 0;
+            if (jp + 1 < jg1) {
+                size_t from = (size_t)(i0 / mr) * piece, to = from + piece < panel_bytes ? from + piece : panel_bytes;
+                pf = (const char *)(bp + (size_t)bk->kc * nr) + from, pf_bytes = to > from ? (ptrdiff_t)(to - from) : 0;
+            }
+            int mrv = mcv - i0 < mr ? mcv - i0 : mr;
+            const float *arow[MR_MAX];
+            if (!ap)
+                for (int r = 0; r < MR_MAX; r++)
+                    arow[r] = bk->a + (size_t)(ib + i0 + (r < mrv ? r : mrv - 1)) * bk->lda + bk->p0;
+            /* the next tile's c, fetched while this one is computed */
+            float *ct = bk->c + (size_t)(ib + i0) * ldc + j0;
+            if (i0 + mr < mcv) prefetch_tile(ct + (size_t)mr * ldc, ldc, mcv - i0 - mr, mr, nrv);
+            else if (jp + 1 < jg1)
+                prefetch_tile(bk->c + (size_t)ib * ldc + j0 + nr, ldc, mcv, mr, n - j0 - nr < nr ? n - j0 - nr : nr);
+            if (kn->fn(bk->kuse, arow, ap ? ap + (size_t)i0 * bk->kuse : NULL, bp, pf, pf_bytes, ct, ldc, mrv, nrv,
+                       flags))
+                fix_overflow(bk->c, ldc, bk->a, bk->lda, bk->p, bk->k, ib + i0, mrv, j0, j0 + nrv);
+        }
     }
 }
 
 /* The blocked product over rows [row0, row0 + rows), panels [jp0, jp1) and
  * k < kmax. Loops, outer to inner: blocks of k; MC blocks of rows (a's
- * block stays in L2), packed into micro-panels when enough panels of b use
- * it; panels of b; MR-row tiles. Every element still sums its k in
- * ascending order: the blocks of k are the outer loop. */
+ * block stays in L2), packed into micro-panels when enough panels use it;
+ * panels; MR-row tiles. Every element still sums its k in ascending order:
+ * the blocks of k are the outer loop. */
 static void mul_block(float *c, int ldc, const float *a, int lda, const MatPacked *p, int row0, int rows, int jp0,
                       int jp1, int kmax) {
     const Kernel *kn = active();
@@ -550,7 +599,7 @@ static void mul_block(float *c, int ldc, const float *a, int lda, const MatPacke
             if (c1 > c0) memset(c + (size_t)i * ldc + c0, 0, sizeof(float) * (size_t)(c1 - c0));
         return;
     }
-    int pack = jp1 - jp0 >= PACK_A_PANELS, kcb = p->kc;
+    int kcb = p->kc, pack = jp1 - jp0 >= PACK_A_PANELS;
     /* rows of a's block: as many as fit, a multiple of 24 */
     int mc = a_block_floats() / (kcb < k ? kcb : k) / 24 * 24;
     if (mc > MC_MAX) mc = MC_MAX;
@@ -558,41 +607,11 @@ static void mul_block(float *c, int ldc, const float *a, int lda, const MatPacke
         /* The panels of a block of k are kc deep (the packed depth, even when
          * only the first k - p0 rows of the last block are used). */
         int kc = p->k - p0 < kcb ? p->k - p0 : kcb, kuse = k - p0 < kc ? k - p0 : kc;
-        const float *blk = p->data + (size_t)(p0 / kcb) * kcb * panels * nr;
+        Block bk = {kn, c, ldc, a, lda, p, p->data + (size_t)(p0 / kcb) * kcb * panels * nr, kc, kuse, p0, k};
         for (int ib = row0; ib < row0 + rows; ib += mc) {
             int mcv = row0 + rows - ib < mc ? row0 + rows - ib : mc;
             if (pack) pack_a(a_panels, a + (size_t)ib * lda + p0, lda, mcv, kuse, mr);
-            /* the next panel of b is fetched into L2 a piece per tile, by the
-             * kernels (spread over their k loop: not a burst of misses) */
-            size_t panel_bytes = sizeof(float) * (size_t)kuse * nr, tiles = (size_t)(mcv + mr - 1) / mr;
-            size_t piece = (panel_bytes + tiles - 1) / tiles;
-            for (int jp = jp0; jp < jp1; jp++) {
-                const float *bp = blk + (size_t)jp * kc * nr;
-                int j0 = jp * nr, nrv = p->n - j0 < nr ? p->n - j0 : nr;
-                for (int i0 = 0; i0 < mcv; i0 += mr) {
-                    const char *pf = NULL;
-                    ptrdiff_t pf_bytes = 0;
-                    if (jp + 1 < jp1) {
-                        size_t from = (size_t)(i0 / mr) * piece,
-                               to = from + piece < panel_bytes ? from + piece : panel_bytes;
-                        pf = (const char *)(bp + (size_t)kc * nr) + from,
-                        pf_bytes = to > from ? (ptrdiff_t)(to - from) : 0;
-                    }
-                    int mrv = mcv - i0 < mr ? mcv - i0 : mr;
-                    const float *arow[MR_MAX], *ap = NULL;
-                    if (pack) ap = a_panels + (size_t)i0 * kuse;
-                    else
-                        for (int r = 0; r < MR_MAX; r++)
-                            arow[r] = a + (size_t)(ib + i0 + (r < mrv ? r : mrv - 1)) * lda + p0;
-                    /* the next tile's c, fetched while this one is computed */
-                    if (i0 + mr < mcv) prefetch_tile(c + (size_t)(ib + i0 + mr) * ldc + j0, ldc, mcv - i0 - mr, mr, nr);
-                    else if (jp + 1 < jp1) prefetch_tile(c + (size_t)ib * ldc + j0 + nr, ldc, mcv, mr, nr);
-                    int flags = (p0 == 0 ? TILE_FIRST : 0) | (p0 + kuse >= k ? TILE_CHECK : 0);
-                    if (kn->fn(kuse, arow, ap, bp, pf, pf_bytes, c + (size_t)(ib + i0) * ldc + j0, ldc, mrv, nrv,
-                               flags))
-                        fix_overflow(c, ldc, a, lda, p, k, ib + i0, mrv, j0, j0 + nrv);
-                }
-            }
+            mul_panels(&bk, pack ? a_panels : NULL, ib, mcv, jp0, jp1);
         }
     }
 }
