@@ -30,14 +30,17 @@ enum { KC_MAX = 768, MR_MAX = 8, MC_MAX = 384, A_BLOCK_MAX = 192 * 768, PACK_A_P
 /* a's block packed into micro-panels, per thread (callers multiply row
  * ranges from several threads at once); 8 floats of slack for the AVX2
  * packing's last store. */
-static _Thread_local float a_panels[A_BLOCK_MAX + 8] __attribute__((aligned(64)));
+static _Thread_local _Alignas(64) float a_panels[A_BLOCK_MAX + 8];
 
 /* The floats of a's packed block: 9/16 of L2 (512 KB when unknown). */
 static int a_block_floats(void) {
     static _Atomic int floats;
     int f = atomic_load_explicit(&floats, memory_order_relaxed);
     if (!f) {
-        long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+        long l2 = 0;
+#ifdef _SC_LEVEL2_CACHE_SIZE /* glibc */
+        l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
         if (l2 <= 0) l2 = 512 * 1024;
         f = l2 / 4 * 9 / 16 < A_BLOCK_MAX ? (int)(l2 / 4 * 9 / 16) : A_BLOCK_MAX;
         if (f < MC_MAX / 16 * KC_MAX) f = MC_MAX / 16 * KC_MAX; /* 24 rows deep */
@@ -522,13 +525,19 @@ static void pack_a(float *ap, const float *a, int lda, int rows, int kc, int mr)
     }
 }
 
+#ifdef __GNUC__
+#define PREFETCH_WRITE(p) __builtin_prefetch(p, 1, 3)
+#else
+#define PREFETCH_WRITE(p) (void)(p)
+#endif
+
 /* Asks for the cache lines of a tile of c: min(rows, mr) rows of cols floats. */
 static void prefetch_tile(const float *c, int ldc, int rows, int mr, int cols) {
     if (rows > mr) rows = mr;
     for (int r = 0; r < rows; r++) {
         const char *row = (const char *)(c + (size_t)r * ldc);
-        for (int off = 0; off < cols * 4; off += 64) __builtin_prefetch(row + off, 1, 3);
-        __builtin_prefetch(row + cols * 4 - 1, 1, 3);
+        for (int off = 0; off < cols * 4; off += 64) PREFETCH_WRITE(row + off);
+        PREFETCH_WRITE(row + cols * 4 - 1);
     }
 }
 
