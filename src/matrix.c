@@ -1,20 +1,53 @@
 /* matrix.c - see matrix.h for the numeric rule every kernel follows.
  *
  * The product is blocked as in BLIS: b is packed into panels of NR columns
- * and KC rows; a is read in place, MR rows at a time; a micro-kernel keeps an
- * MR x NR tile of c in registers over KC steps of k. A tile is stored and
- * loaded again between KC blocks: storing a float accumulator is exact, so
+ * and kc rows (all of k up to KC_MAX, else equal blocks of at most KC_MAX);
+ * a block of MC rows of a is packed into micro-panels of MR rows when enough
+ * panels of b use it (else read in place); a micro-kernel keeps an MR x NR
+ * tile of c in registers over kc steps of k. A tile is stored and loaded
+ * again between blocks of k: storing a float accumulator is exact, so
  * blocking never changes the order of the sums. */
 #include "matrix.h"
 
 #include <assert.h>
 #include <float.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-enum { KC = 256, MR_MAX = 8 };
+/* KC_MAX: the deepest block of k (a tile of c is stored and loaded again
+ * between blocks: few blocks, few passes over c). a's packed block (MC x kc
+ * floats) takes 9/16 of the L2 cache, at most A_BLOCK_MAX floats; MC is a
+ * multiple of every MR (4, 6, 8), at most MC_MAX. PACK_A_PANELS: the panels
+ * of b that make packing a's block worth its copy (which costs about a
+ * quarter of one panel's products: packed for 4 panels, A V of a head was 6%
+ * slower on AVX2). */
+enum { KC_MAX = 768, MR_MAX = 8, MC_MAX = 384, A_BLOCK_MAX = 192 * 768, PACK_A_PANELS = 8 };
+
+/* a's block packed into micro-panels, per thread (callers multiply row
+ * ranges from several threads at once); 8 floats of slack for the AVX2
+ * packing's last store. */
+static _Thread_local _Alignas(64) float a_panels[A_BLOCK_MAX + 8];
+
+/* The floats of a's packed block: 9/16 of L2 (512 KB when unknown). */
+static int a_block_floats(void) {
+    static _Atomic int floats;
+    int f = atomic_load_explicit(&floats, memory_order_relaxed);
+    if (!f) {
+        long l2 = 0;
+#ifdef _SC_LEVEL2_CACHE_SIZE /* glibc */
+        l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+        if (l2 <= 0) l2 = 512 * 1024;
+        f = l2 / 4 * 9 / 16 < A_BLOCK_MAX ? (int)(l2 / 4 * 9 / 16) : A_BLOCK_MAX;
+        if (f < MC_MAX / 16 * KC_MAX) f = MC_MAX / 16 * KC_MAX; /* 24 rows deep */
+        atomic_store_explicit(&floats, f, memory_order_relaxed);
+    }
+    return f;
+}
 
 // ----------------------------------------------------------------------------
 // references and helpers
@@ -46,121 +79,197 @@ void mat_mul_bt_ref(float *c, int ldc, const float *a, int lda, const float *b, 
             c[(size_t)i * ldc + j] = to_float_saturated(vec_dot(a + (size_t)i * lda, b + (size_t)j * ldb, k));
 }
 
-/* A zero row that stands in for the rows of a tile beyond the matrix. */
-static const float zero_row[KC];
-
 // ----------------------------------------------------------------------------
-// micro-kernels: c[0..mr)[0..nr) (+)= sum over p < kc of arow[i][p] * bp[p][j]
+// micro-kernels: c[0..mr)[0..nr) (+)= sum over p < kc of a[i][p] * bp[p][j]
+//
+// a's tile is either MR rows read in place (arow[i][p], with ap NULL; the
+// rows beyond mr repeat a real row) or a packed micro-panel (ap[p * MR + i]).
+// With TILE_FIRST the sums start from 0, else from c. With TILE_CHECK the
+// kernel returns 1 when a sum of the tile is not finite (inf or NaN: then
+// fix_overflow; the rows beyond mr repeat real ones and b's padding columns
+// are 0, so a tile of finite sums never returns 1 unless a holds inf or NaN).
+// Every 4 steps of k the kernel also prefetches the next line of
+// pf[0..pf_bytes) into L2: its piece of the next panel of b.
 
-typedef void (*MicroKernel)(int kc, const float *const *arow, const float *bp, float *c, int ldc, int mr, int nr,
-                            int first);
+enum { TILE_FIRST = 1, TILE_CHECK = 2 };
+
+typedef int (*MicroKernel)(int kc, const float *const *arow, const float *ap, const float *bp, const char *pf,
+                           ptrdiff_t pf_bytes, float *c, int ldc, int mr, int nr, int flags);
 
 /* Portable: fmaf is correctly rounded, so it gives the same bits as the FMA
  * instructions of the SIMD kernels. */
-static void mk_portable(int kc, const float *const *arow, const float *bp, float *c, int ldc, int mr, int nr,
-                        int first) {
-    enum { NR = 8 };
+static int mk_portable(int kc, const float *const *arow, const float *ap, const float *bp, const char *pf,
+                       ptrdiff_t pf_bytes, float *c, int ldc, int mr, int nr, int flags) {
+    (void)pf, (void)pf_bytes;
+    enum { MR = 4, NR = 8 };
+    int bad = 0;
     for (int i = 0; i < mr; i++) {
         float acc[NR];
-        for (int j = 0; j < NR; j++) acc[j] = first || j >= nr ? 0.0f : c[(size_t)i * ldc + j];
-        const float *a = arow[i];
+        for (int j = 0; j < NR; j++) acc[j] = flags & TILE_FIRST || j >= nr ? 0.0f : c[(size_t)i * ldc + j];
+        const float *a = ap ? ap + i : arow[i];
+        ptrdiff_t as = ap ? MR : 1;
         for (int p = 0; p < kc; p++) {
-            float av = a[p];
+            float av = a[p * as];
             const float *b = bp + (size_t)p * NR;
             for (int j = 0; j < NR; j++) acc[j] = fmaf(av, b[j], acc[j]);
         }
-        for (int j = 0; j < nr; j++) c[(size_t)i * ldc + j] = acc[j];
+        for (int j = 0; j < nr; j++) c[(size_t)i * ldc + j] = acc[j], bad |= !isfinite(acc[j]);
     }
+    return flags & TILE_CHECK ? bad : 0;
 }
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #define HAVE_X86 1
 #include <immintrin.h>
 
+/* The k loop of a SIMD kernel, for a's element of row r at step p given by
+ * AV(r) (a pointer): loads b's row p, then one FMA per accumulator. */
+#define K_LOOP(ROWS, LOADB, AV)                                                                                        \
+    for (ptrdiff_t p = 0; p < kc; p++) {                                                                               \
+        if (!(p & 3) && (p >> 2) * 64 < pf_bytes) __builtin_prefetch(pf + (p >> 2) * 64, 0, 2);                        \
+        LOADB;                                                                                                         \
+        ROWS(AV);                                                                                                      \
+    }
+
 /* AVX2 + FMA: 6 rows x 16 columns, 12 accumulators. */
-__attribute__((target("avx2,fma"))) static void mk_avx2(int kc, const float *const *arow, const float *bp, float *c,
-                                                        int ldc, int mr, int nr, int first) {
+__attribute__((target("avx2,fma"))) static int mk_avx2(int kc, const float *const *arow, const float *ap,
+                                                       const float *bp, const char *pf, ptrdiff_t pf_bytes, float *c,
+                                                       int ldc, int mr, int nr, int flags) {
     enum { MR = 6, NR = 16 };
     __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     __m256i m0 = _mm256_cmpgt_epi32(_mm256_set1_epi32(nr), lane);
     __m256i m1 = _mm256_cmpgt_epi32(_mm256_set1_epi32(nr - 8), lane);
-    __m256 acc[MR][2];
-#pragma GCC unroll 6
-    for (int i = 0; i < MR; i++) {
-        if (first || i >= mr) {
-            acc[i][0] = acc[i][1] = _mm256_setzero_ps();
-        } else {
-            acc[i][0] = _mm256_maskload_ps(c + (size_t)i * ldc, m0);
-            acc[i][1] = _mm256_maskload_ps(c + (size_t)i * ldc + 8, m1);
-        }
+    __m256 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
+    c00 = c01 = c10 = c11 = c20 = c21 = c30 = c31 = c40 = c41 = c50 = c51 = _mm256_setzero_ps();
+    if (!(flags & TILE_FIRST)) {
+#define LOADC(r, x0, x1)                                                                                               \
+    if (r < mr && nr == NR) x0 = _mm256_loadu_ps(c + (size_t)r * ldc), x1 = _mm256_loadu_ps(c + (size_t)r * ldc + 8);  \
+    else if (r < mr)                                                                                                   \
+    x0 = _mm256_maskload_ps(c + (size_t)r * ldc, m0), x1 = _mm256_maskload_ps(c + (size_t)r * ldc + 8, m1)
+        LOADC(0, c00, c01);
+        LOADC(1, c10, c11);
+        LOADC(2, c20, c21);
+        LOADC(3, c30, c31);
+        LOADC(4, c40, c41);
+        LOADC(5, c50, c51);
+#undef LOADC
     }
-    const float *a0 = arow[0], *a1 = arow[1], *a2 = arow[2], *a3 = arow[3], *a4 = arow[4], *a5 = arow[5];
-    for (int p = 0; p < kc; p++) {
-        __m256 b0 = _mm256_loadu_ps(bp + (size_t)p * NR), b1 = _mm256_loadu_ps(bp + (size_t)p * NR + 8);
-        __m256 a;
-        a = _mm256_broadcast_ss(a0 + p), acc[0][0] = _mm256_fmadd_ps(a, b0, acc[0][0]),
-        acc[0][1] = _mm256_fmadd_ps(a, b1, acc[0][1]);
-        a = _mm256_broadcast_ss(a1 + p), acc[1][0] = _mm256_fmadd_ps(a, b0, acc[1][0]),
-        acc[1][1] = _mm256_fmadd_ps(a, b1, acc[1][1]);
-        a = _mm256_broadcast_ss(a2 + p), acc[2][0] = _mm256_fmadd_ps(a, b0, acc[2][0]),
-        acc[2][1] = _mm256_fmadd_ps(a, b1, acc[2][1]);
-        a = _mm256_broadcast_ss(a3 + p), acc[3][0] = _mm256_fmadd_ps(a, b0, acc[3][0]),
-        acc[3][1] = _mm256_fmadd_ps(a, b1, acc[3][1]);
-        a = _mm256_broadcast_ss(a4 + p), acc[4][0] = _mm256_fmadd_ps(a, b0, acc[4][0]),
-        acc[4][1] = _mm256_fmadd_ps(a, b1, acc[4][1]);
-        a = _mm256_broadcast_ss(a5 + p), acc[5][0] = _mm256_fmadd_ps(a, b0, acc[5][0]),
-        acc[5][1] = _mm256_fmadd_ps(a, b1, acc[5][1]);
+    __m256 b0, b1, a;
+#define LOADB           b0 = _mm256_loadu_ps(bp + p * NR), b1 = _mm256_loadu_ps(bp + p * NR + 8)
+#define ROW(x0, x1, av) a = _mm256_broadcast_ss(av), x0 = _mm256_fmadd_ps(a, b0, x0), x1 = _mm256_fmadd_ps(a, b1, x1)
+#define ROWS(AV)                                                                                                       \
+    ROW(c00, c01, AV(0));                                                                                              \
+    ROW(c10, c11, AV(1));                                                                                              \
+    ROW(c20, c21, AV(2));                                                                                              \
+    ROW(c30, c31, AV(3));                                                                                              \
+    ROW(c40, c41, AV(4));                                                                                              \
+    ROW(c50, c51, AV(5))
+#define AV_PACKED(r) (ap + p * MR + r)
+#define AV_ROWS(r)   (a##r + p)
+    if (ap) {
+        K_LOOP(ROWS, LOADB, AV_PACKED)
+    } else {
+        const float *a0 = arow[0], *a1 = arow[1], *a2 = arow[2], *a3 = arow[3], *a4 = arow[4], *a5 = arow[5];
+        K_LOOP(ROWS, LOADB, AV_ROWS)
     }
-#pragma GCC unroll 6
-    for (int i = 0; i < MR; i++) {
-        if (i >= mr) break;
-        _mm256_maskstore_ps(c + (size_t)i * ldc, m0, acc[i][0]);
-        _mm256_maskstore_ps(c + (size_t)i * ldc + 8, m1, acc[i][1]);
-    }
+#undef ROWS
+#undef ROW
+#undef LOADB
+    /* full tiles store plainly (vmaskmovps stores are slow on older AMD cores) */
+#define STOREC(r, x0, x1)                                                                                              \
+    if (r < mr && nr == NR) _mm256_storeu_ps(c + (size_t)r * ldc, x0), _mm256_storeu_ps(c + (size_t)r * ldc + 8, x1);  \
+    else if (r < mr)                                                                                                   \
+    _mm256_maskstore_ps(c + (size_t)r * ldc, m0, x0), _mm256_maskstore_ps(c + (size_t)r * ldc + 8, m1, x1)
+    STOREC(0, c00, c01);
+    STOREC(1, c10, c11);
+    STOREC(2, c20, c21);
+    STOREC(3, c30, c31);
+    STOREC(4, c40, c41);
+    STOREC(5, c50, c51);
+#undef STOREC
+    if (!(flags & TILE_CHECK)) return 0;
+        /* x - x is 0 for a finite x, NaN for inf or NaN */
+#define Z(x) _mm256_sub_ps(x, x)
+    __m256 z = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(Z(c00), Z(c01)), _mm256_add_ps(Z(c10), Z(c11))),
+                             _mm256_add_ps(_mm256_add_ps(Z(c20), Z(c21)), _mm256_add_ps(Z(c30), Z(c31))));
+    z = _mm256_add_ps(z, _mm256_add_ps(_mm256_add_ps(Z(c40), Z(c41)), _mm256_add_ps(Z(c50), Z(c51))));
+#undef Z
+    return _mm256_movemask_ps(_mm256_cmp_ps(z, z, _CMP_UNORD_Q)) != 0;
 }
 
 /* AVX-512: 8 rows x 32 columns, 16 accumulators (the broadcasts fold into
  * the FMAs). */
-__attribute__((target("avx512f"))) static void mk_avx512(int kc, const float *const *arow, const float *bp, float *c,
-                                                         int ldc, int mr, int nr, int first) {
+__attribute__((target("avx512f"))) static int mk_avx512(int kc, const float *const *arow, const float *ap,
+                                                        const float *bp, const char *pf, ptrdiff_t pf_bytes, float *c,
+                                                        int ldc, int mr, int nr, int flags) {
     enum { MR = 8, NR = 32 };
     __mmask16 m0 = (__mmask16)(nr >= 16 ? 0xFFFF : (1u << nr) - 1);
     __mmask16 m1 = (__mmask16)(nr >= 32 ? 0xFFFF : nr > 16 ? (1u << (nr - 16)) - 1 : 0);
-    __m512 acc[MR][2];
-#pragma GCC unroll 8
-    for (int i = 0; i < MR; i++) {
-        if (first || i >= mr) {
-            acc[i][0] = acc[i][1] = _mm512_setzero_ps();
-        } else {
-            acc[i][0] = _mm512_maskz_loadu_ps(m0, c + (size_t)i * ldc);
-            acc[i][1] = _mm512_maskz_loadu_ps(m1, c + (size_t)i * ldc + 16);
-        }
+    __m512 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51, c60, c61, c70, c71;
+    c00 = c01 = c10 = c11 = c20 = c21 = c30 = c31 = _mm512_setzero_ps();
+    c40 = c41 = c50 = c51 = c60 = c61 = c70 = c71 = _mm512_setzero_ps();
+    if (!(flags & TILE_FIRST)) {
+#define LOADC(r, x0, x1)                                                                                               \
+    if (r < mr)                                                                                                        \
+    x0 = _mm512_maskz_loadu_ps(m0, c + (size_t)r * ldc), x1 = _mm512_maskz_loadu_ps(m1, c + (size_t)r * ldc + 16)
+        LOADC(0, c00, c01);
+        LOADC(1, c10, c11);
+        LOADC(2, c20, c21);
+        LOADC(3, c30, c31);
+        LOADC(4, c40, c41);
+        LOADC(5, c50, c51);
+        LOADC(6, c60, c61);
+        LOADC(7, c70, c71);
+#undef LOADC
     }
-    const float *a0 = arow[0], *a1 = arow[1], *a2 = arow[2], *a3 = arow[3];
-    const float *a4 = arow[4], *a5 = arow[5], *a6 = arow[6], *a7 = arow[7];
-    for (int p = 0; p < kc; p++) {
-        __m512 b0 = _mm512_loadu_ps(bp + (size_t)p * NR), b1 = _mm512_loadu_ps(bp + (size_t)p * NR + 16);
-        __m512 a;
-#define ROW(r, ar)                                                                                                     \
-    a = _mm512_set1_ps(ar[p]), acc[r][0] = _mm512_fmadd_ps(a, b0, acc[r][0]),                                          \
-    acc[r][1] = _mm512_fmadd_ps(a, b1, acc[r][1])
-        ROW(0, a0);
-        ROW(1, a1);
-        ROW(2, a2);
-        ROW(3, a3);
-        ROW(4, a4);
-        ROW(5, a5);
-        ROW(6, a6);
-        ROW(7, a7);
+    __m512 b0, b1, a;
+#define LOADB           b0 = _mm512_loadu_ps(bp + p * NR), b1 = _mm512_loadu_ps(bp + p * NR + 16)
+#define ROW(x0, x1, av) a = _mm512_set1_ps(*(av)), x0 = _mm512_fmadd_ps(a, b0, x0), x1 = _mm512_fmadd_ps(a, b1, x1)
+#define ROWS(AV)                                                                                                       \
+    ROW(c00, c01, AV(0));                                                                                              \
+    ROW(c10, c11, AV(1));                                                                                              \
+    ROW(c20, c21, AV(2));                                                                                              \
+    ROW(c30, c31, AV(3));                                                                                              \
+    ROW(c40, c41, AV(4));                                                                                              \
+    ROW(c50, c51, AV(5));                                                                                              \
+    ROW(c60, c61, AV(6));                                                                                              \
+    ROW(c70, c71, AV(7))
+    if (ap) {
+        K_LOOP(ROWS, LOADB, AV_PACKED)
+    } else {
+        const float *a0 = arow[0], *a1 = arow[1], *a2 = arow[2], *a3 = arow[3];
+        const float *a4 = arow[4], *a5 = arow[5], *a6 = arow[6], *a7 = arow[7];
+        K_LOOP(ROWS, LOADB, AV_ROWS)
+    }
+#undef ROWS
 #undef ROW
-    }
-#pragma GCC unroll 8
-    for (int i = 0; i < MR; i++) {
-        if (i >= mr) break;
-        _mm512_mask_storeu_ps(c + (size_t)i * ldc, m0, acc[i][0]);
-        _mm512_mask_storeu_ps(c + (size_t)i * ldc + 16, m1, acc[i][1]);
-    }
+#undef LOADB
+#define STOREC(r, x0, x1)                                                                                              \
+    if (r < mr)                                                                                                        \
+    _mm512_mask_storeu_ps(c + (size_t)r * ldc, m0, x0), _mm512_mask_storeu_ps(c + (size_t)r * ldc + 16, m1, x1)
+    STOREC(0, c00, c01);
+    STOREC(1, c10, c11);
+    STOREC(2, c20, c21);
+    STOREC(3, c30, c31);
+    STOREC(4, c40, c41);
+    STOREC(5, c50, c51);
+    STOREC(6, c60, c61);
+    STOREC(7, c70, c71);
+#undef STOREC
+    if (!(flags & TILE_CHECK)) return 0;
+        /* x - x is 0 for a finite x, NaN for inf or NaN */
+#define Z(x) _mm512_sub_ps(x, x)
+    __m512 z = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(Z(c00), Z(c01)), _mm512_add_ps(Z(c10), Z(c11))),
+                             _mm512_add_ps(_mm512_add_ps(Z(c20), Z(c21)), _mm512_add_ps(Z(c30), Z(c31))));
+    __m512 y = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(Z(c40), Z(c41)), _mm512_add_ps(Z(c50), Z(c51))),
+                             _mm512_add_ps(_mm512_add_ps(Z(c60), Z(c61)), _mm512_add_ps(Z(c70), Z(c71))));
+#undef Z
+    z = _mm512_add_ps(z, y);
+    return _mm512_cmp_ps_mask(z, z, _CMP_UNORD_Q) != 0;
 }
+#undef AV_PACKED
+#undef AV_ROWS
+#undef K_LOOP
 #endif
 
 // ----------------------------------------------------------------------------
@@ -228,17 +337,83 @@ size_t mat_packed_floats(int k, int n) {
     return cols * (size_t)(k > 0 ? k : 1);
 }
 
+/* The depth of the blocks of k that a (k, n) matrix is packed in. */
+static int block_depth(int k) {
+    if (k <= KC_MAX) return k > 0 ? k : 1;
+    int blocks = (k + KC_MAX - 1) / KC_MAX, kc = (k + blocks - 1) / blocks;
+    return (kc + 7) / 8 * 8; /* at most KC_MAX, a multiple of 8 */
+}
+
+#ifdef HAVE_X86
+/* Transposes the 8x8 block whose rows are r0..r7 (8 floats each) into
+ * out[t * ldo + i] = r_i[t], storing t = 0..7 in that order. */
+__attribute__((target("avx2"))) static inline void transpose8(float *out, size_t ldo, const float *const *r) {
+    __m256 x0 = _mm256_loadu_ps(r[0]), x1 = _mm256_loadu_ps(r[1]), x2 = _mm256_loadu_ps(r[2]);
+    __m256 x3 = _mm256_loadu_ps(r[3]), x4 = _mm256_loadu_ps(r[4]), x5 = _mm256_loadu_ps(r[5]);
+    __m256 x6 = _mm256_loadu_ps(r[6]), x7 = _mm256_loadu_ps(r[7]);
+    __m256 t0 = _mm256_unpacklo_ps(x0, x1), t1 = _mm256_unpackhi_ps(x0, x1);
+    __m256 t2 = _mm256_unpacklo_ps(x2, x3), t3 = _mm256_unpackhi_ps(x2, x3);
+    __m256 t4 = _mm256_unpacklo_ps(x4, x5), t5 = _mm256_unpackhi_ps(x4, x5);
+    __m256 t6 = _mm256_unpacklo_ps(x6, x7), t7 = _mm256_unpackhi_ps(x6, x7);
+    __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+    __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+    __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+    __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+    _mm256_storeu_ps(out + 0 * ldo, _mm256_permute2f128_ps(u0, u4, 0x20));
+    _mm256_storeu_ps(out + 1 * ldo, _mm256_permute2f128_ps(u1, u5, 0x20));
+    _mm256_storeu_ps(out + 2 * ldo, _mm256_permute2f128_ps(u2, u6, 0x20));
+    _mm256_storeu_ps(out + 3 * ldo, _mm256_permute2f128_ps(u3, u7, 0x20));
+    _mm256_storeu_ps(out + 4 * ldo, _mm256_permute2f128_ps(u0, u4, 0x31));
+    _mm256_storeu_ps(out + 5 * ldo, _mm256_permute2f128_ps(u1, u5, 0x31));
+    _mm256_storeu_ps(out + 6 * ldo, _mm256_permute2f128_ps(u2, u6, 0x31));
+    _mm256_storeu_ps(out + 7 * ldo, _mm256_permute2f128_ps(u3, u7, 0x31));
+}
+
+/* One panel of b^T: out[q * nr + j] = b[j][q] for j < nr, q < kc, in 8x8
+ * blocks (nr a multiple of 8, all nr rows of b present). */
+__attribute__((target("avx2"))) static void pack_panel_t_avx2(float *out, const float *b, int ldb, int kc, int nr) {
+    int q = 0;
+    for (; q + 8 <= kc; q += 8)
+        for (int j = 0; j < nr; j += 8) {
+            const float *r[8];
+            for (int i = 0; i < 8; i++) r[i] = b + (size_t)(j + i) * ldb + q;
+            transpose8(out + (size_t)q * nr + j, (size_t)nr, r);
+        }
+    for (; q < kc; q++)
+        for (int j = 0; j < nr; j++) out[(size_t)q * nr + j] = b[(size_t)j * ldb + q];
+}
+
+static int have_avx2(void) {
+    static _Atomic int known; /* 0 unknown, 1 no, 2 yes */
+    int k = atomic_load_explicit(&known, memory_order_relaxed);
+    if (!k) {
+        __builtin_cpu_init();
+        k = __builtin_cpu_supports("avx2") ? 2 : 1;
+        atomic_store_explicit(&known, k, memory_order_relaxed);
+    }
+    return k == 2;
+}
+#endif
+
 void mat_pack_into(MatPacked *p, float *buf, const float *b, int ldb, int k, int n, int transposed) {
     const Kernel *kn = active();
-    int nr = kn->nr;
+    int nr = kn->nr, kcb = block_depth(k);
     memset(p, 0, sizeof *p);
-    p->k = k, p->n = n, p->nr = nr, p->kc = KC, p->data = buf;
-    /* Layout: KC block by KC block; inside one, panel by panel, kc rows of nr. */
+    p->k = k, p->n = n, p->nr = nr, p->kc = kcb, p->data = buf;
+    /* Layout: block of k by block of k; inside one, panel by panel, kc rows
+     * of nr. */
     float *out = buf;
-    for (int p0 = 0; p0 < k; p0 += KC) {
-        int kc = k - p0 < KC ? k - p0 : KC;
+    for (int p0 = 0; p0 < k; p0 += kcb) {
+        int kc = k - p0 < kcb ? k - p0 : kcb;
         for (int j0 = 0; j0 < n; j0 += nr) {
             int nrv = n - j0 < nr ? n - j0 : nr;
+#ifdef HAVE_X86
+            if (transposed && nrv == nr && nr % 8 == 0 && have_avx2()) {
+                pack_panel_t_avx2(out, b + (size_t)j0 * ldb + p0, ldb, kc, nr);
+                out += (size_t)kc * nr;
+                continue;
+            }
+#endif
             for (int q = 0; q < kc; q++) {
                 if (transposed)
                     for (int j = 0; j < nrv; j++) out[j] = b[(size_t)(j0 + j) * ldb + p0 + q];
@@ -271,7 +446,7 @@ void mat_packed_free(MatPacked *p) {
 }
 
 /* 1 when every x[0..n) is finite: the exponent bits are not all ones. */
-static int all_finite_portable(const float *x, int n) {
+static int all_finite(const float *x, int n) {
     uint32_t bad = 0;
     for (int j = 0; j < n; j++) {
         uint32_t b;
@@ -281,41 +456,24 @@ static int all_finite_portable(const float *x, int n) {
     return !bad;
 }
 
-#ifdef HAVE_X86
-__attribute__((target("avx512f"))) static int all_finite_avx512(const float *x, int n) {
-    const __m512i expo = _mm512_set1_epi32(0x7F800000);
-    __mmask16 bad = 0;
-    int j = 0;
-    for (; j + 16 <= n; j += 16)
-        bad |= _mm512_cmpeq_epi32_mask(_mm512_and_si512(_mm512_loadu_si512(x + j), expo), expo);
-    return !bad && all_finite_portable(x + j, n - j);
-}
-#endif
-
-static int all_finite(const float *x, int n) {
-#ifdef HAVE_X86
-    if (active() == &k_avx512) return all_finite_avx512(x, n);
-#endif
-    return all_finite_portable(x, n);
-}
-
-/* An element whose float sum left the range (or met inf - inf) is summed
- * again in double, which cannot overflow for float inputs of this size, and
- * saturates. The same rule on every kernel keeps the bits identical. */
-static void fix_overflow(float *c, int ldc, const float *a, int lda, const MatPacked *p, int row0, int rows, int c0,
-                         int c1) {
+/* An element of the tile whose float sum (over k < kmax) left the range (or
+ * met inf - inf) is summed again in double, which cannot overflow for float
+ * inputs of this size, and saturates. The same rule on every kernel keeps
+ * the bits identical. */
+static void fix_overflow(float *c, int ldc, const float *a, int lda, const MatPacked *p, int kmax, int row0, int rows,
+                         int c0, int c1) {
     for (int i = row0; i < row0 + rows; i++) {
-        if (all_finite(c + (size_t)i * ldc + c0, c1 - c0)) continue; /* the common case, checked fast */
+        if (all_finite(c + (size_t)i * ldc + c0, c1 - c0)) continue;
         for (int j = c0; j < c1; j++) {
             float *cij = &c[(size_t)i * ldc + j];
             if (isfinite(*cij)) continue;
             /* b(p, j) from the packed layout */
             double s = 0.0;
             int nr = p->nr, panels = (p->n + nr - 1) / nr;
-            for (int q = 0; q < p->k; q++) {
-                int kb = q / KC, kc = p->k - kb * KC < KC ? p->k - kb * KC : KC;
-                const float *blk = p->data + (size_t)kb * KC * panels * nr;
-                float bv = blk[((size_t)(j / nr) * kc + (q - kb * KC)) * nr + j % nr];
+            for (int q = 0; q < kmax; q++) {
+                int kb = q / p->kc, kc = p->k - kb * p->kc < p->kc ? p->k - kb * p->kc : p->kc;
+                const float *blk = p->data + (size_t)kb * p->kc * panels * nr;
+                float bv = blk[((size_t)(j / nr) * kc + (q - kb * p->kc)) * nr + j % nr];
                 s += (double)a[(size_t)i * lda + q] * bv;
             }
             *cij = to_float_saturated(s);
@@ -323,8 +481,120 @@ static void fix_overflow(float *c, int ldc, const float *a, int lda, const MatPa
     }
 }
 
+/* a (rows, kc; lda) into micro-panels of mr rows: panel t holds
+ * ap[t * kc * mr + p * mr + r] = a[t * mr + r][p]; the rows beyond the
+ * matrix repeat its last row (their sums are computed and never stored). */
+static void pack_a_portable(float *ap, const float *const *arow, int kc, int mr) {
+    for (int p = 0; p < kc; p++)
+        for (int r = 0; r < mr; r++) ap[(size_t)p * mr + r] = arow[r][p];
+}
+
+#ifdef HAVE_X86
+/* The same for mr 8 (8x8 transposes) or 6 (the 2 extra rows of each
+ * transposed column are overwritten by the next one: writes up to 2 floats
+ * beyond the panel). */
+__attribute__((target("avx2"))) static void pack_a_avx2(float *ap, const float *const *arow, int kc, int mr) {
+    int p = 0;
+    if (mr == 8)
+        for (; p + 8 <= kc; p += 8) {
+            const float *r[8];
+            for (int i = 0; i < 8; i++) r[i] = arow[i] + p;
+            transpose8(ap + (size_t)p * 8, 8, r);
+        }
+    else if (mr == 6)
+        for (; p + 8 <= kc; p += 8) {
+            const float *r[8];
+            for (int i = 0; i < 8; i++) r[i] = arow[i < 6 ? i : 5] + p;
+            transpose8(ap + (size_t)p * 6, 6, r); /* stores in order: each overwrites the last one's extra */
+        }
+    for (; p < kc; p++)
+        for (int r = 0; r < mr; r++) ap[(size_t)p * mr + r] = arow[r][p];
+}
+#endif
+
+static void pack_a(float *ap, const float *a, int lda, int rows, int kc, int mr) {
+    for (int i0 = 0; i0 < rows; i0 += mr) {
+        const float *arow[MR_MAX];
+        for (int r = 0; r < mr; r++) arow[r] = a + (size_t)(i0 + r < rows ? i0 + r : rows - 1) * lda;
+#ifdef HAVE_X86
+        if ((mr == 8 || mr == 6) && have_avx2()) pack_a_avx2(ap, arow, kc, mr);
+        else
+#endif
+            pack_a_portable(ap, arow, kc, mr);
+        ap += (size_t)kc * mr;
+    }
+}
+
+#ifdef __GNUC__
+#define PREFETCH_WRITE(p) __builtin_prefetch(p, 1, 3)
+#else
+#define PREFETCH_WRITE(p) (void)(p)
+#endif
+
+/* Asks for the cache lines of a tile of c: min(rows, mr) rows of cols floats. */
+static void prefetch_tile(const float *c, int ldc, int rows, int mr, int cols) {
+    if (rows > mr) rows = mr;
+    for (int r = 0; r < rows; r++) {
+        const char *row = (const char *)(c + (size_t)r * ldc);
+        for (int off = 0; off < cols * 4; off += 64) PREFETCH_WRITE(row + off);
+        PREFETCH_WRITE(row + cols * 4 - 1);
+    }
+}
+
+/* What the tiles of one block of k share. */
+typedef struct {
+    const Kernel *kn;
+    float *c;
+    int ldc;
+    const float *a; /* in place */
+    int lda;
+    const MatPacked *p;
+    const float *blk;    /* b's block of k */
+    int kc, kuse, p0, k; /* its packed depth, the rows used, its first row; the k summed in all */
+} Block;
+
+/* Rows [ib, ib + mcv) of c (+)= a's rows times panels [jg0, jg1) of one
+ * block of k; ap: a's rows packed into micro-panels (NULL: read in place). */
+static void mul_panels(const Block *bk, const float *ap, int ib, int mcv, int jg0, int jg1) {
+    const Kernel *kn = bk->kn;
+    int mr = kn->mr, nr = bk->p->nr, n = bk->p->n, ldc = bk->ldc;
+    int flags = (bk->p0 == 0 ? TILE_FIRST : 0) | (bk->p0 + bk->kuse >= bk->k ? TILE_CHECK : 0);
+    /* the next panel of b is fetched into L2 a piece per tile, by the
+     * kernels (spread over their k loop: not a burst of misses) */
+    size_t panel_bytes = sizeof(float) * (size_t)bk->kuse * nr, tiles = (size_t)(mcv + mr - 1) / mr;
+    size_t piece = (panel_bytes + tiles - 1) / tiles;
+    for (int jp = jg0; jp < jg1; jp++) {
+        const float *bp = bk->blk + (size_t)jp * bk->kc * nr;
+        int j0 = jp * nr, nrv = n - j0 < nr ? n - j0 : nr;
+        for (int i0 = 0; i0 < mcv; i0 += mr) {
+            const char *pf = NULL;
+            ptrdiff_t pf_bytes = 0;
+            if (jp + 1 < jg1) {
+                size_t from = (size_t)(i0 / mr) * piece, to = from + piece < panel_bytes ? from + piece : panel_bytes;
+                pf = (const char *)(bp + (size_t)bk->kc * nr) + from, pf_bytes = to > from ? (ptrdiff_t)(to - from) : 0;
+            }
+            int mrv = mcv - i0 < mr ? mcv - i0 : mr;
+            const float *arow[MR_MAX];
+            if (!ap)
+                for (int r = 0; r < MR_MAX; r++)
+                    arow[r] = bk->a + (size_t)(ib + i0 + (r < mrv ? r : mrv - 1)) * bk->lda + bk->p0;
+            /* the next tile's c, fetched while this one is computed */
+            float *ct = bk->c + (size_t)(ib + i0) * ldc + j0;
+            if (i0 + mr < mcv) prefetch_tile(ct + (size_t)mr * ldc, ldc, mcv - i0 - mr, mr, nrv);
+            else if (jp + 1 < jg1)
+                prefetch_tile(bk->c + (size_t)ib * ldc + j0 + nr, ldc, mcv, mr, n - j0 - nr < nr ? n - j0 - nr : nr);
+            if (kn->fn(bk->kuse, arow, ap ? ap + (size_t)i0 * bk->kuse : NULL, bp, pf, pf_bytes, ct, ldc, mrv, nrv,
+                       flags))
+                fix_overflow(bk->c, ldc, bk->a, bk->lda, bk->p, bk->k, ib + i0, mrv, j0, j0 + nrv);
+        }
+    }
+}
+
 /* The blocked product over rows [row0, row0 + rows), panels [jp0, jp1) and
- * k < kmax. */
+ * k < kmax. Loops, outer to inner: blocks of k; MC blocks of rows (a's
+ * block stays in L2), packed into micro-panels when enough panels use it;
+ * panels; MR-row tiles. Every element still sums its k in ascending order:
+ * the blocks of k are the outer loop. */
 static void mul_block(float *c, int ldc, const float *a, int lda, const MatPacked *p, int row0, int rows, int jp0,
                       int jp1, int kmax) {
     const Kernel *kn = active();
@@ -332,29 +602,27 @@ static void mul_block(float *c, int ldc, const float *a, int lda, const MatPacke
     assert(nr == kn->nr); /* packed for another kernel: a caller's bug (mat_packed_current says) */
     if (jp1 > panels) jp1 = panels;
     int k = kmax < p->k ? kmax : p->k;
-    if (k <= 0) {
+    if (k <= 0 || rows <= 0) {
         int c0 = jp0 * nr, c1 = jp1 * nr < p->n ? jp1 * nr : p->n;
         for (int i = row0; i < row0 + rows; i++)
             if (c1 > c0) memset(c + (size_t)i * ldc + c0, 0, sizeof(float) * (size_t)(c1 - c0));
         return;
     }
-    for (int p0 = 0; p0 < k; p0 += KC) {
-        /* The panels of a KC block are kc deep (the packed depth, even when
+    int kcb = p->kc, pack = jp1 - jp0 >= PACK_A_PANELS;
+    /* rows of a's block: as many as fit, a multiple of 24 */
+    int mc = a_block_floats() / (kcb < k ? kcb : k) / 24 * 24;
+    if (mc > MC_MAX) mc = MC_MAX;
+    for (int p0 = 0; p0 < k; p0 += kcb) {
+        /* The panels of a block of k are kc deep (the packed depth, even when
          * only the first k - p0 rows of the last block are used). */
-        int kc = p->k - p0 < KC ? p->k - p0 : KC, kuse = k - p0 < kc ? k - p0 : kc;
-        const float *blk = p->data + (size_t)(p0 / KC) * KC * panels * nr;
-        for (int jp = jp0; jp < jp1; jp++) {
-            const float *bp = blk + (size_t)jp * kc * nr;
-            int j0 = jp * nr, nrv = p->n - j0 < nr ? p->n - j0 : nr;
-            for (int i0 = row0; i0 < row0 + rows; i0 += mr) {
-                int mrv = row0 + rows - i0 < mr ? row0 + rows - i0 : mr;
-                const float *arow[MR_MAX];
-                for (int r = 0; r < MR_MAX; r++) arow[r] = r < mrv ? a + (size_t)(i0 + r) * lda + p0 : zero_row;
-                kn->fn(kuse, arow, bp, c + (size_t)i0 * ldc + j0, ldc, mrv, nrv, p0 == 0);
-            }
+        int kc = p->k - p0 < kcb ? p->k - p0 : kcb, kuse = k - p0 < kc ? k - p0 : kc;
+        Block bk = {kn, c, ldc, a, lda, p, p->data + (size_t)(p0 / kcb) * kcb * panels * nr, kc, kuse, p0, k};
+        for (int ib = row0; ib < row0 + rows; ib += mc) {
+            int mcv = row0 + rows - ib < mc ? row0 + rows - ib : mc;
+            if (pack) pack_a(a_panels, a + (size_t)ib * lda + p0, lda, mcv, kuse, mr);
+            mul_panels(&bk, pack ? a_panels : NULL, ib, mcv, jp0, jp1);
         }
     }
-    fix_overflow(c, ldc, a, lda, p, row0, rows, jp0 * nr, jp1 * nr < p->n ? jp1 * nr : p->n);
 }
 
 void mat_mul_rows_k(float *c, int ldc, const float *a, int lda, const MatPacked *p, int row0, int rows, int kmax) {

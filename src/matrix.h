@@ -17,12 +17,12 @@
 #include <stddef.h>
 
 /* The right-hand matrix of a product, packed for the kernel in use: panels of
- * NR columns, KC rows at a time. Packing is done once and shared read-only by
- * every thread that multiplies rows with it. */
+ * NR columns, kc rows at a time (all of k up to 768). Packing is done once
+ * and shared read-only by every thread that multiplies rows with it. */
 typedef struct {
     float *data; /* the panels (owned unless packed into the caller's buffer) */
     int k, n;    /* the (k, n) matrix it holds */
-    int nr, kc;  /* panel width and depth of the kernel it was packed for */
+    int nr, kc;  /* panel width of the kernel it was packed for; depth of a block of k */
     int owned;   /* data was allocated by mat_pack */
 } MatPacked;
 
