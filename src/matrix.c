@@ -10,6 +10,7 @@
 #include "matrix.h"
 
 #include <assert.h>
+#include <pthread.h>
 #include <float.h>
 #include <math.h>
 #include <stdatomic.h>
@@ -28,9 +29,27 @@
 enum { KC_MAX = 768, MR_MAX = 8, MC_MAX = 384, A_BLOCK_MAX = 192 * 768, PACK_A_PANELS = 8 };
 
 /* a's block packed into micro-panels, per thread (callers multiply row
- * ranges from several threads at once); 8 floats of slack for the AVX2
- * packing's last store. */
-static _Thread_local _Alignas(64) float a_panels[A_BLOCK_MAX + 8];
+ * ranges from several threads at once), allocated at a thread's first
+ * packed product and freed when it ends (a static thread-local array of
+ * 576 KB was zeroed at the start of every thread: the frame thread starts
+ * once per recompute); 8 floats of slack for the AVX2 packing's last store.
+ * NULL when out of memory: the products then read a in place (the same
+ * bits). */
+static pthread_key_t a_key;
+static pthread_once_t a_once = PTHREAD_ONCE_INIT;
+static int a_key_ok;
+static void a_key_make(void) { a_key_ok = pthread_key_create(&a_key, free) == 0; }
+
+static float *a_panels(void) {
+    static _Thread_local float *buf;
+    if (!buf) {
+        pthread_once(&a_once, a_key_make);
+        if (!a_key_ok) return NULL;
+        buf = aligned_alloc(64, (sizeof(float) * (A_BLOCK_MAX + 8) + 63) / 64 * 64);
+        if (buf && pthread_setspecific(a_key, buf) != 0) free(buf), buf = NULL;
+    }
+    return buf;
+}
 
 /* The floats of a's packed block: 9/16 of L2 (512 KB when unknown). */
 static int a_block_floats(void) {
@@ -608,7 +627,8 @@ static void mul_block(float *c, int ldc, const float *a, int lda, const MatPacke
             if (c1 > c0) memset(c + (size_t)i * ldc + c0, 0, sizeof(float) * (size_t)(c1 - c0));
         return;
     }
-    int kcb = p->kc, pack = jp1 - jp0 >= PACK_A_PANELS;
+    float *ap = jp1 - jp0 >= PACK_A_PANELS ? a_panels() : NULL;
+    int kcb = p->kc, pack = ap != NULL;
     /* rows of a's block: as many as fit, a multiple of 24 */
     int mc = a_block_floats() / (kcb < k ? kcb : k) / 24 * 24;
     if (mc > MC_MAX) mc = MC_MAX;
@@ -619,8 +639,8 @@ static void mul_block(float *c, int ldc, const float *a, int lda, const MatPacke
         Block bk = {kn, c, ldc, a, lda, p, p->data + (size_t)(p0 / kcb) * kcb * panels * nr, kc, kuse, p0, k};
         for (int ib = row0; ib < row0 + rows; ib += mc) {
             int mcv = row0 + rows - ib < mc ? row0 + rows - ib : mc;
-            if (pack) pack_a(a_panels, a + (size_t)ib * lda + p0, lda, mcv, kuse, mr);
-            mul_panels(&bk, pack ? a_panels : NULL, ib, mcv, jp0, jp1);
+            if (pack) pack_a(ap, a + (size_t)ib * lda + p0, lda, mcv, kuse, mr);
+            mul_panels(&bk, ap, ib, mcv, jp0, jp1);
         }
     }
 }
