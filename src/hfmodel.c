@@ -436,20 +436,103 @@ fail:
 // ----------------------------------------------------------------------------
 // the blocks, on explicit arrays (double inside, rounded once, saturating)
 
-/* out (rows, n) = LayerNorm(x) * w + b (b NULL: RMSNorm * w). */
-static void norm_forward(float *out, const float *x, const float *w, const float *b, double eps, int rows, int n) {
-    for (int i = 0; i < rows; i++) {
-        const float *xi = x + (size_t)i * n;
-        float *oi = out + (size_t)i * n;
-        double mean = 0.0, ss = 0.0;
-        if (b) {
-            for (int j = 0; j < n; j++) mean += xi[j];
-            mean /= n;
-        }
-        for (int j = 0; j < n; j++) ss += ((double)xi[j] - mean) * ((double)xi[j] - mean);
-        double inv = 1.0 / sqrt(ss / n + eps);
-        for (int j = 0; j < n; j++) oi[j] = nn_sat(((double)xi[j] - mean) * inv * w[j] + (b ? b[j] : 0.0));
+/* The sums of a row for a norm, in double over 8 lanes (element j in lane
+ * j % 8, the lanes added pairwise at the end): the same bits on every path.
+ * Of x[j] when squares is 0, else of (x[j] - mean)^2. */
+static double lane_total(const double *lane) {
+    return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+}
+
+static void row_sum_tail(double *lane, const float *x, int j, int n, double mean, int squares) {
+    for (; j < n; j++) {
+        double d = (double)x[j] - mean;
+        lane[j % 8] += squares ? d * d : (double)x[j];
     }
+}
+
+#ifdef NN_X86
+__attribute__((target("avx512f"))) static double row_sum_avx512(const float *x, int n, double mean, int squares) {
+    __m512d acc = _mm512_setzero_pd(), m = _mm512_set1_pd(mean);
+    int j = 0;
+    for (; j + 8 <= n; j += 8) {
+        __m512d v = _mm512_cvtps_pd(_mm256_loadu_ps(x + j));
+        if (squares) v = _mm512_sub_pd(v, m), v = _mm512_mul_pd(v, v);
+        acc = _mm512_add_pd(acc, v);
+    }
+    double lane[8];
+    _mm512_storeu_pd(lane, acc);
+    row_sum_tail(lane, x, j, n, mean, squares);
+    return lane_total(lane);
+}
+
+__attribute__((target("avx2,fma"))) static double row_sum_avx2(const float *x, int n, double mean, int squares) {
+    __m256d acc0 = _mm256_setzero_pd(), acc1 = _mm256_setzero_pd(), m = _mm256_set1_pd(mean);
+    int j = 0;
+    for (; j + 8 <= n; j += 8) {
+        __m256d v0 = _mm256_cvtps_pd(_mm_loadu_ps(x + j)), v1 = _mm256_cvtps_pd(_mm_loadu_ps(x + j + 4));
+        if (squares) {
+            v0 = _mm256_sub_pd(v0, m), v0 = _mm256_mul_pd(v0, v0);
+            v1 = _mm256_sub_pd(v1, m), v1 = _mm256_mul_pd(v1, v1);
+        }
+        acc0 = _mm256_add_pd(acc0, v0), acc1 = _mm256_add_pd(acc1, v1);
+    }
+    double lane[8];
+    _mm256_storeu_pd(lane, acc0);
+    _mm256_storeu_pd(lane + 4, acc1);
+    row_sum_tail(lane, x, j, n, mean, squares);
+    return lane_total(lane);
+}
+
+/* o[0..n) = sat((x - mean) * inv * w + b) in double (b NULL: + 0) */
+__attribute__((target("avx512f"))) static int norm_out_avx512(float *o, const float *x, const float *w, const float *b,
+                                                              double mean, double inv, int n) {
+    __m512d m = _mm512_set1_pd(mean), s = _mm512_set1_pd(inv);
+    int j = 0;
+    for (; j + 8 <= n; j += 8) {
+        __m512d v = _mm512_mul_pd(_mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + j)), m), s);
+        v = _mm512_mul_pd(v, _mm512_cvtps_pd(_mm256_loadu_ps(w + j)));
+        v = _mm512_add_pd(v, b ? _mm512_cvtps_pd(_mm256_loadu_ps(b + j)) : _mm512_setzero_pd());
+        _mm256_storeu_ps(o + j, nn_sat_avx512(v));
+    }
+    return j;
+}
+
+__attribute__((target("avx2,fma"))) static int norm_out_avx2(float *o, const float *x, const float *w, const float *b,
+                                                             double mean, double inv, int n) {
+    __m256d m = _mm256_set1_pd(mean), s = _mm256_set1_pd(inv);
+    int j = 0;
+    for (; j + 4 <= n; j += 4) {
+        __m256d v = _mm256_mul_pd(_mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + j)), m), s);
+        v = _mm256_mul_pd(v, _mm256_cvtps_pd(_mm_loadu_ps(w + j)));
+        v = _mm256_add_pd(v, b ? _mm256_cvtps_pd(_mm_loadu_ps(b + j)) : _mm256_setzero_pd());
+        _mm_storeu_ps(o + j, nn_sat_avx2(v));
+    }
+    return j;
+}
+#endif
+
+static double row_sum(const float *x, int n, double mean, int squares) {
+#ifdef NN_X86
+    NnPath path = nn_path();
+    if (path == NN_AVX512) return row_sum_avx512(x, n, mean, squares);
+    if (path == NN_AVX2) return row_sum_avx2(x, n, mean, squares);
+#endif
+    double lane[8] = {0};
+    row_sum_tail(lane, x, 0, n, mean, squares);
+    return lane_total(lane);
+}
+
+/* o (n) = LayerNorm(x) * w + b (b NULL: RMSNorm * w). */
+static void norm_row(float *o, const float *x, const float *w, const float *b, double eps, int n) {
+    double mean = b ? row_sum(x, n, 0.0, 0) / n : 0.0;
+    double inv = 1.0 / sqrt(row_sum(x, n, mean, 1) / n + eps);
+    int j = 0;
+#ifdef NN_X86
+    NnPath path = nn_path();
+    if (path == NN_AVX512) j = norm_out_avx512(o, x, w, b, mean, inv, n);
+    else if (path == NN_AVX2) j = norm_out_avx2(o, x, w, b, mean, inv, n);
+#endif
+    for (; j < n; j++) o[j] = nn_sat(((double)x[j] - mean) * inv * w[j] + (b ? b[j] : 0.0));
 }
 
 /* Rotate-half RoPE: in each head of rows [r0, r0 + rows) of x (ld width),
@@ -468,18 +551,48 @@ static void rope_forward(float *x, const double *rope, int r0, int rows, int wid
     }
 }
 
-/* GELU, tanh approximation (HF's gelu_new). */
-static void gelu_forward(float *h, size_t n) {
-    const double k = sqrt(2.0 / 3.14159265358979323846);
-    for (size_t i = 0; i < n; i++) {
-        double x = h[i];
-        h[i] = nn_sat(0.5 * x * (1.0 + tanh(k * (x + 0.044715 * x * x * x))));
-    }
+/* Rows [r0, r0 + rows) split into one contiguous share per lane. */
+typedef struct {
+    HfRun *r;
+    int r0, rows, lanes;
+    float *out;         /* (rows, n) */
+    const float *x;     /* (rows, n) */
+    const float *w, *b; /* the norm's */
+    int n;
+    int l; /* RoPE: the layer */
+} RowJob;
+
+static void row_share(const RowJob *j, int lane, int *i0, int *i1) {
+    *i0 = j->r0 + (int)((long long)j->rows * lane / j->lanes);
+    *i1 = j->r0 + (int)((long long)j->rows * (lane + 1) / j->lanes);
+}
+
+static void norm_task(void *ctx, int lane) {
+    const RowJob *j = ctx;
+    int i0, i1;
+    row_share(j, lane, &i0, &i1);
+    for (int i = i0; i < i1; i++)
+        norm_row(j->out + (size_t)i * j->n, j->x + (size_t)i * j->n, j->w, j->b, j->r->cfg->eps, j->n);
+}
+
+/* out (rows, n) = the norm of x's rows [r0, r0 + rows) (out and x at row 0). */
+static void norm_rows(HfRun *r, float *out, const float *x, const float *w, const float *b, int r0, int rows, int n) {
+    RowJob j = {.r = r, .r0 = r0, .rows = rows, .out = out, .x = x, .w = w, .b = b, .n = n};
+    j.lanes = rows < 8 ? 1 : r->lanes; /* a few rows: not worth waking the pool */
+    par_for(j.lanes, norm_task, &j);
 }
 
 // ----------------------------------------------------------------------------
 // products: out (rows, n_out; ld_out) = x (rows, n_in; ld_x) W^T (+ bias)
+//
+// W is read in blocks of HF_W_BLOCK output rows, in one of two ways that give
+// the same bits (every element is the same FMA sum over k, matrix.h):
+//   left:  nn.Linear's (out, in): the block is the left matrix of W_blk x^T,
+//          in place when F32, x^T packed once for every block;
+//   right: Conv1D's (in, out): out[:, blk] = x W_blk^T, the block's rows
+//          (in place when F32) packed as the right matrix.
 
+/* 1 when the host stores floats as the files do (little-endian). */
 static int host_little_endian(void) {
     const uint16_t one = 1;
     unsigned char b;
@@ -487,97 +600,185 @@ static int host_little_endian(void) {
     return b == 1;
 }
 
+/* 1 when w's elements can be read in place as floats. */
+static int f32_in_place(const HfMat *w) {
+    return w->t->dtype == ST_F32 && (uintptr_t)w->t->data % sizeof(float) == 0 && host_little_endian();
+}
+
+#ifdef NN_X86
+__attribute__((target("avx512f"))) static size_t bf16_avx512(float *out, const unsigned char *p, size_t n) {
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m512i v = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(p + 2 * i)));
+        _mm512_storeu_ps(out + i, _mm512_castsi512_ps(_mm512_slli_epi32(v, 16)));
+    }
+    return i;
+}
+
+__attribute__((target("avx2,fma"))) static size_t bf16_avx2(float *out, const unsigned char *p, size_t n) {
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256i v = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(p + 2 * i)));
+        _mm256_storeu_ps(out + i, _mm256_castsi256_ps(_mm256_slli_epi32(v, 16)));
+    }
+    return i;
+}
+#endif
+
+/* n elements of t from element first, as floats (exact: BF16 is a float's
+ * top half): BF16 widened in SIMD on x86 (little-endian), the rest by
+ * st_to_f32. */
+static void to_f32(const StTensor *t, size_t first, size_t n, float *out) {
+    size_t done = 0;
+#ifdef NN_X86
+    if (t->dtype == ST_BF16) {
+        NnPath path = nn_path();
+        if (path == NN_AVX512) done = bf16_avx512(out, t->data + 2 * first, n);
+        else if (path == NN_AVX2) done = bf16_avx2(out, t->data + 2 * first, n);
+    }
+#endif
+    if (done < n) st_to_f32(t, first + done, n - done, out + done);
+}
+
 /* Rows [o0, o0 + wrows) of W as floats: in place when the tensor is F32,
  * aligned and not transposed (*ld its row stride), else converted into buf
  * (wrows, n_in). */
 static const float *mat_block(const HfMat *w, int o0, int wrows, int n_in, float *buf, int *ld) {
     const StTensor *t = w->t;
-    if (!w->transposed && t->dtype == ST_F32 && (uintptr_t)t->data % sizeof(float) == 0 && host_little_endian()) {
+    if (!w->transposed && f32_in_place(w)) {
         *ld = w->ld;
         return (const float *)(const void *)t->data + w->off + (size_t)o0 * w->ld;
     }
     *ld = n_in;
     if (!w->transposed) {
         for (int c = 0; c < wrows; c++)
-            st_to_f32(t, w->off + (size_t)(o0 + c) * w->ld, (size_t)n_in, buf + (size_t)c * n_in);
+            to_f32(t, w->off + (size_t)(o0 + c) * w->ld, (size_t)n_in, buf + (size_t)c * n_in);
         return buf;
     }
     float col[HF_W_BLOCK];
     for (int i = 0; i < n_in; i++) {
-        st_to_f32(t, w->off + (size_t)i * w->ld + o0, (size_t)wrows, col);
+        to_f32(t, w->off + (size_t)i * w->ld + o0, (size_t)wrows, col);
         for (int c = 0; c < wrows; c++) buf[(size_t)c * n_in + i] = col[c];
     }
     return buf;
 }
 
+/* The widest input of a product. */
+static int in_max(const HfConfig *c) {
+    int m = c->dim > c->hidden_dim ? c->dim : c->hidden_dim;
+    return m > c->q_dim ? m : c->q_dim;
+}
+
+/* A lane's floats for a product's tile (HF_W_BLOCK, cap) or a packed block;
+ * HF_W_BLOCK x in_max more follow for a converted block. */
+static size_t tile_floats(const HfRun *r) {
+    size_t tile = (size_t)HF_W_BLOCK * r->cap, packed = mat_packed_floats(in_max(r->cfg), HF_W_BLOCK);
+    return tile > packed ? tile : packed;
+}
+
+/* One product of a job: out = x W^T + bias, then what follows block by block. */
+typedef struct {
+    const HfMat *w;
+    const float *bias; /* (n_out) or NULL */
+    float *out;        /* (rows, n_out; ld) */
+    int ld, n_out;
+    float *sum;       /* sum = add + out (a residual), or NULL */
+    const float *add; /* (rows, n_out; ld) */
+} LinOut;
+
+enum { LIN_MAX = 3 };
+typedef enum { ACT_NONE, ACT_GELU, ACT_SWIGLU } LinAct;
+
+/* Products of one x, their blocks one list of tasks. */
 typedef struct {
     HfRun *r;
-    float *out;
-    const HfMat *w;
-    const float *bias;
     const float *x; /* (rows, n_in; ld_x) */
-    int ld_x;
-    MatPacked xt; /* x^T (n_in, rows), unless `right` */
-    int right; /* W is a Conv1D's (in, out) in F32 in place: x W[:, block] with the block packed as the right matrix */
-    int ld_out, rows, n_in, n_out, lanes;
+    int ld_x, rows, n_in;
+    MatPacked xt; /* x^T (n_in, rows), when a product is `left` */
+    LinOut outs[LIN_MAX];
+    int nouts;
+    LinAct act; /* GELU on outs[0]; SwiGLU: outs[0] = silu(outs[0]) * outs[1], blocks of outs[0] */
+    int items, lanes;
 } Linear;
 
-/* 1 when w's rows (in, out) can be packed in place as the right-hand matrix
- * of x W: a Conv1D's weight in F32, aligned, on a little-endian host. Every
- * element is the same FMA sum over k either way round (matrix.h), so the
- * bits are those of the transposed path. */
-static int right_in_place(const HfMat *w) {
-    return w->transposed && w->t->dtype == ST_F32 && (uintptr_t)w->t->data % sizeof(float) == 0 && host_little_endian();
+/* Block o0 of o: out[:, o0 .. o0 + wrows) and its bias. */
+static void linear_block(const Linear *j, float *scratch, const LinOut *o, int o0) {
+    const HfRun *r = j->r;
+    const HfMat *w = o->w;
+    const StTensor *t = w->t;
+    int wrows = o->n_out - o0 < HF_W_BLOCK ? o->n_out - o0 : HF_W_BLOCK, n_in = j->n_in;
+    float *tile = scratch;                  /* (HF_W_BLOCK, rows), or the packed block */
+    float *conv = scratch + tile_floats(r); /* a block converted: (HF_W_BLOCK, n_in) or (n_in, wrows) */
+    if (w->transposed) {                    /* right */
+        const float *src = conv;
+        int lds = wrows;
+        if (f32_in_place(w)) src = (const float *)(const void *)t->data + w->off + o0, lds = w->ld;
+        else
+            for (int i = 0; i < n_in; i++)
+                to_f32(t, w->off + (size_t)i * w->ld + o0, (size_t)wrows, conv + (size_t)i * wrows);
+        MatPacked wb;
+        mat_pack_into(&wb, tile, src, lds, n_in, wrows, 0);
+        mat_mul_rows(o->out + o0, o->ld, j->x, j->ld_x, &wb, 0, j->rows);
+    } else { /* left */
+        const float *wp = conv;
+        int ldw = n_in;
+        if (f32_in_place(w)) wp = (const float *)(const void *)t->data + w->off + (size_t)o0 * w->ld, ldw = w->ld;
+        else
+            for (int c = 0; c < wrows; c++)
+                to_f32(t, w->off + (size_t)(o0 + c) * w->ld, (size_t)n_in, conv + (size_t)c * n_in);
+        mat_mul_rows(tile, j->rows, wp, ldw, &j->xt, 0, wrows);
+        for (int i = 0; i < j->rows; i++) {
+            float *oi = o->out + (size_t)i * o->ld + o0;
+            for (int c = 0; c < wrows; c++) oi[c] = tile[(size_t)c * j->rows + i];
+        }
+    }
+    for (int i = 0; i < j->rows; i++) {
+        float *oi = o->out + (size_t)i * o->ld + o0;
+        if (o->bias) nn_residual(oi, oi, o->bias + o0, (size_t)wrows);
+        if (j->act == ACT_GELU) nn_gelu(oi, (size_t)wrows);
+        if (o->sum) nn_residual(o->sum + (size_t)i * o->ld + o0, o->add + (size_t)i * o->ld + o0, oi, (size_t)wrows);
+    }
 }
 
 static void linear_task(void *ctx, int lane) {
     Linear *j = ctx;
-    float *tile = j->r->scratch + (size_t)lane * j->r->lane_floats; /* (HF_W_BLOCK, rows) */
-    float *wbuf = tile + (size_t)HF_W_BLOCK * j->r->cap;            /* (HF_W_BLOCK, n_in) */
-    int blocks = (j->n_out + HF_W_BLOCK - 1) / HF_W_BLOCK;
-    for (int b = lane; b < blocks; b += j->lanes) {
-        int o0 = b * HF_W_BLOCK, wrows = j->n_out - o0 < HF_W_BLOCK ? j->n_out - o0 : HF_W_BLOCK, ld;
-        if (j->right) { /* out[:, o0..] = x W[:, o0..]: the block packed from the mapping */
-            MatPacked wb;
-            const float *w0 = (const float *)(const void *)j->w->t->data + j->w->off + o0;
-            mat_pack_into(&wb, wbuf, w0, j->w->ld, j->n_in, wrows, 0);
-            mat_mul_rows(j->out + o0, j->ld_out, j->x, j->ld_x, &wb, 0, j->rows);
-            if (j->bias)
-                for (int i = 0; i < j->rows; i++) {
-                    float *o = j->out + (size_t)i * j->ld_out + o0;
-                    for (int c = 0; c < wrows; c++) o[c] = nn_sat((double)o[c] + j->bias[o0 + c]);
-                }
-            continue;
-        }
-        const float *wp = mat_block(j->w, o0, wrows, j->n_in, wbuf, &ld);
-        mat_mul_rows(tile, j->rows, wp, ld, &j->xt, 0, wrows);
-        for (int i = 0; i < j->rows; i++) {
-            float *o = j->out + (size_t)i * j->ld_out + o0;
-            if (j->bias)
-                for (int c = 0; c < wrows; c++) o[c] = nn_sat((double)tile[(size_t)c * j->rows + i] + j->bias[o0 + c]);
-            else
-                for (int c = 0; c < wrows; c++) o[c] = tile[(size_t)c * j->rows + i];
+    float *scratch = j->r->scratch + (size_t)lane * j->r->lane_floats;
+    for (int t = lane; t < j->items; t += j->lanes) {
+        int k = 0, b = t;
+        if (j->act != ACT_SWIGLU)
+            while (b >= (j->outs[k].n_out + HF_W_BLOCK - 1) / HF_W_BLOCK)
+                b -= (j->outs[k++].n_out + HF_W_BLOCK - 1) / HF_W_BLOCK;
+        int o0 = b * HF_W_BLOCK;
+        linear_block(j, scratch, &j->outs[k], o0);
+        if (j->act == ACT_SWIGLU) {
+            const LinOut *g = &j->outs[0], *u = &j->outs[1];
+            int wrows = g->n_out - o0 < HF_W_BLOCK ? g->n_out - o0 : HF_W_BLOCK;
+            linear_block(j, scratch, u, o0);
+            for (int i = 0; i < j->rows; i++)
+                nn_swiglu(g->out + (size_t)i * g->ld + o0, u->out + (size_t)i * u->ld + o0, (size_t)wrows);
         }
     }
 }
 
+/* The products of j (outs set), on the pool. */
+static void linear_run(Linear *j) {
+    int left = 0;
+    j->items = 0;
+    for (int k = 0; k < j->nouts; k++) {
+        left |= !j->outs[k].w->transposed;
+        if (j->act != ACT_SWIGLU || k == 0) j->items += (j->outs[k].n_out + HF_W_BLOCK - 1) / HF_W_BLOCK;
+    }
+    if (left) mat_pack_into(&j->xt, j->r->pack, j->x, j->ld_x, j->n_in, j->rows, 1);
+    j->lanes = j->r->lanes < j->items ? j->r->lanes : j->items;
+    par_for(j->lanes, linear_task, j);
+}
+
+/* out (rows, n_out; ld_out) = x W^T + bias, alone. */
 static void linear_forward(HfRun *r, float *out, int ld_out, const float *x, int ld_x, const HfMat *w,
                            const float *bias, int rows, int n_in, int n_out) {
-    Linear j = {.r = r,
-                .out = out,
-                .w = w,
-                .bias = bias,
-                .x = x,
-                .ld_x = ld_x,
-                .right = right_in_place(w),
-                .ld_out = ld_out,
-                .rows = rows,
-                .n_in = n_in,
-                .n_out = n_out};
-    if (!j.right) mat_pack_into(&j.xt, r->pack, x, ld_x, n_in, rows, 1);
-    int blocks = (n_out + HF_W_BLOCK - 1) / HF_W_BLOCK;
-    j.lanes = r->lanes < blocks ? r->lanes : blocks;
-    par_for(j.lanes, linear_task, &j);
+    Linear j = {.r = r, .x = x, .ld_x = ld_x, .rows = rows, .n_in = n_in, .nouts = 1};
+    j.outs[0] = (LinOut){.w = w, .bias = bias, .out = out, .ld = ld_out, .n_out = n_out};
+    linear_run(&j);
 }
 
 // ----------------------------------------------------------------------------
@@ -648,10 +849,10 @@ static void embed_rows(HfRun *r, int r0, int rows) {
     size_t dim = (size_t)r->cfg->dim;
     for (int i = r0; i < r0 + rows; i++) {
         float *x = hf_run_x(r, 0) + (size_t)i * dim;
-        st_to_f32(m->embed, (size_t)r->ids[i] * dim, dim, x);
+        to_f32(m->embed, (size_t)r->ids[i] * dim, dim, x);
         if (m->wpe) {
             float *pos = r->xb + (size_t)i * dim; /* free until the first layer */
-            st_to_f32(m->wpe, (size_t)i * dim, dim, pos);
+            to_f32(m->wpe, (size_t)i * dim, dim, pos);
             nn_residual(x, x, pos, dim);
         }
     }
@@ -663,10 +864,12 @@ static void qkv_rows(HfRun *r, int l, int r0, int rows) {
     size_t dim = (size_t)c->dim, at = (size_t)r0 * dim;
     float *q = hf_run_q(r, l) + (size_t)r0 * c->q_dim, *k = hf_run_k(r, l) + (size_t)r0 * c->kv_dim;
     float *v = hf_run_v(r, l) + (size_t)r0 * c->kv_dim;
-    norm_forward(r->xb + at, hf_run_x(r, l) + at, L->norm1_w, L->norm1_b, c->eps, rows, c->dim);
-    linear_forward(r, q, c->q_dim, r->xb + at, c->dim, &L->wq, L->bq, rows, c->dim, c->q_dim);
-    linear_forward(r, k, c->kv_dim, r->xb + at, c->dim, &L->wk, L->bk, rows, c->dim, c->kv_dim);
-    linear_forward(r, v, c->kv_dim, r->xb + at, c->dim, &L->wv, L->bv, rows, c->dim, c->kv_dim);
+    norm_rows(r, r->xb + at, hf_run_x(r, l) + at, L->norm1_w, L->norm1_b, 0, rows, c->dim);
+    Linear j = {.r = r, .x = r->xb + at, .ld_x = c->dim, .rows = rows, .n_in = c->dim, .nouts = 3};
+    j.outs[0] = (LinOut){.w = &L->wq, .bias = L->bq, .out = q, .ld = c->q_dim, .n_out = c->q_dim};
+    j.outs[1] = (LinOut){.w = &L->wk, .bias = L->bk, .out = k, .ld = c->kv_dim, .n_out = c->kv_dim};
+    j.outs[2] = (LinOut){.w = &L->wv, .bias = L->bv, .out = v, .ld = c->kv_dim, .n_out = c->kv_dim};
+    linear_run(&j);
     if (c->arch == HF_LLAMA) {
         memcpy(r->q_raw + (size_t)r0 * c->q_dim, q, sizeof(float) * (size_t)rows * c->q_dim);
         memcpy(r->k_raw + (size_t)r0 * c->kv_dim, k, sizeof(float) * (size_t)rows * c->kv_dim);
@@ -679,27 +882,45 @@ static void finish_rows(HfRun *r, int l, const float *attn, int r0, int rows) {
     const HfConfig *c = r->cfg;
     const HfLayer *L = &r->m->layers[l];
     size_t dim = (size_t)c->dim, hid = (size_t)c->hidden_dim, at = (size_t)r0 * dim, ah = (size_t)r0 * hid;
-    size_t n = (size_t)rows * dim;
-    linear_forward(r, r->proj + at, c->dim, attn + (size_t)r0 * c->q_dim, c->q_dim, &L->wo, L->bo, rows, c->q_dim,
-                   c->dim);
-    nn_residual(r->mid + at, hf_run_x(r, l) + at, r->proj + at, n);
-    norm_forward(r->xb2 + at, r->mid + at, L->norm2_w, L->norm2_b, c->eps, rows, c->dim);
-    linear_forward(r, r->hb + ah, c->hidden_dim, r->xb2 + at, c->dim, &L->w_fc, L->b_fc, rows, c->dim, c->hidden_dim);
-    if (c->arch == HF_GPT2) gelu_forward(r->hb + ah, (size_t)rows * hid);
+    /* proj = att W_o^T + b_o, mid = x + proj */
+    Linear o = {
+        .r = r, .x = attn + (size_t)r0 * c->q_dim, .ld_x = c->q_dim, .rows = rows, .n_in = c->q_dim, .nouts = 1};
+    o.outs[0] = (LinOut){.w = &L->wo,
+                         .bias = L->bo,
+                         .out = r->proj + at,
+                         .ld = c->dim,
+                         .n_out = c->dim,
+                         .sum = r->mid + at,
+                         .add = hf_run_x(r, l) + at};
+    linear_run(&o);
+    norm_rows(r, r->xb2 + at, r->mid + at, L->norm2_w, L->norm2_b, 0, rows, c->dim);
+    /* hb = gelu(xb2 W_fc^T + b_fc), or silu(xb2 W_gate^T) * (hb2 = xb2 W_up^T) */
+    Linear f = {.r = r, .x = r->xb2 + at, .ld_x = c->dim, .rows = rows, .n_in = c->dim, .nouts = 1};
+    f.outs[0] =
+        (LinOut){.w = &L->w_fc, .bias = L->b_fc, .out = r->hb + ah, .ld = c->hidden_dim, .n_out = c->hidden_dim};
+    if (c->arch == HF_GPT2) f.act = ACT_GELU;
     else {
-        linear_forward(r, r->hb2 + ah, c->hidden_dim, r->xb2 + at, c->dim, &L->w_up, NULL, rows, c->dim, c->hidden_dim);
-        nn_swiglu(r->hb + ah, r->hb2 + ah, (size_t)rows * hid);
+        f.act = ACT_SWIGLU, f.nouts = 2;
+        f.outs[1] = (LinOut){.w = &L->w_up, .out = r->hb2 + ah, .ld = c->hidden_dim, .n_out = c->hidden_dim};
     }
-    linear_forward(r, r->ffn + at, c->dim, r->hb + ah, c->hidden_dim, &L->w_down, L->b_down, rows, c->hidden_dim,
-                   c->dim);
-    nn_residual(hf_run_x(r, l + 1) + at, r->mid + at, r->ffn + at, n);
+    linear_run(&f);
+    /* ffn = hb W_down^T + b_down, x' = mid + ffn */
+    Linear d = {.r = r, .x = r->hb + ah, .ld_x = c->hidden_dim, .rows = rows, .n_in = c->hidden_dim, .nouts = 1};
+    d.outs[0] = (LinOut){.w = &L->w_down,
+                         .bias = L->b_down,
+                         .out = r->ffn + at,
+                         .ld = c->dim,
+                         .n_out = c->dim,
+                         .sum = hf_run_x(r, l + 1) + at,
+                         .add = r->mid + at};
+    linear_run(&d);
 }
 
 static void logits_rows(HfRun *r, int r0, int rows) {
     const HfConfig *c = r->cfg;
     size_t dim = (size_t)c->dim;
-    norm_forward(r->xf + (size_t)r0 * dim, hf_run_x(r, c->n_layers) + (size_t)r0 * dim, r->m->normf_w, r->m->normf_b,
-                 c->eps, rows, c->dim);
+    norm_rows(r, r->xf + (size_t)r0 * dim, hf_run_x(r, c->n_layers) + (size_t)r0 * dim, r->m->normf_w, r->m->normf_b, 0,
+              rows, c->dim);
     float *out = r->logits;
     if (r->all_logits) out += (size_t)r0 * c->vocab;
     else r0 += rows - 1, rows = 1;
@@ -759,8 +980,8 @@ int hf_logits_row(HfRun *r, int row) {
     if (row < 0 || row >= r->n || r->all_logits) return -1;
     const HfConfig *c = r->cfg;
     size_t dim = (size_t)c->dim;
-    norm_forward(r->xf + (size_t)row * dim, hf_run_x(r, c->n_layers) + (size_t)row * dim, r->m->normf_w, r->m->normf_b,
-                 c->eps, 1, c->dim);
+    norm_rows(r, r->xf + (size_t)row * dim, hf_run_x(r, c->n_layers) + (size_t)row * dim, r->m->normf_w, r->m->normf_b,
+              0, 1, c->dim);
     linear_forward(r, r->logits, c->vocab, r->xf + (size_t)row * dim, c->dim, &r->m->cls, NULL, 1, c->dim, c->vocab);
     return stopped();
 }
@@ -803,16 +1024,12 @@ int hf_forward(HfRun *r, const int *ids, int n, AvError *err) {
 static size_t run_layout(HfRun *r, char *base) {
     const HfConfig *c = r->cfg;
     size_t cap = (size_t)r->cap, dim = (size_t)c->dim, qd = (size_t)c->q_dim, kv = (size_t)c->kv_dim;
-    size_t hid = (size_t)c->hidden_dim, layers = (size_t)c->n_layers;
-    size_t in_max = dim > hid ? dim : hid;
-    if (qd > in_max) in_max = qd;
+    size_t hid = (size_t)c->hidden_dim, layers = (size_t)c->n_layers, widest = (size_t)in_max(c);
     size_t kvpack =
         (size_t)c->n_kv_heads * (mat_packed_floats(c->head_dim, r->cap) + mat_packed_floats(r->cap, c->head_dim));
-    size_t pack = mat_packed_floats((int)in_max, r->cap);
+    size_t pack = mat_packed_floats((int)widest, r->cap);
     if (kvpack > pack) pack = kvpack;
-    size_t wblock = mat_packed_floats((int)in_max, HF_W_BLOCK); /* a converted block, or a packed one */
-    if (wblock < HF_W_BLOCK * in_max) wblock = HF_W_BLOCK * in_max;
-    size_t attend = 2 * Q_BLOCK * cap + 2 * cap, product = HF_W_BLOCK * cap + wblock;
+    size_t attend = 2 * Q_BLOCK * cap + 2 * cap, product = tile_floats(r) + HF_W_BLOCK * widest;
     r->lane_floats = attend > product ? attend : product;
     size_t at = 0;
     int overflow = 0;
