@@ -10,6 +10,7 @@
 #include <cJSON.h>
 #include <float.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -551,35 +552,30 @@ static void rope_forward(float *x, const double *rope, int r0, int rows, int wid
     }
 }
 
-/* Rows [r0, r0 + rows) split into one contiguous share per lane. */
+/* A norm over rows [r0, r0 + rows), NORM_ROWS rows a task. */
 typedef struct {
-    HfRun *r;
-    int r0, rows, lanes;
+    const HfRun *r;
+    int r0, rows;
     float *out;         /* (rows, n) */
     const float *x;     /* (rows, n) */
     const float *w, *b; /* the norm's */
     int n;
-    int l; /* RoPE: the layer */
-} RowJob;
+} NormJob;
 
-static void row_share(const RowJob *j, int lane, int *i0, int *i1) {
-    *i0 = j->r0 + (int)((long long)j->rows * lane / j->lanes);
-    *i1 = j->r0 + (int)((long long)j->rows * (lane + 1) / j->lanes);
-}
+enum { NORM_ROWS = 16 };
 
-static void norm_task(void *ctx, int lane) {
-    const RowJob *j = ctx;
-    int i0, i1;
-    row_share(j, lane, &i0, &i1);
+static void norm_task(void *ctx, int task) {
+    const NormJob *j = ctx;
+    int i0 = j->r0 + task * NORM_ROWS, i1 = i0 + NORM_ROWS < j->r0 + j->rows ? i0 + NORM_ROWS : j->r0 + j->rows;
     for (int i = i0; i < i1; i++)
         norm_row(j->out + (size_t)i * j->n, j->x + (size_t)i * j->n, j->w, j->b, j->r->cfg->eps, j->n);
 }
 
 /* out (rows, n) = the norm of x's rows [r0, r0 + rows) (out and x at row 0). */
-static void norm_rows(HfRun *r, float *out, const float *x, const float *w, const float *b, int r0, int rows, int n) {
-    RowJob j = {.r = r, .r0 = r0, .rows = rows, .out = out, .x = x, .w = w, .b = b, .n = n};
-    j.lanes = rows < 8 ? 1 : r->lanes; /* a few rows: not worth waking the pool */
-    par_for(j.lanes, norm_task, &j);
+static void norm_rows(const HfRun *r, float *out, const float *x, const float *w, const float *b, int r0, int rows,
+                      int n) {
+    NormJob j = {.r = r, .r0 = r0, .rows = rows, .out = out, .x = x, .w = w, .b = b, .n = n};
+    par_for((rows + NORM_ROWS - 1) / NORM_ROWS, norm_task, &j);
 }
 
 // ----------------------------------------------------------------------------
@@ -676,6 +672,56 @@ static size_t tile_floats(const HfRun *r) {
     return tile > packed ? tile : packed;
 }
 
+/* out[i * ld + c] = tile[c * rows + i] for c < wrows, i < rows: the left
+ * product's tile (wrows, rows) into out's rows; 8 x 8 blocks in AVX
+ * registers (moves only: the bits are the tile's). */
+#ifdef NN_X86
+__attribute__((target("avx2,fma"))) static int tile_out_avx(float *out, int ld, const float *tile, int rows,
+                                                            int wrows) {
+    int c0 = 0;
+    for (; c0 + 8 <= wrows; c0 += 8) {
+        int i0 = 0;
+        for (; i0 + 8 <= rows; i0 += 8) {
+            const float *t0 = tile + (size_t)c0 * rows + i0;
+            size_t n = (size_t)rows;
+            __m256 r0 = _mm256_loadu_ps(t0), r1 = _mm256_loadu_ps(t0 + n), r2 = _mm256_loadu_ps(t0 + 2 * n);
+            __m256 r3 = _mm256_loadu_ps(t0 + 3 * n), r4 = _mm256_loadu_ps(t0 + 4 * n);
+            __m256 r5 = _mm256_loadu_ps(t0 + 5 * n), r6 = _mm256_loadu_ps(t0 + 6 * n);
+            __m256 r7 = _mm256_loadu_ps(t0 + 7 * n);
+            __m256 u0 = _mm256_unpacklo_ps(r0, r1), u1 = _mm256_unpackhi_ps(r0, r1);
+            __m256 u2 = _mm256_unpacklo_ps(r2, r3), u3 = _mm256_unpackhi_ps(r2, r3);
+            __m256 u4 = _mm256_unpacklo_ps(r4, r5), u5 = _mm256_unpackhi_ps(r4, r5);
+            __m256 u6 = _mm256_unpacklo_ps(r6, r7), u7 = _mm256_unpackhi_ps(r6, r7);
+            r0 = _mm256_shuffle_ps(u0, u2, 0x44), r1 = _mm256_shuffle_ps(u0, u2, 0xEE);
+            r2 = _mm256_shuffle_ps(u1, u3, 0x44), r3 = _mm256_shuffle_ps(u1, u3, 0xEE);
+            r4 = _mm256_shuffle_ps(u4, u6, 0x44), r5 = _mm256_shuffle_ps(u4, u6, 0xEE);
+            r6 = _mm256_shuffle_ps(u5, u7, 0x44), r7 = _mm256_shuffle_ps(u5, u7, 0xEE);
+            float *o = out + (size_t)i0 * ld + c0; /* row i0 + k: tile column i0 + k */
+            _mm256_storeu_ps(o, _mm256_permute2f128_ps(r0, r4, 0x20));
+            _mm256_storeu_ps(o + ld, _mm256_permute2f128_ps(r1, r5, 0x20));
+            _mm256_storeu_ps(o + 2 * (size_t)ld, _mm256_permute2f128_ps(r2, r6, 0x20));
+            _mm256_storeu_ps(o + 3 * (size_t)ld, _mm256_permute2f128_ps(r3, r7, 0x20));
+            _mm256_storeu_ps(o + 4 * (size_t)ld, _mm256_permute2f128_ps(r0, r4, 0x31));
+            _mm256_storeu_ps(o + 5 * (size_t)ld, _mm256_permute2f128_ps(r1, r5, 0x31));
+            _mm256_storeu_ps(o + 6 * (size_t)ld, _mm256_permute2f128_ps(r2, r6, 0x31));
+            _mm256_storeu_ps(o + 7 * (size_t)ld, _mm256_permute2f128_ps(r3, r7, 0x31));
+        }
+        for (; i0 < rows; i0++)
+            for (int c = c0; c < c0 + 8; c++) out[(size_t)i0 * ld + c] = tile[(size_t)c * rows + i0];
+    }
+    return c0;
+}
+#endif
+
+static void tile_out(float *out, int ld, const float *tile, int rows, int wrows) {
+    int c0 = 0;
+#ifdef NN_X86
+    if (nn_path() != NN_PORTABLE) c0 = tile_out_avx(out, ld, tile, rows, wrows);
+#endif
+    for (int i = 0; i < rows; i++)
+        for (int c = c0; c < wrows; c++) out[(size_t)i * ld + c] = tile[(size_t)c * rows + i];
+}
+
 /* One product of a job: out = x W^T + bias, then what follows block by block. */
 typedef struct {
     const HfMat *w;
@@ -686,7 +732,7 @@ typedef struct {
     const float *add; /* (rows, n_out; ld) */
 } LinOut;
 
-enum { LIN_MAX = 3 };
+enum { LIN_MAX = 3, XT_CHUNKS = 16, RIGHT_CHUNK = 64 };
 typedef enum { ACT_NONE, ACT_GELU, ACT_SWIGLU } LinAct;
 
 /* Products of one x, their blocks one list of tasks. */
@@ -694,20 +740,34 @@ typedef struct {
     HfRun *r;
     const float *x; /* (rows, n_in; ld_x) */
     int ld_x, rows, n_in;
-    MatPacked xt; /* x^T (n_in, rows), when a product is `left` */
+    MatPacked xt[XT_CHUNKS]; /* x^T (n_in, rows) when a product is `left`, by chunks of rows */
+    int chunk, nchunks;      /* rows per chunk (a multiple of 32: the chunks pack into r->pack end to end) */
     LinOut outs[LIN_MAX];
     int nouts;
     LinAct act; /* GELU on outs[0]; SwiGLU: outs[0] = silu(outs[0]) * outs[1], blocks of outs[0] */
-    int items, lanes;
+    int items;
+    atomic_int next; /* the next item to take: a lane takes items while there are (the pool may start it late) */
 } Linear;
 
 /* Block o0 of o: out[:, o0 .. o0 + wrows) and its bias. */
+/* Rows [i0, i1) of block o0 of o, computed: the bias, GELU and residual. */
+static void block_post(const Linear *j, const LinOut *o, int o0, int wrows, int i0, int i1) {
+    for (int i = i0; i < i1; i++) {
+        float *oi = o->out + (size_t)i * o->ld + o0;
+        if (o->bias) nn_residual(oi, oi, o->bias + o0, (size_t)wrows);
+        if (j->act == ACT_GELU) nn_gelu(oi, (size_t)wrows);
+        if (o->sum) nn_residual(o->sum + (size_t)i * o->ld + o0, o->add + (size_t)i * o->ld + o0, oi, (size_t)wrows);
+    }
+}
+
+/* Block o0 of o: out[:, o0 .. o0 + wrows), chunk of rows by chunk of rows
+ * (each finished while in cache). */
 static void linear_block(const Linear *j, float *scratch, const LinOut *o, int o0) {
     const HfRun *r = j->r;
     const HfMat *w = o->w;
     const StTensor *t = w->t;
     int wrows = o->n_out - o0 < HF_W_BLOCK ? o->n_out - o0 : HF_W_BLOCK, n_in = j->n_in;
-    float *tile = scratch;                  /* (HF_W_BLOCK, rows), or the packed block */
+    float *tile = scratch;                  /* (HF_W_BLOCK, chunk), or the packed block */
     float *conv = scratch + tile_floats(r); /* a block converted: (HF_W_BLOCK, n_in) or (n_in, wrows) */
     if (w->transposed) {                    /* right */
         const float *src = conv;
@@ -718,32 +778,32 @@ static void linear_block(const Linear *j, float *scratch, const LinOut *o, int o
                 to_f32(t, w->off + (size_t)i * w->ld + o0, (size_t)wrows, conv + (size_t)i * wrows);
         MatPacked wb;
         mat_pack_into(&wb, tile, src, lds, n_in, wrows, 0);
-        mat_mul_rows(o->out + o0, o->ld, j->x, j->ld_x, &wb, 0, j->rows);
-    } else { /* left */
-        const float *wp = conv;
-        int ldw = n_in;
-        if (f32_in_place(w)) wp = (const float *)(const void *)t->data + w->off + (size_t)o0 * w->ld, ldw = w->ld;
-        else
-            for (int c = 0; c < wrows; c++)
-                to_f32(t, w->off + (size_t)(o0 + c) * w->ld, (size_t)n_in, conv + (size_t)c * n_in);
-        mat_mul_rows(tile, j->rows, wp, ldw, &j->xt, 0, wrows);
-        for (int i = 0; i < j->rows; i++) {
-            float *oi = o->out + (size_t)i * o->ld + o0;
-            for (int c = 0; c < wrows; c++) oi[c] = tile[(size_t)c * j->rows + i];
+        for (int i0 = 0; i0 < j->rows; i0 += RIGHT_CHUNK) {
+            int n = j->rows - i0 < RIGHT_CHUNK ? j->rows - i0 : RIGHT_CHUNK;
+            mat_mul_rows(o->out + o0, o->ld, j->x, j->ld_x, &wb, i0, n);
+            block_post(j, o, o0, wrows, i0, i0 + n);
         }
+        return;
     }
-    for (int i = 0; i < j->rows; i++) {
-        float *oi = o->out + (size_t)i * o->ld + o0;
-        if (o->bias) nn_residual(oi, oi, o->bias + o0, (size_t)wrows);
-        if (j->act == ACT_GELU) nn_gelu(oi, (size_t)wrows);
-        if (o->sum) nn_residual(o->sum + (size_t)i * o->ld + o0, o->add + (size_t)i * o->ld + o0, oi, (size_t)wrows);
+    /* left */
+    const float *wp = conv;
+    int ldw = n_in;
+    if (f32_in_place(w)) wp = (const float *)(const void *)t->data + w->off + (size_t)o0 * w->ld, ldw = w->ld;
+    else
+        for (int c = 0; c < wrows; c++)
+            to_f32(t, w->off + (size_t)(o0 + c) * w->ld, (size_t)n_in, conv + (size_t)c * n_in);
+    for (int ch = 0; ch < j->nchunks; ch++) {
+        int i0 = ch * j->chunk, n = j->rows - i0 < j->chunk ? j->rows - i0 : j->chunk;
+        mat_mul_rows(tile, n, wp, ldw, &j->xt[ch], 0, wrows);
+        tile_out(o->out + (size_t)i0 * o->ld + o0, o->ld, tile, n, wrows);
+        block_post(j, o, o0, wrows, i0, i0 + n);
     }
 }
 
 static void linear_task(void *ctx, int lane) {
     Linear *j = ctx;
     float *scratch = j->r->scratch + (size_t)lane * j->r->lane_floats;
-    for (int t = lane; t < j->items; t += j->lanes) {
+    for (int t; (t = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed)) < j->items;) {
         int k = 0, b = t;
         if (j->act != ACT_SWIGLU)
             while (b >= (j->outs[k].n_out + HF_W_BLOCK - 1) / HF_W_BLOCK)
@@ -760,6 +820,13 @@ static void linear_task(void *ctx, int lane) {
     }
 }
 
+static void pack_task(void *ctx, int ch) {
+    Linear *j = ctx;
+    int i0 = ch * j->chunk, n = j->rows - i0 < j->chunk ? j->rows - i0 : j->chunk;
+    float *buf = j->r->pack + mat_packed_floats(j->n_in, j->chunk) * (size_t)ch;
+    mat_pack_into(&j->xt[ch], buf, j->x + (size_t)i0 * j->ld_x, j->ld_x, j->n_in, n, 1);
+}
+
 /* The products of j (outs set), on the pool. */
 static void linear_run(Linear *j) {
     int left = 0;
@@ -768,9 +835,14 @@ static void linear_run(Linear *j) {
         left |= !j->outs[k].w->transposed;
         if (j->act != ACT_SWIGLU || k == 0) j->items += (j->outs[k].n_out + HF_W_BLOCK - 1) / HF_W_BLOCK;
     }
-    if (left) mat_pack_into(&j->xt, j->r->pack, j->x, j->ld_x, j->n_in, j->rows, 1);
-    j->lanes = j->r->lanes < j->items ? j->r->lanes : j->items;
-    par_for(j->lanes, linear_task, j);
+    if (left) { /* x^T in chunks of rows packed on the pool: a product sums over k alike in any */
+        int per = (j->rows + XT_CHUNKS - 1) / XT_CHUNKS;
+        j->chunk = per < 64 ? 64 : (per + 31) / 32 * 32;
+        j->nchunks = (j->rows + j->chunk - 1) / j->chunk;
+        par_for(j->nchunks, pack_task, j);
+    }
+    atomic_init(&j->next, 0);
+    par_for(j->r->lanes < j->items ? j->r->lanes : j->items, linear_task, j);
 }
 
 /* out (rows, n_out; ld_out) = x W^T + bias, alone. */
@@ -788,7 +860,8 @@ typedef struct {
     HfRun *r;
     int l, r0, rows, nk;
     MatPacked *kt, *vp; /* per key/value head: K^T (hs, nk) and V (nk, hs) */
-    int lanes;
+    int items;
+    atomic_int next; /* as Linear's */
 } Attend;
 
 static void attend_pack_task(void *ctx, int g) {
@@ -808,23 +881,28 @@ static void attend_block(Attend *j, float *scratch, int h, int i0, int qrows) {
     float *scores = scratch, *weights = scores + (size_t)Q_BLOCK * r->cap;
     float *scaled = weights + (size_t)Q_BLOCK * r->cap, *masked = scaled + r->cap;
     const float *q = hf_run_q(r, j->l);
-    mat_mul_rows(scores, nk, q + (size_t)i0 * c->q_dim + (size_t)h * hs, c->q_dim, &j->kt[g], 0, qrows);
+    /* only the keys a row of the block may see: row i the first i0 + i + 1
+     * (a softmax over them gives the bits of one over every key, the rest
+     * masked: test_extend_same_bits) */
+    int kmax = i0 + qrows;
+    mat_mul_block(scores, nk, q + (size_t)i0 * c->q_dim + (size_t)h * hs, c->q_dim, &j->kt[g], 0, qrows, 0, kmax);
     for (int i = 0; i < qrows; i++) {
-        const unsigned char *allowed = r->causal + (r->cap - 1 - (i0 + i));
-        attn_scale_mask_row(scaled, masked, scores + (size_t)i * nk, allowed, nk, SCALE_MULTIPLY,
+        int seen = i0 + i + 1;
+        float *w = weights + (size_t)i * nk;
+        attn_scale_mask_row(scaled, masked, scores + (size_t)i * nk, r->causal + (r->cap - seen), seen, SCALE_MULTIPLY,
                             1.0 / sqrt((double)hs));
         SoftmaxRow sr;
-        attn_softmax(weights + (size_t)i * nk, masked, nk, &sr);
+        attn_softmax(w, masked, seen, &sr);
+        if (kmax > seen) memset(w + seen, 0, sizeof(float) * (size_t)(kmax - seen));
     }
-    mat_mul_rows_k(r->att + (size_t)i0 * c->q_dim + (size_t)h * hs, c->q_dim, weights, nk, &j->vp[g], 0, qrows,
-                   i0 + qrows);
+    mat_mul_rows_k(r->att + (size_t)i0 * c->q_dim + (size_t)h * hs, c->q_dim, weights, nk, &j->vp[g], 0, qrows, kmax);
 }
 
 static void attend_task(void *ctx, int lane) {
     Attend *j = ctx;
-    int blocks = (j->rows + Q_BLOCK - 1) / Q_BLOCK, items = j->r->cfg->n_heads * blocks;
+    int blocks = (j->rows + Q_BLOCK - 1) / Q_BLOCK;
     float *scratch = j->r->scratch + (size_t)lane * j->r->lane_floats;
-    for (int t = lane; t < items; t += j->lanes) {
+    for (int t; (t = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed)) < j->items;) {
         int h = t / blocks, i0 = j->r0 + (t % blocks) * Q_BLOCK;
         int qrows = j->r0 + j->rows - i0 < Q_BLOCK ? j->r0 + j->rows - i0 : Q_BLOCK;
         attend_block(j, scratch, h, i0, qrows);
@@ -836,9 +914,9 @@ static void attend_rows(HfRun *r, int l, int r0, int rows) {
     Attend j = {.r = r, .l = l, .r0 = r0, .rows = rows, .nk = r0 + rows};
     j.kt = r->kv_packed, j.vp = r->kv_packed + c->n_kv_heads;
     par_for(c->n_kv_heads, attend_pack_task, &j);
-    int items = c->n_heads * ((rows + Q_BLOCK - 1) / Q_BLOCK);
-    j.lanes = r->lanes < items ? r->lanes : items;
-    par_for(j.lanes, attend_task, &j);
+    j.items = c->n_heads * ((rows + Q_BLOCK - 1) / Q_BLOCK);
+    atomic_init(&j.next, 0);
+    par_for(r->lanes < j.items ? r->lanes : j.items, attend_task, &j);
 }
 
 // ----------------------------------------------------------------------------
