@@ -626,6 +626,10 @@ __attribute__((target("avx2,fma"))) static size_t bf16_avx2(float *out, const un
  * st_to_f32. */
 static void to_f32(const StTensor *t, size_t first, size_t n, float *out) {
     size_t done = 0;
+    if (t->dtype == ST_F32 && host_little_endian()) {
+        memcpy(out, t->data + 4 * first, sizeof(float) * n);
+        return;
+    }
 #ifdef NN_X86
     if (t->dtype == ST_BF16) {
         NnPath path = nn_path();
@@ -732,7 +736,7 @@ typedef struct {
     const float *add; /* (rows, n_out; ld) */
 } LinOut;
 
-enum { LIN_MAX = 3, XT_CHUNKS = 16, RIGHT_CHUNK = 64 };
+enum { LIN_MAX = 3, XT_CHUNKS = 16, RIGHT_CHUNK = 64, PF_ROWS = 12 };
 typedef enum { ACT_NONE, ACT_GELU, ACT_SWIGLU } LinAct;
 
 /* Products of one x, their blocks one list of tasks. */
@@ -750,6 +754,12 @@ typedef struct {
 } Linear;
 
 /* Block o0 of o: out[:, o0 .. o0 + wrows) and its bias. */
+/* Asks for bytes [p, p + n) in cache. */
+static void prefetch_bytes(const unsigned char *p, size_t n) {
+    for (size_t b = 0; b < n; b += 64) __builtin_prefetch(p + b);
+    __builtin_prefetch(p + n - 1);
+}
+
 /* Rows [i0, i1) of block o0 of o, computed: the bias, GELU and residual. */
 static void block_post(const Linear *j, const LinOut *o, int o0, int wrows, int i0, int i1) {
     for (int i = i0; i < i1; i++) {
@@ -770,12 +780,17 @@ static void linear_block(const Linear *j, float *scratch, const LinOut *o, int o
     float *tile = scratch;                  /* (HF_W_BLOCK, chunk), or the packed block */
     float *conv = scratch + tile_floats(r); /* a block converted: (HF_W_BLOCK, n_in) or (n_in, wrows) */
     if (w->transposed) {                    /* right */
+        /* the block's rows (in, wrows) into conv, PF_ROWS rows read ahead:
+         * the weights come from memory, a few hundred bytes a row */
+        size_t esize = st_dtype_size(t->dtype), rbytes = (size_t)wrows * esize;
+        const unsigned char *row0 = t->data + (w->off + (size_t)o0) * esize;
+        for (int i = 0; i < PF_ROWS && i < n_in; i++) prefetch_bytes(row0 + (size_t)i * w->ld * esize, rbytes);
+        for (int i = 0; i < n_in; i++) {
+            if (i + PF_ROWS < n_in) prefetch_bytes(row0 + (size_t)(i + PF_ROWS) * w->ld * esize, rbytes);
+            to_f32(t, w->off + (size_t)i * w->ld + o0, (size_t)wrows, conv + (size_t)i * wrows);
+        }
         const float *src = conv;
         int lds = wrows;
-        if (f32_in_place(w)) src = (const float *)(const void *)t->data + w->off + o0, lds = w->ld;
-        else
-            for (int i = 0; i < n_in; i++)
-                to_f32(t, w->off + (size_t)i * w->ld + o0, (size_t)wrows, conv + (size_t)i * wrows);
         MatPacked wb;
         mat_pack_into(&wb, tile, src, lds, n_in, wrows, 0);
         for (int i0 = 0; i0 < j->rows; i0 += RIGHT_CHUNK) {
@@ -936,6 +951,25 @@ static void embed_rows(HfRun *r, int r0, int rows) {
     }
 }
 
+/* Llama's q and k of rows [r0, r0 + rows) of layer l: kept before RoPE
+ * (q_raw, k_raw), then turned; NORM_ROWS rows a task. */
+typedef struct {
+    HfRun *r;
+    int l, r0, rows;
+} RopeJob;
+
+static void rope_task(void *ctx, int task) {
+    const RopeJob *j = ctx;
+    HfRun *r = j->r;
+    const HfConfig *c = r->cfg;
+    int i0 = j->r0 + task * NORM_ROWS, n = j->r0 + j->rows - i0 < NORM_ROWS ? j->r0 + j->rows - i0 : NORM_ROWS;
+    size_t qa = (size_t)i0 * c->q_dim, ka = (size_t)i0 * c->kv_dim;
+    memcpy(r->q_raw + qa, hf_run_q(r, j->l) + qa, sizeof(float) * (size_t)n * c->q_dim);
+    memcpy(r->k_raw + ka, hf_run_k(r, j->l) + ka, sizeof(float) * (size_t)n * c->kv_dim);
+    rope_forward(hf_run_q(r, j->l), r->rope, i0, n, c->q_dim, c->head_dim);
+    rope_forward(hf_run_k(r, j->l), r->rope, i0, n, c->kv_dim, c->head_dim);
+}
+
 static void qkv_rows(HfRun *r, int l, int r0, int rows) {
     const HfConfig *c = r->cfg;
     const HfLayer *L = &r->m->layers[l];
@@ -949,10 +983,8 @@ static void qkv_rows(HfRun *r, int l, int r0, int rows) {
     j.outs[2] = (LinOut){.w = &L->wv, .bias = L->bv, .out = v, .ld = c->kv_dim, .n_out = c->kv_dim};
     linear_run(&j);
     if (c->arch == HF_LLAMA) {
-        memcpy(r->q_raw + (size_t)r0 * c->q_dim, q, sizeof(float) * (size_t)rows * c->q_dim);
-        memcpy(r->k_raw + (size_t)r0 * c->kv_dim, k, sizeof(float) * (size_t)rows * c->kv_dim);
-        rope_forward(hf_run_q(r, l), r->rope, r0, rows, c->q_dim, c->head_dim);
-        rope_forward(hf_run_k(r, l), r->rope, r0, rows, c->kv_dim, c->head_dim);
+        RopeJob rj = {.r = r, .l = l, .r0 = r0, .rows = rows};
+        par_for((rows + NORM_ROWS - 1) / NORM_ROWS, rope_task, &rj);
     }
 }
 
