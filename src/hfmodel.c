@@ -754,6 +754,177 @@ typedef struct {
 } Linear;
 
 /* Block o0 of o: out[:, o0 .. o0 + wrows) and its bias. */
+/* One row of x times W's rows: out[c] = x . row c for c < wrows, rows
+ * (wrows, n_in; ld) as floats. Each an FMA sum over k in ascending order
+ * from 0, a result out of the float range summed again in double and
+ * saturated (matrix.h's rule: the bits of the product with more rows). The
+ * product would pad x^T's one column to a panel of 32; here 16 (8) rows of
+ * W are turned into columns in registers and the lanes run 16 (8) rows'
+ * sums side by side. */
+/* Element i of rows: a float, or a BF16 (little-endian host) widened. */
+static inline float row_at(const unsigned char *rows, int bf16, size_t i) {
+    float v;
+    if (!bf16) memcpy(&v, rows + 4 * i, sizeof v);
+    else {
+        uint32_t b = (uint32_t)(rows[2 * i] | rows[2 * i + 1] << 8) << 16;
+        memcpy(&v, &b, sizeof v);
+    }
+    return v;
+}
+
+#ifdef NN_X86
+/* r0..r15 = the columns of the 16 x 16 block in r0..r15 (t0..t15 scratch) */
+#define TR16(r, t)                                                                                                     \
+    t##0 = _mm512_unpacklo_ps(r##0, r##1), t##1 = _mm512_unpackhi_ps(r##0, r##1);                                      \
+    t##2 = _mm512_unpacklo_ps(r##2, r##3), t##3 = _mm512_unpackhi_ps(r##2, r##3);                                      \
+    t##4 = _mm512_unpacklo_ps(r##4, r##5), t##5 = _mm512_unpackhi_ps(r##4, r##5);                                      \
+    t##6 = _mm512_unpacklo_ps(r##6, r##7), t##7 = _mm512_unpackhi_ps(r##6, r##7);                                      \
+    t##8 = _mm512_unpacklo_ps(r##8, r##9), t##9 = _mm512_unpackhi_ps(r##8, r##9);                                      \
+    t##10 = _mm512_unpacklo_ps(r##10, r##11), t##11 = _mm512_unpackhi_ps(r##10, r##11);                                \
+    t##12 = _mm512_unpacklo_ps(r##12, r##13), t##13 = _mm512_unpackhi_ps(r##12, r##13);                                \
+    t##14 = _mm512_unpacklo_ps(r##14, r##15), t##15 = _mm512_unpackhi_ps(r##14, r##15);                                \
+    r##0 = _mm512_shuffle_ps(t##0, t##2, 0x44), r##1 = _mm512_shuffle_ps(t##0, t##2, 0xEE);                            \
+    r##2 = _mm512_shuffle_ps(t##1, t##3, 0x44), r##3 = _mm512_shuffle_ps(t##1, t##3, 0xEE);                            \
+    r##4 = _mm512_shuffle_ps(t##4, t##6, 0x44), r##5 = _mm512_shuffle_ps(t##4, t##6, 0xEE);                            \
+    r##6 = _mm512_shuffle_ps(t##5, t##7, 0x44), r##7 = _mm512_shuffle_ps(t##5, t##7, 0xEE);                            \
+    r##8 = _mm512_shuffle_ps(t##8, t##10, 0x44), r##9 = _mm512_shuffle_ps(t##8, t##10, 0xEE);                          \
+    r##10 = _mm512_shuffle_ps(t##9, t##11, 0x44), r##11 = _mm512_shuffle_ps(t##9, t##11, 0xEE);                        \
+    r##12 = _mm512_shuffle_ps(t##12, t##14, 0x44), r##13 = _mm512_shuffle_ps(t##12, t##14, 0xEE);                      \
+    r##14 = _mm512_shuffle_ps(t##13, t##15, 0x44), r##15 = _mm512_shuffle_ps(t##13, t##15, 0xEE);                      \
+    t##0 = _mm512_shuffle_f32x4(r##0, r##4, 0x88), t##1 = _mm512_shuffle_f32x4(r##1, r##5, 0x88);                      \
+    t##2 = _mm512_shuffle_f32x4(r##2, r##6, 0x88), t##3 = _mm512_shuffle_f32x4(r##3, r##7, 0x88);                      \
+    t##4 = _mm512_shuffle_f32x4(r##0, r##4, 0xdd), t##5 = _mm512_shuffle_f32x4(r##1, r##5, 0xdd);                      \
+    t##6 = _mm512_shuffle_f32x4(r##2, r##6, 0xdd), t##7 = _mm512_shuffle_f32x4(r##3, r##7, 0xdd);                      \
+    t##8 = _mm512_shuffle_f32x4(r##8, r##12, 0x88), t##9 = _mm512_shuffle_f32x4(r##9, r##13, 0x88);                    \
+    t##10 = _mm512_shuffle_f32x4(r##10, r##14, 0x88), t##11 = _mm512_shuffle_f32x4(r##11, r##15, 0x88);                \
+    t##12 = _mm512_shuffle_f32x4(r##8, r##12, 0xdd), t##13 = _mm512_shuffle_f32x4(r##9, r##13, 0xdd);                  \
+    t##14 = _mm512_shuffle_f32x4(r##10, r##14, 0xdd), t##15 = _mm512_shuffle_f32x4(r##11, r##15, 0xdd);                \
+    r##0 = _mm512_shuffle_f32x4(t##0, t##8, 0x88), r##1 = _mm512_shuffle_f32x4(t##1, t##9, 0x88);                      \
+    r##2 = _mm512_shuffle_f32x4(t##2, t##10, 0x88), r##3 = _mm512_shuffle_f32x4(t##3, t##11, 0x88);                    \
+    r##4 = _mm512_shuffle_f32x4(t##4, t##12, 0x88), r##5 = _mm512_shuffle_f32x4(t##5, t##13, 0x88);                    \
+    r##6 = _mm512_shuffle_f32x4(t##6, t##14, 0x88), r##7 = _mm512_shuffle_f32x4(t##7, t##15, 0x88);                    \
+    r##8 = _mm512_shuffle_f32x4(t##0, t##8, 0xdd), r##9 = _mm512_shuffle_f32x4(t##1, t##9, 0xdd);                      \
+    r##10 = _mm512_shuffle_f32x4(t##2, t##10, 0xdd), r##11 = _mm512_shuffle_f32x4(t##3, t##11, 0xdd);                  \
+    r##12 = _mm512_shuffle_f32x4(t##4, t##12, 0xdd), r##13 = _mm512_shuffle_f32x4(t##5, t##13, 0xdd);                  \
+    r##14 = _mm512_shuffle_f32x4(t##6, t##14, 0xdd), r##15 = _mm512_shuffle_f32x4(t##7, t##15, 0xdd)
+
+/* 16 elements of a row at p: floats, or BF16 widened */
+__attribute__((target("avx512f"))) static inline __m512 load16(const unsigned char *p, int bf16) {
+    if (!bf16) return _mm512_loadu_ps((const float *)(const void *)p);
+    __m512i v = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(const void *)p));
+    return _mm512_castsi512_ps(_mm512_slli_epi32(v, 16));
+}
+
+__attribute__((target("avx512f"))) static int gemv_avx512(float *out, const float *x, const unsigned char *rows,
+                                                          int bf16, int ld, int wrows, int n_in) {
+    size_t es = bf16 ? 2 : 4, l = (size_t)ld * es;
+    int c0 = 0;
+    for (; c0 + 16 <= wrows; c0 += 16) {
+        const unsigned char *w = rows + (size_t)c0 * l;
+        __m512 acc = _mm512_setzero_ps();
+        int k = 0;
+        for (; k + 16 <= n_in; k += 16) {
+            const unsigned char *p = w + k * es;
+            __m512 r0 = load16(p, bf16), r1 = load16(p + l, bf16), r2 = load16(p + 2 * l, bf16);
+            __m512 r3 = load16(p + 3 * l, bf16), r4 = load16(p + 4 * l, bf16), r5 = load16(p + 5 * l, bf16);
+            __m512 r6 = load16(p + 6 * l, bf16), r7 = load16(p + 7 * l, bf16), r8 = load16(p + 8 * l, bf16);
+            __m512 r9 = load16(p + 9 * l, bf16), r10 = load16(p + 10 * l, bf16), r11 = load16(p + 11 * l, bf16);
+            __m512 r12 = load16(p + 12 * l, bf16), r13 = load16(p + 13 * l, bf16), r14 = load16(p + 14 * l, bf16);
+            __m512 r15 = load16(p + 15 * l, bf16);
+            __m512 t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13, t14, t15;
+            TR16(r, t);
+            const float *xk = x + k;
+            acc = _mm512_fmadd_ps(_mm512_set1_ps(xk[0]), r0, acc);
+            acc = _mm512_fmadd_ps(_mm512_set1_ps(xk[1]), r1, acc);
+            acc = _mm512_fmadd_ps(_mm512_set1_ps(xk[2]), r2, acc);
+            acc = _mm512_fmadd_ps(_mm512_set1_ps(xk[3]), r3, acc);
+            acc = _mm512_fmadd_ps(_mm512_set1_ps(xk[4]), r4, acc);
+            acc = _mm512_fmadd_ps(_mm512_set1_ps(xk[5]), r5, acc);
+            acc = _mm512_fmadd_ps(_mm512_set1_ps(xk[6]), r6, acc);
+            acc = _mm512_fmadd_ps(_mm512_set1_ps(xk[7]), r7, acc);
+            acc = _mm512_fmadd_ps(_mm512_set1_ps(xk[8]), r8, acc);
+            acc = _mm512_fmadd_ps(_mm512_set1_ps(xk[9]), r9, acc);
+            acc = _mm512_fmadd_ps(_mm512_set1_ps(xk[10]), r10, acc);
+            acc = _mm512_fmadd_ps(_mm512_set1_ps(xk[11]), r11, acc);
+            acc = _mm512_fmadd_ps(_mm512_set1_ps(xk[12]), r12, acc);
+            acc = _mm512_fmadd_ps(_mm512_set1_ps(xk[13]), r13, acc);
+            acc = _mm512_fmadd_ps(_mm512_set1_ps(xk[14]), r14, acc);
+            acc = _mm512_fmadd_ps(_mm512_set1_ps(xk[15]), r15, acc);
+        }
+        _mm512_storeu_ps(out + c0, acc);
+        for (int c = c0; c < c0 + 16; c++)
+            for (int q = k; q < n_in; q++) out[c] = fmaf(x[q], row_at(rows, bf16, (size_t)c * ld + q), out[c]);
+    }
+    return c0;
+}
+
+#undef TR16
+
+__attribute__((target("avx2,fma"))) static inline __m256 load8(const unsigned char *p, int bf16) {
+    if (!bf16) return _mm256_loadu_ps((const float *)(const void *)p);
+    __m256i v = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)p));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(v, 16));
+}
+
+__attribute__((target("avx2,fma"))) static int gemv_avx2(float *out, const float *x, const unsigned char *rows,
+                                                         int bf16, int ld, int wrows, int n_in) {
+    size_t es = bf16 ? 2 : 4, l = (size_t)ld * es;
+    int c0 = 0;
+    for (; c0 + 8 <= wrows; c0 += 8) {
+        const unsigned char *w = rows + (size_t)c0 * l;
+        __m256 acc = _mm256_setzero_ps();
+        int k = 0;
+        for (; k + 8 <= n_in; k += 8) {
+            const unsigned char *p = w + k * es;
+            __m256 r0 = load8(p, bf16), r1 = load8(p + l, bf16), r2 = load8(p + 2 * l, bf16);
+            __m256 r3 = load8(p + 3 * l, bf16), r4 = load8(p + 4 * l, bf16), r5 = load8(p + 5 * l, bf16);
+            __m256 r6 = load8(p + 6 * l, bf16), r7 = load8(p + 7 * l, bf16);
+            __m256 u0 = _mm256_unpacklo_ps(r0, r1), u1 = _mm256_unpackhi_ps(r0, r1);
+            __m256 u2 = _mm256_unpacklo_ps(r2, r3), u3 = _mm256_unpackhi_ps(r2, r3);
+            __m256 u4 = _mm256_unpacklo_ps(r4, r5), u5 = _mm256_unpackhi_ps(r4, r5);
+            __m256 u6 = _mm256_unpacklo_ps(r6, r7), u7 = _mm256_unpackhi_ps(r6, r7);
+            r0 = _mm256_shuffle_ps(u0, u2, 0x44), r1 = _mm256_shuffle_ps(u0, u2, 0xEE);
+            r2 = _mm256_shuffle_ps(u1, u3, 0x44), r3 = _mm256_shuffle_ps(u1, u3, 0xEE);
+            r4 = _mm256_shuffle_ps(u4, u6, 0x44), r5 = _mm256_shuffle_ps(u4, u6, 0xEE);
+            r6 = _mm256_shuffle_ps(u5, u7, 0x44), r7 = _mm256_shuffle_ps(u5, u7, 0xEE);
+            const float *xk = x + k;
+            acc = _mm256_fmadd_ps(_mm256_set1_ps(xk[0]), _mm256_permute2f128_ps(r0, r4, 0x20), acc);
+            acc = _mm256_fmadd_ps(_mm256_set1_ps(xk[1]), _mm256_permute2f128_ps(r1, r5, 0x20), acc);
+            acc = _mm256_fmadd_ps(_mm256_set1_ps(xk[2]), _mm256_permute2f128_ps(r2, r6, 0x20), acc);
+            acc = _mm256_fmadd_ps(_mm256_set1_ps(xk[3]), _mm256_permute2f128_ps(r3, r7, 0x20), acc);
+            acc = _mm256_fmadd_ps(_mm256_set1_ps(xk[4]), _mm256_permute2f128_ps(r0, r4, 0x31), acc);
+            acc = _mm256_fmadd_ps(_mm256_set1_ps(xk[5]), _mm256_permute2f128_ps(r1, r5, 0x31), acc);
+            acc = _mm256_fmadd_ps(_mm256_set1_ps(xk[6]), _mm256_permute2f128_ps(r2, r6, 0x31), acc);
+            acc = _mm256_fmadd_ps(_mm256_set1_ps(xk[7]), _mm256_permute2f128_ps(r3, r7, 0x31), acc);
+        }
+        _mm256_storeu_ps(out + c0, acc);
+        for (int c = c0; c < c0 + 8; c++)
+            for (int q = k; q < n_in; q++) out[c] = fmaf(x[q], row_at(rows, bf16, (size_t)c * ld + q), out[c]);
+    }
+    return c0;
+}
+#endif
+
+static void gemv_rows(float *out, const float *x, const unsigned char *rows, int bf16, int ld, int wrows, int n_in) {
+    int c0 = 0;
+#ifdef NN_X86
+    NnPath path = nn_path();
+    if (path == NN_AVX512) c0 = gemv_avx512(out, x, rows, bf16, ld, wrows, n_in);
+    else if (path == NN_AVX2) c0 = gemv_avx2(out, x, rows, bf16, ld, wrows, n_in);
+#endif
+    for (int c = c0; c < wrows; c++) {
+        float acc = 0.0f;
+        for (int q = 0; q < n_in; q++) acc = fmaf(x[q], row_at(rows, bf16, (size_t)c * ld + q), acc);
+        out[c] = acc;
+    }
+    for (int c = 0; c < wrows; c++) {
+        if (isfinite(out[c])) continue;
+        double sum = 0.0;
+        for (int q = 0; q < n_in; q++) sum += (double)x[q] * row_at(rows, bf16, (size_t)c * ld + q);
+        out[c] = nn_sat(sum);
+    }
+}
+
 /* Asks for bytes [p, p + n) in cache. */
 static void prefetch_bytes(const unsigned char *p, size_t n) {
     for (size_t b = 0; b < n; b += 64) __builtin_prefetch(p + b);
@@ -801,12 +972,24 @@ static void linear_block(const Linear *j, float *scratch, const LinOut *o, int o
         return;
     }
     /* left */
+    int bf16 = t->dtype == ST_BF16 && host_little_endian();
+    if (j->rows == 1 && (bf16 || f32_in_place(w))) { /* in place */
+        gemv_rows(o->out + o0, j->x, t->data + (w->off + (size_t)o0 * w->ld) * (bf16 ? 2 : 4), bf16, w->ld, wrows,
+                  n_in);
+        block_post(j, o, o0, wrows, 0, 1);
+        return;
+    }
     const float *wp = conv;
     int ldw = n_in;
     if (f32_in_place(w)) wp = (const float *)(const void *)t->data + w->off + (size_t)o0 * w->ld, ldw = w->ld;
     else
         for (int c = 0; c < wrows; c++)
             to_f32(t, w->off + (size_t)(o0 + c) * w->ld, (size_t)n_in, conv + (size_t)c * n_in);
+    if (j->rows == 1) {
+        gemv_rows(o->out + o0, j->x, (const unsigned char *)wp, 0, ldw, wrows, n_in);
+        block_post(j, o, o0, wrows, 0, 1);
+        return;
+    }
     for (int ch = 0; ch < j->nchunks; ch++) {
         int i0 = ch * j->chunk, n = j->rows - i0 < j->chunk ? j->rows - i0 : j->chunk;
         mat_mul_rows(tile, n, wp, ldw, &j->xt[ch], 0, wrows);
@@ -850,7 +1033,7 @@ static void linear_run(Linear *j) {
         left |= !j->outs[k].w->transposed;
         if (j->act != ACT_SWIGLU || k == 0) j->items += (j->outs[k].n_out + HF_W_BLOCK - 1) / HF_W_BLOCK;
     }
-    if (left) { /* x^T in chunks of rows packed on the pool: a product sums over k alike in any */
+    if (left && j->rows > 1) { /* x^T in chunks of rows packed on the pool: a product sums over k alike in any */
         int per = (j->rows + XT_CHUNKS - 1) / XT_CHUNKS;
         j->chunk = per < 64 ? 64 : (per + 31) / 32 * 32;
         j->nchunks = (j->rows + j->chunk - 1) / j->chunk;

@@ -149,10 +149,11 @@ static Specs gpt2_specs(void) {
     return s;
 }
 
-/* An untied Llama of vocab tokens, dim 64, 2 layers, 4 heads over 2 K/V heads. */
-static Specs llama_specs(int vocab) {
+/* An untied Llama of vocab tokens, dim d, 2 layers, 4 heads over 2 K/V heads
+ * (kv = d / 2), FFN hid. */
+static Specs llama_specs_shaped(int vocab, int d, int hid) {
     Specs s = {0};
-    int d = 64, hid = 128, kv = 32;
+    int kv = d / 2;
     spec_add(&s, "model.embed_tokens.weight", 2, vocab, d);
     spec_add(&s, "lm_head.weight", 2, vocab, d);
     spec_add(&s, "model.norm.weight", 1, d, 0);
@@ -173,15 +174,19 @@ static Specs llama_specs(int vocab) {
     return s;
 }
 
-static char *llama_config(int vocab) {
+static Specs llama_specs(int vocab) { return llama_specs_shaped(vocab, 64, 128); }
+
+static char *llama_config_shaped(int vocab, int d, int hid) {
     static char buf[512];
     snprintf(buf, sizeof buf,
-             "{\"model_type\": \"llama\", \"hidden_size\": 64, \"intermediate_size\": 128, \"num_hidden_layers\": 2, "
+             "{\"model_type\": \"llama\", \"hidden_size\": %d, \"intermediate_size\": %d, \"num_hidden_layers\": 2, "
              "\"num_attention_heads\": 4, \"num_key_value_heads\": 2, \"vocab_size\": %d, "
              "\"max_position_embeddings\": 64, \"tie_word_embeddings\": false}",
-             vocab);
+             d, hid, vocab);
     return buf;
 }
+
+static char *llama_config(int vocab) { return llama_config_shaped(vocab, 64, 128); }
 
 static void make_dir(char *dir) { assert_non_null(mkdtemp(dir)); }
 
@@ -612,6 +617,14 @@ static void assert_kernels_same_bits(const char *dir, const char *what) {
             if (ran) assert_memory_equal(at, parts[p], sizeof(float) * sizes[p]);
             else memcpy(at, parts[p], sizeof(float) * sizes[p]);
         }
+        /* one row through the KV cache: every product of one row (the
+         * left ones by gemv_rows), the bits of the whole forward's */
+        HfRun *step = hf_run_new(m, N, 0, &err);
+        assert_non_null(step);
+        assert_int_equal(hf_forward(step, ids, N - 1, &err), 0);
+        assert_int_equal(hf_extend(step, ids + N - 1, 1, &err), 0);
+        assert_memory_equal(step->logits, r->logits + (size_t)(N - 1) * c->vocab, sizeof(float) * (size_t)c->vocab);
+        hf_run_free(step);
         printf("%s: %s %s\n", what, KERNELS[k], ran ? "gives the same bits" : "first");
         ran++;
         hf_run_free(r);
@@ -635,6 +648,10 @@ static void test_kernels_same_bits(void **state) {
         write_st(dir, &s, bf16);
         write_text(dir, "config.json", llama_config(100));
         assert_kernels_same_bits(dir, bf16 ? "llama bf16" : "llama f32");
+        s = llama_specs_shaped(77, 40, 72); /* tails: 40 = 2 x 16 + 8, 20, 72, 77 */
+        write_st(dir, &s, bf16);
+        write_text(dir, "config.json", llama_config_shaped(77, 40, 72));
+        assert_kernels_same_bits(dir, bf16 ? "llama 40 bf16" : "llama 40 f32");
     }
     par_set_threads(1);
     clean_dir(dir);
