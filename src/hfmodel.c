@@ -1079,19 +1079,20 @@ static void attend_block(Attend *j, float *scratch, int h, int i0, int qrows) {
     float *scores = scratch, *weights = scores + (size_t)Q_BLOCK * r->cap;
     float *scaled = weights + (size_t)Q_BLOCK * r->cap, *masked = scaled + r->cap;
     const float *q = hf_run_q(r, j->l);
-    /* only the keys a row of the block may see: row i the first i0 + i + 1
-     * (a softmax over them gives the bits of one over every key, the rest
-     * masked: test_extend_same_bits) */
+    /* only the keys a row of the block may see: row i the first i0 + i + 1,
+     * rounded up to whole vectors of the row steps, the rest masked (a
+     * softmax with more masked keys gives the same bits:
+     * test_extend_same_bits) */
     int kmax = i0 + qrows;
     mat_mul_block(scores, nk, q + (size_t)i0 * c->q_dim + (size_t)h * hs, c->q_dim, &j->kt[g], 0, qrows, 0, kmax);
     for (int i = 0; i < qrows; i++) {
-        int seen = i0 + i + 1;
+        int seen = i0 + i + 1, n = (seen + 15) / 16 * 16 < kmax ? (seen + 15) / 16 * 16 : kmax;
         float *w = weights + (size_t)i * nk;
-        attn_scale_mask_row(scaled, masked, scores + (size_t)i * nk, r->causal + (r->cap - seen), seen, SCALE_MULTIPLY,
+        attn_scale_mask_row(scaled, masked, scores + (size_t)i * nk, r->causal + (r->cap - seen), n, SCALE_MULTIPLY,
                             1.0 / sqrt((double)hs));
         SoftmaxRow sr;
-        attn_softmax(w, masked, seen, &sr);
-        if (kmax > seen) memset(w + seen, 0, sizeof(float) * (size_t)(kmax - seen));
+        attn_softmax(w, masked, n, &sr);
+        if (kmax > n) memset(w + n, 0, sizeof(float) * (size_t)(kmax - n));
     }
     mat_mul_rows_k(r->att + (size_t)i0 * c->q_dim + (size_t)h * hs, c->q_dim, weights, nk, &j->vp[g], 0, qrows, kmax);
 }
@@ -1374,6 +1375,7 @@ HfRun *hf_run_new(const HfModel *m, int cap, int all_logits, AvError *err) {
     HfRun *r = calloc(1, sizeof *r);
     if (!r) return av_error_nomem(err, "out of memory for a run of %d tokens", cap), NULL;
     r->m = m, r->cfg = &m->cfg, r->cap = cap, r->all_logits = all_logits ? 1 : 0;
+    (void)mat_kernel_name(); /* the kernel chosen here, before the pool's tasks ask for it (nn_path) */
     r->lanes = par_threads() < MAX_LANES ? par_threads() : MAX_LANES;
     if (r->lanes < 1) r->lanes = 1;
     r->bytes = run_layout(r, NULL);
