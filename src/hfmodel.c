@@ -925,6 +925,83 @@ static void gemv_rows(float *out, const float *x, const unsigned char *rows, int
     }
 }
 
+/* One row of x times W^T's columns, W^T (n_in, wrows; ld) a Conv1D's rows as
+ * floats or BF16: out[c] = sum over k of x[k] W^T[k][c], the same FMA sums in k
+ * order (each lane one column). */
+#ifdef NN_X86
+__attribute__((target("avx512f"))) static int gemv_t_avx512(float *out, const float *x, const unsigned char *rows,
+                                                            int bf16, int ld, int wrows, int n_in) {
+    size_t es = bf16 ? 2 : 4, l = (size_t)ld * es;
+    int c0 = 0;
+    for (; c0 + 64 <= wrows; c0 += 64) {
+        __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+        const unsigned char *p = rows + (size_t)c0 * es;
+        for (int k = 0; k < n_in; k++, p += l) {
+            __m512 xk = _mm512_set1_ps(x[k]);
+            a0 = _mm512_fmadd_ps(xk, load16(p, bf16), a0);
+            a1 = _mm512_fmadd_ps(xk, load16(p + 16 * es, bf16), a1);
+            a2 = _mm512_fmadd_ps(xk, load16(p + 32 * es, bf16), a2);
+            a3 = _mm512_fmadd_ps(xk, load16(p + 48 * es, bf16), a3);
+        }
+        _mm512_storeu_ps(out + c0, a0), _mm512_storeu_ps(out + c0 + 16, a1);
+        _mm512_storeu_ps(out + c0 + 32, a2), _mm512_storeu_ps(out + c0 + 48, a3);
+    }
+    for (; c0 + 16 <= wrows; c0 += 16) {
+        __m512 a0 = _mm512_setzero_ps();
+        const unsigned char *p = rows + (size_t)c0 * es;
+        for (int k = 0; k < n_in; k++, p += l) a0 = _mm512_fmadd_ps(_mm512_set1_ps(x[k]), load16(p, bf16), a0);
+        _mm512_storeu_ps(out + c0, a0);
+    }
+    return c0;
+}
+
+__attribute__((target("avx2,fma"))) static int gemv_t_avx2(float *out, const float *x, const unsigned char *rows,
+                                                           int bf16, int ld, int wrows, int n_in) {
+    size_t es = bf16 ? 2 : 4, l = (size_t)ld * es;
+    int c0 = 0;
+    for (; c0 + 32 <= wrows; c0 += 32) {
+        __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+        const unsigned char *p = rows + (size_t)c0 * es;
+        for (int k = 0; k < n_in; k++, p += l) {
+            __m256 xk = _mm256_set1_ps(x[k]);
+            a0 = _mm256_fmadd_ps(xk, load8(p, bf16), a0);
+            a1 = _mm256_fmadd_ps(xk, load8(p + 8 * es, bf16), a1);
+            a2 = _mm256_fmadd_ps(xk, load8(p + 16 * es, bf16), a2);
+            a3 = _mm256_fmadd_ps(xk, load8(p + 24 * es, bf16), a3);
+        }
+        _mm256_storeu_ps(out + c0, a0), _mm256_storeu_ps(out + c0 + 8, a1);
+        _mm256_storeu_ps(out + c0 + 16, a2), _mm256_storeu_ps(out + c0 + 24, a3);
+    }
+    for (; c0 + 8 <= wrows; c0 += 8) {
+        __m256 a0 = _mm256_setzero_ps();
+        const unsigned char *p = rows + (size_t)c0 * es;
+        for (int k = 0; k < n_in; k++, p += l) a0 = _mm256_fmadd_ps(_mm256_set1_ps(x[k]), load8(p, bf16), a0);
+        _mm256_storeu_ps(out + c0, a0);
+    }
+    return c0;
+}
+#endif
+
+static void gemv_t_rows(float *out, const float *x, const unsigned char *rows, int bf16, int ld, int wrows, int n_in) {
+    int c0 = 0;
+#ifdef NN_X86
+    NnPath path = nn_path();
+    if (path == NN_AVX512) c0 = gemv_t_avx512(out, x, rows, bf16, ld, wrows, n_in);
+    else if (path == NN_AVX2) c0 = gemv_t_avx2(out, x, rows, bf16, ld, wrows, n_in);
+#endif
+    for (int c = c0; c < wrows; c++) {
+        float acc = 0.0f;
+        for (int q = 0; q < n_in; q++) acc = fmaf(x[q], row_at(rows, bf16, (size_t)q * ld + c), acc);
+        out[c] = acc;
+    }
+    for (int c = 0; c < wrows; c++) {
+        if (isfinite(out[c])) continue;
+        double sum = 0.0;
+        for (int q = 0; q < n_in; q++) sum += (double)x[q] * row_at(rows, bf16, (size_t)q * ld + c);
+        out[c] = nn_sat(sum);
+    }
+}
+
 /* Asks for bytes [p, p + n) in cache. */
 static void prefetch_bytes(const unsigned char *p, size_t n) {
     for (size_t b = 0; b < n; b += 64) __builtin_prefetch(p + b);
@@ -950,7 +1027,13 @@ static void linear_block(const Linear *j, float *scratch, const LinOut *o, int o
     int wrows = o->n_out - o0 < HF_W_BLOCK ? o->n_out - o0 : HF_W_BLOCK, n_in = j->n_in;
     float *tile = scratch;                  /* (HF_W_BLOCK, chunk), or the packed block */
     float *conv = scratch + tile_floats(r); /* a block converted: (HF_W_BLOCK, n_in) or (n_in, wrows) */
-    if (w->transposed) {                    /* right */
+    int bf16 = t->dtype == ST_BF16 && host_little_endian();
+    if (w->transposed && j->rows == 1 && (bf16 || f32_in_place(w))) { /* one row: in place */
+        gemv_t_rows(o->out + o0, j->x, t->data + (w->off + (size_t)o0) * (bf16 ? 2 : 4), bf16, w->ld, wrows, n_in);
+        block_post(j, o, o0, wrows, 0, 1);
+        return;
+    }
+    if (w->transposed) { /* right */
         /* the block's rows (in, wrows) into conv, PF_ROWS rows read ahead:
          * the weights come from memory, a few hundred bytes a row */
         size_t esize = st_dtype_size(t->dtype), rbytes = (size_t)wrows * esize;
@@ -972,7 +1055,6 @@ static void linear_block(const Linear *j, float *scratch, const LinOut *o, int o
         return;
     }
     /* left */
-    int bf16 = t->dtype == ST_BF16 && host_little_endian();
     if (j->rows == 1 && (bf16 || f32_in_place(w))) { /* in place */
         gemv_rows(o->out + o0, j->x, t->data + (w->off + (size_t)o0 * w->ld) * (bf16 ? 2 : 4), bf16, w->ld, wrows,
                   n_in);
