@@ -1,8 +1,10 @@
 /* hfmodel.c - see hfmodel.h. config.json is read with cJSON; the tensors
  * through safetensors.h's folder reader; the forward pass follows llama.c
- * (y^T = W x^T with W the left matrix, only x^T packed; the attention with
- * rowops.h's scale, mask and softmax), with weights read block by block in
- * their file's type. */
+ * (nn.Linear: y^T = W x^T with W the left matrix, x^T packed; Conv1D:
+ * y = x W with W's block packed as the right matrix; one row: gemv; the
+ * attention with rowops.h's scale, mask and softmax), with weights read
+ * block by block in their file's type, and the element-wise steps (nnops.h)
+ * done on each block in the task that computed it. */
 #include "hfmodel.h"
 
 #include "nnops.h"
