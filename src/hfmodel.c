@@ -215,8 +215,10 @@ static int cfg_llama(Cfg *c, HfConfig *h) {
         return av_errorf(c->err, "%s: \"rope_scaling\" is not supported (plain RoPE only)", c->path);
     if (mlp_bias) return av_errorf(c->err, "%s: \"mlp_bias\" true is not supported", c->path);
     if (h->n_heads % h->n_kv_heads)
-        return av_errorf(c->err, "%s: num_attention_heads %d is not a multiple of num_key_value_heads %d", c->path,
-                         h->n_heads, h->n_kv_heads);
+        return av_errorf(c->err,
+                         "%s: num_attention_heads %d is not a multiple of "
+                         "num_key_value_heads %d",
+                         c->path, h->n_heads, h->n_kv_heads);
     if (h->head_dim % 2) return av_errorf(c->err, "%s: head_dim %d is odd (RoPE turns pairs)", c->path, h->head_dim);
     /* Qwen2 has q/k/v biases always; attention_bias (Llama) adds o's too */
     h->qkv_bias = attn_bias || strcmp(h->model_type, "qwen2") == 0;
@@ -333,7 +335,8 @@ static int bind_linear(Bind *b, const char *name, int n_out, int n_in, HfMat *w)
     return 0;
 }
 
-/* Conv1D: stored (n_in, total_out); the matrix is columns [col, col + n_out). */
+/* Conv1D: stored (n_in, total_out); the matrix is columns [col, col + n_out).
+ */
 static int bind_conv1d(Bind *b, const char *name, int n_in, int total_out, int col, HfMat *w) {
     const StTensor *t = bind_tensor(b, name, 2, (uint64_t)n_in, (uint64_t)total_out);
     if (!t) return -1;
@@ -682,14 +685,13 @@ static size_t tile_floats(const HfRun *r) {
  * product's tile (wrows, rows) into out's rows; 8 x 8 blocks in AVX
  * registers (moves only: the bits are the tile's). */
 #ifdef NN_X86
-__attribute__((target("avx2,fma"))) static int tile_out_avx(float *out, int ld, const float *tile, int rows,
+__attribute__((target("avx2,fma"))) static int tile_out_avx(float *out, int ld, const float *tile, size_t n, int rows,
                                                             int wrows) {
     int c0 = 0;
     for (; c0 + 8 <= wrows; c0 += 8) {
         int i0 = 0;
         for (; i0 + 8 <= rows; i0 += 8) {
-            const float *t0 = tile + (size_t)c0 * rows + i0;
-            size_t n = (size_t)rows;
+            const float *t0 = tile + (size_t)c0 * n + i0;
             __m256 r0 = _mm256_loadu_ps(t0), r1 = _mm256_loadu_ps(t0 + n), r2 = _mm256_loadu_ps(t0 + 2 * n);
             __m256 r3 = _mm256_loadu_ps(t0 + 3 * n), r4 = _mm256_loadu_ps(t0 + 4 * n);
             __m256 r5 = _mm256_loadu_ps(t0 + 5 * n), r6 = _mm256_loadu_ps(t0 + 6 * n);
@@ -713,22 +715,23 @@ __attribute__((target("avx2,fma"))) static int tile_out_avx(float *out, int ld, 
             _mm256_storeu_ps(o + 7 * (size_t)ld, _mm256_permute2f128_ps(r3, r7, 0x31));
         }
         for (; i0 < rows; i0++)
-            for (int c = c0; c < c0 + 8; c++) out[(size_t)i0 * ld + c] = tile[(size_t)c * rows + i0];
+            for (int c = c0; c < c0 + 8; c++) out[(size_t)i0 * ld + c] = tile[(size_t)c * n + i0];
     }
     return c0;
 }
 #endif
 
-static void tile_out(float *out, int ld, const float *tile, int rows, int wrows) {
+static void tile_out(float *out, int ld, const float *tile, size_t ldt, int rows, int wrows) {
     int c0 = 0;
 #ifdef NN_X86
-    if (nn_path() != NN_PORTABLE) c0 = tile_out_avx(out, ld, tile, rows, wrows);
+    if (nn_path() != NN_PORTABLE) c0 = tile_out_avx(out, ld, tile, ldt, rows, wrows);
 #endif
     for (int i = 0; i < rows; i++)
-        for (int c = c0; c < wrows; c++) out[(size_t)i * ld + c] = tile[(size_t)c * rows + i];
+        for (int c = c0; c < wrows; c++) out[(size_t)i * ld + c] = tile[(size_t)c * ldt + i];
 }
 
-/* One product of a job: out = x W^T + bias, then what follows block by block. */
+/* One product of a job: out = x W^T + bias, then what follows block by block.
+ */
 typedef struct {
     const HfMat *w;
     const float *bias; /* (n_out) or NULL */
@@ -738,7 +741,7 @@ typedef struct {
     const float *add; /* (rows, n_out; ld) */
 } LinOut;
 
-enum { LIN_MAX = 3, XT_CHUNKS = 16, RIGHT_CHUNK = 64, PF_ROWS = 12 };
+enum { LIN_MAX = 3, XT_CHUNKS = 64, RIGHT_CHUNK = 64, PF_ROWS = 12 };
 typedef enum { ACT_NONE, ACT_GELU, ACT_SWIGLU } LinAct;
 
 /* Products of one x, their blocks one list of tasks. */
@@ -746,13 +749,17 @@ typedef struct {
     HfRun *r;
     const float *x; /* (rows, n_in; ld_x) */
     int ld_x, rows, n_in;
-    MatPacked xt[XT_CHUNKS]; /* x^T (n_in, rows) when a product is `left`, by chunks of rows */
-    int chunk, nchunks;      /* rows per chunk (a multiple of 32: the chunks pack into r->pack end to end) */
+    MatPacked xt[XT_CHUNKS]; /* x^T (n_in, rows) when a product is `left`, by
+                                chunks of rows */
+    int chunk, nchunks;      /* rows per chunk (a multiple of 32: the chunks pack into
+                                r->pack end to end) */
     LinOut outs[LIN_MAX];
     int nouts;
-    LinAct act; /* GELU on outs[0]; SwiGLU: outs[0] = silu(outs[0]) * outs[1], blocks of outs[0] */
+    LinAct act; /* GELU on outs[0]; SwiGLU: outs[0] = silu(outs[0]) * outs[1],
+                   blocks of outs[0] */
     int items;
-    atomic_int next; /* the next item to take: a lane takes items while there are (the pool may start it late) */
+    atomic_int next; /* the next item to take: a lane takes items while there are
+                        (the pool may start it late) */
 } Linear;
 
 /* Block o0 of o: out[:, o0 .. o0 + wrows) and its bias. */
@@ -1077,7 +1084,7 @@ static void linear_block(const Linear *j, float *scratch, const LinOut *o, int o
     for (int ch = 0; ch < j->nchunks; ch++) {
         int i0 = ch * j->chunk, n = j->rows - i0 < j->chunk ? j->rows - i0 : j->chunk;
         mat_mul_rows(tile, n, wp, ldw, &j->xt[ch], 0, wrows);
-        tile_out(o->out + (size_t)i0 * o->ld + o0, o->ld, tile, n, wrows);
+        tile_out(o->out + (size_t)i0 * o->ld + o0, o->ld, tile, (size_t)n, n, wrows);
         block_post(j, o, o0, wrows, i0, i0 + n);
     }
 }
@@ -1102,11 +1109,22 @@ static void linear_task(void *ctx, int lane) {
     }
 }
 
-static void pack_task(void *ctx, int ch) {
+/* Chunks of x^T packed, taken from the counter: a chunk of up to
+ * HF_W_BLOCK rows turned into (n_in, n) in the lane's scratch first (8 x 8
+ * blocks in registers), then packed by rows (copies), both faster than the
+ * packing's element-by-element gather. */
+static void pack_task(void *ctx, int lane) {
     Linear *j = ctx;
-    int i0 = ch * j->chunk, n = j->rows - i0 < j->chunk ? j->rows - i0 : j->chunk;
-    float *buf = j->r->pack + mat_packed_floats(j->n_in, j->chunk) * (size_t)ch;
-    mat_pack_into(&j->xt[ch], buf, j->x + (size_t)i0 * j->ld_x, j->ld_x, j->n_in, n, 1);
+    float *xt = j->r->scratch + (size_t)lane * j->r->lane_floats + tile_floats(j->r); /* (n_in, chunk) */
+    for (int ch; (ch = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed)) < j->nchunks;) {
+        int i0 = ch * j->chunk, n = j->rows - i0 < j->chunk ? j->rows - i0 : j->chunk;
+        float *buf = j->r->pack + mat_packed_floats(j->n_in, j->chunk) * (size_t)ch;
+        const float *x = j->x + (size_t)i0 * j->ld_x;
+        if (j->chunk <= HF_W_BLOCK) {
+            tile_out(xt, n, x, (size_t)j->ld_x, j->n_in, n);
+            mat_pack_into(&j->xt[ch], buf, xt, n, j->n_in, n, 0);
+        } else mat_pack_into(&j->xt[ch], buf, x, j->ld_x, j->n_in, n, 1);
+    }
 }
 
 /* The products of j (outs set), on the pool. */
@@ -1117,11 +1135,13 @@ static void linear_run(Linear *j) {
         left |= !j->outs[k].w->transposed;
         if (j->act != ACT_SWIGLU || k == 0) j->items += (j->outs[k].n_out + HF_W_BLOCK - 1) / HF_W_BLOCK;
     }
-    if (left && j->rows > 1) { /* x^T in chunks of rows packed on the pool: a product sums over k alike in any */
+    if (left && j->rows > 1) { /* x^T in chunks of rows packed on the pool: a
+                                  product sums over k alike in any */
         int per = (j->rows + XT_CHUNKS - 1) / XT_CHUNKS;
         j->chunk = per < 64 ? 64 : (per + 31) / 32 * 32;
         j->nchunks = (j->rows + j->chunk - 1) / j->chunk;
-        par_for(j->nchunks, pack_task, j);
+        atomic_init(&j->next, 0);
+        par_for(j->r->lanes < j->nchunks ? j->r->lanes : j->nchunks, pack_task, j);
     }
     atomic_init(&j->next, 0);
     par_for(j->r->lanes < j->items ? j->r->lanes : j->items, linear_task, j);
@@ -1459,7 +1479,8 @@ HfRun *hf_run_new(const HfModel *m, int cap, int all_logits, AvError *err) {
     HfRun *r = calloc(1, sizeof *r);
     if (!r) return av_error_nomem(err, "out of memory for a run of %d tokens", cap), NULL;
     r->m = m, r->cfg = &m->cfg, r->cap = cap, r->all_logits = all_logits ? 1 : 0;
-    (void)mat_kernel_name(); /* the kernel chosen here, before the pool's tasks ask for it (nn_path) */
+    (void)mat_kernel_name(); /* the kernel chosen here, before the pool's tasks
+                                ask for it (nn_path) */
     r->lanes = par_threads() < MAX_LANES ? par_threads() : MAX_LANES;
     if (r->lanes < 1) r->lanes = 1;
     r->bytes = run_layout(r, NULL);
