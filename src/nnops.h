@@ -68,7 +68,7 @@ static inline NnPath nn_path(void) {
 #define NN_EXP_MAX   700.0                      /* the argument is clamped to +-this: e^700 < DBL_MAX */
 #define NN_EXP_SHIFT 0x1.8p52                   /* t + this rounds t to an integer, kept in the low bits */
 #define NN_LOG2E     1.4426950408889634         /* log2(e) */
-#define NN_LN2_HI    6.93147180369123816490e-01 /* ln 2 = HI + LO, HI with 11 trailing zero bits (fdlibm) */
+#define NN_LN2_HI    6.93147180369123816490e-01 /* ln 2 = HI + LO, HI with 21 trailing zero bits: n HI exact (fdlibm) */
 #define NN_LN2_LO    1.90821492927058770002e-10
 /* The series of e^r on |r| <= ln2/2, Horner's order: 1/k! for k = 13 down
  * to 0 (truncated at 4e-18). */
