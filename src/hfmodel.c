@@ -1,8 +1,10 @@
 /* hfmodel.c - see hfmodel.h. config.json is read with cJSON; the tensors
  * through safetensors.h's folder reader; the forward pass follows llama.c
- * (y^T = W x^T with W the left matrix, only x^T packed; the attention with
- * rowops.h's scale, mask and softmax), with weights read block by block in
- * their file's type. */
+ * (nn.Linear: y^T = W x^T with W the left matrix, x^T packed; Conv1D:
+ * y = x W with W's block packed as the right matrix; one row: gemv; the
+ * attention with rowops.h's scale, mask and softmax), with weights read
+ * block by block in their file's type, and the element-wise steps (nnops.h)
+ * done on each block in the task that computed it. */
 #include "hfmodel.h"
 
 #include "nnops.h"
@@ -10,6 +12,7 @@
 #include <cJSON.h>
 #include <float.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,8 +215,10 @@ static int cfg_llama(Cfg *c, HfConfig *h) {
         return av_errorf(c->err, "%s: \"rope_scaling\" is not supported (plain RoPE only)", c->path);
     if (mlp_bias) return av_errorf(c->err, "%s: \"mlp_bias\" true is not supported", c->path);
     if (h->n_heads % h->n_kv_heads)
-        return av_errorf(c->err, "%s: num_attention_heads %d is not a multiple of num_key_value_heads %d", c->path,
-                         h->n_heads, h->n_kv_heads);
+        return av_errorf(c->err,
+                         "%s: num_attention_heads %d is not a multiple of "
+                         "num_key_value_heads %d",
+                         c->path, h->n_heads, h->n_kv_heads);
     if (h->head_dim % 2) return av_errorf(c->err, "%s: head_dim %d is odd (RoPE turns pairs)", c->path, h->head_dim);
     /* Qwen2 has q/k/v biases always; attention_bias (Llama) adds o's too */
     h->qkv_bias = attn_bias || strcmp(h->model_type, "qwen2") == 0;
@@ -330,7 +335,8 @@ static int bind_linear(Bind *b, const char *name, int n_out, int n_in, HfMat *w)
     return 0;
 }
 
-/* Conv1D: stored (n_in, total_out); the matrix is columns [col, col + n_out). */
+/* Conv1D: stored (n_in, total_out); the matrix is columns [col, col + n_out).
+ */
 static int bind_conv1d(Bind *b, const char *name, int n_in, int total_out, int col, HfMat *w) {
     const StTensor *t = bind_tensor(b, name, 2, (uint64_t)n_in, (uint64_t)total_out);
     if (!t) return -1;
@@ -436,20 +442,103 @@ fail:
 // ----------------------------------------------------------------------------
 // the blocks, on explicit arrays (double inside, rounded once, saturating)
 
-/* out (rows, n) = LayerNorm(x) * w + b (b NULL: RMSNorm * w). */
-static void norm_forward(float *out, const float *x, const float *w, const float *b, double eps, int rows, int n) {
-    for (int i = 0; i < rows; i++) {
-        const float *xi = x + (size_t)i * n;
-        float *oi = out + (size_t)i * n;
-        double mean = 0.0, ss = 0.0;
-        if (b) {
-            for (int j = 0; j < n; j++) mean += xi[j];
-            mean /= n;
-        }
-        for (int j = 0; j < n; j++) ss += ((double)xi[j] - mean) * ((double)xi[j] - mean);
-        double inv = 1.0 / sqrt(ss / n + eps);
-        for (int j = 0; j < n; j++) oi[j] = nn_sat(((double)xi[j] - mean) * inv * w[j] + (b ? b[j] : 0.0));
+/* The sums of a row for a norm, in double over 8 lanes (element j in lane
+ * j % 8, the lanes added pairwise at the end): the same bits on every path.
+ * Of x[j] when squares is 0, else of (x[j] - mean)^2. */
+static double lane_total(const double *lane) {
+    return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+}
+
+static void row_sum_tail(double *lane, const float *x, int j, int n, double mean, int squares) {
+    for (; j < n; j++) {
+        double d = (double)x[j] - mean;
+        lane[j % 8] += squares ? d * d : (double)x[j];
     }
+}
+
+#ifdef NN_X86
+__attribute__((target("avx512f"))) static double row_sum_avx512(const float *x, int n, double mean, int squares) {
+    __m512d acc = _mm512_setzero_pd(), m = _mm512_set1_pd(mean);
+    int j = 0;
+    for (; j + 8 <= n; j += 8) {
+        __m512d v = _mm512_cvtps_pd(_mm256_loadu_ps(x + j));
+        if (squares) v = _mm512_sub_pd(v, m), v = _mm512_mul_pd(v, v);
+        acc = _mm512_add_pd(acc, v);
+    }
+    double lane[8];
+    _mm512_storeu_pd(lane, acc);
+    row_sum_tail(lane, x, j, n, mean, squares);
+    return lane_total(lane);
+}
+
+__attribute__((target("avx2,fma"))) static double row_sum_avx2(const float *x, int n, double mean, int squares) {
+    __m256d acc0 = _mm256_setzero_pd(), acc1 = _mm256_setzero_pd(), m = _mm256_set1_pd(mean);
+    int j = 0;
+    for (; j + 8 <= n; j += 8) {
+        __m256d v0 = _mm256_cvtps_pd(_mm_loadu_ps(x + j)), v1 = _mm256_cvtps_pd(_mm_loadu_ps(x + j + 4));
+        if (squares) {
+            v0 = _mm256_sub_pd(v0, m), v0 = _mm256_mul_pd(v0, v0);
+            v1 = _mm256_sub_pd(v1, m), v1 = _mm256_mul_pd(v1, v1);
+        }
+        acc0 = _mm256_add_pd(acc0, v0), acc1 = _mm256_add_pd(acc1, v1);
+    }
+    double lane[8];
+    _mm256_storeu_pd(lane, acc0);
+    _mm256_storeu_pd(lane + 4, acc1);
+    row_sum_tail(lane, x, j, n, mean, squares);
+    return lane_total(lane);
+}
+
+/* o[0..n) = sat((x - mean) * inv * w + b) in double (b NULL: + 0) */
+__attribute__((target("avx512f"))) static int norm_out_avx512(float *o, const float *x, const float *w, const float *b,
+                                                              double mean, double inv, int n) {
+    __m512d m = _mm512_set1_pd(mean), s = _mm512_set1_pd(inv);
+    int j = 0;
+    for (; j + 8 <= n; j += 8) {
+        __m512d v = _mm512_mul_pd(_mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + j)), m), s);
+        v = _mm512_mul_pd(v, _mm512_cvtps_pd(_mm256_loadu_ps(w + j)));
+        v = _mm512_add_pd(v, b ? _mm512_cvtps_pd(_mm256_loadu_ps(b + j)) : _mm512_setzero_pd());
+        _mm256_storeu_ps(o + j, nn_sat_avx512(v));
+    }
+    return j;
+}
+
+__attribute__((target("avx2,fma"))) static int norm_out_avx2(float *o, const float *x, const float *w, const float *b,
+                                                             double mean, double inv, int n) {
+    __m256d m = _mm256_set1_pd(mean), s = _mm256_set1_pd(inv);
+    int j = 0;
+    for (; j + 4 <= n; j += 4) {
+        __m256d v = _mm256_mul_pd(_mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + j)), m), s);
+        v = _mm256_mul_pd(v, _mm256_cvtps_pd(_mm_loadu_ps(w + j)));
+        v = _mm256_add_pd(v, b ? _mm256_cvtps_pd(_mm_loadu_ps(b + j)) : _mm256_setzero_pd());
+        _mm_storeu_ps(o + j, nn_sat_avx2(v));
+    }
+    return j;
+}
+#endif
+
+static double row_sum(const float *x, int n, double mean, int squares) {
+#ifdef NN_X86
+    NnPath path = nn_path();
+    if (path == NN_AVX512) return row_sum_avx512(x, n, mean, squares);
+    if (path == NN_AVX2) return row_sum_avx2(x, n, mean, squares);
+#endif
+    double lane[8] = {0};
+    row_sum_tail(lane, x, 0, n, mean, squares);
+    return lane_total(lane);
+}
+
+/* o (n) = LayerNorm(x) * w + b (b NULL: RMSNorm * w). */
+static void norm_row(float *o, const float *x, const float *w, const float *b, double eps, int n) {
+    double mean = b ? row_sum(x, n, 0.0, 0) / n : 0.0;
+    double inv = 1.0 / sqrt(row_sum(x, n, mean, 1) / n + eps);
+    int j = 0;
+#ifdef NN_X86
+    NnPath path = nn_path();
+    if (path == NN_AVX512) j = norm_out_avx512(o, x, w, b, mean, inv, n);
+    else if (path == NN_AVX2) j = norm_out_avx2(o, x, w, b, mean, inv, n);
+#endif
+    for (; j < n; j++) o[j] = nn_sat(((double)x[j] - mean) * inv * w[j] + (b ? b[j] : 0.0));
 }
 
 /* Rotate-half RoPE: in each head of rows [r0, r0 + rows) of x (ld width),
@@ -468,18 +557,43 @@ static void rope_forward(float *x, const double *rope, int r0, int rows, int wid
     }
 }
 
-/* GELU, tanh approximation (HF's gelu_new). */
-static void gelu_forward(float *h, size_t n) {
-    const double k = sqrt(2.0 / 3.14159265358979323846);
-    for (size_t i = 0; i < n; i++) {
-        double x = h[i];
-        h[i] = nn_sat(0.5 * x * (1.0 + tanh(k * (x + 0.044715 * x * x * x))));
-    }
+/* A norm over rows [r0, r0 + rows), NORM_ROWS rows a task. */
+typedef struct {
+    const HfRun *r;
+    int r0, rows;
+    float *out;         /* (rows, n) */
+    const float *x;     /* (rows, n) */
+    const float *w, *b; /* the norm's */
+    int n;
+} NormJob;
+
+enum { NORM_ROWS = 16 };
+
+static void norm_task(void *ctx, int task) {
+    const NormJob *j = ctx;
+    int i0 = j->r0 + task * NORM_ROWS, i1 = i0 + NORM_ROWS < j->r0 + j->rows ? i0 + NORM_ROWS : j->r0 + j->rows;
+    for (int i = i0; i < i1; i++)
+        norm_row(j->out + (size_t)i * j->n, j->x + (size_t)i * j->n, j->w, j->b, j->r->cfg->eps, j->n);
+}
+
+/* out (rows, n) = the norm of x's rows [r0, r0 + rows) (out and x at row 0). */
+static void norm_rows(const HfRun *r, float *out, const float *x, const float *w, const float *b, int r0, int rows,
+                      int n) {
+    NormJob j = {.r = r, .r0 = r0, .rows = rows, .out = out, .x = x, .w = w, .b = b, .n = n};
+    par_for((rows + NORM_ROWS - 1) / NORM_ROWS, norm_task, &j);
 }
 
 // ----------------------------------------------------------------------------
 // products: out (rows, n_out; ld_out) = x (rows, n_in; ld_x) W^T (+ bias)
+//
+// W is read in blocks of HF_W_BLOCK output rows, in one of two ways that give
+// the same bits (every element is the same FMA sum over k, matrix.h):
+//   left:  nn.Linear's (out, in): the block is the left matrix of W_blk x^T,
+//          in place when F32, x^T packed once for every block;
+//   right: Conv1D's (in, out): out[:, blk] = x W_blk^T, the block's rows
+//          (in place when F32) packed as the right matrix.
 
+/* 1 when the host stores floats as the files do (little-endian). */
 static int host_little_endian(void) {
     const uint16_t one = 1;
     unsigned char b;
@@ -487,97 +601,558 @@ static int host_little_endian(void) {
     return b == 1;
 }
 
+/* 1 when w's elements can be read in place as floats. */
+static int f32_in_place(const HfMat *w) {
+    return w->t->dtype == ST_F32 && (uintptr_t)w->t->data % sizeof(float) == 0 && host_little_endian();
+}
+
+#ifdef NN_X86
+__attribute__((target("avx512f"))) static size_t bf16_avx512(float *out, const unsigned char *p, size_t n) {
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m512i v = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(p + 2 * i)));
+        _mm512_storeu_ps(out + i, _mm512_castsi512_ps(_mm512_slli_epi32(v, 16)));
+    }
+    return i;
+}
+
+__attribute__((target("avx2,fma"))) static size_t bf16_avx2(float *out, const unsigned char *p, size_t n) {
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256i v = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(p + 2 * i)));
+        _mm256_storeu_ps(out + i, _mm256_castsi256_ps(_mm256_slli_epi32(v, 16)));
+    }
+    return i;
+}
+#endif
+
+/* n elements of t from element first, as floats (exact: BF16 is a float's
+ * top half): BF16 widened in SIMD on x86 (little-endian), the rest by
+ * st_to_f32. */
+static void to_f32(const StTensor *t, size_t first, size_t n, float *out) {
+    size_t done = 0;
+    if (t->dtype == ST_F32 && host_little_endian()) {
+        memcpy(out, t->data + 4 * first, sizeof(float) * n);
+        return;
+    }
+#ifdef NN_X86
+    if (t->dtype == ST_BF16) {
+        NnPath path = nn_path();
+        if (path == NN_AVX512) done = bf16_avx512(out, t->data + 2 * first, n);
+        else if (path == NN_AVX2) done = bf16_avx2(out, t->data + 2 * first, n);
+    }
+#endif
+    if (done < n) st_to_f32(t, first + done, n - done, out + done);
+}
+
 /* Rows [o0, o0 + wrows) of W as floats: in place when the tensor is F32,
  * aligned and not transposed (*ld its row stride), else converted into buf
  * (wrows, n_in). */
 static const float *mat_block(const HfMat *w, int o0, int wrows, int n_in, float *buf, int *ld) {
     const StTensor *t = w->t;
-    if (!w->transposed && t->dtype == ST_F32 && (uintptr_t)t->data % sizeof(float) == 0 && host_little_endian()) {
+    if (!w->transposed && f32_in_place(w)) {
         *ld = w->ld;
         return (const float *)(const void *)t->data + w->off + (size_t)o0 * w->ld;
     }
     *ld = n_in;
     if (!w->transposed) {
         for (int c = 0; c < wrows; c++)
-            st_to_f32(t, w->off + (size_t)(o0 + c) * w->ld, (size_t)n_in, buf + (size_t)c * n_in);
+            to_f32(t, w->off + (size_t)(o0 + c) * w->ld, (size_t)n_in, buf + (size_t)c * n_in);
         return buf;
     }
     float col[HF_W_BLOCK];
     for (int i = 0; i < n_in; i++) {
-        st_to_f32(t, w->off + (size_t)i * w->ld + o0, (size_t)wrows, col);
+        to_f32(t, w->off + (size_t)i * w->ld + o0, (size_t)wrows, col);
         for (int c = 0; c < wrows; c++) buf[(size_t)c * n_in + i] = col[c];
     }
     return buf;
 }
 
+/* The widest input of a product. */
+static int in_max(const HfConfig *c) {
+    int m = c->dim > c->hidden_dim ? c->dim : c->hidden_dim;
+    return m > c->q_dim ? m : c->q_dim;
+}
+
+/* A lane's floats for a product's tile (HF_W_BLOCK, cap) or a packed block;
+ * HF_W_BLOCK x in_max more follow for a converted block. */
+static size_t tile_floats(const HfRun *r) {
+    size_t tile = (size_t)HF_W_BLOCK * r->cap, packed = mat_packed_floats(in_max(r->cfg), HF_W_BLOCK);
+    return tile > packed ? tile : packed;
+}
+
+/* out[i * ld + c] = tile[c * rows + i] for c < wrows, i < rows: the left
+ * product's tile (wrows, rows) into out's rows; 8 x 8 blocks in AVX
+ * registers (moves only: the bits are the tile's). */
+#ifdef NN_X86
+__attribute__((target("avx2,fma"))) static int tile_out_avx(float *out, int ld, const float *tile, size_t n, int rows,
+                                                            int wrows) {
+    int c0 = 0;
+    for (; c0 + 8 <= wrows; c0 += 8) {
+        int i0 = 0;
+        for (; i0 + 8 <= rows; i0 += 8) {
+            const float *t0 = tile + (size_t)c0 * n + i0;
+            __m256 r0 = _mm256_loadu_ps(t0), r1 = _mm256_loadu_ps(t0 + n), r2 = _mm256_loadu_ps(t0 + 2 * n);
+            __m256 r3 = _mm256_loadu_ps(t0 + 3 * n), r4 = _mm256_loadu_ps(t0 + 4 * n);
+            __m256 r5 = _mm256_loadu_ps(t0 + 5 * n), r6 = _mm256_loadu_ps(t0 + 6 * n);
+            __m256 r7 = _mm256_loadu_ps(t0 + 7 * n);
+            __m256 u0 = _mm256_unpacklo_ps(r0, r1), u1 = _mm256_unpackhi_ps(r0, r1);
+            __m256 u2 = _mm256_unpacklo_ps(r2, r3), u3 = _mm256_unpackhi_ps(r2, r3);
+            __m256 u4 = _mm256_unpacklo_ps(r4, r5), u5 = _mm256_unpackhi_ps(r4, r5);
+            __m256 u6 = _mm256_unpacklo_ps(r6, r7), u7 = _mm256_unpackhi_ps(r6, r7);
+            r0 = _mm256_shuffle_ps(u0, u2, 0x44), r1 = _mm256_shuffle_ps(u0, u2, 0xEE);
+            r2 = _mm256_shuffle_ps(u1, u3, 0x44), r3 = _mm256_shuffle_ps(u1, u3, 0xEE);
+            r4 = _mm256_shuffle_ps(u4, u6, 0x44), r5 = _mm256_shuffle_ps(u4, u6, 0xEE);
+            r6 = _mm256_shuffle_ps(u5, u7, 0x44), r7 = _mm256_shuffle_ps(u5, u7, 0xEE);
+            float *o = out + (size_t)i0 * ld + c0; /* row i0 + k: tile column i0 + k */
+            _mm256_storeu_ps(o, _mm256_permute2f128_ps(r0, r4, 0x20));
+            _mm256_storeu_ps(o + ld, _mm256_permute2f128_ps(r1, r5, 0x20));
+            _mm256_storeu_ps(o + 2 * (size_t)ld, _mm256_permute2f128_ps(r2, r6, 0x20));
+            _mm256_storeu_ps(o + 3 * (size_t)ld, _mm256_permute2f128_ps(r3, r7, 0x20));
+            _mm256_storeu_ps(o + 4 * (size_t)ld, _mm256_permute2f128_ps(r0, r4, 0x31));
+            _mm256_storeu_ps(o + 5 * (size_t)ld, _mm256_permute2f128_ps(r1, r5, 0x31));
+            _mm256_storeu_ps(o + 6 * (size_t)ld, _mm256_permute2f128_ps(r2, r6, 0x31));
+            _mm256_storeu_ps(o + 7 * (size_t)ld, _mm256_permute2f128_ps(r3, r7, 0x31));
+        }
+        for (; i0 < rows; i0++)
+            for (int c = c0; c < c0 + 8; c++) out[(size_t)i0 * ld + c] = tile[(size_t)c * n + i0];
+    }
+    return c0;
+}
+#endif
+
+static void tile_out(float *out, int ld, const float *tile, size_t ldt, int rows, int wrows) {
+    int c0 = 0;
+#ifdef NN_X86
+    if (nn_path() != NN_PORTABLE) c0 = tile_out_avx(out, ld, tile, ldt, rows, wrows);
+#endif
+    for (int i = 0; i < rows; i++)
+        for (int c = c0; c < wrows; c++) out[(size_t)i * ld + c] = tile[(size_t)c * ldt + i];
+}
+
+/* One product of a job: out = x W^T + bias, then what follows block by block.
+ */
+typedef struct {
+    const HfMat *w;
+    const float *bias; /* (n_out) or NULL */
+    float *out;        /* (rows, n_out; ld) */
+    int ld, n_out;
+    float *sum;       /* sum = add + out (a residual), or NULL */
+    const float *add; /* (rows, n_out; ld) */
+} LinOut;
+
+enum { LIN_MAX = 3, XT_CHUNKS = 64, RIGHT_CHUNK = 64, PF_ROWS = 12 };
+typedef enum { ACT_NONE, ACT_GELU, ACT_SWIGLU } LinAct;
+
+/* Products of one x, their blocks one list of tasks. */
 typedef struct {
     HfRun *r;
-    float *out;
-    const HfMat *w;
-    const float *bias;
     const float *x; /* (rows, n_in; ld_x) */
-    int ld_x;
-    MatPacked xt; /* x^T (n_in, rows), unless `right` */
-    int right; /* W is a Conv1D's (in, out) in F32 in place: x W[:, block] with the block packed as the right matrix */
-    int ld_out, rows, n_in, n_out, lanes;
+    int ld_x, rows, n_in;
+    MatPacked xt[XT_CHUNKS]; /* x^T (n_in, rows) when a product is `left`, by
+                                chunks of rows */
+    int chunk, nchunks;      /* rows per chunk (a multiple of 32: the chunks pack into
+                                r->pack end to end) */
+    LinOut outs[LIN_MAX];
+    int nouts;
+    LinAct act; /* GELU on outs[0]; SwiGLU: outs[0] = silu(outs[0]) * outs[1],
+                   blocks of outs[0] */
+    int items;
+    atomic_int next; /* the next item to take: a lane takes items while there are
+                        (the pool may start it late) */
 } Linear;
 
-/* 1 when w's rows (in, out) can be packed in place as the right-hand matrix
- * of x W: a Conv1D's weight in F32, aligned, on a little-endian host. Every
- * element is the same FMA sum over k either way round (matrix.h), so the
- * bits are those of the transposed path. */
-static int right_in_place(const HfMat *w) {
-    return w->transposed && w->t->dtype == ST_F32 && (uintptr_t)w->t->data % sizeof(float) == 0 && host_little_endian();
+/* Block o0 of o: out[:, o0 .. o0 + wrows) and its bias. */
+/* One row of x times W's rows: out[c] = x . row c for c < wrows, rows
+ * (wrows, n_in; ld) as floats. Each an FMA sum over k in ascending order
+ * from 0, a result out of the float range summed again in double and
+ * saturated (matrix.h's rule: the bits of the product with more rows). The
+ * product would pad x^T's one column to a panel of 32; here 16 (8) rows of
+ * W are turned into columns in registers and the lanes run 16 (8) rows'
+ * sums side by side. */
+/* Element i of rows: a float, or a BF16 (little-endian host) widened. */
+static inline float row_at(const unsigned char *rows, int bf16, size_t i) {
+    float v;
+    if (!bf16) memcpy(&v, rows + 4 * i, sizeof v);
+    else {
+        uint32_t b = (uint32_t)(rows[2 * i] | rows[2 * i + 1] << 8) << 16;
+        memcpy(&v, &b, sizeof v);
+    }
+    return v;
+}
+
+#ifdef NN_X86
+/* r0..r15 = the columns of the 16 x 16 block in r0..r15 (t0..t15 scratch) */
+#define TR16(r, t)                                                                                                     \
+    t##0 = _mm512_unpacklo_ps(r##0, r##1), t##1 = _mm512_unpackhi_ps(r##0, r##1);                                      \
+    t##2 = _mm512_unpacklo_ps(r##2, r##3), t##3 = _mm512_unpackhi_ps(r##2, r##3);                                      \
+    t##4 = _mm512_unpacklo_ps(r##4, r##5), t##5 = _mm512_unpackhi_ps(r##4, r##5);                                      \
+    t##6 = _mm512_unpacklo_ps(r##6, r##7), t##7 = _mm512_unpackhi_ps(r##6, r##7);                                      \
+    t##8 = _mm512_unpacklo_ps(r##8, r##9), t##9 = _mm512_unpackhi_ps(r##8, r##9);                                      \
+    t##10 = _mm512_unpacklo_ps(r##10, r##11), t##11 = _mm512_unpackhi_ps(r##10, r##11);                                \
+    t##12 = _mm512_unpacklo_ps(r##12, r##13), t##13 = _mm512_unpackhi_ps(r##12, r##13);                                \
+    t##14 = _mm512_unpacklo_ps(r##14, r##15), t##15 = _mm512_unpackhi_ps(r##14, r##15);                                \
+    r##0 = _mm512_shuffle_ps(t##0, t##2, 0x44), r##1 = _mm512_shuffle_ps(t##0, t##2, 0xEE);                            \
+    r##2 = _mm512_shuffle_ps(t##1, t##3, 0x44), r##3 = _mm512_shuffle_ps(t##1, t##3, 0xEE);                            \
+    r##4 = _mm512_shuffle_ps(t##4, t##6, 0x44), r##5 = _mm512_shuffle_ps(t##4, t##6, 0xEE);                            \
+    r##6 = _mm512_shuffle_ps(t##5, t##7, 0x44), r##7 = _mm512_shuffle_ps(t##5, t##7, 0xEE);                            \
+    r##8 = _mm512_shuffle_ps(t##8, t##10, 0x44), r##9 = _mm512_shuffle_ps(t##8, t##10, 0xEE);                          \
+    r##10 = _mm512_shuffle_ps(t##9, t##11, 0x44), r##11 = _mm512_shuffle_ps(t##9, t##11, 0xEE);                        \
+    r##12 = _mm512_shuffle_ps(t##12, t##14, 0x44), r##13 = _mm512_shuffle_ps(t##12, t##14, 0xEE);                      \
+    r##14 = _mm512_shuffle_ps(t##13, t##15, 0x44), r##15 = _mm512_shuffle_ps(t##13, t##15, 0xEE);                      \
+    t##0 = _mm512_shuffle_f32x4(r##0, r##4, 0x88), t##1 = _mm512_shuffle_f32x4(r##1, r##5, 0x88);                      \
+    t##2 = _mm512_shuffle_f32x4(r##2, r##6, 0x88), t##3 = _mm512_shuffle_f32x4(r##3, r##7, 0x88);                      \
+    t##4 = _mm512_shuffle_f32x4(r##0, r##4, 0xdd), t##5 = _mm512_shuffle_f32x4(r##1, r##5, 0xdd);                      \
+    t##6 = _mm512_shuffle_f32x4(r##2, r##6, 0xdd), t##7 = _mm512_shuffle_f32x4(r##3, r##7, 0xdd);                      \
+    t##8 = _mm512_shuffle_f32x4(r##8, r##12, 0x88), t##9 = _mm512_shuffle_f32x4(r##9, r##13, 0x88);                    \
+    t##10 = _mm512_shuffle_f32x4(r##10, r##14, 0x88), t##11 = _mm512_shuffle_f32x4(r##11, r##15, 0x88);                \
+    t##12 = _mm512_shuffle_f32x4(r##8, r##12, 0xdd), t##13 = _mm512_shuffle_f32x4(r##9, r##13, 0xdd);                  \
+    t##14 = _mm512_shuffle_f32x4(r##10, r##14, 0xdd), t##15 = _mm512_shuffle_f32x4(r##11, r##15, 0xdd);                \
+    r##0 = _mm512_shuffle_f32x4(t##0, t##8, 0x88), r##1 = _mm512_shuffle_f32x4(t##1, t##9, 0x88);                      \
+    r##2 = _mm512_shuffle_f32x4(t##2, t##10, 0x88), r##3 = _mm512_shuffle_f32x4(t##3, t##11, 0x88);                    \
+    r##4 = _mm512_shuffle_f32x4(t##4, t##12, 0x88), r##5 = _mm512_shuffle_f32x4(t##5, t##13, 0x88);                    \
+    r##6 = _mm512_shuffle_f32x4(t##6, t##14, 0x88), r##7 = _mm512_shuffle_f32x4(t##7, t##15, 0x88);                    \
+    r##8 = _mm512_shuffle_f32x4(t##0, t##8, 0xdd), r##9 = _mm512_shuffle_f32x4(t##1, t##9, 0xdd);                      \
+    r##10 = _mm512_shuffle_f32x4(t##2, t##10, 0xdd), r##11 = _mm512_shuffle_f32x4(t##3, t##11, 0xdd);                  \
+    r##12 = _mm512_shuffle_f32x4(t##4, t##12, 0xdd), r##13 = _mm512_shuffle_f32x4(t##5, t##13, 0xdd);                  \
+    r##14 = _mm512_shuffle_f32x4(t##6, t##14, 0xdd), r##15 = _mm512_shuffle_f32x4(t##7, t##15, 0xdd)
+
+/* 16 elements of a row at p: floats, or BF16 widened */
+__attribute__((target("avx512f"))) static inline __m512 load16(const unsigned char *p, int bf16) {
+    if (!bf16) return _mm512_loadu_ps((const float *)(const void *)p);
+    __m512i v = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(const void *)p));
+    return _mm512_castsi512_ps(_mm512_slli_epi32(v, 16));
+}
+
+__attribute__((target("avx512f"))) static int gemv_avx512(float *out, const float *x, const unsigned char *rows,
+                                                          int bf16, int ld, int wrows, int n_in) {
+    size_t es = bf16 ? 2 : 4, l = (size_t)ld * es;
+    int c0 = 0;
+    for (; c0 + 16 <= wrows; c0 += 16) {
+        const unsigned char *w = rows + (size_t)c0 * l;
+        __m512 acc = _mm512_setzero_ps();
+        int k = 0;
+        for (; k + 16 <= n_in; k += 16) {
+            const unsigned char *p = w + k * es;
+            __m512 r0 = load16(p, bf16), r1 = load16(p + l, bf16), r2 = load16(p + 2 * l, bf16);
+            __m512 r3 = load16(p + 3 * l, bf16), r4 = load16(p + 4 * l, bf16), r5 = load16(p + 5 * l, bf16);
+            __m512 r6 = load16(p + 6 * l, bf16), r7 = load16(p + 7 * l, bf16), r8 = load16(p + 8 * l, bf16);
+            __m512 r9 = load16(p + 9 * l, bf16), r10 = load16(p + 10 * l, bf16), r11 = load16(p + 11 * l, bf16);
+            __m512 r12 = load16(p + 12 * l, bf16), r13 = load16(p + 13 * l, bf16), r14 = load16(p + 14 * l, bf16);
+            __m512 r15 = load16(p + 15 * l, bf16);
+            __m512 t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13, t14, t15;
+            TR16(r, t);
+            const float *xk = x + k;
+            acc = _mm512_fmadd_ps(_mm512_set1_ps(xk[0]), r0, acc);
+            acc = _mm512_fmadd_ps(_mm512_set1_ps(xk[1]), r1, acc);
+            acc = _mm512_fmadd_ps(_mm512_set1_ps(xk[2]), r2, acc);
+            acc = _mm512_fmadd_ps(_mm512_set1_ps(xk[3]), r3, acc);
+            acc = _mm512_fmadd_ps(_mm512_set1_ps(xk[4]), r4, acc);
+            acc = _mm512_fmadd_ps(_mm512_set1_ps(xk[5]), r5, acc);
+            acc = _mm512_fmadd_ps(_mm512_set1_ps(xk[6]), r6, acc);
+            acc = _mm512_fmadd_ps(_mm512_set1_ps(xk[7]), r7, acc);
+            acc = _mm512_fmadd_ps(_mm512_set1_ps(xk[8]), r8, acc);
+            acc = _mm512_fmadd_ps(_mm512_set1_ps(xk[9]), r9, acc);
+            acc = _mm512_fmadd_ps(_mm512_set1_ps(xk[10]), r10, acc);
+            acc = _mm512_fmadd_ps(_mm512_set1_ps(xk[11]), r11, acc);
+            acc = _mm512_fmadd_ps(_mm512_set1_ps(xk[12]), r12, acc);
+            acc = _mm512_fmadd_ps(_mm512_set1_ps(xk[13]), r13, acc);
+            acc = _mm512_fmadd_ps(_mm512_set1_ps(xk[14]), r14, acc);
+            acc = _mm512_fmadd_ps(_mm512_set1_ps(xk[15]), r15, acc);
+        }
+        _mm512_storeu_ps(out + c0, acc);
+        for (int c = c0; c < c0 + 16; c++)
+            for (int q = k; q < n_in; q++) out[c] = fmaf(x[q], row_at(rows, bf16, (size_t)c * ld + q), out[c]);
+    }
+    return c0;
+}
+
+#undef TR16
+
+__attribute__((target("avx2,fma"))) static inline __m256 load8(const unsigned char *p, int bf16) {
+    if (!bf16) return _mm256_loadu_ps((const float *)(const void *)p);
+    __m256i v = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)p));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(v, 16));
+}
+
+__attribute__((target("avx2,fma"))) static int gemv_avx2(float *out, const float *x, const unsigned char *rows,
+                                                         int bf16, int ld, int wrows, int n_in) {
+    size_t es = bf16 ? 2 : 4, l = (size_t)ld * es;
+    int c0 = 0;
+    for (; c0 + 8 <= wrows; c0 += 8) {
+        const unsigned char *w = rows + (size_t)c0 * l;
+        __m256 acc = _mm256_setzero_ps();
+        int k = 0;
+        for (; k + 8 <= n_in; k += 8) {
+            const unsigned char *p = w + k * es;
+            __m256 r0 = load8(p, bf16), r1 = load8(p + l, bf16), r2 = load8(p + 2 * l, bf16);
+            __m256 r3 = load8(p + 3 * l, bf16), r4 = load8(p + 4 * l, bf16), r5 = load8(p + 5 * l, bf16);
+            __m256 r6 = load8(p + 6 * l, bf16), r7 = load8(p + 7 * l, bf16);
+            __m256 u0 = _mm256_unpacklo_ps(r0, r1), u1 = _mm256_unpackhi_ps(r0, r1);
+            __m256 u2 = _mm256_unpacklo_ps(r2, r3), u3 = _mm256_unpackhi_ps(r2, r3);
+            __m256 u4 = _mm256_unpacklo_ps(r4, r5), u5 = _mm256_unpackhi_ps(r4, r5);
+            __m256 u6 = _mm256_unpacklo_ps(r6, r7), u7 = _mm256_unpackhi_ps(r6, r7);
+            r0 = _mm256_shuffle_ps(u0, u2, 0x44), r1 = _mm256_shuffle_ps(u0, u2, 0xEE);
+            r2 = _mm256_shuffle_ps(u1, u3, 0x44), r3 = _mm256_shuffle_ps(u1, u3, 0xEE);
+            r4 = _mm256_shuffle_ps(u4, u6, 0x44), r5 = _mm256_shuffle_ps(u4, u6, 0xEE);
+            r6 = _mm256_shuffle_ps(u5, u7, 0x44), r7 = _mm256_shuffle_ps(u5, u7, 0xEE);
+            const float *xk = x + k;
+            acc = _mm256_fmadd_ps(_mm256_set1_ps(xk[0]), _mm256_permute2f128_ps(r0, r4, 0x20), acc);
+            acc = _mm256_fmadd_ps(_mm256_set1_ps(xk[1]), _mm256_permute2f128_ps(r1, r5, 0x20), acc);
+            acc = _mm256_fmadd_ps(_mm256_set1_ps(xk[2]), _mm256_permute2f128_ps(r2, r6, 0x20), acc);
+            acc = _mm256_fmadd_ps(_mm256_set1_ps(xk[3]), _mm256_permute2f128_ps(r3, r7, 0x20), acc);
+            acc = _mm256_fmadd_ps(_mm256_set1_ps(xk[4]), _mm256_permute2f128_ps(r0, r4, 0x31), acc);
+            acc = _mm256_fmadd_ps(_mm256_set1_ps(xk[5]), _mm256_permute2f128_ps(r1, r5, 0x31), acc);
+            acc = _mm256_fmadd_ps(_mm256_set1_ps(xk[6]), _mm256_permute2f128_ps(r2, r6, 0x31), acc);
+            acc = _mm256_fmadd_ps(_mm256_set1_ps(xk[7]), _mm256_permute2f128_ps(r3, r7, 0x31), acc);
+        }
+        _mm256_storeu_ps(out + c0, acc);
+        for (int c = c0; c < c0 + 8; c++)
+            for (int q = k; q < n_in; q++) out[c] = fmaf(x[q], row_at(rows, bf16, (size_t)c * ld + q), out[c]);
+    }
+    return c0;
+}
+#endif
+
+static void gemv_rows(float *out, const float *x, const unsigned char *rows, int bf16, int ld, int wrows, int n_in) {
+    int c0 = 0;
+#ifdef NN_X86
+    NnPath path = nn_path();
+    if (path == NN_AVX512) c0 = gemv_avx512(out, x, rows, bf16, ld, wrows, n_in);
+    else if (path == NN_AVX2) c0 = gemv_avx2(out, x, rows, bf16, ld, wrows, n_in);
+#endif
+    for (int c = c0; c < wrows; c++) {
+        float acc = 0.0f;
+        for (int q = 0; q < n_in; q++) acc = fmaf(x[q], row_at(rows, bf16, (size_t)c * ld + q), acc);
+        out[c] = acc;
+    }
+    for (int c = 0; c < wrows; c++) {
+        if (isfinite(out[c])) continue;
+        double sum = 0.0;
+        for (int q = 0; q < n_in; q++) sum += (double)x[q] * row_at(rows, bf16, (size_t)c * ld + q);
+        out[c] = nn_sat(sum);
+    }
+}
+
+/* One row of x times W^T's columns, W^T (n_in, wrows; ld) a Conv1D's rows as
+ * floats or BF16: out[c] = sum over k of x[k] W^T[k][c], the same FMA sums in k
+ * order (each lane one column). */
+#ifdef NN_X86
+__attribute__((target("avx512f"))) static int gemv_t_avx512(float *out, const float *x, const unsigned char *rows,
+                                                            int bf16, int ld, int wrows, int n_in) {
+    size_t es = bf16 ? 2 : 4, l = (size_t)ld * es;
+    int c0 = 0;
+    for (; c0 + 64 <= wrows; c0 += 64) {
+        __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+        const unsigned char *p = rows + (size_t)c0 * es;
+        for (int k = 0; k < n_in; k++, p += l) {
+            __m512 xk = _mm512_set1_ps(x[k]);
+            a0 = _mm512_fmadd_ps(xk, load16(p, bf16), a0);
+            a1 = _mm512_fmadd_ps(xk, load16(p + 16 * es, bf16), a1);
+            a2 = _mm512_fmadd_ps(xk, load16(p + 32 * es, bf16), a2);
+            a3 = _mm512_fmadd_ps(xk, load16(p + 48 * es, bf16), a3);
+        }
+        _mm512_storeu_ps(out + c0, a0), _mm512_storeu_ps(out + c0 + 16, a1);
+        _mm512_storeu_ps(out + c0 + 32, a2), _mm512_storeu_ps(out + c0 + 48, a3);
+    }
+    for (; c0 + 16 <= wrows; c0 += 16) {
+        __m512 a0 = _mm512_setzero_ps();
+        const unsigned char *p = rows + (size_t)c0 * es;
+        for (int k = 0; k < n_in; k++, p += l) a0 = _mm512_fmadd_ps(_mm512_set1_ps(x[k]), load16(p, bf16), a0);
+        _mm512_storeu_ps(out + c0, a0);
+    }
+    return c0;
+}
+
+__attribute__((target("avx2,fma"))) static int gemv_t_avx2(float *out, const float *x, const unsigned char *rows,
+                                                           int bf16, int ld, int wrows, int n_in) {
+    size_t es = bf16 ? 2 : 4, l = (size_t)ld * es;
+    int c0 = 0;
+    for (; c0 + 32 <= wrows; c0 += 32) {
+        __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+        const unsigned char *p = rows + (size_t)c0 * es;
+        for (int k = 0; k < n_in; k++, p += l) {
+            __m256 xk = _mm256_set1_ps(x[k]);
+            a0 = _mm256_fmadd_ps(xk, load8(p, bf16), a0);
+            a1 = _mm256_fmadd_ps(xk, load8(p + 8 * es, bf16), a1);
+            a2 = _mm256_fmadd_ps(xk, load8(p + 16 * es, bf16), a2);
+            a3 = _mm256_fmadd_ps(xk, load8(p + 24 * es, bf16), a3);
+        }
+        _mm256_storeu_ps(out + c0, a0), _mm256_storeu_ps(out + c0 + 8, a1);
+        _mm256_storeu_ps(out + c0 + 16, a2), _mm256_storeu_ps(out + c0 + 24, a3);
+    }
+    for (; c0 + 8 <= wrows; c0 += 8) {
+        __m256 a0 = _mm256_setzero_ps();
+        const unsigned char *p = rows + (size_t)c0 * es;
+        for (int k = 0; k < n_in; k++, p += l) a0 = _mm256_fmadd_ps(_mm256_set1_ps(x[k]), load8(p, bf16), a0);
+        _mm256_storeu_ps(out + c0, a0);
+    }
+    return c0;
+}
+#endif
+
+static void gemv_t_rows(float *out, const float *x, const unsigned char *rows, int bf16, int ld, int wrows, int n_in) {
+    int c0 = 0;
+#ifdef NN_X86
+    NnPath path = nn_path();
+    if (path == NN_AVX512) c0 = gemv_t_avx512(out, x, rows, bf16, ld, wrows, n_in);
+    else if (path == NN_AVX2) c0 = gemv_t_avx2(out, x, rows, bf16, ld, wrows, n_in);
+#endif
+    for (int c = c0; c < wrows; c++) {
+        float acc = 0.0f;
+        for (int q = 0; q < n_in; q++) acc = fmaf(x[q], row_at(rows, bf16, (size_t)q * ld + c), acc);
+        out[c] = acc;
+    }
+    for (int c = 0; c < wrows; c++) {
+        if (isfinite(out[c])) continue;
+        double sum = 0.0;
+        for (int q = 0; q < n_in; q++) sum += (double)x[q] * row_at(rows, bf16, (size_t)q * ld + c);
+        out[c] = nn_sat(sum);
+    }
+}
+
+/* Asks for bytes [p, p + n) in cache. */
+static void prefetch_bytes(const unsigned char *p, size_t n) {
+    for (size_t b = 0; b < n; b += 64) __builtin_prefetch(p + b);
+    __builtin_prefetch(p + n - 1);
+}
+
+/* Rows [i0, i1) of block o0 of o, computed: the bias, GELU and residual. */
+static void block_post(const Linear *j, const LinOut *o, int o0, int wrows, int i0, int i1) {
+    for (int i = i0; i < i1; i++) {
+        float *oi = o->out + (size_t)i * o->ld + o0;
+        if (o->bias) nn_residual(oi, oi, o->bias + o0, (size_t)wrows);
+        if (j->act == ACT_GELU) nn_gelu(oi, (size_t)wrows);
+        if (o->sum) nn_residual(o->sum + (size_t)i * o->ld + o0, o->add + (size_t)i * o->ld + o0, oi, (size_t)wrows);
+    }
+}
+
+/* Block o0 of o: out[:, o0 .. o0 + wrows), chunk of rows by chunk of rows
+ * (each finished while in cache). */
+static void linear_block(const Linear *j, float *scratch, const LinOut *o, int o0) {
+    const HfRun *r = j->r;
+    const HfMat *w = o->w;
+    const StTensor *t = w->t;
+    int wrows = o->n_out - o0 < HF_W_BLOCK ? o->n_out - o0 : HF_W_BLOCK, n_in = j->n_in;
+    float *tile = scratch;                  /* (HF_W_BLOCK, chunk), or the packed block */
+    float *conv = scratch + tile_floats(r); /* a block converted: (HF_W_BLOCK, n_in) or (n_in, wrows) */
+    int bf16 = t->dtype == ST_BF16 && host_little_endian();
+    if (w->transposed && j->rows == 1 && (bf16 || f32_in_place(w))) { /* one row: in place */
+        gemv_t_rows(o->out + o0, j->x, t->data + (w->off + (size_t)o0) * (bf16 ? 2 : 4), bf16, w->ld, wrows, n_in);
+        block_post(j, o, o0, wrows, 0, 1);
+        return;
+    }
+    if (w->transposed) { /* right */
+        /* the block's rows (in, wrows) into conv, PF_ROWS rows read ahead:
+         * the weights come from memory, a few hundred bytes a row */
+        size_t esize = st_dtype_size(t->dtype), rbytes = (size_t)wrows * esize;
+        const unsigned char *row0 = t->data + (w->off + (size_t)o0) * esize;
+        for (int i = 0; i < PF_ROWS && i < n_in; i++) prefetch_bytes(row0 + (size_t)i * w->ld * esize, rbytes);
+        for (int i = 0; i < n_in; i++) {
+            if (i + PF_ROWS < n_in) prefetch_bytes(row0 + (size_t)(i + PF_ROWS) * w->ld * esize, rbytes);
+            to_f32(t, w->off + (size_t)i * w->ld + o0, (size_t)wrows, conv + (size_t)i * wrows);
+        }
+        const float *src = conv;
+        int lds = wrows;
+        MatPacked wb;
+        mat_pack_into(&wb, tile, src, lds, n_in, wrows, 0);
+        for (int i0 = 0; i0 < j->rows; i0 += RIGHT_CHUNK) {
+            int n = j->rows - i0 < RIGHT_CHUNK ? j->rows - i0 : RIGHT_CHUNK;
+            mat_mul_rows(o->out + o0, o->ld, j->x, j->ld_x, &wb, i0, n);
+            block_post(j, o, o0, wrows, i0, i0 + n);
+        }
+        return;
+    }
+    /* left */
+    if (j->rows == 1 && (bf16 || f32_in_place(w))) { /* in place */
+        gemv_rows(o->out + o0, j->x, t->data + (w->off + (size_t)o0 * w->ld) * (bf16 ? 2 : 4), bf16, w->ld, wrows,
+                  n_in);
+        block_post(j, o, o0, wrows, 0, 1);
+        return;
+    }
+    const float *wp = conv;
+    int ldw = n_in;
+    if (f32_in_place(w)) wp = (const float *)(const void *)t->data + w->off + (size_t)o0 * w->ld, ldw = w->ld;
+    else
+        for (int c = 0; c < wrows; c++)
+            to_f32(t, w->off + (size_t)(o0 + c) * w->ld, (size_t)n_in, conv + (size_t)c * n_in);
+    if (j->rows == 1) {
+        gemv_rows(o->out + o0, j->x, (const unsigned char *)wp, 0, ldw, wrows, n_in);
+        block_post(j, o, o0, wrows, 0, 1);
+        return;
+    }
+    for (int ch = 0; ch < j->nchunks; ch++) {
+        int i0 = ch * j->chunk, n = j->rows - i0 < j->chunk ? j->rows - i0 : j->chunk;
+        mat_mul_rows(tile, n, wp, ldw, &j->xt[ch], 0, wrows);
+        tile_out(o->out + (size_t)i0 * o->ld + o0, o->ld, tile, (size_t)n, n, wrows);
+        block_post(j, o, o0, wrows, i0, i0 + n);
+    }
 }
 
 static void linear_task(void *ctx, int lane) {
     Linear *j = ctx;
-    float *tile = j->r->scratch + (size_t)lane * j->r->lane_floats; /* (HF_W_BLOCK, rows) */
-    float *wbuf = tile + (size_t)HF_W_BLOCK * j->r->cap;            /* (HF_W_BLOCK, n_in) */
-    int blocks = (j->n_out + HF_W_BLOCK - 1) / HF_W_BLOCK;
-    for (int b = lane; b < blocks; b += j->lanes) {
-        int o0 = b * HF_W_BLOCK, wrows = j->n_out - o0 < HF_W_BLOCK ? j->n_out - o0 : HF_W_BLOCK, ld;
-        if (j->right) { /* out[:, o0..] = x W[:, o0..]: the block packed from the mapping */
-            MatPacked wb;
-            const float *w0 = (const float *)(const void *)j->w->t->data + j->w->off + o0;
-            mat_pack_into(&wb, wbuf, w0, j->w->ld, j->n_in, wrows, 0);
-            mat_mul_rows(j->out + o0, j->ld_out, j->x, j->ld_x, &wb, 0, j->rows);
-            if (j->bias)
-                for (int i = 0; i < j->rows; i++) {
-                    float *o = j->out + (size_t)i * j->ld_out + o0;
-                    for (int c = 0; c < wrows; c++) o[c] = nn_sat((double)o[c] + j->bias[o0 + c]);
-                }
-            continue;
-        }
-        const float *wp = mat_block(j->w, o0, wrows, j->n_in, wbuf, &ld);
-        mat_mul_rows(tile, j->rows, wp, ld, &j->xt, 0, wrows);
-        for (int i = 0; i < j->rows; i++) {
-            float *o = j->out + (size_t)i * j->ld_out + o0;
-            if (j->bias)
-                for (int c = 0; c < wrows; c++) o[c] = nn_sat((double)tile[(size_t)c * j->rows + i] + j->bias[o0 + c]);
-            else
-                for (int c = 0; c < wrows; c++) o[c] = tile[(size_t)c * j->rows + i];
+    float *scratch = j->r->scratch + (size_t)lane * j->r->lane_floats;
+    for (int t; (t = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed)) < j->items;) {
+        int k = 0, b = t;
+        if (j->act != ACT_SWIGLU)
+            while (b >= (j->outs[k].n_out + HF_W_BLOCK - 1) / HF_W_BLOCK)
+                b -= (j->outs[k++].n_out + HF_W_BLOCK - 1) / HF_W_BLOCK;
+        int o0 = b * HF_W_BLOCK;
+        linear_block(j, scratch, &j->outs[k], o0);
+        if (j->act == ACT_SWIGLU) {
+            const LinOut *g = &j->outs[0], *u = &j->outs[1];
+            int wrows = g->n_out - o0 < HF_W_BLOCK ? g->n_out - o0 : HF_W_BLOCK;
+            linear_block(j, scratch, u, o0);
+            for (int i = 0; i < j->rows; i++)
+                nn_swiglu(g->out + (size_t)i * g->ld + o0, u->out + (size_t)i * u->ld + o0, (size_t)wrows);
         }
     }
 }
 
+/* Chunks of x^T packed, taken from the counter: a chunk of up to
+ * HF_W_BLOCK rows turned into (n_in, n) in the lane's scratch first (8 x 8
+ * blocks in registers), then packed by rows (copies), both faster than the
+ * packing's element-by-element gather. */
+static void pack_task(void *ctx, int lane) {
+    Linear *j = ctx;
+    float *xt = j->r->scratch + (size_t)lane * j->r->lane_floats + tile_floats(j->r); /* (n_in, chunk) */
+    for (int ch; (ch = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed)) < j->nchunks;) {
+        int i0 = ch * j->chunk, n = j->rows - i0 < j->chunk ? j->rows - i0 : j->chunk;
+        float *buf = j->r->pack + mat_packed_floats(j->n_in, j->chunk) * (size_t)ch;
+        const float *x = j->x + (size_t)i0 * j->ld_x;
+        if (j->chunk <= HF_W_BLOCK) {
+            tile_out(xt, n, x, (size_t)j->ld_x, j->n_in, n);
+            mat_pack_into(&j->xt[ch], buf, xt, n, j->n_in, n, 0);
+        } else mat_pack_into(&j->xt[ch], buf, x, j->ld_x, j->n_in, n, 1);
+    }
+}
+
+/* The products of j (outs set), on the pool. */
+static void linear_run(Linear *j) {
+    int left = 0;
+    j->items = 0;
+    for (int k = 0; k < j->nouts; k++) {
+        left |= !j->outs[k].w->transposed;
+        if (j->act != ACT_SWIGLU || k == 0) j->items += (j->outs[k].n_out + HF_W_BLOCK - 1) / HF_W_BLOCK;
+    }
+    if (left && j->rows > 1) { /* x^T in chunks of rows packed on the pool: a
+                                  product sums over k alike in any */
+        int per = (j->rows + XT_CHUNKS - 1) / XT_CHUNKS;
+        j->chunk = per < 64 ? 64 : (per + 31) / 32 * 32;
+        j->nchunks = (j->rows + j->chunk - 1) / j->chunk;
+        atomic_init(&j->next, 0);
+        par_for(j->r->lanes < j->nchunks ? j->r->lanes : j->nchunks, pack_task, j);
+    }
+    atomic_init(&j->next, 0);
+    par_for(j->r->lanes < j->items ? j->r->lanes : j->items, linear_task, j);
+}
+
+/* out (rows, n_out; ld_out) = x W^T + bias, alone. */
 static void linear_forward(HfRun *r, float *out, int ld_out, const float *x, int ld_x, const HfMat *w,
                            const float *bias, int rows, int n_in, int n_out) {
-    Linear j = {.r = r,
-                .out = out,
-                .w = w,
-                .bias = bias,
-                .x = x,
-                .ld_x = ld_x,
-                .right = right_in_place(w),
-                .ld_out = ld_out,
-                .rows = rows,
-                .n_in = n_in,
-                .n_out = n_out};
-    if (!j.right) mat_pack_into(&j.xt, r->pack, x, ld_x, n_in, rows, 1);
-    int blocks = (n_out + HF_W_BLOCK - 1) / HF_W_BLOCK;
-    j.lanes = r->lanes < blocks ? r->lanes : blocks;
-    par_for(j.lanes, linear_task, &j);
+    Linear j = {.r = r, .x = x, .ld_x = ld_x, .rows = rows, .n_in = n_in, .nouts = 1};
+    j.outs[0] = (LinOut){.w = w, .bias = bias, .out = out, .ld = ld_out, .n_out = n_out};
+    linear_run(&j);
 }
 
 // ----------------------------------------------------------------------------
@@ -587,7 +1162,8 @@ typedef struct {
     HfRun *r;
     int l, r0, rows, nk;
     MatPacked *kt, *vp; /* per key/value head: K^T (hs, nk) and V (nk, hs) */
-    int lanes;
+    int items;
+    atomic_int next; /* as Linear's */
 } Attend;
 
 static void attend_pack_task(void *ctx, int g) {
@@ -607,23 +1183,29 @@ static void attend_block(Attend *j, float *scratch, int h, int i0, int qrows) {
     float *scores = scratch, *weights = scores + (size_t)Q_BLOCK * r->cap;
     float *scaled = weights + (size_t)Q_BLOCK * r->cap, *masked = scaled + r->cap;
     const float *q = hf_run_q(r, j->l);
-    mat_mul_rows(scores, nk, q + (size_t)i0 * c->q_dim + (size_t)h * hs, c->q_dim, &j->kt[g], 0, qrows);
+    /* only the keys a row of the block may see: row i the first i0 + i + 1,
+     * rounded up to whole vectors of the row steps, the rest masked (a
+     * softmax with more masked keys gives the same bits:
+     * test_extend_same_bits) */
+    int kmax = i0 + qrows;
+    mat_mul_block(scores, nk, q + (size_t)i0 * c->q_dim + (size_t)h * hs, c->q_dim, &j->kt[g], 0, qrows, 0, kmax);
     for (int i = 0; i < qrows; i++) {
-        const unsigned char *allowed = r->causal + (r->cap - 1 - (i0 + i));
-        attn_scale_mask_row(scaled, masked, scores + (size_t)i * nk, allowed, nk, SCALE_MULTIPLY,
+        int seen = i0 + i + 1, n = (seen + 15) / 16 * 16 < kmax ? (seen + 15) / 16 * 16 : kmax;
+        float *w = weights + (size_t)i * nk;
+        attn_scale_mask_row(scaled, masked, scores + (size_t)i * nk, r->causal + (r->cap - seen), n, SCALE_MULTIPLY,
                             1.0 / sqrt((double)hs));
         SoftmaxRow sr;
-        attn_softmax(weights + (size_t)i * nk, masked, nk, &sr);
+        attn_softmax(w, masked, n, &sr);
+        if (kmax > n) memset(w + n, 0, sizeof(float) * (size_t)(kmax - n));
     }
-    mat_mul_rows_k(r->att + (size_t)i0 * c->q_dim + (size_t)h * hs, c->q_dim, weights, nk, &j->vp[g], 0, qrows,
-                   i0 + qrows);
+    mat_mul_rows_k(r->att + (size_t)i0 * c->q_dim + (size_t)h * hs, c->q_dim, weights, nk, &j->vp[g], 0, qrows, kmax);
 }
 
 static void attend_task(void *ctx, int lane) {
     Attend *j = ctx;
-    int blocks = (j->rows + Q_BLOCK - 1) / Q_BLOCK, items = j->r->cfg->n_heads * blocks;
+    int blocks = (j->rows + Q_BLOCK - 1) / Q_BLOCK;
     float *scratch = j->r->scratch + (size_t)lane * j->r->lane_floats;
-    for (int t = lane; t < items; t += j->lanes) {
+    for (int t; (t = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed)) < j->items;) {
         int h = t / blocks, i0 = j->r0 + (t % blocks) * Q_BLOCK;
         int qrows = j->r0 + j->rows - i0 < Q_BLOCK ? j->r0 + j->rows - i0 : Q_BLOCK;
         attend_block(j, scratch, h, i0, qrows);
@@ -635,9 +1217,9 @@ static void attend_rows(HfRun *r, int l, int r0, int rows) {
     Attend j = {.r = r, .l = l, .r0 = r0, .rows = rows, .nk = r0 + rows};
     j.kt = r->kv_packed, j.vp = r->kv_packed + c->n_kv_heads;
     par_for(c->n_kv_heads, attend_pack_task, &j);
-    int items = c->n_heads * ((rows + Q_BLOCK - 1) / Q_BLOCK);
-    j.lanes = r->lanes < items ? r->lanes : items;
-    par_for(j.lanes, attend_task, &j);
+    j.items = c->n_heads * ((rows + Q_BLOCK - 1) / Q_BLOCK);
+    atomic_init(&j.next, 0);
+    par_for(r->lanes < j.items ? r->lanes : j.items, attend_task, &j);
 }
 
 // ----------------------------------------------------------------------------
@@ -648,13 +1230,32 @@ static void embed_rows(HfRun *r, int r0, int rows) {
     size_t dim = (size_t)r->cfg->dim;
     for (int i = r0; i < r0 + rows; i++) {
         float *x = hf_run_x(r, 0) + (size_t)i * dim;
-        st_to_f32(m->embed, (size_t)r->ids[i] * dim, dim, x);
+        to_f32(m->embed, (size_t)r->ids[i] * dim, dim, x);
         if (m->wpe) {
             float *pos = r->xb + (size_t)i * dim; /* free until the first layer */
-            st_to_f32(m->wpe, (size_t)i * dim, dim, pos);
+            to_f32(m->wpe, (size_t)i * dim, dim, pos);
             nn_residual(x, x, pos, dim);
         }
     }
+}
+
+/* Llama's q and k of rows [r0, r0 + rows) of layer l: kept before RoPE
+ * (q_raw, k_raw), then turned; NORM_ROWS rows a task. */
+typedef struct {
+    HfRun *r;
+    int l, r0, rows;
+} RopeJob;
+
+static void rope_task(void *ctx, int task) {
+    const RopeJob *j = ctx;
+    HfRun *r = j->r;
+    const HfConfig *c = r->cfg;
+    int i0 = j->r0 + task * NORM_ROWS, n = j->r0 + j->rows - i0 < NORM_ROWS ? j->r0 + j->rows - i0 : NORM_ROWS;
+    size_t qa = (size_t)i0 * c->q_dim, ka = (size_t)i0 * c->kv_dim;
+    memcpy(r->q_raw + qa, hf_run_q(r, j->l) + qa, sizeof(float) * (size_t)n * c->q_dim);
+    memcpy(r->k_raw + ka, hf_run_k(r, j->l) + ka, sizeof(float) * (size_t)n * c->kv_dim);
+    rope_forward(hf_run_q(r, j->l), r->rope, i0, n, c->q_dim, c->head_dim);
+    rope_forward(hf_run_k(r, j->l), r->rope, i0, n, c->kv_dim, c->head_dim);
 }
 
 static void qkv_rows(HfRun *r, int l, int r0, int rows) {
@@ -663,15 +1264,15 @@ static void qkv_rows(HfRun *r, int l, int r0, int rows) {
     size_t dim = (size_t)c->dim, at = (size_t)r0 * dim;
     float *q = hf_run_q(r, l) + (size_t)r0 * c->q_dim, *k = hf_run_k(r, l) + (size_t)r0 * c->kv_dim;
     float *v = hf_run_v(r, l) + (size_t)r0 * c->kv_dim;
-    norm_forward(r->xb + at, hf_run_x(r, l) + at, L->norm1_w, L->norm1_b, c->eps, rows, c->dim);
-    linear_forward(r, q, c->q_dim, r->xb + at, c->dim, &L->wq, L->bq, rows, c->dim, c->q_dim);
-    linear_forward(r, k, c->kv_dim, r->xb + at, c->dim, &L->wk, L->bk, rows, c->dim, c->kv_dim);
-    linear_forward(r, v, c->kv_dim, r->xb + at, c->dim, &L->wv, L->bv, rows, c->dim, c->kv_dim);
+    norm_rows(r, r->xb + at, hf_run_x(r, l) + at, L->norm1_w, L->norm1_b, 0, rows, c->dim);
+    Linear j = {.r = r, .x = r->xb + at, .ld_x = c->dim, .rows = rows, .n_in = c->dim, .nouts = 3};
+    j.outs[0] = (LinOut){.w = &L->wq, .bias = L->bq, .out = q, .ld = c->q_dim, .n_out = c->q_dim};
+    j.outs[1] = (LinOut){.w = &L->wk, .bias = L->bk, .out = k, .ld = c->kv_dim, .n_out = c->kv_dim};
+    j.outs[2] = (LinOut){.w = &L->wv, .bias = L->bv, .out = v, .ld = c->kv_dim, .n_out = c->kv_dim};
+    linear_run(&j);
     if (c->arch == HF_LLAMA) {
-        memcpy(r->q_raw + (size_t)r0 * c->q_dim, q, sizeof(float) * (size_t)rows * c->q_dim);
-        memcpy(r->k_raw + (size_t)r0 * c->kv_dim, k, sizeof(float) * (size_t)rows * c->kv_dim);
-        rope_forward(hf_run_q(r, l), r->rope, r0, rows, c->q_dim, c->head_dim);
-        rope_forward(hf_run_k(r, l), r->rope, r0, rows, c->kv_dim, c->head_dim);
+        RopeJob rj = {.r = r, .l = l, .r0 = r0, .rows = rows};
+        par_for((rows + NORM_ROWS - 1) / NORM_ROWS, rope_task, &rj);
     }
 }
 
@@ -679,27 +1280,45 @@ static void finish_rows(HfRun *r, int l, const float *attn, int r0, int rows) {
     const HfConfig *c = r->cfg;
     const HfLayer *L = &r->m->layers[l];
     size_t dim = (size_t)c->dim, hid = (size_t)c->hidden_dim, at = (size_t)r0 * dim, ah = (size_t)r0 * hid;
-    size_t n = (size_t)rows * dim;
-    linear_forward(r, r->proj + at, c->dim, attn + (size_t)r0 * c->q_dim, c->q_dim, &L->wo, L->bo, rows, c->q_dim,
-                   c->dim);
-    nn_residual(r->mid + at, hf_run_x(r, l) + at, r->proj + at, n);
-    norm_forward(r->xb2 + at, r->mid + at, L->norm2_w, L->norm2_b, c->eps, rows, c->dim);
-    linear_forward(r, r->hb + ah, c->hidden_dim, r->xb2 + at, c->dim, &L->w_fc, L->b_fc, rows, c->dim, c->hidden_dim);
-    if (c->arch == HF_GPT2) gelu_forward(r->hb + ah, (size_t)rows * hid);
+    /* proj = att W_o^T + b_o, mid = x + proj */
+    Linear o = {
+        .r = r, .x = attn + (size_t)r0 * c->q_dim, .ld_x = c->q_dim, .rows = rows, .n_in = c->q_dim, .nouts = 1};
+    o.outs[0] = (LinOut){.w = &L->wo,
+                         .bias = L->bo,
+                         .out = r->proj + at,
+                         .ld = c->dim,
+                         .n_out = c->dim,
+                         .sum = r->mid + at,
+                         .add = hf_run_x(r, l) + at};
+    linear_run(&o);
+    norm_rows(r, r->xb2 + at, r->mid + at, L->norm2_w, L->norm2_b, 0, rows, c->dim);
+    /* hb = gelu(xb2 W_fc^T + b_fc), or silu(xb2 W_gate^T) * (hb2 = xb2 W_up^T) */
+    Linear f = {.r = r, .x = r->xb2 + at, .ld_x = c->dim, .rows = rows, .n_in = c->dim, .nouts = 1};
+    f.outs[0] =
+        (LinOut){.w = &L->w_fc, .bias = L->b_fc, .out = r->hb + ah, .ld = c->hidden_dim, .n_out = c->hidden_dim};
+    if (c->arch == HF_GPT2) f.act = ACT_GELU;
     else {
-        linear_forward(r, r->hb2 + ah, c->hidden_dim, r->xb2 + at, c->dim, &L->w_up, NULL, rows, c->dim, c->hidden_dim);
-        nn_swiglu(r->hb + ah, r->hb2 + ah, (size_t)rows * hid);
+        f.act = ACT_SWIGLU, f.nouts = 2;
+        f.outs[1] = (LinOut){.w = &L->w_up, .out = r->hb2 + ah, .ld = c->hidden_dim, .n_out = c->hidden_dim};
     }
-    linear_forward(r, r->ffn + at, c->dim, r->hb + ah, c->hidden_dim, &L->w_down, L->b_down, rows, c->hidden_dim,
-                   c->dim);
-    nn_residual(hf_run_x(r, l + 1) + at, r->mid + at, r->ffn + at, n);
+    linear_run(&f);
+    /* ffn = hb W_down^T + b_down, x' = mid + ffn */
+    Linear d = {.r = r, .x = r->hb + ah, .ld_x = c->hidden_dim, .rows = rows, .n_in = c->hidden_dim, .nouts = 1};
+    d.outs[0] = (LinOut){.w = &L->w_down,
+                         .bias = L->b_down,
+                         .out = r->ffn + at,
+                         .ld = c->dim,
+                         .n_out = c->dim,
+                         .sum = hf_run_x(r, l + 1) + at,
+                         .add = r->mid + at};
+    linear_run(&d);
 }
 
 static void logits_rows(HfRun *r, int r0, int rows) {
     const HfConfig *c = r->cfg;
     size_t dim = (size_t)c->dim;
-    norm_forward(r->xf + (size_t)r0 * dim, hf_run_x(r, c->n_layers) + (size_t)r0 * dim, r->m->normf_w, r->m->normf_b,
-                 c->eps, rows, c->dim);
+    norm_rows(r, r->xf + (size_t)r0 * dim, hf_run_x(r, c->n_layers) + (size_t)r0 * dim, r->m->normf_w, r->m->normf_b, 0,
+              rows, c->dim);
     float *out = r->logits;
     if (r->all_logits) out += (size_t)r0 * c->vocab;
     else r0 += rows - 1, rows = 1;
@@ -759,8 +1378,8 @@ int hf_logits_row(HfRun *r, int row) {
     if (row < 0 || row >= r->n || r->all_logits) return -1;
     const HfConfig *c = r->cfg;
     size_t dim = (size_t)c->dim;
-    norm_forward(r->xf + (size_t)row * dim, hf_run_x(r, c->n_layers) + (size_t)row * dim, r->m->normf_w, r->m->normf_b,
-                 c->eps, 1, c->dim);
+    norm_rows(r, r->xf + (size_t)row * dim, hf_run_x(r, c->n_layers) + (size_t)row * dim, r->m->normf_w, r->m->normf_b,
+              0, 1, c->dim);
     linear_forward(r, r->logits, c->vocab, r->xf + (size_t)row * dim, c->dim, &r->m->cls, NULL, 1, c->dim, c->vocab);
     return stopped();
 }
@@ -821,16 +1440,12 @@ int hf_layer_finish_rows(HfRun *r, int l, const float *attn_out, int r0, int row
 static size_t run_layout(HfRun *r, char *base) {
     const HfConfig *c = r->cfg;
     size_t cap = (size_t)r->cap, dim = (size_t)c->dim, qd = (size_t)c->q_dim, kv = (size_t)c->kv_dim;
-    size_t hid = (size_t)c->hidden_dim, layers = (size_t)c->n_layers;
-    size_t in_max = dim > hid ? dim : hid;
-    if (qd > in_max) in_max = qd;
+    size_t hid = (size_t)c->hidden_dim, layers = (size_t)c->n_layers, widest = (size_t)in_max(c);
     size_t kvpack =
         (size_t)c->n_kv_heads * (mat_packed_floats(c->head_dim, r->cap) + mat_packed_floats(r->cap, c->head_dim));
-    size_t pack = mat_packed_floats((int)in_max, r->cap);
+    size_t pack = mat_packed_floats((int)widest, r->cap);
     if (kvpack > pack) pack = kvpack;
-    size_t wblock = mat_packed_floats((int)in_max, HF_W_BLOCK); /* a converted block, or a packed one */
-    if (wblock < HF_W_BLOCK * in_max) wblock = HF_W_BLOCK * in_max;
-    size_t attend = 2 * Q_BLOCK * cap + 2 * cap, product = HF_W_BLOCK * cap + wblock;
+    size_t attend = 2 * Q_BLOCK * cap + 2 * cap, product = tile_floats(r) + HF_W_BLOCK * widest;
     r->lane_floats = attend > product ? attend : product;
     size_t at = 0;
     int overflow = 0;
@@ -882,6 +1497,8 @@ HfRun *hf_run_new(const HfModel *m, int cap, int all_logits, AvError *err) {
     HfRun *r = calloc(1, sizeof *r);
     if (!r) return av_error_nomem(err, "out of memory for a run of %d tokens", cap), NULL;
     r->m = m, r->cfg = &m->cfg, r->cap = cap, r->all_logits = all_logits ? 1 : 0;
+    (void)mat_kernel_name(); /* the kernel chosen here, before the pool's tasks
+                                ask for it (nn_path) */
     r->lanes = par_threads() < MAX_LANES ? par_threads() : MAX_LANES;
     if (r->lanes < 1) r->lanes = 1;
     r->bytes = run_layout(r, NULL);

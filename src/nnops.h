@@ -1,13 +1,29 @@
 /* nnops.h - the element-wise steps the transformer engines share (llama.c
  * for llama2.c checkpoints, hfmodel.c for Hugging Face ones): computed in
  * double, rounded once, saturating at +-FLT_MAX so that finite weights never
- * give inf or NaN. One definition, so both engines give the same bits. */
+ * give inf or NaN. One definition, so both engines give the same bits.
+ *
+ * The steps over arrays have AVX-512, AVX2 and portable versions, chosen by
+ * the matrix kernel in use (matrix.h: mat_set_kernel("avx2") forces the AVX2
+ * ones). They do the same IEEE operations in the same order (a fused
+ * multiply-add where the portable version calls fma), so they give the same
+ * bits. exp is nn_exp's polynomial, not libm's: within about an ulp of
+ * double, the same on every machine. */
 #ifndef ATTNVIZ_NNOPS_H
 #define ATTNVIZ_NNOPS_H
 
 #include <float.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "matrix.h"
+
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define NN_X86 1
+#include <immintrin.h>
+#endif
 
 /* The k most likely of v logits z after a softmax (in double), most likely
  * first, the lower id first among equal ones: ids and probabilities into
@@ -38,17 +54,231 @@ static inline float nn_sat(double v) {
     return (float)v;
 }
 
-/* out = a + b, n elements. */
-static inline void nn_residual(float *out, const float *a, const float *b, size_t n) {
-    for (size_t i = 0; i < n; i++) out[i] = nn_sat((double)a[i] + b[i]);
+// ----------------------------------------------------------------------------
+// the path, and exp
+
+typedef enum { NN_PORTABLE, NN_AVX2, NN_AVX512 } NnPath;
+
+/* The path of the matrix kernel in use. */
+static inline NnPath nn_path(void) {
+    const char *k = mat_kernel_name();
+    return k[0] != 'a' ? NN_PORTABLE : k[3] == '5' ? NN_AVX512 : NN_AVX2;
 }
 
-/* h1 = silu(h1) * h3 (SwiGLU), n elements. */
-static inline void nn_swiglu(float *h1, const float *h3, size_t n) {
-    for (size_t i = 0; i < n; i++) {
-        double x = h1[i];
-        h1[i] = nn_sat(x / (1.0 + exp(-x)) * h3[i]);
+#define NN_EXP_MAX   700.0                      /* the argument is clamped to +-this: e^700 < DBL_MAX */
+#define NN_EXP_SHIFT 0x1.8p52                   /* t + this rounds t to an integer, kept in the low bits */
+#define NN_LOG2E     1.4426950408889634         /* log2(e) */
+#define NN_LN2_HI    6.93147180369123816490e-01 /* ln 2 = HI + LO, HI with 21 trailing zero bits: n HI exact (fdlibm) */
+#define NN_LN2_LO    1.90821492927058770002e-10
+/* The series of e^r on |r| <= ln2/2, Horner's order: 1/k! for k = 13 down
+ * to 0 (truncated at 4e-18). */
+static const double NN_EXP_C[14] = {1.0 / 6227020800.0,
+                                    1.0 / 479001600.0,
+                                    1.0 / 39916800.0,
+                                    1.0 / 3628800.0,
+                                    1.0 / 362880.0,
+                                    1.0 / 40320.0,
+                                    1.0 / 5040.0,
+                                    1.0 / 720.0,
+                                    1.0 / 120.0,
+                                    1.0 / 24.0,
+                                    1.0 / 6.0,
+                                    0.5,
+                                    1.0,
+                                    1.0};
+
+/* e^t for t clamped to +-NN_EXP_MAX: t = n ln2 + r, e^r by the series, 2^n
+ * set in the exponent bits. */
+static inline double nn_exp(double t) {
+    t = t < -NN_EXP_MAX ? -NN_EXP_MAX : t;
+    t = t > NN_EXP_MAX ? NN_EXP_MAX : t;
+    double tn = t * NN_LOG2E + NN_EXP_SHIFT, n = tn - NN_EXP_SHIFT;
+    double r = fma(n, -NN_LN2_HI, t);
+    r = fma(n, -NN_LN2_LO, r);
+    double p = 0.0;
+    for (int k = 0; k < 14; k++) p = fma(p, r, NN_EXP_C[k]);
+    double shift = NN_EXP_SHIFT, scale;
+    int64_t ti, si;
+    memcpy(&ti, &tn, sizeof ti);
+    memcpy(&si, &shift, sizeof si);
+    uint64_t bits = (uint64_t)(ti - si + 1023) << 52;
+    memcpy(&scale, &bits, sizeof scale);
+    return p * scale;
+}
+
+#ifdef NN_X86
+__attribute__((target("avx512f"))) static inline __m512d nn_exp_avx512(__m512d t) {
+    const __m512d shift = _mm512_set1_pd(NN_EXP_SHIFT);
+    t = _mm512_max_pd(t, _mm512_set1_pd(-NN_EXP_MAX));
+    t = _mm512_min_pd(t, _mm512_set1_pd(NN_EXP_MAX));
+    __m512d tn = _mm512_add_pd(_mm512_mul_pd(t, _mm512_set1_pd(NN_LOG2E)), shift), n = _mm512_sub_pd(tn, shift);
+    __m512d r = _mm512_fmadd_pd(n, _mm512_set1_pd(-NN_LN2_HI), t);
+    r = _mm512_fmadd_pd(n, _mm512_set1_pd(-NN_LN2_LO), r);
+    __m512d p = _mm512_setzero_pd();
+    for (int k = 0; k < 14; k++) p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(NN_EXP_C[k]));
+    __m512i e = _mm512_sub_epi64(_mm512_castpd_si512(tn), _mm512_castpd_si512(shift));
+    __m512i bits = _mm512_slli_epi64(_mm512_add_epi64(e, _mm512_set1_epi64(1023)), 52);
+    return _mm512_mul_pd(p, _mm512_castsi512_pd(bits));
+}
+
+__attribute__((target("avx2,fma"))) static inline __m256d nn_exp_avx2(__m256d t) {
+    const __m256d shift = _mm256_set1_pd(NN_EXP_SHIFT);
+    t = _mm256_max_pd(t, _mm256_set1_pd(-NN_EXP_MAX));
+    t = _mm256_min_pd(t, _mm256_set1_pd(NN_EXP_MAX));
+    __m256d tn = _mm256_add_pd(_mm256_mul_pd(t, _mm256_set1_pd(NN_LOG2E)), shift), n = _mm256_sub_pd(tn, shift);
+    __m256d r = _mm256_fmadd_pd(n, _mm256_set1_pd(-NN_LN2_HI), t);
+    r = _mm256_fmadd_pd(n, _mm256_set1_pd(-NN_LN2_LO), r);
+    __m256d p = _mm256_setzero_pd();
+    for (int k = 0; k < 14; k++) p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(NN_EXP_C[k]));
+    __m256i e = _mm256_sub_epi64(_mm256_castpd_si256(tn), _mm256_castpd_si256(shift));
+    __m256i bits = _mm256_slli_epi64(_mm256_add_epi64(e, _mm256_set1_epi64x(1023)), 52);
+    return _mm256_mul_pd(p, _mm256_castsi256_pd(bits));
+}
+#endif
+
+// ----------------------------------------------------------------------------
+// the steps over arrays
+
+/* out = a + b in float (what double then one rounding gives: 53 >= 2 * 24 + 2
+ * bits), saturated at +-FLT_MAX; n elements (out may be a or b). */
+#ifdef NN_X86
+__attribute__((target("avx512f"))) static inline size_t nn_add_avx512(float *out, const float *a, const float *b,
+                                                                      size_t n) {
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m512 s = _mm512_add_ps(_mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i));
+        _mm512_storeu_ps(out + i, _mm512_min_ps(_mm512_max_ps(s, _mm512_set1_ps(-FLT_MAX)), _mm512_set1_ps(FLT_MAX)));
     }
+    return i;
+}
+
+__attribute__((target("avx2,fma"))) static inline size_t nn_add_avx2(float *out, const float *a, const float *b,
+                                                                     size_t n) {
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 s = _mm256_add_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i));
+        _mm256_storeu_ps(out + i, _mm256_min_ps(_mm256_max_ps(s, _mm256_set1_ps(-FLT_MAX)), _mm256_set1_ps(FLT_MAX)));
+    }
+    return i;
+}
+#endif
+
+static inline void nn_residual(float *out, const float *a, const float *b, size_t n) {
+    size_t i = 0;
+#ifdef NN_X86
+    NnPath path = nn_path();
+    if (path == NN_AVX512) i = nn_add_avx512(out, a, b, n);
+    else if (path == NN_AVX2) i = nn_add_avx2(out, a, b, n);
+#endif
+    for (; i < n; i++) {
+        float s = a[i] + b[i];
+        out[i] = s < -FLT_MAX ? -FLT_MAX : s > FLT_MAX ? FLT_MAX : s;
+    }
+}
+
+/* The double of a float, rounded back to float saturated at +-FLT_MAX. */
+#ifdef NN_X86
+__attribute__((target("avx512f"))) static inline __m256 nn_sat_avx512(__m512d v) {
+    v = _mm512_min_pd(_mm512_max_pd(v, _mm512_set1_pd(-FLT_MAX)), _mm512_set1_pd(FLT_MAX));
+    return _mm512_cvtpd_ps(v);
+}
+__attribute__((target("avx2,fma"))) static inline __m128 nn_sat_avx2(__m256d v) {
+    v = _mm256_min_pd(_mm256_max_pd(v, _mm256_set1_pd(-FLT_MAX)), _mm256_set1_pd(FLT_MAX));
+    return _mm256_cvtpd_ps(v);
+}
+#endif
+
+/* h1 = silu(h1) * h3 = h1 / (1 + e^-h1) * h3 (SwiGLU), n elements. */
+static inline float nn_swiglu1(float h1, float h3) {
+    double x = h1;
+    return nn_sat(x / (1.0 + nn_exp(0.0 - x)) * h3);
+}
+
+#ifdef NN_X86
+__attribute__((target("avx512f"))) static inline void nn_swiglu8_avx512(float *h1, const float *h3) {
+    __m512d x = _mm512_cvtps_pd(_mm256_loadu_ps(h1));
+    __m512d e = nn_exp_avx512(_mm512_sub_pd(_mm512_setzero_pd(), x));
+    __m512d g = _mm512_div_pd(x, _mm512_add_pd(_mm512_set1_pd(1.0), e));
+    _mm256_storeu_ps(h1, nn_sat_avx512(_mm512_mul_pd(g, _mm512_cvtps_pd(_mm256_loadu_ps(h3)))));
+}
+
+__attribute__((target("avx2,fma"))) static inline void nn_swiglu4_avx2(float *h1, const float *h3) {
+    __m256d x = _mm256_cvtps_pd(_mm_loadu_ps(h1));
+    __m256d e = nn_exp_avx2(_mm256_sub_pd(_mm256_setzero_pd(), x));
+    __m256d g = _mm256_div_pd(x, _mm256_add_pd(_mm256_set1_pd(1.0), e));
+    _mm_storeu_ps(h1, nn_sat_avx2(_mm256_mul_pd(g, _mm256_cvtps_pd(_mm_loadu_ps(h3)))));
+}
+
+__attribute__((target("avx512f"))) static inline size_t nn_swiglu_avx512(float *h1, const float *h3, size_t n) {
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) nn_swiglu8_avx512(h1 + i, h3 + i);
+    return i;
+}
+
+__attribute__((target("avx2,fma"))) static inline size_t nn_swiglu_avx2(float *h1, const float *h3, size_t n) {
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) nn_swiglu4_avx2(h1 + i, h3 + i);
+    return i;
+}
+#endif
+
+static inline void nn_swiglu(float *h1, const float *h3, size_t n) {
+    size_t i = 0;
+#ifdef NN_X86
+    NnPath path = nn_path();
+    if (path == NN_AVX512) i = nn_swiglu_avx512(h1, h3, n);
+    else if (path == NN_AVX2) i = nn_swiglu_avx2(h1, h3, n);
+#endif
+    for (; i < n; i++) h1[i] = nn_swiglu1(h1[i], h3[i]);
+}
+
+/* GELU, tanh approximation (HF's gelu_new), as x / (1 + e^-2u) with
+ * u = sqrt(2/pi) (x + 0.044715 x^3): 0.5 x (1 + tanh u) without the
+ * cancellation of 1 + tanh u for negative x. n elements. */
+#define NN_GELU_K 0.79788456080286535588 /* sqrt(2 / pi) */
+static inline float nn_gelu1(float h) {
+    double x = h, u = NN_GELU_K * (x + 0.044715 * x * x * x);
+    return (float)(x / (1.0 + nn_exp(-2.0 * u))); /* |result| <= |x|: no saturation */
+}
+
+#ifdef NN_X86
+__attribute__((target("avx512f"))) static inline void nn_gelu8_avx512(float *h) {
+    __m512d x = _mm512_cvtps_pd(_mm256_loadu_ps(h));
+    __m512d x3 = _mm512_mul_pd(_mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(0.044715), x), x), x);
+    __m512d u = _mm512_mul_pd(_mm512_set1_pd(NN_GELU_K), _mm512_add_pd(x, x3));
+    __m512d e = nn_exp_avx512(_mm512_mul_pd(_mm512_set1_pd(-2.0), u));
+    _mm256_storeu_ps(h, _mm512_cvtpd_ps(_mm512_div_pd(x, _mm512_add_pd(_mm512_set1_pd(1.0), e))));
+}
+
+__attribute__((target("avx2,fma"))) static inline void nn_gelu4_avx2(float *h) {
+    __m256d x = _mm256_cvtps_pd(_mm_loadu_ps(h));
+    __m256d x3 = _mm256_mul_pd(_mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(0.044715), x), x), x);
+    __m256d u = _mm256_mul_pd(_mm256_set1_pd(NN_GELU_K), _mm256_add_pd(x, x3));
+    __m256d e = nn_exp_avx2(_mm256_mul_pd(_mm256_set1_pd(-2.0), u));
+    _mm_storeu_ps(h, _mm256_cvtpd_ps(_mm256_div_pd(x, _mm256_add_pd(_mm256_set1_pd(1.0), e))));
+}
+
+__attribute__((target("avx512f"))) static inline size_t nn_gelu_avx512(float *h, size_t n) {
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) nn_gelu8_avx512(h + i);
+    return i;
+}
+
+__attribute__((target("avx2,fma"))) static inline size_t nn_gelu_avx2(float *h, size_t n) {
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) nn_gelu4_avx2(h + i);
+    return i;
+}
+#endif
+
+static inline void nn_gelu(float *h, size_t n) {
+    size_t i = 0;
+#ifdef NN_X86
+    NnPath path = nn_path();
+    if (path == NN_AVX512) i = nn_gelu_avx512(h, n);
+    else if (path == NN_AVX2) i = nn_gelu_avx2(h, n);
+#endif
+    for (; i < n; i++) h[i] = nn_gelu1(h[i]);
 }
 
 #endif

@@ -16,6 +16,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,8 @@
 #include <unistd.h>
 
 #include "hfmodel.h"
+#include "matrix.h"
+#include "nnops.h"
 #include "parallel.h"
 
 // ---------------------------------------------------------------------------
@@ -146,10 +149,11 @@ static Specs gpt2_specs(void) {
     return s;
 }
 
-/* An untied Llama of vocab tokens, dim 64, 2 layers, 4 heads over 2 K/V heads. */
-static Specs llama_specs(int vocab) {
+/* An untied Llama of vocab tokens, dim d, 2 layers, 4 heads over 2 K/V heads
+ * (kv = d / 2), FFN hid. */
+static Specs llama_specs_shaped(int vocab, int d, int hid) {
     Specs s = {0};
-    int d = 64, hid = 128, kv = 32;
+    int kv = d / 2;
     spec_add(&s, "model.embed_tokens.weight", 2, vocab, d);
     spec_add(&s, "lm_head.weight", 2, vocab, d);
     spec_add(&s, "model.norm.weight", 1, d, 0);
@@ -170,15 +174,19 @@ static Specs llama_specs(int vocab) {
     return s;
 }
 
-static char *llama_config(int vocab) {
+static Specs llama_specs(int vocab) { return llama_specs_shaped(vocab, 64, 128); }
+
+static char *llama_config_shaped(int vocab, int d, int hid) {
     static char buf[512];
     snprintf(buf, sizeof buf,
-             "{\"model_type\": \"llama\", \"hidden_size\": 64, \"intermediate_size\": 128, \"num_hidden_layers\": 2, "
+             "{\"model_type\": \"llama\", \"hidden_size\": %d, \"intermediate_size\": %d, \"num_hidden_layers\": 2, "
              "\"num_attention_heads\": 4, \"num_key_value_heads\": 2, \"vocab_size\": %d, "
              "\"max_position_embeddings\": 64, \"tie_word_embeddings\": false}",
-             vocab);
+             d, hid, vocab);
     return buf;
 }
+
+static char *llama_config(int vocab) { return llama_config_shaped(vocab, 64, 128); }
 
 static void make_dir(char *dir) { assert_non_null(mkdtemp(dir)); }
 
@@ -511,6 +519,145 @@ static void test_extend_same_bits(void **state) {
 }
 
 // ---------------------------------------------------------------------------
+// the kernels: AVX-512, AVX2 and portable give the same bits
+
+static const char *const KERNELS[] = {"avx512", "avx2", "portable"};
+
+/* Values for the element-wise steps: every range GELU and SiLU treat
+ * differently, the float extremes, signed zeros; 1003 of them (tails). */
+static void elementwise_inputs(float *x, float *y, int n) {
+    static const float edge[] = {0.0f,  -0.0f,  1.0f,    -1.0f,    FLT_MAX, -FLT_MAX, 1e-30f, -1e-30f, 5.0f,
+                                 -5.0f, -9.0f,  -10.5f,  -20.0f,   20.0f,   88.0f,    -88.0f, 700.0f,  -700.0f,
+                                 1e20f, -1e20f, 3.0e38f, -3.0e38f, 1e-45f,  0.5f,     -0.5f,  2.5f,    -2.5f};
+    uint32_t state = 777u;
+    for (int i = 0; i < n; i++) {
+        state = state * 1664525u + 1013904223u;
+        float u = (float)(state >> 8) / 16777216.0f - 0.5f;
+        x[i] = i < (int)(sizeof edge / sizeof *edge) ? edge[i] : u * (i % 3 == 0 ? 30.0f : 8.0f);
+        y[i] = i % 5 == 0 ? FLT_MAX * (u < 0 ? -1.0f : 1.0f) : u * 4.0f;
+    }
+}
+
+/* nn_gelu, nn_swiglu and nn_residual: the same bits on every path, and
+ * within about an ulp of libm's double formulas. */
+static void test_elementwise_paths(void **state) {
+    (void)state;
+    enum { N = 1003 };
+    static float x[N], y[N], gelu[3][N], swiglu[3][N], sum[3][N];
+    elementwise_inputs(x, y, N);
+    int first = -1;
+    for (int k = 0; k < 3; k++) {
+        if (mat_set_kernel(KERNELS[k])) {
+            printf("%s: not on this CPU\n", KERNELS[k]);
+            continue;
+        }
+        memcpy(gelu[k], x, sizeof x);
+        nn_gelu(gelu[k], N);
+        memcpy(swiglu[k], x, sizeof x);
+        nn_swiglu(swiglu[k], y, N);
+        nn_residual(sum[k], x, y, N);
+        if (first < 0) first = k;
+        else {
+            assert_memory_equal(gelu[k], gelu[first], sizeof x);
+            assert_memory_equal(swiglu[k], swiglu[first], sizeof x);
+            assert_memory_equal(sum[k], sum[first], sizeof x);
+        }
+    }
+    mat_set_kernel(NULL);
+    double worst_gelu = 0, worst_silu = 0;
+    for (int i = 0; i < N; i++) {
+        double v = x[i], u = sqrt(2.0 / 3.14159265358979323846) * (v + 0.044715 * v * v * v);
+        /* 0.5 v (1 + tanh u) = v / (1 + e^-2u), the cancellation-free form for u < 0 */
+        double g = u > 0 ? 0.5 * v * (1.0 + tanh(u)) : v / (1.0 + exp(-2.0 * u));
+        double s = v / (1.0 + exp(-v)) * y[i];
+        s = s > FLT_MAX ? FLT_MAX : s < -FLT_MAX ? -FLT_MAX : s;
+        double eg = fabs(gelu[first][i] - g) / fmax(fabs(g), 1e-300),
+               es = fabs(swiglu[first][i] - s) / fmax(fabs(s), 1e-300);
+        if (fabs(g) > 1e-37) worst_gelu = fmax(worst_gelu, eg);
+        else assert_true(fabs(gelu[first][i]) <= 1e-37);
+        if (fabs(s) > 1e-37) worst_silu = fmax(worst_silu, es);
+        else assert_true(fabs(swiglu[first][i]) <= 1e-37);
+        double r = (double)x[i] + y[i];
+        r = r > FLT_MAX ? FLT_MAX : r < -FLT_MAX ? -FLT_MAX : r;
+        assert_true(sum[first][i] == (float)r);
+    }
+    printf("gelu: worst relative error %.3g, swiglu %.3g (a float ulp is 1.2e-7)\n", worst_gelu, worst_silu);
+    assert_true(worst_gelu < 1.2e-7 && worst_silu < 1.2e-7);
+}
+
+/* A forward under every kernel: the same logits, K, V and FFN activation. */
+static void assert_kernels_same_bits(const char *dir, const char *what) {
+    AvError err = {0};
+    HfModel *m = hf_open(dir, &err);
+    if (!m) fail_msg("%s", err.msg);
+    const HfConfig *c = hf_config(m);
+    enum { N = 13 };
+    int ids[N];
+    for (int i = 0; i < N; i++) ids[i] = (i * 29 + 3) % c->vocab;
+    size_t nlog = (size_t)N * c->vocab, nkv = (size_t)N * c->kv_dim, nhb = (size_t)N * c->hidden_dim;
+    float *ref = malloc(sizeof(float) * (nlog + 2 * nkv * c->n_layers + nhb));
+    assert_non_null(ref);
+    int ran = 0;
+    for (int k = 0; k < 3; k++) {
+        if (mat_set_kernel(KERNELS[k])) continue;
+        HfRun *r = hf_run_new(m, N, 1, &err);
+        assert_non_null(r);
+        assert_int_equal(hf_forward(r, ids, N, &err), 0);
+        float *at = ref;
+        const float *parts[2 + 2 * 8];
+        size_t sizes[2 + 2 * 8];
+        int np = 0;
+        parts[np] = r->logits, sizes[np++] = nlog;
+        parts[np] = r->hb, sizes[np++] = nhb;
+        for (int l = 0; l < c->n_layers && l < 8; l++) {
+            parts[np] = hf_run_k(r, l), sizes[np++] = nkv;
+            parts[np] = hf_run_v(r, l), sizes[np++] = nkv;
+        }
+        for (int p = 0; p < np; p++, at += sizes[p - 1]) {
+            if (ran) assert_memory_equal(at, parts[p], sizeof(float) * sizes[p]);
+            else memcpy(at, parts[p], sizeof(float) * sizes[p]);
+        }
+        /* one row through the KV cache: every product of one row (the
+         * left ones by gemv_rows), the bits of the whole forward's */
+        HfRun *step = hf_run_new(m, N, 0, &err);
+        assert_non_null(step);
+        assert_int_equal(hf_forward(step, ids, N - 1, &err), 0);
+        assert_int_equal(hf_extend(step, ids + N - 1, 1, &err), 0);
+        assert_memory_equal(step->logits, r->logits + (size_t)(N - 1) * c->vocab, sizeof(float) * (size_t)c->vocab);
+        hf_run_free(step);
+        printf("%s: %s %s\n", what, KERNELS[k], ran ? "gives the same bits" : "first");
+        ran++;
+        hf_run_free(r);
+    }
+    mat_set_kernel(NULL);
+    free(ref);
+    hf_close(m);
+}
+
+static void test_kernels_same_bits(void **state) {
+    (void)state;
+    char dir[] = "/tmp/attnviz-hf-XXXXXX";
+    make_dir(dir);
+    par_set_threads(2);
+    for (int bf16 = 0; bf16 < 2; bf16++) {
+        Specs s = gpt2_specs();
+        write_st(dir, &s, bf16);
+        write_text(dir, "config.json", GPT2_CONFIG);
+        assert_kernels_same_bits(dir, bf16 ? "gpt2 bf16" : "gpt2 f32");
+        s = llama_specs(100);
+        write_st(dir, &s, bf16);
+        write_text(dir, "config.json", llama_config(100));
+        assert_kernels_same_bits(dir, bf16 ? "llama bf16" : "llama f32");
+        s = llama_specs_shaped(77, 40, 72); /* tails: 40 = 2 x 16 + 8, 20, 72, 77 */
+        write_st(dir, &s, bf16);
+        write_text(dir, "config.json", llama_config_shaped(77, 40, 72));
+        assert_kernels_same_bits(dir, bf16 ? "llama 40 bf16" : "llama 40 f32");
+    }
+    par_set_threads(1);
+    clean_dir(dir);
+}
+
+// ---------------------------------------------------------------------------
 // NumPy (optional): tests/verify_hf.py writes the checkpoints and recomputes
 
 static const char *numpy_python(void) {
@@ -586,6 +733,8 @@ int main(void) {
         cmocka_unit_test(test_bf16_memory_bounded),
         cmocka_unit_test(test_threads_same_bits),
         cmocka_unit_test(test_extend_same_bits),
+        cmocka_unit_test(test_elementwise_paths),
+        cmocka_unit_test(test_kernels_same_bits),
         cmocka_unit_test(test_numpy_reference),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
