@@ -51,61 +51,21 @@ static void exp_row_portable(float *e, const float *s, float max, int n) {
 #define HAVE_X86 1
 #include <immintrin.h>
 
+/* exp16 and exp8 (below) are the one sequence, 16 or 8 at a time. */
+__attribute__((target("avx512f"))) static inline __m512 exp16(__m512 sv, __m512 vmax);
+__attribute__((target("avx2,fma"))) static inline __m256 exp8(__m256 sv, __m256 vmax);
+
 __attribute__((target("avx512f"))) static void exp_row_avx512(float *e, const float *s, float max, int n) {
-    const __m512 lo = _mm512_set1_ps(EXP_LO), hi = _mm512_set1_ps(88.0f), vmax = _mm512_set1_ps(max);
+    __m512 vmax = _mm512_set1_ps(max);
     int j = 0;
-    for (; j + 16 <= n; j += 16) {
-        __m512 sv = _mm512_loadu_ps(s + j);
-        __mmask16 ok = _mm512_cmp_ps_mask(sv, _mm512_set1_ps(-INFINITY), _CMP_NEQ_OQ);
-        __m512 x = _mm512_sub_ps(sv, vmax);
-        ok &= _mm512_cmp_ps_mask(x, lo, _CMP_GE_OQ);
-        x = _mm512_min_ps(x, hi);
-        __m512 t = _mm512_mul_ps(x, _mm512_set1_ps(EXP_LOG2E));
-        __m512 nn = _mm512_roundscale_ps(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-        __m512 r = _mm512_fmadd_ps(nn, _mm512_set1_ps(-EXP_LN2_HI), x);
-        r = _mm512_fmadd_ps(nn, _mm512_set1_ps(-EXP_LN2_LO), r);
-        __m512 z = _mm512_mul_ps(r, r);
-        __m512 y = _mm512_set1_ps(EXP_P0);
-        y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(EXP_P1));
-        y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(EXP_P2));
-        y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(EXP_P3));
-        y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(EXP_P4));
-        y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(EXP_P5));
-        y = _mm512_fmadd_ps(y, z, r);
-        y = _mm512_add_ps(y, _mm512_set1_ps(1.0f));
-        __m512i bits = _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(nn), _mm512_set1_epi32(127)), 23);
-        y = _mm512_mul_ps(y, _mm512_castsi512_ps(bits));
-        _mm512_storeu_ps(e + j, _mm512_maskz_mov_ps(ok, y));
-    }
+    for (; j + 16 <= n; j += 16) _mm512_storeu_ps(e + j, exp16(_mm512_loadu_ps(s + j), vmax));
     exp_row_portable(e + j, s + j, max, n - j);
 }
 
 __attribute__((target("avx2,fma"))) static void exp_row_avx2(float *e, const float *s, float max, int n) {
-    const __m256 lo = _mm256_set1_ps(EXP_LO), hi = _mm256_set1_ps(88.0f), vmax = _mm256_set1_ps(max);
+    __m256 vmax = _mm256_set1_ps(max);
     int j = 0;
-    for (; j + 8 <= n; j += 8) {
-        __m256 sv = _mm256_loadu_ps(s + j);
-        __m256 ok = _mm256_cmp_ps(sv, _mm256_set1_ps(-INFINITY), _CMP_NEQ_OQ);
-        __m256 x = _mm256_sub_ps(sv, vmax);
-        ok = _mm256_and_ps(ok, _mm256_cmp_ps(x, lo, _CMP_GE_OQ));
-        x = _mm256_min_ps(x, hi);
-        __m256 t = _mm256_mul_ps(x, _mm256_set1_ps(EXP_LOG2E));
-        __m256 nn = _mm256_round_ps(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-        __m256 r = _mm256_fmadd_ps(nn, _mm256_set1_ps(-EXP_LN2_HI), x);
-        r = _mm256_fmadd_ps(nn, _mm256_set1_ps(-EXP_LN2_LO), r);
-        __m256 z = _mm256_mul_ps(r, r);
-        __m256 y = _mm256_set1_ps(EXP_P0);
-        y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(EXP_P1));
-        y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(EXP_P2));
-        y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(EXP_P3));
-        y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(EXP_P4));
-        y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(EXP_P5));
-        y = _mm256_fmadd_ps(y, z, r);
-        y = _mm256_add_ps(y, _mm256_set1_ps(1.0f));
-        __m256i bits = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(nn), _mm256_set1_epi32(127)), 23);
-        y = _mm256_mul_ps(y, _mm256_castsi256_ps(bits));
-        _mm256_storeu_ps(e + j, _mm256_and_ps(ok, y));
-    }
+    for (; j + 8 <= n; j += 8) _mm256_storeu_ps(e + j, exp8(_mm256_loadu_ps(s + j), vmax));
     exp_row_portable(e + j, s + j, max, n - j);
 }
 #endif
@@ -285,7 +245,7 @@ __attribute__((target("avx512f,avx512vl,avx512bw"))) static void mask_avx512(flo
     mask_portable(out + j, s + j, ok + j, n - j);
 }
 
-/* exp of 16 scores (the sequence of exp_row_avx512), masked ones 0. */
+/* exp of 16 scores (attn_expf's sequence), masked ones 0. */
 __attribute__((target("avx512f"))) static inline __m512 exp16(__m512 sv, __m512 vmax) {
     const __m512 lo = _mm512_set1_ps(EXP_LO), hi = _mm512_set1_ps(88.0f);
     __mmask16 ok = _mm512_cmp_ps_mask(sv, _mm512_set1_ps(-INFINITY), _CMP_NEQ_OQ);
@@ -435,7 +395,7 @@ __attribute__((target("avx2,fma"))) static double wdot_avx2(const float *w, cons
     return combine8(t);
 }
 
-/* exp of 8 scores (the sequence of exp_row_avx2), masked ones 0. */
+/* exp of 8 scores (attn_expf's sequence), masked ones 0. */
 __attribute__((target("avx2,fma"))) static inline __m256 exp8(__m256 sv, __m256 vmax) {
     const __m256 lo = _mm256_set1_ps(EXP_LO), hi = _mm256_set1_ps(88.0f);
     __m256 ok = _mm256_cmp_ps(sv, _mm256_set1_ps(-INFINITY), _CMP_NEQ_OQ);
