@@ -182,6 +182,7 @@ struct Model {
     unsigned char *allowed;           /* (n_q, n_k) 1 = key visible to query */
     unsigned char *pad_key;           /* (n_k) 1 for a <pad> key */
     int *n_allowed;                   /* (n_q) keys visible to each query */
+    int *keys_end;                    /* (n_q) the last visible key + 1 (0: none): later keys are masked */
 
     Stage stale;                         /* earliest stage to recompute in any layer; STAGE_NONE when fresh */
     Stage layer_stale[MODEL_MAX_LAYERS]; /* the same per layer */

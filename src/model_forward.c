@@ -81,10 +81,10 @@ static void additive_scores_forward(float *scores, const float *a, const float *
  * STAGE_WEIGHTS on, masked too. Every stage stays stored (the views show
  * each), computed row by row while the row is in the cache.
  * out scaled, masked, weights (n_q, n_k), row_sums, entropy, max_weight (n_q);
- * in raw (n_q, n_k), allowed (n_q, n_k). */
+ * in raw (n_q, n_k), allowed (n_q, n_k), keys_end (n_q). */
 static void softmax_rows_forward(float *scaled, float *masked, float *weights, double *row_sums, double *entropy,
-                                 float *max_weight, const float *raw, const unsigned char *allowed, int r0, int rows,
-                                 int n_k, double factor, Stage from) {
+                                 float *max_weight, const float *raw, const unsigned char *allowed, const int *keys_end,
+                                 int r0, int rows, int n_k, double factor, Stage from) {
     for (int i = r0; i < r0 + rows; i++) {
         size_t at = (size_t)i * n_k;
         if (from <= STAGE_SCALED) {
@@ -93,8 +93,12 @@ static void softmax_rows_forward(float *scaled, float *masked, float *weights, d
         } else if (from <= STAGE_MASKED) {
             attn_mask_row(masked + at, scaled + at, allowed + at, n_k);
         }
+        /* The keys from keys_end on are masked (-inf): their weights are 0
+         * and add 0 to every lane's sum, so the prefix gives the same bits. */
         SoftmaxRow sr;
-        attn_softmax(weights + at, masked + at, n_k, &sr);
+        int e = keys_end[i];
+        attn_softmax(weights + at, masked + at, e, &sr);
+        if (e < n_k) memset(weights + at + e, 0, sizeof(float) * (size_t)(n_k - e));
         row_sums[i] = sr.sum;
         entropy[i] = sr.entropy;
         max_weight[i] = sr.max_weight;
@@ -107,18 +111,12 @@ static void softmax_rows_forward(float *scaled, float *masked, float *weights, d
  * r0 when only the block's last rows are computed), so that a row sums over
  * the same keys in either.
  * out out (n_q, d_v); in weights (n_q, n_k), vp: V (n_k, d_v) packed,
- * allowed (n_q, n_k). */
-static void attend_forward(float *out, const float *weights, const MatPacked *vp, const unsigned char *allowed, int b0,
-                           int r0, int rows, int n_k, int d_v) {
+ * keys_end (n_q). */
+static void attend_forward(float *out, const float *weights, const MatPacked *vp, const int *keys_end, int b0, int r0,
+                           int rows, int n_k, int d_v) {
     int kmax = 0;
-    for (int i = b0; i < r0 + rows; i++) {
-        const unsigned char *ok = allowed + (size_t)i * n_k;
-        for (int j = n_k - 1; j >= kmax; j--)
-            if (ok[j]) {
-                kmax = j + 1;
-                break;
-            }
-    }
+    for (int i = b0; i < r0 + rows; i++)
+        if (keys_end[i] > kmax) kmax = keys_end[i];
     mat_mul_rows_k(out, d_v, weights, n_k, vp, r0, rows, kmax);
 }
 
@@ -202,7 +200,7 @@ static void scores_rows_task(void *ctx, int t) {
     }
     if (j->from <= STAGE_WEIGHTS)
         softmax_rows_forward(hd->scaled, hd->masked, hd->weights, hd->row_sums, hd->entropy, hd->max_weight, hd->scores,
-                             m->allowed, r0, rows, m->n_k, model_scale_factor(c), j->from);
+                             m->allowed, m->keys_end, r0, rows, m->n_k, model_scale_factor(c), j->from);
 }
 
 static void compute_mask(Model *m) {
@@ -218,9 +216,12 @@ static void compute_mask(Model *m) {
     }
     mask_fill(m->allowed, &spec, m->n_q, m->n_k);
     for (int i = 0; i < m->n_q; i++) {
-        int n = 0;
-        for (int j = 0; j < m->n_k; j++) n += m->allowed[(size_t)i * m->n_k + j];
+        const unsigned char *ok = m->allowed + (size_t)i * m->n_k;
+        int n = 0, end = 0;
+        for (int j = 0; j < m->n_k; j++)
+            if (ok[j]) n++, end = j + 1;
         m->n_allowed[i] = n;
+        m->keys_end[i] = end;
     }
 }
 
@@ -253,7 +254,7 @@ static void output_rows_task(void *ctx, int t) {
     Model *m = j->m;
     int b0, r0, rows, h = job_rows(j, t, &b0, &r0, &rows);
     if (rows <= 0) return;
-    attend_forward(j->hd[h].out, j->hd[h].weights, &j->pack[h], m->allowed, b0, r0, rows, m->n_k, m->cfg.d_v);
+    attend_forward(j->hd[h].out, j->hd[h].weights, &j->pack[h], m->keys_end, b0, r0, rows, m->n_k, m->cfg.d_v);
 }
 
 static void compute_output(Model *m, int layer, int keep) {

@@ -134,6 +134,7 @@ static size_t layout_stages(Model *m, char *base, const Shape *s) {
         }
     }
     PIECE(m, m->n_allowed, sizeof(int) * nq); /* (n_q) */
+    PIECE(m, m->keys_end, sizeof(int) * nq);  /* (n_q) */
     PIECE(m, m->allowed, nq * nk);            /* (n_q, n_k) */
     PIECE(m, m->pad_key, nk);                 /* (n_k) */
     if (s->caps & SRC_WEIGHTS) {

@@ -251,6 +251,7 @@ static void assert_as_from_scratch(Model *m, const char *why) {
     int l = -1, h = -1;
     SAME("the mask", m->allowed, f->allowed, n * n);
     SAME("the allowed counts", m->n_allowed, f->n_allowed, sizeof(int) * n);
+    SAME("the key ends", m->keys_end, f->keys_end, sizeof(int) * n);
     for (l = 0; l < m->cfg.layers; l++)
         for (h = 0; h < m->cfg.heads; h++) {
             const HeadData *a = &model_layer_heads(m, l)[h], *b = &model_layer_heads(f, l)[h];
