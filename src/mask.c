@@ -51,19 +51,29 @@ int mask_applies(MaskKind kind, int cross) {
 
 void mask_fill(unsigned char *allowed, const MaskSpec *spec, int n_q, int n_k) {
     MaskKind kind = mask_applies(spec->kind, spec->cross) ? spec->kind : MASK_NONE;
-    for (int i = 0; i < n_q; i++)
-        for (int j = 0; j < n_k; j++) {
-            int ok = 1;
-            switch (kind) {
-            case MASK_CAUSAL: ok = j <= i; break;
-            case MASK_WINDOW: ok = j <= i && j > i - spec->window; break;
-            case MASK_PREFIX: ok = (i < spec->prefix && j < spec->prefix) || j <= i; break;
-            case MASK_PADDING: ok = !(spec->pad_key && spec->pad_key[j]); break;
-            case MASK_PAINTED: ok = !spec->painted || spec->painted[(size_t)i * n_k + j]; break;
-            default: break;
-            }
-            allowed[(size_t)i * n_k + j] = (unsigned char)ok;
+    /* the kind chosen once per row: each inner loop is a plain one the compiler vectorizes */
+    for (int i = 0; i < n_q; i++) {
+        unsigned char *row = allowed + (size_t)i * n_k;
+        switch (kind) {
+        case MASK_CAUSAL:
+            for (int j = 0; j < n_k; j++) row[j] = (unsigned char)(j <= i);
+            break;
+        case MASK_WINDOW:
+            for (int j = 0; j < n_k; j++) row[j] = (unsigned char)(j <= i && j > i - spec->window);
+            break;
+        case MASK_PREFIX:
+            for (int j = 0; j < n_k; j++) row[j] = (unsigned char)((i < spec->prefix && j < spec->prefix) || j <= i);
+            break;
+        case MASK_PADDING:
+            for (int j = 0; j < n_k; j++) row[j] = (unsigned char)!(spec->pad_key && spec->pad_key[j]);
+            break;
+        case MASK_PAINTED:
+            for (int j = 0; j < n_k; j++)
+                row[j] = (unsigned char)(!spec->painted || spec->painted[(size_t)i * n_k + j]);
+            break;
+        default: memset(row, 1, (size_t)n_k); break;
         }
+    }
 }
 
 // ----------------------------------------------------------------------------

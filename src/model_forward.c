@@ -8,6 +8,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -203,6 +204,33 @@ static void scores_rows_task(void *ctx, int t) {
                              m->allowed, m->keys_end, r0, rows, m->n_k, model_scale_factor(c), j->from);
 }
 
+/* The 1s of a row of the mask (each byte 0 or 1), 8 bytes at a time. */
+static int count_ones(const unsigned char *ok, int n) {
+    int c = 0, j = 0;
+    for (; j + 8 <= n; j += 8) {
+        uint64_t v;
+        memcpy(&v, ok + j, sizeof v);
+        c += (int)((v * 0x0101010101010101ull) >> 56);
+    }
+    for (; j < n; j++) c += ok[j];
+    return c;
+}
+
+/* The last 1 of a row of the mask, or -1; from the end, 8 bytes at a time. */
+static int last_one(const unsigned char *ok, int n) {
+    int j = n;
+    for (; j % 8; j--)
+        if (ok[j - 1]) return j - 1;
+    for (; j > 0; j -= 8) {
+        uint64_t v;
+        memcpy(&v, ok + j - 8, sizeof v);
+        if (v)
+            for (int b = j - 1;; b--)
+                if (ok[b]) return b;
+    }
+    return -1;
+}
+
 static void compute_mask(Model *m) {
     const TokenList *keys = m->k_target ? &m->target_tokens : &m->tokens;
     for (int j = 0; j < m->n_k; j++) m->pad_key[j] = model_can(m, SRC_TOKENIZERS) && j >= keys->n;
@@ -217,11 +245,8 @@ static void compute_mask(Model *m) {
     mask_fill(m->allowed, &spec, m->n_q, m->n_k);
     for (int i = 0; i < m->n_q; i++) {
         const unsigned char *ok = m->allowed + (size_t)i * m->n_k;
-        int n = 0, end = 0;
-        for (int j = 0; j < m->n_k; j++)
-            if (ok[j]) n++, end = j + 1;
-        m->n_allowed[i] = n;
-        m->keys_end[i] = end;
+        m->n_allowed[i] = count_ones(ok, m->n_k);
+        m->keys_end[i] = last_one(ok, m->n_k) + 1;
     }
 }
 

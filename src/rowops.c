@@ -59,14 +59,21 @@ __attribute__((target("avx512f"))) static void exp_row_avx512(float *e, const fl
     __m512 vmax = _mm512_set1_ps(max);
     int j = 0;
     for (; j + 16 <= n; j += 16) _mm512_storeu_ps(e + j, exp16(_mm512_loadu_ps(s + j), vmax));
-    exp_row_portable(e + j, s + j, max, n - j);
+    if (j < n) {
+        __mmask16 k = (__mmask16)((1u << (n - j)) - 1);
+        _mm512_mask_storeu_ps(e + j, k, exp16(_mm512_mask_loadu_ps(_mm512_set1_ps(-INFINITY), k, s + j), vmax));
+    }
 }
 
 __attribute__((target("avx2,fma"))) static void exp_row_avx2(float *e, const float *s, float max, int n) {
     __m256 vmax = _mm256_set1_ps(max);
     int j = 0;
     for (; j + 8 <= n; j += 8) _mm256_storeu_ps(e + j, exp8(_mm256_loadu_ps(s + j), vmax));
-    exp_row_portable(e + j, s + j, max, n - j);
+    if (j < n) {
+        __m256i k = _mm256_cmpgt_epi32(_mm256_set1_epi32(n - j), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+        __m256 sv = _mm256_blendv_ps(_mm256_set1_ps(-INFINITY), _mm256_maskload_ps(s + j, k), _mm256_castsi256_ps(k));
+        _mm256_maskstore_ps(e + j, k, exp8(sv, vmax));
+    }
 }
 #endif
 
@@ -166,10 +173,8 @@ __attribute__((target("avx512f,avx512vl,avx512bw"))) static float max_avx512(con
     __m512 m = _mm512_set1_ps(-INFINITY);
     int j = 0;
     for (; j + 16 <= n; j += 16) m = _mm512_max_ps(m, _mm512_loadu_ps(x + j));
-    float r = _mm512_reduce_max_ps(m);
-    for (; j < n; j++)
-        if (x[j] > r) r = x[j];
-    return r;
+    if (j < n) m = _mm512_max_ps(m, _mm512_mask_loadu_ps(m, (__mmask16)((1u << (n - j)) - 1), x + j));
+    return _mm512_reduce_max_ps(m);
 }
 
 __attribute__((target("avx512f,avx512vl,avx512bw"))) static float normalize_avx512(float *w, int n, double inv) {
@@ -280,12 +285,15 @@ __attribute__((target("avx512f,avx512vl,avx512bw"))) static double exp_sum_avx51
         acc = _mm512_add_pd(acc, _mm512_cvtps_pd(_mm512_castps512_ps256(y)));
         acc = _mm512_add_pd(acc, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(y), 1))));
     }
-    /* The tail: each lane adds the same numbers in the same order, in a
-     * vector or one by one. */
-    exp_row_portable(e + j, s + j, max, n - j);
+    if (j < n) { /* the tail in one masked vector: the keys past n are -inf, their exp 0 adds nothing */
+        __mmask16 k = (__mmask16)((1u << (n - j)) - 1);
+        __m512 y = exp16(_mm512_mask_loadu_ps(_mm512_set1_ps(-INFINITY), k, s + j), vmax);
+        _mm512_mask_storeu_ps(e + j, k, y);
+        acc = _mm512_add_pd(acc, _mm512_cvtps_pd(_mm512_castps512_ps256(y)));
+        acc = _mm512_add_pd(acc, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(y), 1))));
+    }
     double t[8];
     _mm512_storeu_pd(t, acc);
-    for (; j < n; j++) t[j & 7] += e[j];
     return combine8(t);
 }
 
@@ -293,14 +301,15 @@ __attribute__((target("avx512f,avx512vl,avx512bw"))) static float
 norm_stats_avx512(float *w, const float *s, float max, int n, double inv, double *sum, double *wdot) {
     __m512d vinv = _mm512_set1_pd(inv), acc = _mm512_setzero_pd(), dot = _mm512_setzero_pd();
     __m256 mx = _mm256_setzero_ps(), vmax = _mm256_set1_ps(max), ninf = _mm256_set1_ps(-INFINITY);
-    int j = 0;
-    for (; j + 8 <= n; j += 8) {
-        __m256 v = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_cvtps_pd(_mm256_loadu_ps(w + j)), vinv));
-        _mm256_storeu_ps(w + j, v);
+    for (int j = 0; j < n; j += 8) {
+        /* the tail in one masked vector: weight 0 and score -inf past n add nothing */
+        __mmask8 k = n - j >= 8 ? 0xFF : (__mmask8)((1u << (n - j)) - 1);
+        __m256 v = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_cvtps_pd(_mm256_maskz_loadu_ps(k, w + j)), vinv));
+        _mm256_mask_storeu_ps(w + j, k, v);
         mx = _mm256_max_ps(mx, v);
         __m512d vd = _mm512_cvtps_pd(v);
         acc = _mm512_add_pd(acc, vd);
-        __m256 sv = _mm256_loadu_ps(s + j);
+        __m256 sv = _mm256_mask_loadu_ps(ninf, k, s + j);
         __mmask8 ok =
             _mm256_cmp_ps_mask(sv, ninf, _CMP_NEQ_OQ) & _mm256_cmp_ps_mask(v, _mm256_setzero_ps(), _CMP_NEQ_OQ);
         dot = _mm512_mask_add_pd(dot, ok, dot, _mm512_mul_pd(vd, _mm512_cvtps_pd(_mm256_sub_ps(sv, vmax))));
@@ -312,12 +321,6 @@ norm_stats_avx512(float *w, const float *s, float max, int n, double inv, double
     double ts[8], td[8];
     _mm512_storeu_pd(ts, acc);
     _mm512_storeu_pd(td, dot);
-    for (; j < n; j++) {
-        w[j] = (float)((double)w[j] * inv);
-        if (w[j] > r) r = w[j];
-        ts[j & 7] += w[j];
-        if (s[j] != -INFINITY && w[j] != 0.0f) td[j & 7] += (double)w[j] * (double)(s[j] - max);
-    }
     *sum = combine8(ts);
     *wdot = combine8(td);
     return r;
@@ -429,11 +432,17 @@ __attribute__((target("avx2,fma"))) static double exp_sum_avx2(float *e, const f
         lo = _mm256_add_pd(lo, _mm256_cvtps_pd(_mm256_castps256_ps128(y)));
         hi = _mm256_add_pd(hi, _mm256_cvtps_pd(_mm256_extractf128_ps(y, 1)));
     }
-    exp_row_portable(e + j, s + j, max, n - j);
+    if (j < n) { /* the tail in one masked vector, as exp_sum_avx512's */
+        __m256i k = _mm256_cmpgt_epi32(_mm256_set1_epi32(n - j), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+        __m256 sv = _mm256_blendv_ps(_mm256_set1_ps(-INFINITY), _mm256_maskload_ps(s + j, k), _mm256_castsi256_ps(k));
+        __m256 y = exp8(sv, vmax);
+        _mm256_maskstore_ps(e + j, k, y);
+        lo = _mm256_add_pd(lo, _mm256_cvtps_pd(_mm256_castps256_ps128(y)));
+        hi = _mm256_add_pd(hi, _mm256_cvtps_pd(_mm256_extractf128_ps(y, 1)));
+    }
     double t[8];
     _mm256_storeu_pd(t, lo);
     _mm256_storeu_pd(t + 4, hi);
-    for (; j < n; j++) t[j & 7] += e[j];
     return combine8(t);
 }
 
@@ -442,17 +451,26 @@ __attribute__((target("avx2,fma"))) static float norm_stats_avx2(float *w, const
     __m256d vinv = _mm256_set1_pd(inv), s0 = _mm256_setzero_pd(), s1 = _mm256_setzero_pd();
     __m256d d0 = _mm256_setzero_pd(), d1 = _mm256_setzero_pd();
     __m128 mx = _mm_setzero_ps(), vmax = _mm_set1_ps(max);
-    int j = 0;
-    for (; j + 8 <= n; j += 8) {
-        __m128 v0 = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtps_pd(_mm_loadu_ps(w + j)), vinv));
-        __m128 v1 = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtps_pd(_mm_loadu_ps(w + j + 4)), vinv));
-        _mm_storeu_ps(w + j, v0);
-        _mm_storeu_ps(w + j + 4, v1);
+    for (int j = 0; j < n; j += 8) {
+        /* the tail through a padded copy: weight 0 and score -inf past n add nothing */
+        float wt[8] = {0}, st[8];
+        float *wp = w + j;
+        const float *sp = s + j;
+        if (n - j < 8) {
+            for (int l = 0; l < 8; l++) st[l] = l < n - j ? s[j + l] : -INFINITY;
+            memcpy(wt, w + j, sizeof(float) * (size_t)(n - j));
+            wp = wt, sp = st;
+        }
+        __m128 v0 = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtps_pd(_mm_loadu_ps(wp)), vinv));
+        __m128 v1 = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtps_pd(_mm_loadu_ps(wp + 4)), vinv));
+        _mm_storeu_ps(wp, v0);
+        _mm_storeu_ps(wp + 4, v1);
         mx = _mm_max_ps(_mm_max_ps(mx, v0), v1);
         s0 = _mm256_add_pd(s0, _mm256_cvtps_pd(v0));
         s1 = _mm256_add_pd(s1, _mm256_cvtps_pd(v1));
-        d0 = wdot4(d0, w + j, s + j, vmax);
-        d1 = wdot4(d1, w + j + 4, s + j + 4, vmax);
+        d0 = wdot4(d0, wp, sp, vmax);
+        d1 = wdot4(d1, wp + 4, sp + 4, vmax);
+        if (wp == wt) memcpy(w + j, wt, sizeof(float) * (size_t)(n - j));
     }
     float t[4], r = 0.0f;
     _mm_storeu_ps(t, mx);
@@ -463,12 +481,6 @@ __attribute__((target("avx2,fma"))) static float norm_stats_avx2(float *w, const
     _mm256_storeu_pd(ts + 4, s1);
     _mm256_storeu_pd(td, d0);
     _mm256_storeu_pd(td + 4, d1);
-    for (; j < n; j++) {
-        w[j] = (float)((double)w[j] * inv);
-        if (w[j] > r) r = w[j];
-        ts[j & 7] += w[j];
-        if (s[j] != -INFINITY && w[j] != 0.0f) td[j & 7] += (double)w[j] * (double)(s[j] - max);
-    }
     *sum = combine8(ts);
     *wdot = combine8(td);
     return r;
