@@ -80,29 +80,36 @@ static void additive_scores_forward(float *scores, const float *a, const float *
  * factor), masked (-inf where allowed is 0), then the softmax with its sum,
  * entropy and largest weight. From STAGE_MASKED on, scaled is an input; from
  * STAGE_WEIGHTS on, masked too. Every stage stays stored (the views show
- * each), computed row by row while the row is in the cache.
+ * each), computed a few rows at a time while they are in the cache.
  * out scaled, masked, weights (n_q, n_k), row_sums, entropy, max_weight (n_q);
  * in raw (n_q, n_k), allowed (n_q, n_k), keys_end (n_q). */
 static void softmax_rows_forward(float *scaled, float *masked, float *weights, double *row_sums, double *entropy,
                                  float *max_weight, const float *raw, const unsigned char *allowed, const int *keys_end,
                                  int r0, int rows, int n_k, double factor, Stage from) {
-    for (int i = r0; i < r0 + rows; i++) {
-        size_t at = (size_t)i * n_k;
-        if (from <= STAGE_SCALED) {
-            attn_scale_mask_row(scaled + at, masked + at, raw + at, allowed + at, n_k,
-                                factor == 1.0 ? SCALE_COPY : SCALE_MULTIPLY, factor);
-        } else if (from <= STAGE_MASKED) {
-            attn_mask_row(masked + at, scaled + at, allowed + at, n_k);
+    /* In groups of rows whose stages stay in the L1 cache: each pass of the
+     * softmax is done for every row of the group before the next. */
+    enum { GROUP_MAX = 64, GROUP_FLOATS = 4096 };
+    int group = n_k > 0 && GROUP_FLOATS / n_k > 1 ? GROUP_FLOATS / n_k : 1;
+    if (group > GROUP_MAX) group = GROUP_MAX;
+    for (int g0 = r0; g0 < r0 + rows; g0 += group) {
+        int gn = r0 + rows - g0 < group ? r0 + rows - g0 : group;
+        for (int i = g0; i < g0 + gn; i++) {
+            size_t at = (size_t)i * n_k;
+            if (from <= STAGE_SCALED)
+                attn_scale_mask_row(scaled + at, masked + at, raw + at, allowed + at, n_k,
+                                    factor == 1.0 ? SCALE_COPY : SCALE_MULTIPLY, factor);
+            else if (from <= STAGE_MASKED) attn_mask_row(masked + at, scaled + at, allowed + at, n_k);
         }
         /* The keys from keys_end on are masked (-inf): their weights are 0
          * and add 0 to every lane's sum, so the prefix gives the same bits. */
-        SoftmaxRow sr;
-        int e = keys_end[i];
-        attn_softmax(weights + at, masked + at, e, &sr);
-        if (e < n_k) memset(weights + at + e, 0, sizeof(float) * (size_t)(n_k - e));
-        row_sums[i] = sr.sum;
-        entropy[i] = sr.entropy;
-        max_weight[i] = sr.max_weight;
+        SoftmaxRow sr[GROUP_MAX];
+        size_t at = (size_t)g0 * n_k;
+        attn_softmax_rows(weights + at, masked + at, n_k, gn, keys_end + g0, sr);
+        for (int r = 0; r < gn; r++) {
+            row_sums[g0 + r] = sr[r].sum;
+            entropy[g0 + r] = sr[r].entropy;
+            max_weight[g0 + r] = sr[r].max_weight;
+        }
     }
 }
 

@@ -632,3 +632,26 @@ void attn_softmax(float *w, const float *s, int n, SoftmaxRow *out) {
     out->sum = sum;
     out->entropy = h > 0 ? h : 0.0;
 }
+
+void attn_softmax_rows(float *w, const float *s, int ld, int rows, const int *len, SoftmaxRow *out) {
+    const RowOps *o = ops();
+    for (int r = 0; r < rows; r++) {
+        memset(&out[r], 0, sizeof out[r]);
+        out[r].max_score = o->max(s + (size_t)r * ld, len[r]);
+    }
+    for (int r = 0; r < rows; r++) {
+        float *wr = w + (size_t)r * ld;
+        if (out[r].max_score == -INFINITY) memset(wr, 0, sizeof(float) * (size_t)len[r]);
+        else out[r].denom = o->exp_sum(wr, s + (size_t)r * ld, out[r].max_score, len[r]);
+        if (len[r] < ld) memset(wr + len[r], 0, sizeof(float) * (size_t)(ld - len[r]));
+    }
+    for (int r = 0; r < rows; r++) {
+        if (out[r].max_score == -INFINITY) continue;
+        double sum, dot;
+        out[r].max_weight = o->norm_stats(w + (size_t)r * ld, s + (size_t)r * ld, out[r].max_score, len[r],
+                                          1.0 / out[r].denom, &sum, &dot);
+        double h = (log(out[r].denom) - dot) / log(2.0);
+        out[r].sum = sum;
+        out[r].entropy = h > 0 ? h : 0.0;
+    }
+}

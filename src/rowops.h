@@ -33,6 +33,12 @@ typedef struct {
  * masked row has all weights 0 and sum 0 (as PyTorch >= 2.5). */
 void attn_softmax(float *w, const float *s, int n, SoftmaxRow *out);
 
+/* attn_softmax of `rows` rows ld floats apart, row r over its first len[r]
+ * scores, its weights from len[r] to ld set to 0: the same bits as one row
+ * at a time, each pass done for every row before the next, so the rows'
+ * chains of reductions overlap. */
+void attn_softmax_rows(float *w, const float *s, int ld, int rows, const int *len, SoftmaxRow *out);
+
 /* How the scaling stage turns raw scores into scaled ones. */
 typedef enum { SCALE_COPY, SCALE_DIVIDE, SCALE_MULTIPLY } ScaleOp;
 

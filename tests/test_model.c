@@ -286,6 +286,44 @@ static void test_rowops_same_bits(void **state) {
     attn_set_rowops(NULL);
 }
 
+/* The softmax of a row's visible prefix (the keys after it masked) and of
+ * groups of rows (attn_softmax_rows) give the bits of the whole row's
+ * softmax, on every implementation: the forward relies on it. */
+static void test_softmax_prefix_rows(void **state) {
+    (void)state;
+    static const char *impls[] = {"portable", "avx2", "avx512"};
+    enum { LD = 83, ROWS = 40 };
+    static float s[ROWS * LD], want[ROWS * LD], got[ROWS * LD];
+    SoftmaxRow rw[ROWS], rg[ROWS];
+    int len[ROWS];
+    uint64_t x = 777;
+    for (int r = 0; r < ROWS; r++) {
+        len[r] = r < LD ? r * 3 % (LD + 1) : LD; /* 0, 3, ... and the whole row */
+        if (r == ROWS - 1) len[r] = LD;
+        for (int j = 0; j < LD; j++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            double u = (double)(x >> 11) * 0x1.0p-53;
+            int visible = j < len[r] && (x >> 7) % 5 != 0;
+            s[r * LD + j] = visible ? (float)((u - 0.5) * (r % 3 == 2 ? 300 : 10)) : -INFINITY;
+        }
+    }
+    assert_int_equal(attn_set_rowops("portable"), 0);
+    for (int r = 0; r < ROWS; r++) attn_softmax(want + r * LD, s + r * LD, LD, &rw[r]);
+    for (size_t ii = 0; ii < sizeof impls / sizeof *impls; ii++) {
+        if (attn_set_rowops(impls[ii])) continue; /* the CPU lacks it */
+        memset(got, 0x7f, sizeof got);
+        attn_softmax_rows(got, s, LD, ROWS, len, rg);
+        assert_memory_equal(got, want, sizeof got);
+        for (int r = 0; r < ROWS; r++) {
+            assert_memory_equal(&rg[r].denom, &rw[r].denom, sizeof rw[r].denom);
+            assert_memory_equal(&rg[r].sum, &rw[r].sum, sizeof rw[r].sum);
+            assert_memory_equal(&rg[r].entropy, &rw[r].entropy, sizeof rw[r].entropy);
+            assert_true(rg[r].max_weight == rw[r].max_weight && rg[r].max_score == rw[r].max_score);
+        }
+    }
+    attn_set_rowops(NULL);
+}
+
 static void test_causal_upper_triangle_zero(void **state) {
     (void)state;
     ModelConfig c = tu_config(16, 2, 4, 4);
@@ -989,6 +1027,7 @@ int main(void) {
         cmocka_unit_test(test_entropy_and_max_weight),
         cmocka_unit_test(test_entropy_saturated_both_signs),
         cmocka_unit_test(test_rowops_same_bits),
+        cmocka_unit_test(test_softmax_prefix_rows),
         cmocka_unit_test(test_saturation),
         cmocka_unit_test(test_row_sums_are_one),
         cmocka_unit_test(test_softmax_stable_with_large_scores),
