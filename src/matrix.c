@@ -183,14 +183,29 @@ __attribute__((target("avx2,fma"))) static int mk_avx2(int kc, const float *cons
     ROW(c30, c31, AV(3));                                                                                              \
     ROW(c40, c41, AV(4));                                                                                              \
     ROW(c50, c51, AV(5))
+    /* A tile of at most 8 columns takes only the first half of b's row. */
+#define LOADB_HALF           b0 = _mm256_loadu_ps(bp + p * NR)
+#define ROW_HALF(x0, x1, av) a = _mm256_broadcast_ss(av), x0 = _mm256_fmadd_ps(a, b0, x0)
+#define ROWS_HALF(AV)                                                                                                  \
+    ROW_HALF(c00, c01, AV(0));                                                                                         \
+    ROW_HALF(c10, c11, AV(1));                                                                                         \
+    ROW_HALF(c20, c21, AV(2));                                                                                         \
+    ROW_HALF(c30, c31, AV(3));                                                                                         \
+    ROW_HALF(c40, c41, AV(4));                                                                                         \
+    ROW_HALF(c50, c51, AV(5))
 #define AV_PACKED(r) (ap + p * MR + r)
 #define AV_ROWS(r)   (a##r + p)
     if (ap) {
-        K_LOOP(ROWS, LOADB, AV_PACKED)
+        if (nr <= 8) K_LOOP(ROWS_HALF, LOADB_HALF, AV_PACKED)
+        else K_LOOP(ROWS, LOADB, AV_PACKED)
     } else {
         const float *a0 = arow[0], *a1 = arow[1], *a2 = arow[2], *a3 = arow[3], *a4 = arow[4], *a5 = arow[5];
-        K_LOOP(ROWS, LOADB, AV_ROWS)
+        if (nr <= 8) K_LOOP(ROWS_HALF, LOADB_HALF, AV_ROWS)
+        else K_LOOP(ROWS, LOADB, AV_ROWS)
     }
+#undef ROWS_HALF
+#undef ROW_HALF
+#undef LOADB_HALF
 #undef ROWS
 #undef ROW
 #undef LOADB
@@ -253,13 +268,31 @@ __attribute__((target("avx512f"))) static int mk_avx512(int kc, const float *con
     ROW(c50, c51, AV(5));                                                                                              \
     ROW(c60, c61, AV(6));                                                                                              \
     ROW(c70, c71, AV(7))
+    /* A tile of at most 16 columns (d_v 16, a last panel) takes only the
+     * first half of b's row: half the FMAs, the same sums. */
+#define LOADB_HALF           b0 = _mm512_loadu_ps(bp + p * NR)
+#define ROW_HALF(x0, x1, av) a = _mm512_set1_ps(*(av)), x0 = _mm512_fmadd_ps(a, b0, x0)
+#define ROWS_HALF(AV)                                                                                                  \
+    ROW_HALF(c00, c01, AV(0));                                                                                         \
+    ROW_HALF(c10, c11, AV(1));                                                                                         \
+    ROW_HALF(c20, c21, AV(2));                                                                                         \
+    ROW_HALF(c30, c31, AV(3));                                                                                         \
+    ROW_HALF(c40, c41, AV(4));                                                                                         \
+    ROW_HALF(c50, c51, AV(5));                                                                                         \
+    ROW_HALF(c60, c61, AV(6));                                                                                         \
+    ROW_HALF(c70, c71, AV(7))
     if (ap) {
-        K_LOOP(ROWS, LOADB, AV_PACKED)
+        if (nr <= 16) K_LOOP(ROWS_HALF, LOADB_HALF, AV_PACKED)
+        else K_LOOP(ROWS, LOADB, AV_PACKED)
     } else {
         const float *a0 = arow[0], *a1 = arow[1], *a2 = arow[2], *a3 = arow[3];
         const float *a4 = arow[4], *a5 = arow[5], *a6 = arow[6], *a7 = arow[7];
-        K_LOOP(ROWS, LOADB, AV_ROWS)
+        if (nr <= 16) K_LOOP(ROWS_HALF, LOADB_HALF, AV_ROWS)
+        else K_LOOP(ROWS, LOADB, AV_ROWS)
     }
+#undef ROWS_HALF
+#undef ROW_HALF
+#undef LOADB_HALF
 #undef ROWS
 #undef ROW
 #undef LOADB
