@@ -55,9 +55,12 @@ void mask_fill(unsigned char *allowed, const MaskSpec *spec, int n_q, int n_k) {
     for (int i = 0; i < n_q; i++) {
         unsigned char *row = allowed + (size_t)i * n_k;
         switch (kind) {
-        case MASK_CAUSAL:
-            for (int j = 0; j < n_k; j++) row[j] = (unsigned char)(j <= i);
+        case MASK_CAUSAL: {
+            int vis = i + 1 < n_k ? i + 1 : n_k; /* keys 0..i */
+            memset(row, 1, (size_t)vis);
+            memset(row + vis, 0, (size_t)(n_k - vis));
             break;
+        }
         case MASK_WINDOW:
             for (int j = 0; j < n_k; j++) row[j] = (unsigned char)(j <= i && j > i - spec->window);
             break;
