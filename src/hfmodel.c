@@ -681,55 +681,6 @@ static size_t tile_floats(const HfRun *r) {
     return tile > packed ? tile : packed;
 }
 
-/* out[i * ld + c] = tile[c * rows + i] for c < wrows, i < rows: the left
- * product's tile (wrows, rows) into out's rows; 8 x 8 blocks in AVX
- * registers (moves only: the bits are the tile's). */
-#ifdef NN_X86
-__attribute__((target("avx2,fma"))) static int tile_out_avx(float *out, int ld, const float *tile, size_t n, int rows,
-                                                            int wrows) {
-    int c0 = 0;
-    for (; c0 + 8 <= wrows; c0 += 8) {
-        int i0 = 0;
-        for (; i0 + 8 <= rows; i0 += 8) {
-            const float *t0 = tile + (size_t)c0 * n + i0;
-            __m256 r0 = _mm256_loadu_ps(t0), r1 = _mm256_loadu_ps(t0 + n), r2 = _mm256_loadu_ps(t0 + 2 * n);
-            __m256 r3 = _mm256_loadu_ps(t0 + 3 * n), r4 = _mm256_loadu_ps(t0 + 4 * n);
-            __m256 r5 = _mm256_loadu_ps(t0 + 5 * n), r6 = _mm256_loadu_ps(t0 + 6 * n);
-            __m256 r7 = _mm256_loadu_ps(t0 + 7 * n);
-            __m256 u0 = _mm256_unpacklo_ps(r0, r1), u1 = _mm256_unpackhi_ps(r0, r1);
-            __m256 u2 = _mm256_unpacklo_ps(r2, r3), u3 = _mm256_unpackhi_ps(r2, r3);
-            __m256 u4 = _mm256_unpacklo_ps(r4, r5), u5 = _mm256_unpackhi_ps(r4, r5);
-            __m256 u6 = _mm256_unpacklo_ps(r6, r7), u7 = _mm256_unpackhi_ps(r6, r7);
-            r0 = _mm256_shuffle_ps(u0, u2, 0x44), r1 = _mm256_shuffle_ps(u0, u2, 0xEE);
-            r2 = _mm256_shuffle_ps(u1, u3, 0x44), r3 = _mm256_shuffle_ps(u1, u3, 0xEE);
-            r4 = _mm256_shuffle_ps(u4, u6, 0x44), r5 = _mm256_shuffle_ps(u4, u6, 0xEE);
-            r6 = _mm256_shuffle_ps(u5, u7, 0x44), r7 = _mm256_shuffle_ps(u5, u7, 0xEE);
-            float *o = out + (size_t)i0 * ld + c0; /* row i0 + k: tile column i0 + k */
-            _mm256_storeu_ps(o, _mm256_permute2f128_ps(r0, r4, 0x20));
-            _mm256_storeu_ps(o + ld, _mm256_permute2f128_ps(r1, r5, 0x20));
-            _mm256_storeu_ps(o + 2 * (size_t)ld, _mm256_permute2f128_ps(r2, r6, 0x20));
-            _mm256_storeu_ps(o + 3 * (size_t)ld, _mm256_permute2f128_ps(r3, r7, 0x20));
-            _mm256_storeu_ps(o + 4 * (size_t)ld, _mm256_permute2f128_ps(r0, r4, 0x31));
-            _mm256_storeu_ps(o + 5 * (size_t)ld, _mm256_permute2f128_ps(r1, r5, 0x31));
-            _mm256_storeu_ps(o + 6 * (size_t)ld, _mm256_permute2f128_ps(r2, r6, 0x31));
-            _mm256_storeu_ps(o + 7 * (size_t)ld, _mm256_permute2f128_ps(r3, r7, 0x31));
-        }
-        for (; i0 < rows; i0++)
-            for (int c = c0; c < c0 + 8; c++) out[(size_t)i0 * ld + c] = tile[(size_t)c * n + i0];
-    }
-    return c0;
-}
-#endif
-
-static void tile_out(float *out, int ld, const float *tile, size_t ldt, int rows, int wrows) {
-    int c0 = 0;
-#ifdef NN_X86
-    if (nn_path() != NN_PORTABLE) c0 = tile_out_avx(out, ld, tile, ldt, rows, wrows);
-#endif
-    for (int i = 0; i < rows; i++)
-        for (int c = c0; c < wrows; c++) out[(size_t)i * ld + c] = tile[(size_t)c * ldt + i];
-}
-
 /* One product of a job: out = x W^T + bias, then what follows block by block.
  */
 typedef struct {
@@ -1084,7 +1035,7 @@ static void linear_block(const Linear *j, float *scratch, const LinOut *o, int o
     for (int ch = 0; ch < j->nchunks; ch++) {
         int i0 = ch * j->chunk, n = j->rows - i0 < j->chunk ? j->rows - i0 : j->chunk;
         mat_mul_rows(tile, n, wp, ldw, &j->xt[ch], 0, wrows);
-        tile_out(o->out + (size_t)i0 * o->ld + o0, o->ld, tile, (size_t)n, n, wrows);
+        nn_tile_out(o->out + (size_t)i0 * o->ld + o0, o->ld, tile, (size_t)n, n, wrows);
         block_post(j, o, o0, wrows, i0, i0 + n);
     }
 }
@@ -1121,7 +1072,7 @@ static void pack_task(void *ctx, int lane) {
         float *buf = j->r->pack + mat_packed_floats(j->n_in, j->chunk) * (size_t)ch;
         const float *x = j->x + (size_t)i0 * j->ld_x;
         if (j->chunk <= HF_W_BLOCK) {
-            tile_out(xt, n, x, (size_t)j->ld_x, j->n_in, n);
+            nn_tile_out(xt, n, x, (size_t)j->ld_x, j->n_in, n);
             mat_pack_into(&j->xt[ch], buf, xt, n, j->n_in, n, 0);
         } else mat_pack_into(&j->xt[ch], buf, x, j->ld_x, j->n_in, n, 1);
     }

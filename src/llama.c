@@ -64,31 +64,30 @@ static void rope_forward(float *x, const double *rope, int r0, int rows, int wid
 // ----------------------------------------------------------------------------
 // products: out (rows, n_out; ld_out) = x (rows, n_in; ld_x) W^T
 
+enum { XT_CHUNKS = 64 }; /* at most this many chunks of x's rows */
+
 typedef struct {
     LlamaRun *r;
     float *out;
     const float *w;
-    MatPacked xt; /* x^T (n_in, rows) */
+    MatPacked xt[XT_CHUNKS]; /* x^T (n_in, rows) by chunks of rows */
+    int chunk, nchunks;      /* rows per chunk (a multiple of 32: the chunks pack into r->pack end to end) */
     int ld_out, rows, n_in, n_out, lanes;
 } Linear;
 
+/* Each block of W against each chunk of x's rows: the tile (W_BLOCK, chunk)
+ * stays in L1 and a block of W in L2, read in place (too few panels of x^T
+ * to pay for packing it). Every element is the same sum over k (matrix.h). */
 static void linear_task(void *ctx, int lane) {
     Linear *j = ctx;
-    float *tile = j->r->scratch + (size_t)lane * j->r->lane_floats; /* (W_BLOCK, rows) */
+    float *tile = j->r->scratch + (size_t)lane * j->r->lane_floats; /* (W_BLOCK, chunk) */
     int blocks = (j->n_out + W_BLOCK - 1) / W_BLOCK;
     for (int b = lane; b < blocks; b += j->lanes) {
         int o0 = b * W_BLOCK, wrows = j->n_out - o0 < W_BLOCK ? j->n_out - o0 : W_BLOCK;
-        mat_mul_rows(tile, j->rows, j->w + (size_t)o0 * j->n_in, j->n_in, &j->xt, 0, wrows);
-        /* The tile (wrows, rows) turned into the output's rows, 8 of its rows
-         * at a time: reading all 64 at once, 1 KB apart, they fell into the
-         * same few sets of L1 and missed (a sixth of the forward). */
-        for (int c0 = 0; c0 < wrows; c0 += 8) {
-            int cn = wrows - c0 < 8 ? wrows - c0 : 8;
-            for (int i = 0; i < j->rows; i++) {
-                float *o = j->out + (size_t)i * j->ld_out + o0 + c0;
-                const float *t = tile + (size_t)c0 * j->rows + i;
-                for (int c = 0; c < cn; c++) o[c] = t[(size_t)c * j->rows];
-            }
+        for (int ch = 0; ch < j->nchunks; ch++) {
+            int i0 = ch * j->chunk, n = j->rows - i0 < j->chunk ? j->rows - i0 : j->chunk;
+            mat_mul_rows(tile, n, j->w + (size_t)o0 * j->n_in, j->n_in, &j->xt[ch], 0, wrows);
+            nn_tile_out(j->out + (size_t)i0 * j->ld_out + o0, j->ld_out, tile, (size_t)n, n, wrows);
         }
     }
 }
@@ -96,7 +95,15 @@ static void linear_task(void *ctx, int lane) {
 static void linear_forward(LlamaRun *r, float *out, int ld_out, const float *x, int ld_x, const float *w, int rows,
                            int n_in, int n_out) {
     Linear j = {.r = r, .out = out, .w = w, .ld_out = ld_out, .rows = rows, .n_in = n_in, .n_out = n_out};
-    mat_pack_into(&j.xt, r->pack, x, ld_x, n_in, rows, 1);
+    int per = (rows + XT_CHUNKS - 1) / XT_CHUNKS;
+    j.chunk = per < 64 ? 64 : (per + 31) / 32 * 32;
+    j.nchunks = (rows + j.chunk - 1) / j.chunk;
+    float *buf = r->pack;
+    for (int ch = 0; ch < j.nchunks; ch++) {
+        int i0 = ch * j.chunk, n = rows - i0 < j.chunk ? rows - i0 : j.chunk;
+        mat_pack_into(&j.xt[ch], buf, x + (size_t)i0 * ld_x, ld_x, n_in, n, 1);
+        buf += mat_packed_floats(n_in, n);
+    }
     int blocks = (n_out + W_BLOCK - 1) / W_BLOCK;
     j.lanes = r->lanes < blocks ? r->lanes : blocks;
     par_for(j.lanes, linear_task, &j);
