@@ -138,17 +138,22 @@ static void attend_block(Attend *j, float *scratch, int h, int i0, int qrows) {
     int hs = c->head_size, nk = j->nk, g = h / (c->n_heads / c->n_kv_heads);
     float *scores = scratch, *weights = scores + (size_t)Q_BLOCK * r->cap;
     float *scaled = weights + (size_t)Q_BLOCK * r->cap, *masked = scaled + r->cap;
-    mat_mul_rows(scores, nk, r->q + (size_t)i0 * c->dim + (size_t)h * hs, c->dim, &j->kt[g], 0, qrows);
-    const unsigned char *causal = r->causal;
+    /* Only the keys a row of the block may see: row i the first i0 + i + 1,
+     * the rest of the block's keys weight 0 (the softmax of the visible
+     * prefix gives the bits of the whole masked row: test_softmax_prefix_rows). */
+    int kmax = i0 + qrows;
+    mat_mul_block(scores, nk, r->q + (size_t)i0 * c->dim + (size_t)h * hs, c->dim, &j->kt[g], 0, qrows, 0, kmax);
     for (int i = 0; i < qrows; i++) {
+        int seen = i0 + i + 1;
+        float *w = weights + (size_t)i * nk;
         /* key j is allowed for query row p when j <= p: causal[cap - 1 - p + j] is 1 */
-        const unsigned char *allowed = causal + (r->cap - 1 - (i0 + i));
-        attn_scale_mask_row(scaled, masked, scores + (size_t)i * nk, allowed, nk, SCALE_MULTIPLY,
+        attn_scale_mask_row(scaled, masked, scores + (size_t)i * nk, r->causal + (r->cap - seen), seen, SCALE_MULTIPLY,
                             1.0 / sqrt((double)hs));
         SoftmaxRow sr;
-        attn_softmax(weights + (size_t)i * nk, masked, nk, &sr);
+        attn_softmax(w, masked, seen, &sr);
+        if (kmax > seen) memset(w + seen, 0, sizeof(float) * (size_t)(kmax - seen));
     }
-    mat_mul_rows_k(r->att + (size_t)i0 * c->dim + (size_t)h * hs, c->dim, weights, nk, &j->vp[g], 0, qrows, i0 + qrows);
+    mat_mul_rows_k(r->att + (size_t)i0 * c->dim + (size_t)h * hs, c->dim, weights, nk, &j->vp[g], 0, qrows, kmax);
 }
 
 static void attend_task(void *ctx, int lane) {
