@@ -219,12 +219,14 @@ static void inspect_layer(const App *a, const char *q, int i, int j, InspectLine
     }
 }
 
-/* Why the mask hides key j from query i, in buf. */
-static void mask_reason(const ModelConfig *c, int i, int j, char *buf, size_t cap) {
+/* Why the mask hides key j from query i, in buf; 1 when it says from which
+ * query (the rest of the line need not say it again). */
+static int mask_reason(const ModelConfig *c, int i, int j, char *buf, size_t cap) {
     if (c->mask == MASK_CAUSAL || c->mask == MASK_WINDOW || c->mask == MASK_PREFIX)
-        snprintf(buf, cap, "masked: key %d hidden from query %d", j, i);
-    else if (c->mask == MASK_PADDING) snprintf(buf, cap, "masked: a <pad> key");
+        return snprintf(buf, cap, "masked: key %d hidden from query %d", j, i), 1;
+    if (c->mask == MASK_PADDING) snprintf(buf, cap, "masked: a <pad> key");
     else snprintf(buf, cap, "masked (painted)");
+    return 0;
 }
 
 /* Cell (i, j) of a score or weight stage: the raw score and its scaling,
@@ -247,7 +249,7 @@ static void inspect_score(const App *a, const char *q, int i, int j, InspectLine
     snprintf(div, sizeof div, "%s = %.4f", formula_text(text, sizeof text, FORMULA_INSPECTOR, STAGE_SCALED, &f),
              d.scaled);
     char why[64] = "allowed";
-    if (!d.allowed) mask_reason(c, i, j, why, sizeof why);
+    int says_query = !d.allowed && mask_reason(c, i, j, why, sizeof why);
     char who[256];
     snprintf(who, sizeof who, "%s[%d] %s %s[%d]", q, i, g->arrow, k, j);
     pad_to(who, sizeof who, 2 * (lw + iw + 2) + 3);
@@ -259,8 +261,8 @@ static void inspect_score(const App *a, const char *q, int i, int j, InspectLine
         snprintf(L->l2, sizeof L->l2, "%s   score %s, every key of this row is masked: all weights 0, row sum 0", why,
                  g->neg_inf);
     else
-        snprintf(L->l2, sizeof L->l2, "%s   score %s %s exp 0 %s weight 0 (this key is hidden from this query)", why,
-                 g->neg_inf, g->arrow, g->arrow);
+        snprintf(L->l2, sizeof L->l2, "%s   score %s %s exp 0 %s weight 0%s", why, g->neg_inf, g->arrow, g->arrow,
+                 says_query ? "" : " (this key is hidden from this query)");
 }
 
 /* The inspector: the arithmetic of the cell under the cursor, in two lines. */

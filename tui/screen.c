@@ -64,9 +64,19 @@ ColorTier screen_tier(ColorMode mode) {
 }
 
 /* Colour pairs are allocated on demand (ncurses >= 6.1 alloc_pair) and
- * remembered by ncurses itself. */
+ * remembered by ncurses itself. Default colours with an attribute (the
+ * reversed cursor, bold labels) get a pair of their own, (-1, -1): going
+ * to pair 0 from a coloured cell, ncurses sends op (ESC[39;49m) before the
+ * sgr that resets the colours anyway; to a nonzero pair it sends only the
+ * sgr. Plain text keeps pair 0, the pair of erase()'s blanks, so that blanks
+ * stay blanks to ncurses (skipped, or cleared with el). alloc_pair(-1, -1)
+ * would answer pair 0 itself: the pair is made once with init_extended_pair,
+ * before any alloc_pair (which then leaves it alone). */
+static int attr_pair; /* (-1, -1) but not 0, made by curses_open; 0 when it could not be */
+
 static int pair_for(ColorTier tier, Style st) {
-    if (tier == TIER_NONE || (st.fg < 0 && st.bg < 0)) return 0;
+    if (tier == TIER_NONE) return 0;
+    if (st.fg < 0 && st.bg < 0) return st.attr ? attr_pair : 0;
     int p = alloc_pair(st.fg, st.bg);
     return p < 0 ? 0 : p;
 }
@@ -558,13 +568,17 @@ static int curses_open(Term *t, App *a, const CliOptions *o, AvError *err) {
     noecho();
     keypad(stdscr, TRUE);
     nonl();
-    curs_set(0);
+    /* The terminal cursor is hidden: where doupdate leaves it does not matter,
+     * and moving it back to curses' cursor after every frame costs bytes (a
+     * cup of ~9 per frame). Where it cannot be hidden it goes where it was. */
+    if (curs_set(0) != ERR) leaveok(stdscr, TRUE);
     set_escdelay(75);
     define_key("\033[200~", KEY_PASTE_BEGIN);
     define_common_keys();
     if (has_colors()) {
         start_color();
         use_default_colors();
+        attr_pair = COLOR_PAIRS > 1 && init_extended_pair(1, -1, -1) == OK ? 1 : 0;
     }
     a->tier = screen_tier(o->color);
     a->enforce_min = 1;
