@@ -42,8 +42,10 @@ static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static int load_rc;      /* 0 or -1: what every gfx_load returns */
 static AvError load_err; /* the message when load_rc is -1 */
 
-/* The first gfx_load's work (pthread_once). On failure the libraries opened
- * are closed and gfx_fn stays empty. */
+/* The first gfx_load's work (pthread_once). On failure gfx_fn stays empty
+ * and the libraries already opened stay loaded, unused: dlclose would unmap
+ * what their constructors allocated and registered (glib's types), and
+ * LeakSanitizer then reports it from an unknown module. */
 static void load(void) {
     const char *missing = getenv("ATTNVIZ_GFX_MISSING"); /* the test knob (gfx.h) */
     void *handle[GFX_N_LIBS] = {0};
@@ -74,9 +76,6 @@ static void load(void) {
             memcpy((char *)&gfx_fn + functions[i].offset, &sym, sizeof sym);
         }
     }
-    if (load_rc)
-        for (int i = GFX_N_LIBS - 1; i >= 0; i--)
-            if (handle[i]) dlclose(handle[i]);
 }
 
 int gfx_load(AvError *err) {
