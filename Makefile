@@ -3,9 +3,13 @@
 
 CC      ?= cc
 # cairo and pangocairo draw the pictures (tui/picture.c, tui/figure.c: PNG,
-# SVG, PDF); DejaVu Sans Mono and Nanum Gothic Coding are their fonts (Latin,
-# Hangul at double width).
-PKGS    := ncursesw libpcre2-8 libcjson cairo pangocairo
+# SVG, PDF; tui/bigtext.c); DejaVu Sans Mono and Nanum Gothic Coding are their
+# fonts (Latin, Hangul at double width). Their headers are compiled in (GFXPKGS'
+# cflags) but the libraries are not linked: tui/gfx.c loads them with dlopen
+# when the first picture is drawn, so a process that draws none does not map
+# them (~4 MB of its memory). dlopen is in glibc's libc (2.34 and later).
+PKGS    := ncursesw libpcre2-8 libcjson
+GFXPKGS := cairo pangocairo
 TESTPKG := cmocka
 DEBS    := libncurses-dev libpcre2-dev libcjson-dev libcmocka-dev libcairo2-dev libpango1.0-dev fonts-dejavu-core \
            fonts-nanum pkg-config tmux
@@ -24,7 +28,7 @@ CFLAGS  ?= $(OPT) -g
 # X/Open interfaces: realpath, strdup, clock_gettime...).
 COREFLAGS = -std=c11 $(WARN) -ffp-contract=off $(CFLAGS) $(SAN) -D_DEFAULT_SOURCE -D_XOPEN_SOURCE=600 -Isrc \
             $(shell pkg-config --cflags libpcre2-8 libcjson 2>/dev/null)
-ALLFLAGS = $(COREFLAGS) -Itui $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+ALLFLAGS = $(COREFLAGS) -Itui $(shell pkg-config --cflags $(PKGS) $(GFXPKGS) 2>/dev/null)
 CORELIBS = $(shell pkg-config --libs libpcre2-8 libcjson 2>/dev/null) -lm -pthread
 LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -pthread
 TESTLIBS = $(shell pkg-config --libs $(TESTPKG) 2>/dev/null)

@@ -29,14 +29,16 @@ FUZZ_MAX_SECONDS ?= 900
 FUZZ_LIMIT = $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS) -max_total_time=$(FUZZ_MAX_SECONDS),-max_total_time=$(FUZZ_SECONDS))
 FUZZ_BUILD   := build/fuzz
 FUZZ_TARGETS := tokenize qkvfile cli maskfile keys llamatok llama2 safetensors hftok hfconfig stindex lesson stream
-FUZZ_PKGS    := ncursesw libpcre2-8 libcjson cairo pangocairo
+# cairo and pango: headers only (tui/gfx.c loads the libraries when a picture is drawn).
+FUZZ_PKGS    := ncursesw libpcre2-8 libcjson
+FUZZ_GFXPKGS := cairo pangocairo
 # UBSan recovers by default (prints, goes on): -fno-sanitize-recover makes every
 # report abort, so that libFuzzer keeps the input as a crash.
 FUZZ_SAN     := address,undefined
 FUZZ_CFLAGS  := -std=c11 -g -O2 -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -fno-sanitize-recover=all \
                 -fno-omit-frame-pointer -ffp-contract=off -D_DEFAULT_SOURCE -D_XOPEN_SOURCE=600 \
                 -fsanitize-coverage-ignorelist=tests/fuzz/coverage-ignore.txt \
-                -Isrc -Itui $(shell pkg-config --cflags $(FUZZ_PKGS) 2>/dev/null)
+                -Isrc -Itui $(shell pkg-config --cflags $(FUZZ_PKGS) $(FUZZ_GFXPKGS) 2>/dev/null)
 FUZZ_LDFLAGS := -fsanitize=fuzzer,$(FUZZ_SAN) -fno-sanitize-recover=all
 FUZZ_LIBS    := $(shell pkg-config --libs $(FUZZ_PKGS) 2>/dev/null) -lm -pthread
 # The lines of a sanitizer or invariant report worth printing on failure.

@@ -3,7 +3,8 @@
 # screen as SVG, PNG and HTML (valid, self-contained, escaped), --figure as
 # SVG, PNG and PDF; an existing file kept (and --force), a read-only
 # folder, a device, a full disk: one line each, the old file intact, no
-# temporary file left; and P in the TUI (tmux): the prompt with its
+# temporary file left; cairo or pango missing: one line naming the Debian
+# package, nothing written; and P in the TUI (tmux): the prompt with its
 # default name, the file written, an existing one kept unless y.
 . tests/support/lib.sh
 
@@ -75,6 +76,24 @@ bad "head out of range" "--head: 9 is out of range 1..4" --export "$TMP/x.svg" -
 bad "unknown stage" "--stage: unknown stage" --export "$TMP/x.svg" --stage nope "$S"
 [ -e "$TMP/x.svg" ] && fail "a refused export wrote a file" || pass
 
+# cairo or pango not installed (gfx.h's test knob ATTNVIZ_GFX_MISSING): a PNG
+# or a figure names the library and its Debian package in one line, exit 2,
+# nothing written; the screen's SVG and HTML need neither.
+export ATTNVIZ_GFX_MISSING=libcairo.so.2
+bad "no cairo: png" "libcairo.so.2 is missing (install the Debian package libcairo2)" --export "$TMP/nogfx.png" "$S"
+bad "no cairo: figure" "libcairo.so.2 is missing" --export "$TMP/nogfx.svg" --figure "$S"
+for ext in svg html; do
+    "$ATTNVIZ" --export "$TMP/nogfx-screen.$ext" "$S"
+    expect_rc "no cairo: the screen as $ext" 0 $?
+done
+ATTNVIZ_GFX_MISSING=libpangocairo-1.0.so.0
+bad "no pangocairo: pdf" "libpangocairo-1.0.so.0 is missing (install the Debian package libpangocairo-1.0-0)" \
+    --export "$TMP/nogfx.pdf" --figure=heads "$S"
+unset ATTNVIZ_GFX_MISSING
+[ -e "$TMP/nogfx.png" ] || [ -e "$TMP/nogfx.svg" ] || [ -e "$TMP/nogfx.pdf" ] && fail "no cairo: a file written" || pass
+[ -z "$(ls -A "$TMP" | grep nogfx | grep -v '^nogfx-screen.svg$\|^nogfx-screen.html$')" ] && pass ||
+    fail "no cairo: a temporary file left: $(ls -A "$TMP")"
+
 # An existing file stays unless --force.
 printf 'old\n' >"$TMP/keep.svg"
 bad "existing file" "keep.svg exists (--force replaces it)" --export "$TMP/keep.svg" "$S"
@@ -129,6 +148,14 @@ tmx_expect "P png" "wrote shot.png (png" P C-u "shot.png" Enter
 tmx_expect "P bad name" "a picture is .svg, .png or .html" P C-u "shot.gif" Enter
 tmx_expect "P replaces with y" "wrote attnviz-head1-weights.svg" P Enter y
 tmx_stop
+# P without cairo: said on the status line, nothing written, the TUI goes on.
+tmx_start 100 30 LC_ALL=C.UTF-8 ATTNVIZ_GFX_MISSING=libcairo.so.2 -- sh "$TMP/run.sh"
+tmx_wait "d_model=64" || fail "tui without cairo: no screen"
+tmx_expect "P png without cairo" "libcairo.so.2 is missing" P C-u "nogfx.png" Enter
+tmx_expect "P svg without cairo" "wrote nogfx.svg (svg" P C-u "nogfx.svg" Enter
+tmx_stop
+[ -e "$TMP/tui/nogfx.png" ] && fail "P without cairo wrote a PNG" || pass
+rm -f "$TMP/tui/nogfx.svg"
 [ -s "$TMP/tui/attnviz-head1-weights.svg" ] && pass || fail "P: no svg"
 grep -q 'width="1000" height="600"' "$TMP/tui/attnviz-head1-weights.svg" && pass || fail "P: not the screen's size"
 head -c 8 "$TMP/tui/shot.png" | od -An -c | grep -q "P   N   G" && pass || fail "P: shot.png is no PNG"

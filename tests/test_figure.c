@@ -12,7 +12,6 @@
  * passes. */
 #include "testutil.h"
 
-#include <cairo.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +19,7 @@
 #include <unistd.h>
 
 #include "figure.h"
+#include "gfx.h"
 
 // ----------------------------------------------------------------------------
 // helpers
@@ -722,6 +722,11 @@ const char *__lsan_default_options(void);
 const char *__lsan_default_options(void) { return "print_suppressions=0"; }
 
 int main(void) {
+    AvError err = {0};
+    if (gfx_load(&err)) { /* the PNGs are decoded with cairo */
+        fprintf(stderr, "%s\n", err.msg);
+        return 1;
+    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ramps),         cmocka_unit_test(test_png_head),
         cmocka_unit_test(test_png_heads),     cmocka_unit_test(test_png_layers),

@@ -7,7 +7,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
 
-#include <cairo.h>
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +15,7 @@
 
 #include "app.h"
 #include "canvas.h"
+#include "gfx.h"
 #include "picture.h"
 
 static App app;
@@ -238,6 +238,11 @@ static void test_formats(void **state) {
 
 int main(void) {
     setlocale(LC_ALL, "C.UTF-8");
+    AvError err = {0};
+    if (gfx_load(&err)) { /* the PNGs are decoded with cairo */
+        fprintf(stderr, "%s\n", err.msg);
+        return 1;
+    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_formats),
         cmocka_unit_test(test_png_cells),

@@ -1,9 +1,9 @@
 /* bigtext.c - see bigtext.h. */
 #include "bigtext.h"
 
-#include <cairo.h>
-#include <pango/pangocairo.h>
 #include <string.h>
+
+#include "gfx.h"
 
 #define BIG_FONT "DejaVu Sans Bold, NanumGothic Bold, Nanum Gothic Bold, sans-serif Bold"
 
@@ -25,6 +25,7 @@ static PangoLayout *layout_of(cairo_t *cr, const char *text) {
 }
 
 int bigtext_width(const char *text) {
+    if (gfx_load(NULL)) return 0; /* no large type without pango: the caller writes the text */
     cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_A8, 1, 1);
     cairo_t *cr = cairo_create(s);
     PangoLayout *lay = layout_of(cr, text);
@@ -37,7 +38,7 @@ int bigtext_width(const char *text) {
 }
 
 int bigtext_draw(Canvas *cv, int y, int x, int w, const char *text, Style st) {
-    int pw = bigtext_width(text), ph = 2 * BIGTEXT_ROWS;
+    int pw = bigtext_width(text), ph = 2 * BIGTEXT_ROWS; /* 0 without pango (gfx.h) */
     if (pw <= 0 || pw > w || x + pw > cv->w || y + BIGTEXT_ROWS > cv->h) return 0;
     cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_A8, pw, ph);
     cairo_t *cr = cairo_create(s);

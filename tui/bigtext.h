@@ -10,7 +10,8 @@
 
 enum { BIGTEXT_PX = 14, BIGTEXT_ROWS = BIGTEXT_PX / 2 + 1 }; /* the font's pixel size; rows a line takes */
 
-/* The columns text takes in large type (0 when it cannot be drawn). */
+/* The columns text takes in large type (0 when it cannot be drawn, pango
+ * not installed included: gfx.h). */
 int bigtext_width(const char *text);
 /* Draws text in large type at (y, x), at most w columns and BIGTEXT_ROWS
  * rows. Returns the columns drawn, or 0 when it does not fit in w (nothing

@@ -10,11 +10,7 @@
  * point), so a cell's colour is never blended with its neighbour's. */
 #include "figure.h"
 
-#include <cairo-pdf.h>
-#include <cairo-svg.h>
-#include <cairo.h>
 #include <math.h>
-#include <pango/pangocairo.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +18,7 @@
 
 #include "export.h"
 #include "formula.h"
+#include "gfx.h"
 #include "utf8.h"
 
 /* Latin and Greek, then Hangul; emoji come from fontconfig's fallback (Noto
@@ -553,7 +550,7 @@ static int plan_numbers(Plan *p) {
 
 static int plan_make(Plan *p, const Model *m, const FigureOptions *opt, AvError *err) {
     memset(p, 0, sizeof *p);
-    if (check_options(m, opt, &p->g, err)) return -1;
+    if (check_options(m, opt, &p->g, err) || gfx_load(err)) return -1;
     p->m = m;
     p->opt = *opt;
     p->n_q = m->n_q;

@@ -35,11 +35,11 @@ typedef struct {
 /* The figure of m (up to date through opt->stage) in the format asked for,
  * into a new buffer *out of *len bytes (caller frees). 0, or -1 with one
  * line in err (a stage that is no n_q x n_k matrix, a layer or head out of
- * range, too many cells, out of memory, cairo's own error); *out is NULL
- * then. Masked cells have the masked look in STAGE_MASKED and STAGE_WEIGHTS
- * (the raw and scaled scores show every value, as the screen does). The
- * same figure is the same bytes (no date in a PDF, an SVG's names numbered
- * from 1). Fonts: DejaVu Sans, NanumGothic, and fontconfig's fallback for
+ * range, too many cells, out of memory, cairo's own error, cairo or pango
+ * not installed: gfx.h); *out is NULL then. Masked cells have the masked
+ * look in STAGE_MASKED and STAGE_WEIGHTS (the raw and scaled scores show
+ * every value, as the screen does). The same figure is the same bytes (no
+ * date in a PDF, an SVG's names numbered from 1). Fonts: DejaVu Sans, NanumGothic, and fontconfig's fallback for
  * emoji; a figure has its own pango font map, so any thread may draw one. */
 int figure_render(const Model *m, const FigureOptions *opt, FigureFormat fmt, unsigned char **out, size_t *len,
                   AvError *err);

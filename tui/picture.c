@@ -1,9 +1,7 @@
 /* picture.c - see picture.h. */
 #include "picture.h"
 
-#include <cairo.h>
 #include <ctype.h>
-#include <pango/pangocairo.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -11,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "gfx.h"
 #include "utf8.h"
 
 #define FONT_FAMILY "DejaVu Sans Mono, NanumGothicCoding, monospace"
@@ -296,6 +295,7 @@ static void set_rgb(cairo_t *cr, const unsigned char c[3]) {
 }
 
 static int png_of(Buf *b, const Canvas *cv, int dark, AvError *err) {
+    if (gfx_load(err)) return -1;
     int W = cv->w * PIC_CELL_W, H = cv->h * PIC_CELL_H;
     cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, W > 0 ? W : 1, H > 0 ? H : 1);
     cairo_t *cr = cairo_create(s);

@@ -17,7 +17,8 @@
  *
  * SVG and HTML are written here (they are text: every label escaped for XML:
  * & < > " ', and the bytes a canvas never holds refused); the PNG is drawn by
- * cairo and pango. Nothing refers to anything outside the file. */
+ * cairo and pango (loaded by the first PNG: gfx.h). Nothing refers to
+ * anything outside the file. */
 #ifndef ATTNVIZ_PICTURE_H
 #define ATTNVIZ_PICTURE_H
 
@@ -37,7 +38,7 @@ const char *picture_format_name(PictureFormat fmt); /* "svg", ... */
 
 /* The canvas as a picture in a new buffer *out of *len bytes (caller frees).
  * dark: the theme's default colours. PIC_PDF is not a screen format (-1).
- * 0, or -1 with one line in err. */
+ * 0, or -1 with one line in err (a PNG without cairo or pango: gfx.h). */
 int picture_render(const Canvas *cv, int dark, PictureFormat fmt, unsigned char **out, size_t *len, AvError *err);
 
 /* The colour a cell's style gives its background and its foreground, as the
