@@ -84,8 +84,20 @@ static void linear_task(void *ctx, int lane) {
     int blocks = (j->n_out + W_BLOCK - 1) / W_BLOCK;
     for (int b = lane; b < blocks; b += j->lanes) {
         int o0 = b * W_BLOCK, wrows = j->n_out - o0 < W_BLOCK ? j->n_out - o0 : W_BLOCK;
+        /* the lane's next block of W comes from memory: asked for into L2 a
+         * piece per chunk while this one is computed from the cache */
+        const char *next = NULL;
+        size_t next_bytes = 0;
+        if (b + j->lanes < blocks) {
+            int n0 = o0 + W_BLOCK * j->lanes, nrows = j->n_out - n0 < W_BLOCK ? j->n_out - n0 : W_BLOCK;
+            next = (const char *)(j->w + (size_t)n0 * j->n_in);
+            next_bytes = sizeof(float) * (size_t)j->n_in * (size_t)nrows;
+        }
+        size_t piece = (next_bytes / (size_t)j->nchunks + 63) / 64 * 64;
         for (int ch = 0; ch < j->nchunks; ch++) {
             int i0 = ch * j->chunk, n = j->rows - i0 < j->chunk ? j->rows - i0 : j->chunk;
+            for (size_t at = (size_t)ch * piece; at < (size_t)(ch + 1) * piece && at < next_bytes; at += 64)
+                __builtin_prefetch(next + at, 0, 2);
             mat_mul_rows(tile, n, j->w + (size_t)o0 * j->n_in, j->n_in, &j->xt[ch], 0, wrows);
             nn_tile_out(j->out + (size_t)i0 * j->ld_out + o0, j->ld_out, tile, (size_t)n, n, wrows);
         }
