@@ -64,16 +64,33 @@ static void rope_forward(float *x, const double *rope, int r0, int rows, int wid
 // ----------------------------------------------------------------------------
 // products: out (rows, n_out; ld_out) = x (rows, n_in; ld_x) W^T
 
-enum { XT_CHUNKS = 64 }; /* at most this many chunks of x's rows */
+enum { XT_CHUNKS = 64, LIN_MAX = 3 }; /* chunks of x's rows; products of one x */
 
+/* One product of a job: out (rows, n_out; ld) = x W^T. */
+typedef struct {
+    float *out;
+    const float *w; /* (n_out, n_in) */
+    int ld, n_out;
+} LinOut;
+
+/* Products of one x (Q, K, V; gate and up): x^T packed once, the blocks of
+ * every W one list for the lanes. */
 typedef struct {
     LlamaRun *r;
-    float *out;
-    const float *w;
     MatPacked xt[XT_CHUNKS]; /* x^T (n_in, rows) by chunks of rows */
     int chunk, nchunks;      /* rows per chunk (a multiple of 32: the chunks pack into r->pack end to end) */
-    int ld_out, rows, n_in, n_out, lanes;
+    int rows, n_in, lanes, blocks;
+    LinOut outs[LIN_MAX];
+    int nouts;
 } Linear;
+
+/* Block t of the job's list: its product and first output row of W. */
+static const LinOut *block_at(const Linear *j, int t, int *o0) {
+    int k = 0;
+    while (t >= (j->outs[k].n_out + W_BLOCK - 1) / W_BLOCK) t -= (j->outs[k++].n_out + W_BLOCK - 1) / W_BLOCK;
+    *o0 = t * W_BLOCK;
+    return &j->outs[k];
+}
 
 /* Each block of W against each chunk of x's rows: the tile (W_BLOCK, chunk)
  * stays in L1 and a block of W in L2, read in place (too few panels of x^T
@@ -81,16 +98,18 @@ typedef struct {
 static void linear_task(void *ctx, int lane) {
     Linear *j = ctx;
     float *tile = j->r->scratch + (size_t)lane * j->r->lane_floats; /* (W_BLOCK, chunk) */
-    int blocks = (j->n_out + W_BLOCK - 1) / W_BLOCK;
-    for (int b = lane; b < blocks; b += j->lanes) {
-        int o0 = b * W_BLOCK, wrows = j->n_out - o0 < W_BLOCK ? j->n_out - o0 : W_BLOCK;
+    for (int b = lane; b < j->blocks; b += j->lanes) {
+        int o0, n0;
+        const LinOut *o = block_at(j, b, &o0);
+        int wrows = o->n_out - o0 < W_BLOCK ? o->n_out - o0 : W_BLOCK;
         /* the lane's next block of W comes from memory: asked for into L2 a
          * piece per chunk while this one is computed from the cache */
         const char *next = NULL;
         size_t next_bytes = 0;
-        if (b + j->lanes < blocks) {
-            int n0 = o0 + W_BLOCK * j->lanes, nrows = j->n_out - n0 < W_BLOCK ? j->n_out - n0 : W_BLOCK;
-            next = (const char *)(j->w + (size_t)n0 * j->n_in);
+        if (b + j->lanes < j->blocks) {
+            const LinOut *no = block_at(j, b + j->lanes, &n0);
+            int nrows = no->n_out - n0 < W_BLOCK ? no->n_out - n0 : W_BLOCK;
+            next = (const char *)(no->w + (size_t)n0 * j->n_in);
             next_bytes = sizeof(float) * (size_t)j->n_in * (size_t)nrows;
         }
         size_t piece = (next_bytes / (size_t)j->nchunks + 63) / 64 * 64;
@@ -98,27 +117,43 @@ static void linear_task(void *ctx, int lane) {
             int i0 = ch * j->chunk, n = j->rows - i0 < j->chunk ? j->rows - i0 : j->chunk;
             for (size_t at = (size_t)ch * piece; at < (size_t)(ch + 1) * piece && at < next_bytes; at += 64)
                 __builtin_prefetch(next + at, 0, 2);
-            mat_mul_rows(tile, n, j->w + (size_t)o0 * j->n_in, j->n_in, &j->xt[ch], 0, wrows);
-            nn_tile_out(j->out + (size_t)i0 * j->ld_out + o0, j->ld_out, tile, (size_t)n, n, wrows);
+            mat_mul_rows(tile, n, o->w + (size_t)o0 * j->n_in, j->n_in, &j->xt[ch], 0, wrows);
+            nn_tile_out(o->out + (size_t)i0 * o->ld + o0, o->ld, tile, (size_t)n, n, wrows);
         }
     }
 }
 
-static void linear_forward(LlamaRun *r, float *out, int ld_out, const float *x, int ld_x, const float *w, int rows,
-                           int n_in, int n_out) {
-    Linear j = {.r = r, .out = out, .w = w, .ld_out = ld_out, .rows = rows, .n_in = n_in, .n_out = n_out};
+/* x^T packed in chunks for the products of j. */
+static void linear_pack(Linear *j, LlamaRun *r, const float *x, int ld_x, int rows, int n_in) {
+    *j = (Linear){.r = r, .rows = rows, .n_in = n_in};
     int per = (rows + XT_CHUNKS - 1) / XT_CHUNKS;
-    j.chunk = per < 64 ? 64 : (per + 31) / 32 * 32;
-    j.nchunks = (rows + j.chunk - 1) / j.chunk;
+    j->chunk = per < 64 ? 64 : (per + 31) / 32 * 32;
+    j->nchunks = (rows + j->chunk - 1) / j->chunk;
     float *buf = r->pack;
-    for (int ch = 0; ch < j.nchunks; ch++) {
-        int i0 = ch * j.chunk, n = rows - i0 < j.chunk ? rows - i0 : j.chunk;
-        mat_pack_into(&j.xt[ch], buf, x + (size_t)i0 * ld_x, ld_x, n_in, n, 1);
+    for (int ch = 0; ch < j->nchunks; ch++) {
+        int i0 = ch * j->chunk, n = rows - i0 < j->chunk ? rows - i0 : j->chunk;
+        mat_pack_into(&j->xt[ch], buf, x + (size_t)i0 * ld_x, ld_x, n_in, n, 1);
         buf += mat_packed_floats(n_in, n);
     }
-    int blocks = (n_out + W_BLOCK - 1) / W_BLOCK;
-    j.lanes = r->lanes < blocks ? r->lanes : blocks;
-    par_for(j.lanes, linear_task, &j);
+}
+
+static void linear_add(Linear *j, float *out, int ld_out, const float *w, int n_out) {
+    j->outs[j->nouts++] = (LinOut){.out = out, .w = w, .ld = ld_out, .n_out = n_out};
+    j->blocks += (n_out + W_BLOCK - 1) / W_BLOCK;
+}
+
+static void linear_run(Linear *j) {
+    j->lanes = j->r->lanes < j->blocks ? j->r->lanes : j->blocks;
+    par_for(j->lanes, linear_task, j);
+}
+
+/* out (rows, n_out; ld_out) = x (rows, n_in; ld_x) W^T, alone. */
+static void linear_forward(LlamaRun *r, float *out, int ld_out, const float *x, int ld_x, const float *w, int rows,
+                           int n_in, int n_out) {
+    Linear j;
+    linear_pack(&j, r, x, ld_x, rows, n_in);
+    linear_add(&j, out, ld_out, w, n_out);
+    linear_run(&j);
 }
 
 // ----------------------------------------------------------------------------
@@ -204,9 +239,12 @@ static void qkv_rows(LlamaRun *r, int l, int r0, int rows) {
     size_t dim = (size_t)c->dim, kv = (size_t)c->kv_dim, at = (size_t)r0 * dim, akv = (size_t)r0 * kv;
     float *k = llama_run_k(r, l), *v = llama_run_v(r, l);
     rmsnorm_forward(r->xb + at, llama_run_x(r, l) + at, w->rms_att + l * dim, rows, c->dim);
-    linear_forward(r, r->q_raw + at, c->dim, r->xb + at, c->dim, w->wq + l * dim * dim, rows, c->dim, c->dim);
-    linear_forward(r, r->k_raw + akv, c->kv_dim, r->xb + at, c->dim, w->wk + l * kv * dim, rows, c->dim, c->kv_dim);
-    linear_forward(r, v + akv, c->kv_dim, r->xb + at, c->dim, w->wv + l * kv * dim, rows, c->dim, c->kv_dim);
+    Linear j;
+    linear_pack(&j, r, r->xb + at, c->dim, rows, c->dim);
+    linear_add(&j, r->q_raw + at, c->dim, w->wq + l * dim * dim, c->dim);
+    linear_add(&j, r->k_raw + akv, c->kv_dim, w->wk + l * kv * dim, c->kv_dim);
+    linear_add(&j, v + akv, c->kv_dim, w->wv + l * kv * dim, c->kv_dim);
+    linear_run(&j);
     memcpy(r->q + at, r->q_raw + at, sizeof(float) * dim * (size_t)rows);
     memcpy(k + akv, r->k_raw + akv, sizeof(float) * kv * (size_t)rows);
     rope_forward(r->q, r->rope, r0, rows, c->dim, c->head_size);
@@ -222,10 +260,11 @@ static void finish_rows(LlamaRun *r, int l, const float *attn, int r0, int rows)
     linear_forward(r, r->proj + at, c->dim, attn + at, c->dim, w->wo + l * dim * dim, rows, c->dim, c->dim);
     nn_residual(r->mid + at, llama_run_x(r, l) + at, r->proj + at, n);
     rmsnorm_forward(r->xb2 + at, r->mid + at, w->rms_ffn + l * dim, rows, c->dim);
-    linear_forward(r, r->hb + ah, c->hidden_dim, r->xb2 + at, c->dim, w->w1 + l * hid * dim, rows, c->dim,
-                   c->hidden_dim);
-    linear_forward(r, r->hb2 + ah, c->hidden_dim, r->xb2 + at, c->dim, w->w3 + l * hid * dim, rows, c->dim,
-                   c->hidden_dim);
+    Linear j;
+    linear_pack(&j, r, r->xb2 + at, c->dim, rows, c->dim);
+    linear_add(&j, r->hb + ah, c->hidden_dim, w->w1 + l * hid * dim, c->hidden_dim);
+    linear_add(&j, r->hb2 + ah, c->hidden_dim, w->w3 + l * hid * dim, c->hidden_dim);
+    linear_run(&j);
     nn_swiglu(r->hb + ah, r->hb2 + ah, (size_t)rows * hid);
     linear_forward(r, r->ffn + at, c->dim, r->hb + ah, c->hidden_dim, w->w2 + l * dim * hid, rows, c->hidden_dim,
                    c->dim);
