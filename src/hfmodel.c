@@ -442,105 +442,6 @@ fail:
 // ----------------------------------------------------------------------------
 // the blocks, on explicit arrays (double inside, rounded once, saturating)
 
-/* The sums of a row for a norm, in double over 8 lanes (element j in lane
- * j % 8, the lanes added pairwise at the end): the same bits on every path.
- * Of x[j] when squares is 0, else of (x[j] - mean)^2. */
-static double lane_total(const double *lane) {
-    return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
-}
-
-static void row_sum_tail(double *lane, const float *x, int j, int n, double mean, int squares) {
-    for (; j < n; j++) {
-        double d = (double)x[j] - mean;
-        lane[j % 8] += squares ? d * d : (double)x[j];
-    }
-}
-
-#ifdef NN_X86
-__attribute__((target("avx512f"))) static double row_sum_avx512(const float *x, int n, double mean, int squares) {
-    __m512d acc = _mm512_setzero_pd(), m = _mm512_set1_pd(mean);
-    int j = 0;
-    for (; j + 8 <= n; j += 8) {
-        __m512d v = _mm512_cvtps_pd(_mm256_loadu_ps(x + j));
-        if (squares) v = _mm512_sub_pd(v, m), v = _mm512_mul_pd(v, v);
-        acc = _mm512_add_pd(acc, v);
-    }
-    double lane[8];
-    _mm512_storeu_pd(lane, acc);
-    row_sum_tail(lane, x, j, n, mean, squares);
-    return lane_total(lane);
-}
-
-__attribute__((target("avx2,fma"))) static double row_sum_avx2(const float *x, int n, double mean, int squares) {
-    __m256d acc0 = _mm256_setzero_pd(), acc1 = _mm256_setzero_pd(), m = _mm256_set1_pd(mean);
-    int j = 0;
-    for (; j + 8 <= n; j += 8) {
-        __m256d v0 = _mm256_cvtps_pd(_mm_loadu_ps(x + j)), v1 = _mm256_cvtps_pd(_mm_loadu_ps(x + j + 4));
-        if (squares) {
-            v0 = _mm256_sub_pd(v0, m), v0 = _mm256_mul_pd(v0, v0);
-            v1 = _mm256_sub_pd(v1, m), v1 = _mm256_mul_pd(v1, v1);
-        }
-        acc0 = _mm256_add_pd(acc0, v0), acc1 = _mm256_add_pd(acc1, v1);
-    }
-    double lane[8];
-    _mm256_storeu_pd(lane, acc0);
-    _mm256_storeu_pd(lane + 4, acc1);
-    row_sum_tail(lane, x, j, n, mean, squares);
-    return lane_total(lane);
-}
-
-/* o[0..n) = sat((x - mean) * inv * w + b) in double (b NULL: + 0) */
-__attribute__((target("avx512f"))) static int norm_out_avx512(float *o, const float *x, const float *w, const float *b,
-                                                              double mean, double inv, int n) {
-    __m512d m = _mm512_set1_pd(mean), s = _mm512_set1_pd(inv);
-    int j = 0;
-    for (; j + 8 <= n; j += 8) {
-        __m512d v = _mm512_mul_pd(_mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(x + j)), m), s);
-        v = _mm512_mul_pd(v, _mm512_cvtps_pd(_mm256_loadu_ps(w + j)));
-        v = _mm512_add_pd(v, b ? _mm512_cvtps_pd(_mm256_loadu_ps(b + j)) : _mm512_setzero_pd());
-        _mm256_storeu_ps(o + j, nn_sat_avx512(v));
-    }
-    return j;
-}
-
-__attribute__((target("avx2,fma"))) static int norm_out_avx2(float *o, const float *x, const float *w, const float *b,
-                                                             double mean, double inv, int n) {
-    __m256d m = _mm256_set1_pd(mean), s = _mm256_set1_pd(inv);
-    int j = 0;
-    for (; j + 4 <= n; j += 4) {
-        __m256d v = _mm256_mul_pd(_mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + j)), m), s);
-        v = _mm256_mul_pd(v, _mm256_cvtps_pd(_mm_loadu_ps(w + j)));
-        v = _mm256_add_pd(v, b ? _mm256_cvtps_pd(_mm_loadu_ps(b + j)) : _mm256_setzero_pd());
-        _mm_storeu_ps(o + j, nn_sat_avx2(v));
-    }
-    return j;
-}
-#endif
-
-static double row_sum(const float *x, int n, double mean, int squares) {
-#ifdef NN_X86
-    NnPath path = nn_path();
-    if (path == NN_AVX512) return row_sum_avx512(x, n, mean, squares);
-    if (path == NN_AVX2) return row_sum_avx2(x, n, mean, squares);
-#endif
-    double lane[8] = {0};
-    row_sum_tail(lane, x, 0, n, mean, squares);
-    return lane_total(lane);
-}
-
-/* o (n) = LayerNorm(x) * w + b (b NULL: RMSNorm * w). */
-static void norm_row(float *o, const float *x, const float *w, const float *b, double eps, int n) {
-    double mean = b ? row_sum(x, n, 0.0, 0) / n : 0.0;
-    double inv = 1.0 / sqrt(row_sum(x, n, mean, 1) / n + eps);
-    int j = 0;
-#ifdef NN_X86
-    NnPath path = nn_path();
-    if (path == NN_AVX512) j = norm_out_avx512(o, x, w, b, mean, inv, n);
-    else if (path == NN_AVX2) j = norm_out_avx2(o, x, w, b, mean, inv, n);
-#endif
-    for (; j < n; j++) o[j] = nn_sat(((double)x[j] - mean) * inv * w[j] + (b ? b[j] : 0.0));
-}
-
 /* Rotate-half RoPE: in each head of rows [r0, r0 + rows) of x (ld width),
  * pair (i, i + hs/2) turned by row's angle of i. rope (cap, hs / 2, 2). */
 static void rope_forward(float *x, const double *rope, int r0, int rows, int width, int hs) {
@@ -573,7 +474,7 @@ static void norm_task(void *ctx, int task) {
     const NormJob *j = ctx;
     int i0 = j->r0 + task * NORM_ROWS, i1 = i0 + NORM_ROWS < j->r0 + j->rows ? i0 + NORM_ROWS : j->r0 + j->rows;
     for (int i = i0; i < i1; i++)
-        norm_row(j->out + (size_t)i * j->n, j->x + (size_t)i * j->n, j->w, j->b, j->r->cfg->eps, j->n);
+        nn_norm_row(j->out + (size_t)i * j->n, j->x + (size_t)i * j->n, j->w, j->b, j->r->cfg->eps, j->n);
 }
 
 /* out (rows, n) = the norm of x's rows [r0, r0 + rows) (out and x at row 0). */

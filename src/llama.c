@@ -34,15 +34,10 @@ enum {
 // ----------------------------------------------------------------------------
 // the blocks, on explicit arrays
 
-/* out (rows, n) = x (rows, n) * w (n) / sqrt(mean(x^2) + 1e-5), row by row. */
+/* out (rows, n) = x (rows, n) * w (n) / sqrt(mean(x^2) + 1e-5), row by row
+ * (nn_norm_row: the sum of squares in 8 double lanes). */
 static void rmsnorm_forward(float *out, const float *x, const float *w, int rows, int n) {
-    for (int i = 0; i < rows; i++) {
-        const float *xi = x + (size_t)i * n;
-        double ss = 0.0;
-        for (int j = 0; j < n; j++) ss += (double)xi[j] * xi[j];
-        double inv = 1.0 / sqrt(ss / n + 1e-5);
-        for (int j = 0; j < n; j++) out[(size_t)i * n + j] = nn_sat((double)w[j] * (xi[j] * inv));
-    }
+    for (int i = 0; i < rows; i++) nn_norm_row(out + (size_t)i * n, x + (size_t)i * n, w, NULL, 1e-5, n);
 }
 
 /* Rotates each pair (2i, 2i+1) of every head of rows [r0, r0 + rows) of x
