@@ -146,7 +146,25 @@ static float norm_stats_portable(float *w, const float *s, float max, int n, dou
 
 static float clampf(float v) { return v > FLT_MAX ? FLT_MAX : v < -FLT_MAX ? -FLT_MAX : v; }
 
+/* 1 when scaling by `by` is a float multiply by *f with the same bits as
+ * the double operation: by (or 1 / by for a division) a power of two whose
+ * float is a normal number. The double product or quotient is then exact
+ * and rounded once to float; the float product rounds the same exact value
+ * once (1/sqrt(d_k) for d_k 4, 16, 64, 256). */
+static int pow2_factor(ScaleOp op, double by, float *f) {
+    if (op != SCALE_MULTIPLY && op != SCALE_DIVIDE) return 0;
+    int e;
+    if (!(by > 0) || frexp(by, &e) != 0.5 || e < -124 || e > 126) return 0; /* by = 2^(e-1) */
+    *f = op == SCALE_MULTIPLY ? (float)by : (float)(1.0 / by);
+    return 1;
+}
+
 static void scale_portable(float *out, const float *raw, int n, ScaleOp op, double by) {
+    float f;
+    if (pow2_factor(op, by, &f)) {
+        for (int j = 0; j < n; j++) out[j] = op == SCALE_MULTIPLY ? clampf(raw[j] * f) : raw[j] * f;
+        return;
+    }
     for (int j = 0; j < n; j++) {
         if (op == SCALE_DIVIDE) out[j] = (float)((double)raw[j] / by);
         else if (op == SCALE_MULTIPLY) out[j] = clampf((float)((double)raw[j] * by));
@@ -225,6 +243,17 @@ __attribute__((target("avx512f,avx512vl,avx512bw"))) static void scale_avx512(fl
     __m512d vby = _mm512_set1_pd(by);
     __m256 lim = _mm256_set1_ps(FLT_MAX);
     int j = 0;
+    float f;
+    if (pow2_factor(op, by, &f)) {
+        __m512 vf = _mm512_set1_ps(f), hi = _mm512_set1_ps(FLT_MAX), lo = _mm512_set1_ps(-FLT_MAX);
+        for (; j + 16 <= n; j += 16) {
+            __m512 v = _mm512_mul_ps(_mm512_loadu_ps(raw + j), vf);
+            if (op == SCALE_MULTIPLY) v = _mm512_max_ps(_mm512_min_ps(v, hi), lo);
+            _mm512_storeu_ps(out + j, v);
+        }
+        scale_portable(out + j, raw + j, n - j, op, by);
+        return;
+    }
     for (; j + 8 <= n; j += 8) {
         __m512d x = _mm512_cvtps_pd(_mm256_loadu_ps(raw + j));
         __m256 v;
@@ -494,6 +523,17 @@ __attribute__((target("avx2,fma"))) static void scale_avx2(float *out, const flo
     __m256d vby = _mm256_set1_pd(by);
     __m128 lim = _mm_set1_ps(FLT_MAX);
     int j = 0;
+    float f;
+    if (pow2_factor(op, by, &f)) {
+        __m256 vf = _mm256_set1_ps(f), hi = _mm256_set1_ps(FLT_MAX), lo = _mm256_set1_ps(-FLT_MAX);
+        for (; j + 8 <= n; j += 8) {
+            __m256 v = _mm256_mul_ps(_mm256_loadu_ps(raw + j), vf);
+            if (op == SCALE_MULTIPLY) v = _mm256_max_ps(_mm256_min_ps(v, hi), lo);
+            _mm256_storeu_ps(out + j, v);
+        }
+        scale_portable(out + j, raw + j, n - j, op, by);
+        return;
+    }
     for (; j + 4 <= n; j += 4) {
         __m256d x = _mm256_cvtps_pd(_mm_loadu_ps(raw + j));
         __m128 v;

@@ -72,6 +72,13 @@ static void compute_embed(Model *m) {
     if (m->xq != m->x) embed_side(m, m->q_target, m->n_q, m->embed_q, m->pe_q, m->xq);
 }
 
+/* dst[0..n) = src[0..n): a head's row piece (d_k or d_v floats, often 16),
+ * in fixed-size copies the compiler makes into vector moves, not a call. */
+static void copy_floats(float *dst, const float *src, int n) {
+    for (; n >= 8; n -= 8, dst += 8, src += 8) memcpy(dst, src, 8 * sizeof(float));
+    if (n > 0) memcpy(dst, src, sizeof(float) * (size_t)n);
+}
+
 /* Work shared by the tasks of one stage. */
 typedef struct {
     Model *m;
@@ -115,7 +122,7 @@ static void project_rows_task(void *ctx, int t) {
         }
         if (run > col0 + cols - col) run = col0 + cols - col;
         for (int i = r0; i < r0 + rows; i++)
-            memcpy(dst + (size_t)i * ld + off, tmp + (size_t)i * width + col, sizeof(float) * (size_t)run);
+            copy_floats(dst + (size_t)i * ld + off, tmp + (size_t)i * width + col, run);
         col += run;
     }
 }
@@ -161,8 +168,8 @@ static void concat_rows_task(void *ctx, int t) {
     int rows = m->n_q - r0 < ROW_BLOCK ? m->n_q - r0 : ROW_BLOCK;
     for (int i = r0; i < r0 + rows; i++)
         for (int h = 0; h < c->heads; h++)
-            memcpy(m->concat + (size_t)i * width + (size_t)h * c->d_v, m->head[h].out + (size_t)i * c->d_v,
-                   sizeof(float) * (size_t)c->d_v);
+            copy_floats(m->concat + (size_t)i * width + (size_t)h * c->d_v, m->head[h].out + (size_t)i * c->d_v,
+                        c->d_v);
 }
 
 static void final_rows_task(void *ctx, int t) {

@@ -324,6 +324,45 @@ static void test_softmax_prefix_rows(void **state) {
     attn_set_rowops(NULL);
 }
 
+/* Scaling by a power of two (1/sqrt(d_k) for d_k 4, 16, 64) runs as a float
+ * multiply: the bits must be those of the double operation the stage is
+ * defined by, on every implementation, subnormal and saturated values too. */
+static void test_scale_pow2_bits(void **state) {
+    (void)state;
+    static const char *impls[] = {"portable", "avx2", "avx512"};
+    static const double factors[] = {0.25, 0.125, 0.5, 0x1p-20, 8.0, 0x1p100, 0.17677669529663687, 3.0};
+    enum { N = 61 };
+    float raw[N], scaled[N], masked[N];
+    unsigned char ok[N];
+    uint64_t x = 99;
+    for (int j = 0; j < N; j++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        double u = (double)(x >> 11) * 0x1.0p-53;
+        raw[j] = j % 7 == 0 ? 3e38f : j % 7 == 1 ? -2e-39f : j % 7 == 2 ? -0.0f : (float)((u - 0.5) * 1e3);
+        ok[j] = 1;
+    }
+    for (size_t ii = 0; ii < sizeof impls / sizeof *impls; ii++) {
+        if (attn_set_rowops(impls[ii])) continue;
+        for (size_t fi = 0; fi < sizeof factors / sizeof *factors; fi++)
+            for (int op = SCALE_DIVIDE; op <= SCALE_MULTIPLY; op++) {
+                double by = factors[fi];
+                attn_scale_mask_row(scaled, masked, raw, ok, N, (ScaleOp)op, by);
+                for (int j = 0; j < N; j++) {
+                    float want;
+                    if (op == SCALE_DIVIDE) want = (float)((double)raw[j] / by);
+                    else {
+                        want = (float)((double)raw[j] * by);
+                        want = want > FLT_MAX ? FLT_MAX : want < -FLT_MAX ? -FLT_MAX : want;
+                    }
+                    if (memcmp(&want, &scaled[j], sizeof want) != 0)
+                        fail_msg("%s: %g %s %g gave %a, expected %a", impls[ii], raw[j], op == SCALE_DIVIDE ? "/" : "*",
+                                 by, scaled[j], want);
+                }
+            }
+    }
+    attn_set_rowops(NULL);
+}
+
 static void test_causal_upper_triangle_zero(void **state) {
     (void)state;
     ModelConfig c = tu_config(16, 2, 4, 4);
@@ -1028,6 +1067,7 @@ int main(void) {
         cmocka_unit_test(test_entropy_saturated_both_signs),
         cmocka_unit_test(test_rowops_same_bits),
         cmocka_unit_test(test_softmax_prefix_rows),
+        cmocka_unit_test(test_scale_pow2_bits),
         cmocka_unit_test(test_saturation),
         cmocka_unit_test(test_row_sums_are_one),
         cmocka_unit_test(test_softmax_stable_with_large_scores),
