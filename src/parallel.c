@@ -23,7 +23,8 @@
  * variable each time joined late (2 threads no faster than 1 on a busy
  * machine). Idle, it sleeps: no CPU. */
 enum { SPIN_PAUSES = 4000 };
-static _Atomic int gen_pub; /* pool.generation, or -1 to quit: read without the lock */
+static _Atomic int gen_pub;     /* pool.generation, or -1 to quit: read without the lock */
+static _Atomic int running_pub; /* pool.running: read without the lock */
 
 static struct {
     pthread_t thread[PAR_MAX_THREADS];
@@ -53,10 +54,12 @@ static void drain(void) {
         ParTask fn = pool.fn;
         void *ctx = pool.ctx;
         pool.running++;
+        atomic_store_explicit(&running_pub, pool.running, memory_order_relaxed);
         pthread_mutex_unlock(&pool.lock);
         fn(ctx, t);
         pthread_mutex_lock(&pool.lock);
         pool.running--;
+        atomic_store_explicit(&running_pub, pool.running, memory_order_release);
     }
 }
 
@@ -133,6 +136,15 @@ void par_for(int ntasks, ParTask fn, void *ctx) {
     atomic_store_explicit(&gen_pub, pool.generation, memory_order_release);
     pthread_cond_broadcast(&pool.work);
     drain();
+    /* Every task is handed out: the caller watches the last ones end for as
+     * long as a worker watches for a job, then sleeps (a sleeping caller
+     * woke some microseconds late after each of a forward's jobs). */
+    if (pool.running > 0) {
+        pthread_mutex_unlock(&pool.lock);
+        for (int i = 0; i < SPIN_PAUSES && atomic_load_explicit(&running_pub, memory_order_acquire) > 0; i++)
+            CPU_RELAX();
+        pthread_mutex_lock(&pool.lock);
+    }
     while (pool.running > 0 || pool.next < pool.ntasks) pthread_cond_wait(&pool.done, &pool.lock);
     pool.ntasks = 0;
     pthread_mutex_unlock(&pool.lock);
