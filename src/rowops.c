@@ -560,6 +560,48 @@ __attribute__((target("avx2,fma"))) static void mask_avx2(float *out, const floa
 }
 #endif
 
+/* The scaling by a power of two (pow2_factor's f) and the mask in one pass
+ * over whole vectors: the values scale_* and mask_* store. Returns how many
+ * it did. */
+static int scale_mask_pow2_portable(float *sc, float *mk, const float *raw, const unsigned char *ok, int n, ScaleOp op,
+                                    float f) {
+    (void)sc, (void)mk, (void)raw, (void)ok, (void)n, (void)op, (void)f;
+    return 0;
+}
+
+#ifdef HAVE_X86
+__attribute__((target("avx512f,avx512vl,avx512bw"))) static int
+scale_mask_pow2_avx512(float *sc, float *mk, const float *raw, const unsigned char *ok, int n, ScaleOp op, float f) {
+    __m512 vf = _mm512_set1_ps(f), hi = _mm512_set1_ps(FLT_MAX), lo = _mm512_set1_ps(-FLT_MAX);
+    __m512 ninf = _mm512_set1_ps(-INFINITY);
+    int j = 0;
+    for (; j + 16 <= n; j += 16) {
+        __m512 v = _mm512_mul_ps(_mm512_loadu_ps(raw + j), vf);
+        if (op == SCALE_MULTIPLY) v = _mm512_max_ps(_mm512_min_ps(v, hi), lo);
+        _mm512_storeu_ps(sc + j, v);
+        __mmask16 k = _mm_test_epi8_mask(_mm_loadu_si128((const __m128i *)(ok + j)), _mm_set1_epi8(-1));
+        _mm512_storeu_ps(mk + j, _mm512_mask_blend_ps(k, ninf, v));
+    }
+    return j;
+}
+
+__attribute__((target("avx2,fma"))) static int
+scale_mask_pow2_avx2(float *sc, float *mk, const float *raw, const unsigned char *ok, int n, ScaleOp op, float f) {
+    __m256 vf = _mm256_set1_ps(f), hi = _mm256_set1_ps(FLT_MAX), lo = _mm256_set1_ps(-FLT_MAX);
+    __m256 ninf = _mm256_set1_ps(-INFINITY);
+    int j = 0;
+    for (; j + 8 <= n; j += 8) {
+        __m256 v = _mm256_mul_ps(_mm256_loadu_ps(raw + j), vf);
+        if (op == SCALE_MULTIPLY) v = _mm256_max_ps(_mm256_min_ps(v, hi), lo);
+        _mm256_storeu_ps(sc + j, v);
+        __m256i b = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(ok + j)));
+        __m256 keep = _mm256_castsi256_ps(_mm256_cmpgt_epi32(b, _mm256_setzero_si256()));
+        _mm256_storeu_ps(mk + j, _mm256_blendv_ps(ninf, v, keep));
+    }
+    return j;
+}
+#endif
+
 typedef struct {
     double (*sum)(const float *, int);
     float (*max)(const float *, int);
@@ -569,15 +611,17 @@ typedef struct {
     void (*mask)(float *, const float *, const unsigned char *, int);
     double (*exp_sum)(float *, const float *, float, int);
     float (*norm_stats)(float *, const float *, float, int, double, double *, double *);
+    int (*scale_mask_pow2)(float *, float *, const float *, const unsigned char *, int, ScaleOp, float);
 } RowOps;
 
-static const RowOps ops_portable = {sum_portable,   max_portable,  normalize_portable, wdot_portable,
-                                    scale_portable, mask_portable, exp_sum_portable,   norm_stats_portable};
+static const RowOps ops_portable = {sum_portable,     max_portable,        normalize_portable,
+                                    wdot_portable,    scale_portable,      mask_portable,
+                                    exp_sum_portable, norm_stats_portable, scale_mask_pow2_portable};
 #ifdef HAVE_X86
-static const RowOps ops_avx512 = {sum_avx512,   max_avx512,  normalize_avx512, wdot_avx512,
-                                  scale_avx512, mask_avx512, exp_sum_avx512,   norm_stats_avx512};
-static const RowOps ops_avx2 = {sum_avx2,   max_avx2,  normalize_avx2, wdot_avx2,
-                                scale_avx2, mask_avx2, exp_sum_avx2,   norm_stats_avx2};
+static const RowOps ops_avx512 = {sum_avx512,  max_avx512,     normalize_avx512,  wdot_avx512,           scale_avx512,
+                                  mask_avx512, exp_sum_avx512, norm_stats_avx512, scale_mask_pow2_avx512};
+static const RowOps ops_avx2 = {sum_avx2,  max_avx2,     normalize_avx2,  wdot_avx2,           scale_avx2,
+                                mask_avx2, exp_sum_avx2, norm_stats_avx2, scale_mask_pow2_avx2};
 #endif
 static _Atomic(const RowOps *) row_ops;
 
@@ -641,11 +685,15 @@ double attn_sum(const float *x, int n) { return ops()->sum(x, n); }
 
 void attn_scale_mask_row(float *scaled, float *masked, const float *raw, const unsigned char *allowed, int n,
                          ScaleOp op, double by) {
+    const RowOps *o = ops();
+    int j0 = 0;
+    float f;
+    if (pow2_factor(op, by, &f)) j0 = o->scale_mask_pow2(scaled, masked, raw, allowed, n, op, f); /* one pass */
     /* In blocks that stay in the L1 cache between the two passes. */
-    for (int j = 0; j < n; j += 256) {
+    for (int j = j0; j < n; j += 256) {
         int len = n - j < 256 ? n - j : 256;
-        ops()->scale(scaled + j, raw + j, len, op, by);
-        ops()->mask(masked + j, scaled + j, allowed + j, len);
+        o->scale(scaled + j, raw + j, len, op, by);
+        o->mask(masked + j, scaled + j, allowed + j, len);
     }
 }
 
