@@ -153,8 +153,10 @@ static float clampf(float v) { return v > FLT_MAX ? FLT_MAX : v < -FLT_MAX ? -FL
  * once (1/sqrt(d_k) for d_k 4, 16, 64, 256). */
 static int pow2_factor(ScaleOp op, double by, float *f) {
     if (op != SCALE_MULTIPLY && op != SCALE_DIVIDE) return 0;
-    int e;
-    if (!(by > 0) || frexp(by, &e) != 0.5 || e < -124 || e > 126) return 0; /* by = 2^(e-1) */
+    uint64_t bits;
+    memcpy(&bits, &by, sizeof bits);
+    int e = (int)(bits >> 52) - 1023; /* by = 2^e: positive, no fraction bits, a normal float both ways */
+    if ((bits >> 63) || (bits & ((1ull << 52) - 1)) || e < -125 || e > 125) return 0;
     *f = op == SCALE_MULTIPLY ? (float)by : (float)(1.0 / by);
     return 1;
 }
