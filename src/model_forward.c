@@ -161,15 +161,14 @@ static int job_rows(const Job *j, int t, int *b0, int *r0, int *rows) {
 
 /* The kept rows [0, keep) and the new keys [keep, n_k): their scores,
  * scaled and masked, and weight 0 (the mask hides a later key from a kept
- * row: model_resize_rows). The scores from the 32-column panel the first
- * new key is in: the columns before it are computed again, to the same bits.
- * out scores, scaled, masked, weights (n_q, n_k) of hd; in q, kt: K^T packed,
- * allowed (n_q, n_k). */
-static void kept_rows_forward(HeadData *hd, const MatPacked *kt, const unsigned char *allowed, int keep, int n_k,
-                              int d_k, double factor) {
+ * row: model_resize_rows). The new keys' columns alone: every element is
+ * the same sum (matrix.h), whichever product computes it.
+ * out scores, scaled, masked, weights (n_q, n_k) of hd; in q, k, allowed
+ * (n_q, n_k). */
+static void kept_rows_forward(HeadData *hd, const unsigned char *allowed, int keep, int n_k, int d_k, double factor) {
     if (keep <= 0 || keep >= n_k) return;
-    int col0 = keep / 32 * 32, cols = n_k - keep;
-    mat_mul_block(hd->scores, n_k, hd->q, d_k, kt, 0, keep, col0, n_k - col0);
+    int cols = n_k - keep;
+    mat_mul_bt(hd->scores + keep, n_k, hd->q, d_k, hd->k + (size_t)keep * d_k, d_k, keep, d_k, cols);
     for (int i = 0; i < keep; i++) {
         size_t at = (size_t)i * n_k + keep;
         attn_scale_mask_row(hd->scaled + at, hd->masked + at, hd->scores + at, allowed + at, cols,
@@ -189,8 +188,7 @@ static void scores_pack_task(void *ctx, int h) {
     }
     if (c->score == SCORE_DOT || c->score == SCORE_COSINE)
         mat_pack_into(&j->pack[h], hd->pack_k, hd->k, c->d_k, c->d_k, j->m->n_k, 1);
-    if (j->keep > 0)
-        kept_rows_forward(hd, &j->pack[h], j->m->allowed, j->keep, j->m->n_k, c->d_k, model_scale_factor(c));
+    if (j->keep > 0) kept_rows_forward(hd, j->m->allowed, j->keep, j->m->n_k, c->d_k, model_scale_factor(c));
 }
 
 /* Scores of a block of rows, then (from the scores on) its row stages. */
