@@ -737,26 +737,11 @@ __attribute__((target("avx2,fma"))) static int gemv_avx2(float *out, const float
         int k = 0;
         for (; k + 8 <= n_in; k += 8) {
             const unsigned char *p = w + k * es;
-            __m256 r0 = load8(p, bf16), r1 = load8(p + l, bf16), r2 = load8(p + 2 * l, bf16);
-            __m256 r3 = load8(p + 3 * l, bf16), r4 = load8(p + 4 * l, bf16), r5 = load8(p + 5 * l, bf16);
-            __m256 r6 = load8(p + 6 * l, bf16), r7 = load8(p + 7 * l, bf16);
-            __m256 u0 = _mm256_unpacklo_ps(r0, r1), u1 = _mm256_unpackhi_ps(r0, r1);
-            __m256 u2 = _mm256_unpacklo_ps(r2, r3), u3 = _mm256_unpackhi_ps(r2, r3);
-            __m256 u4 = _mm256_unpacklo_ps(r4, r5), u5 = _mm256_unpackhi_ps(r4, r5);
-            __m256 u6 = _mm256_unpacklo_ps(r6, r7), u7 = _mm256_unpackhi_ps(r6, r7);
-            r0 = _mm256_shuffle_ps(u0, u2, 0x44), r1 = _mm256_shuffle_ps(u0, u2, 0xEE);
-            r2 = _mm256_shuffle_ps(u1, u3, 0x44), r3 = _mm256_shuffle_ps(u1, u3, 0xEE);
-            r4 = _mm256_shuffle_ps(u4, u6, 0x44), r5 = _mm256_shuffle_ps(u4, u6, 0xEE);
-            r6 = _mm256_shuffle_ps(u5, u7, 0x44), r7 = _mm256_shuffle_ps(u5, u7, 0xEE);
+            __m256 r[8];
+            for (int q = 0; q < 8; q++) r[q] = load8(p + q * l, bf16);
+            nn_transpose8(r); /* r[q]: element k + q of the 8 rows */
             const float *xk = x + k;
-            acc = _mm256_fmadd_ps(_mm256_set1_ps(xk[0]), _mm256_permute2f128_ps(r0, r4, 0x20), acc);
-            acc = _mm256_fmadd_ps(_mm256_set1_ps(xk[1]), _mm256_permute2f128_ps(r1, r5, 0x20), acc);
-            acc = _mm256_fmadd_ps(_mm256_set1_ps(xk[2]), _mm256_permute2f128_ps(r2, r6, 0x20), acc);
-            acc = _mm256_fmadd_ps(_mm256_set1_ps(xk[3]), _mm256_permute2f128_ps(r3, r7, 0x20), acc);
-            acc = _mm256_fmadd_ps(_mm256_set1_ps(xk[4]), _mm256_permute2f128_ps(r0, r4, 0x31), acc);
-            acc = _mm256_fmadd_ps(_mm256_set1_ps(xk[5]), _mm256_permute2f128_ps(r1, r5, 0x31), acc);
-            acc = _mm256_fmadd_ps(_mm256_set1_ps(xk[6]), _mm256_permute2f128_ps(r2, r6, 0x31), acc);
-            acc = _mm256_fmadd_ps(_mm256_set1_ps(xk[7]), _mm256_permute2f128_ps(r3, r7, 0x31), acc);
+            for (int q = 0; q < 8; q++) acc = _mm256_fmadd_ps(_mm256_set1_ps(xk[q]), r[q], acc);
         }
         _mm256_storeu_ps(out + c0, acc);
         for (int c = c0; c < c0 + 8; c++)

@@ -388,6 +388,24 @@ static inline void nn_norm_row(float *o, const float *x, const float *w, const f
 // ----------------------------------------------------------------------------
 // a product's tile turned into the output's rows
 
+/* r[k] = column k of the 8 x 8 block whose row j is r[j] (moves only). */
+#ifdef NN_X86
+__attribute__((target("avx2,fma"))) static inline void nn_transpose8(__m256 r[8]) {
+    __m256 u0 = _mm256_unpacklo_ps(r[0], r[1]), u1 = _mm256_unpackhi_ps(r[0], r[1]);
+    __m256 u2 = _mm256_unpacklo_ps(r[2], r[3]), u3 = _mm256_unpackhi_ps(r[2], r[3]);
+    __m256 u4 = _mm256_unpacklo_ps(r[4], r[5]), u5 = _mm256_unpackhi_ps(r[4], r[5]);
+    __m256 u6 = _mm256_unpacklo_ps(r[6], r[7]), u7 = _mm256_unpackhi_ps(r[6], r[7]);
+    __m256 s0 = _mm256_shuffle_ps(u0, u2, 0x44), s1 = _mm256_shuffle_ps(u0, u2, 0xEE);
+    __m256 s2 = _mm256_shuffle_ps(u1, u3, 0x44), s3 = _mm256_shuffle_ps(u1, u3, 0xEE);
+    __m256 s4 = _mm256_shuffle_ps(u4, u6, 0x44), s5 = _mm256_shuffle_ps(u4, u6, 0xEE);
+    __m256 s6 = _mm256_shuffle_ps(u5, u7, 0x44), s7 = _mm256_shuffle_ps(u5, u7, 0xEE);
+    r[0] = _mm256_permute2f128_ps(s0, s4, 0x20), r[1] = _mm256_permute2f128_ps(s1, s5, 0x20);
+    r[2] = _mm256_permute2f128_ps(s2, s6, 0x20), r[3] = _mm256_permute2f128_ps(s3, s7, 0x20);
+    r[4] = _mm256_permute2f128_ps(s0, s4, 0x31), r[5] = _mm256_permute2f128_ps(s1, s5, 0x31);
+    r[6] = _mm256_permute2f128_ps(s2, s6, 0x31), r[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
+}
+#endif
+
 /* out[i * ld + c] = tile[c * ldt + i] for c < wrows, i < rows: a left
  * product's tile (wrows, rows) into out's rows (hfmodel.c, llama.c); 8 x 8 blocks in AVX
  * registers (moves only: the bits are the tile's). */
@@ -399,27 +417,11 @@ __attribute__((target("avx2,fma"))) static inline int nn_tile_out_avx(float *out
         int i0 = 0;
         for (; i0 + 8 <= rows; i0 += 8) {
             const float *t0 = tile + (size_t)c0 * n + i0;
-            __m256 r0 = _mm256_loadu_ps(t0), r1 = _mm256_loadu_ps(t0 + n), r2 = _mm256_loadu_ps(t0 + 2 * n);
-            __m256 r3 = _mm256_loadu_ps(t0 + 3 * n), r4 = _mm256_loadu_ps(t0 + 4 * n);
-            __m256 r5 = _mm256_loadu_ps(t0 + 5 * n), r6 = _mm256_loadu_ps(t0 + 6 * n);
-            __m256 r7 = _mm256_loadu_ps(t0 + 7 * n);
-            __m256 u0 = _mm256_unpacklo_ps(r0, r1), u1 = _mm256_unpackhi_ps(r0, r1);
-            __m256 u2 = _mm256_unpacklo_ps(r2, r3), u3 = _mm256_unpackhi_ps(r2, r3);
-            __m256 u4 = _mm256_unpacklo_ps(r4, r5), u5 = _mm256_unpackhi_ps(r4, r5);
-            __m256 u6 = _mm256_unpacklo_ps(r6, r7), u7 = _mm256_unpackhi_ps(r6, r7);
-            r0 = _mm256_shuffle_ps(u0, u2, 0x44), r1 = _mm256_shuffle_ps(u0, u2, 0xEE);
-            r2 = _mm256_shuffle_ps(u1, u3, 0x44), r3 = _mm256_shuffle_ps(u1, u3, 0xEE);
-            r4 = _mm256_shuffle_ps(u4, u6, 0x44), r5 = _mm256_shuffle_ps(u4, u6, 0xEE);
-            r6 = _mm256_shuffle_ps(u5, u7, 0x44), r7 = _mm256_shuffle_ps(u5, u7, 0xEE);
+            __m256 r[8];
+            for (int k = 0; k < 8; k++) r[k] = _mm256_loadu_ps(t0 + (size_t)k * n);
+            nn_transpose8(r);
             float *o = out + (size_t)i0 * ld + c0; /* row i0 + k: tile column i0 + k */
-            _mm256_storeu_ps(o, _mm256_permute2f128_ps(r0, r4, 0x20));
-            _mm256_storeu_ps(o + ld, _mm256_permute2f128_ps(r1, r5, 0x20));
-            _mm256_storeu_ps(o + 2 * (size_t)ld, _mm256_permute2f128_ps(r2, r6, 0x20));
-            _mm256_storeu_ps(o + 3 * (size_t)ld, _mm256_permute2f128_ps(r3, r7, 0x20));
-            _mm256_storeu_ps(o + 4 * (size_t)ld, _mm256_permute2f128_ps(r0, r4, 0x31));
-            _mm256_storeu_ps(o + 5 * (size_t)ld, _mm256_permute2f128_ps(r1, r5, 0x31));
-            _mm256_storeu_ps(o + 6 * (size_t)ld, _mm256_permute2f128_ps(r2, r6, 0x31));
-            _mm256_storeu_ps(o + 7 * (size_t)ld, _mm256_permute2f128_ps(r3, r7, 0x31));
+            for (int k = 0; k < 8; k++) _mm256_storeu_ps(o + (size_t)k * ld, r[k]);
         }
         for (; i0 < rows; i0++)
             for (int c = c0; c < c0 + 8; c++) out[(size_t)i0 * ld + c] = tile[(size_t)c * n + i0];

@@ -245,17 +245,6 @@ __attribute__((target("avx512f,avx512vl,avx512bw"))) static void scale_avx512(fl
     __m512d vby = _mm512_set1_pd(by);
     __m256 lim = _mm256_set1_ps(FLT_MAX);
     int j = 0;
-    float f;
-    if (pow2_factor(op, by, &f)) {
-        __m512 vf = _mm512_set1_ps(f), hi = _mm512_set1_ps(FLT_MAX), lo = _mm512_set1_ps(-FLT_MAX);
-        for (; j + 16 <= n; j += 16) {
-            __m512 v = _mm512_mul_ps(_mm512_loadu_ps(raw + j), vf);
-            if (op == SCALE_MULTIPLY) v = _mm512_max_ps(_mm512_min_ps(v, hi), lo);
-            _mm512_storeu_ps(out + j, v);
-        }
-        scale_portable(out + j, raw + j, n - j, op, by);
-        return;
-    }
     for (; j + 8 <= n; j += 8) {
         __m512d x = _mm512_cvtps_pd(_mm256_loadu_ps(raw + j));
         __m256 v;
@@ -525,17 +514,6 @@ __attribute__((target("avx2,fma"))) static void scale_avx2(float *out, const flo
     __m256d vby = _mm256_set1_pd(by);
     __m128 lim = _mm_set1_ps(FLT_MAX);
     int j = 0;
-    float f;
-    if (pow2_factor(op, by, &f)) {
-        __m256 vf = _mm256_set1_ps(f), hi = _mm256_set1_ps(FLT_MAX), lo = _mm256_set1_ps(-FLT_MAX);
-        for (; j + 8 <= n; j += 8) {
-            __m256 v = _mm256_mul_ps(_mm256_loadu_ps(raw + j), vf);
-            if (op == SCALE_MULTIPLY) v = _mm256_max_ps(_mm256_min_ps(v, hi), lo);
-            _mm256_storeu_ps(out + j, v);
-        }
-        scale_portable(out + j, raw + j, n - j, op, by);
-        return;
-    }
     for (; j + 4 <= n; j += 4) {
         __m256d x = _mm256_cvtps_pd(_mm_loadu_ps(raw + j));
         __m128 v;
