@@ -17,9 +17,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "cancel.h"
+#include "filemap.h"
 #include "matrix.h"
 #include "parallel.h"
 #include "rowops.h"
@@ -478,7 +478,7 @@ void llama_run_free(LlamaRun *r) {
 
 void llama_close(Llama *m) {
     if (!m) return;
-    if (m->map) munmap(m->map, m->map_len);
+    filemap_close(m->map, m->map_len);
     free(m->name);
     free(m);
 }

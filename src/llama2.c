@@ -4,17 +4,12 @@
 #define _POSIX_C_SOURCE 200809L
 #include "llama2.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "atomicfile.h"
+#include "filemap.h"
 #include "utf8.h"
 
 // ----------------------------------------------------------------------------
@@ -248,48 +243,15 @@ Llama *llama2_open_mem(const void *buf, size_t size, const char *name, AvError *
     return m;
 }
 
-/* Opens a regular file without ever blocking (a FIFO would hang open). */
-static int open_regular(const char *path, const char *safe, size_t *size, AvError *err) {
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0) return av_errorf(err, "%s: cannot open: %s", safe, strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        int saved = errno;
-        close(fd);
-        return av_errorf(err, "%s: cannot open: %s", safe, strerror(saved));
-    }
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
-        if (S_ISDIR(st.st_mode)) return av_errorf(err, "%s: is a directory, not a file", safe);
-        return av_errorf(err, "%s: not a regular file (%s)", safe, av_file_type_name((unsigned)st.st_mode));
-    }
-    if ((uintmax_t)st.st_size > SIZE_MAX) {
-        close(fd);
-        return av_errorf(err, "%s: %jd bytes, too large to map", safe, (intmax_t)st.st_size);
-    }
-    *size = (size_t)st.st_size;
-    return fd;
-}
-
 Llama *llama2_open(const char *path, AvError *err) {
-    char safe[200];
-    utf8_escape_into(safe, sizeof safe, path);
+    char what[64];
+    snprintf(what, sizeof what, "the %d-byte llama2.c header", LLAMA2_HEADER_BYTES);
     size_t size = 0;
-    int fd = open_regular(path, safe, &size, err);
-    if (fd < 0) return NULL;
-    if (size < LLAMA2_HEADER_BYTES) {
-        close(fd);
-        return av_errorf(err, "%s: %zu bytes, too short for the %d-byte llama2.c header", safe, size,
-                         LLAMA2_HEADER_BYTES),
-               NULL;
-    }
-    void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    int saved = errno;
-    close(fd); /* the mapping stays */
-    if (map == MAP_FAILED) return av_error_io(err, "%s: cannot map: %s", safe, strerror(saved)), NULL;
+    const void *map = filemap_open(path, LLAMA2_HEADER_BYTES, what, &size, err);
+    if (!map) return NULL;
     Llama *m = llama2_open_mem(map, size, path, err);
     if (!m) {
-        munmap(map, size);
+        filemap_close(map, size);
         return NULL;
     }
     m->map = map, m->map_len = size;

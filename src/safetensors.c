@@ -9,20 +9,18 @@
 
 #include <cJSON.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "atomicfile.h"
+#include "filemap.h"
 #include "readfile.h"
 #include "utf8.h"
 
 struct SafeTensors {
-    void *map; /* the mapping (st_open), or NULL (st_open_mem) */
+    const void *map; /* the mapping (st_open, filemap.h), or NULL (st_open_mem) */
     size_t map_len;
     int n;                   /* tensors */
     StTensor *t;             /* [n], sorted by begin */
@@ -347,38 +345,12 @@ SafeTensors *st_open_mem(const void *buf, size_t size, const char *name, AvError
 }
 
 SafeTensors *st_open(const char *path, AvError *err) {
-    char file[200];
-    utf8_escape_into(file, sizeof file, path);
-    /* O_NONBLOCK: a FIFO must not hang the open */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0) return av_errorf(err, "%s: cannot open: %s", file, strerror(errno)), NULL;
-    struct stat sb;
-    if (fstat(fd, &sb) != 0) {
-        int saved = errno;
-        close(fd);
-        return av_errorf(err, "%s: cannot open: %s", file, strerror(saved)), NULL;
-    }
-    if (!S_ISREG(sb.st_mode)) {
-        close(fd);
-        if (S_ISDIR(sb.st_mode)) return av_errorf(err, "%s: is a directory, not a file", file), NULL;
-        return av_errorf(err, "%s: not a regular file (%s)", file, av_file_type_name((unsigned)sb.st_mode)), NULL;
-    }
-    if ((uintmax_t)sb.st_size > SIZE_MAX) {
-        close(fd);
-        return av_errorf(err, "%s: %jd bytes, too large to map", file, (intmax_t)sb.st_size), NULL;
-    }
-    size_t size = (size_t)sb.st_size;
-    if (size < 8) {
-        close(fd);
-        return av_errorf(err, "%s: %zu bytes, too short for the 8-byte safetensors header length", file, size), NULL;
-    }
-    void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    int saved = errno;
-    close(fd); /* the mapping stays */
-    if (map == MAP_FAILED) return av_error_io(err, "%s: cannot map: %s", file, strerror(saved)), NULL;
+    size_t size = 0;
+    const void *map = filemap_open(path, 8, "the 8-byte safetensors header length", &size, err);
+    if (!map) return NULL;
     SafeTensors *st = st_open_mem(map, size, path, err);
     if (!st) {
-        munmap(map, size);
+        filemap_close(map, size);
         return NULL;
     }
     st->map = map, st->map_len = size;
@@ -387,7 +359,7 @@ SafeTensors *st_open(const char *path, AvError *err) {
 
 void st_close(SafeTensors *st) {
     if (!st) return;
-    if (st->map) munmap(st->map, st->map_len);
+    filemap_close(st->map, st->map_len);
     free(st->t);
     free(st->byname);
     free(st->meta);

@@ -21,7 +21,9 @@
 #include "palette.h"
 #include "parallel.h"
 #include "screen.h"
+#include "signals.h"
 #include "export.h"
+#include "filemap.h"
 #include "follow.h"
 #include "model.h"
 #include "number.h"
@@ -323,7 +325,7 @@ static int run_app(Model *m, const CliOptions *o, BuildMaskNotes *notes, int asc
         status = av_error_exit_status(&err);
     } else {
         status = screen_run(&app, o, &err);
-        if (status == 1) print_error(err.msg);
+        if (status == 1 || status == 2) print_error(err.msg);
     }
     follow_free(app.follow); /* removes --publish's socket */
     app.follow = NULL;
@@ -377,7 +379,9 @@ static int run(Model *m, const CliOptions *opts, int ascii) {
             copy.cfg.mask = MASK_CAUSAL;
         }
     }
-    if (build_model(m, o, &notes, &err)) {
+    if (build_model(m, o, &notes, &err) || filemap_check(&err)) {
+        /* (a model file cut short since it was opened: said here, before a
+         * read of its pages faults) */
         print_error(err.msg);
         status = av_error_exit_status(&err);
     } else if ((o->dump || o->once || o->export_file) && model_update(m, &err)) {
@@ -419,6 +423,9 @@ static void die_of_signal(int status) {
 }
 
 int main(int argc, char **argv) {
+    /* A fault on any thread, in any mode: the terminal given back, and a
+     * model file cut short while mapped said in one line (signals.h). */
+    signals_install_fatal();
     int forced_utf8 = ensure_utf8_locale();
     CliOptions opt;
     AvError err = {0};
