@@ -531,12 +531,13 @@ int model_set_hf(Model *m, const char *path, const char *vocab_path, const char 
                             .gelu = c->arch == HF_GPT2,
                             .qkv_bias = c->qkv_bias,
                             .o_bias = c->o_bias};
-    /* The title: the folder's name ("gpt2", "SmolLM2-135M"). */
+    /* The title: the folder's name ("gpt2", "SmolLM2-135M"), escaped (it
+     * is printed: the status line, the dumps, messages). */
     size_t dl = strlen(dir);
     while (dl > 1 && dir[dl - 1] == '/') dir[--dl] = '\0';
     const char *base = strrchr(dir, '/');
-    snprintf(d->title, sizeof d->title, "%s", base && base[1] ? base + 1 : dir);
-    if (strcmp(d->title, ".") == 0) snprintf(d->title, sizeof d->title, "%s", c->model_type);
+    utf8_escape_into(d->title, sizeof d->title, base && base[1] ? base + 1 : dir);
+    if (strcmp(d->title, ".") == 0) utf8_escape_into(d->title, sizeof d->title, c->model_type);
     Rows r;
     int *ids, n = encode(d, text, len, &ids, err);
     if (n < 0 || rows_make(&r, d, ids, n, n, err)) {

@@ -19,6 +19,7 @@
 #include "llama2.h"
 #include "model_internal.h"
 #include "nnops.h"
+#include "utf8.h"
 
 typedef struct {
     Llama *lm;
@@ -451,10 +452,14 @@ int model_set_llama(Model *m, const char *model_path, const char *vocab_path, co
                             .ctx = c->seq_len,
                             .rope = ROPE_PAIRS,
                             .rope_theta = 10000.0};
+    /* The title: the file's name without ".bin", escaped (it is printed:
+     * the status line, the dumps, messages). */
     const char *base = strrchr(model_path, '/');
-    snprintf(d->title, sizeof d->title, "%s", base ? base + 1 : model_path);
-    char *dot = strrchr(d->title, '.');
+    char name[sizeof d->title];
+    snprintf(name, sizeof name, "%s", base ? base + 1 : model_path);
+    char *dot = strrchr(name, '.');
     if (dot && strcmp(dot, ".bin") == 0) *dot = '\0';
+    utf8_escape_into(d->title, sizeof d->title, name);
     Rows r;
     int *ids, n = encode(d->lm, d->tok, text, len, &ids, err);
     if (n < 0 || rows_make(&r, d->lm, d->tok, ids, n, n, err)) {

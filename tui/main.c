@@ -194,8 +194,27 @@ static int run_tokenize_only(const CliOptions *o) {
     return status;
 }
 
+/* Text that came from a file (a vocabulary's pieces) on standard output:
+ * each line escaped as the screen escapes it (utf8_escape: no escape
+ * sequence, C1 control, bidi override or NUL reaches the terminal), the line
+ * breaks kept. */
+static void print_escaped_lines(const char *s, size_t len) {
+    for (size_t at = 0; at <= len;) {
+        const char *nl = memchr(s + at, '\n', len - at);
+        size_t n = nl ? (size_t)(nl - (s + at)) : len - at;
+        char *e = utf8_escape(s + at, n);
+        if (e) fputs(e, stdout);
+        free(e);
+        if (!nl) break;
+        putchar('\n');
+        at += n + 1;
+    }
+}
+
 /* --generate N: the greedy continuation of the sentence (BOS first, where
- * the model has one), as llama2.c's run prints it. */
+ * the model has one), as llama2.c's run prints it, escaped
+ * (print_escaped_lines): all of it decoded first, so that a character made
+ * of several byte pieces is one character. */
 static int run_generate(const Model *m, int steps) {
     int n = m->n_k;
     AvError err = {0};
@@ -207,15 +226,24 @@ static int run_generate(const Model *m, int steps) {
         print_error(err.msg);
         return av_error_exit_status(&err);
     }
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
     int prev = n ? model_key_id(m, n - 1) : -1;
-    for (int k = 0; k < got; k++) {
-        size_t len;
-        const char *s = model_token_decode(m, prev, out[k], &len);
-        fwrite(s, 1, len, stdout);
+    for (int k = 0; f && k < got; k++) {
+        size_t plen;
+        const char *s = model_token_decode(m, prev, out[k], &plen);
+        fwrite(s, 1, plen, f);
         prev = out[k];
     }
-    putchar('\n');
     free(out);
+    if (!f || fclose(f) != 0) {
+        free(text);
+        return print_error("out of memory"), 1;
+    }
+    print_escaped_lines(text, len);
+    putchar('\n');
+    free(text);
     return stdout_flushed() ? 0 : 1;
 }
 

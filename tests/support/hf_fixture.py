@@ -151,10 +151,15 @@ def weights(c, seed, prefix=""):
     return out
 
 
-def write(d, kind, vocab_dir=None):
+def write(d, kind, vocab_dir=None, hostile=None):
+    """hostile (gpt2 only): the bytes of a token 300 that greedy decoding always picks."""
     os.makedirs(d, exist_ok=True)
     if kind == "gpt2":
         tok, vocab = gpt2_tokenizer()
+        if hostile is not None:
+            table = bytes_to_unicode()
+            tok["model"]["vocab"]["".join(table[b] for b in hostile)] = vocab
+            vocab += 1
         cfg = {"model_type": "gpt2", "n_embd": 32, "n_layer": 2, "n_head": 4, "vocab_size": vocab,
                "n_positions": 128, "layer_norm_epsilon": 1e-5, "activation_function": "gelu_new"}
         dtype = "F32"
@@ -180,7 +185,12 @@ def write(d, kind, vocab_dir=None):
     with open(os.path.join(d, "config.json"), "w") as f:
         json.dump(cfg, f, indent=2)
     c = dims(cfg)
-    write_safetensors(os.path.join(d, "model.safetensors"), weights(c, sum(map(ord, kind))), dtype)
+    w = weights(c, sum(map(ord, kind)))
+    if hostile is not None:
+        w["ln_f.weight"][:] = 0  # the final norm gives ones whatever the input...
+        w["ln_f.bias"][:] = 1
+        w["wte.weight"][vocab - 1] = 2.0  # ...and ones . wte[v] is largest for the hostile token
+    write_safetensors(os.path.join(d, "model.safetensors"), w, dtype)
 
 
 # ----------------------------------------------------------------------------
