@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "cancel.h"
+#include "finite.h"
 #include "parallel.h"
 #include "readfile.h"
 #include "rowops.h"
@@ -265,8 +266,10 @@ typedef struct {
     HfModel *m;
     const char *dir; /* escaped */
     const char *prefix;
-    float *vecs; /* NULL: count only */
-    size_t nvec; /* floats placed (or counted) */
+    float *vecs;           /* NULL: count only */
+    size_t nvec;           /* floats placed (or counted) */
+    const StTensor **used; /* pass 2: every tensor bound (repeats too), for the scan */
+    size_t n_used, cap_used;
     AvError *err;
 } Bind;
 
@@ -300,7 +303,55 @@ static const StTensor *bind_tensor(Bind *b, const char *name, int ndim, uint64_t
                   st_model_file_of(b->m->st, full), full, got, exp);
         return NULL;
     }
+    if (b->vecs) { /* pass 2: kept for the scan of the weights */
+        if (b->n_used == b->cap_used) {
+            size_t cap = b->cap_used ? 2 * b->cap_used : 64;
+            const StTensor **u = realloc(b->used, cap * sizeof *u);
+            if (!u) return av_error_nomem(b->err, "out of memory for the list of tensors"), NULL;
+            b->used = u, b->cap_used = cap;
+        }
+        b->used[b->n_used++] = t;
+    }
     return t;
+}
+
+static int by_address(const void *a, const void *b) {
+    uintptr_t x = (uintptr_t) * (const StTensor *const *)a, y = (uintptr_t) * (const StTensor *const *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Every weight the model uses, finite (finite.h): else one line naming the
+ * file, the tensor and the element. */
+static int scan_weights(Bind *b) {
+    qsort(b->used, b->n_used, sizeof *b->used, by_address);
+    size_t n = 0;
+    for (size_t i = 0; i < b->n_used; i++)
+        if (n == 0 || b->used[i] != b->used[n - 1]) b->used[n++] = b->used[i];
+    FiniteArray *a = malloc(sizeof *a * (n ? n : 1));
+    if (!a) return av_error_nomem(b->err, "out of memory for the list of tensors");
+    for (size_t i = 0; i < n; i++) {
+        const StTensor *t = b->used[i];
+        a[i] = (FiniteArray){t->data,
+                             t->dtype == ST_F32   ? FINITE_F32
+                             : t->dtype == ST_F16 ? FINITE_F16
+                                                  : FINITE_BF16,
+                             t->count};
+    }
+    uint64_t at = 0;
+    int bad = finite_scan(a, (int)n, &at), rc = 0;
+    if (bad == -2) rc = av_errorf(b->err, "%s: opening cancelled", b->dir);
+    else if (bad >= 0) {
+        const StTensor *t = b->used[bad];
+        char where[64] = "";
+        if (t->ndim == 2)
+            snprintf(where, sizeof where, " (row %llu, column %llu)", (unsigned long long)(at / t->shape[1]),
+                     (unsigned long long)(at % t->shape[1]));
+        rc = av_errorf(b->err, "%s/%s: tensor %s: element %llu%s is %s; weights must be finite", b->dir,
+                       st_model_file_of(b->m->st, t->name), t->name, (unsigned long long)at, where,
+                       finite_kind(&a[bad], at));
+    }
+    free(a);
+    return rc;
 }
 
 /* A vector tensor (n): converted into the model's floats. */
@@ -415,14 +466,15 @@ HfModel *hf_open(const char *dir, AvError *err) {
         free(shown), free(m);
         return av_error_nomem(err, "out of memory opening %s", dir), NULL;
     }
+    Bind b = {.m = m, .dir = shown, .err = err};
     if (read_config(dir, &m->cfg, err) || !(m->st = st_open_dir(dir, err))) goto fail;
     m->layers = calloc((size_t)m->cfg.n_layers, sizeof *m->layers);
     if (!m->layers) {
         av_error_nomem(err, "out of memory for %d layers", m->cfg.n_layers);
         goto fail;
     }
-    Bind b = {.m = m, .dir = shown, .err = err};
-    /* pass 1 checks and counts the vector floats, pass 2 converts them */
+    /* pass 1 checks and counts the vector floats, pass 2 converts them and
+     * lists the tensors, whose every element must then be finite */
     if ((m->cfg.arch == HF_GPT2 ? bind_gpt2(&b) : bind_llama(&b))) goto fail;
     if (!(m->vecs = malloc(sizeof(float) * (b.nvec ? b.nvec : 1)))) {
         av_error_nomem(err, "out of memory for %zu norm and bias floats", b.nvec);
@@ -430,10 +482,12 @@ HfModel *hf_open(const char *dir, AvError *err) {
     }
     m->heap = sizeof *m + sizeof *m->layers * (size_t)m->cfg.n_layers + sizeof(float) * b.nvec;
     b.vecs = m->vecs, b.nvec = 0;
-    if ((m->cfg.arch == HF_GPT2 ? bind_gpt2(&b) : bind_llama(&b))) goto fail;
+    if ((m->cfg.arch == HF_GPT2 ? bind_gpt2(&b) : bind_llama(&b)) || scan_weights(&b)) goto fail;
+    free(b.used);
     free(shown);
     return m;
 fail:
+    free(b.used);
     free(shown);
     hf_close(m);
     return NULL;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "filemap.h"
+#include "finite.h"
 #include "utf8.h"
 
 // ----------------------------------------------------------------------------
@@ -165,49 +166,34 @@ int llama2_read_header(LlamaConfig *cfg, const void *buf, size_t size, const cha
 // ----------------------------------------------------------------------------
 // the weights
 
-/* The first element of x[0..n) that is NaN or infinite, or n. */
-static uint64_t first_nonfinite(const float *x, uint64_t n) {
-    /* in blocks, so that the common case is one vectorized pass of ORs */
-    for (uint64_t b = 0; b < n; b += 4096) {
-        uint64_t e = n - b < 4096 ? n - b : 4096;
-        uint32_t bad = 0;
-        for (uint64_t i = 0; i < e; i++) {
-            uint32_t u;
-            memcpy(&u, x + b + i, sizeof u);
-            bad |= (u & 0x7F800000u) == 0x7F800000u;
-        }
-        if (!bad) continue;
-        for (uint64_t i = 0; i < e; i++) {
-            uint32_t u;
-            memcpy(&u, x + b + i, sizeof u);
-            if ((u & 0x7F800000u) == 0x7F800000u) return b + i;
-        }
-    }
-    return n;
-}
-
-/* Points the weights into data and checks that each used one is finite. */
+/* Points the weights into data and checks that each used one is finite
+ * (finite.h: in parallel, a cancel request stops it). */
 static int map_weights(LlamaWeights *w, const LlamaConfig *c, const float *data, const char *name, AvError *err) {
     Tensor t[TENSORS];
-    int n = tensor_table(t, c, w);
-    uint64_t at = 0;
+    int n = tensor_table(t, c, w), used[TENSORS], nu = 0;
+    FiniteArray a[TENSORS];
+    uint64_t offset[TENSORS], at = 0;
     for (int i = 0; i < n; i++) {
-        const float *p = data + at;
+        offset[i] = at;
         if (t[i].where) {
-            *t[i].where = p;
-            uint64_t bad = first_nonfinite(p, t[i].count);
-            if (bad < t[i].count) {
-                char layer[32] = "";
-                if (t[i].layers > 1)
-                    snprintf(layer, sizeof layer, " of layer %llu",
-                             (unsigned long long)(bad / (t[i].count / (uint64_t)t[i].layers)));
-                return av_errorf(err, "%s: tensor %s: element %llu%s (byte %llu) is %s", name, t[i].name,
-                                 (unsigned long long)bad, layer,
-                                 (unsigned long long)(LLAMA2_HEADER_BYTES + 4 * (at + bad)),
-                                 p[bad] != p[bad] ? "NaN" : "infinite");
-            }
+            *t[i].where = data + at;
+            a[nu] = (FiniteArray){data + at, FINITE_F32, t[i].count};
+            used[nu++] = i;
         }
         at += t[i].count;
+    }
+    uint64_t bad = 0;
+    int k = finite_scan(a, nu, &bad);
+    if (k == -2) return av_errorf(err, "%s: opening cancelled", name);
+    if (k >= 0) {
+        const Tensor *ti = &t[used[k]];
+        char layer[32] = "";
+        if (ti->layers > 1)
+            snprintf(layer, sizeof layer, " of layer %llu",
+                     (unsigned long long)(bad / (ti->count / (uint64_t)ti->layers)));
+        return av_errorf(
+            err, "%s: tensor %s: element %llu%s (byte %llu) is %s", name, ti->name, (unsigned long long)bad, layer,
+            (unsigned long long)(LLAMA2_HEADER_BYTES + 4 * (offset[used[k]] + bad)), finite_kind(&a[k], bad));
     }
     if (c->shared_classifier) w->cls = w->embed;
     return 0;

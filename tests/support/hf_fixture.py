@@ -14,6 +14,10 @@ and the independent check of attnviz's --dump=json of them.
                  (GPT2_VOCAB_DIR's encoder.json and vocab.bpe, from
                  tests/fetch_gpt2_vocab.sh, copied as vocab.json and
                  merges.txt), 50257 tokens.
+  hf_fixture.py poison DIR KIND DTYPE TENSOR INDEX VALUE
+      the folder of KIND (gpt2 or llama) in DTYPE (F32, F16, BF16), with
+      element INDEX (flat, row-major) of TENSOR set to VALUE (nan, inf,
+      -inf, or a number).
   hf_fixture.py check DIR DUMP.json
       recomputes every layer's q, k, v, scores, weights and outputs of every
       head, and the ten likeliest next tokens after the last row, from the
@@ -151,8 +155,10 @@ def weights(c, seed, prefix=""):
     return out
 
 
-def write(d, kind, vocab_dir=None, hostile=None):
-    """hostile (gpt2 only): the bytes of a token 300 that greedy decoding always picks."""
+def write(d, kind, vocab_dir=None, hostile=None, dtype_as=None, poison=None):
+    """hostile (gpt2 only): the bytes of a token 300 that greedy decoding always
+    picks; dtype_as: the tensors' type instead of the kind's; poison: (tensor,
+    flat index, value) set after the weights are drawn."""
     os.makedirs(d, exist_ok=True)
     if kind == "gpt2":
         tok, vocab = gpt2_tokenizer()
@@ -190,7 +196,10 @@ def write(d, kind, vocab_dir=None, hostile=None):
         w["ln_f.weight"][:] = 0  # the final norm gives ones whatever the input...
         w["ln_f.bias"][:] = 1
         w["wte.weight"][vocab - 1] = 2.0  # ...and ones . wte[v] is largest for the hostile token
-    write_safetensors(os.path.join(d, "model.safetensors"), w, dtype)
+    if poison is not None:
+        name, at, value = poison
+        w[name].reshape(-1)[at] = value
+    write_safetensors(os.path.join(d, "model.safetensors"), w, dtype_as or dtype)
 
 
 # ----------------------------------------------------------------------------
@@ -311,6 +320,9 @@ def check(d, dump_path):
 def main(argv):
     if len(argv) >= 4 and argv[1] == "write":
         write(argv[2], argv[3], argv[4] if len(argv) > 4 else None)
+        return 0
+    if len(argv) == 8 and argv[1] == "poison":
+        write(argv[2], argv[3], dtype_as=argv[4], poison=(argv[5], int(argv[6]), float(argv[7])))
         return 0
     if len(argv) == 4 and argv[1] == "check":
         return check(argv[2], argv[3])
