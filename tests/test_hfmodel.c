@@ -27,6 +27,7 @@
 #include "matrix.h"
 #include "nnops.h"
 #include "parallel.h"
+#include "need.h"
 
 // ---------------------------------------------------------------------------
 // checkpoints written here
@@ -667,7 +668,7 @@ static const char *numpy_python(void) {
         snprintf(cmd, sizeof cmd, "%s -c 'import numpy' >/dev/null 2>&1", pythons[i]);
         if (system(cmd) == 0) return pythons[i];
     }
-    printf("skipped: python3 with numpy not found (tests/verify_hf.py)\n");
+    need_missing("python3 with numpy not found (tests/verify_hf.py; apt-get install python3-numpy)");
     return NULL;
 }
 

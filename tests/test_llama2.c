@@ -535,7 +535,7 @@ static const char *numpy_python(void) {
         snprintf(cmd, sizeof cmd, "%s -c 'import numpy' >/dev/null 2>&1", pythons[i]);
         if (system(cmd) == 0) return pythons[i];
     }
-    printf("skipped: python3 with numpy not found (tests/verify_llama2.py)\n");
+    need_missing("python3 with numpy not found (tests/verify_llama2.py; apt-get install python3-numpy)");
     return NULL;
 }
 

@@ -47,7 +47,7 @@ model_need() {
             return 0
         fi
     done
-    missing "${ATTNVIZ_MODELS:-../shared/models}/$* not found"
+    missing "$* not found in ${ATTNVIZ_MODELS:-../shared/models}"
     return 1
 }
 # peer_need WHAT CHECK...: 0 when the command CHECK succeeds (the peer is
