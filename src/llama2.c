@@ -55,6 +55,39 @@ static int check_fields(int32_t v[7], int *shared, const char *name, AvError *er
     return 0;
 }
 
+/* Another kind of file given as a checkpoint (a text, a safetensors file, a
+ * tokenizer): said as such rather than as its first odd field. A header with
+ * two fields or more out of range is not a llama2.c header. */
+static int check_kind(const unsigned char *buf, size_t size, const int32_t v[7], const char *name, AvError *err) {
+    if (size >= 10 && buf[8] == '{' && buf[9] == '"')
+        return av_errorf(err,
+                         "%s: not a llama2.c checkpoint (it looks like a safetensors file: give its folder, with "
+                         "config.json, to --model)",
+                         name);
+    int text = 1;
+    for (int i = 0; i < LLAMA2_HEADER_BYTES && text; i++)
+        text =
+            (buf[i] >= 0x20 && buf[i] < 0x7F) || buf[i] == '\n' || buf[i] == '\r' || buf[i] == '\t' || buf[i] >= 0x80;
+    if (text) {
+        char start[16];
+        int n = 0;
+        for (int i = 0; i < 12 && buf[i] >= 0x20 && buf[i] < 0x7F; i++) start[n++] = (char)buf[i];
+        start[n] = '\0';
+        return av_errorf(err, "%s: not a llama2.c checkpoint (it starts with text: \"%s...\")", name, start);
+    }
+    int bad = 0;
+    for (int i = 0; i < 7; i++) {
+        int32_t x = i == 5 && v[i] < 0 && v[i] >= -LLAMA2_MAX_VOCAB ? -v[i] : v[i];
+        bad += x < 1 || x > header_fields[i].max;
+    }
+    if (bad >= 2)
+        return av_errorf(err,
+                         "%s: not a llama2.c checkpoint (%d of the 7 header fields dim, hidden_dim, n_layers, n_heads, "
+                         "n_kv_heads, vocab_size, seq_len are out of range)",
+                         name, bad);
+    return 0;
+}
+
 static int check_shape(const LlamaConfig *c, const char *name, AvError *err) {
     if (c->dim % c->n_heads)
         return av_errorf(err, "%s: dim %d is not divisible by n_heads %d", name, c->dim, c->n_heads);
@@ -137,7 +170,7 @@ static int header_safe(LlamaConfig *cfg, const void *buf, size_t size, const cha
     int32_t v[7];
     for (int i = 0; i < 7; i++) v[i] = read_i32((const unsigned char *)buf + 4 * i);
     LlamaConfig c = {.dim = v[0]};
-    if (check_fields(v, &c.shared_classifier, name, err)) return -1;
+    if (check_kind(buf, size, v, name, err) || check_fields(v, &c.shared_classifier, name, err)) return -1;
     c.dim = v[0], c.hidden_dim = v[1], c.n_layers = v[2], c.n_heads = v[3], c.n_kv_heads = v[4];
     c.vocab_size = v[5], c.seq_len = v[6];
     if (check_shape(&c, name, err)) return -1;

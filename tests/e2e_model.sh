@@ -76,6 +76,15 @@ bad() { # name needle args...
 head -c 1000 "$MODEL" >"$TMP/short.bin"
 bad "truncated checkpoint" "short.bin" --model "$TMP/short.bin" --vocab "$M/tok512.bin" --dump
 bad "missing checkpoint" "nothere.bin" --model "$TMP/nothere.bin" --dump
+# Another kind of file given as a checkpoint is said as such (it was "header
+# field dim is 1702240891"); one field out of range is still that field.
+cp README.md "$TMP/readme.bin"
+bad "a text as a checkpoint" "readme.bin: not a llama2.c checkpoint (it starts with text: \"# attnviz...\")" --model "$TMP/readme.bin" --vocab "$M/tok512.bin" --dump
+printf '\030\000\000\000\000\000\000\000{"w": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}\000\000\000\000' >"$TMP/st.bin"
+bad "a safetensors file as a checkpoint" "st.bin: not a llama2.c checkpoint (it looks like a safetensors file" --model "$TMP/st.bin" --vocab "$M/tok512.bin" --dump
+bad "a tokenizer as a checkpoint" "tok512.bin: not a llama2.c checkpoint (3 of the 7 header fields" --model "$M/tok512.bin" --vocab "$M/tok512.bin" --dump
+head -c 1056540 "$MODEL" >"$TMP/dim.bin" && printf '\377\377\377\177' | dd of="$TMP/dim.bin" conv=notrunc 2>/dev/null
+bad "one field out of range" "dim.bin: header field dim is 2147483647, more than the limit of 65536" --model "$TMP/dim.bin" --vocab "$M/tok512.bin" --dump
 cp "$MODEL" "$TMP/alone.bin"
 bad "no vocabulary beside" "give --vocab FILE" --model "$TMP/alone.bin" --dump
 bad "layer out of range" "--layer: 9 is out of range 1..5" --model "$MODEL" --layer 9 --dump
