@@ -253,7 +253,7 @@ static int read_config(const char *dir, HfConfig *h, AvError *err) {
     snprintf(path, sizeof path, "%s/config.json", dir);
     char *text = NULL;
     size_t len = 0;
-    if (av_read_file(path, CONFIG_MAX, &text, &len, err)) return -1;
+    if (av_read_text(path, CONFIG_MAX, 0, &text, &len, err)) return -1;
     int rc = hf_config_parse(h, text, len, path, err);
     free(text);
     return rc;

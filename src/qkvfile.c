@@ -567,7 +567,7 @@ int qkv_load(QkvData *out, const char *path, AvError *err) {
     memset(out, 0, sizeof *out);
     char *buf;
     size_t len;
-    if (av_read_file(path, AV_MAX_INPUT_BYTES, &buf, &len, err) < 0) return -1;
+    if (av_read_text(path, AV_MAX_INPUT_BYTES, 1, &buf, &len, err) < 0) return -1;
     int rc = qkv_parse(out, buf, len, strcmp(path, "-") == 0 ? "standard input" : path, err);
     free(buf);
     return rc;

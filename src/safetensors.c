@@ -524,7 +524,7 @@ static char *join(const char *dir, const char *name) {
 static int open_shards(StModel *m, const char *dir, const char *path, const char *index, AvError *err) {
     char *text = NULL;
     size_t len = 0;
-    if (av_read_file(path, (size_t)ST_MAX_HEADER, &text, &len, err)) return -1;
+    if (av_read_text(path, (size_t)ST_MAX_HEADER, 0, &text, &len, err)) return -1;
     cJSON *root = cJSON_ParseWithLength(text, len);
     free(text);
     int rc = -1;

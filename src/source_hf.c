@@ -424,9 +424,11 @@ static int is_dir(const char *path) {
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static int is_file(const char *path) {
+/* There, whatever it is (a directory or a FIFO named tokenizer.json is said
+ * as such by the reader, not called missing). */
+static int exists(const char *path) {
     struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    return lstat(path, &st) == 0;
 }
 
 /* The folder of a --model: the path itself, or the folder of a
@@ -469,10 +471,10 @@ static HfTok *open_tokenizer(const char *dir, const char *vocab_path, AvError *e
         return hftok_open(vocab_path, err);
     }
     snprintf(a, sizeof a, "%s/tokenizer.json", dir);
-    if (is_file(a)) return hftok_open(a, err);
+    if (exists(a)) return hftok_open(a, err);
     snprintf(a, sizeof a, "%s/vocab.json", dir);
     snprintf(b, sizeof b, "%s/merges.txt", dir);
-    if (is_file(a) && is_file(b)) return hftok_open_gpt2(a, b, err);
+    if (exists(a) && exists(b)) return hftok_open_gpt2(a, b, err);
     char *e = utf8_escape(dir, strlen(dir));
     av_errorf(err, "%s: no tokenizer: tokenizer.json (or vocab.json and merges.txt) is missing; give --vocab FILE",
               e ? e : "the model's folder");

@@ -195,7 +195,7 @@ Lesson *lesson_load(const char *what, const char *lang, AvError *err) {
     } else {
         char *buf;
         size_t len;
-        if (av_read_file(what, LESSON_MAX_BYTES, &buf, &len, err) == 0) {
+        if (av_read_text(what, LESSON_MAX_BYTES, 0, &buf, &len, err) == 0) {
             l = lesson_parse(buf, len, shown, err);
             free(buf);
         }
