@@ -20,6 +20,7 @@
 
 #include "cancel.h"
 #include "finite.h"
+#include "jsonkeys.h"
 #include "parallel.h"
 #include "readfile.h"
 #include "rowops.h"
@@ -239,6 +240,7 @@ int hf_config_parse(HfConfig *h, const char *json, size_t len, const char *name,
     Cfg c = {.root = root, .path = shown, .err = err};
     if (!root) av_errorf(err, "%s: not valid JSON (at byte %zu)", shown, end ? (size_t)(end - json) : (size_t)0);
     else if (!cJSON_IsObject(root)) av_errorf(err, "%s: not a JSON object", shown);
+    else if (json_unique_keys(root, shown, err)) rc = -1;
     else if (!cfg_arch(&c, h)) rc = h->arch == HF_GPT2 ? cfg_gpt2(&c, h) : cfg_llama(&c, h);
     if (!rc) {
         h->q_dim = h->n_heads * h->head_dim;

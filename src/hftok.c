@@ -9,6 +9,7 @@
  * that are checked again when they come out (a merge next to them may have
  * changed their neighbours). */
 #include "hftok.h"
+#include "jsonkeys.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -711,6 +712,10 @@ static cJSON *parse_json(const char *json, size_t len, const char *file, const c
     }
     if (!cJSON_IsObject(root)) {
         av_errorf(err, "%s: %s is %s, not a JSON object", file, what, json_type(root));
+        cJSON_Delete(root);
+        return NULL;
+    }
+    if (json_unique_keys(root, file, err)) { /* cJSON would keep the first of two values */
         cJSON_Delete(root);
         return NULL;
     }

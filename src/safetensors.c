@@ -16,6 +16,7 @@
 
 #include "atomicfile.h"
 #include "filemap.h"
+#include "jsonkeys.h"
 #include "readfile.h"
 #include "utf8.h"
 
@@ -532,6 +533,9 @@ static int open_shards(StModel *m, const char *dir, const char *path, const char
     const cJSON *map = root ? cJSON_GetObjectItemCaseSensitive(root, "weight_map") : NULL, *x;
     if (!root) {
         av_errorf(err, "%s: not valid JSON", index);
+        goto done;
+    }
+    if (json_unique_keys(root, index, err)) {
         goto done;
     }
     if (!cJSON_IsObject(map)) {

@@ -67,5 +67,24 @@ if need_numpy; then
             rm -r "$TMP/$kind"
         done
     done
+
+    # a key twice: config.json, tokenizer.json, the shard index
+    cp -r "$TMP/hf" "$TMP/d1"
+    sed 's/"n_layer": 2,/"n_layer": 2, "n_layer": 3,/' "$TMP/hf/config.json" >"$TMP/d1/config.json"
+    bad "config.json key twice" "$TMP/d1/config.json: the key \"n_layer\" appears twice (at the top level); each key must be unique" --model "$TMP/d1" --dump
+    cp -r "$TMP/hf" "$TMP/d2"
+    /usr/bin/python3 -c 'import sys; s = open(sys.argv[1]).read(); open(sys.argv[2], "w").write(s.replace("\"vocab\": {", "\"vocab\": {\"a\": 5, ", 1))' "$TMP/hf/tokenizer.json" "$TMP/d2/tokenizer.json"
+    bad "tokenizer.json key twice" "$TMP/d2/tokenizer.json: the key \"a\" appears twice (in model.vocab)" --model "$TMP/d2" --dump
+    cp -r "$TMP/hf" "$TMP/d3"
+    mv "$TMP/d3/model.safetensors" "$TMP/d3/shard-1.safetensors"
+    /usr/bin/python3 - "$TMP/d3" <<'PY'
+import json, struct, sys
+d = sys.argv[1]
+raw = open(d + "/shard-1.safetensors", "rb").read()
+names = [k for k in json.loads(raw[8:8 + struct.unpack_from("<Q", raw)[0]]) if k != "__metadata__"]
+body = ", ".join('"%s": "shard-1.safetensors"' % n for n in names + names[:1])
+open(d + "/model.safetensors.index.json", "w").write('{"metadata": {}, "weight_map": {%s}}' % body)
+PY
+    bad "index key twice" "model.safetensors.index.json: the key \"wte.weight\" appears twice (in weight_map)" --model "$TMP/d3" --dump
 fi
 finish
