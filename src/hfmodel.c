@@ -26,6 +26,7 @@
 #include "rowops.h"
 #include "safetensors.h"
 #include "utf8.h"
+#include "number.h"
 
 enum {
     Q_BLOCK = 16,   /* query rows per task of the attention */
@@ -280,9 +281,9 @@ static const StTensor *bind_tensor(Bind *b, const char *name, int ndim, uint64_t
     snprintf(full, sizeof full, "%s%s", b->prefix, name);
     const StTensor *t = st_model_find(b->m->st, full);
     if (!t) {
-        av_errorf(b->err, "%s/%s: tensor %s is missing (%s with %d layers needs it)", b->dir,
+        av_errorf(b->err, "%s/%s: tensor %s is missing (%s with %d %s needs it)", b->dir,
                   st_model_files(b->m->st) > 1 ? "model.safetensors.index.json" : "model.safetensors", full,
-                  b->m->cfg.model_type, b->m->cfg.n_layers);
+                  b->m->cfg.model_type, b->m->cfg.n_layers, num_plural("layer", "layers", b->m->cfg.n_layers));
         return NULL;
     }
     if (!st_is_float(t->dtype)) {
@@ -1227,8 +1228,8 @@ static int layer_ok(const HfRun *r, int l) { return r->n > 0 && l >= 0 && l < r-
 /* Appends ids[0..n) to the rows and sets their embeddings. */
 static int append_ids(HfRun *r, const int *ids, int n, AvError *err) {
     if (n < 1 || n > r->cap - r->n)
-        return av_errorf(err, "%d tokens after %d: the run holds %d (the model's context is %d)", n, r->n, r->cap,
-                         r->cfg->max_pos);
+        return av_errorf(err, "%d %s after %d: the run holds %d (the model's context is %d)", n,
+                         num_plural("token", "tokens", n), r->n, r->cap, r->cfg->max_pos);
     for (int i = 0; i < n; i++)
         if (ids[i] < 0 || ids[i] >= r->cfg->vocab)
             return av_errorf(err, "token %d: id %d is not in the vocabulary of %d", r->n + i, ids[i], r->cfg->vocab);

@@ -12,6 +12,7 @@
 #include "filemap.h"
 #include "finite.h"
 #include "utf8.h"
+#include "number.h"
 
 // ----------------------------------------------------------------------------
 // the header
@@ -157,9 +158,10 @@ static uint64_t expected_bytes(const LlamaConfig *c) {
 }
 
 static void describe(char *buf, size_t cap, const LlamaConfig *c) {
-    snprintf(buf, cap, "dim %d, hidden_dim %d, %d layers, %d heads, %d kv heads, vocab %d, seq_len %d, %s classifier",
-             c->dim, c->hidden_dim, c->n_layers, c->n_heads, c->n_kv_heads, c->vocab_size, c->seq_len,
-             c->shared_classifier ? "tied" : "separate");
+    snprintf(buf, cap, "dim %d, hidden_dim %d, %d %s, %d %s, %d kv %s, vocab %d, seq_len %d, %s classifier", c->dim,
+             c->hidden_dim, c->n_layers, num_plural("layer", "layers", c->n_layers), c->n_heads,
+             num_plural("head", "heads", c->n_heads), c->n_kv_heads, num_plural("head", "heads", c->n_kv_heads),
+             c->vocab_size, c->seq_len, c->shared_classifier ? "tied" : "separate");
 }
 
 static int header_safe(LlamaConfig *cfg, const void *buf, size_t size, const char *name, AvError *err) {

@@ -20,6 +20,7 @@
 #include "model_internal.h"
 #include "nnops.h"
 #include "utf8.h"
+#include "number.h"
 
 typedef struct {
     Llama *lm;
@@ -429,7 +430,8 @@ int model_set_llama(Model *m, const char *model_path, const char *vocab_path, co
     if (d->tok->n != c->vocab_size) {
         int n = d->tok->n, v = c->vocab_size;
         llama_src_free(d);
-        return av_errorf(err, "%s: %d pieces, but %s has a vocabulary of %d", vocab_path, n, model_path, v);
+        return av_errorf(err, "%s: %d %s, but %s has a vocabulary of %d", vocab_path, n,
+                         num_plural("piece", "pieces", n), model_path, v);
     }
     if (c->n_layers > MODEL_MAX_LAYERS || c->n_heads > MODEL_MAX_HEADS || c->head_size > MODEL_MAX_DIM ||
         c->dim > MODEL_MAX_DIM) {

@@ -46,6 +46,19 @@ expect_rc "mask with a BOM" 0 $?
 "$ATTNVIZ" --mask-file "$TMP/plain.mask" --dump=json "Mary greeted Bob" >"$TMP/m1"
 same "mask file" "$TMP/m1" "$TMP/m2"
 
+# --- scores near the float limit: the status line's asym stays a short
+# number (it was 42 characters of digits, and at 80 columns it did not fit:
+# the entropy and asym were left out)
+printf 'Q:\n1e38 1e38\n-1e38 3e38\nK:\n3e38 -1e38\n1e38 2e38\nV:\n1\n2\n' >"$TMP/big.qkv"
+line=$("$ATTNVIZ" --qkv "$TMP/big.qkv" --once --width 80 --color=never | sed -n 3p)
+expect_contains "asym: short" "$line" "asym 6.81e38"
+
+# --- counts with their noun: one of a thing is singular
+out=$("$ATTNVIZ" --once --width 80 --color=never alone)
+expect_contains "1 token" "$out" " 1 token, words"
+printf 'runs\n2\n' >"$TMP/one.mask"
+bad "1 row" "one.mask: 1 row, expected 2 (one per query)" --mask-file "$TMP/one.mask" --dump "two words"
+
 # --- a FIFO where a file is read: an option that takes '-' says so, a
 # model's own file does not
 mkfifo "$TMP/pipe"

@@ -495,7 +495,7 @@ static void assert_extend_same_bits(const char *dir, const char *what) {
         assert_memory_equal(hf_run_v(whole, l), hf_run_v(step, l), sizeof(float) * 16 * (size_t)c->kv_dim);
     }
     assert_int_equal(hf_extend(step, ids, 1, &err), -1); /* full */
-    assert_non_null(strstr(err.msg, "1 tokens after 16: the run holds 16"));
+    assert_non_null(strstr(err.msg, "1 token after 16: the run holds 16"));
     printf("%s: a KV-cached extension gives the same bits as the whole forward\n", what);
     hf_run_free(whole);
     hf_run_free(step);

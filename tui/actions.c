@@ -14,6 +14,7 @@
 #include "formula.h"
 #include "gravity.h"
 #include "utf8.h"
+#include "number.h"
 
 // ----------------------------------------------------------------------------
 // what the actions share
@@ -46,7 +47,7 @@ static void next_tokenizer(App *a) {
         return;
     }
     app_clamp_cursor(a);
-    app_say(a, 0, "tokenizer %s: %d tokens", tok_preset_name(next), a->m->n_q);
+    app_say(a, 0, "tokenizer %s: %d %s", tok_preset_name(next), a->m->n_q, num_plural("token", "tokens", a->m->n_q));
 }
 
 // ----------------------------------------------------------------------------

@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "readfile.h"
 #include "utf8.h"
+#include "number.h"
 
 void app_open_prompt(App *a, PromptKind kind) {
     char init[32];
@@ -68,7 +69,9 @@ static void finish_prompt(App *a) {
         }
         app_clamp_cursor(a);
         if (none) app_say(a, 0, "no target sentence: self-attention only");
-        else app_say(a, 0, "target: %d tokens (x: cross-attention)", a->m->target_tokens.n);
+        else
+            app_say(a, 0, "target: %d %s (x: cross-attention)", a->m->target_tokens.n,
+                    num_plural("token", "tokens", a->m->target_tokens.n));
     } else if (kind == PROMPT_PICTURE) {
         if (strlen(a->edit.buf) != a->edit.len || a->edit.len == 0)
             app_say(a, 1, "picture: no file name; nothing written");
@@ -80,7 +83,7 @@ static void finish_prompt(App *a) {
             return;
         }
         app_clamp_cursor(a);
-        app_say(a, 0, "%d tokens", a->m->n_q);
+        app_say(a, 0, "%d %s", a->m->n_q, num_plural("token", "tokens", a->m->n_q));
     }
     le_free(&a->edit);
 }
