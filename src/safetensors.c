@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "atomicfile.h"
+#include "cancel.h"
 #include "filemap.h"
 #include "jsonkeys.h"
 #include "readfile.h"
@@ -289,6 +290,10 @@ static int parse_header(SafeTensors *st, const unsigned char *buf, size_t size, 
     int i = 0;
     cJSON_ArrayForEach(x, root) {
         if (x == meta) continue;
+        if (i % 4096 == 0 && av_cancelled()) { /* a header of a million tensors takes seconds */
+            av_errorf(err, "%s: opening cancelled", file);
+            goto done;
+        }
         char tname[200];
         utf8_escape_into(tname, sizeof tname, x->string);
         if (parse_entry(&st->t[i], x, data_len, file, tname, err)) goto done;

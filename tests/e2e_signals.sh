@@ -180,6 +180,37 @@ for how in q C-c TERM; do
     tmx_stop
 done
 
+# --- q and Ctrl-C while the model loads (a safetensors header of a million
+# tensors: seconds to open; q waited for the first frame): attnviz quits at
+# once, the terminal as it was (line mode, echo). A key typed meanwhile is
+# kept for the first frame.
+if need_numpy; then
+    /usr/bin/python3 tests/support/hf_fixture.py many "$TMP/many" 1000000
+    for how in q C-c; do
+        start_wrapped 100 30 -- "$ATTNVIZ" --model "$TMP/many" "'Mary saw'"
+        sleep 0.3
+        tmx send-keys "$how"
+        s=$(seconds_to_exit)
+        [ "$s" -le 2 ] && pass || fail "loading ($how): took ${s} s to quit"
+        case $how in
+        q) tmx_expect "loading (q): status 0" "EXITED rc=0" "" ;;
+        C-c) tmx_expect "loading (C-c): status 130" "EXITED rc=130" "" ;;
+        esac
+        expect_restored "loading ($how)"
+        expect_not_contains "loading ($how): no message" "$(tmx_screen)" "attnviz:"
+        tmx_stop
+    done
+    start_wrapped 100 30 -- "$ATTNVIZ" --model "$TMP/many" "'Mary saw'"
+    sleep 0.3
+    tmx send-keys m
+    i=0 # (the load takes seconds, more under the sanitizers)
+    until tmx_wait "mask=window:3" || [ $i -ge 8 ]; do i=$((i + 1)); done
+    tmx_expect "loading: m typed meanwhile is the first key" "mask=window:3" ""
+    tmx send-keys q
+    tmx_expect "loading: then q" "EXITED rc=0" ""
+    tmx_stop
+fi
+
 # --- a pattern that backtracks catastrophically, pasted into the sentence
 # prompt: "computing…", then the budget's message; the sentence stays. And q
 # while it tokenizes quits at once.

@@ -28,9 +28,11 @@
 #include "model.h"
 #include "number.h"
 #include "atomicfile.h"
+#include "cancel.h"
 #include "figure.h"
 #include "hftok.h"
 #include "lesson.h"
+#include "loadwatch.h"
 #include "picture.h"
 #include "tensor.h"
 #include "source_llama.h"
@@ -407,7 +409,14 @@ static int run(Model *m, const CliOptions *opts, int ascii) {
             copy.cfg.mask = MASK_CAUSAL;
         }
     }
-    if (build_model(m, o, &notes, &err) || filemap_check(&err)) {
+    /* The interactive view: q while the model loads quits (loadwatch.h). */
+    int watch = !(o->dump || o->once || o->export_file || o->generate);
+    if (watch) loadwatch_start();
+    int failed = build_model(m, o, &notes, &err);
+    if (watch && loadwatch_stop()) {
+        av_cancel_clear();
+        status = 0;
+    } else if (failed || filemap_check(&err)) {
         /* (a model file cut short since it was opened: said here, before a
          * read of its pages faults) */
         print_error(err.msg);

@@ -46,6 +46,7 @@
 #include "filemap.h"
 #include "follow.h"
 #include "keycode.h"
+#include "loadwatch.h"
 #include "parallel.h"
 #include "signals.h"
 #include "utf8.h"
@@ -463,6 +464,9 @@ static void loop_wait(Loop *l, Term *t) {
 static int loop_run(Term *t, App *a, AvError *err) {
     Loop l = {.job = {.a = a, .cv = t->cv, .wake_fd = t->wake[1]}, .redraw = 1};
     atomic_init(&l.job.q_quits, 0);
+    /* keys typed while the model loaded (loadwatch.h) come first */
+    for (const char *k = loadwatch_typeahead(); *k; k++)
+        queue_push(&l.input.pending, (Event){.kind = EV_KEY, .ch = (unsigned char)*k});
     l.idle_since = now_seconds();
     nodelay(stdscr, TRUE);
     for (;;) {

@@ -18,6 +18,9 @@ and the independent check of attnviz's --dump=json of them.
       the folder of KIND (gpt2 or llama) in DTYPE (F32, F16, BF16), with
       element INDEX (flat, row-major) of TENSOR set to VALUE (nan, inf,
       -inf, or a number).
+  hf_fixture.py many DIR N
+      the gpt2 folder with N more one-element F32 tensors in its header (a
+      header of a million tensors takes attnviz seconds to open).
   hf_fixture.py check DIR DUMP.json
       recomputes every layer's q, k, v, scores, weights and outputs of every
       head, and the ten likeliest next tokens after the last row, from the
@@ -30,6 +33,7 @@ Seeded: the same files every run. No torch, no transformers.
 import json
 import os
 import shutil
+import struct
 import sys
 
 import numpy as np
@@ -202,6 +206,23 @@ def write(d, kind, vocab_dir=None, hostile=None, dtype_as=None, poison=None):
     write_safetensors(os.path.join(d, "model.safetensors"), w, dtype_as or dtype)
 
 
+def write_many(d, n):
+    write(d, "gpt2")
+    path = os.path.join(d, "model.safetensors")
+    raw = open(path, "rb").read()
+    hlen = struct.unpack_from("<Q", raw)[0]
+    header = json.loads(raw[8:8 + hlen])
+    data = raw[8 + hlen:]
+    at = len(data)
+    parts = [json.dumps(header)[:-1]]
+    parts.append("".join(', "extra.%d": {"dtype": "F32", "shape": [1], "data_offsets": [%d, %d]}'
+                         % (i, at + 4 * i, at + 4 * i + 4) for i in range(n)))
+    h = ("".join(parts) + "}").encode()
+    h += b" " * ((-len(h)) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(h)) + h + data + bytes(4 * n))
+
+
 # ----------------------------------------------------------------------------
 # the check of a dump
 
@@ -323,6 +344,9 @@ def main(argv):
         return 0
     if len(argv) == 8 and argv[1] == "poison":
         write(argv[2], argv[3], dtype_as=argv[4], poison=(argv[5], int(argv[6]), float(argv[7])))
+        return 0
+    if len(argv) == 4 and argv[1] == "many":
+        write_many(argv[2], int(argv[3]))
         return 0
     if len(argv) == 4 and argv[1] == "check":
         return check(argv[2], argv[3])
