@@ -204,7 +204,7 @@ if need_numpy; then
     sleep 0.3
     tmx send-keys m
     i=0 # (the load takes seconds, more under the sanitizers)
-    until tmx_wait "mask=window:3" || [ $i -ge 8 ]; do i=$((i + 1)); done
+    until tmx_wait "mask=window:3" || [ $i -ge 24 ]; do i=$((i + 1)); done
     tmx_expect "loading: m typed meanwhile is the first key" "mask=window:3" ""
     tmx send-keys q
     tmx_expect "loading: then q" "EXITED rc=0" ""

@@ -79,20 +79,21 @@ static void cat(char *buf, size_t *n, size_t cap, const char *s) {
     for (; *s && *n + 1 < cap; s++) buf[(*n)++] = *s;
 }
 
-/* The first fault of the process is handled; a second thread that faults
- * meanwhile waits for the first to end the process. */
+/* Set by the first fault: the terminal is given back once. */
 static atomic_flag fatal_busy = ATOMIC_FLAG_INIT;
 
 static void on_fatal(int sig, siginfo_t *info, void *uctx) {
     (void)uctx;
-    if (atomic_flag_test_and_set(&fatal_busy))
-        for (;;) pause();
-    restore_terminal_now();
+    int first = !atomic_flag_test_and_set(&fatal_busy);
     /* A read past the end of a model file that was cut short while mapped
      * (filemap.h): said in one line, exit status 2, as when it is found
-     * before a recompute. */
+     * before a recompute. A second thread that faults there meanwhile waits
+     * for the first to end the process. */
     const char *file = sig == SIGBUS && info ? filemap_name_at(info->si_addr) : NULL;
     if (file) {
+        if (!first)
+            for (;;) pause();
+        restore_terminal_now();
         char line[FILEMAP_NAME_MAX + 128];
         size_t n = 0;
         cat(line, &n, sizeof line, "attnviz: ");
@@ -102,10 +103,11 @@ static void on_fatal(int sig, siginfo_t *info, void *uctx) {
         (void)w;
         _exit(2);
     }
+    if (first) restore_terminal_now();
     /* Then what would have happened without us (the default action, or a
-     * sanitizer's report): the previous action, and the signal again, to
-     * this thread. For a fault, returning runs the faulting instruction
-     * again. */
+     * sanitizer's report, which may call this handler again: it goes on
+     * the same way): the previous action, and the signal again, to this
+     * thread. For a fault, returning runs the faulting instruction again. */
     for (int i = 0; i < N_FATAL; i++)
         if (fatal_signals[i] == sig) sigaction(sig, &fatal_old[i], NULL);
     raise(sig);
