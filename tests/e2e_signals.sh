@@ -203,8 +203,8 @@ if need_numpy; then
     start_wrapped 100 30 -- "$ATTNVIZ" --model "$TMP/many" "'Mary saw'"
     sleep 0.3
     tmx send-keys m
-    i=0 # (the load takes seconds, more under the sanitizers)
-    until tmx_wait "mask=window:3" || [ $i -ge 24 ]; do i=$((i + 1)); done
+    rounds=0 # (the load takes seconds, a minute under the sanitizers; tmx_wait uses i)
+    until tmx_wait "mask=window:3" || [ $rounds -ge 24 ]; do rounds=$((rounds + 1)); done
     tmx_expect "loading: m typed meanwhile is the first key" "mask=window:3" ""
     tmx send-keys q
     tmx_expect "loading: then q" "EXITED rc=0" ""
