@@ -30,7 +30,7 @@ FUZZ_LIMIT = $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS) -max_total_time=$(FUZZ_MAX_SEC
 FUZZ_BUILD   := build/fuzz
 FUZZ_TARGETS := tokenize qkvfile cli maskfile keys llamatok llama2 safetensors hftok hfconfig stindex lesson stream
 # cairo and pango: headers only (tui/gfx.c loads the libraries when a picture is drawn).
-FUZZ_PKGS    := ncursesw libpcre2-8 libcjson
+FUZZ_PKGS    := ncursesw libpcre2-8 libcjson libutf8proc
 FUZZ_GFXPKGS := cairo pangocairo
 # UBSan recovers by default (prints, goes on): -fno-sanitize-recover makes every
 # report abort, so that libFuzzer keeps the input as a crash.
