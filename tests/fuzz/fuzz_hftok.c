@@ -94,9 +94,12 @@ static char *grow_added(const char *json, size_t len, long n, size_t *out_len) {
         cJSON *c = cJSON_Duplicate(first, 1);
         FUZZ_CHECK(c != NULL, "out of memory");
         snprintf(buf, sizeof buf, "%s%ld", content->valuestring, k);
-        cJSON_ReplaceItemInObjectCaseSensitive(c, "content", cJSON_CreateString(buf));
-        cJSON_ReplaceItemInObjectCaseSensitive(c, "id", cJSON_CreateNumber(top + 1 + (double)k));
-        cJSON_AddItemToArray(added, c);
+        cJSON *s = cJSON_CreateString(buf), *id = cJSON_CreateNumber(top + 1 + (double)k);
+        FUZZ_CHECK(s && id, "out of memory");
+        /* a duplicate key or a first token that is not an object: no clone */
+        if (!cJSON_IsObject(c) || !cJSON_ReplaceItemInObjectCaseSensitive(c, "content", s)) cJSON_Delete(s);
+        if (!cJSON_IsObject(c) || !cJSON_ReplaceItemInObjectCaseSensitive(c, "id", id)) cJSON_Delete(id);
+        if (!cJSON_AddItemToArray(added, c)) cJSON_Delete(c);
     }
     char *out = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
