@@ -67,6 +67,7 @@ static const char *const usage_parts[] = {
     "                         the numbers are the same for any N\n"
     "      --dump[=FORMAT]    print every stage and exit: text (default) | json | csv;\n"
     "                         tokens: id <TAB> piece of each token (--vocab alone: tokenize only)\n"
+    "                         (json of a trained model: next_tokens {id, piece, bytes, prob})\n"
     "      --once             draw the view once on standard output and exit\n"
     "      --width N          width for --once, 20..1000 (default: terminal, COLUMNS or 80)\n"
     "      --view NAME        view to start in: heatmap | heads | pipeline | gravity | census\n"
