@@ -358,18 +358,25 @@ static void draw_prompt(const App *a, Canvas *cv, int y) {
                         : a->prompt == PROMPT_DK     ? "d_k (1..4096): "
                         : a->prompt == PROMPT_TARGET ? "target (empty: none): "
                                                      : "sentence: ";
-    const char *tail = "  Enter apply, Esc cancel";
-    int x = cv_text(cv, y, 0, label, cv->w, style_attr(ST_BOLD));
-    int tw = (int)strlen(tail);
-    int field = cv->w - x - tw;
-    if (field < 10) field = cv->w - x, tw = 0;
-    size_t from, to;
-    int ccol;
-    le_view(&a->edit, field, &from, &to, &ccol);
+    /* The value offered is selected (reverse video): typing replaces it;
+     * the tail says so where the whole value still fits beside it. */
+    static const char *const tails[] = {"  Enter keeps it, typing replaces it", "  Enter apply, Esc cancel"};
+    const char *tail = tails[1];
+    int x = cv_text(cv, y, 0, label, cv->w, style_attr(ST_BOLD)), tw = 0, field = 0;
+    size_t from = 0, to = 0;
+    int ccol = 0;
+    for (size_t t = a->edit.selected ? 0 : 1; t < 2; t++) {
+        tail = tails[t];
+        tw = (int)strlen(tail);
+        field = cv->w - x - tw;
+        if (field < 10) field = cv->w - x, tw = 0;
+        le_view(&a->edit, field, &from, &to, &ccol);
+        if (from == 0 && to == a->edit.len) break;
+    }
     /* Escaped as labels are: the text may hold NULs and escape sequences
      * (le_view counts each as wide as its escape). */
     char *shown = text_safe_label(a->edit.buf + from, to - from, 0);
-    if (shown) cv_text(cv, y, x, shown, field, style_attr(ST_UNDERLINE));
+    if (shown) cv_text(cv, y, x, shown, field, style_attr(a->edit.selected ? ST_REVERSE : ST_UNDERLINE));
     free(shown);
     /* The cursor: a reversed cell (the terminal cursor stays hidden). */
     if (x + ccol < cv->w) {
