@@ -30,4 +30,27 @@ tmx_expect "P: the typed name is the file" "wrote $TMP/mine.svg" Enter
 [ -s "$TMP/mine.svg" ] && pass || fail "P: $TMP/mine.svg not written"
 tmx_stop
 
+# --- the cell page says how many entries of a vector it leaves out, and which
+# (-k 128 showed a dim "+1" at 80x24 where 104 were cut, nothing at 120x30)
+tmx_start 80 24 LC_ALL=C.UTF-8 TERM=xterm-256color -- "$ATTNVIZ" -k 128 "'$EN'"
+tmx_expect "cell page 80x24" "q_0  (d_k = 128)" Enter
+screen=$(tmx_screen)
+expect_contains "80x24: how many are left out" "$screen" "… 104 more not shown"
+expect_contains "80x24: which" "$screen" "(entries 24..127)"
+n=$(printf '%s\n' "$screen" | grep -c "… 104 more not shown")
+[ "$n" = 3 ] && pass || fail "80x24: q, k and their products each say it: $n times"
+expect_not_contains "80x24: no bare +1" "$screen" " +1"
+tmx resize-window -x 120 -y 30
+tmx_expect "120x30: how many are left out" "… 86 more not shown"
+expect_contains "120x30: which" "$(tmx_screen)" "(entries 42..127)"
+tmx resize-window -x 200 -y 50
+tmx_expect "200x50: how many are left out" "… 53 more not shown"
+expect_contains "200x50: which" "$(tmx_screen)" "(entries 75..127)"
+tmx_stop
+# d_k 16 fits in two lines at 80 columns: nothing is left out, nothing said.
+tmx_start 80 24 LC_ALL=C.UTF-8 TERM=xterm-256color -- "$ATTNVIZ" "'$EN'"
+tmx_expect "cell page, d_k 16" "q_0  (d_k = 16)" Enter
+expect_not_contains "d_k 16: nothing left out" "$(tmx_screen)" "not shown"
+tmx_stop
+
 finish
