@@ -66,6 +66,41 @@ tmx_expect "cell page, d_k 16" "q_0  (d_k = 16)" Enter
 expect_not_contains "d_k 16: nothing left out" "$(tmx_screen)" "not shown"
 tmx_stop
 
+# --- colours as the terminal shows them (capture-pane -e): every weight's
+# background colour moves away from the terminal's background in lightness
+# as the weight grows (L* of xterm's palette), the smallest weights on the
+# background itself, in 256 and 8 colours, on a dark and a light background
+# (--theme, and COLORFGBG's "0;15": black on white). The 8-colour ramp had
+# red after blue and cyan after green, and a light background's zero was its
+# darkest block.
+LONG="the cat sat on the mat because the cat was tired"
+if command -v python3 >/dev/null; then
+    for term in xterm-256color xterm; do
+        for theme in dark light fgbg; do
+            case $theme in
+            fgbg) opts="" env="COLORFGBG='0;15'" want=light ;;
+            *) opts="--theme $theme" env="COLORFGBG=" want=$theme ;;
+            esac
+            tmx_start 120 30 LC_ALL=C.UTF-8 TERM=$term "$env" -- "$ATTNVIZ" $opts "'$LONG'"
+            tmx_expect "colours $term $theme: start" "head 1/4" ""
+            tmx send-keys j # the cursor (reversed) off row 0, whose weight is 1
+            sleep 0.3
+            if msg=$(tmx_screen_e | python3 tests/support/screen_ramp.py $want 5); then pass
+            else fail "colours $term $theme: $msg"; fi
+            # The largest weight (row 0: 1.00) gets the step farthest from the background.
+            row0=$(tmx_screen_e | grep -m1 "1.000  0.00 1.00")
+            case $term.$want in
+            xterm-256color.dark) top="48;5;220m" ;; xterm-256color.light) top="48;5;53m" ;;
+            xterm.dark) top="43m" ;; xterm.light) top="44m" ;;
+            esac
+            expect_contains "colours $term $theme: 1.00 on the farthest step ($top)" "$row0" "$top"
+        done
+    done
+    tmx_stop
+else
+    fail "colours: python3 not found (tests/support/screen_ramp.py reads the screen's colours)"
+fi
+
 # --- the max column: one format, two decimals ("1.00", "0.89"; it mixed
 # "1.0" and ".89"), in the seeded heatmap and a trained model's
 max_column() { # what width options...: every row's last field is d.dd

@@ -29,6 +29,12 @@
 
 enum { PIC_CELL_W = 10, PIC_CELL_H = 20 };
 
+/* The cell cursor (ST_CURSOR) is not reversed as on the terminal, which
+ * would swap the value's colour for its number's: the cells keep their
+ * colours and a frame PIC_CURSOR_LINE pixels wide, in the cells'
+ * foreground, is drawn inside their edges. */
+enum { PIC_CURSOR_LINE = 2 };
+
 typedef enum { PIC_SVG = 0, PIC_PNG, PIC_HTML, PIC_PDF } PictureFormat;
 
 /* The format a file name asks for by its extension (.svg, .png, .html or
