@@ -101,6 +101,13 @@ else
     fail "colours: python3 not found (tests/support/screen_ramp.py reads the screen's colours)"
 fi
 
+# --- the cursor in exports keeps its cell's colour: --once's ANSI text
+# underlines it (the TUI reverses it; reverse video put the number's black
+# where the weight's yellow was), P's picture frames it (test_picture.c).
+out=$("$ATTNVIZ" --once --color always --width 80 "$EN" | grep -m1 "1.000  0.00 1.00")
+expect_contains "--once: the cursor's cell keeps weight 1.00's colour, underlined" "$out" "$(printf '\033[0;1;4;38;5;16;48;5;220m')"
+expect_not_contains "--once: the cursor's cell is not reversed" "$out" "$(printf ';7;38;5')"
+
 # --- the max column: one format, two decimals ("1.00", "0.89"; it mixed
 # "1.0" and ".89"), in the seeded heatmap and a trained model's
 max_column() { # what width options...: every row's last field is d.dd
