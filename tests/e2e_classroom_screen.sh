@@ -66,6 +66,79 @@ tmx_expect "cell page, d_k 16" "q_0  (d_k = 16)" Enter
 expect_not_contains "d_k 16: nothing left out" "$(tmx_screen)" "not shown"
 tmx_stop
 
+# --- the seeded screens say their weights are random, where the eye lands
+# (the title, after the view's own); w offers the trained model
+out=$("$ATTNVIZ" --once --width 80 --color never "$EN")
+expect_contains "--once 80: random weights in the title" "$(printf '%s\n' "$out" | sed -n 2p)" "random weights · w: trained"
+out=$("$ATTNVIZ" --once --width 120 --color never --seed 7 "$EN")
+expect_contains "--once 120: and the seed" "$(printf '%s\n' "$out" | sed -n 2p)" "random weights (seed 7) · w: trained"
+for view in heads pipeline gravity census; do
+    out=$("$ATTNVIZ" --once --width 80 --color never --view $view "$EN" | sed -n 2,3p)
+    expect_contains "--once 80 --view $view: random weights" "$out" "random weights"
+done
+# A title that leaves no room for more: one word, still said.
+out=$("$ATTNVIZ" --once --width 80 --color never --d-model 8 -H 2 -k 4 --stage x "I saw a movie yesterday" | sed -n 2p)
+expect_contains "--once 80, a long title: untrained" "$out" "no positional encoding  (5, 8)  untrained"
+out=$("$ATTNVIZ" --once --width 80 --color never --ascii "$EN" | sed -n 2p)
+expect_contains "--ascii: no middle dot" "$out" "random weights; w: trained"
+"$ATTNVIZ" --export "$TMP/random.html" --width 100 "$EN" && pass || fail "--export html"
+expect_contains "the picture says it too" "$(cat "$TMP/random.html")" "random weights (seed 42)"
+if [ -n "$MODEL" ]; then
+    out=$("$ATTNVIZ" --once --width 120 --color never --model "$MODEL" "$EN")
+    expect_not_contains "a trained model: no random weights" "$out" "random weights"
+    # w: the trained model on the same sentence, and back; the sentence kept.
+    tmx_start 80 24 LC_ALL=C.UTF-8 TERM=xterm-256color -- "$ATTNVIZ" "'Lily saw a cat. Lily'"
+    tmx_expect "w: start" "random weights · w: trained" ""
+    tmx_expect "w: the trained model" "model=stories260K d_model=64 heads=8 d_k=8 mask=causal" w
+    screen=$(tmx_screen)
+    expect_contains "w: says where it came from" "$screen" "w: trained weights: stories260K from "
+    expect_contains "w: the same sentence, its tokenizer" "$screen" "▁Lily"
+    expect_not_contains "w: no random weights now" "$(tmx_line 1)" "random weights"
+    tmx_expect "w again: the random weights" "d_model=64 heads=4 d_k=16 mask=causal scale=on pos=none seed=42" w
+    expect_contains "w again: said" "$(tmx_screen)" "w: random weights (seed 42) on this sentence; w again: stories260K"
+    # The sentence edited on one side goes to the other.
+    tmx send-keys e
+    tmx send-keys -l "Tom ran"
+    tmx_expect "e: 2 tokens" "2 tokens" Enter
+    tmx_expect "w: the edited sentence" "model=stories260K" w
+    expect_contains "w: Tom on the trained side" "$(tmx_screen)" "5 tokens, the model's own tokenizer"
+    expect_contains "w: Tom on the trained side, its pieces" "$(tmx_line 3)" "▁T "
+    tmx_stop
+    # From a trained model, w gives random weights on its sentence.
+    tmx_start 80 24 LC_ALL=C.UTF-8 TERM=xterm-256color -- "$ATTNVIZ" --model "$MODEL" "'Lily saw a cat'"
+    tmx_expect "--model, w: start" "model=stories260K" ""
+    tmx_expect "--model, w: random weights" "random weights · w: trained" w
+    expect_contains "--model, w: seeded status" "$(tmx_line 0)" "seed=42"
+    tmx_expect "--model, w again: the model" "model=stories260K" w
+    tmx_stop
+    # Where it is found: $ATTNVIZ_MODELS, then models/ here.
+    mkdir -p "$TMP/mine" "$TMP/cwd/models"
+    ln -s "$MODEL" "$TMP/mine/stories260K.bin"
+    ln -s "$(dirname "$MODEL")/tok512.bin" "$TMP/mine/tok512.bin"
+    tmx_start 80 24 LC_ALL=C.UTF-8 "ATTNVIZ_MODELS=$TMP/mine" -- "$ATTNVIZ" "'$EN'"
+    tmx_expect "ATTNVIZ_MODELS: found there" "from $TMP/mine" w
+    tmx_stop
+    ln -s "$MODEL" "$TMP/cwd/models/stories260K.bin"
+    ln -s "$(dirname "$MODEL")/tok512.bin" "$TMP/cwd/models/tok512.bin"
+    tmx_start 80 24 LC_ALL=C.UTF-8 ATTNVIZ_MODELS= -- sh -c "\"cd '$TMP/cwd' && exec '$ATTNVIZ' '$EN'\""
+    tmx_expect "models/ here: found" "model=stories260K" w
+    expect_contains "models/ here: said" "$(tmx_screen)" "from models"
+    tmx_stop
+fi
+# None anywhere: w says how to get one, and the random weights stay.
+mkdir -p "$TMP/empty"
+tmx_start 80 24 LC_ALL=C.UTF-8 "ATTNVIZ_MODELS=$TMP/empty" -- sh -c "\"cd '$TMP/empty' && exec '$ATTNVIZ' '$EN'\""
+tmx_expect "no model: start" "random weights" ""
+tmx_expect "no model: w says how to get one" "w: put stories260K.bin and tok512.bin (hf.co/karpathy/tinyllamas) in models/" w
+expect_contains "no model: the random weights stay" "$(tmx_line 0)" "seed=42"
+tmx_stop
+# In a lesson w is refused, and the title does not offer it.
+tmx_start 80 24 LC_ALL=C.UTF-8 -- "$ATTNVIZ" --lesson 1
+tmx_expect "lesson: random weights" "random weights" ""
+expect_not_contains "lesson: no offer" "$(tmx_line 1)" "w: trained"
+tmx_expect "lesson: w refused" "w: not in a lesson" w
+tmx_stop
+
 # --- colours as the terminal shows them (capture-pane -e): every weight's
 # background colour moves away from the terminal's background in lightness
 # as the weight grows (L* of xterm's palette), the smallest weights on the
