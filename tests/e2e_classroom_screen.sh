@@ -74,7 +74,7 @@ out=$("$ATTNVIZ" --once --width 120 --color never --seed 7 "$EN")
 expect_contains "--once 120: and the seed" "$(printf '%s\n' "$out" | sed -n 2p)" "random weights (seed 7) · w: trained"
 for view in heads pipeline gravity census; do
     out=$("$ATTNVIZ" --once --width 80 --color never --view $view "$EN" | sed -n 2,3p)
-    expect_contains "--once 80 --view $view: random weights" "$out" "random weights"
+    case $out in *"random weights"* | *"  untrained"*) pass ;; *) fail "--once 80 --view $view: not said: $out" ;; esac
 done
 # A title that leaves no room for more: one word, still said.
 out=$("$ATTNVIZ" --once --width 80 --color never --d-model 8 -H 2 -k 4 --stage x "I saw a movie yesterday" | sed -n 2p)
