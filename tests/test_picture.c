@@ -319,6 +319,40 @@ static void test_cursor_keeps_colour(void **state) {
     finish(m, cv);
 }
 
+/* Underline runs under blanks too, as on a terminal ("random weights · w:
+ * trained" was a dashed line in pictures): PNG pixels and SVG rectangles. */
+static void test_underline_under_blanks(void **state) {
+    (void)state;
+    Canvas *cv = cv_new(6, 1);
+    assert_non_null(cv);
+    cv_text(cv, 0, 0, "a b c", 5, style_attr(ST_UNDERLINE));
+    unsigned char *buf, fg[3], got[3];
+    size_t len;
+    AvError err = {0};
+    picture_rgb(-1, 1, 1, fg);
+    assert_int_equal(picture_render(cv, 1, PIC_PNG, &buf, &len, &err), 0);
+    const unsigned char *p = buf;
+    cairo_surface_t *s = cairo_image_surface_create_from_png_stream(read_mem, &p);
+    assert_int_equal(cairo_surface_status(s), CAIRO_STATUS_SUCCESS);
+    for (int x = 0; x < 5 * PIC_CELL_W; x++) {
+        pixel(s, x, PIC_CELL_H - 3, got);
+        assert_rgb_near(got, fg, 0, "the underline");
+    }
+    pixel(s, 5 * PIC_CELL_W + 2, PIC_CELL_H - 3, got); /* the sixth cell is not underlined */
+    assert_int_not_equal(got[0], fg[0]);
+    cairo_surface_destroy(s);
+    free(buf);
+    assert_int_equal(picture_render(cv, 1, PIC_SVG, &buf, &len, &err), 0);
+    for (int x = 0; x < 5; x++) {
+        char want[96];
+        snprintf(want, sizeof want, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"1\"", x * PIC_CELL_W,
+                 PIC_CELL_H - 3, PIC_CELL_W);
+        assert_non_null(strstr((const char *)buf, want));
+    }
+    free(buf);
+    cv_free(cv);
+}
+
 /* CIE L* of a mean linear luminance Y (white = 1). */
 static double lstar(double y) {
     double f = y > 216.0 / 24389 ? cbrt(y) : (24389.0 / 27 * y + 16) / 116;
@@ -424,6 +458,7 @@ int main(void) {
         cmocka_unit_test(test_png_cells),
         cmocka_unit_test(test_shade_glyph_lightness),
         cmocka_unit_test(test_cursor_keeps_colour),
+        cmocka_unit_test(test_underline_under_blanks),
         cmocka_unit_test(test_escaping),
         cmocka_unit_test(test_svg_in_chromium),
     };

@@ -43,14 +43,13 @@ ColorTier palette_tier(int mode, const char *no_color_env, int colors) {
 #define BG_STEP                                                                                                        \
     { -1, -1, 0 }
 
-/* Sequential, 256 colours: viridis-like, 12 steps of the xterm-256 cube
- * (0-15 left out since themes redefine them) after the background, with
- * luminance strictly rising from step to step (falling, on a light
- * background: the same colours the other way), and no greyish step: each is
- * a saturated cube colour (chroma >= 0.37), because a desaturated step
- * mid-ramp (#5F5F87, #5FAF87) reads as "neutral" on a projector. Violet,
- * blue, teal, green, yellow, as viridis (yellow to violet on a light
- * background, as viridis_r). L* in the comments. */
+/* Sequential, 256 colours, on a dark background: viridis-like, 12 steps of
+ * the xterm-256 cube (0-15 left out since themes redefine them) after the
+ * background, with luminance strictly rising from step to step, and no
+ * greyish step: each is a saturated cube colour (chroma >= 0.37), because a
+ * desaturated step mid-ramp (#5F5F87, #5FAF87) reads as "neutral" on a
+ * projector. Violet, blue, teal, green, yellow, as viridis. L* in the
+ * comments. */
 static const RampColor seq256_dark[] = {
     BG_STEP,            /* the background (black, 0) */
     {53, FG_WHITE, 0},  /* #5F005F 21.1 */
@@ -66,20 +65,22 @@ static const RampColor seq256_dark[] = {
     {148, FG_BLACK, 0}, /* #AFD700 80.6 */
     {220, FG_BLACK, 0}, /* #FFD700 86.9 */
 };
+/* On a light background: ColorBrewer's YlGnBu, pale yellow-green next to
+ * the white background through green and teal to a deep navy, darker step by
+ * step (viridis the other way began with a loud yellow for the smallest
+ * weights). The cube has few light colours, so 10 steps. */
 static const RampColor seq256_light[] = {
     BG_STEP,            /* the background (white, 100) */
-    {220, FG_BLACK, 0}, /* #FFD700 86.9 */
-    {148, FG_BLACK, 0}, /* #AFD700 80.6 */
-    {113, FG_BLACK, 0}, /* #87D75F 78.8 */
-    {78, FG_BLACK, 0},  /* #5FD787 77.7 */
-    {42, FG_BLACK, 0},  /* #00D787 76.3 */
+    {193, FG_BLACK, 0}, /* #D7FFAF 95.6 */
+    {120, FG_BLACK, 0}, /* #87FF87 91.0 */
+    {79, FG_BLACK, 0},  /* #5FD7AF 78.5 */
     {37, FG_BLACK, 0},  /* #00AFAF 64.8 */
-    {32, FG_BLACK, 0},  /* #0087D7 54.3 */
     {31, FG_BLACK, 0},  /* #0087AF 52.3 */
-    {26, FG_WHITE, 0},  /* #005FD7 42.9 */
     {25, FG_WHITE, 0},  /* #005FAF 40.0 */
-    {54, FG_WHITE, 0},  /* #5F0087 24.3 */
-    {53, FG_WHITE, 0},  /* #5F005F 21.1 */
+    {20, FG_WHITE, 0},  /* #0000D7 26.5 */
+    {19, FG_WHITE, 0},  /* #0000AF 20.4 */
+    {18, FG_WHITE, 0},  /* #000087 14.1 */
+    {17, FG_WHITE, 0},  /* #00005F 7.5 */
 };
 
 /* Diverging, 256 colours: 0 is the background; blue for negatives, red for
@@ -163,7 +164,6 @@ PaletteTheme palette_theme_detect(const char *colorfgbg) {
 static const RampColor no_color = {-1, -1, 0};
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
-_Static_assert(sizeof seq256_dark == sizeof seq256_light, "the 256-colour sequential ramps have one length");
 _Static_assert(sizeof div256_dark == sizeof div256_light, "the 256-colour diverging ramps have one length");
 _Static_assert(sizeof seq8_dark == sizeof seq8_light, "the 8-colour sequential ramps have one length");
 _Static_assert(sizeof div8_dark == sizeof div8_light, "the 8-colour diverging ramps have one length");
@@ -192,7 +192,9 @@ static int palette_div_index(double t, int n) {
 RampColor palette_seq(ColorTier tier, double t) {
     int light = theme == THEME_LIGHT;
     switch (tier) {
-    case TIER_256: return (light ? seq256_light : seq256_dark)[palette_bin(t, COUNT(seq256_dark))];
+    case TIER_256:
+        return light ? seq256_light[palette_bin(t, COUNT(seq256_light))]
+                     : seq256_dark[palette_bin(t, COUNT(seq256_dark))];
     case TIER_8: return (light ? seq8_light : seq8_dark)[palette_bin(t, COUNT(seq8_dark))];
     case TIER_NONE: break;
     }
@@ -212,7 +214,8 @@ RampColor palette_div(ColorTier tier, double t) {
 /* Without colour a ramp has one step (no colour at all): legends then show
  * the shade glyphs instead. */
 int palette_seq_steps(ColorTier tier) {
-    return tier == TIER_256 ? COUNT(seq256_dark) : tier == TIER_8 ? COUNT(seq8_dark) : 1;
+    if (tier == TIER_256) return theme == THEME_LIGHT ? COUNT(seq256_light) : COUNT(seq256_dark);
+    return tier == TIER_8 ? COUNT(seq8_dark) : 1;
 }
 
 int palette_div_steps(ColorTier tier) {

@@ -48,7 +48,7 @@ RampColor palette_seq(ColorTier tier, double t);
 /* Diverging ramp: t in [-1, 1] (clamped), 0 is the neutral middle. */
 RampColor palette_div(ColorTier tier, double t);
 
-/* Number of distinct steps of each ramp at a tier (for legends). */
+/* Number of distinct steps of each ramp at a tier and the theme (for legends). */
 int palette_seq_steps(ColorTier tier);
 int palette_div_steps(ColorTier tier);
 

@@ -221,6 +221,14 @@ static void svg_of(Buf *b, const Canvas *cv, int dark) {
         for (int x = 0; x < cv->w; x++) {
             const Cell *c = cv_cell((Canvas *)cv, y, x);
             Block k;
+            if ((c->st.attr & ST_UNDERLINE) && (c->width || c->ch[0])) { /* under blanks too, as a terminal */
+                unsigned char bg[3], fg[3];
+                char hx[8];
+                picture_cell_colors(c, dark, bg, fg);
+                hex(hx, fg);
+                buf_printf(b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"1\" fill=\"%s\"/>\n", x * PIC_CELL_W,
+                           y * PIC_CELL_H + PIC_CELL_H - 3, (c->width == 2 ? 2 : 1) * PIC_CELL_W, hx);
+            }
             if (!block_of(cell_cp(c), &k)) continue;
             unsigned char bg[3], fg[3], col[3];
             picture_cell_colors(c, dark, bg, fg);
@@ -264,9 +272,8 @@ static void svg_of(Buf *b, const Canvas *cv, int dark) {
             picture_cell_colors(c, dark, bg, fg);
             char hx[8];
             hex(hx, fg);
-            buf_printf(b, "<text x=\"%s\" y=\"%d\" text-anchor=\"middle\" fill=\"%s\"%s%s>", xs.p ? xs.p : "0",
-                       y * PIC_CELL_H + base, hx, (c->st.attr & ST_BOLD) ? " font-weight=\"bold\"" : "",
-                       (c->st.attr & ST_UNDERLINE) ? " text-decoration=\"underline\"" : "");
+            buf_printf(b, "<text x=\"%s\" y=\"%d\" text-anchor=\"middle\" fill=\"%s\"%s>", xs.p ? xs.p : "0",
+                       y * PIC_CELL_H + base, hx, (c->st.attr & ST_BOLD) ? " font-weight=\"bold\"" : "");
             if (text.p) buf_add(b, text.p, text.n);
             buf_add(b, "</text>\n", 8);
             b->oom |= xs.oom | text.oom;
@@ -373,6 +380,11 @@ static int png_of(Buf *b, const Canvas *cv, int dark, AvError *err) {
             cairo_fill(cr);
             uint32_t cp = cell_cp(c);
             Block k;
+            if (c->st.attr & ST_UNDERLINE) { /* under blanks too, as a terminal draws it */
+                set_rgb(cr, fg);
+                cairo_rectangle(cr, x * PIC_CELL_W, y * PIC_CELL_H + PIC_CELL_H - 3, w * PIC_CELL_W, 1);
+                cairo_fill(cr);
+            }
             if (!cp || cp == ' ') continue;
             if (block_of(cp, &k)) {
                 unsigned char col[3];
@@ -392,10 +404,6 @@ static int png_of(Buf *b, const Canvas *cv, int dark, AvError *err) {
             cairo_move_to(cr, x * PIC_CELL_W + (w * PIC_CELL_W - gw) / 2.0,
                           y * PIC_CELL_H + (PIC_CELL_H - 5) - baseline);
             pango_cairo_show_layout(cr, lay);
-            if (c->st.attr & ST_UNDERLINE) {
-                cairo_rectangle(cr, x * PIC_CELL_W, y * PIC_CELL_H + PIC_CELL_H - 3, w * PIC_CELL_W, 1);
-                cairo_fill(cr);
-            }
             cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
         }
     for (int y = 0; y < cv->h; y++)

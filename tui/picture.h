@@ -8,7 +8,7 @@
  * drifts whatever the font's advance. Block elements (U+2580..U+259F: █ ▀ ▄
  * ▌ ▐, the eighths, ░ ▒ ▓ as 25/50/75% of the foreground over the background)
  * are drawn as rectangles, as terminals draw them, so a heatmap's cells meet
- * without seams. Bold is bold, underline a line, dim the foreground halfway
+ * without seams. Bold is bold, underline a line (under blanks too), dim the foreground halfway
  * to the background, reverse swaps them.
  *
  * Colours: xterm's 256-colour palette (0..15 xterm's defaults, the 6x6x6
