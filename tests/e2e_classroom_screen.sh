@@ -163,7 +163,7 @@ if command -v python3 >/dev/null; then
             # The largest weight (row 0: 1.00) gets the step farthest from the background.
             row0=$(tmx_screen_e | grep -m1 "1.000  0.00 1.00")
             case $term.$want in
-            xterm-256color.dark) top="48;5;220m" ;; xterm-256color.light) top="48;5;53m" ;;
+            xterm-256color.dark) top="48;5;220m" ;; xterm-256color.light) top="48;5;17m" ;;
             xterm.dark) top="43m" ;; xterm.light) top="44m" ;;
             esac
             expect_contains "colours $term $theme: 1.00 on the farthest step ($top)" "$row0" "$top"
