@@ -106,23 +106,25 @@ static void draw_random_note(const App *a, Canvas *cv) {
     char title[384], phrase[128];
     classmodel_phrase(a, phrase, sizeof phrase, 0); /* the shortest form: "untrained" */
     if (!phrase[0]) return;
-    int need = text_width(phrase, strlen(phrase)) + 2;
+    /* Two blanks before it, and the last column left blank (a line that
+     * reaches it reads as cut). */
+    int W = cv->w - 1, need = text_width(phrase, strlen(phrase)) + 2;
     title_text(a, title, sizeof title);
     int x;
-    if (text_width(title, strlen(title)) + need <= cv->w) {
+    if (text_width(title, strlen(title)) + need <= W) {
         x = row_used(cv, 1) + 2;
-    } else if (row_used(cv, 2) + need + 1 <= cv->w) {
-        classmodel_phrase(a, phrase, sizeof phrase, cv->w - row_used(cv, 2) - 3);
-        cv_text_right(cv, 2, 0, phrase, cv->w, style_attr(ST_BOLD | ST_UNDERLINE));
+    } else if (row_used(cv, 2) + need + 1 <= W) {
+        classmodel_phrase(a, phrase, sizeof phrase, W - row_used(cv, 2) - 3);
+        cv_text_right(cv, 2, 0, phrase, W, style_attr(ST_BOLD | ST_UNDERLINE));
         return;
-    } else if (cv->w - need >= cv->w / 2) {
+    } else if (W - need >= cv->w / 2) {
         cv_fill(cv, 1, 0, cv->w, " ", style_plain());
-        x = draw_title(a, cv, cv->w - need) + 2;
+        x = draw_title(a, cv, W - need) + 2;
     } else {
         return; /* a screen too narrow for both: the title */
     }
-    classmodel_phrase(a, phrase, sizeof phrase, cv->w - x);
-    cv_text(cv, 1, x, phrase, cv->w - x, style_attr(ST_BOLD | ST_UNDERLINE));
+    classmodel_phrase(a, phrase, sizeof phrase, W - x);
+    cv_text(cv, 1, x, phrase, W - x, style_attr(ST_BOLD | ST_UNDERLINE));
 }
 
 void chrome_draw_top(const App *a, Canvas *cv) {
