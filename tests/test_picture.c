@@ -345,8 +345,8 @@ static void test_underline_under_blanks(void **state) {
     assert_int_equal(picture_render(cv, 1, PIC_SVG, &buf, &len, &err), 0);
     for (int x = 0; x < 5; x++) {
         char want[96];
-        snprintf(want, sizeof want, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"1\"", x * PIC_CELL_W,
-                 PIC_CELL_H - 3, PIC_CELL_W);
+        snprintf(want, sizeof want, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"1\"", x * PIC_CELL_W, PIC_CELL_H - 3,
+                 PIC_CELL_W);
         assert_non_null(strstr((const char *)buf, want));
     }
     free(buf);
