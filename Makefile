@@ -48,7 +48,7 @@ CORE_TESTS := test_error test_export test_files test_formula test_matrix test_mo
 CORE_TEST_BIN := $(CORE_TESTS:%=$(BUILD)/tests/%)
 BIN      := $(BUILD)/attnviz
 
-.PHONY: all run test check clean deps unit e2e tests-bin valgrind tsan lint install uninstall
+.PHONY: all run test check clean deps unit e2e tests-bin valgrind tsan lint install uninstall doc-images
 
 all: attnviz
 
@@ -179,6 +179,12 @@ valgrind: tests-bin attnviz
 	$(VALGRIND) ./attnviz --once --view pipeline -H 2 "Mary greeted Bob" >/dev/null || fail=1; \
 	$(VALGRIND) ./attnviz -H 99 >/dev/null 2>&1; [ $$? = 2 ] || fail=1; \
 	if [ $$fail = 0 ]; then echo "valgrind: no errors, no definite leaks"; else echo "valgrind: FAILED"; exit 1; fi
+
+# The README's picture: attnviz's own export of its screen (tests/e2e_readme.sh
+# checks that the committed file is what the binary draws).
+DOC_IMAGES_CMD = --export doc/img/screen.png --force --width 100
+doc-images: attnviz
+	./attnviz $(DOC_IMAGES_CMD)
 
 # Installs the Debian packages the build and the tests need when pkg-config or
 # tmux cannot find them: through apt-get as root, otherwise prints the line.

@@ -32,7 +32,7 @@ static const char *const usage_parts[] = {
     "       in a Korean locale \"" CLI_DEFAULT_TEXT_KO "\"):\n"
     "  TEXT...                the sentence (several words are joined by spaces)\n"
     "  -f, --file FILE        read the sentence from FILE ('-' = standard input; at most 1 MiB)\n"
-    "      --qkv FILE         take Q, K, V of one head from FILE (see README)\n"
+    "      --qkv FILE         Q, K, V of one head from FILE (format: man attnviz)\n"
     "      --model PATH       a trained model, every layer and head: a llama2.c\n"
     "                         checkpoint (.bin) or a Hugging Face folder (config.json\n"
     "                         and model.safetensors): GPT-2, Llama, Qwen2, Mistral\n"
