@@ -91,7 +91,7 @@ static const char *const usage_parts[] = {
     "                         terminal's size; any key explores on your own, F follows again\n"
     "      --no-mouse         leave the mouse to the terminal (text selection)\n"
     "      --color WHEN       auto | always | never  (default auto; NO_COLOR set = never)\n"
-    "      --theme KIND       auto | dark | light: the terminal's background, for 8 colours\n"
+    "      --theme KIND       auto | dark | light: the terminal's background, where 0 starts\n"
     "                         (default auto: COLORFGBG, else dark)\n"
     "      --ascii            ASCII glyphs only\n"
     "  -h, --help             this help\n"
