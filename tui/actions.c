@@ -9,6 +9,7 @@
 
 #include "app_internal.h"
 #include "lesson.h"
+#include "classmodel.h"
 #include "cli.h"
 #include "follow.h"
 #include "formula.h"
@@ -608,5 +609,6 @@ const ActionDef app_actions[ACT_COUNT] = {
     [ACT_LESSON_RESTART] = {"lesson-restart", NEEDS_LESSON, act_lesson_restart},
     [ACT_LESSON_LEAVE] = {"lesson-leave", NEEDS_LESSON, act_lesson_leave},
     [ACT_FOLLOW] = {"follow", NEEDS_FOLLOW, act_follow},
+    [ACT_WEIGHTS] = {"weights", 0, app_switch_weights},
 };
 // clang-format on
