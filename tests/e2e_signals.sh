@@ -182,8 +182,8 @@ done
 
 # --- q and Ctrl-C while the model loads (a safetensors header of a million
 # tensors: seconds to open; q waited for the first frame): attnviz quits at
-# once, the terminal as it was (line mode, echo). A key typed meanwhile is
-# kept for the first frame.
+# once, the terminal as it was (line mode, echo). The keys typed meanwhile
+# are the first frame's.
 if need_numpy; then
     /usr/bin/python3 tests/support/hf_fixture.py many "$TMP/many" 1000000
     for how in q C-c; do
@@ -202,10 +202,13 @@ if need_numpy; then
     done
     start_wrapped 100 30 -- "$ATTNVIZ" --model "$TMP/many" "'Mary saw'"
     sleep 0.3
-    tmx send-keys m
+    tmx send-keys m Down Enter # (Down in the terminal's normal cursor mode: curses is not up yet)
     rounds=0 # (the load takes seconds, a minute under the sanitizers; tmx_wait uses i)
-    until tmx_wait "mask=window:3" || [ $rounds -ge 24 ]; do rounds=$((rounds + 1)); done
-    tmx_expect "loading: m typed meanwhile is the first key" "mask=window:3" ""
+    until tmx_wait "query 1" || [ $rounds -ge 24 ]; do rounds=$((rounds + 1)); done
+    tmx_expect "loading: keys typed meanwhile are the first frame's (Down, Enter: the cell page)" \
+        "cell arithmetic  head 1/4  query 1" ""
+    expect_contains "loading: and m before them" "$(tmx_screen)" "window:3"
+    tmx send-keys Escape
     tmx send-keys q
     tmx_expect "loading: then q" "EXITED rc=0" ""
     tmx_stop

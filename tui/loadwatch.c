@@ -22,8 +22,8 @@ static struct {
     struct termios saved; /* the terminal's modes before the watch */
     int stop[2];          /* written by loadwatch_stop */
     pthread_t thread;
-    atomic_int quit; /* q was typed */
-    char typed[128]; /* other printable keys, for the first frame */
+    atomic_int quit;  /* q was typed */
+    char typed[4096]; /* the other keys' bytes, for the first frame */
     size_t n_typed;
 } w = {.stop = {-1, -1}};
 
@@ -62,7 +62,7 @@ static void *watch(void *arg) {
                 }
                 return NULL;
             }
-            if (buf[i] >= 0x20 && buf[i] < 0x7F && w.n_typed + 1 < sizeof w.typed) w.typed[w.n_typed++] = buf[i];
+            if (w.n_typed < sizeof w.typed) w.typed[w.n_typed++] = buf[i];
         }
     }
     return NULL;
@@ -70,7 +70,6 @@ static void *watch(void *arg) {
 
 void loadwatch_start(void) {
     w.n_typed = 0;
-    w.typed[0] = '\0';
     atomic_store(&w.quit, 0);
     if (w.active || !isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) return;
     if (tcgetattr(STDIN_FILENO, &w.saved) != 0 || pipe(w.stop) != 0) return;
@@ -102,8 +101,10 @@ int loadwatch_stop(void) {
     for (int i = 0; i < N_QUIT; i++) sigaction(quit_signals[i], &quit_old[i], NULL);
     close(w.stop[0]), close(w.stop[1]);
     w.active = 0;
-    w.typed[w.n_typed] = '\0';
     return atomic_load(&w.quit);
 }
 
-const char *loadwatch_typeahead(void) { return w.typed; }
+const char *loadwatch_typeahead(size_t *len) {
+    *len = w.n_typed;
+    return w.typed;
+}

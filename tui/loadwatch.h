@@ -8,8 +8,8 @@
  * (cancel.h) and attnviz quits at once, status 0 (if a loader is inside a
  * step that cannot stop, within LOADWATCH_GRACE_MS all the same, the
  * terminal's modes put back first); Ctrl-C, SIGTERM, SIGHUP and SIGQUIT put
- * the modes back and end attnviz as they would have. Other printable keys
- * typed meanwhile are kept for the first frame (loadwatch_typeahead). */
+ * the modes back and end attnviz as they would have. The other keys typed
+ * meanwhile are kept for the first frame (loadwatch_typeahead). */
 #ifndef ATTNVIZ_LOADWATCH_H
 #define ATTNVIZ_LOADWATCH_H
 
@@ -25,8 +25,9 @@ void loadwatch_start(void);
  * typed (the caller quits, status 0), else 0. */
 int loadwatch_stop(void);
 
-/* The printable keys typed during the watch (not q), NUL-terminated; "" when
- * none. Valid until the next loadwatch_start. */
-const char *loadwatch_typeahead(void);
+/* The bytes typed during the watch (not the q that quits), *len of them, as
+ * the terminal sent them (escape sequences and all). Valid until the next
+ * loadwatch_start. */
+const char *loadwatch_typeahead(size_t *len);
 
 #endif

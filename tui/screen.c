@@ -214,6 +214,37 @@ static void take_input(Input *in, int rc, wint_t ch) {
     queue_push(&in->pending, (Event){.kind = rc == KEY_CODE_YES ? EV_CODE : EV_KEY, .ch = (uint32_t)ch});
 }
 
+/* The keys typed while the model loaded (loadwatch.h), before the first
+ * frame's: UTF-8 characters, and escape sequences through ncurses' own
+ * table of keys (key_defined). */
+static void push_typeahead(Input *in) {
+    size_t n;
+    const char *s = loadwatch_typeahead(&n);
+    for (size_t i = 0; i < n;) {
+        if (s[i] == '\033') {
+            int code = 0;
+            size_t used = 1;
+            /* the shortest that names a key (key_defined also answers for
+             * a string that only starts with one); 0: none starts here */
+            for (size_t k = 2; k <= 16 && k <= n - i && !code; k++) {
+                char seq[17];
+                memcpy(seq, s + i, k);
+                seq[k] = '\0';
+                int kc = key_defined(seq);
+                if (kc == 0) break;
+                if (kc > 0) code = kc, used = k;
+            }
+            queue_push(&in->pending, (Event){.kind = code ? EV_CODE : EV_KEY, .ch = code ? (uint32_t)code : 033});
+            i += used;
+            continue;
+        }
+        uint32_t cp;
+        int k = utf8_decode(s + i, n - i, &cp);
+        if (cp != UTF8_INVALID) queue_push(&in->pending, (Event){.kind = EV_KEY, .ch = cp});
+        i += (size_t)(k > 0 ? k : 1);
+    }
+}
+
 /* Reads what is waiting; with `wait_first`, blocks for the first event (the
  * terminal said it is readable: only the rest of a sequence is waited for).
  * Returns the number of events read. */
@@ -464,9 +495,7 @@ static void loop_wait(Loop *l, Term *t) {
 static int loop_run(Term *t, App *a, AvError *err) {
     Loop l = {.job = {.a = a, .cv = t->cv, .wake_fd = t->wake[1]}, .redraw = 1};
     atomic_init(&l.job.q_quits, 0);
-    /* keys typed while the model loaded (loadwatch.h) come first */
-    for (const char *k = loadwatch_typeahead(); *k; k++)
-        queue_push(&l.input.pending, (Event){.kind = EV_KEY, .ch = (unsigned char)*k});
+    push_typeahead(&l.input);
     l.idle_since = now_seconds();
     nodelay(stdscr, TRUE);
     for (;;) {
@@ -565,9 +594,28 @@ static void define_common_keys(void) {
         const char *seq;
         int code;
     } keys[] = {
-        {"\033[1~", KEY_HOME}, {"\033[7~", KEY_HOME}, {"\033[H", KEY_HOME},   {"\033OH", KEY_HOME},
-        {"\033[4~", KEY_END},  {"\033[8~", KEY_END},  {"\033[F", KEY_END},    {"\033OF", KEY_END},
-        {"\033[2~", KEY_IC},   {"\033[3~", KEY_DC},   {"\033[5~", KEY_PPAGE}, {"\033[6~", KEY_NPAGE},
+        {"\033[1~", KEY_HOME},
+        {"\033[7~", KEY_HOME},
+        {"\033[H", KEY_HOME},
+        {"\033OH", KEY_HOME},
+        {"\033[4~", KEY_END},
+        {"\033[8~", KEY_END},
+        {"\033[F", KEY_END},
+        {"\033OF", KEY_END},
+        {"\033[2~", KEY_IC},
+        {"\033[3~", KEY_DC},
+        {"\033[5~", KEY_PPAGE},
+        {"\033[6~", KEY_NPAGE},
+        /* the arrows in both cursor modes (keys typed before curses set the
+         * terminal's application mode come in the normal one) */
+        {"\033[A", KEY_UP},
+        {"\033[B", KEY_DOWN},
+        {"\033[C", KEY_RIGHT},
+        {"\033[D", KEY_LEFT},
+        {"\033OA", KEY_UP},
+        {"\033OB", KEY_DOWN},
+        {"\033OC", KEY_RIGHT},
+        {"\033OD", KEY_LEFT},
     };
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) define_key(keys[i].seq, keys[i].code);
 }
