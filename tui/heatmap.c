@@ -68,6 +68,12 @@ enum { STATS_W = 16 }; /* " 1.000! 2.31 .42" */
  * only the legend and the message under the map. */
 enum { PRESENT_CELL_W = 20, PRESENT_BOTTOM = 2 };
 
+static int digits(int n) {
+    int d = 1;
+    while (n >= 10) n /= 10, d++;
+    return d;
+}
+
 static void heat_geometry(const App *a, const ShownMat *sm, int W, int H, HeatGeom *g) {
     int bottom = a->present ? PRESENT_BOTTOM : BOTTOM_LINES, max_w = a->present ? PRESENT_CELL_W : MAX_CELL_W;
     int cap = MAX_LABEL < W / 4 ? MAX_LABEL : W / 4;
@@ -82,15 +88,19 @@ static void heat_geometry(const App *a, const ShownMat *sm, int W, int H, HeatGe
     g->cols_vis = avail_w / g->cw;
     if (g->cols_vis > sm->cols) g->cols_vis = sm->cols;
     g->header_rows = g->cw >= 3 ? 1 : 2;
-    /* Key labels cut to fit (18 tokens at 80 columns: "T… t…", 영화를 and 영화는
-     * both "영…"): an index ruler under them names every column; the
-     * inspector gives the cursor's token in full. */
+    /* Key labels cut to fit (영화를 and 영화는 would both be "영…"): each
+     * column is named by its position and the first characters that fit
+     * ("3영", "7영"), and the row under them spells the cursor's token out.
+     * Where not even the position and a character fit, the two rows are an
+     * index ruler (tens above, units below). */
     g->ruler = 0;
     if (g->header_rows == 1 && sm->col_labels == LABELS_KEYS)
-        for (int j = 0; j < sm->cols && !g->ruler; j++) {
+        for (int j = 0; j < sm->cols && g->header_rows == 1; j++) {
             char full[128];
             view_klabel(a, full, sizeof full, j, MAX_LABEL);
-            if (text_width(full, strlen(full)) > g->cw - 1) g->ruler = 1, g->header_rows = 2;
+            if (text_width(full, strlen(full)) <= g->cw - 1) continue;
+            g->header_rows = 2;
+            g->ruler = digits(sm->cols - 1) < g->cw - 1;
         }
     int avail_h = H - TOP_LINES - g->header_rows - bottom;
     /* Rows that do not all fit leave a row under the map for "↓ n more". */
@@ -115,6 +125,28 @@ static int scroll_to(int first, int cursor, int visible, int n) {
     return first;
 }
 
+/* Key j named by its position and the first characters of its token that
+ * fit in w columns, without an ellipsis: "3영", "12sat". */
+static void position_label(const App *a, char *out, size_t cap, int j, int w) {
+    char full[128];
+    view_klabel(a, full, sizeof full, j, MAX_LABEL);
+    int n = snprintf(out, cap, "%d", j);
+    if (n < 0 || (size_t)n >= cap) return;
+    text_truncate(out + n, cap - (size_t)n, full, strlen(full), w - n, "");
+}
+
+/* Under the position labels, the cursor's key token in full, from its
+ * column on (moved left where it would pass the map's right edge). */
+static void draw_cursor_token(App *a, Canvas *cv, int y, int x0, const HeatGeom *g, int col0) {
+    if (a->cj < col0 || a->cj >= col0 + g->cols_vis) return;
+    char full[128];
+    view_klabel(a, full, sizeof full, a->cj, MAX_LABEL);
+    int w = text_width(full, strlen(full)), right = x0 + g->cols_vis * g->cw - 1;
+    int x = x0 + (a->cj - col0) * g->cw;
+    if (x + w > right) x = right - w > 0 ? right - w : 0;
+    cv_text(cv, y, x, full, right - x, style_attr(ST_REVERSE | ST_BOLD));
+}
+
 static void draw_col_header(App *a, Canvas *cv, int y, int x0, const HeatGeom *g, const ShownMat *sm, int col0) {
     char buf[128];
     for (int c = 0; c < g->cols_vis; c++) {
@@ -122,9 +154,8 @@ static void draw_col_header(App *a, Canvas *cv, int y, int x0, const HeatGeom *g
         Style st = j == a->cj ? style_attr(ST_REVERSE | ST_BOLD) : style_plain();
         if ((a->hl_kind == HL_COL || a->hl_kind == HL_CELL) && j == a->hl_j) st.attr |= ST_BOLD | ST_UNDERLINE;
         if (g->ruler) {
-            view_col_label(a, sm, buf, sizeof buf, j, g->cw - 1);
+            position_label(a, buf, sizeof buf, j, g->cw - 1);
             cv_text(cv, y, x, buf, g->cw - 1, st);
-            cv_printf(cv, y + 1, x, g->cw - 1, j == a->cj ? st : style_attr(ST_DIM), "%d", j);
         } else if (g->header_rows == 1) {
             view_col_label(a, sm, buf, sizeof buf, j, g->cw - 1);
             /* Heads joined: the first column of each head is marked. */
@@ -142,6 +173,7 @@ static void draw_col_header(App *a, Canvas *cv, int y, int x0, const HeatGeom *g
             cv_printf(cv, y + 1, x, g->cw, st, "%d", j % 10);
         }
     }
+    if (g->ruler) draw_cursor_token(a, cv, y + 1, x0, g, col0);
 }
 
 /* A lesson's highlight (script.h): 1 when cell (i, j) is in it. */
