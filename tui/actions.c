@@ -368,11 +368,18 @@ static int act_census(App *a, const char *arg) {
     return 0;
 }
 
+/* The class map of every head and back. */
+static int act_classes(App *a, const char *arg) {
+    (void)arg;
+    a->view = a->view == VIEW_CLASSES ? VIEW_HEATMAP : VIEW_CLASSES;
+    return 0;
+}
+
 /* view NAME: that view, as --view NAME starts in (no key). */
 static int act_view(App *a, const char *arg) {
     ViewKind v;
     if (!arg || app_view_parse(arg, &v)) {
-        app_say(a, 1, "view: expected heatmap, heads, pipeline, gravity or census");
+        app_say(a, 1, "view: expected heatmap, heads, pipeline, gravity, census or classes");
         return -1;
     }
     a->view = v;
@@ -607,5 +614,6 @@ const ActionDef app_actions[ACT_COUNT] = {
     [ACT_LESSON_RESTART] = {"lesson-restart", NEEDS_LESSON, act_lesson_restart},
     [ACT_LESSON_LEAVE] = {"lesson-leave", NEEDS_LESSON, act_lesson_leave},
     [ACT_FOLLOW] = {"follow", NEEDS_FOLLOW, act_follow},
+    [ACT_CLASSES] = {"classes", 0, act_classes},
 };
 // clang-format on

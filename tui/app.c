@@ -13,6 +13,7 @@
 
 #include "app_internal.h"
 #include "follow.h"
+#include "classmap.h"
 #include "grid.h"
 #include "keymap.h"
 #include "lesson.h"
@@ -283,6 +284,10 @@ void app_mouse(App *a, int y, int x, int button) {
     if (a->overlay != OVERLAY_NONE) return;
     if (a->view == VIEW_HEADS && !grid_applies(a)) {
         if (button == 1) heads_click(a, y, x);
+        return;
+    }
+    if (a->view == VIEW_CLASSES) {
+        if (button == 1) classmap_click(a, y, x);
         return;
     }
     /* The layers x heads grid: a click chooses a thumbnail. */

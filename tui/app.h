@@ -19,7 +19,15 @@
 #define APP_MIN_W 80
 #define APP_MIN_H 24
 
-typedef enum { VIEW_HEATMAP, VIEW_HEADS, VIEW_PIPELINE, VIEW_GRAVITY, VIEW_CENSUS, VIEW_KIND_COUNT } ViewKind;
+typedef enum {
+    VIEW_HEATMAP,
+    VIEW_HEADS,
+    VIEW_PIPELINE,
+    VIEW_GRAVITY,
+    VIEW_CENSUS,
+    VIEW_CLASSES, /* the layers x heads class map (classmap.h) */
+    VIEW_KIND_COUNT
+} ViewKind;
 
 /* The tensor the heatmap shows: v cycles through the catalogue's cycle
  * (tensor.h); the head's stages, or the whole layer's (not for a source

@@ -56,7 +56,7 @@ static void draw_info(const App *a, Canvas *cv) {
     int x = cv_text(cv, 2, 0, buf, cv->w, style_plain());
     token_count(a, buf, sizeof buf);
     x += 3 + cv_text(cv, 2, x + 3, buf, cv->w - x - 3, style_attr(ST_DIM));
-    if (!(view_of(a->view)->flags & VIEW_HEAD_STATS) || m->n_q == 0) return;
+    if (!(view_shown(a)->flags & VIEW_HEAD_STATS) || m->n_q == 0) return;
     double mean, max;
     model_mean_entropy(m, a->head, &mean, &max);
     int n = snprintf(buf, sizeof buf, "%s %.2f of %.2f bits", G(a)->mean_h, mean, max);
@@ -67,7 +67,7 @@ static void draw_info(const App *a, Canvas *cv) {
 
 static void draw_title(const App *a, Canvas *cv) {
     char buf[384] = "";
-    const View *v = view_of(a->view);
+    const View *v = view_shown(a);
     /* A source of several layers: the layer before the view's own title. */
     int n = a->m->cfg.layers > 1 ? snprintf(buf, sizeof buf, "layer %d/%d  ", a->m->layer + 1, a->m->cfg.layers) : 0;
     if (v->title) v->title(a, buf + n, sizeof buf - (size_t)n);
@@ -109,7 +109,7 @@ static int legend_bar(const App *a, Canvas *cv, int y, int x, double lo, double 
  * ramp spans -max|x|..+max|x| (what its ends mean, said so) with 0 marked. */
 static void draw_legend(const App *a, Canvas *cv, int y, const ShownMat *sm) {
     const Glyphs *g = G(a);
-    int rows = (view_of(a->view)->flags & VIEW_ROW_STATS) != 0;
+    int rows = (view_shown(a)->flags & VIEW_ROW_STATS) != 0;
     int x = 0;
     char buf[160];
     if (!sm->is_signed) {
@@ -431,9 +431,9 @@ void chrome_draw_bottom(const App *a, Canvas *cv, const ShownMat *sm, int y) {
     if (y > H - BOTTOM_LINES) y = H - BOTTOM_LINES;
     if (y < TOP_LINES) y = TOP_LINES;
     if (sm) draw_legend(a, cv, y, sm);
-    if (view_of(a->view)->flags & VIEW_INSPECTOR) draw_inspector(a, cv, y + 1);
+    if (view_shown(a)->flags & VIEW_INSPECTOR) draw_inspector(a, cv, y + 1);
     else y = H - 5; /* pages without a map: only the message and the hints */
-    if (a->show_next && (view_of(a->view)->flags & VIEW_INSPECTOR)) draw_next_tokens(a, cv, y, H);
+    if (a->show_next && (view_shown(a)->flags & VIEW_INSPECTOR)) draw_next_tokens(a, cv, y, H);
     if (a->msg[0]) {
         char *safe = text_safe_label(a->msg, strlen(a->msg), 0);
         char line[1024];

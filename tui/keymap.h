@@ -63,6 +63,7 @@ typedef enum {
     ACT_LESSON_LEAVE, /* leave the lesson (the state stays); again: back to its step */
     ACT_PRESENT,      /* projector mode on/off */
     ACT_FOLLOW,       /* follow the teacher again (--follow, follow.h) */
+    ACT_CLASSES,      /* the class map of every layer and head (classmap.h) */
     ACT_COUNT
 } Action;
 

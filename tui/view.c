@@ -8,13 +8,27 @@
 #include <string.h>
 
 #include "chrome.h"
+#include "grid.h"
 
 const View *const view_table[VIEW_KIND_COUNT] = {
     [VIEW_HEATMAP] = &view_heatmap, [VIEW_HEADS] = &view_heads,   [VIEW_PIPELINE] = &view_pipeline,
-    [VIEW_GRAVITY] = &view_gravity, [VIEW_CENSUS] = &view_census,
+    [VIEW_GRAVITY] = &view_gravity, [VIEW_CENSUS] = &view_census, [VIEW_CLASSES] = &view_classes,
 };
 
 const View *view_of(ViewKind v) { return (unsigned)v < VIEW_KIND_COUNT ? view_table[v] : &view_heatmap; }
+
+/* The rows and columns the view gets: the screen less a lesson's caption. */
+static void body_size(const App *a, int *w, int *h) {
+    *w = a->screen_w;
+    *h = a->screen_h - lesson_caption_rows(a, a->screen_w, a->screen_h);
+}
+
+const View *view_shown(const App *a) {
+    int w, h;
+    body_size(a, &w, &h);
+    if (a->view == VIEW_HEADS && grid_shows_classes(a, w, h)) return &view_classes;
+    return view_of(a->view);
+}
 
 const View *view_page(const App *a) {
     switch (a->overlay) {
