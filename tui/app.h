@@ -128,6 +128,10 @@ typedef struct {
     int lesson_left;          /* L: the lesson left (the state stays); L again goes back to its step */
     char *lesson_start;       /* owned: the state the lesson started from (script.h commands) */
     char *picture_pending;    /* owned: a picture's file that exists; y overwrites it, another key keeps it */
+    char *keep_text;          /* owned: a sentence with more tokens than fit (longtext.h); y keeps its first
+                                 keep_n tokens, another key drops it; NULL: no such offer */
+    size_t keep_len;          /* its bytes */
+    int keep_n;               /* the tokens that fit */
     char *caption_title;      /* owned: the caption of a teacher's attnviz (script.h: caption), shown under the
                                  view when the app has no lesson of its own (lesson_caption_now); NULL: none */
     char *caption_text;       /* owned: its text, paragraphs separated by "\n" (set with caption_title) */

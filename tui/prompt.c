@@ -5,6 +5,7 @@
 
 #include "app_internal.h"
 #include "cli.h"
+#include "longtext.h"
 #include "readfile.h"
 #include "utf8.h"
 
@@ -76,7 +77,8 @@ static void finish_prompt(App *a) {
     } else if (kind == PROMPT_TEXT) {
         AvError err = {0};
         if (model_set_text(a->m, a->edit.buf, a->edit.len, &err)) {
-            app_say(a, 1, "%s; the sentence stays as it was", err.msg);
+            if (!app_offer_first_tokens(a, a->edit.buf, a->edit.len))
+                app_say(a, 1, "%s; the sentence stays as it was", err.msg);
             return;
         }
         app_clamp_cursor(a);
