@@ -198,7 +198,7 @@ int app_action_listed(const App *a, int act) {
 int app_key(App *a, AppKey k) {
     if (a->prompt != PROMPT_NONE) return app_prompt_key(a, k);
     if (a->keep_text) return app_first_tokens_key(a, k); /* "... y keeps the first N tokens" */
-    if (a->picture_pending) { /* "FILE exists": y replaces it, any other key keeps it */
+    if (a->picture_pending) {                            /* "FILE exists": y replaces it, any other key keeps it */
         char *path = a->picture_pending;
         a->picture_pending = NULL;
         if (!k.is_code && (k.ch == 'y' || k.ch == 'Y')) app_write_picture(a, path, 1);

@@ -26,6 +26,7 @@ typedef enum {
     VIEW_GRAVITY,
     VIEW_CENSUS,
     VIEW_CLASSES, /* the layers x heads class map (classmap.h) */
+    VIEW_ZOOM,    /* a long text zoomed out (zoom.h) */
     VIEW_KIND_COUNT
 } ViewKind;
 
@@ -40,7 +41,7 @@ enum { HL_NONE = 0, HL_ROW, HL_COL, HL_CELL };
 /* A full-screen page over the view: help, or the arithmetic of one cell. */
 typedef enum { OVERLAY_NONE, OVERLAY_HELP, OVERLAY_CELL } Overlay;
 
-typedef enum { PROMPT_NONE, PROMPT_DK, PROMPT_TEXT, PROMPT_TARGET, PROMPT_PICTURE } PromptKind;
+typedef enum { PROMPT_NONE, PROMPT_DK, PROMPT_TEXT, PROMPT_TARGET, PROMPT_PICTURE, PROMPT_JUMP } PromptKind;
 
 /* What u undoes in mask-edit mode: one step, and u again redoes it. */
 typedef struct {
@@ -132,6 +133,7 @@ typedef struct {
                                  keep_n tokens, another key drops it; NULL: no such offer */
     size_t keep_len;          /* its bytes */
     int keep_n;               /* the tokens that fit */
+    char jump_last[128];      /* the last text / jumped to (offered by the next /) */
     char *caption_title;      /* owned: the caption of a teacher's attnviz (script.h: caption), shown under the
                                  view when the app has no lesson of its own (lesson_caption_now); NULL: none */
     char *caption_text;       /* owned: its text, paragraphs separated by "\n" (set with caption_title) */

@@ -73,16 +73,16 @@ static int first_tokens(const Model *m, const CliOptions *o, const char *text, s
     if (model_text_fit(m, &o->cfg, o->pad, text, *len, &fit, err)) return -1;
     int want = o->max_tokens ? o->max_tokens : fit.total;
     if (want > fit.total) want = fit.total;
-    if (want > fit.fit) {
+    /* Not even one token fits (the pads or the heads are too many, not the
+     * text too long): the budget's own message says so later. */
+    if (want > fit.fit && fit.fit >= 1) {
         char why[160];
         if (fit.budget_bound)
             snprintf(why, sizeof why, "the %d that fit d_model=%d heads=%d (heads x tokens x tokens, memory and work)",
                      fit.fit, o->cfg.d_model, o->cfg.heads);
-        else snprintf(why, sizeof why, "the %d that fit (%d tokens at most%s)", fit.fit, TOK_MAX_TOKENS,
-                          o->pad ? ", the pads included" : "");
-        if (fit.fit < 1)
-            return av_errorf(err, "%d tokens: not even one fits d_model=%d heads=%d%s", fit.total, o->cfg.d_model,
-                             o->cfg.heads, o->pad ? " with the --pad tokens" : "");
+        else
+            snprintf(why, sizeof why, "the %d that fit (%d tokens at most%s)", fit.fit, TOK_MAX_TOKENS,
+                     o->pad ? ", the pads included" : "");
         if (o->max_tokens)
             return av_errorf(err, "--max-tokens %d: more than %s; --max-tokens %d keeps the first %d", o->max_tokens,
                              why, fit.fit, fit.fit);

@@ -357,6 +357,7 @@ static void draw_prompt(const App *a, Canvas *cv, int y) {
     const char *label = a->prompt == PROMPT_PICTURE  ? "picture (.svg .png .html): "
                         : a->prompt == PROMPT_DK     ? "d_k (1..4096): "
                         : a->prompt == PROMPT_TARGET ? "target (empty: none): "
+                        : a->prompt == PROMPT_JUMP   ? "jump to (a position or a word): "
                                                      : "sentence: ";
     const char *tail = "  Enter apply, Esc cancel";
     int x = cv_text(cv, y, 0, label, cv->w, style_attr(ST_BOLD));

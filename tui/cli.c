@@ -72,7 +72,7 @@ static const char *const usage_parts[] = {
     "      --once             draw the view once on standard output and exit\n"
     "      --width N          width for --once, 20..1000 (default: terminal, COLUMNS or 80)\n"
     "      --view NAME        view to start in: heatmap | heads | pipeline | gravity | census |\n"
-    "                         classes\n"
+    "                         classes | zoom\n"
     "      --head N           the head shown, 1..heads (default 1)\n"
     "      --stage NAME       the stage shown: weights (default) | scores | scaled | masked |\n"
     "                         output | x | pe | concat | y\n"
@@ -492,6 +492,9 @@ static int model_options_check(CliOptions *o, const Given *g, AvError *err) {
         return 0;
     }
     if (o->qkv_file) return av_errorf(err, "--model and --qkv: choose one source of Q, K and V");
+    if (o->max_tokens)
+        return av_errorf(err, "--max-tokens: cuts the seeded sentence; a trained model's tokenizer and context "
+                              "(its seq_len) are its own: give it a shorter text");
     if (g->d_model || g->heads || o->dk_given || o->dv_given || o->pattern || o->cfg.pos != POS_NONE || g->seed ||
         g->tokenizer || o->target || o->pad || o->cfg.tie_qk || o->cfg.attn != ATTN_SELF || o->cfg.score != SCORE_DOT)
         return av_errorf(err, "--model: the model gives its shapes, weights, tokenizer and score; --d-model, "

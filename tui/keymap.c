@@ -71,7 +71,9 @@ const KeyBinding keymap[] = {
     {{'F', 0}, "F", NULL, ACT_FOLLOW, "follow the teacher again (--follow): the teacher's screen at once; any other key explores on your own", "F follow", 1, NULL},
     {{'P', 0}, "P", NULL, ACT_PICTURE, "write the screen as a picture: .svg, .png or .html (asks for the file name)", NULL, 99, NULL},
     {{CTRL('l'), 0}, "Ctrl-L", NULL, ACT_REDRAW, "redraw the screen", NULL, 99, NULL},
-    {{'A', 0}, "A", NULL, ACT_CLASSES, "class map: every layer and head as its pattern class and sink share (A again: back)", NULL, 99, NULL},
+    {{'Z', 0}, "Z", NULL, ACT_ZOOM, "a long text zoomed out: blocks of tokens, each row's top words (Z again: back)", NULL, 99, NULL},
+    {{'/', 0}, "/", NULL, ACT_JUMP, "jump to a token by its position or a part of its text", NULL, 99, NULL},
+    {{'A', 0}, "A", NULL, ACT_CLASSES, "class map: each head's pattern class and sink share (A again: back)", NULL, 99, NULL},
 };
 // clang-format on
 

@@ -64,6 +64,8 @@ typedef enum {
     ACT_PRESENT,      /* projector mode on/off */
     ACT_FOLLOW,       /* follow the teacher again (--follow, follow.h) */
     ACT_CLASSES,      /* the class map of every layer and head (classmap.h) */
+    ACT_ZOOM,         /* a long text zoomed out (zoom.h) */
+    ACT_JUMP,         /* the cursor to a token, by its position or text (a prompt) */
     ACT_COUNT
 } Action;
 

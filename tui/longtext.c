@@ -2,11 +2,13 @@
  * offer to keep its first tokens (y keeps them, another key leaves the
  * sentence as it was), and the jump to a token by its position or its text
  * (the / prompt). */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "app_internal.h"
+#include "text.h"
 #include "longtext.h"
 #include "view.h"
 #include "widgets.h"
@@ -50,4 +52,73 @@ int app_first_tokens_key(App *a, AppKey k) {
     }
     free(text);
     return 1;
+}
+
+// ----------------------------------------------------------------------------
+// jump to a token
+
+/* 1 when s[0..n) holds the needle (ASCII letters in either case). */
+static int contains(const char *s, size_t n, const char *needle, size_t k) {
+    if (k == 0) return 1;
+    for (size_t at = 0; at + k <= n; at++) {
+        size_t q = 0;
+        while (q < k && tolower((unsigned char)s[at + q]) == tolower((unsigned char)needle[q])) q++;
+        if (q == k) return 1;
+    }
+    return 0;
+}
+
+static void go_to(App *a, int i) {
+    a->ci = i;
+    if (i < a->m->n_k) a->cj = i;
+    app_clamp_cursor(a);
+}
+
+int app_jump(App *a, const char *text, size_t len) {
+    const Model *m = a->m;
+    while (len > 0 && isspace((unsigned char)*text)) text++, len--;
+    while (len > 0 && isspace((unsigned char)text[len - 1])) len--;
+    snprintf(a->jump_last, sizeof a->jump_last, "%.*s", (int)len, text);
+    if (len == 0 || m->n_q < 1) {
+        app_say(a, 1, "jump: type a position (0..%d) or a part of a token", m->n_q - 1);
+        return -1;
+    }
+    size_t digits = 0;
+    while (digits < len && isdigit((unsigned char)text[digits])) digits++;
+    char label[64];
+    if (digits == len) {
+        long i = digits > 9 ? -1 : strtol(a->jump_last, NULL, 10);
+        if (i < 0 || i >= m->n_q) {
+            app_say(a, 1, "jump: there is no token %s; the positions are 0..%d", a->jump_last, m->n_q - 1);
+            return -1;
+        }
+        go_to(a, (int)i);
+        view_qlabel(a, label, sizeof label, a->ci, 24);
+        app_say(a, 0, "token %d: %s", a->ci, label);
+        return 0;
+    }
+    int found = -1, matches = 0, rank = 0;
+    for (int k = 1; k <= m->n_q; k++) {
+        int i = (a->ci + k) % m->n_q;
+        size_t n;
+        const char *s = model_query_text(m, i, &n);
+        if (!contains(s, n, text, len)) continue;
+        matches++;
+        if (found < 0) found = i;
+    }
+    if (found < 0) {
+        char *safe = text_safe_label(a->jump_last, strlen(a->jump_last), 0);
+        app_say(a, 1, "jump: no token holds '%s'", safe ? safe : "");
+        free(safe);
+        return -1;
+    }
+    for (int i = 0; i <= found; i++) {
+        size_t n;
+        const char *s = model_query_text(m, i, &n);
+        rank += contains(s, n, text, len);
+    }
+    go_to(a, found);
+    view_qlabel(a, label, sizeof label, found, 24);
+    app_say(a, 0, "token %d: %s (%d of %d; / Enter: the next)", found, label, rank, matches);
+    return 0;
 }

@@ -18,4 +18,12 @@ int app_offer_first_tokens(App *a, const char *text, size_t len);
  * the offer is gone. Returns 1 (redraw). */
 int app_first_tokens_key(App *a, AppKey k);
 
+/* The cursor to a token (the / prompt, app_run's "jump TEXT"): TEXT is its
+ * position (0-based, as the labels number them) or a part of its text, found
+ * from the row after the cursor's on, round the sentence (ASCII letters in
+ * either case). The query row and the key column go there; the message says
+ * which and how many tokens match. The text is kept for the next /. Returns
+ * 0, or -1 when there is no such token (the message says so). */
+int app_jump(App *a, const char *text, size_t len);
+
 #endif

@@ -13,19 +13,19 @@
 const View *const view_table[VIEW_KIND_COUNT] = {
     [VIEW_HEATMAP] = &view_heatmap, [VIEW_HEADS] = &view_heads,   [VIEW_PIPELINE] = &view_pipeline,
     [VIEW_GRAVITY] = &view_gravity, [VIEW_CENSUS] = &view_census, [VIEW_CLASSES] = &view_classes,
+    [VIEW_ZOOM] = &view_zoom,
 };
 
 const View *view_of(ViewKind v) { return (unsigned)v < VIEW_KIND_COUNT ? view_table[v] : &view_heatmap; }
 
-/* The rows and columns the view gets: the screen less a lesson's caption. */
-static void body_size(const App *a, int *w, int *h) {
+void view_body_size(const App *a, int *w, int *h) {
     *w = a->screen_w;
     *h = a->screen_h - lesson_caption_rows(a, a->screen_w, a->screen_h);
 }
 
 const View *view_shown(const App *a) {
     int w, h;
-    body_size(a, &w, &h);
+    view_body_size(a, &w, &h);
     if (a->view == VIEW_HEADS && grid_shows_classes(a, w, h)) return &view_classes;
     return view_of(a->view);
 }

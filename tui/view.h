@@ -44,8 +44,9 @@ typedef struct View {
     unsigned flags;                             /* VIEW_HEAD_STATS | VIEW_INSPECTOR | VIEW_ROW_STATS */
 } View;
 
-/* The entries, each in its file: heatmap.c, pipeline.c, gravity.c, census.c, classmap.c, help.c, cellpage.c. */
-extern const View view_heatmap, view_heads, view_pipeline, view_gravity, view_census, view_classes;
+/* The entries, each in its file: heatmap.c, pipeline.c, gravity.c, census.c, classmap.c, zoom.c, help.c,
+ * cellpage.c. */
+extern const View view_heatmap, view_heads, view_pipeline, view_gravity, view_census, view_classes, view_zoom;
 extern const View page_help, page_cell;
 
 /* The views in ViewKind order (--view, the help). */
@@ -53,6 +54,9 @@ extern const View *const view_table[VIEW_KIND_COUNT];
 
 /* The view of kind v (the heatmap for a kind out of range). */
 const View *view_of(ViewKind v);
+/* The columns and rows of the last frame's view: the screen less a lesson's
+ * caption. */
+void view_body_size(const App *a, int *w, int *h);
 /* The view drawn now: the current one, or the class map where the all-heads
  * view of several layers shows it (grid.h: its thumbnails do not all fit the
  * last frame's screen). The chrome reads its flags. */
