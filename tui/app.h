@@ -15,9 +15,12 @@
 #include "palette.h"
 #include "tensor.h"
 
-/* The smallest screen the interactive views are laid out for. */
-#define APP_MIN_W 80
-#define APP_MIN_H 24
+/* The smallest screen the interactive views are laid out for; in projector
+ * mode (present) the heatmap and the zoomed-out view fit a smaller one. */
+#define APP_MIN_W         80
+#define APP_MIN_H         24
+#define APP_PRESENT_MIN_W 56
+#define APP_PRESENT_MIN_H 16
 
 typedef enum {
     VIEW_HEATMAP,

@@ -109,7 +109,7 @@ static int legend_bar(const App *a, Canvas *cv, int y, int x, double lo, double 
  * ramp spans -max|x|..+max|x| (what its ends mean, said so) with 0 marked. */
 static void draw_legend(const App *a, Canvas *cv, int y, const ShownMat *sm) {
     const Glyphs *g = G(a);
-    int rows = (view_shown(a)->flags & VIEW_ROW_STATS) != 0;
+    int rows = (view_shown(a)->flags & VIEW_ROW_STATS) != 0 && !a->present; /* projector mode: no row stats */
     int x = 0;
     char buf[160];
     if (!sm->is_signed) {
@@ -415,9 +415,10 @@ static void draw_next_tokens(const App *a, Canvas *cv, int y, int H) {
 void chrome_draw_bottom(const App *a, Canvas *cv, const ShownMat *sm, int y) {
     int H = cv->h;
     if (a->present) { /* projector mode: the legend and the message (or the prompt) only */
-        if (y > H - 2) y = H - 2;
-        if (y < TOP_LINES) y = TOP_LINES;
-        if (sm) draw_legend(a, cv, y, sm);
+        if (y > H - 1) y = H - 1;
+        if (y < TOP_LINES - 1) y = TOP_LINES - 1;
+        /* on the last line the message or prompt takes the legend's place */
+        if (sm && (y < H - 1 || (a->prompt == PROMPT_NONE && !a->msg[0]))) draw_legend(a, cv, y, sm);
         if (a->prompt != PROMPT_NONE) draw_prompt(a, cv, H - 1);
         else if (a->msg[0]) {
             char *safe = text_safe_label(a->msg, strlen(a->msg), 0);
