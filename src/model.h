@@ -249,16 +249,20 @@ int model_check_budget(const ModelConfig *c, int n_q, int n_k, const Source *src
 typedef struct {
     int total; /* the text's tokens with the model's tokenizer */
     int fit;   /* the most first tokens within TOK_MAX_TOKENS (less the pads)
-                  and the budgets of configuration c, n_q = n_k = fit + pads;
-                  fit >= total when the whole text fits */
+                  and the budgets of configuration c with the sentence's
+                  fit + pads rows on its sides; fit >= total when the whole
+                  text fits */
     int budget_bound; /* 1 when a budget (not TOK_MAX_TOKENS) makes fit smaller than total */
 } TextFit;
 
 /* Measures text[0..len) for the seeded sentence's tokenizer (SRC_TOKENIZERS)
  * with configuration c (the shape the model will have) and `pad` <pad>
- * tokens after it. Returns 0, or -1 with err (the tokenizer's error; a
- * source with a tokenizer of its own). */
-int model_text_fit(const Model *m, const ModelConfig *c, int pad, const char *text, size_t len, TextFit *out,
+ * tokens after it. n_q: 0 when the sentence is the queries too (self-
+ * attention), the queries' count when they are another sentence's (cross-
+ * attention), -1 when the sentence is on neither side (causal self-attention
+ * of the target: only TOK_MAX_TOKENS applies). Returns 0, or -1 with err
+ * (the tokenizer's error; a source with a tokenizer of its own). */
+int model_text_fit(const Model *m, const ModelConfig *c, int pad, int n_q, const char *text, size_t len, TextFit *out,
                    AvError *err);
 
 /* *cut = the bytes of text[0..len) that hold its first n tokens and no more

@@ -16,20 +16,26 @@ static int split_all(const Model *m, const char *text, size_t len, TokenList *ou
     return tok_split(m->tokenizer, text, len, len < (size_t)INT_MAX ? (int)len + 1 : INT_MAX, out, err);
 }
 
-/* The most tokens n (0..max) with which n + pad rows of each side are
- * within the budgets of c: they only grow with n, so a binary search. */
-static int budget_fit(const ModelConfig *c, const Source *src, int pad, int max) {
-    if (max < 1 || model_check_budget(c, 1 + pad, 1 + pad, src, NULL)) return 0;
+/* Within the budgets of c with n tokens of the sentence (model_text_fit's n_q). */
+static int fits(const ModelConfig *c, const Source *src, int pad, int n_q, int n) {
+    if (n_q < 0) return 1;
+    return model_check_budget(c, n_q > 0 ? n_q : n + pad, n + pad, src, NULL) == 0;
+}
+
+/* The most tokens n (0..max) within the budgets: they only grow with n, so
+ * a binary search. */
+static int budget_fit(const ModelConfig *c, const Source *src, int pad, int n_q, int max) {
+    if (max < 1 || !fits(c, src, pad, n_q, 1)) return 0;
     int lo = 1, hi = max; /* lo fits */
     while (lo < hi) {
         int mid = lo + (hi - lo + 1) / 2;
-        if (model_check_budget(c, mid + pad, mid + pad, src, NULL) == 0) lo = mid;
+        if (fits(c, src, pad, n_q, mid)) lo = mid;
         else hi = mid - 1;
     }
     return lo;
 }
 
-int model_text_fit(const Model *m, const ModelConfig *c, int pad, const char *text, size_t len, TextFit *out,
+int model_text_fit(const Model *m, const ModelConfig *c, int pad, int n_q, const char *text, size_t len, TextFit *out,
                    AvError *err) {
     memset(out, 0, sizeof *out);
     TokenList list = {0};
@@ -38,7 +44,7 @@ int model_text_fit(const Model *m, const ModelConfig *c, int pad, const char *te
     tok_list_free(&list);
     int max = TOK_MAX_TOKENS - pad;
     if (max < 0) max = 0;
-    out->fit = budget_fit(c, m->src, pad, max);
+    out->fit = budget_fit(c, m->src, pad, n_q, max);
     out->budget_bound = out->fit < max && out->fit < out->total;
     return 0;
 }

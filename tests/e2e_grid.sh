@@ -56,6 +56,7 @@ tmx_stop
 tmx_start 200 50 LC_ALL=C.UTF-8 TERM=xterm-256color -- "$ATTNVIZ" --model "'$MODEL'" "'$S'"
 tmx_wait "layer=1/5" || fail "200x50: no screen"
 tmx_expect "200x50: the grid" "5 layers x 8 heads, weights  (arrows choose, Enter opens)  head 1/8" a
+tmx_wait "L5" || fail "200x50: L5 not drawn"
 scr=$(tmx_screen)
 for l in 1 2 3 4 5; do expect_contains "200x50: L$l" "$scr" "L$l"; done
 expect_not_contains "200x50: nothing hidden" "$scr" "layers 1-"
@@ -68,6 +69,7 @@ tmx_stop
 tmx_start 200 60 LC_ALL=C.UTF-8 TERM=xterm-256color NO_COLOR=1 -- "$ATTNVIZ" --model "'$MODEL'" "'$S'"
 tmx_wait "layer=1/5" || fail "NO_COLOR: no screen"
 tmx_expect "NO_COLOR: the grid" "5 layers x 8 heads, weights" a
+tmx_wait "L5" || fail "NO_COLOR: L5 not drawn"
 scr=$(tmx_screen)
 expect_not_contains "NO_COLOR: no half blocks" "$scr" "▀"
 expect_contains "NO_COLOR: shades, masked" "$(tmx_line 5)" "│█ · · · · · · · │"

@@ -65,25 +65,31 @@ static void test_fit_limits(void **state) {
     AvError err = {0};
     ModelConfig c = m->cfg;
     c.heads = 1, c.d_k = c.d_v = 64;
-    assert_int_equal(model_text_fit(m, &c, 0, text, len, &fit, &err), 0);
+    assert_int_equal(model_text_fit(m, &c, 0, 0, text, len, &fit, &err), 0);
     assert_int_equal(fit.total, 5000);
     assert_int_equal(fit.fit, TOK_MAX_TOKENS);
     assert_int_equal(fit.budget_bound, 0);
-    assert_int_equal(model_text_fit(m, &c, 96, text, len, &fit, &err), 0);
+    assert_int_equal(model_text_fit(m, &c, 96, 0, text, len, &fit, &err), 0);
     assert_int_equal(fit.fit, TOK_MAX_TOKENS - 96);
     /* 4 heads: 4 x n x n <= 2^24 cells, n = 2048 exactly */
     c.heads = 4, c.d_k = c.d_v = 16;
-    assert_int_equal(model_text_fit(m, &c, 0, text, len, &fit, &err), 0);
+    assert_int_equal(model_text_fit(m, &c, 0, 0, text, len, &fit, &err), 0);
     assert_int_equal(fit.fit, 2048);
     assert_int_equal(fit.budget_bound, 1);
     assert_int_equal(model_check_budget(&c, 2048, 2048, m->src, NULL), 0);
     assert_int_not_equal(model_check_budget(&c, 2049, 2049, m->src, NULL), 0);
     /* with pads: n + pads rows */
-    assert_int_equal(model_text_fit(m, &c, 48, text, len, &fit, &err), 0);
+    assert_int_equal(model_text_fit(m, &c, 48, 0, text, len, &fit, &err), 0);
     assert_int_equal(fit.fit, 2048 - 48);
+    /* cross-attention: 3 queries (a target's) on n keys, 4 x 3 x n cells:
+     * 4096 fit; the target's own causal attention: the sentence in neither */
+    assert_int_equal(model_text_fit(m, &c, 0, 3, text, len, &fit, &err), 0);
+    assert_int_equal(fit.fit, TOK_MAX_TOKENS);
+    assert_int_equal(model_text_fit(m, &c, 0, -1, text, len, &fit, &err), 0);
+    assert_int_equal(fit.fit, TOK_MAX_TOKENS);
     /* 64 heads: 512 */
     c.heads = 64, c.d_k = c.d_v = 1;
-    assert_int_equal(model_text_fit(m, &c, 0, text, len, &fit, &err), 0);
+    assert_int_equal(model_text_fit(m, &c, 0, 0, text, len, &fit, &err), 0);
     assert_int_equal(fit.fit, 512);
     /* the first 2048 kept: the model takes them */
     size_t cut;
@@ -109,7 +115,7 @@ static void test_not_for_other_sources(void **state) {
     assert_int_equal(model_set_qkv(m, &d, &err), 0);
     qkv_free(&d);
     TextFit fit;
-    assert_int_equal(model_text_fit(m, &m->cfg, 0, "a b", 3, &fit, &err), -1);
+    assert_int_equal(model_text_fit(m, &m->cfg, 0, 0, "a b", 3, &fit, &err), -1);
     assert_non_null(strstr(err.msg, "cannot be cut by tokens"));
     model_free(m);
 }
@@ -143,7 +149,7 @@ static void test_source_texts(void **state) {
         for (int p = 0; p < 3; p++) {
             Model *m = seeded(presets[p], 1);
             TextFit fit;
-            assert_int_equal(model_text_fit(m, &m->cfg, 0, text, len, &fit, &err), 0);
+            assert_int_equal(model_text_fit(m, &m->cfg, 0, 0, text, len, &fit, &err), 0);
             assert_true(fit.total > 500);
             const int counts[] = {1, 2, 3, 100, 653, 2048, 4096};
             for (int k = 0; k < 7; k++) {

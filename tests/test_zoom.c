@@ -207,6 +207,13 @@ static void test_view_653(void **state) {
     s = render(&a, 80, 24);
     assert_non_null(strstr(s, "rows 88-131 x keys 44-87: largest"));
     free(s);
+    /* a click on a block: the cursor on its first query and key */
+    app_mouse(&a, 4 + 3, 13 + 2 * 2 + 1, 1);
+    assert_int_equal(a.ci, 3 * 44);
+    assert_int_equal(a.cj, 2 * 44);
+    app_mouse(&a, 4 + 3, 5, 1); /* on the label: nothing */
+    assert_int_equal(a.ci, 3 * 44);
+    code(&a, APP_KEY_UP), code(&a, APP_KEY_LEFT); /* back to rows 88.., keys 44.. */
     /* 200x50: 41 rows, blocks of 16 */
     s = render(&a, 200, 50);
     assert_non_null(strstr(line_of(s, 1), "in blocks of 16"));

@@ -16,6 +16,7 @@
 #include "classmap.h"
 #include "grid.h"
 #include "longtext.h"
+#include "zoom.h"
 #include "keymap.h"
 #include "lesson.h"
 #include "view.h"
@@ -292,6 +293,10 @@ void app_mouse(App *a, int y, int x, int button) {
     }
     if (a->view == VIEW_CLASSES) {
         if (button == 1) classmap_click(a, y, x);
+        return;
+    }
+    if (a->view == VIEW_ZOOM) {
+        if (button == 1) zoom_click(a, y, x);
         return;
     }
     /* The layers x heads grid: a click chooses a thumbnail. */

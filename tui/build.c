@@ -70,7 +70,15 @@ static int oom_of_final(const Model *m, const CliOptions *o, const char *text, s
  * refused here, in one line that gives the N that fits and the option. */
 static int first_tokens(const Model *m, const CliOptions *o, const char *text, size_t *len, AvError *err) {
     TextFit fit;
-    if (model_text_fit(m, &o->cfg, o->pad, text, *len, &fit, err)) return -1;
+    int n_q = 0;                                                /* self-attention: the sentence is the queries too */
+    if (o->target && o->cfg.attn == ATTN_CAUSAL_SELF) n_q = -1; /* the target's own attention */
+    if (o->target && o->cfg.attn == ATTN_CROSS) {               /* the target's tokens are the queries */
+        TokenList t = {0};
+        AvError ignored = {0};
+        n_q = tok_split(m->tokenizer, o->target, strlen(o->target), TOK_MAX_TOKENS, &t, &ignored) == 0 ? t.n : -1;
+        tok_list_free(&t);
+    }
+    if (model_text_fit(m, &o->cfg, o->pad, n_q, text, *len, &fit, err)) return -1;
     int want = o->max_tokens ? o->max_tokens : fit.total;
     if (want > fit.total) want = fit.total;
     /* Not even one token fits (the pads or the heads are too many, not the

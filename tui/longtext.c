@@ -13,12 +13,20 @@
 #include "view.h"
 #include "widgets.h"
 
+/* model_text_fit's n_q for the model's attention mode. */
+static int queries_of(const Model *m) {
+    if (!m->target) return 0;
+    return m->cfg.attn == ATTN_CROSS ? m->target_tokens.n : m->cfg.attn == ATTN_CAUSAL_SELF ? -1 : 0;
+}
+
 int app_offer_first_tokens(App *a, const char *text, size_t len) {
     Model *m = a->m;
     if (!model_can(m, SRC_TOKENIZERS)) return 0;
     TextFit fit;
     AvError err = {0};
-    if (model_text_fit(m, &m->cfg, m->n_pad, text, len, &fit, &err) || fit.total <= fit.fit || fit.fit < 1) return 0;
+    if (model_text_fit(m, &m->cfg, m->n_pad, queries_of(m), text, len, &fit, &err) || fit.total <= fit.fit ||
+        fit.fit < 1)
+        return 0;
     char *copy = malloc(len + 1);
     if (!copy) return 0;
     memcpy(copy, text, len);
@@ -43,7 +51,7 @@ int app_first_tokens_key(App *a, AppKey k) {
     size_t cut;
     int total = -1;
     TextFit fit;
-    if (model_text_fit(a->m, &a->m->cfg, a->m->n_pad, text, len, &fit, &err) == 0) total = fit.total;
+    if (model_text_fit(a->m, &a->m->cfg, a->m->n_pad, queries_of(a->m), text, len, &fit, &err) == 0) total = fit.total;
     if (model_text_first(a->m, text, len, n, &cut, &err) || model_set_text(a->m, text, cut, &err)) {
         app_say(a, 1, "%s; the sentence stays as it was", err.msg);
     } else {

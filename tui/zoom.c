@@ -380,6 +380,17 @@ static int zoom_key(App *a, Action act) {
     return 1;
 }
 
+int zoom_click(App *a, int y, int x) {
+    const ZoomData *d = zdata(a);
+    if (!d || !d->valid || !d->made || y < d->y0 || x < d->x0) return 0;
+    int r = y - d->y0, c = (x - d->x0) / CELL_W;
+    if (r >= d->rows_vis || c >= d->cols_vis) return 0;
+    a->ci = r * d->b, a->cj = c * d->b;
+    if (a->ci >= a->m->n_q) a->ci = a->m->n_q - 1;
+    if (a->cj >= a->m->n_k) a->cj = a->m->n_k - 1;
+    return 1;
+}
+
 // ----------------------------------------------------------------------------
 // the entry
 

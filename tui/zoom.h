@@ -33,6 +33,10 @@ void zoom_pool(float *out_max, float *out_mean, int *out_n, const float *A, cons
  * words). */
 int zoom_top_keys(int *keys, float *means, const float *A, const int *first, int n_k, int i0, int i1, int k);
 
+/* A click at (y, x) of the last frame: on a block it puts the cursor on
+ * the block's first query and key and returns 1; elsewhere 0. */
+int zoom_click(App *a, int y, int x);
+
 /* The block size for n tokens on `rows` rows of map: ceil(n / rows), at
  * least 1. */
 int zoom_block(int n, int rows);
