@@ -69,19 +69,25 @@ expect_contains "NO_COLOR: the first block full, the next masked" "$(tmx_line 4)
 tmx_stop
 
 # A text pasted into e past the limits: offered cut; n: nothing changes; y: kept.
+# (ASCII words: a Korean paste of this size in tmux loses a character now and
+# then on its way in, which would change the count; test_zoom pastes Korean
+# through the app itself.)
+awk 'BEGIN { for (i = 0; i < 3000; i++) printf "w%d ", i % 500; printf "end" }' >"$TMP/words.txt"
 tmx_start 80 24 LC_ALL=C.UTF-8 -- "$ATTNVIZ" "'나는 학교에 간다'"
 tmx_wait "3 tokens" || fail "paste: no screen"
 for answer in n y; do
-    tmx send-keys e C-u
-    tmx load-buffer "$T4265"
+    tmx_expect "paste ($answer): the prompt" "sentence:" e C-u
+    tmx load-buffer "$TMP/words.txt"
     tmx paste-buffer -p
-    tmx_expect "paste ($answer): the offer" "4265 tokens, 2048 fit: y keeps the first 2048" Enter
+    tmx_wait "w499 end   Enter apply" || fail "paste ($answer): the text's end not in the prompt"
+    tmx_expect "paste ($answer): the offer" "3001 tokens, 2048 fit: y keeps the first 2048" Enter
     if [ $answer = n ]; then
         tmx_expect "n: the sentence stays" "the sentence stays as it was" n
         expect_contains "n: 3 tokens still" "$(tmx_screen)" "3 tokens, words"
     else
-        tmx_expect "y: the first 2048 kept" "kept the first 2048 of 4265 tokens" y
+        tmx_expect "y: the first 2048 kept" "kept the first 2048 of 3001 tokens" y
         expect_contains "y: 2048 tokens" "$(tmx_screen)" "2048 tokens, words"
+        tmx_expect "y: the zoomed-out view of them" "zoomed out: 2048 tokens" Z
     fi
 done
 tmx_stop
