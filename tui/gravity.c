@@ -11,12 +11,9 @@
  * A head with random weights moves a token by a sliver of the cloud's width,
  * so the lines are drawn k times D (arrow_scale), and the caption says k.
  *
- * Layers, each over the one before: the lines X -> X + k D (Bresenham in dot
- * space), the moved points, the points X, then the labels of the points X
- * (cursor's token first, then in sentence order; each at the first free spot
- * beside its point, away from its arrow first; labels never overlap, a label
- * that finds no room is shortened, then skipped, and a word repeated at the
- * same spot is labelled once).
+ * The plot itself (the dots, the arrows and their heads, the markers and the
+ * labels, placed so that none collides) is gravity_plot.c's; this file has
+ * the vectors, their axes and scale, the caption and the view's entry.
  *
  * The principal axes of X are remembered between frames (GravityData): moving
  * the cursor or changing the head does not recompute them. */
