@@ -247,11 +247,11 @@ int model_check_budget(const ModelConfig *c, int n_q, int n_k, const Source *src
 /* A text that is too long (model_fit.c): how many tokens it has, and how
  * many of its first ones the model can take. */
 typedef struct {
-    int total; /* the text's tokens with the model's tokenizer */
-    int fit;   /* the most first tokens within TOK_MAX_TOKENS (less the pads)
-                  and the budgets of configuration c with the sentence's
-                  fit + pads rows on its sides; fit >= total when the whole
-                  text fits */
+    int total;        /* the text's tokens with the model's tokenizer */
+    int fit;          /* the most first tokens within TOK_MAX_TOKENS (less the pads)
+                         and the budgets of configuration c with the sentence's
+                         fit + pads rows on its sides; fit >= total when the whole
+                         text fits */
     int budget_bound; /* 1 when a budget (not TOK_MAX_TOKENS) makes fit smaller than total */
 } TextFit;
 

@@ -71,8 +71,8 @@ static void every_screen(Model *m, const char *name) {
     static const struct {
         int key;
         const char *view;
-    } views[] = {{'a', "all heads"}, {'c', "pipeline"}, {'g', "gravity"}, {'H', "census"}, {'A', "classes"},
-                 {'Z', "zoom"}};
+    } views[] = {{'a', "all heads"}, {'c', "pipeline"}, {'g', "gravity"},
+                 {'H', "census"},    {'A', "classes"},  {'Z', "zoom"}};
     for (size_t v = 0; v < sizeof views / sizeof *views; v++) {
         press(&a, views[v].key, 0);
         for (int page = 0; page < 12; page++) {

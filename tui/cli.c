@@ -381,8 +381,9 @@ static int io_option(CliOptions *o, Given *g, int c, AvError *err) {
     case OPT_VIEW: {
         ViewKind kind;
         if (app_view_parse(optarg, &kind))
-            return av_errorf(err, "--view: unknown view '%s' (expected heatmap, heads, pipeline, gravity, census, classes or zoom)",
-                             optarg);
+            return av_errorf(
+                err, "--view: unknown view '%s' (expected heatmap, heads, pipeline, gravity, census, classes or zoom)",
+                optarg);
         o->view = optarg;
         break;
     }
