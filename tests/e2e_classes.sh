@@ -38,6 +38,7 @@ if [ -r "$M/stories260K.bin" ] && [ -r "$M/tok512.bin" ]; then
         tmx_start "$w" "$h" LC_ALL=C.UTF-8 TERM=xterm-256color -- "$ATTNVIZ" --model "'$MODEL'" "'$S'"
         tmx_wait "layer=1/5" || fail "$size: no screen"
         tmx_expect "$size: a shows the class map" "5 layers x 8 heads: each head's class and sink share" a
+        tmx_wait "L1 H1 " || fail "$size: the map not drawn whole" # its last line: the frame is all there
         scr=$(tmx_screen)
         for l in 1 2 3 4 5; do
             n=$(printf '%s\n' "$scr" | grep -c "^L$l  *[PSDIB·][0-9]  *[PSDIB·][0-9]  *[PSDIB·][0-9]  *[PSDIB·][0-9]  *[PSDIB·][0-9]  *[PSDIB·][0-9]  *[PSDIB·][0-9]  *[PSDIB·][0-9]$")
@@ -62,6 +63,7 @@ if [ -r "$M/stories260K.bin" ] && [ -r "$M/tok512.bin" ]; then
     tmx_start 80 24 LC_ALL=C.UTF-8 NO_COLOR=1 -- "$ATTNVIZ" --ascii --model "'$MODEL'" "'$S'"
     tmx_wait "layer=1/5" || fail "ascii: no screen"
     tmx_expect "ascii: the map" "each head's class and sink share" A
+    tmx_wait "L1 H1 " || fail "ascii: the map not drawn whole"
     scr=$(tmx_screen)
     expect_contains "ascii: mixed is a dot" "$(tmx_line 4)" "L1  .0"
     expect_contains "ascii: legend" "$scr" "B broad  . mixed"
@@ -86,6 +88,7 @@ if $PY -c 'import numpy' 2>/dev/null; then
         "'When Mary and John went to the store, John gave a drink to'"
     tmx_wait "layer=1/12" || fail "gpt2small: no screen"
     tmx_expect "gpt2small: a shows the class map" "12 layers x 12 heads: each head's class and sink share" a
+    tmx_wait "L1 H1 " || fail "gpt2small: the map not drawn whole"
     scr=$(tmx_screen)
     n=$(printf '%s\n' "$scr" | grep -c "^L[0-9]*  *\([PSDIB·][0-9]  *\)\{11\}[PSDIB·][0-9]$")
     [ "$n" = 12 ] && pass || fail "gpt2small: $n of 12 layers with their 12 heads:$(printf '\n%s' "$scr")"

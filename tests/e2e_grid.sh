@@ -42,6 +42,7 @@ expect_contains "seeded: side by side" "$out" "all 4 heads, weights"
 tmx_start 80 24 LC_ALL=C.UTF-8 TERM=xterm-256color -- "$ATTNVIZ" --model "'$MODEL'" "'$S'"
 tmx_wait "layer=1/5" || fail "80x24: no screen"
 tmx_expect "80x24: the class map" "5 layers x 8 heads: each head's class and sink share" a
+tmx_wait "L1 H1 " || fail "80x24: the map not drawn whole"
 scr=$(tmx_screen)
 for l in 1 2 3 4 5; do expect_contains "80x24: L$l" "$scr" "L$l  "; done
 expect_not_contains "80x24: no thumbnails" "$scr" "▀"
@@ -81,6 +82,7 @@ tmx_stop
 tmx_start 200 50 LC_ALL=C.UTF-8 TERM=xterm -- "$ATTNVIZ" --model "'$MODEL'" "'$S'"
 tmx_wait "layer=1/5" || fail "TERM=xterm: no screen"
 tmx_expect "TERM=xterm: the grid" "5 layers x 8 heads, weights" a
+tmx_wait "L5" || fail "TERM=xterm: L5 not drawn"
 scr=$(tmx_screen_e)
 case $scr in *"[38;5"*|*"[48;5"*) fail "TERM=xterm: 256-colour codes used" ;; *) pass ;; esac
 case $scr in *"[4"[0-7]"m▀"*|*"[4"[0-7]";"*"m▀"*) pass ;; *) fail "TERM=xterm: no half block on an 8-colour background" ;; esac

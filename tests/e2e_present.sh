@@ -41,7 +41,7 @@ expect_contains "80x24: the legend on the last line" "$(tmx_line 23)" "0    ░ 
 expect_not_contains "80x24: no flag without the row statistics" "$(tmx_line 23)" "all masked"
 tmx_expect "80x24: the cursor named" "head 1/4  weights  saw → I" Down
 tmx_expect "80x24: B: the full chrome" "q quit" B
-expect_contains "80x24: B: cells of one row again" "$(tmx_line 6)" "saw        .11 █.89   ·"
+tmx_wait "saw        .11 █.89" || fail "80x24: B: cells of one row again: $(tmx_line 6)"
 tmx_stop
 
 # 64x20: below 80x24 the heatmap still fits in projector mode (the whole
@@ -51,6 +51,7 @@ tmx_start 64 20 LC_ALL=C.UTF-8 -- "$ATTNVIZ" --color=never "'$S10'"
 tmx_wait "too small" || fail "64x20: no message"
 expect_contains "64x20 without B: too small" "$(tmx_screen)" "need 80x24, have 64x20"
 tmx_expect "64x20: B fits" "head 1/4  weights  I → I" B
+tmx_wait "fun        .09" || fail "64x20: the map not drawn whole"
 scr=$(tmx_screen)
 expect_not_contains "64x20: not too small now" "$scr" "too small"
 for w in I saw a movie yesterday and the was fun; do
