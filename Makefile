@@ -8,10 +8,10 @@ CC      ?= cc
 # cflags) but the libraries are not linked: tui/gfx.c loads them with dlopen
 # when the first picture is drawn, so a process that draws none does not map
 # them (~4 MB of its memory). dlopen is in glibc's libc (2.34 and later).
-PKGS    := ncursesw libpcre2-8 libcjson
+PKGS    := ncursesw libpcre2-8 libcjson libutf8proc
 GFXPKGS := cairo pangocairo
 TESTPKG := cmocka
-DEBS    := libncurses-dev libpcre2-dev libcjson-dev libcmocka-dev libcairo2-dev libpango1.0-dev fonts-dejavu-core \
+DEBS    := libncurses-dev libpcre2-dev libcjson-dev libutf8proc-dev libcmocka-dev libcairo2-dev libpango1.0-dev fonts-dejavu-core \
            fonts-nanum pkg-config tmux
 
 BUILD   ?= build/release
@@ -27,9 +27,9 @@ CFLAGS  ?= $(OPT) -g
 # The feature macros are those ncursesw's pkg-config gives tui/ (POSIX and
 # X/Open interfaces: realpath, strdup, clock_gettime...).
 COREFLAGS = -std=c11 $(WARN) -ffp-contract=off $(CFLAGS) $(SAN) -D_DEFAULT_SOURCE -D_XOPEN_SOURCE=600 -Isrc \
-            $(shell pkg-config --cflags libpcre2-8 libcjson 2>/dev/null)
+            $(shell pkg-config --cflags libpcre2-8 libcjson libutf8proc 2>/dev/null)
 ALLFLAGS = $(COREFLAGS) -Itui $(shell pkg-config --cflags $(PKGS) $(GFXPKGS) 2>/dev/null)
-CORELIBS = $(shell pkg-config --libs libpcre2-8 libcjson 2>/dev/null) -lm -pthread
+CORELIBS = $(shell pkg-config --libs libpcre2-8 libcjson libutf8proc 2>/dev/null) -lm -pthread
 LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -pthread
 TESTLIBS = $(shell pkg-config --libs $(TESTPKG) 2>/dev/null)
 
@@ -44,11 +44,11 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 # library, PCRE2, cJSON, libm and pthread only.
 CORE_TESTS := test_error test_export test_files test_formula test_matrix test_model test_oom test_pca test_qkvfile test_rng \
               test_tokenize test_utf8 test_llamatok test_llama2 test_source_llama test_census \
-              test_safetensors test_hftok test_hfmodel test_append test_textfit
+              test_safetensors test_hftok test_hftok_text test_hfmodel test_append test_textfit
 CORE_TEST_BIN := $(CORE_TESTS:%=$(BUILD)/tests/%)
 BIN      := $(BUILD)/attnviz
 
-.PHONY: all run test check clean deps unit e2e tests-bin valgrind tsan lint install uninstall
+.PHONY: all run test check clean deps unit e2e tests-bin valgrind tsan lint install uninstall doc-images
 
 all: attnviz
 
@@ -180,6 +180,12 @@ valgrind: tests-bin attnviz
 	$(VALGRIND) ./attnviz -H 99 >/dev/null 2>&1; [ $$? = 2 ] || fail=1; \
 	if [ $$fail = 0 ]; then echo "valgrind: no errors, no definite leaks"; else echo "valgrind: FAILED"; exit 1; fi
 
+# The README's picture: attnviz's own export of its screen (tests/e2e_readme.sh
+# checks that the committed file is what the binary draws).
+DOC_IMAGES_CMD = --export doc/img/screen.png --force --width 100
+doc-images: attnviz
+	./attnviz $(DOC_IMAGES_CMD)
+
 # Installs the Debian packages the build and the tests need when pkg-config or
 # tmux cannot find them: through apt-get as root, otherwise prints the line.
 deps:
@@ -188,6 +194,7 @@ deps:
 	pkg-config --exists ncursesw 2>/dev/null || missing="$$missing libncurses-dev"; \
 	pkg-config --exists libpcre2-8 2>/dev/null || missing="$$missing libpcre2-dev"; \
 	pkg-config --exists libcjson 2>/dev/null || missing="$$missing libcjson-dev"; \
+	pkg-config --exists libutf8proc 2>/dev/null || missing="$$missing libutf8proc-dev"; \
 	pkg-config --exists cmocka 2>/dev/null || missing="$$missing libcmocka-dev"; \
 	pkg-config --exists cairo 2>/dev/null || missing="$$missing libcairo2-dev"; \
 	pkg-config --exists pangocairo 2>/dev/null || missing="$$missing libpango1.0-dev"; \

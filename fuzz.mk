@@ -30,7 +30,7 @@ FUZZ_LIMIT = $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS) -max_total_time=$(FUZZ_MAX_SEC
 FUZZ_BUILD   := build/fuzz
 FUZZ_TARGETS := tokenize qkvfile cli maskfile keys llamatok llama2 safetensors hftok hfconfig stindex lesson stream
 # cairo and pango: headers only (tui/gfx.c loads the libraries when a picture is drawn).
-FUZZ_PKGS    := ncursesw libpcre2-8 libcjson
+FUZZ_PKGS    := ncursesw libpcre2-8 libcjson libutf8proc
 FUZZ_GFXPKGS := cairo pangocairo
 # UBSan recovers by default (prints, goes on): -fno-sanitize-recover makes every
 # report abort, so that libFuzzer keeps the input as a crash.
@@ -43,8 +43,25 @@ FUZZ_LDFLAGS := -fsanitize=fuzzer,$(FUZZ_SAN) -fno-sanitize-recover=all
 FUZZ_LIBS    := $(shell pkg-config --libs $(FUZZ_PKGS) 2>/dev/null) -lm -pthread
 # The lines of a sanitizer or invariant report worth printing on failure.
 FUZZ_REPORT_LINES := ^(==[0-9]+==ERROR|SUMMARY|==fuzz==|Running: |    \#[0-9]+ |.*runtime error|MS: |artifact_prefix)
-# Options of every fuzzing run (smoke and by hand).
-FUZZ_RUN_OPTS := -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+# Texts and tokenizer files get inputs large enough to reach the paths that
+# are quadratic when done wrong (libFuzzer's default 4 KB cap hid 100,000
+# added tokens tried at every byte), and a per-input timeout that a linear
+# run of the largest input stays far below (fuzz_hftok's grown inputs, 100,000
+# added tokens over 256 KiB, take about 2 s with the sanitizers), so that
+# super-linear work fails as a timeout. The other targets: 10 s.
+FUZZ_MAX_LEN_tokenize := 65536
+FUZZ_MAX_LEN_llamatok := 65536
+FUZZ_MAX_LEN_hftok    := 65536
+FUZZ_TIMEOUT_tokenize := 5
+FUZZ_TIMEOUT_llamatok := 5
+FUZZ_TIMEOUT_hftok    := 10
+# Its grown inputs are slow by design: libFuzzer gives an input less time the
+# longer it runs, so that they do not slow the rest (192 executions a second
+# without, thousands with).
+FUZZ_EXTRA_hftok      := -entropic_scale_per_exec_time=1
+# Options of every fuzzing run of target $* (smoke, regress, merge).
+FUZZ_RUN_OPTS = -timeout=$(or $(FUZZ_TIMEOUT_$*),10) -rss_limit_mb=2048 -print_final_stats=1 \
+                $(if $(FUZZ_MAX_LEN_$*),-max_len=$(FUZZ_MAX_LEN_$*)) $(FUZZ_EXTRA_$*)
 
 # The core and the front end without main.c, screen.c and its signals.c (which
 # need a terminal).
@@ -111,7 +128,7 @@ $(FUZZ_TARGETS:%=fuzz-regress-%): fuzz-regress-%: $(FUZZ_BUILD)/fuzz_%
 	 if [ -z "$$files" ]; then echo "FUZZ REGRESS $*: no inputs"; exit 0; fi; \
 	 echo "FUZZ REGRESS $*: $$(echo "$$files" | wc -l) inputs"; \
 	 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	 ./$< -timeout=10 -rss_limit_mb=2048 $$files >$(FUZZ_BUILD)/regress-$*.log 2>&1 \
+	 ./$< -timeout=$(or $(FUZZ_TIMEOUT_$*),10) -rss_limit_mb=2048 $$files >$(FUZZ_BUILD)/regress-$*.log 2>&1 \
 		|| { grep -E '$(FUZZ_REPORT_LINES)' $(FUZZ_BUILD)/regress-$*.log | head -40; \
 		     echo "FUZZ REGRESS $*: FAILED (log: $(FUZZ_BUILD)/regress-$*.log)"; exit 1; }
 

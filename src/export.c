@@ -225,16 +225,30 @@ static int next_tokens_of(const Model *m, NextTokens *nt) {
     return 1;
 }
 
+static int whole_utf8(const char *s, size_t len) {
+    for (size_t i = 0; i < len;) {
+        uint32_t cp;
+        i += (size_t)utf8_decode(s + i, len - i, &cp);
+        if (cp == UTF8_INVALID) return 0;
+    }
+    return 1;
+}
+
 /* A model that predicts: "next_tokens", its 10 most likely after the last
- * row (DESIGN.md §7). */
+ * row (DESIGN.md §7), each {id, piece, bytes, prob}: the piece as text, or
+ * null when its bytes are not whole UTF-8 characters (a byte-level or
+ * <0xNN> token, part of a character), and its bytes as numbers, always. */
 static void json_next_tokens(FILE *f, const Model *m) {
     NextTokens nt;
     if (!next_tokens_of(m, &nt)) return;
     fputs(",\n  \"next_tokens\": [", f);
     for (int k = 0; k < nt.n; k++) {
         fprintf(f, "%s{\"id\": %d, \"piece\": ", k ? ", " : "", nt.ids[k]);
-        json_string(f, nt.pieces[k], nt.lens[k]);
-        fputs(", \"prob\": ", f);
+        if (whole_utf8(nt.pieces[k], nt.lens[k])) json_string(f, nt.pieces[k], nt.lens[k]);
+        else fputs("null", f);
+        fputs(", \"bytes\": [", f);
+        for (size_t b = 0; b < nt.lens[k]; b++) fprintf(f, "%s%u", b ? ", " : "", (unsigned char)nt.pieces[k][b]);
+        fputs("], \"prob\": ", f);
         json_number(f, nt.probs[k]);
         fputc('}', f);
     }

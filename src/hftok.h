@@ -1,25 +1,26 @@
 /* hftok.h - Hugging Face BPE tokenizers (issue 14): byte-level BPE (GPT-2,
- * Qwen2, SmolLM2) and SentencePiece-style BPE with byte fallback and the
- * "▁" metaspace (Llama 2, TinyLlama), read from a tokenizer.json, and GPT-2's
- * vocab.json + merges.txt pair.
+ * Qwen2, Qwen3, Llama 3, SmolLM2) and SentencePiece-style BPE with byte
+ * fallback and the "▁" metaspace (Llama 2, TinyLlama), read from a
+ * tokenizer.json, and GPT-2's vocab.json + merges.txt pair.
  *
  * Encoding follows the `tokenizers` library's pipeline:
- *   1. added tokens ("added_tokens") are found in the raw text first, the
- *      longest at the leftmost place; the text between them goes through 2-4
- *      piece by piece (lstrip/rstrip/single_word are not applied);
- *   2. the normalizer: null, NFC, Prepend, Replace (a String pattern) or a
- *      Sequence of these. NFC is not computed (no normalization library):
- *      a text made only of characters that NFC leaves alone whatever follows
- *      (Latin to Latin Extended-B and Vietnamese, Greek, Cyrillic, Hangul
- *      syllables, CJK ideographs, kana, punctuation, symbols, emoji...)
- *      passes unchanged, and any other text (a combining mark, Arabic,
- *      Devanagari, Thai...) is refused with one line naming the character,
- *      rather than tokenized wrongly;
- *   3. the pre-tokenizer: null, ByteLevel (its regex: GPT-2's), Split with
+ *   1. added tokens ("added_tokens") with "normalized": false are found in
+ *      the raw text: the leftmost, the longest there, one after the other
+ *      (its LeftmostLongest), single_word, lstrip and rstrip as it applies
+ *      them; with one automaton over all of them, in work linear in the text
+ *      whatever their number (src/hftok_added.c). The text between them goes
+ *      through 2-5 stretch by stretch:
+ *   2. the normalizer: NFC, NFD, NFKC, NFKD (utf8proc: src/unorm.h),
+ *      Lowercase, StripAccents, Strip, Prepend, Replace (a String or a
+ *      Regex), or a Sequence of these;
+ *   3. added tokens with "normalized": true (their content normalized too)
+ *      are found in the normalized stretch;
+ *   4. the pre-tokenizer: null, ByteLevel (its regex: GPT-2's), Split with
  *      a Regex and the Isolated behaviour, Digits, Metaspace, or a Sequence of
  *      the splitting ones; patterns are compiled by PCRE2 (UTF, UCP);
- *      ByteLevel's add_prefix_space puts one space before the text;
- *   4. the model: BPE, each piece's symbols (bytes through GPT-2's
+ *      ByteLevel's add_prefix_space puts one space before each piece the
+ *      steps before it made;
+ *   5. the model: BPE, each piece's symbols (bytes through GPT-2's
  *      byte-to-unicode table, or UTF-8 characters, else their <0xNN> byte
  *      pieces with byte_fallback, else unk_token) merged by rank (the lowest
  *      first, then the leftmost) through a heap: O(n log n) per piece.
@@ -27,10 +28,13 @@
  * No BOS/EOS is added unless the post-processor is a TemplateProcessing
  * whose "single" template has special tokens around $A (Llama's <s>).
  * Any other component is refused with one line naming it. Texts must be
- * valid UTF-8.
+ * valid UTF-8. Encoding polls the cancel flag (cancel.h) between blocks of
+ * work and fails with "tokenizing cancelled" when it is set.
  *
  * Every failure is one line naming the file (escaped) and what and where:
- *   "tokenizer.json: model.merges[3] \"a zz\": zz is not in the vocabulary" */
+ *   "tokenizer.json: model.merges[3] \"a zz\": zz is not in the vocabulary";
+ * a BPE model without its merges, and a key, merge or content that is not
+ * valid UTF-8, are refused that way too. */
 #ifndef ATTNVIZ_HFTOK_H
 #define ATTNVIZ_HFTOK_H
 
@@ -64,9 +68,21 @@ void hftok_free(HfTok *t); /* NULL-safe */
 
 /* Encodes text[0..len). On success returns the number of ids and sets *ids
  * (caller frees; NULL when there are none). -1 with one line in err for a
- * text longer than HFTOK_MAX_TEXT, invalid UTF-8, a text NFC would change,
- * a symbol without a token and no unk_token, or out of memory. */
+ * text longer than HFTOK_MAX_TEXT, invalid UTF-8, a symbol without a token
+ * and no unk_token, a cancel request, or out of memory. */
 int hftok_encode(const HfTok *t, const char *text, size_t len, int **ids, AvError *err);
+
+/* The work an encoding did, counted (tests bound it; make bench times it). */
+typedef struct {
+    size_t added_steps;   /* steps of the added tokens' automaton */
+    size_t normalized;    /* bytes read by the normalizer's steps */
+    size_t split_matches; /* matches of the pre-tokenizer's patterns tried */
+    size_t pieces;        /* pieces through the model */
+    size_t merges;        /* merges made */
+} HfTokWork;
+
+/* hftok_encode, adding its work to *work (not NULL). */
+int hftok_encode_work(const HfTok *t, const char *text, size_t len, int **ids, HfTokWork *work, AvError *err);
 
 /* Ids 0 .. hftok_vocab_size - 1 (the largest id + 1; ids in a gap have an
  * empty piece). */

@@ -114,6 +114,28 @@ static int reshape_sides(Model *m, const ModelConfig *c, const TokenList *senten
 // ----------------------------------------------------------------------------
 // setters: validate, make room, then commit; a failure changes nothing
 
+/* What a change of configuration from o to c makes stale. */
+static void mark_config(Model *m, const ModelConfig *o, const ModelConfig *c) {
+    if (c->seed != o->seed && !model_can(m, SRC_RESHAPE)) { /* only additive's weights are seeded */
+        m->additive_stale = 1;
+        mark_stale(m, STAGE_SCORES);
+    } else if (c->seed != o->seed || c->d_model != o->d_model) {
+        mark_stale(m, STAGE_EMBED);
+        m->weights_stale = m->additive_stale = 1;
+        m->keep_heads = m->keep_dk = m->keep_dv = 0; /* other numbers everywhere */
+    }
+    if (c->pos != o->pos) mark_stale(m, STAGE_EMBED);
+    if (c->heads != o->heads || c->d_k != o->d_k || c->d_v != o->d_v) {
+        mark_stale(m, STAGE_PROJECT);
+        m->weights_stale = 1;
+    }
+    if (c->tie_qk != o->tie_qk) mark_stale(m, STAGE_PROJECT);
+    if (c->attn != o->attn) mark_stale(m, STAGE_EMBED);
+    if (c->score != o->score) mark_stale(m, STAGE_SCORES);
+    if (c->scale != o->scale) mark_stale(m, STAGE_SCALED);
+    if (c->mask != o->mask || c->window != o->window || c->prefix != o->prefix) mark_stale(m, STAGE_MASKED);
+}
+
 int model_set_config(Model *m, const ModelConfig *c, AvError *err) {
     if (model_config_check(c, err)) return -1;
     ModelConfig o = m->cfg;
@@ -139,24 +161,7 @@ int model_set_config(Model *m, const ModelConfig *c, AvError *err) {
     } else if (reshape_sides(m, c, &m->tokens, m->n_pad, &m->target_tokens, m->target != NULL, err)) {
         return -1;
     }
-    if (c->seed != o.seed && !model_can(m, SRC_RESHAPE)) { /* only additive's weights are seeded */
-        m->additive_stale = 1;
-        mark_stale(m, STAGE_SCORES);
-    } else if (c->seed != o.seed || c->d_model != o.d_model) {
-        mark_stale(m, STAGE_EMBED);
-        m->weights_stale = m->additive_stale = 1;
-        m->keep_heads = m->keep_dk = m->keep_dv = 0; /* other numbers everywhere */
-    }
-    if (c->pos != o.pos) mark_stale(m, STAGE_EMBED);
-    if (c->heads != o.heads || c->d_k != o.d_k || c->d_v != o.d_v) {
-        mark_stale(m, STAGE_PROJECT);
-        m->weights_stale = 1;
-    }
-    if (c->tie_qk != o.tie_qk) mark_stale(m, STAGE_PROJECT);
-    if (c->attn != o.attn) mark_stale(m, STAGE_EMBED);
-    if (c->score != o.score) mark_stale(m, STAGE_SCORES);
-    if (c->scale != o.scale) mark_stale(m, STAGE_SCALED);
-    if (c->mask != o.mask || c->window != o.window || c->prefix != o.prefix) mark_stale(m, STAGE_MASKED);
+    mark_config(m, &o, c);
     return 0;
 }
 
@@ -307,6 +312,60 @@ int model_set_pad(Model *m, int n, AvError *err) {
     if (reshape_sides(m, &c, &m->tokens, n, &m->target_tokens, m->target != NULL, err)) return -1;
     m->n_pad = n;
     mark_stale(m, STAGE_EMBED);
+    return 0;
+}
+
+static char *copy_text(const char *text, size_t len) {
+    char *c = malloc(len + 1);
+    if (c) {
+        if (len) memcpy(c, text, len);
+        c[len] = '\0';
+    }
+    return c;
+}
+
+int model_change(Model *m, const ModelChange *ch, AvError *err) {
+    if (!model_can(m, SRC_TOKENIZERS))
+        return av_errorf(err, "%s: its sentence and tokenizer are its own", m->src->fixed);
+    ModelConfig c = ch->cfg ? *ch->cfg : m->cfg, o = m->cfg;
+    if (model_config_check(&c, err)) return -1;
+    if (c.layers != o.layers) return av_errorf(err, "the layers are the source's: %d", o.layers);
+    const char *text = ch->set_text ? ch->text : m->text, *target = ch->set_target ? ch->target : m->target;
+    size_t text_len = ch->set_text ? ch->text_len : m->text_len;
+    size_t target_len = ch->set_target ? ch->target_len : m->target_len;
+    int pad = ch->pad >= 0 ? ch->pad : m->n_pad;
+    if (c.attn == ATTN_CROSS && !target)
+        return av_errorf(err, "cross-attention needs a target sentence: --target TEXT, or E to type one");
+    Tokenizer *t = ch->set_tokenizer ? tok_new(ch->tokenizer, NULL, err) : m->tokenizer;
+    if (!t) return -1;
+    TokenList list = {0}, tlist = {0};
+    char *text_copy = ch->set_text ? copy_text(text, text_len) : NULL;
+    char *target_copy = ch->set_target && target ? copy_text(target, target_len) : NULL;
+    int rc = 0;
+    if ((ch->set_text && !text_copy) || (ch->set_target && target && !target_copy))
+        rc = av_error_nomem(err, "out of memory");
+    else if (target && tok_split(t, target, target_len, TOK_MAX_TOKENS, &tlist, err))
+        rc = av_error_prefix(err, "target");
+    else if (tok_split(t, text, text_len, TOK_MAX_TOKENS, &list, err)) rc = -1;
+    else if (list.n + pad > TOK_MAX_TOKENS)
+        rc = av_errorf(err, "pad %d: the sentence's %d tokens and the pads must stay within %d", pad, list.n,
+                       TOK_MAX_TOKENS);
+    else rc = reshape_sides(m, &c, &list, pad, &tlist, target != NULL, err);
+    if (rc) {
+        tok_list_free(&list), tok_list_free(&tlist);
+        free(text_copy), free(target_copy);
+        if (t != m->tokenizer) tok_free(t);
+        return -1;
+    }
+    /* checked as one configuration and made room for: now nothing can fail */
+    if (t != m->tokenizer) tok_free(m->tokenizer), m->tokenizer = t;
+    if (ch->set_text) free(m->text), m->text = text_copy, m->text_len = text_len;
+    if (ch->set_target) free(m->target), m->target = target_copy, m->target_len = target_copy ? target_len : 0;
+    tok_list_free(&m->target_tokens);
+    m->target_tokens = tlist;
+    m->n_pad = pad;
+    take_tokens(m, &list);
+    mark_config(m, &o, &c);
     return 0;
 }
 

@@ -231,6 +231,25 @@ static inline HeadData *model_layer_heads(const Model *m, int l) { return m->hea
 int model_set_target(Model *m, const char *text, size_t len, AvError *err);
 /* n <pad> tokens after the sentence (0..TOK_MAX_TOKENS in all). */
 int model_set_pad(Model *m, int n, AvError *err);
+/* Several settings of a source with tokenizers at once (a follower takes a
+ * teacher's whole state): the tokenizer, sentence, target sentence, <pad>
+ * tokens and configuration, tokenized and checked against the budgets as ONE
+ * configuration, then applied together; on failure nothing changes. A
+ * state that is valid as a whole is taken even when no order of the single
+ * setters would pass (heads=1 with 3000 words, from heads=4 with 6). */
+typedef struct {
+    const ModelConfig *cfg; /* NULL: the model's */
+    int set_tokenizer;      /* then tokenizer (a preset) */
+    TokPreset tokenizer;
+    int set_text; /* then text[0..text_len) */
+    const char *text;
+    size_t text_len;
+    int set_target; /* then target[0..target_len), NULL: none */
+    const char *target;
+    size_t target_len;
+    int pad; /* -1: the model's */
+} ModelChange;
+int model_change(Model *m, const ModelChange *ch, AvError *err);
 /* The painted mask: toggle one cell, make every cell visible, or take a grid
  * (n_q x n_k, 1 = visible; copied). Cells outside a grid of another shape
  * are visible. */

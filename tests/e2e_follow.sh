@@ -66,7 +66,7 @@ reach() {
 
 # ---------------------------------------------------------------- a teacher, three followers
 tmx_start 100 30 $ENVS -- "$ATTNVIZ" --color=never --publish "$SOCK" "'$EN'"
-tmx_expect "teacher starts" "publishing at $SOCK (mode 0600: only you may follow)"
+tmx_expect "teacher starts" "publishing: attnviz --follow $SOCK"
 expect_contains "socket file" "$(ls -l "$SOCK" 2>&1)" "srw-------"
 [ "$(stat -c %a "$SOCK")" = 600 ] && pass || fail "socket mode: $(stat -c %a "$SOCK"), expected 600"
 window 1 --follow "$SOCK"
@@ -76,7 +76,7 @@ tmx resize-window -t 0:1 -x 80 -y 24
 tmx resize-window -t 0:2 -x 120 -y 40
 tmx resize-window -t 0:3 -x 90 -y 26
 for w in 1 2 3; do
-    expect_in "follower $w connects" $w "following the teacher's attnviz at $SOCK"
+    expect_in "follower $w connects" $w "following the teacher (any key: explore alone; F: follow again)"
     expect_in "follower $w has the sentence" $w "6 tokens, words"
     expect_in "follower $w has the state" $w "mask=causal scale=on"
 done
@@ -89,7 +89,7 @@ reach "s" "scale=off" s
 
 # ---------------------------------------------------------------- detach, F
 tmx send-keys -t 0:1 j
-expect_in "a key detaches" 1 "detached: F follows the teacher again"
+expect_in "a key detaches" 1 "detached: F follows again"
 tmx send-keys -t 0:0 s
 expect_in "others follow" 2 "scale=on"
 expect_in "others follow" 3 "scale=on"
@@ -111,7 +111,7 @@ for w in 1 2 3; do expect_in "follower $w is told" $w "the teacher's attnviz end
 [ ! -e "$SOCK" ] && pass || fail "the socket outlived the teacher"
 tmx send-keys -t 0:2 s
 expect_in "a follower stays usable" 2 "scale=off"
-expect_in "and is detached" 2 "detached: F follows the teacher again"
+expect_in "and is detached" 2 "detached: F follows again"
 # A new teacher: the followers that still follow connect again (every second).
 tmx respawn-window -k -t 0:0 "env $ENVS $ATTNVIZ --color=never --publish $SOCK 'dogs chase cats' ; echo EXITED rc=\$?; sleep 600"
 expect_in "follower 1 finds the new teacher" 1 "3 tokens, words"
@@ -170,7 +170,7 @@ expect_in "qkv teacher quits" 0 "EXITED rc=0"
 # ---------------------------------------------------------------- modes
 for mode in 0660 0666; do
     window 5 --publish "$TMP/m$mode" --publish-mode $mode
-    expect_in "mode $mode" 5 "publishing at $TMP/m$mode (mode $mode"
+    expect_in "mode $mode" 5 "publishing: attnviz --follow $TMP/m$mode"
     want=${mode#0}
     [ "$(stat -c %a "$TMP/m$mode" 2>&1)" = "$want" ] && pass || fail "mode $mode: $(stat -c %a "$TMP/m$mode" 2>&1)"
     tmx send-keys -t 0:5 q
@@ -231,14 +231,14 @@ EOF
     while [ ! -S "$HS" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
     window 6 --follow "$HS" "'$EN'"
     tmx resize-window -t 0:6 -x 100 -y 30
-    expect_in "connects to the listener" 6 "following the teacher's attnviz at $HS"
+    expect_in "connects to the listener" 6 "following the teacher (any key: explore alone"
     hostile() { # name payload message
         echo "$2" >&3
         expect_in "hostile $1" 6 "$3"
     }
-    hostile "unknown command" rm "teacher's stream: line 3: unknown command 'rm' — ignored"
+    hostile "unknown command" rm "teacher's state ignored — line 3: unknown command 'rm'"
     expect_contains "hostile: the state kept" "$(scr 6)" "head 1/4"
-    hostile "key quit" key "teacher's stream: line 2: key runs an action: not part of a state — ignored"
+    hostile "key quit" key "teacher's state ignored — line 2: key runs an action: not part of a state"
     hostile "control bytes" ctrl "line 2: a control character (U+001B) at byte 11"
     expect_not_contains "hostile: no title set" "$(tmx display-message -p -t 0:6 '#{pane_title}')" "pwned"
     hostile "invalid UTF-8" utf8 "line 2: invalid UTF-8 at byte 11"

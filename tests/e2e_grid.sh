@@ -61,7 +61,7 @@ tmx_wait "L5" || fail "200x50: L5 not drawn"
 scr=$(tmx_screen)
 for l in 1 2 3 4 5; do expect_contains "200x50: L$l" "$scr" "L$l"; done
 expect_not_contains "200x50: nothing hidden" "$scr" "layers 1-"
-expect_contains "200x50: two columns a key" "$(tmx_line 6)" "L1│▀▀▀▀▀▀▄▄        │"
+expect_contains "200x50: two columns a key" "$(tmx_line 6)" "L1│    ▀▀▄▄        │▀▀▀▀▀▀▄▄"
 tmx_expect "200x50: PgDn" "layer 5/5  5 layers" PgDn
 tmx_expect "200x50: Enter" "layer 5/5  head 1/8  weights" Enter
 tmx_stop

@@ -40,6 +40,18 @@ for dir in "$G" "$L"; do
         if msg=$($PY $FIX check "$dir" "$TMP/v$i.json" 2>&1); then pass; else fail "numpy $dir $args: $msg"; fi
     done
 done
+# next_tokens keep each piece's bytes ("bytes": [...]); a piece that is part
+# of a UTF-8 character is null, never U+FFFD (GPT-2's byte tokens 128..255).
+out=$($PY -c '
+import json, sys
+raw = open(sys.argv[1], encoding="utf-8").read()
+d = json.loads(raw)
+ok = "\\ufffd" not in raw and all(
+    isinstance(t["bytes"], list) and all(0 <= b < 256 for b in t["bytes"]) and
+    (t["piece"] is None or t["piece"].encode() == bytes(t["bytes"])) for t in d["next_tokens"])
+parts = [t["id"] for t in d["next_tokens"] if t["piece"] is None]
+print("ok" if ok and parts and all(bytes(t["bytes"]) for t in d["next_tokens"]) else "bad", len(parts))' "$TMP/v1.json")
+case $out in "ok "*) pass ;; *) fail "next_tokens bytes: [$out]" ;; esac
 # ... and the check can fail: one weight changed by 0.01 in a copy.
 cp -r "$G" "$TMP/g2"
 $PY - "$TMP/g2/model.safetensors" <<'PYEOF'

@@ -12,9 +12,10 @@ BATCHES=${RANDOM_BATCHES:-100}
 PER_BATCH=${RANDOM_KEYS:-100}
 
 # tmux key names, weighted by repetition: navigation and views often, keys
-# that change the model less often; never q (quit), C-c, C-z or C-\.
+# that change the model less often (w loads the trained model when one is
+# found); never q (quit), C-c, C-z or C-\.
 KEYS="Up Up Down Down Left Left Right Right h j k l Tab BTab Home End PPage NPage Enter Enter Escape Escape
-a a c c v v m m s s r p t ? ? 1 2 3 9 + - < > d e BSpace DC C-u C-l Space x y z 7 0 . , 학 교 é"
+a a c c v v m m s s r p t w w ? ? 1 2 3 9 + - < > d e BSpace DC C-u C-l Space x y z 7 0 . , 학 교 é"
 
 # Random batches: one line per batch, the keys then the new size.
 awk -v seed="$SEED" -v batches="$BATCHES" -v per="$PER_BATCH" -v keys="$KEYS" 'BEGIN {

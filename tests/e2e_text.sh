@@ -14,7 +14,7 @@ cols() { printf '%s\n' "$1" | LC_ALL=C.UTF-8 wc -L; }
 # right; no zero-width format character or VS16 was written raw.
 aligned() {
     screen=$(tmx_screen)
-    header=$(printf '%s\n' "$screen" | grep -m1 'sum  bits max')
+    header=$(printf '%s\n' "$screen" | grep -m1 'sum  bits  max')
     if [ -z "$header" ]; then fail "$1: no header line"; printf '%s\n' "$screen"; return; fi
     want=$(($(cols "${header%%sum  bits*}") + 2 - 4))
     rows=$(printf '%s\n' "$screen" | grep -E ' [01]\.000  ')
@@ -38,7 +38,7 @@ EOF
 # show NAME FILE W H: attnviz on FILE in a W x H tmux pane, checked aligned.
 show() {
     tmx_start "$3" "$4" LC_ALL=C.UTF-8 -- "$ATTNVIZ" --color=never -H 1 -f "$2"
-    if tmx_wait "bits max"; then aligned "$1"; else fail "$1: no heatmap"; tmx_screen; fi
+    if tmx_wait "bits  max"; then aligned "$1"; else fail "$1: no heatmap"; tmx_screen; fi
     tmx_stop
 }
 

@@ -219,6 +219,64 @@ static void test_round_trip_qkv(void **state) {
     model_free(sm), model_free(gm), model_free(tm), model_free(fm);
 }
 
+/* A state valid only as a whole: the teacher's one head with 3000 words
+ * (4 heads with them would pass the attention budget; so would a shrinking
+ * order of the single setters neither way round). The follower has 4 heads
+ * and a short sentence; the block applies. Then a state too large as a whole
+ * is refused with its lines and the follower's state stays. */
+static void test_whole_state(void **state) {
+    (void)state;
+    size_t cap = 3000 * 6 + 1, n = 0;
+    char *words = malloc(cap);
+    assert_non_null(words);
+    for (int i = 0; i < 3000; i++)
+        n += (size_t)snprintf(words + n, cap - n, "%s%s", i ? " " : "", i % 2 ? "cat" : "sat");
+    ModelConfig c;
+    model_config_default(&c);
+    c.mask = MASK_CAUSAL;
+    c.heads = 1;
+    c.d_k = c.d_v = c.d_model;
+    Model *tm = tu_model(words, &c), *fm = make_model("the cat sat");
+    App t, f;
+    app_init(&t, tm, TIER_NONE, 0, 1, NULL);
+    app_init(&f, fm, TIER_NONE, 0, 1, NULL);
+    assert_int_equal(fm->cfg.heads, 4);
+    char *block = follow_block(&t, NULL);
+    char why[512];
+    if (feed_apply(&f, block, why, sizeof why)) fail_msg("%s", why);
+    free(block);
+    assert_int_equal(fm->cfg.heads, 1);
+    assert_int_equal(fm->n_k, 3000);
+    app_update(&f);
+    char *ts = state_of(&t), *fs = state_of(&f);
+    assert_string_equal(fs, ts);
+    free(ts), free(fs);
+
+    /* and back: the teacher's 4 heads on a short sentence */
+    Model *sm = make_model("a dog ran");
+    App s2;
+    app_init(&s2, sm, TIER_NONE, 0, 1, NULL);
+    block = follow_block(&s2, NULL);
+    if (feed_apply(&f, block, why, sizeof why)) fail_msg("%s", why);
+    free(block);
+    assert_int_equal(fm->cfg.heads, 4);
+    assert_int_equal(fm->n_k, 3);
+
+    /* 3000 words with 4 heads: too large as a whole, refused, nothing changes */
+    const char *big_fmt = "attnviz-state 1\ntokenizer words\nsentence \"%s\"\ntarget\npad 0\n"
+                          "config d_model=64 heads=4 d_k=16 d_v=16 seed=42 pos=none tie=off attn=self\nend\n";
+    char *big = malloc(strlen(words) + 256);
+    assert_non_null(big);
+    sprintf(big, big_fmt, words);
+    assert_int_equal(feed_apply(&f, big, why, sizeof why), -1);
+    assert_non_null(strstr(why, "lines 2-6: too large: 3000 x 3000 tokens x 4 heads"));
+    assert_int_equal(fm->n_k, 3);
+    assert_int_equal(fm->cfg.heads, 4);
+    free(big), free(words);
+    app_free(&t), app_free(&f), app_free(&s2);
+    model_free(tm), model_free(fm), model_free(sm);
+}
+
 static const char lesson_text[] = "title: Attention\n"
                                   "== Tokens\n"
                                   "The sentence is cut into tokens.\n"
@@ -600,7 +658,7 @@ static void test_publish_follow(void **state) {
     assert_true(follow_is_follower(sub));
     assert_false(follow_is_follower(pub));
     for (int k = 0; k < 20; k++) loop_step(pub, &t, 0), loop_step(sub, &f, 5);
-    assert_non_null(strstr(f.msg, "following the teacher's attnviz"));
+    assert_non_null(strstr(f.msg, "following the teacher (any key: explore alone; F: follow again)"));
     char *ts = state_of(&t), *fs = state_of(&f);
     assert_string_equal(fs, ts);
     free(ts), free(fs);
@@ -615,7 +673,7 @@ static void test_publish_follow(void **state) {
     follow_input(sub, &f, &j);
     app_key(&f, j);
     follow_input_done(sub, &f);
-    assert_non_null(strstr(f.msg, "detached: F follows the teacher again"));
+    assert_non_null(strstr(f.msg, "detached: F follows again"));
     assert_int_equal(app_run(&t, "scale", NULL), 0);
     for (int k = 0; k < 10; k++) loop_step(pub, &t, 0), loop_step(sub, &f, 5);
     assert_int_equal(fm->cfg.scale, 1);
@@ -684,11 +742,17 @@ int main(void) {
     snprintf(dir, sizeof dir, "/tmp/attnviz-follow-XXXXXX");
     if (!mkdtemp(dir)) return 1;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_block_framing),   cmocka_unit_test(test_round_trip),
-        cmocka_unit_test(test_round_trip_qkv),  cmocka_unit_test(test_caption),
-        cmocka_unit_test(test_caption_command), cmocka_unit_test(test_hostile),
-        cmocka_unit_test(test_oversized),       cmocka_unit_test(test_apply_all_or_nothing),
-        cmocka_unit_test(test_publish_path),    cmocka_unit_test(test_publish_follow),
+        cmocka_unit_test(test_block_framing),
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_round_trip_qkv),
+        cmocka_unit_test(test_whole_state),
+        cmocka_unit_test(test_caption),
+        cmocka_unit_test(test_caption_command),
+        cmocka_unit_test(test_hostile),
+        cmocka_unit_test(test_oversized),
+        cmocka_unit_test(test_apply_all_or_nothing),
+        cmocka_unit_test(test_publish_path),
+        cmocka_unit_test(test_publish_follow),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     rmdir(dir);

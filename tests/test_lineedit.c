@@ -490,10 +490,88 @@ static void test_view_combining_and_edges(void **state) {
     le_free(&e);
 }
 
+/* ---------------------------------------------------------------------------
+ * The value offered, selected (le_select_all): typing replaces it, editing
+ * keys keep it. d_k 16, then "8": 8, not 168. */
+
+static void le_test_offer(LineEdit *e, const char *value) {
+    assert_int_equal(le_init(e, value, strlen(value), 64), 0);
+    le_select_all(e);
+    assert_int_equal(e->selected, 1);
+}
+
+static void test_selected_typing_replaces(void **state) {
+    (void)state;
+    LineEdit e;
+    le_test_offer(&e, "16");
+    le_test_type(&e, "8");
+    assert_string_equal(e.buf, "8");
+    assert_int_equal(e.len, 1);
+    assert_int_equal(e.cursor, 1);
+    assert_int_equal(e.selected, 0);
+    le_test_type(&e, "4"); /* the selection is gone: the next key appends */
+    assert_string_equal(e.buf, "84");
+    le_free(&e);
+    /* A wide character replaces a Hangul sentence as well. */
+    le_test_offer(&e, "학교에 간다");
+    assert_int_equal(le_key(&e, LE_KEY_CHAR, 0xD559), LE_CONTINUE); /* 학 */
+    assert_string_equal(e.buf, "학");
+    le_free(&e);
+}
+
+static void test_selected_editing_keys_keep(void **state) {
+    (void)state;
+    static const struct {
+        LeKey key;
+        const char *then_type, *want;
+    } cases[] = {
+        {LE_KEY_END, "8", "168"},    {LE_KEY_RIGHT, "8", "168"},  {LE_KEY_LEFT, "8", "186"},
+        {LE_KEY_HOME, "8", "816"},   {LE_KEY_BACKSPACE, "", "1"}, {LE_KEY_BACKSPACE, "2", "12"},
+        {LE_KEY_DELETE, "8", "168"}, {LE_KEY_KILL, "8", "8"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        LineEdit e;
+        le_test_offer(&e, "16");
+        assert_int_equal(le_key(&e, cases[i].key, 0), LE_CONTINUE);
+        assert_int_equal(e.selected, 0);
+        le_test_type(&e, cases[i].then_type);
+        if (strcmp(e.buf, cases[i].want) != 0)
+            fail_msg("case %zu: key %d then \"%s\" gave \"%s\", expected \"%s\"", i, (int)cases[i].key,
+                     cases[i].then_type, e.buf, cases[i].want);
+        le_free(&e);
+    }
+}
+
+static void test_selected_enter_escape_keep(void **state) {
+    (void)state;
+    LineEdit e;
+    le_test_offer(&e, "16");
+    assert_int_equal(le_key(&e, LE_KEY_ENTER, 0), LE_DONE);
+    assert_string_equal(e.buf, "16");
+    le_free(&e);
+    le_test_offer(&e, "16");
+    assert_int_equal(le_key(&e, LE_KEY_ESCAPE, 0), LE_CANCEL);
+    assert_string_equal(e.buf, "16");
+    le_free(&e);
+    /* Nothing to select in an empty prompt; a character refused (a
+     * surrogate) leaves the offer as it was. */
+    assert_int_equal(le_init(&e, NULL, 0, 64), 0);
+    le_select_all(&e);
+    assert_int_equal(e.selected, 0);
+    le_free(&e);
+    le_test_offer(&e, "16");
+    assert_int_equal(le_key(&e, LE_KEY_CHAR, 0xD800), LE_CONTINUE);
+    assert_string_equal(e.buf, "16");
+    le_free(&e);
+}
+
 int main(void) {
     if (!setlocale(LC_ALL, "C.UTF-8")) return 1; /* widths come from wcwidth */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_type_ascii_and_hangul),
+        cmocka_unit_test(test_selected_typing_replaces),
+        cmocka_unit_test(test_selected_editing_keys_keep),
+        cmocka_unit_test(test_selected_enter_escape_keep),
         cmocka_unit_test(test_init_puts_cursor_at_end),
         cmocka_unit_test(test_left_right_home_end),
         cmocka_unit_test(test_insert_in_middle),

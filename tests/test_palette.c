@@ -49,7 +49,16 @@ static double luminance(int index) {
     return 0.2126 * srgb_linear(c.r) + 0.7152 * srgb_linear(c.g) + 0.0722 * srgb_linear(c.b);
 }
 
+/* CIE L* (D65, 0..100) of a ramp step's background: an xterm colour, or -1,
+ * the terminal's own background (black on a dark theme, white on a light). */
+static double lightness(int index, int light) {
+    double y = index < 0 ? (light ? 1.0 : 0.0) : luminance(index);
+    double f = y > 216.0 / 24389 ? cbrt(y) : (24389.0 / 27 * y + 16) / 116;
+    return 116 * f - 16;
+}
+
 static double contrast(int a, int b) {
+    if (a < 0 || b < 0) return 21; /* the terminal's own colours: its own choice */
     double la = luminance(a), lb = luminance(b);
     double hi = la > lb ? la : lb, lo = la > lb ? lb : la;
     return (hi + 0.05) / (lo + 0.05);
@@ -139,54 +148,96 @@ static void test_seq_ends_and_clamping(void **state) {
     }
 }
 
-static void test_seq256_perceptual(void **state) {
-    (void)state;
-    int n = palette_seq_steps(TIER_256);
-    assert_true(n >= 10 && n <= 16);
-    for (int k = 0; k < n; k++) {
-        RampColor c = seq_step(TIER_256, k);
-        assert_true(c.bg >= 16 && c.bg <= 255); /* 0-15 are redefined by themes */
-        assert_true(c.fg == 16 || c.fg == 231);
-        assert_int_equal(c.bold, 0);
+/* Every tier and background: 0 is the background itself (-1), and each step
+ * moves away from it in lightness (CIE L* of xterm's palette): lighter on a
+ * dark background, darker on a light one, by at least min_step L*. Each step
+ * is readable (its fg on it, WCAG >= 4.5), one colour once. The 8-colour
+ * ramp had red at 0.25-0.5 and cyan after it, and zero was the darkest block
+ * on a light background (its blue). */
+static void check_seq(ColorTier tier, int light, double min_step) {
+    palette_set_theme(light ? THEME_LIGHT : THEME_DARK);
+    int n = palette_seq_steps(tier);
+    RampColor zero = palette_seq(tier, 0.0);
+    assert_int_equal(zero.bg, -1);
+    assert_int_equal(zero.fg, -1);
+    for (int k = 1; k < n; k++) {
+        RampColor c = seq_step(tier, k), p = seq_step(tier, k - 1);
+        if (tier == TIER_256) assert_true(c.bg >= 16 && c.bg <= 255); /* 0-15 are redefined by themes */
+        else assert_true(c.bg >= 1 && c.bg <= 6);                     /* neither black nor white */
         if (contrast(c.bg, c.fg) < 4.5)
             fail_msg("step %d: fg %d on bg %d has contrast %.2f", k, c.fg, c.bg, contrast(c.bg, c.fg));
-        /* No greyish step: it would read as neutral mid-ramp (issue 13). */
-        Rgb rgb = xterm_rgb(c.bg);
-        int hi = rgb.r > rgb.g ? (rgb.r > rgb.b ? rgb.r : rgb.b) : (rgb.g > rgb.b ? rgb.g : rgb.b);
-        int lo = rgb.r < rgb.g ? (rgb.r < rgb.b ? rgb.r : rgb.b) : (rgb.g < rgb.b ? rgb.g : rgb.b);
-        if (hi - lo < 90) fail_msg("step %d (%d) is greyish: chroma %d of 255", k, c.bg, hi - lo);
-        if (k > 0) {
-            RampColor p = seq_step(TIER_256, k - 1);
-            assert_int_not_equal(p.bg, c.bg);
-            if (!(luminance(c.bg) > luminance(p.bg)))
-                fail_msg("luminance falls from step %d (%d) to %d (%d)", k - 1, p.bg, k, c.bg);
-        }
+        double l0 = lightness(p.bg, light), l1 = lightness(c.bg, light);
+        double away = light ? l0 - l1 : l1 - l0;
+        if (!(away >= min_step))
+            fail_msg("tier %d, %s background: step %d (%d, L* %.1f) after step %d (%d, L* %.1f) is not %.1f %s",
+                     (int)tier, light ? "light" : "dark", k, c.bg, l1, k - 1, p.bg, l0, min_step,
+                     light ? "darker" : "lighter");
+        for (int j = 0; j < k; j++) assert_int_not_equal(seq_step(tier, j).bg, c.bg);
     }
-    /* Viridis-like ends: a dark violet (blue and red over green), a yellow. */
-    Rgb lo = xterm_rgb(palette_seq(TIER_256, 0).bg), hi = xterm_rgb(palette_seq(TIER_256, 1).bg);
-    assert_true(luminance(palette_seq(TIER_256, 0).bg) < 0.05);
-    assert_true(lo.r > lo.g && lo.b > lo.g);
-    assert_true(hi.r >= 200 && hi.g >= 200 && hi.b < 100);
-    /* The middle is green-blue (teal), as in viridis. */
-    Rgb mid = xterm_rgb(palette_seq(TIER_256, 0.5).bg);
-    assert_true(mid.g > mid.r && mid.b > mid.r);
+    palette_set_theme(THEME_DARK);
+}
+
+static void test_seq_lightness(void **state) {
+    (void)state;
+    for (int light = 0; light <= 1; light++) {
+        check_seq(TIER_256, light, 1.0);
+        check_seq(TIER_8, light, 7.0);
+    }
+}
+
+static void test_seq256_perceptual(void **state) {
+    (void)state;
+    for (int light = 0; light <= 1; light++) {
+        palette_set_theme(light ? THEME_LIGHT : THEME_DARK);
+        int n = palette_seq_steps(TIER_256);
+        assert_true(n >= 10 && n <= 16);
+        for (int k = 1; k < n; k++) {
+            RampColor c = seq_step(TIER_256, k);
+            assert_true(c.fg == 16 || c.fg == 231);
+            assert_int_equal(c.bold, 0);
+            /* No greyish step: it would read as neutral mid-ramp (issue 13);
+             * a pale step next to a white background is that background's
+             * own tint. */
+            Rgb rgb = xterm_rgb(c.bg);
+            int hi = rgb.r > rgb.g ? (rgb.r > rgb.b ? rgb.r : rgb.b) : (rgb.g > rgb.b ? rgb.g : rgb.b);
+            int lo = rgb.r < rgb.g ? (rgb.r < rgb.b ? rgb.r : rgb.b) : (rgb.g < rgb.b ? rgb.g : rgb.b);
+            if (hi - lo < 90 && !(light && lightness(c.bg, 1) > 90))
+                fail_msg("step %d (%d) is greyish: chroma %d of 255", k, c.bg, hi - lo);
+        }
+        /* The middle is green-blue (teal), as in viridis and YlGnBu. */
+        Rgb mid = xterm_rgb(palette_seq(TIER_256, 0.5).bg);
+        assert_true(mid.g > mid.r && mid.b > mid.r);
+    }
+    /* Viridis on a dark background: a dark violet (blue and red over green)
+     * next to black, yellow at 1. YlGnBu on a light one: a pale yellow-green
+     * next to white (more green than blue), a deep navy (blue only) at 1. */
+    palette_set_theme(THEME_DARK);
+    int n = palette_seq_steps(TIER_256);
+    Rgb violet = xterm_rgb(seq_step(TIER_256, 1).bg), yellow = xterm_rgb(seq_step(TIER_256, n - 1).bg);
+    assert_true(violet.r > violet.g && violet.b > violet.g);
+    assert_true(yellow.r >= 200 && yellow.g >= 200 && yellow.b < 100);
+    palette_set_theme(THEME_LIGHT);
+    n = palette_seq_steps(TIER_256);
+    Rgb pale = xterm_rgb(seq_step(TIER_256, 1).bg), navy = xterm_rgb(seq_step(TIER_256, n - 1).bg);
+    assert_true(pale.g > pale.b && pale.r >= 200);
+    assert_true(navy.r == 0 && navy.g == 0 && navy.b > 0);
+    palette_set_theme(THEME_DARK);
 }
 
 static void test_seq8(void **state) {
     (void)state;
-    int n = palette_seq_steps(TIER_8);
-    assert_int_equal(n, 5);
-    /* Neither black nor white: a dark or a light theme's background. */
-    static const short want_bg[5] = {4, 1, 2, 6, 3}; /* blue red green cyan yellow */
-    for (int k = 0; k < n; k++) {
-        RampColor c = seq_step(TIER_8, k);
-        assert_int_equal(c.bg, want_bg[k]);
-        assert_true(c.fg >= 0 && c.fg <= 7);
-        /* Readable on xterm's default basic colours. */
-        if (contrast(c.bg, c.fg) < 4.5)
-            fail_msg("8-colour step %d: fg %d on bg %d has contrast %.2f", k, c.fg, c.bg, contrast(c.bg, c.fg));
-        assert_int_equal(c.bold, k == n - 1); /* bold only on the brightest */
+    assert_int_equal(palette_seq_steps(TIER_8), 5);
+    for (int light = 0; light <= 1; light++) {
+        palette_set_theme(light ? THEME_LIGHT : THEME_DARK);
+        /* the background, blue red green yellow (the other way on white) */
+        const short want_bg[2][5] = {{-1, 4, 1, 2, 3}, {-1, 3, 2, 1, 4}};
+        for (int k = 0; k < 5; k++) {
+            RampColor c = seq_step(TIER_8, k);
+            assert_int_equal(c.bg, want_bg[light][k]);
+            assert_int_equal(c.bold, k == 4); /* bold only on the farthest from the background */
+        }
     }
+    palette_set_theme(THEME_DARK);
 }
 
 /* ===== Diverging ramp ===== */
@@ -227,46 +278,50 @@ static void test_div_ends_and_middle(void **state) {
     }
 }
 
-static void test_div256_colours(void **state) {
+/* The diverging ramps: 0 is the background (-1), each side moves away from
+ * it in lightness step by step (lighter on dark, darker on light), blue for
+ * negatives and red for positives. */
+static void test_div_lightness(void **state) {
     (void)state;
-    int n = palette_div_steps(TIER_256);
-    assert_true(n >= 11 && n <= 15);
-    int m = n / 2;
-    Rgb neutral = xterm_rgb(palette_div(TIER_256, 0.0).bg);
-    assert_true(neutral.r == neutral.g && neutral.g == neutral.b);
-    assert_true(neutral.r >= 200); /* white-ish, not a dark grey */
-    for (int k = 0; k < n; k++) {
-        RampColor c = div_step(TIER_256, k);
-        Rgb rgb = xterm_rgb(c.bg);
-        assert_true(c.bg >= 16 && c.bg <= 255);
-        assert_true(c.fg == 16 || c.fg == 231);
-        if (contrast(c.bg, c.fg) < 4.5)
-            fail_msg("diverging step %d: fg %d on bg %d has contrast %.2f", k, c.fg, c.bg, contrast(c.bg, c.fg));
-        if (k < m) assert_true(rgb.b > rgb.r); /* negative: blue */
-        if (k > m) assert_true(rgb.r > rgb.b); /* positive: red */
-        /* Lightness rises to the middle and falls after it. */
-        if (k > 0) {
-            double l0 = luminance(div_step(TIER_256, k - 1).bg), l1 = luminance(c.bg);
-            assert_true(k <= m ? l1 > l0 : l1 < l0);
+    for (ColorTier tier = TIER_8; tier <= TIER_256; tier++)
+        for (int light = 0; light <= 1; light++) {
+            palette_set_theme(light ? THEME_LIGHT : THEME_DARK);
+            int n = palette_div_steps(tier), m = n / 2;
+            RampColor mid = palette_div(tier, 0.0);
+            assert_int_equal(mid.bg, -1);
+            assert_int_equal(mid.fg, -1);
+            for (int k = 0; k < n; k++) {
+                if (k == m) continue;
+                RampColor c = div_step(tier, k), in = div_step(tier, k < m ? k + 1 : k - 1);
+                if (contrast(c.bg, c.fg) < 4.5)
+                    fail_msg("diverging step %d: fg %d on bg %d has contrast %.2f", k, c.fg, c.bg,
+                             contrast(c.bg, c.fg));
+                double l0 = lightness(in.bg, light), l1 = lightness(c.bg, light);
+                double away = light ? l0 - l1 : l1 - l0;
+                if (!(away >= (tier == TIER_8 ? 7.0 : 1.0)))
+                    fail_msg("tier %d, %s background: diverging step %d (%d, L* %.1f) is not farther from the "
+                             "background than the step inside it (%d, L* %.1f)",
+                             (int)tier, light ? "light" : "dark", k, c.bg, l1, in.bg, l0);
+                if (tier == TIER_256) {
+                    Rgb rgb = xterm_rgb(c.bg);
+                    assert_true(c.bg >= 16 && c.bg <= 255);
+                    assert_true(c.fg == 16 || c.fg == 231);
+                    if (k < m) assert_true(rgb.b > rgb.r); /* negative: blue */
+                    if (k > m) assert_true(rgb.r > rgb.b); /* positive: red */
+                }
+            }
         }
-    }
+    palette_set_theme(THEME_DARK);
 }
 
 static void test_div8(void **state) {
     (void)state;
     assert_int_equal(palette_div_steps(TIER_8), 5);
-    /* The neutral middle is the theme's background tone. */
     for (int light = 0; light < 2; light++) {
         palette_set_theme(light ? THEME_LIGHT : THEME_DARK);
-        const short want_bg[5] = {4, 6, light ? 7 : 0, 3, 1}; /* blue cyan white|black yellow red */
-        for (int k = 0; k < 5; k++) {
-            RampColor c = div_step(TIER_8, k);
-            assert_int_equal(c.bg, want_bg[k]);
-            if (contrast(c.bg, c.fg) < 4.5)
-                fail_msg("8-colour diverging step %d: fg %d on bg %d has contrast %.2f", k, c.fg, c.bg,
-                         contrast(c.bg, c.fg));
-        }
-        assert_int_equal(palette_div(TIER_8, 0.0).fg, light ? 0 : 7);
+        /* dark: cyan blue | background | red yellow; light: blue cyan | background | yellow red */
+        const short want_bg[2][5] = {{6, 4, -1, 1, 3}, {4, 6, -1, 3, 1}};
+        for (int k = 0; k < 5; k++) assert_int_equal(div_step(TIER_8, k).bg, want_bg[light][k]);
     }
     palette_set_theme(THEME_DARK);
 }
@@ -313,13 +368,14 @@ static void test_shade(void **state) {
     assert_string_equal(palette_shade(3.0, 0), "█");
 
     assert_string_equal(palette_shade(0.0, 1), " ");
-    assert_string_equal(palette_shade(1.0, 1), "@");
+    assert_string_equal(palette_shade(1.0, 1), "#");
     assert_string_equal(palette_shade(NAN, 1), " ");
-    /* The ten ASCII glyphs in order, one per tenth. */
-    const char *ascii = " .:;oO*#&@";
-    for (int k = 0; k < 10; k++) {
+    /* The six ASCII glyphs in order, one per sixth (their lightness:
+     * test_picture.c). */
+    const char *ascii = " `:*o#";
+    for (int k = 0; k < 6; k++) {
         char want[2] = {ascii[k], '\0'};
-        assert_string_equal(palette_shade((k + 0.5) / 10, 1), want);
+        assert_string_equal(palette_shade((k + 0.5) / 6, 1), want);
     }
 }
 
@@ -352,17 +408,12 @@ static void test_shade_signed(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tier),
-        cmocka_unit_test(test_seq_ends_and_clamping),
-        cmocka_unit_test(test_seq256_perceptual),
-        cmocka_unit_test(test_seq8),
-        cmocka_unit_test(test_div_ends_and_middle),
-        cmocka_unit_test(test_div256_colours),
-        cmocka_unit_test(test_div8),
-        cmocka_unit_test(test_theme_detect),
-        cmocka_unit_test(test_none),
-        cmocka_unit_test(test_shade),
-        cmocka_unit_test(test_shade_signed),
+        cmocka_unit_test(test_tier),          cmocka_unit_test(test_seq_ends_and_clamping),
+        cmocka_unit_test(test_seq_lightness), cmocka_unit_test(test_seq256_perceptual),
+        cmocka_unit_test(test_seq8),          cmocka_unit_test(test_div_ends_and_middle),
+        cmocka_unit_test(test_div_lightness), cmocka_unit_test(test_div8),
+        cmocka_unit_test(test_theme_detect),  cmocka_unit_test(test_none),
+        cmocka_unit_test(test_shade),         cmocka_unit_test(test_shade_signed),
     };
     return cmocka_run_group_tests_name("palette", tests, NULL, NULL);
 }

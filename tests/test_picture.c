@@ -8,6 +8,7 @@
 #include "testutil.h"
 
 #include <locale.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "app.h"
 #include "canvas.h"
 #include "gfx.h"
+#include "palette.h"
 #include "picture.h"
 
 static App app;
@@ -89,10 +91,10 @@ static void check_cells(cairo_surface_t *s, const Canvas *cv, int tol, const cha
                 picture_rgb(-1, 1, 0, dflt);
                 assert_rgb_near(got, dflt, tol, where);
                 masked++;
-            } else if (i || j) { /* (0, 0) is the cursor's: reversed */
-                unsigned char dflt[3];
-                picture_rgb(-1, 1, 0, dflt);
-                if (!memcmp(bg, dflt, 3)) fail_msg("%s: an allowed cell without its ramp colour", where);
+            } else { /* its weight's colour, the cursor's (0, 0) too (a frame, not reversed) */
+                unsigned char want[3];
+                picture_rgb(palette_seq(TIER_256, app.m->head[0].weights[(size_t)i * app.m->n_k + j]).bg, 1, 0, want);
+                assert_rgb_near(bg, want, 0, where);
             }
         }
     assert_true(checked >= 9 && masked >= 3);
@@ -236,6 +238,214 @@ static void test_formats(void **state) {
     cv_free(cv);
 }
 
+/* The cursor's cell keeps its weight's colour in a picture: a frame in its
+ * foreground marks it (reverse video put the number's colour where the
+ * weight's was, on the one cell the picture is about). PNG pixels inside the
+ * frame and on it; the SVG's fill under the cell and its frame. */
+static void test_cursor_keeps_colour(void **state) {
+    (void)state;
+    Model *m;
+    Canvas *cv = draw(&m, "the cat sat on the mat today", 100, 30);
+    app.ci = 2, app.cj = 1; /* sat -> cat */
+    app_draw(&app, cv);
+    const HeatLayout *L = &app.layout;
+    int y = L->y0 + (app.ci - L->row0) * L->ch + (L->ch - 1) / 2, x = L->x0 + (app.cj - L->col0) * L->cw;
+    const Cell *c = cv_cell(cv, y, x);
+    assert_true(c->st.attr & ST_CURSOR);
+    assert_false(c->st.attr & ST_REVERSE);
+    double w = m->head[0].weights[(size_t)app.ci * m->n_k + app.cj];
+    RampColor rc = palette_seq(TIER_256, w);
+    assert_true(rc.bg >= 16); /* a colour of the ramp, not the background */
+    unsigned char want_fill[3], want_frame[3], got[3];
+    picture_rgb(rc.bg, 1, 0, want_fill);
+    picture_rgb(rc.fg, 1, 1, want_frame);
+    /* PNG */
+    unsigned char *buf;
+    size_t len;
+    AvError err = {0};
+    assert_int_equal(picture_render(cv, 1, PIC_PNG, &buf, &len, &err), 0);
+    const unsigned char *p = buf;
+    cairo_surface_t *s = cairo_image_surface_create_from_png_stream(read_mem, &p);
+    assert_int_equal(cairo_surface_status(s), CAIRO_STATUS_SUCCESS);
+    int px = x * PIC_CELL_W, py = y * PIC_CELL_H;
+    pixel(s, px + PIC_CELL_W / 2, py + PIC_CELL_H / 2, got); /* the blank before the number */
+    assert_rgb_near(got, want_fill, 0, "PNG: the cursor's cell inside its frame");
+    pixel(s, px + PIC_CELL_W / 2, py, got);
+    assert_rgb_near(got, want_frame, 0, "PNG: the frame's top edge");
+    pixel(s, px, py + PIC_CELL_H / 2, got);
+    assert_rgb_near(got, want_frame, 0, "PNG: the frame's left edge");
+    pixel(s, px + L->cw * PIC_CELL_W - 1, py + PIC_CELL_H / 2, got);
+    assert_rgb_near(got, want_frame, 0, "PNG: the frame's right edge");
+    pixel(s, px + L->cw * PIC_CELL_W + PIC_CELL_W / 2, py + PIC_CELL_H / 2, got); /* the next cell: no frame */
+    unsigned char next_bg[3], next_fg[3];
+    picture_cell_colors(cv_cell(cv, y, x + L->cw), 1, next_bg, next_fg);
+    assert_rgb_near(got, next_bg, 0, "PNG: the cell beside the cursor");
+    cairo_surface_destroy(s);
+    free(buf);
+    /* SVG: the last background rectangle over the cell's middle is filled
+     * with the weight's colour; a frame of the cursor is round it. */
+    assert_int_equal(picture_render(cv, 1, PIC_SVG, &buf, &len, &err), 0);
+    char fill[8] = "", frame[8] = "", hx[8];
+    int cx = px + PIC_CELL_W / 2, cy = py + PIC_CELL_H / 2, frames = 0;
+    for (const char *r = strstr((const char *)buf, "<rect "); r; r = strstr(r + 1, "<rect ")) {
+        double rx, ry, rw, rh;
+        char col[8];
+        if (sscanf(r, "<rect x=\"%lf\" y=\"%lf\" width=\"%lf\" height=\"%lf\" fill=\"%7[#0-9a-f]\"", &rx, &ry, &rw, &rh,
+                   col) == 5) {
+            if (rx <= cx && cx < rx + rw && ry <= cy && cy < ry + rh) snprintf(fill, sizeof fill, "%s", col);
+        } else if (sscanf(r,
+                          "<rect class=\"cursor\" x=\"%lf\" y=\"%lf\" width=\"%lf\" height=\"%lf\" fill=\"none\" "
+                          "stroke=\"%7[#0-9a-f]\"",
+                          &rx, &ry, &rw, &rh, col) == 5) {
+            frames++;
+            assert_true(rx <= cx && cx < rx + rw && ry <= cy && cy < ry + rh);
+            assert_true(rx >= px && rx + rw <= px + L->cw * PIC_CELL_W && ry >= py && ry + rh <= py + PIC_CELL_H);
+            snprintf(frame, sizeof frame, "%s", col);
+        }
+    }
+    snprintf(hx, sizeof hx, "#%02x%02x%02x", want_fill[0], want_fill[1], want_fill[2]);
+    assert_string_equal(fill, hx);
+    snprintf(hx, sizeof hx, "#%02x%02x%02x", want_frame[0], want_frame[1], want_frame[2]);
+    assert_string_equal(frame, hx);
+    assert_int_equal(frames, 1);
+    free(buf);
+    /* HTML: the cell keeps its colours, with an outline. */
+    assert_int_equal(picture_render(cv, 1, PIC_HTML, &buf, &len, &err), 0);
+    char span[160];
+    snprintf(span, sizeof span, "background:#%02x%02x%02x;font-weight:bold;outline:2px solid #%02x%02x%02x",
+             want_fill[0], want_fill[1], want_fill[2], want_frame[0], want_frame[1], want_frame[2]);
+    assert_non_null(strstr((const char *)buf, span));
+    free(buf);
+    finish(m, cv);
+}
+
+/* Underline runs under blanks too, as on a terminal ("random weights · w:
+ * trained" was a dashed line in pictures): PNG pixels and SVG rectangles. */
+static void test_underline_under_blanks(void **state) {
+    (void)state;
+    Canvas *cv = cv_new(6, 1);
+    assert_non_null(cv);
+    cv_text(cv, 0, 0, "a b c", 5, style_attr(ST_UNDERLINE));
+    unsigned char *buf, fg[3], got[3];
+    size_t len;
+    AvError err = {0};
+    picture_rgb(-1, 1, 1, fg);
+    assert_int_equal(picture_render(cv, 1, PIC_PNG, &buf, &len, &err), 0);
+    const unsigned char *p = buf;
+    cairo_surface_t *s = cairo_image_surface_create_from_png_stream(read_mem, &p);
+    assert_int_equal(cairo_surface_status(s), CAIRO_STATUS_SUCCESS);
+    for (int x = 0; x < 5 * PIC_CELL_W; x++) {
+        pixel(s, x, PIC_CELL_H - 3, got);
+        assert_rgb_near(got, fg, 0, "the underline");
+    }
+    pixel(s, 5 * PIC_CELL_W + 2, PIC_CELL_H - 3, got); /* the sixth cell is not underlined */
+    assert_int_not_equal(got[0], fg[0]);
+    cairo_surface_destroy(s);
+    free(buf);
+    assert_int_equal(picture_render(cv, 1, PIC_SVG, &buf, &len, &err), 0);
+    for (int x = 0; x < 5; x++) {
+        char want[96];
+        snprintf(want, sizeof want, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"1\"", x * PIC_CELL_W, PIC_CELL_H - 3,
+                 PIC_CELL_W);
+        assert_non_null(strstr((const char *)buf, want));
+    }
+    free(buf);
+    cv_free(cv);
+}
+
+/* CIE L* of a mean linear luminance Y (white = 1). */
+static double lstar(double y) {
+    double f = y > 216.0 / 24389 ? cbrt(y) : (24389.0 / 27 * y + 16) / 116;
+    return 116 * f - 16;
+}
+
+static double srgb_lin(int c) {
+    double v = c / 255.0;
+    return v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4);
+}
+
+/* The lightness of each glyph of `glyphs` (UTF-8, one cell each) as the PNG
+ * draws it in the terminal's default colours: L* of the mean luminance of
+ * its cell's pixels (the ink of a letter, the share of a shade). */
+static void glyph_lightness(const char *const *glyphs, int n, int dark, double *out) {
+    Canvas *cv = cv_new(2 * n, 1);
+    assert_non_null(cv);
+    for (int k = 0; k < n; k++) cv_text(cv, 0, 2 * k, glyphs[k], 1, style_plain());
+    unsigned char *buf;
+    size_t len;
+    AvError err = {0};
+    assert_int_equal(picture_render(cv, dark, PIC_PNG, &buf, &len, &err), 0);
+    const unsigned char *p = buf;
+    cairo_surface_t *s = cairo_image_surface_create_from_png_stream(read_mem, &p);
+    assert_int_equal(cairo_surface_status(s), CAIRO_STATUS_SUCCESS);
+    for (int k = 0; k < n; k++) {
+        double sum = 0;
+        for (int y = 0; y < PIC_CELL_H; y++)
+            for (int x = 0; x < PIC_CELL_W; x++) {
+                unsigned char rgb[3];
+                pixel(s, 2 * k * PIC_CELL_W + x, y, rgb);
+                sum += 0.2126 * srgb_lin(rgb[0]) + 0.7152 * srgb_lin(rgb[1]) + 0.0722 * srgb_lin(rgb[2]);
+            }
+        out[k] = lstar(sum / (PIC_CELL_W * PIC_CELL_H));
+    }
+    cairo_surface_destroy(s);
+    free(buf);
+    cv_free(cv);
+}
+
+/* The glyphs of a no-colour ramp in order: `shade` at t from 0 to `end`
+ * (1 or -1), each new glyph once. Returns how many. */
+static int ramp_glyphs(const char *(*shade)(double, int), int ascii, double end, const char **out, int cap) {
+    int n = 0;
+    for (int i = 0; i <= 1024; i++) {
+        const char *g = shade(end * i / 1024.0, ascii);
+        if (n == 0 || strcmp(g, out[n - 1]) != 0) {
+            assert_true(n < cap);
+            out[n++] = g;
+        }
+    }
+    return n;
+}
+
+/* Without colour the shade glyphs are the ramp: from the background (" ")
+ * each step has more ink, so it is lighter on a dark background and darker
+ * on a light one, in the font the pictures use (DejaVu Sans Mono) and in
+ * block shades (drawn as the terminal does). Measured, not assumed: the
+ * ASCII ramp comes from these numbers (L* on white: ` 98.9, : 97.6, * 94.9,
+ * o 91.8, # 88.4; on black: 9.3, 18.9, 23.1, 36.6, 44.1. It was
+ * " .:;oO*#&@", with * (94.9) after O (89.0), and @ lighter than # on black). The ramps are palette.c's:
+ * palette_shade (Unicode, --ascii) and palette_shade_signed (each sign). */
+static void test_shade_glyph_lightness(void **state) {
+    (void)state;
+    static const struct {
+        const char *(*shade)(double, int);
+        int ascii;
+        double end;
+        const char *what;
+    } ramps[] = {
+        {palette_shade, 0, 1, "shades"},
+        {palette_shade, 1, 1, "ASCII shades"},
+        {palette_shade_signed, 1, -1, "signed, negative"},
+        {palette_shade_signed, 1, 1, "signed, positive"},
+    };
+    for (size_t r = 0; r < sizeof ramps / sizeof *ramps; r++) {
+        const char *g[32];
+        int n = ramp_glyphs(ramps[r].shade, ramps[r].ascii, ramps[r].end, g, 32);
+        assert_true(n >= 4);
+        assert_string_equal(g[0], " "); /* 0 is the background */
+        for (int dark = 0; dark <= 1; dark++) {
+            double l[32];
+            glyph_lightness(g, n, dark, l);
+            for (int k = 1; k < n; k++) {
+                int ok = dark ? l[k] > l[k - 1] : l[k] < l[k - 1];
+                if (!ok)
+                    fail_msg("%s, %s background: \"%s\" (L* %.1f) is not %s than \"%s\" (L* %.1f)", ramps[r].what,
+                             dark ? "dark" : "light", g[k], l[k], dark ? "lighter" : "darker", g[k - 1], l[k - 1]);
+            }
+        }
+    }
+}
+
 int main(void) {
     setlocale(LC_ALL, "C.UTF-8");
     AvError err = {0};
@@ -246,6 +456,9 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_formats),
         cmocka_unit_test(test_png_cells),
+        cmocka_unit_test(test_shade_glyph_lightness),
+        cmocka_unit_test(test_cursor_keeps_colour),
+        cmocka_unit_test(test_underline_under_blanks),
         cmocka_unit_test(test_escaping),
         cmocka_unit_test(test_svg_in_chromium),
     };

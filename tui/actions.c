@@ -9,6 +9,7 @@
 
 #include "app_internal.h"
 #include "lesson.h"
+#include "classmodel.h"
 #include "cli.h"
 #include "follow.h"
 #include "formula.h"
@@ -635,5 +636,6 @@ const ActionDef app_actions[ACT_COUNT] = {
     [ACT_CLASSES] = {"classes", 0, act_classes},
     [ACT_ZOOM] = {"zoom", 0, act_zoom},
     [ACT_JUMP] = {"jump", TAKES_ARG, act_jump},
+    [ACT_WEIGHTS] = {"weights", 0, app_switch_weights},
 };
 // clang-format on

@@ -60,6 +60,8 @@ void app_free(App *a) {
     a->lesson_start = NULL;
     free(a->caption_title), free(a->caption_text);
     a->caption_title = a->caption_text = NULL;
+    model_free(a->own_model); /* (the views' data, freed above, may point into it) */
+    a->own_model = a->other_model = NULL;
 }
 
 int app_wake_ms(const App *a) { return a->wake_ms > 0 ? a->wake_ms : -1; }

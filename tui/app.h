@@ -141,6 +141,8 @@ typedef struct {
                                  view when the app has no lesson of its own (lesson_caption_now); NULL: none */
     char *caption_text;       /* owned: its text, paragraphs separated by "\n" (set with caption_title) */
     Follow *follow;           /* not owned (main.c): --publish or --follow (follow.h), or NULL */
+    Model *other_model;       /* w: the weights not shown (trained or random, classmodel.h), or NULL */
+    Model *own_model;         /* owned: the model w built (m or other_model), or NULL */
 } App;
 
 /* P: the screen as it is now (the last frame's size, without the prompt)
@@ -154,7 +156,7 @@ void app_picture_name(const App *a, char *buf, size_t cap);
 
 /* Initializes the app on an up-to-date model. */
 void app_init(App *a, Model *m, ColorTier tier, int ascii, int dv_follows_dk, const char *pattern);
-void app_free(App *a); /* frees the prompt, the undo step and mask_comments; not the model */
+void app_free(App *a); /* frees the prompt, the undo step, mask_comments and the model w built; not m */
 
 /* The app's own codes of the keys that are not characters (AppKey with
  * is_code 1): screen.c translates ncurses' KEY_* into them (keycode.h), so

@@ -283,7 +283,8 @@ static void sgr(Buf *b, Style st, ColorTier tier) {
     int n = snprintf(tmp, sizeof tmp, "\033[0");
     if (st.attr & ST_BOLD) n += snprintf(tmp + n, sizeof tmp - (size_t)n, ";1");
     if (st.attr & ST_DIM) n += snprintf(tmp + n, sizeof tmp - (size_t)n, ";2");
-    if (st.attr & ST_UNDERLINE) n += snprintf(tmp + n, sizeof tmp - (size_t)n, ";4");
+    /* The cell cursor keeps the cell's colours in a text export: underlined. */
+    if (st.attr & (ST_UNDERLINE | ST_CURSOR)) n += snprintf(tmp + n, sizeof tmp - (size_t)n, ";4");
     if (st.attr & ST_REVERSE) n += snprintf(tmp + n, sizeof tmp - (size_t)n, ";7");
     if (tier == TIER_256) {
         if (st.fg >= 0) n += snprintf(tmp + n, sizeof tmp - (size_t)n, ";38;5;%d", st.fg);

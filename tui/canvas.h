@@ -12,7 +12,12 @@
 
 #include "palette.h"
 
-enum { ST_BOLD = 1, ST_DIM = 2, ST_REVERSE = 4, ST_UNDERLINE = 8 };
+/* ST_CURSOR marks the cell cursor: reverse video on the terminal (which has
+ * no other way to frame a cell); the pictures (picture.h) keep the cell's
+ * colours and draw a frame round it, and cv_render's ANSI text (--once)
+ * keeps them and underlines it, so an export never hides the value the
+ * cursor is on. */
+enum { ST_BOLD = 1, ST_DIM = 2, ST_REVERSE = 4, ST_UNDERLINE = 8, ST_CURSOR = 16 };
 
 typedef struct {
     short fg, bg;        /* colour index (xterm-256 or 0..7), -1 = the terminal's default */

@@ -22,24 +22,32 @@
 // ----------------------------------------------------------------------------
 // the arithmetic of one cell
 
-/* A vector as coloured numbers, wrapped over at most max_lines lines; returns
- * the lines used. */
+/* A vector as coloured numbers from column x, wrapped over at most
+ * max_lines lines; returns the lines used. A vector longer than that says
+ * how many of its entries are left out and which, in the label column under
+ * its name (lines 2 and 3: "… 104 more not shown", "(entries 24..127)"), or
+ * on a line of its own when it has fewer lines. */
 static int draw_vector(const App *a, Canvas *doc, int y, int x, int w, const float *v, int n, int max_lines) {
     ShownMat sm;
     view_matrix_of(&sm, v, 1, n, 1);
     int per_line = (w - x) / PAGE_CW;
     if (per_line < 1) per_line = 1;
-    int lines = 0;
-    for (int k = 0; k < n; k++) {
-        int line = k / per_line, col = k % per_line;
-        if (line >= max_lines) {
-            cv_printf(doc, y + max_lines - 1, x + per_line * PAGE_CW - 1, 12, style_attr(ST_DIM), " +%d", n - k);
-            break;
-        }
-        view_cell(a, doc, y + line, x + col * PAGE_CW, PAGE_CW, 1, &sm, 0, k, 0, 1);
-        lines = line + 1;
+    if (max_lines < 1) max_lines = 1;
+    int shown = per_line * max_lines < n ? per_line * max_lines : n;
+    for (int k = 0; k < shown; k++)
+        view_cell(a, doc, y + k / per_line, x + k % per_line * PAGE_CW, PAGE_CW, 1, &sm, 0, k, 0, 1);
+    int lines = shown > 0 ? (shown - 1) / per_line + 1 : 1;
+    if (shown == n) return lines;
+    char more[64], which[64];
+    snprintf(more, sizeof more, "%s %d more not shown", G(a)->ellipsis, n - shown);
+    snprintf(which, sizeof which, "(entries %d..%d)", shown, n - 1);
+    if (lines >= 3) {
+        cv_text(doc, y + 1, 0, more, x - 1, style_plain());
+        cv_text(doc, y + 2, 0, which, x - 1, style_plain());
+        return lines;
     }
-    return lines ? lines : 1;
+    cv_printf(doc, y + lines, x, w - x, style_plain(), "%s %s", more, which);
+    return lines + 1;
 }
 
 /* q_i, k_j and their products, from row y; returns the next row. */

@@ -3,6 +3,8 @@
  * between views is asked of the view table (view.h). */
 #include "chrome.h"
 
+#include "classmodel.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,28 +67,71 @@ static void draw_info(const App *a, Canvas *cv) {
     if (x + 3 + w <= cv->w) cv_text(cv, 2, cv->w - w, buf, w, style_plain());
 }
 
-static void draw_title(const App *a, Canvas *cv) {
-    char buf[384] = "";
+/* The view's title, with the layer before it for a source of several. */
+static void title_text(const App *a, char *buf, size_t cap) {
     const View *v = view_shown(a);
-    /* A source of several layers: the layer before the view's own title. */
-    int n = a->m->cfg.layers > 1 ? snprintf(buf, sizeof buf, "layer %d/%d  ", a->m->layer + 1, a->m->cfg.layers) : 0;
-    if (v->title) v->title(a, buf + n, sizeof buf - (size_t)n);
-    /* Too wide: first without its key hint "(...)" (the help has the keys),
-     * then shorter at a word. */
+    buf[0] = '\0';
+    int n = a->m->cfg.layers > 1 ? snprintf(buf, cap, "layer %d/%d  ", a->m->layer + 1, a->m->cfg.layers) : 0;
+    if (v->title) v->title(a, buf + n, cap - (size_t)n);
+}
+
+/* Line 1: the title in w columns: too wide, first without its key hint
+ * "(...)" (the help has the keys), then shorter at a word. Returns the
+ * columns drawn. */
+static int draw_title(const App *a, Canvas *cv, int w) {
+    char buf[384];
+    title_text(a, buf, sizeof buf);
     char *open = strrchr(buf, '(');
-    if (text_width(buf, strlen(buf)) > cv->w && open && strchr(open, ')')) {
+    if (text_width(buf, strlen(buf)) > w && open && strchr(open, ')')) {
         char *close = strchr(open, ')') + 1, *start = open;
         while (start > buf && start[-1] == ' ') start--;
         memmove(start, close, strlen(close) + 1);
     }
-    chrome_fit(buf, sizeof buf, cv->w);
-    cv_text(cv, 1, 0, buf, cv->w, style_attr(ST_BOLD));
+    chrome_fit(buf, sizeof buf, w);
+    return cv_text(cv, 1, 0, buf, w, style_attr(ST_BOLD));
+}
+
+/* Columns of row y up to its last non-blank cell. */
+static int row_used(Canvas *cv, int y) {
+    int used = cv->w;
+    while (used > 0 && strcmp(cv_cell(cv, y, used - 1)->ch, " ") == 0) used--;
+    return used;
+}
+
+/* Seeded weights say they are random (classmodel.h: "random weights (seed
+ * 42) · w: trained"), where the eye lands: after the whole title where it
+ * fits, else at the end of the info line, else after the title made shorter
+ * for it; the longest form of the phrase that fits there. */
+static void draw_random_note(const App *a, Canvas *cv) {
+    char title[384], phrase[128];
+    classmodel_phrase(a, phrase, sizeof phrase, 0); /* the shortest form: "untrained" */
+    if (!phrase[0]) return;
+    /* Two blanks before it, and the last column left blank (a line that
+     * reaches it reads as cut). */
+    int W = cv->w - 1, need = text_width(phrase, strlen(phrase)) + 2;
+    title_text(a, title, sizeof title);
+    int x;
+    if (text_width(title, strlen(title)) + need <= W) {
+        x = row_used(cv, 1) + 2;
+    } else if (row_used(cv, 2) + need + 1 <= W) {
+        classmodel_phrase(a, phrase, sizeof phrase, W - row_used(cv, 2) - 3);
+        cv_text_right(cv, 2, 0, phrase, W, style_attr(ST_BOLD | ST_UNDERLINE));
+        return;
+    } else if (W - need >= cv->w / 2) {
+        cv_fill(cv, 1, 0, cv->w, " ", style_plain());
+        x = draw_title(a, cv, W - need) + 2;
+    } else {
+        return; /* a screen too narrow for both: the title */
+    }
+    classmodel_phrase(a, phrase, sizeof phrase, W - x);
+    cv_text(cv, 1, x, phrase, W - x, style_attr(ST_BOLD | ST_UNDERLINE));
 }
 
 void chrome_draw_top(const App *a, Canvas *cv) {
     draw_status(a, cv);
-    draw_title(a, cv);
+    draw_title(a, cv, cv->w);
     draw_info(a, cv);
+    draw_random_note(a, cv);
 }
 
 /* A bar of `cols` one-column swatches for the values lo..hi (each column the
@@ -359,18 +404,25 @@ static void draw_prompt(const App *a, Canvas *cv, int y) {
                         : a->prompt == PROMPT_TARGET ? "target (empty: none): "
                         : a->prompt == PROMPT_JUMP   ? "jump to (a position or a word): "
                                                      : "sentence: ";
-    const char *tail = "  Enter apply, Esc cancel";
-    int x = cv_text(cv, y, 0, label, cv->w, style_attr(ST_BOLD));
-    int tw = (int)strlen(tail);
-    int field = cv->w - x - tw;
-    if (field < 10) field = cv->w - x, tw = 0;
-    size_t from, to;
-    int ccol;
-    le_view(&a->edit, field, &from, &to, &ccol);
+    /* The value offered is selected (reverse video): typing replaces it;
+     * the tail says so where the whole value still fits beside it. */
+    static const char *const tails[] = {"  Enter keeps it, typing replaces it", "  Enter apply, Esc cancel"};
+    const char *tail = tails[1];
+    int x = cv_text(cv, y, 0, label, cv->w, style_attr(ST_BOLD)), tw = 0, field = 0;
+    size_t from = 0, to = 0;
+    int ccol = 0;
+    for (size_t t = a->edit.selected ? 0 : 1; t < 2; t++) {
+        tail = tails[t];
+        tw = (int)strlen(tail);
+        field = cv->w - x - tw;
+        if (field < 10) field = cv->w - x, tw = 0;
+        le_view(&a->edit, field, &from, &to, &ccol);
+        if (from == 0 && to == a->edit.len) break;
+    }
     /* Escaped as labels are: the text may hold NULs and escape sequences
      * (le_view counts each as wide as its escape). */
     char *shown = text_safe_label(a->edit.buf + from, to - from, 0);
-    if (shown) cv_text(cv, y, x, shown, field, style_attr(ST_UNDERLINE));
+    if (shown) cv_text(cv, y, x, shown, field, style_attr(a->edit.selected ? ST_REVERSE : ST_UNDERLINE));
     free(shown);
     /* The cursor: a reversed cell (the terminal cursor stays hidden). */
     if (x + ccol < cv->w) {

@@ -150,37 +150,85 @@ static int no_change(const App *a, const char *state, const ScriptCmd *c) {
     }
 }
 
+static int same_config(const ModelConfig *a, const ModelConfig *b) {
+    return a->d_model == b->d_model && a->heads == b->heads && a->d_k == b->d_k && a->d_v == b->d_v &&
+           a->seed == b->seed && a->mask == b->mask && a->window == b->window && a->prefix == b->prefix &&
+           a->scale == b->scale && a->pos == b->pos && a->score == b->score && a->tie_qk == b->tie_qk &&
+           a->attn == b->attn && a->layers == b->layers;
+}
+
+/* 1 for the commands that shape the model: applied together (model_change). */
+static int shapes(const ScriptCmd *c) {
+    return c->op == SC_TOKENIZER || c->op == SC_SENTENCE || c->op == SC_TARGET || c->op == SC_PAD || c->op == SC_CONFIG;
+}
+
+/* Commands n of cmd (line[i] the line of each) on the app: on a source with
+ * tokenizers the tokenizer, sentence, target, <pad> tokens and configuration
+ * are one configuration, checked and applied as a whole (the teacher's heads=1
+ * with 3000 words is valid though the student's 4 heads with them is not),
+ * then the rest (view, head, cursor...) in order. 0, or -1 with why and the
+ * app's model as it was when the shaping part failed. */
+static int apply_cmds(App *a, const ScriptCmd *cmd, const int *line, int n, const char *state, char *why, size_t cap) {
+    Model *m = a->m;
+    int whole = model_can(m, SRC_TOKENIZERS), first = 0, last = 0, any = 0;
+    for (int i = 0; i < n; i++) whole &= cmd[i].op != SC_QKV; /* a Q/K/V file switches the source first */
+    ModelConfig cfg = m->cfg;
+    ModelChange ch = {.cfg = &cfg, .pad = -1};
+    for (int i = 0; whole && i < n; i++) {
+        const ScriptCmd *c = &cmd[i];
+        if (!shapes(c)) continue;
+        if (!any) first = line[i];
+        last = line[i], any = 1;
+        if (c->op == SC_CONFIG) script_config_merge(&cfg, c);
+        else if (no_change(a, state, c)) continue;
+        else if (c->op == SC_TOKENIZER) ch.set_tokenizer = 1, ch.tokenizer = (TokPreset)c->kind;
+        else if (c->op == SC_SENTENCE) ch.set_text = 1, ch.text = c->text, ch.text_len = c->len;
+        else if (c->op == SC_TARGET) ch.set_target = 1, ch.target = c->text, ch.target_len = c->text ? c->len : 0;
+        else ch.pad = (int)c->a;
+    }
+    /* nothing that costs when only the view or the cursor moved */
+    any = any && (ch.set_tokenizer || ch.set_text || ch.set_target || (ch.pad >= 0 && ch.pad != m->n_pad) ||
+                  !same_config(&cfg, &m->cfg));
+    AvError err = {0};
+    int sides = ch.set_tokenizer || ch.set_text || ch.set_target || (ch.pad >= 0 && ch.pad != m->n_pad);
+    /* the configuration alone: the tokens stay, and only what it touches recomputes */
+    if (any && (sides ? model_change(m, &ch, &err) : model_set_config(m, &cfg, &err))) {
+        if (first == last) snprintf(why, cap, "line %d: %s", first, err.msg);
+        else snprintf(why, cap, "lines %d-%d: %s", first, last, err.msg);
+        return -1;
+    }
+    if (any) app_clamp_cursor(a);
+    for (int i = 0; i < n; i++) {
+        if ((whole && shapes(&cmd[i])) || no_change(a, state, &cmd[i])) continue;
+        memset(&err, 0, sizeof err);
+        if (script_apply(a, &cmd[i], &err)) {
+            snprintf(why, cap, "line %d: %s", line[i], err.msg);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* A block of our own making (follow_block) applied back, errors ignored:
  * the state before a block that failed halfway. */
 static void apply_own(App *a, const char *block) {
-    for (const char *s = block; *s;) {
-        const char *nl = strchr(s, '\n');
-        size_t n = nl ? (size_t)(nl - s) : strlen(s);
-        ScriptCmd c;
-        char why[256];
-        if ((n != strlen(FOLLOW_HEADER) || memcmp(s, FOLLOW_HEADER, n) != 0) &&
-            script_parse(s, n, &c, why, sizeof why) == 0) {
-            AvError err = {0};
-            if (!no_change(a, NULL, &c)) script_apply(a, &c, &err);
-            script_cmd_free(&c);
-        }
-        s += n + (nl ? 1 : 0);
-    }
+    FollowReader *r = follow_reader_new();
+    FollowBlock b = {0};
+    char why[256];
+    if (r && (follow_reader_feed(r, block, strlen(block), why, sizeof why) & FOLLOW_GOT_BLOCK) &&
+        follow_reader_take(r, &b))
+        apply_cmds(a, b.cmd, b.line, b.n, NULL, why, sizeof why);
+    follow_block_free(&b);
+    follow_reader_free(r);
 }
 
 int follow_apply(App *a, const FollowBlock *b, char *why, size_t cap) {
     char *before = follow_block(a, NULL);
     if (!before) return snprintf(why, cap, "out of memory"), -1;
-    for (int i = 0; i < b->n; i++) {
-        AvError err = {0};
-        if (no_change(a, before, &b->cmd[i]) || script_apply(a, &b->cmd[i], &err) == 0) continue;
-        snprintf(why, cap, "line %d: %s", b->line[i], err.msg);
-        apply_own(a, before);
-        free(before);
-        return -1;
-    }
+    int rc = apply_cmds(a, b->cmd, b->line, b->n, before, why, cap);
+    if (rc) apply_own(a, before);
     free(before);
-    return 0;
+    return rc;
 }
 
 // ----------------------------------------------------------------------------
@@ -556,12 +604,13 @@ static size_t longest_line(const char *p, size_t n) {
 static int pub_idle(Follow *f, App *a) {
     int redraw = 0;
     if (!f->started) {
-        const char *who = f->mode == 0600   ? "only you may follow"
-                          : f->mode == 0660 ? "your group may follow"
-                          : f->mode == 0666 ? "everyone on this machine may follow"
+        const char *who = f->mode == 0600   ? "only you"
+                          : f->mode == 0660 ? "your group"
+                          : f->mode == 0666 ? "anyone here"
                                             : "see its mode";
-        app_say(a, 0, "publishing at %s (mode %04o: %s): attnviz --follow %s", f->shown, (unsigned)f->mode, who,
-                f->shown);
+        /* the command last: a long PATH is what an 80-column line cuts */
+        /* the students' command first: what an 80-column line cuts is the mode's words */
+        app_say(a, 0, "publishing: attnviz --follow %s (mode %04o: %s)", f->shown, (unsigned)f->mode, who);
         f->started = redraw = 1;
     }
     size_t n;
@@ -634,7 +683,7 @@ static int sub_connect(Follow *f) {
     f->reader = r;
     f->fd = fd;
     f->retry_at = 0;
-    say(f, 0, "following the teacher's attnviz at %s (any key: explore on your own; F follows again)", f->shown);
+    say(f, 0, "following the teacher (any key: explore alone; F: follow again)");
     return 0;
 }
 
@@ -643,8 +692,7 @@ static void sub_lost(Follow *f, const App *a) {
     f->fd = -1;
     if (f->attached) {
         f->retry_at = now_s() + 1.0;
-        say(f, 0, "the teacher's attnviz ended %s trying again every second (any key: explore on your own)",
-            a ? dash(a) : "-");
+        say(f, 0, "the teacher's attnviz ended %s trying again every second (any key: explore)", a ? dash(a) : "-");
     } else {
         say(f, 0, "the teacher's attnviz ended %s F follows it again when it is back", a ? dash(a) : "-");
     }
@@ -666,7 +714,7 @@ static void sub_read(Follow *f, const App *a) {
         }
         total += (size_t)r;
         int got = follow_reader_feed(f->reader, buf, (size_t)r, why, sizeof why);
-        if (got & FOLLOW_GOT_ERROR) say(f, 1, "teacher's stream: %s %s ignored", why, a ? dash(a) : "-");
+        if (got & FOLLOW_GOT_ERROR) say(f, 1, "teacher's state ignored %s %s", a ? dash(a) : "-", why);
         FollowBlock b;
         if ((got & FOLLOW_GOT_BLOCK) && follow_reader_take(f->reader, &b)) {
             follow_block_free(&f->latest);
@@ -681,7 +729,7 @@ static int sub_apply(Follow *f, App *a) {
     char why[AV_ERR_MAX - 64];
     f->latest_new = 0;
     if (follow_apply(a, &f->latest, why, sizeof why) == 0) return 1;
-    say(f, 1, "teacher's stream: %s %s ignored", why, dash(a));
+    say(f, 1, "teacher's state ignored %s %s", dash(a), why);
     return 0;
 }
 
@@ -720,11 +768,8 @@ Follow *follow_open(const CliOptions *o, AvError *err) {
         int e = errno;
         f->retry_at = now_s() + 1.0;
         if (e == EACCES || e == EPERM)
-            say(f, 1, "cannot follow %s: %s (the teacher's --publish-mode chooses who may); trying every second",
-                f->shown, strerror(e));
-        else
-            say(f, 0, "waiting for the teacher's attnviz at %s: trying every second (any key: explore on your own)",
-                f->shown);
+            say(f, 1, "cannot follow (%s): the teacher's --publish-mode decides who may; retrying", strerror(e));
+        else say(f, 0, "waiting for the teacher at %s (trying every second; any key: explore alone)", f->shown);
     }
     return f;
 }
@@ -805,8 +850,8 @@ void follow_input_done(Follow *f, App *a) {
     if (!f || !f->detach_note) return;
     f->detach_note = 0;
     char msg[sizeof a->msg];
-    if (a->msg[0]) snprintf(msg, sizeof msg, "detached: F follows the teacher again %s %s", dash(a), a->msg);
-    else snprintf(msg, sizeof msg, "detached: F follows the teacher again");
+    if (a->msg[0]) snprintf(msg, sizeof msg, "detached: F follows again %s %s", dash(a), a->msg);
+    else snprintf(msg, sizeof msg, "detached: F follows again");
     app_say(a, a->msg[0] ? a->msg_error : 0, "%s", msg);
 }
 
@@ -816,8 +861,8 @@ void follow_attach(Follow *f, App *a) {
         return;
     }
     if (f->attached) {
-        if (f->fd >= 0) app_say(a, 0, "following the teacher already (any key: explore on your own)");
-        else app_say(a, 0, "waiting for the teacher's attnviz at %s", f->shown);
+        if (f->fd >= 0) app_say(a, 0, "following the teacher already (any key: explore alone)");
+        else app_say(a, 0, "waiting for the teacher: %s", f->shown);
         return;
     }
     f->attached = 1;
@@ -827,7 +872,7 @@ void follow_attach(Follow *f, App *a) {
         f->retry_at = now_s() + 1.0;
         say(f, 0, "%sthe teacher's attnviz is not there: trying every second", applied ? "its last state; " : "");
     } else if (f->fd >= 0 && !f->note[0]) {
-        say(f, 0, "following the teacher again (any key: explore on your own)");
+        say(f, 0, "following the teacher again (any key: explore alone)");
     }
     flush_say(f, a);
 }

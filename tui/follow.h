@@ -20,7 +20,7 @@
  * byte), takes only commands of the state (no `key`: nothing from the stream
  * runs an action, a program or writes a file), and applies a whole valid
  * block or nothing: a refused line or block is said on its message line
- * ("teacher's stream: line 3: unknown command 'rm' — ignored") and its state
+ * ("teacher's state ignored — line 3: unknown command 'rm'") and its state
  * stays as it was.
  *
  * The publisher (the teacher) listens without blocking in the screen loop's

@@ -62,7 +62,7 @@ typedef struct {
     int rows_vis, cols_vis;
 } HeatGeom;
 
-enum { STATS_W = 16 }; /* " 1.000! 2.31 .42" */
+enum { STATS_W = 17 }; /* " 1.000! 2.31 0.42": the largest weight as every weight, 0.42 and 1.00 */
 
 /* Projector mode (B): the map from the info line's row on, no row
  * statistics, one header row (the title names the cursor's tokens), cells up
@@ -217,7 +217,7 @@ static void draw_heatmap(App *a, Canvas *cv) {
      * other stages. */
     int stats = sm.row_stats && !a->present;
     if (stats)
-        cv_text(cv, top + g.header_rows - 1, sx, a->shown == TENSOR_WEIGHTS ? "  sum  bits max" : "A:sum  bits max",
+        cv_text(cv, top + g.header_rows - 1, sx, a->shown == TENSOR_WEIGHTS ? "  sum  bits  max" : "A:sum  bits  max",
                 STATS_W - 1, style_attr(ST_BOLD));
     for (int r = 0; r < g.rows_vis; r++) {
         int i = a->row0 + r, y = y0 + r * g.ch, mid = y + (g.ch - 1) / 2;
@@ -236,8 +236,8 @@ static void draw_heatmap(App *a, Canvas *cv) {
         cv_printf(cv, mid, sx, 6, flagged ? style_attr(ST_BOLD) : style_plain(), "%5.3f%s", hd->row_sums[i],
                   flagged ? G(a)->flag : "");
         char mx[8];
-        view_num(mx, sizeof mx, hd->max_weight[i], 3, 1);
-        cv_printf(cv, mid, sx + 7, 8, style_plain(), hd->entropy[i] < 9.995 ? "%4.2f %s" : "%4.1f %s", hd->entropy[i],
+        view_num(mx, sizeof mx, hd->max_weight[i], 4, 1);
+        cv_printf(cv, mid, sx + 7, 9, style_plain(), hd->entropy[i] < 9.995 ? "%4.2f %s" : "%4.1f %s", hd->entropy[i],
                   mx);
     }
     /* Where the map goes on beyond the window, both ways: above it on the

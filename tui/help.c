@@ -50,6 +50,8 @@ static const char *const *stage_about(Shown s) {
 
 /* What each label on the screen means (issue 13: nothing unexplained). */
 static const char *const labels_text[][2] = {
+    {"random weights", "the embeddings and W_Q, W_K, W_V, W_O are drawn from the seed, not learned: no pattern "
+                       "here comes from language (r draws others); w shows a trained model on the same sentence"},
     {"H̄ 2.31 of 3.46 bits", "the head's mean row entropy, of the most it could be (every allowed key equal)"},
     {"asym 8.29", "max |S - S^T|: how far the raw scores are from symmetric (0 when Q and K are tied)"},
     {"sum bits max", "per row of the weights A: their sum (1, or 0 when all is masked), entropy in bits, "

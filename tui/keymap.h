@@ -66,6 +66,7 @@ typedef enum {
     ACT_CLASSES,      /* the class map of every layer and head (classmap.h) */
     ACT_ZOOM,         /* a long text zoomed out (zoom.h) */
     ACT_JUMP,         /* the cursor to a token, by its position or text (a prompt) */
+    ACT_WEIGHTS,      /* w: trained weights / random weights on the same sentence (classmodel.h) */
     ACT_COUNT
 } Action;
 

@@ -158,7 +158,16 @@ static void le_insert(LineEdit *e, uint32_t cp) {
     }
 }
 
+void le_select_all(LineEdit *e) { e->selected = e->len > 0; }
+
 LeResult le_key(LineEdit *e, LeKey key, uint32_t cp) {
+    /* A selection (le_select_all) is replaced by a character typed; an
+     * editing key keeps the text and edits it from where the cursor is. */
+    if (e->selected && key != LE_KEY_ENTER && key != LE_KEY_ESCAPE) {
+        e->selected = 0;
+        /* Not when the character would be refused: the text stays then. */
+        if (key == LE_KEY_CHAR && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF)) le_erase(e, 0, e->len);
+    }
     switch (key) {
     case LE_KEY_CHAR: le_insert(e, cp); break;
     case LE_KEY_LEFT:

@@ -18,6 +18,7 @@ typedef struct {
     size_t cap;    /* capacity of buf */
     size_t cursor; /* byte offset of the cursor, always at a character boundary */
     size_t max;    /* most bytes the text may have */
+    int selected;  /* the whole text is selected (le_select_all): typing replaces it */
 } LineEdit;
 
 typedef enum {
@@ -41,6 +42,12 @@ typedef enum { LE_CONTINUE, LE_DONE, LE_CANCEL } LeResult;
  * initial text is never cut to it). Free with le_free (NULL-safe). */
 int le_init(LineEdit *e, const char *initial, size_t len, size_t max);
 void le_free(LineEdit *e);
+
+/* Selects the whole text, as a shell or a form offers a default: the first
+ * character typed (or pasted) replaces it; any editing key (the arrows, Home,
+ * End, Backspace, Delete, Ctrl-U) ends the selection and edits the text as it
+ * is; Enter takes it untouched. Nothing is selected when the text is empty. */
+void le_select_all(LineEdit *e);
 
 /* Applies one key. LE_KEY_CHAR inserts any Unicode scalar value, controls
  * and NUL included (pasted text is text; the app decides which typed keys are

@@ -26,6 +26,7 @@
 #include "model.h"
 #include "number.h"
 #include "atomicfile.h"
+#include "classmodel.h"
 #include "figure.h"
 #include "hftok.h"
 #include "lesson.h"
@@ -331,18 +332,11 @@ static int run_app(Model *m, const CliOptions *o, BuildMaskNotes *notes, int asc
     return status;
 }
 
-/* A lesson that needs a trained model and got none: stories260K.bin in
- * $ATTNVIZ_MODELS, ../shared/models or models/. NULL when absent. */
+/* A lesson that needs a trained model and got none: the classroom's
+ * (classmodel.h: stories260K.bin where w finds it). NULL when absent. */
 static const char *lesson_model(void) {
     static char path[4096];
-    const char *env = getenv("ATTNVIZ_MODELS");
-    const char *dirs[] = {env && env[0] ? env : NULL, "../shared/models", "../../shared/models", "models"};
-    for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
-        if (!dirs[i]) continue;
-        snprintf(path, sizeof path, "%s/stories260K.bin", dirs[i]);
-        if (access(path, R_OK) == 0) return path;
-    }
-    return NULL;
+    return classmodel_find(path, sizeof path);
 }
 
 /* Builds the model the options describe, then dumps it, draws it once or
@@ -368,8 +362,7 @@ static int run(Model *m, const CliOptions *opts, int ascii) {
             if (!(copy.model_file = lesson_model())) {
                 char msg[512];
                 snprintf(msg, sizeof msg,
-                         "%s needs a trained model: stories260K.bin is not in $ATTNVIZ_MODELS, ../shared/models or "
-                         "models/ (give --model FILE)",
+                         "%s needs a trained model: stories260K.bin is not in " CLASSMODEL_WHERE " (give --model FILE)",
                          lesson->name);
                 lesson_free(lesson);
                 return print_error(msg), 2;

@@ -32,66 +32,114 @@ ColorTier palette_tier(int mode, const char *no_color_env, int colors) {
 // ----------------------------------------------------------------------------
 // Ramps
 
-/* Sequential, 256 colours: viridis-like, 12 steps of the xterm-256 cube
- * (0-15 left out since themes redefine them) with luminance strictly rising
- * from step to step, and no greyish step: each is a saturated cube colour
- * (chroma >= 0.37), because a desaturated step mid-ramp (#5F5F87, #5FAF87)
- * reads as "neutral" on a projector. Violet, blue, teal, green, yellow, as
- * viridis. fg: whichever of black/white contrasts more (WCAG ratio >= 4.5). */
-static const RampColor seq256[] = {
-    {53, FG_WHITE, 0},  /* #5F005F */
-    {54, FG_WHITE, 0},  /* #5F0087 */
-    {25, FG_WHITE, 0},  /* #005FAF */
-    {26, FG_WHITE, 0},  /* #005FD7 */
-    {31, FG_BLACK, 0},  /* #0087AF */
-    {32, FG_BLACK, 0},  /* #0087D7 */
-    {37, FG_BLACK, 0},  /* #00AFAF */
-    {42, FG_BLACK, 0},  /* #00D787 */
-    {78, FG_BLACK, 0},  /* #5FD787 */
-    {113, FG_BLACK, 0}, /* #87D75F */
-    {148, FG_BLACK, 0}, /* #AFD700 */
-    {220, FG_BLACK, 0}, /* #FFD700 */
+/* Every ramp starts from the terminal's own background (-1: its default
+ * colours) at 0 and moves away from it in lightness, step by step (CIE L*
+ * of xterm's palette, test_palette.c): brighter on a dark background, darker
+ * on a light one. So a weight of 0 is no colour at all on either, and the
+ * largest weights stand out most; the shade glyphs do the same without
+ * colour (" " is 0). Each ramp has a dark and a light table; the theme
+ * (--theme, COLORFGBG) chooses. fg: whichever of black and white contrasts
+ * more with the step (WCAG ratio >= 4.5); the terminal's own for -1. */
+#define BG_STEP                                                                                                        \
+    { -1, -1, 0 }
+
+/* Sequential, 256 colours, on a dark background: viridis-like, 12 steps of
+ * the xterm-256 cube (0-15 left out since themes redefine them) after the
+ * background, with luminance strictly rising from step to step, and no
+ * greyish step: each is a saturated cube colour (chroma >= 0.37), because a
+ * desaturated step mid-ramp (#5F5F87, #5FAF87) reads as "neutral" on a
+ * projector. Violet, blue, teal, green, yellow, as viridis. L* in the
+ * comments. */
+static const RampColor seq256_dark[] = {
+    BG_STEP,            /* the background (black, 0) */
+    {53, FG_WHITE, 0},  /* #5F005F 21.1 */
+    {54, FG_WHITE, 0},  /* #5F0087 24.3 */
+    {25, FG_WHITE, 0},  /* #005FAF 40.0 */
+    {26, FG_WHITE, 0},  /* #005FD7 42.9 */
+    {31, FG_BLACK, 0},  /* #0087AF 52.3 */
+    {32, FG_BLACK, 0},  /* #0087D7 54.3 */
+    {37, FG_BLACK, 0},  /* #00AFAF 64.8 */
+    {42, FG_BLACK, 0},  /* #00D787 76.3 */
+    {78, FG_BLACK, 0},  /* #5FD787 77.7 */
+    {113, FG_BLACK, 0}, /* #87D75F 78.8 */
+    {148, FG_BLACK, 0}, /* #AFD700 80.6 */
+    {220, FG_BLACK, 0}, /* #FFD700 86.9 */
+};
+/* On a light background: ColorBrewer's YlGnBu, pale yellow-green next to
+ * the white background through green and teal to a deep navy, darker step by
+ * step (viridis the other way began with a loud yellow for the smallest
+ * weights). The cube has few light colours, so 10 steps. */
+static const RampColor seq256_light[] = {
+    BG_STEP,            /* the background (white, 100) */
+    {193, FG_BLACK, 0}, /* #D7FFAF 95.6 */
+    {120, FG_BLACK, 0}, /* #87FF87 91.0 */
+    {79, FG_BLACK, 0},  /* #5FD7AF 78.5 */
+    {37, FG_BLACK, 0},  /* #00AFAF 64.8 */
+    {31, FG_BLACK, 0},  /* #0087AF 52.3 */
+    {25, FG_WHITE, 0},  /* #005FAF 40.0 */
+    {20, FG_WHITE, 0},  /* #0000D7 26.5 */
+    {19, FG_WHITE, 0},  /* #0000AF 20.4 */
+    {18, FG_WHITE, 0},  /* #000087 14.1 */
+    {17, FG_WHITE, 0},  /* #00005F 7.5 */
 };
 
-/* Diverging, 256 colours: ColorBrewer RdBu (9 classes) reversed, #2166AC ..
- * #F7F7F7 .. #B2182B, interpolated in CIELAB to 11 steps and mapped as above,
- * with luminance rising to the middle and falling after it, the blue half
- * kept bluish (b > r) and the red half reddish (r > b) so the sign survives
- * the palette, and the middle an exact grey (white) for t = 0. */
-static const RampColor div256[] = {
-    {25, FG_WHITE, 0},  /* #2166AC -> #005FAF */
-    {67, FG_BLACK, 0},  /* #3D8ABE -> #5F87AF */
-    {74, FG_BLACK, 0},  /* #75B1D3 -> #5FAFD7 */
-    {152, FG_BLACK, 0}, /* #ACD2E5 -> #AFD7D7 */
-    {195, FG_BLACK, 0}, /* #D9E9F1 -> #D7FFFF */
-    {231, FG_BLACK, 0}, /* #F7F7F7 -> #FFFFFF */
-    {224, FG_BLACK, 0}, /* #FCE1D0 -> #FFD7D7 */
-    {216, FG_BLACK, 0}, /* #F9BB9D -> #FFAF87 */
-    {173, FG_BLACK, 0}, /* #E98A6C -> #D7875F */
-    {167, FG_BLACK, 0}, /* #CF5446 -> #D75F5F */
-    {88, FG_WHITE, 0},  /* #B2182B -> #870000 */
+/* Diverging, 256 colours: 0 is the background; blue for negatives, red for
+ * positives, the hue kept (b > r on the blue side, r > b on the red) so the
+ * sign survives the palette. Light background: ColorBrewer RdBu (9 classes)
+ * reversed, #2166AC .. #F7F7F7 .. #B2182B, interpolated in CIELAB to 11 steps
+ * and mapped as above, darker step by step away from the white middle. Dark
+ * background: the same hues the other way, from dark blue and dark red next
+ * to the black middle to light blue and peach at the ends. */
+static const RampColor div256_dark[] = {
+    {153, FG_BLACK, 0}, /* #AFD7FF 84.5 */
+    {75, FG_BLACK, 0},  /* #5FAFFF 69.7 */
+    {32, FG_BLACK, 0},  /* #0087D7 54.3 */
+    {25, FG_WHITE, 0},  /* #005FAF 40.0 */
+    {19, FG_WHITE, 0},  /* #0000AF 20.4 */
+    BG_STEP,            /* the background (black, 0) */
+    {88, FG_WHITE, 0},  /* #870000 27.2 */
+    {124, FG_WHITE, 0}, /* #AF0000 36.2 */
+    {167, FG_BLACK, 0}, /* #D75F5F 55.5 */
+    {209, FG_BLACK, 0}, /* #FF875F 69.1 */
+    {216, FG_BLACK, 0}, /* #FFAF87 78.3 */
+};
+static const RampColor div256_light[] = {
+    {25, FG_WHITE, 0},  /* #2166AC -> #005FAF 40.0 */
+    {67, FG_BLACK, 0},  /* #3D8ABE -> #5F87AF 54.9 */
+    {74, FG_BLACK, 0},  /* #75B1D3 -> #5FAFD7 68.0 */
+    {152, FG_BLACK, 0}, /* #ACD2E5 -> #AFD7D7 83.2 */
+    {195, FG_BLACK, 0}, /* #D9E9F1 -> #D7FFFF 97.3 */
+    BG_STEP,            /* #F7F7F7: the background (white, 100) */
+    {224, FG_BLACK, 0}, /* #FCE1D0 -> #FFD7D7 89.3 */
+    {216, FG_BLACK, 0}, /* #F9BB9D -> #FFAF87 78.3 */
+    {173, FG_BLACK, 0}, /* #E98A6C -> #D7875F 63.8 */
+    {167, FG_BLACK, 0}, /* #CF5446 -> #D75F5F 55.5 */
+    {88, FG_WHITE, 0},  /* #B2182B -> #870000 27.2 */
 };
 
-/* Sequential, 8 colours, in the order of the basic colours' luminance as
- * most terminals draw them (blue, red, green, cyan, yellow: five steps,
- * each its own colour, so that the legend shows every one), the last bold. Neither black nor white: black is a dark
- * theme's background (a low weight would look masked, or empty) and white a light theme's (the largest weight would
- * vanish). */
-static const RampColor seq8[] = {
-    {C8_BLUE, C8_WHITE, 0}, {C8_RED, C8_WHITE, 0},    {C8_GREEN, C8_BLACK, 0},
-    {C8_CYAN, C8_BLACK, 0}, {C8_YELLOW, C8_BLACK, 1},
+/* Sequential, 8 colours: the background, then the basic colours in the
+ * order of their lightness as xterm draws them (blue 29.8, red 42.7, green
+ * 72.0, yellow 80.0; the other way on a light background), the last step
+ * bold. Cyan (74.9) and magenta (48.7) are left out: too close to green and
+ * red to be a step of their own. Neither black nor white: one is the other
+ * theme's background, where a wrong guess of the theme would hide the
+ * largest weights. */
+static const RampColor seq8_dark[] = {
+    BG_STEP, {C8_BLUE, C8_WHITE, 0}, {C8_RED, C8_WHITE, 0}, {C8_GREEN, C8_BLACK, 0}, {C8_YELLOW, C8_BLACK, 1},
+};
+static const RampColor seq8_light[] = {
+    BG_STEP, {C8_YELLOW, C8_BLACK, 0}, {C8_GREEN, C8_BLACK, 0}, {C8_RED, C8_WHITE, 0}, {C8_BLUE, C8_WHITE, 1},
 };
 
-/* Diverging, 8 colours: blue side, a neutral middle, red side. The middle
- * is the theme's own background tone (black on a dark theme, white on a
- * light one), so that values near 0 recede and the signs stand out. */
+/* Diverging, 8 colours: blue side, the background in the middle, red side,
+ * each side away from the background in lightness: on a dark background blue
+ * (29.8) then cyan (74.9), red (42.7) then yellow (80.0); on a light one
+ * cyan then blue, yellow then red. */
 static const RampColor div8_dark[] = {
-    {C8_BLUE, C8_WHITE, 0},   {C8_CYAN, C8_BLACK, 0}, {C8_BLACK, C8_WHITE, 0},
-    {C8_YELLOW, C8_BLACK, 0}, {C8_RED, C8_WHITE, 0},
+    {C8_CYAN, C8_BLACK, 0}, {C8_BLUE, C8_WHITE, 0}, BG_STEP, {C8_RED, C8_WHITE, 0}, {C8_YELLOW, C8_BLACK, 0},
 };
 static const RampColor div8_light[] = {
-    {C8_BLUE, C8_WHITE, 0},   {C8_CYAN, C8_BLACK, 0}, {C8_WHITE, C8_BLACK, 0},
-    {C8_YELLOW, C8_BLACK, 0}, {C8_RED, C8_WHITE, 0},
+    {C8_BLUE, C8_WHITE, 0}, {C8_CYAN, C8_BLACK, 0}, BG_STEP, {C8_YELLOW, C8_BLACK, 0}, {C8_RED, C8_WHITE, 0},
 };
 
 /* The terminal's background, dark or light (--theme, COLORFGBG). */
@@ -116,6 +164,8 @@ PaletteTheme palette_theme_detect(const char *colorfgbg) {
 static const RampColor no_color = {-1, -1, 0};
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+_Static_assert(sizeof div256_dark == sizeof div256_light, "the 256-colour diverging ramps have one length");
+_Static_assert(sizeof seq8_dark == sizeof seq8_light, "the 8-colour sequential ramps have one length");
 _Static_assert(sizeof div8_dark == sizeof div8_light, "the 8-colour diverging ramps have one length");
 
 /* Bin of t in [0, 1] among n equal bins; NaN and t <= 0 give 0, t >= 1 the
@@ -140,18 +190,22 @@ static int palette_div_index(double t, int n) {
 }
 
 RampColor palette_seq(ColorTier tier, double t) {
+    int light = theme == THEME_LIGHT;
     switch (tier) {
-    case TIER_256: return seq256[palette_bin(t, COUNT(seq256))];
-    case TIER_8: return seq8[palette_bin(t, COUNT(seq8))];
+    case TIER_256:
+        return light ? seq256_light[palette_bin(t, COUNT(seq256_light))]
+                     : seq256_dark[palette_bin(t, COUNT(seq256_dark))];
+    case TIER_8: return (light ? seq8_light : seq8_dark)[palette_bin(t, COUNT(seq8_dark))];
     case TIER_NONE: break;
     }
     return no_color;
 }
 
 RampColor palette_div(ColorTier tier, double t) {
+    int light = theme == THEME_LIGHT;
     switch (tier) {
-    case TIER_256: return div256[palette_div_index(t, COUNT(div256))];
-    case TIER_8: return (theme == THEME_LIGHT ? div8_light : div8_dark)[palette_div_index(t, COUNT(div8_dark))];
+    case TIER_256: return (light ? div256_light : div256_dark)[palette_div_index(t, COUNT(div256_dark))];
+    case TIER_8: return (light ? div8_light : div8_dark)[palette_div_index(t, COUNT(div8_dark))];
     case TIER_NONE: break;
     }
     return no_color;
@@ -159,10 +213,13 @@ RampColor palette_div(ColorTier tier, double t) {
 
 /* Without colour a ramp has one step (no colour at all): legends then show
  * the shade glyphs instead. */
-int palette_seq_steps(ColorTier tier) { return tier == TIER_256 ? COUNT(seq256) : tier == TIER_8 ? COUNT(seq8) : 1; }
+int palette_seq_steps(ColorTier tier) {
+    if (tier == TIER_256) return theme == THEME_LIGHT ? COUNT(seq256_light) : COUNT(seq256_dark);
+    return tier == TIER_8 ? COUNT(seq8_dark) : 1;
+}
 
 int palette_div_steps(ColorTier tier) {
-    return tier == TIER_256 ? COUNT(div256) : tier == TIER_8 ? COUNT(div8_dark) : 1;
+    return tier == TIER_256 ? COUNT(div256_dark) : tier == TIER_8 ? COUNT(div8_dark) : 1;
 }
 
 // ----------------------------------------------------------------------------
@@ -170,8 +227,13 @@ int palette_div_steps(ColorTier tier) {
 
 const char *palette_shade(double t, int ascii) {
     static const char *const unicode[] = {" ", "░", "▒", "▓", "█"};
-    /* No - = + (they read as signs beside a number) and no digits. */
-    static const char *const plain[] = {" ", ".", ":", ";", "o", "O", "*", "#", "&", "@"};
+    /* More ink step by step, lighter on a dark background and darker on a
+     * light one, each step at least 1.2 L* from the next in the pictures'
+     * font (test_picture.c measures it; ; & O @ were too close to a
+     * neighbour or out of order on one background). No - = + (they read as
+     * signs beside a number), no digits, no % or $, no x (--ascii's masked
+     * cell), and no . (".31" after it reads "..31"). */
+    static const char *const plain[] = {" ", "`", ":", "*", "o", "#"};
     if (ascii) return plain[palette_bin(t, COUNT(plain))];
     return unicode[palette_bin(t, COUNT(unicode))];
 }

@@ -1,10 +1,17 @@
 /* palette.h - colour tiers and value ramps.
  *
  * Tiers: 256 colours (a perceptual, viridis-like sequential ramp and a
- * blue-white-red diverging ramp in the xterm-256 palette; the palette itself is
+ * blue-red diverging ramp in the xterm-256 palette; the palette itself is
  * never redefined), 8 colours (a short ramp of the basic colours, with bold
- * for the brightest steps), and none (NO_COLOR, --color=never, a terminal
- * without colours): then shade glyphs carry the value. */
+ * for the farthest step), and none (NO_COLOR, --color=never, a terminal
+ * without colours): then shade glyphs carry the value. There is no 16-colour
+ * tier: a 16-colour terminal gets the 8-colour ramps (bright backgrounds are
+ * not in every such terminal).
+ *
+ * Every ramp starts from the terminal's background at 0 (-1: its default
+ * colour) and moves away from it in lightness step by step: lighter on a
+ * dark background, darker on a light one (the diverging ramps on each side
+ * of their 0), as the shade glyphs gain ink. */
 #ifndef ATTNVIZ_PALETTE_H
 #define ATTNVIZ_PALETTE_H
 
@@ -16,16 +23,19 @@ typedef enum { TIER_NONE, TIER_8, TIER_256 } ColorTier;
  * terminal of fewer than 8 colours still gives TIER_8 (for --once to a pipe). */
 ColorTier palette_tier(int mode, const char *no_color_env, int colors);
 
-/* A ramp step: background colour index (xterm-256 or 0..7), a foreground
- * colour that stays readable on it, and whether the step wants bold. */
+/* A ramp step: background colour index (xterm-256 or 0..7; -1 the
+ * terminal's own background, at 0), a foreground colour that stays readable
+ * on it (-1 with it), and whether the step wants bold. */
 typedef struct {
     short bg, fg;
     int bold;
 } RampColor;
 
-/* The terminal's background: the 8-colour diverging ramp's neutral middle
- * is its tone. Set once at start (--theme, or palette_theme_detect of the
- * COLORFGBG variable); dark until then. */
+/* The terminal's background, dark or light: each ramp has a table for each
+ * (zero is the background, the largest values the farthest from it). Set
+ * once at start (--theme, or palette_theme_detect of the COLORFGBG
+ * variable); dark until then. attnviz does not ask the terminal (OSC 11):
+ * over SSH its answer may come late and be read as keys. */
 typedef enum { THEME_DARK, THEME_LIGHT } PaletteTheme;
 void palette_set_theme(PaletteTheme t);
 PaletteTheme palette_theme(void);
@@ -38,12 +48,14 @@ RampColor palette_seq(ColorTier tier, double t);
 /* Diverging ramp: t in [-1, 1] (clamped), 0 is the neutral middle. */
 RampColor palette_div(ColorTier tier, double t);
 
-/* Number of distinct steps of each ramp at a tier (for legends). */
+/* Number of distinct steps of each ramp at a tier and the theme (for legends). */
 int palette_seq_steps(ColorTier tier);
 int palette_div_steps(ColorTier tier);
 
 /* Shade glyph for t in [0, 1] when there is no colour: " ░▒▓█" in Unicode
- * mode, " .:;oO*#&@" in ASCII mode (no sign-like - = +). Returns a NUL-terminated UTF-8 string. */
+ * mode, " `:*o#" in ASCII mode, more ink step by step (so lighter on a dark
+ * background, darker on a light one; no sign-like - = +). Returns a
+ * NUL-terminated UTF-8 string. */
 const char *palette_shade(double t, int ascii);
 /* Glyph for t in [-1, 1] without colour, keeping the sign visible (same in
  * both modes; all ASCII): by |t| in four levels, negatives " .oO" and

@@ -146,6 +146,41 @@ static void buf_xml(Buf *b, const char *s) {
 static void hex(char out[8], const unsigned char rgb[3]) { snprintf(out, 8, "#%02x%02x%02x", rgb[0], rgb[1], rgb[2]); }
 
 // ----------------------------------------------------------------------------
+// the cell cursor: a frame, the cell keeping its colour
+
+/* The next run of cursor cells (ST_CURSOR) in row y from column *x: its
+ * columns [*x, *x1), or 0 when the row has no more. */
+static int cursor_run(const Canvas *cv, int y, int *x, int *x1) {
+    while (*x < cv->w && !(cv_cell((Canvas *)cv, y, *x)->st.attr & ST_CURSOR)) (*x)++;
+    if (*x >= cv->w) return 0;
+    *x1 = *x;
+    while (*x1 < cv->w && (cv_cell((Canvas *)cv, y, *x1)->st.attr & ST_CURSOR)) (*x1)++;
+    return 1;
+}
+
+/* The frame's colour: the cell's foreground, which its ramp makes readable
+ * on its background (the terminal's own foreground without colour). */
+static void cursor_colour(const Canvas *cv, int y, int x, int dark, unsigned char rgb[3]) {
+    unsigned char bg[3];
+    picture_cell_colors(cv_cell((Canvas *)cv, y, x), dark, bg, rgb);
+}
+
+static void svg_cursor_frames(Buf *b, const Canvas *cv, int dark) {
+    for (int y = 0; y < cv->h; y++)
+        for (int x = 0, x1; cursor_run(cv, y, &x, &x1); x = x1) {
+            unsigned char fg[3];
+            char hx[8];
+            cursor_colour(cv, y, x, dark, fg);
+            hex(hx, fg);
+            buf_printf(b,
+                       "<rect class=\"cursor\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" "
+                       "stroke=\"%s\" stroke-width=\"%d\"/>\n",
+                       x * PIC_CELL_W + PIC_CURSOR_LINE / 2, y * PIC_CELL_H + PIC_CURSOR_LINE / 2,
+                       (x1 - x) * PIC_CELL_W - PIC_CURSOR_LINE, PIC_CELL_H - PIC_CURSOR_LINE, hx, PIC_CURSOR_LINE);
+        }
+}
+
+// ----------------------------------------------------------------------------
 // SVG
 
 /* Backgrounds in runs of one colour, then block elements as rectangles,
@@ -186,6 +221,14 @@ static void svg_of(Buf *b, const Canvas *cv, int dark) {
         for (int x = 0; x < cv->w; x++) {
             const Cell *c = cv_cell((Canvas *)cv, y, x);
             Block k;
+            if ((c->st.attr & ST_UNDERLINE) && (c->width || c->ch[0])) { /* under blanks too, as a terminal */
+                unsigned char bg[3], fg[3];
+                char hx[8];
+                picture_cell_colors(c, dark, bg, fg);
+                hex(hx, fg);
+                buf_printf(b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"1\" fill=\"%s\"/>\n", x * PIC_CELL_W,
+                           y * PIC_CELL_H + PIC_CELL_H - 3, (c->width == 2 ? 2 : 1) * PIC_CELL_W, hx);
+            }
             if (!block_of(cell_cp(c), &k)) continue;
             unsigned char bg[3], fg[3], col[3];
             picture_cell_colors(c, dark, bg, fg);
@@ -196,6 +239,7 @@ static void svg_of(Buf *b, const Canvas *cv, int dark) {
                        x * PIC_CELL_W + k.x0 * PIC_CELL_W / 8.0, y * PIC_CELL_H + k.y0 * PIC_CELL_H / 8.0,
                        (k.x1 - k.x0) * PIC_CELL_W / 8.0, (k.y1 - k.y0) * PIC_CELL_H / 8.0, hx);
         }
+    svg_cursor_frames(b, cv, dark);
     buf_printf(b,
                "</g>\n<g font-family=\"DejaVu Sans Mono, NanumGothicCoding, Nanum Gothic Coding, Noto Sans Mono CJK "
                "KR, monospace\" font-size=\"%d\" xml:space=\"preserve\">\n",
@@ -228,9 +272,8 @@ static void svg_of(Buf *b, const Canvas *cv, int dark) {
             picture_cell_colors(c, dark, bg, fg);
             char hx[8];
             hex(hx, fg);
-            buf_printf(b, "<text x=\"%s\" y=\"%d\" text-anchor=\"middle\" fill=\"%s\"%s%s>", xs.p ? xs.p : "0",
-                       y * PIC_CELL_H + base, hx, (c->st.attr & ST_BOLD) ? " font-weight=\"bold\"" : "",
-                       (c->st.attr & ST_UNDERLINE) ? " text-decoration=\"underline\"" : "");
+            buf_printf(b, "<text x=\"%s\" y=\"%d\" text-anchor=\"middle\" fill=\"%s\"%s>", xs.p ? xs.p : "0",
+                       y * PIC_CELL_H + base, hx, (c->st.attr & ST_BOLD) ? " font-weight=\"bold\"" : "");
             if (text.p) buf_add(b, text.p, text.n);
             buf_add(b, "</text>\n", 8);
             b->oom |= xs.oom | text.oom;
@@ -262,9 +305,13 @@ static void html_of(Buf *b, const Canvas *cv, int dark) {
             picture_cell_colors(c, dark, bg, fg);
             char xb[8], xf[8];
             hex(xb, bg), hex(xf, fg);
-            buf_printf(b, "<span style=\"color:%s;background:%s%s%s\">", xf, xb,
+            char frame[64] = ""; /* the cell cursor: a frame inside its cells, in its foreground */
+            if (c->st.attr & ST_CURSOR)
+                snprintf(frame, sizeof frame, ";outline:%dpx solid %s;outline-offset:-%dpx", PIC_CURSOR_LINE, xf,
+                         PIC_CURSOR_LINE);
+            buf_printf(b, "<span style=\"color:%s;background:%s%s%s%s\">", xf, xb,
                        (c->st.attr & ST_BOLD) ? ";font-weight:bold" : "",
-                       (c->st.attr & ST_UNDERLINE) ? ";text-decoration:underline" : "");
+                       (c->st.attr & ST_UNDERLINE) ? ";text-decoration:underline" : "", frame);
             int x1 = x;
             while (x1 < cv->w) {
                 const Cell *d = cv_cell((Canvas *)cv, y, x1);
@@ -333,6 +380,11 @@ static int png_of(Buf *b, const Canvas *cv, int dark, AvError *err) {
             cairo_fill(cr);
             uint32_t cp = cell_cp(c);
             Block k;
+            if (c->st.attr & ST_UNDERLINE) { /* under blanks too, as a terminal draws it */
+                set_rgb(cr, fg);
+                cairo_rectangle(cr, x * PIC_CELL_W, y * PIC_CELL_H + PIC_CELL_H - 3, w * PIC_CELL_W, 1);
+                cairo_fill(cr);
+            }
             if (!cp || cp == ' ') continue;
             if (block_of(cp, &k)) {
                 unsigned char col[3];
@@ -352,11 +404,17 @@ static int png_of(Buf *b, const Canvas *cv, int dark, AvError *err) {
             cairo_move_to(cr, x * PIC_CELL_W + (w * PIC_CELL_W - gw) / 2.0,
                           y * PIC_CELL_H + (PIC_CELL_H - 5) - baseline);
             pango_cairo_show_layout(cr, lay);
-            if (c->st.attr & ST_UNDERLINE) {
-                cairo_rectangle(cr, x * PIC_CELL_W, y * PIC_CELL_H + PIC_CELL_H - 3, w * PIC_CELL_W, 1);
-                cairo_fill(cr);
-            }
             cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
+        }
+    for (int y = 0; y < cv->h; y++)
+        for (int x = 0, x1; cursor_run(cv, y, &x, &x1); x = x1) {
+            unsigned char fg[3];
+            cursor_colour(cv, y, x, dark, fg);
+            set_rgb(cr, fg);
+            cairo_set_line_width(cr, PIC_CURSOR_LINE);
+            cairo_rectangle(cr, x * PIC_CELL_W + PIC_CURSOR_LINE / 2.0, y * PIC_CELL_H + PIC_CURSOR_LINE / 2.0,
+                            (x1 - x) * PIC_CELL_W - PIC_CURSOR_LINE, PIC_CELL_H - PIC_CURSOR_LINE);
+            cairo_stroke(cr);
         }
     pango_font_description_free(fd);
     pango_font_description_free(fb);

@@ -8,7 +8,7 @@
  * drifts whatever the font's advance. Block elements (U+2580..U+259F: █ ▀ ▄
  * ▌ ▐, the eighths, ░ ▒ ▓ as 25/50/75% of the foreground over the background)
  * are drawn as rectangles, as terminals draw them, so a heatmap's cells meet
- * without seams. Bold is bold, underline a line, dim the foreground halfway
+ * without seams. Bold is bold, underline a line (under blanks too), dim the foreground halfway
  * to the background, reverse swaps them.
  *
  * Colours: xterm's 256-colour palette (0..15 xterm's defaults, the 6x6x6
@@ -28,6 +28,12 @@
 #include "error.h"
 
 enum { PIC_CELL_W = 10, PIC_CELL_H = 20 };
+
+/* The cell cursor (ST_CURSOR) is not reversed as on the terminal, which
+ * would swap the value's colour for its number's: the cells keep their
+ * colours and a frame PIC_CURSOR_LINE pixels wide, in the cells'
+ * foreground, is drawn inside their edges. */
+enum { PIC_CURSOR_LINE = 2 };
 
 typedef enum { PIC_SVG = 0, PIC_PNG, PIC_HTML, PIC_PDF } PictureFormat;
 

@@ -41,6 +41,9 @@ void app_open_prompt(App *a, PromptKind kind) {
         app_say(a, 1, "out of memory");
         return;
     }
+    /* The value offered, selected: typing replaces it (d 8 Enter is d_k 8),
+     * an editing key keeps it and edits it. */
+    le_select_all(&a->edit);
     a->prompt = kind;
     a->msg[0] = '\0';
 }

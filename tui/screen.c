@@ -85,7 +85,7 @@ static attr_t attrs_for(Style st) {
     attr_t a = A_NORMAL;
     if (st.attr & ST_BOLD) a |= A_BOLD;
     if (st.attr & ST_DIM) a |= A_DIM;
-    if (st.attr & ST_REVERSE) a |= A_REVERSE;
+    if (st.attr & (ST_REVERSE | ST_CURSOR)) a |= A_REVERSE; /* the cell cursor: reversed on the terminal */
     if (st.attr & ST_UNDERLINE) a |= A_UNDERLINE;
     return a;
 }

@@ -363,7 +363,7 @@ void script_cmd_free(ScriptCmd *c) {
 // ----------------------------------------------------------------------------
 // applying
 
-static void merge(ModelConfig *to, const ScriptCmd *c) {
+void script_config_merge(ModelConfig *to, const ScriptCmd *c) {
     const ModelConfig *f = &c->cfg;
     if (c->set & SET_D_MODEL) to->d_model = f->d_model;
     if (c->set & SET_HEADS) to->heads = f->heads;
@@ -398,7 +398,7 @@ int script_apply(App *a, const ScriptCmd *c, AvError *err) {
         break;
     case SC_CONFIG: {
         ModelConfig g = m->cfg;
-        merge(&g, c);
+        script_config_merge(&g, c);
         if (model_set_config(m, &g, err)) return -1;
         break;
     }

@@ -113,6 +113,10 @@ void script_cmd_free(ScriptCmd *c); /* NULL-safe */
  * unchanged by that command then. */
 int script_apply(App *a, const ScriptCmd *c, AvError *err);
 
+/* The settings a config command names, onto *to (d_v follows a d_k given
+ * alone, as in script_apply). */
+void script_config_merge(ModelConfig *to, const ScriptCmd *c);
+
 /* The app's state as commands, one a line (caller frees; NULL when out of
  * memory): a Q/K/V source's matrices (qkv, written again from the model's
  * copy of them), the tokenizer, the sentence, target and <pad> tokens, the

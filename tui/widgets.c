@@ -189,8 +189,8 @@ void view_cell(const App *a, Canvas *cv, int y, int x, int cw, int ch, const Sho
                int numbers) {
     int mid = y + (ch - 1) / 2;
     /* The cursor is the cell's middle row (its number's row) in reverse
-     * video, bold, which shows at every cell size, 1 column and monochrome
-     * included; its row and column labels are reversed too. The rows above
+     * video, bold (ST_CURSOR: a frame in the pictures), which shows at every
+     * cell size, 1 column and monochrome included; its row and column labels are reversed too. The rows above
      * and below keep the cell's colour: a cell taller than one row shows its
      * value's colour around the cursor, and a cursor move rewrites one row of
      * the two cells instead of all of them (each row a cursor move, two
@@ -198,7 +198,7 @@ void view_cell(const App *a, Canvas *cv, int y, int x, int cw, int ch, const Sho
      * move went from 392 to 260 bytes). */
     if (view_cell_masked(a, sm, i, j)) {
         Style st = style_attr(ST_DIM), mst = st;
-        if (cursor) mst.attr = ST_BOLD | ST_REVERSE;
+        if (cursor) mst.attr = ST_BOLD | ST_CURSOR;
         for (int r = 0; r < ch; r++) cv_fill(cv, y + r, x, cw, " ", y + r == mid ? mst : st);
         cv_text(cv, mid, x + (cw - 1) / 2, G(a)->masked, 1, mst);
         return;
@@ -209,7 +209,7 @@ void view_cell(const App *a, Canvas *cv, int y, int x, int cw, int ch, const Sho
     double shade = sm->row_max && sm->row_max[i] > 0 ? v / sm->row_max[i] : v;
     Style st = view_value_style(a, sm, shade, &glyph);
     Style mst = st;
-    if (cursor) mst.attr |= ST_BOLD | ST_REVERSE;
+    if (cursor) mst.attr |= ST_BOLD | ST_CURSOR;
     char num[32];
     if (!glyph) { /* colour: the background carries the value */
         for (int r = 0; r < ch; r++) cv_fill(cv, y + r, x, cw, " ", y + r == mid ? mst : st);

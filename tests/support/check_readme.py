@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""Checks the README's examples against the binary (issue 13 item 22: they
-cannot drift again). In every fenced block, a line "$ ./attnviz ARGS" (a
+"""Checks the manual's examples (README.md and doc/*.md) against the binary,
+so that they cannot drift. In every fenced block, a line "$ ./attnviz ARGS" (a
 trailing "  # comment" is not part of it) is run from the repository root
 with the binary under test; the lines after it, up to the next "$" line or
 the end of the block, must appear in its standard output in that order,
 each as a whole line (trailing blanks ignored); a line "..." skips any
 number of lines.
 
-Usage: check_readme.py README.md ATTNVIZ   (exit 0 when every example holds)
+Usage: check_readme.py ATTNVIZ FILE.md...   (exit 0 when every example holds)
 """
 import os
 import re
@@ -37,7 +37,17 @@ def examples(text):
     return out
 
 
-def main(readme, binary):
+def main(binary, files):
+    bad, count = 0, 0
+    for readme in files:
+        b, c = check(readme, binary)
+        bad, count = bad + b, count + c
+    print(f"manual: {count} examples in {len(files)} files, {bad} failing")
+    return 1 if bad else 0
+
+
+def check(readme, binary):
+    """(failing, examples) of one file."""
     text = open(readme, encoding="utf-8").read()
     bad = 0
     exs = examples(text)
@@ -70,12 +80,11 @@ def main(readme, binary):
                 bad += 1
                 break
             at, skip = found + 1, False
-    print(f"readme: {len(exs)} examples, {bad} failing")
-    return 1 if bad else 0
+    return bad, len(exs)
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
+    if len(sys.argv) < 3:
         print(__doc__.strip(), file=sys.stderr)
         sys.exit(2)
-    sys.exit(main(sys.argv[1], sys.argv[2]))
+    sys.exit(main(sys.argv[1], sys.argv[2:]))
