@@ -399,8 +399,7 @@ static void zoom_title(const App *a, char *buf, size_t cap) {
     ZoomGeom g;
     view_body_size(a, &w, &h);
     geometry(a, w, h, &g);
-    snprintf(buf, cap,
-             "head %d/%d  zoomed out: %d tokens in blocks of %d, max of each  (Enter opens, / jumps)",
+    snprintf(buf, cap, "head %d/%d  zoomed out: %d tokens in blocks of %d, max of each  (Enter opens, / jumps)",
              a->head + 1, a->m->cfg.heads, a->m->n_q, g.b);
 }
 
