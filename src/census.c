@@ -51,8 +51,7 @@ static void score_head(CensusRow *r, const Model *m, const HeadData *hd, const i
     int copies = 0;
     for (int i = 0; i < n; i++) {
         const float *row = A + (size_t)i * n;
-        self += row[i];
-        if (i >= 1) prev += row[i - 1], sink += row[0];
+        if (i >= 1) prev += row[i - 1], sink += row[0], self += row[i];
         int j = first_copy(same, i);
         if (j < 0) continue;
         double s = 0.0;
@@ -62,7 +61,7 @@ static void score_head(CensusRow *r, const Model *m, const HeadData *hd, const i
     }
     r->score[CENSUS_PREV] = n > 1 ? prev / (n - 1) : NAN;
     r->score[CENSUS_SINK] = n > 1 ? sink / (n - 1) : NAN;
-    r->score[CENSUS_SELF] = self / n;
+    r->score[CENSUS_SELF] = n > 1 ? self / (n - 1) : NAN;
     r->score[CENSUS_INDUCTION] = copies ? induct / copies : NAN;
     double mean, max;
     model_head_entropy(m, hd, &mean, &max);
@@ -107,6 +106,36 @@ void census_free(Census *c) {
     if (!c) return;
     free(c->rows);
     memset(c, 0, sizeof *c);
+}
+
+// ----------------------------------------------------------------------------
+// classes
+
+HeadClass census_class(const CensusRow *r, double max_entropy) {
+    static const CensusScore by[] = {CENSUS_SINK, CENSUS_PREV, CENSUS_SELF, CENSUS_INDUCTION};
+    static const HeadClass as[] = {HEAD_SINK, HEAD_PREV, HEAD_SELF, HEAD_INDUCTION};
+    int best = -1;
+    for (int k = 0; k < 4; k++) {
+        double v = r->score[by[k]];
+        if (!isnan(v) && v >= CENSUS_CLASS_SHARE && (best < 0 || v > r->score[by[best]])) best = k;
+    }
+    if (best >= 0) return as[best];
+    double h = r->score[CENSUS_ENTROPY];
+    if (max_entropy > 0 && !isnan(h) && h >= CENSUS_CLASS_BROAD * max_entropy) return HEAD_BROAD;
+    return HEAD_MIXED;
+}
+
+const char *census_class_letter(HeadClass k, int ascii) {
+    static const char *const letters[HEAD_CLASS_COUNT] = {"P", "S", "D", "I", "B", "·"};
+    if ((unsigned)k >= HEAD_CLASS_COUNT) return "?";
+    return k == HEAD_MIXED && ascii ? "." : letters[k];
+}
+
+const char *census_class_name(HeadClass k) {
+    static const char *const names[HEAD_CLASS_COUNT] = {
+        "previous token", "first token (sink)", "itself (diagonal)", "induction", "broad", "mixed",
+    };
+    return (unsigned)k < HEAD_CLASS_COUNT ? names[k] : "?";
 }
 
 // ----------------------------------------------------------------------------

@@ -8,7 +8,8 @@
  *   sink       mean over rows i >= 1 of A[i][0]: an attention sink on the first
  *              token (row 0 is left out: under the causal mask it can only
  *              look at itself, A[0][0] = 1, which says nothing)
- *   self       mean over all rows of A[i][i]
+ *   self       mean over rows i >= 1 of A[i][i] (row 0 left out for the same
+ *              reason)
  *   induction  mean over the rows i that have an earlier copy of their token
  *              (a position j with the same vocabulary id, model_key_id, and
  *              j + 1 < i) of the sum over every such j of A[i][j+1]: the weight
@@ -56,6 +57,29 @@ typedef struct {
  * self-attention, no tokens, out of memory) *c is empty and err says why. */
 int census_compute(Census *c, const Model *m, AvError *err);
 void census_free(Census *c); /* NULL-safe; leaves *c empty */
+
+/* The pattern class of a head, from its census scores (the measures of Clark
+ * et al. 2019, "What Does BERT Look At?": the mean weight on the previous
+ * token, on the first token, on the token itself, and the entropy for broad
+ * attention; induction as Olsson et al. 2022):
+ *   the score among prev, sink, self and induction that is largest, when it
+ *   is at least CENSUS_CLASS_SHARE (more than half of a row's weight on
+ *   average goes there): HEAD_PREV, HEAD_SINK, HEAD_SELF, HEAD_INDUCTION
+ *   (ties in that order; an undefined induction takes no part);
+ *   otherwise HEAD_BROAD when the mean entropy is at least CENSUS_CLASS_BROAD
+ *   of the largest it can be (max_entropy: the weight spread over the keys);
+ *   otherwise HEAD_MIXED. */
+typedef enum { HEAD_PREV, HEAD_SINK, HEAD_SELF, HEAD_INDUCTION, HEAD_BROAD, HEAD_MIXED, HEAD_CLASS_COUNT } HeadClass;
+
+#define CENSUS_CLASS_SHARE 0.5
+#define CENSUS_CLASS_BROAD 0.8
+
+HeadClass census_class(const CensusRow *r, double max_entropy);
+
+/* A class's letter on screen ("P", "S", "D", "I", "B", and "·" or "." in
+ * ASCII for mixed) and its name ("previous token", ...). */
+const char *census_class_letter(HeadClass k, int ascii);
+const char *census_class_name(HeadClass k);
 
 /* order[0..c->n) = the rows sorted by score `by`, largest first; undefined
  * scores last; ties in layer and head order (a stable order). */

@@ -263,6 +263,33 @@ int model_painted_at(const Model *m, int i, int j);
  * bytes of matrices, multiply-adds of a pass. */
 int model_check_budget(const ModelConfig *c, int n_q, int n_k, const Source *src, AvError *err);
 
+/* A text that is too long (model_fit.c): how many tokens it has, and how
+ * many of its first ones the model can take. */
+typedef struct {
+    int total;        /* the text's tokens with the model's tokenizer */
+    int fit;          /* the most first tokens within TOK_MAX_TOKENS (less the pads)
+                         and the budgets of configuration c with the sentence's
+                         fit + pads rows on its sides; fit >= total when the whole
+                         text fits */
+    int budget_bound; /* 1 when a budget (not TOK_MAX_TOKENS) makes fit smaller than total */
+} TextFit;
+
+/* Measures text[0..len) for the seeded sentence's tokenizer (SRC_TOKENIZERS)
+ * with configuration c (the shape the model will have) and `pad` <pad>
+ * tokens after it. n_q: 0 when the sentence is the queries too (self-
+ * attention), the queries' count when they are another sentence's (cross-
+ * attention), -1 when the sentence is on neither side (causal self-attention
+ * of the target: only TOK_MAX_TOKENS applies). Returns 0, or -1 with err
+ * (the tokenizer's error; a source with a tokenizer of its own). */
+int model_text_fit(const Model *m, const ModelConfig *c, int pad, int n_q, const char *text, size_t len, TextFit *out,
+                   AvError *err);
+
+/* *cut = the bytes of text[0..len) that hold its first n tokens and no more
+ * (the end of token n; the text tokenizes to the same first n tokens when
+ * cut there: checked). n >= the text's tokens: *cut = len. Returns 0, or -1
+ * with err. */
+int model_text_first(const Model *m, const char *text, size_t len, int n, size_t *cut, AvError *err);
+
 /* Marks stage s (and all after it) stale, as a setter would: for benchmarks
  * and tests of the stage cache. */
 void model_invalidate(Model *m, Stage s);

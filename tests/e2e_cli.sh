@@ -41,7 +41,7 @@ bad "too large" -H 64 --d-model 4096 -k 4096 --dump hello
 awk 'BEGIN { for (i = 0; i < 4096; i++) printf "w%d ", i % 50; print "" }' >"$TMP/long.txt"
 $ATTNVIZ -f "$TMP/long.txt" --target x --attn cross -H 64 --d-model 64 -k 16 --once --width 80 >/dev/null 2>"$TMP/err"
 expect_rc "cross-attention over a long source, 64 heads" 0 $?
-bad "attention cells" -f "$TMP/long.txt" -H 64 --d-model 64 -k 16 --once --width 80
+bad "4096 tokens, more than the 512 that fit d_model=64 heads=64 (heads x tokens x tokens, memory and work): --max-tokens 512 keeps the first 512" -f "$TMP/long.txt" -H 64 --d-model 64 -k 16 --once --width 80
 printf 'ab\377cd' >"$TMP/bad.txt"
 bad "invalid UTF-8 at byte offset 2" -f "$TMP/bad.txt" --dump
 printf 'Q:\n1 2\nK:\n1 2 3\nV:\n1\n' >"$TMP/bad.qkv"

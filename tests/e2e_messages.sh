@@ -11,9 +11,11 @@ run() {
     expect_contains "$name" "$err" "$want"
 }
 
-# --- too many tokens: where the text goes on (found without counting on)
-run "too many tokens" 2 "too many tokens: more than 4096, the limit (token 4097 starts at byte offset 19373)" \
+# --- too many tokens: how many, how many fit, and the option that keeps them
+run "too many tokens" 2 "TEXT: 5000 tokens, more than the 4096 that fit (4096 tokens at most): --max-tokens 4096 keeps the first 4096" \
     -H 1 --dump "$(seq 1 5000 | tr '\n' ' ')"
+run "too many for the heads" 2 "TEXT: 3000 tokens, more than the 2048 that fit d_model=64 heads=4 (heads x tokens x tokens, memory and work): --max-tokens 2048 keeps the first 2048" \
+    --dump "$(seq 1 3000 | tr '\n' ' ')"
 
 # --- invalid UTF-8 says what is wrong, standard input is named so
 err=$(printf 'abc\n\303' | "$ATTNVIZ" -f - --dump 2>&1 >/dev/null); rc=$?
@@ -32,7 +34,7 @@ expect_contains "--target" "$err" "attnviz: --target: invalid UTF-8 at byte offs
 expect_not_contains "--target once" "$err" "target: target"
 
 # --- --view lists every view
-run "--view" 2 "(expected heatmap, heads, pipeline, gravity or census)" --view x
+run "--view" 2 "(expected heatmap, heads, pipeline, gravity, census, classes or zoom)" --view x
 
 # --- a Q/K/V file with CR line endings only is read by lines
 printf 'Q:\n1 2\n3 4\nK:\n1 0\n0 1\nV:\n1\n2\n' >"$TMP/lf.qkv"

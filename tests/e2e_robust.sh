@@ -19,8 +19,8 @@ no_raw() {
 }
 
 # --- limits
-bad "too many tokens: more than 4096" -H 1 --dump "$(seq 1 4097 | tr '\n' ' ')"
-bad "4096 x 4096 tokens x 4 heads" --dump "$(seq 1 4096 | tr '\n' ' ')"
+bad "4097 tokens, more than the 4096 that fit" -H 1 --dump "$(seq 1 4097 | tr '\n' ' ')"
+bad "4096 tokens, more than the 2048 that fit d_model=64 heads=4" --dump "$(seq 1 4096 | tr '\n' ' ')"
 head -c 1048577 /dev/zero | tr '\0' 'a' >"$TMP/big.txt"
 bad "larger than the limit of 1048576 bytes" -f "$TMP/big.txt" --dump
 head -c 1048577 /dev/zero | tr '\0' '1' >"$TMP/big.qkv"

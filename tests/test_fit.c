@@ -71,7 +71,8 @@ static void every_screen(Model *m, const char *name) {
     static const struct {
         int key;
         const char *view;
-    } views[] = {{'a', "all heads"}, {'c', "pipeline"}, {'g', "gravity"}, {'H', "census"}};
+    } views[] = {{'a', "all heads"}, {'c', "pipeline"}, {'g', "gravity"},
+                 {'H', "census"},    {'A', "classes"},  {'Z', "zoom"}};
     for (size_t v = 0; v < sizeof views / sizeof *views; v++) {
         press(&a, views[v].key, 0);
         for (int page = 0; page < 12; page++) {
@@ -95,7 +96,7 @@ static void every_screen(Model *m, const char *name) {
         press(&a, 27, 0);
         press(&a, 'v', 0);
     }
-    static const int prompts[] = {'e', 'E', 'd'};
+    static const int prompts[] = {'e', 'E', 'd', '/'};
     for (size_t p = 0; p < sizeof prompts / sizeof *prompts; p++) {
         press(&a, prompts[p], 0);
         snprintf(what, sizeof what, "%s, prompt %c", name, prompts[p]);

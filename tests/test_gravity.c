@@ -131,6 +131,10 @@ static void test_points(void **state) {
 // ----------------------------------------------------------------------------
 // the picture
 
+/* An arrow's head pointing right, left, up, down. */
+static const char *const UNICODE_HEADS[4] = {"▸", "◂", "▴", "▾"};
+static const char *const ASCII_HEADS[4] = {">", "<", "^", "v"};
+
 static void check_picture(int ascii, int w, int h) {
     Model *m = sentence_model();
     App a;
@@ -148,14 +152,19 @@ static void check_picture(int ascii, int w, int h) {
     if (ascii) {
         assert_int_equal(count_braille(s), 0);
         for (const unsigned char *p = (const unsigned char *)s; *p; p++) assert_true(*p < 0x80);
-        /* '*' for X (plain, or bold for the cursor's token), 'o' for X + D (bold). */
+        /* '*' for X (plain, or bold for the cursor's token), X + D an
+         * arrow's head (bold): > < ^ v. */
         assert_true(count_cells(cv, plot_rows, "*", ST_REVERSE, 0) >= 1);
-        assert_true(count_cells(cv, plot_rows, "o", ST_BOLD | ST_REVERSE, ST_BOLD) >= 1);
+        int heads = 0;
+        for (int k = 0; k < 4; k++) heads += count_cells(cv, plot_rows, ASCII_HEADS[k], ST_BOLD | ST_REVERSE, ST_BOLD);
+        assert_true(heads >= 1);
         assert_true(count_cells(cv, plot_rows, ".", ST_REVERSE, 0) >= 1);
     } else {
         assert_true(count_braille(s) > 10);
         assert_true(count_cells(cv, plot_rows, "\xe2\xa0\xb6", ST_REVERSE, 0) >= 1); /* X: U+2836 */
-        assert_true(count_cells(cv, plot_rows, "\xe2\xa3\xbf", ST_REVERSE, 0) >= 1); /* X + D: U+28FF */
+        int heads = 0; /* X + D: an arrow's head, ▸ ◂ ▴ ▾ */
+        for (int k = 0; k < 4; k++) heads += count_cells(cv, plot_rows, UNICODE_HEADS[k], ST_REVERSE, 0);
+        assert_true(heads >= 1);
     }
     /* The cursor's token (row 0, Mary) has the one reversed label. */
     int rev = 0;
@@ -524,6 +533,130 @@ static void test_labels_crowded(void **state) {
     model_free(m);
 }
 
+/* The cell (x, y) holds a point of the frame (an X or an X + k D) other
+ * than `own` (a cell index, -1: none). */
+static int foreign_point(const GravityFrame *f, int w, int x, int y, int own) {
+    for (int i = 0; i < f->n; i++)
+        for (int q = 0; q < 2; q++) {
+            const int *d = &f->dots[4 * i + 2 * q];
+            if (d[0] < 0) continue;
+            int cx = d[0] / f->sx, cy = d[1] / f->sy;
+            if (cx == x && cy == y && cy * w + cx != own) return 1;
+        }
+    return 0;
+}
+
+/* Word gravity's labels never collide: on sentences with repeated words, in
+ * English and Korean, at 80x24 and 200x50, braille and ASCII, one head and
+ * all, the cursor anywhere: no two labels share a cell or touch, and no
+ * label has a point but its own right beside it on its row (a label reads
+ * as the name of the point it touches). */
+static void test_labels_never_collide(void **state) {
+    (void)state;
+    static const char *const sentences[] = {
+        "the cat sat on the mat and the dog sat on the cat",
+        "the the the the cat cat cat dog dog",
+        "When Mary and John went to the store, John gave a drink to Mary",
+        "나는 어제 친구와 영화를 봤는데, 그 영화는 정말 재미있었다",
+        "나는 나는 영화 영화 영화를 영화는 봤다 봤다",
+        "어텐션 메커니즘 쉽게 이해하기: 쿼리 키 밸류와 소프트맥스를 단어 중력으로 설명하다 핵심 메시지 어텐션은 "
+        "단어들이 임베딩 공간에서 서로를 끌어당기는 중력으로",
+    };
+    static const struct { int w, h; } sizes[] = {{80, VIEW_ROWS_80x24}, {200, 50 - 5}};
+    int frames = 0, named = 0;
+    for (size_t k = 0; k < sizeof sentences / sizeof *sentences; k++)
+        for (int seed = 0; seed < 3; seed++)
+            for (int ascii = 0; ascii < 2; ascii++) {
+                ModelConfig c;
+                model_config_default(&c);
+                c.seed = (uint64_t)seed;
+                c.mask = seed == 1 ? MASK_NONE : MASK_CAUSAL;
+                Model *m = tu_model(sentences[k], &c);
+                App a;
+                app_init(&a, m, TIER_256, ascii, 1, NULL);
+                for (int head = 0; head < m->cfg.heads; head++)
+                    for (int all = 0; all < 2; all++)
+                        for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+                            a.head = head;
+                            a.ci = (head * 5 + all * 3) % m->n_q;
+                            Canvas *cv = draw(&a, sizes[z].w, sizes[z].h, all);
+                            const GravityFrame *f = gravity_last_frame(&a);
+                            frames++;
+                            for (int i = 0; i < f->n; i++) {
+                                const int *p = &f->labels[3 * i];
+                                if (!p[2]) continue;
+                                named++;
+                                int own = (f->dots[4 * i + 1] / f->sy) * cv->w + f->dots[4 * i] / f->sx;
+                                for (int j = 0; j < i; j++) {
+                                    const int *o = &f->labels[3 * j];
+                                    if (o[2] && o[1] == p[1] && p[0] <= o[0] + o[2] && o[0] <= p[0] + p[2])
+                                        fail_msg("sentence %zu seed %d ascii %d head %d all %d %dx%d: labels of %d "
+                                                 "and %d share or touch a cell:\n%s",
+                                                 k, seed, ascii, head, all, sizes[z].w, sizes[z].h, j, i,
+                                                 cv_render(cv, 0, TIER_NONE));
+                                }
+                                if (foreign_point(f, cv->w, p[0] - 1, p[1], own) ||
+                                    foreign_point(f, cv->w, p[0] + p[2], p[1], own))
+                                    fail_msg("sentence %zu seed %d ascii %d head %d all %d %dx%d: token %d's label "
+                                             "touches another point:\n%s",
+                                             k, seed, ascii, head, all, sizes[z].w, sizes[z].h, i,
+                                             cv_render(cv, 0, TIER_NONE));
+                            }
+                            cv_free(cv);
+                        }
+                app_free(&a);
+                model_free(m);
+            }
+    assert_true(frames == 6 * 3 * 2 * 4 * 2 * 2);
+    assert_true(named > frames * 5); /* labels there are, most of them */
+}
+
+/* Each arrow ends in its head, pointing the way the token moved as seen on
+ * the screen (the longer side of the arrow; an ASCII cell is twice as tall
+ * as wide): ▸ ◂ ▴ ▾, ASCII > < ^ v; in its colour, bold. */
+static void test_arrowheads(void **state) {
+    (void)state;
+    static const char *const sentences[] = {"I saw a movie yesterday and the movie was fun",
+                                            "나는 어제 친구와 영화를 봤는데, 그 영화는 정말 재미있었다"};
+    int checked = 0;
+    for (size_t k = 0; k < 2; k++)
+        for (int ascii = 0; ascii < 2; ascii++) {
+            Model *m = default_model(sentences[k], MASK_CAUSAL);
+            App a;
+            app_init(&a, m, TIER_256, ascii, 1, NULL);
+            for (int all = 0; all < 2; all++) {
+                Canvas *cv = draw(&a, 120, 40, all);
+                const GravityFrame *f = gravity_last_frame(&a);
+                for (int i = 0; i < f->n; i++) {
+                    const int *d = &f->dots[4 * i];
+                    int dx = d[2] - d[0], dy = (d[3] - d[1]) * (ascii ? 2 : 1);
+                    int x = d[2] / f->sx, y = d[3] / f->sy;
+                    /* only a head alone in its cell (not under a point X or another head) */
+                    int alone = 1;
+                    for (int j = 0; j < f->n && alone; j++)
+                        for (int q = 0; q < 2; q++)
+                            if ((j != i || q == 0) && f->dots[4 * j + 2 * q] / f->sx == x &&
+                                f->dots[4 * j + 2 * q + 1] / f->sy == y)
+                                alone = 0;
+                    if (!alone || (dx == 0 && dy == 0)) continue;
+                    int way = abs(dx) >= abs(dy) ? (dx > 0 ? 0 : 1) : (dy > 0 ? 3 : 2);
+                    const char *want = ascii ? ASCII_HEADS[way] : UNICODE_HEADS[way];
+                    const Cell *c = cv_cell(cv, y, x);
+                    if (strcmp(c->ch, want) != 0)
+                        fail_msg("token %d moved (%d, %d): head '%s', want '%s':\n%s", i, dx, dy, c->ch, want,
+                                 cv_render(cv, 0, TIER_NONE));
+                    assert_true(c->st.attr & ST_BOLD);
+                    assert_int_equal(c->st.fg, 1); /* red, the moved points' colour */
+                    checked++;
+                }
+                cv_free(cv);
+            }
+            app_free(&a);
+            model_free(m);
+        }
+    assert_true(checked >= 20);
+}
+
 /* The arrows: drawn k times D (in dots, within the rounding of each end),
  * k a 1-2-5 step that makes the longest arrow about the RMS radius of the
  * points X, and k written in the caption. */
@@ -717,6 +850,8 @@ int main(void) {
         cmocka_unit_test(test_korean_and_many_tokens),
         cmocka_unit_test(test_labels_at_80x24),
         cmocka_unit_test(test_labels_crowded),
+        cmocka_unit_test(test_labels_never_collide),
+        cmocka_unit_test(test_arrowheads),
         cmocka_unit_test(test_scale_stated_and_applied),
         cmocka_unit_test(test_caption_seeded),
         cmocka_unit_test(test_trained_model),

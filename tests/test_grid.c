@@ -9,6 +9,7 @@
 #include "testutil.h"
 
 #include <locale.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -16,6 +17,8 @@
 #include "canvas.h"
 #include "models.h"
 #include "palette.h"
+#include "census.h"
+#include "source.h"
 #include "source_llama.h"
 #include "tensor.h"
 
@@ -191,16 +194,16 @@ static void test_half_block_cells(void **state) {
 }
 
 /* Without colours one query row a character row, the heatmap's shade
- * glyphs, the masked look; 40 rows hold three layers of eight rows. */
+ * glyphs, the masked look; 60 rows hold the five layers of eight rows. */
 static void test_monochrome_shades(void **state) {
     (void)state;
     Model *m = open_model(SENTENCE);
     if (!m) return;
     App a;
     open_grid(&a, m, TIER_NONE);
-    Canvas *cv = draw(&a, 100, 40);
-    assert_non_null(strstr(row(cv, 1), "layers 1-3 of 5"));
-    for (int l = 0; l < 3; l++)
+    Canvas *cv = draw(&a, 100, 60);
+    assert_null(strstr(row(cv, 1), "class"));
+    for (int l = 0; l < N_LAYERS; l++)
         for (int h = 0; h < N_HEADS; h++)
             for (int i = 0; i < m->n_q; i++)
                 for (int j = 0; j < m->n_k; j++) {
@@ -208,65 +211,234 @@ static void test_monochrome_shades(void **state) {
                     if (j > i) assert_string_equal(c->ch, "·");
                     else assert_string_equal(c->ch, palette_shade(weight(m, l, h, i, j), 0));
                 }
-    assert_int_equal(find_row(cv, "L4"), -1);
-    assert_true(find_row(cv, "L3") > 0);
+    assert_true(find_row(cv, "L5") > 0);
     cv_free(cv);
     app_free(&a);
     model_free(m);
 }
 
-/* 80 x 24 holds three layers: the title says which, Down past them pages,
- * PgDn and PgUp go a page of layers; a longer sentence leaves room for four
- * heads of eight, and Right pages the heads. */
-static void test_pages(void **state) {
+// ----------------------------------------------------------------------------
+// the class map (classmap.c) where the thumbnails do not all fit
+
+/* The census of m, computed here (src/census.c) to read the map against. */
+static Census census_of(const Model *m) {
+    Census c;
+    AvError err = {0};
+    if (census_compute(&c, m, &err)) fail_msg("%s", err.msg);
+    return c;
+}
+
+/* Every head's cell of the map at (y0 + l, x0 + cw h): its class's letter
+ * and its sink share's tenth. */
+static void check_cells(const Model *m, Canvas *cv, int y0, int x0, int cw, int ascii) {
+    Census c = census_of(m);
+    for (int l = 0; l < m->cfg.layers; l++)
+        for (int h = 0; h < m->cfg.heads; h++) {
+            const CensusRow *r = &c.rows[l * m->cfg.heads + h];
+            int x = x0 + cw * h + (cw - 3) / 2;
+            char want[2] = {(char)('0' + (int)floor(r->score[CENSUS_SINK] * 10)), '\0'};
+            if (want[0] > '9') want[0] = '9';
+            const char *letter = census_class_letter(census_class(r, c.max_entropy), ascii);
+            if (strcmp(cv_cell(cv, y0 + l, x)->ch, letter) != 0 || strcmp(cv_cell(cv, y0 + l, x + 1)->ch, want) != 0)
+                fail_msg("layer %d head %d: '%s%s', want '%s%s':\n%s", l + 1, h + 1, cv_cell(cv, y0 + l, x)->ch,
+                         cv_cell(cv, y0 + l, x + 1)->ch, letter, want, cv_render(cv, 0, TIER_NONE));
+        }
+    census_free(&c);
+}
+
+/* 80 x 24 cannot hold 40 thumbnails: the all-heads view is the class map,
+ * every one of the 40 heads in view with its class and sink share, the
+ * legend and the chosen head's numbers under it. */
+static void test_class_map_at_80x24(void **state) {
     (void)state;
-    Model *m = open_model(SENTENCE);
+    Model *m = open_model(LONGER);
     if (!m) return;
     App a;
     open_grid(&a, m, TIER_256);
     Canvas *cv = draw(&a, 80, 24);
-    assert_non_null(strstr(row(cv, 1), "layer 1/5  head 1/8  weights  layers 1-3 of 5"));
-    assert_true(find_row(cv, "L3") > 0);
-    assert_int_equal(find_row(cv, "L4"), -1);
-    for (int k = 0; k < 3; k++) press(&a, APP_KEY_DOWN);
-    assert_int_equal(m->layer, 3);
+    assert_non_null(strstr(row(cv, 1), "5 layers x 8 heads: each head's class and sink share"));
+    /* head numbers over cells of 77 / 8 = 9 -> 6 columns (the most) */
+    assert_non_null(strstr(row(cv, 3), "1     2     3     4     5     6     7     8"));
+    for (int l = 0; l < N_LAYERS; l++) {
+        char want[8];
+        snprintf(want, sizeof want, "L%d", l + 1);
+        assert_int_equal(strncmp(row(cv, 4 + l), want, 2), 0);
+    }
+    check_cells(m, cv, 4, LABEL_W, 6, 0);
+    assert_true(find_row(cv, "P previous token  S first (sink)  D itself  I induction  B broad") > 0);
+    assert_true(find_row(cv, "class: the largest mean weight") > 0);
+    assert_true(find_row(cv, "L1 H1 ") > 0);
+    /* the chosen head (layer 1, head 1) reversed: its cell, its number, its layer */
+    assert_int_equal(cv_cell(cv, 4, LABEL_W + 1)->st.attr & ST_REVERSE, ST_REVERSE);
+    assert_int_equal(cv_cell(cv, 4, LABEL_W + 7)->st.attr & ST_REVERSE, 0);
+    assert_int_equal(cv_cell(cv, 4, 0)->st.attr & ST_REVERSE, ST_REVERSE);
+    /* no inspector of a heatmap cell under it */
+    assert_int_equal(find_row(cv, "raw q·k"), -1);
     cv_free(cv);
-    cv = draw(&a, 80, 24);
-    assert_non_null(strstr(row(cv, 1), "layers 2-4 of 5"));
-    assert_int_equal(find_row(cv, "L1"), -1);
-    assert_true(find_row(cv, "L4") > 0);
+
+    /* Arrows choose, the numbers follow; a click chooses; Enter opens. */
     press(&a, APP_KEY_DOWN);
-    press(&a, APP_KEY_DOWN); /* the last layer stays the last */
+    press(&a, APP_KEY_DOWN);
+    press(&a, APP_KEY_RIGHT);
+    assert_int_equal(m->layer, 2);
+    assert_int_equal(a.head, 1);
+    cv = draw(&a, 80, 24);
+    assert_true(find_row(cv, "L3 H2 ") > 0);
+    assert_int_equal(cv_cell(cv, 6, LABEL_W + 6 + 1)->st.attr & ST_REVERSE, ST_REVERSE);
+    app_mouse(&a, 8, LABEL_W + 6 * 6 + 2, 1); /* layer 5, head 7 */
     assert_int_equal(m->layer, 4);
-    press(&a, APP_KEY_PAGE_UP);
-    assert_int_equal(m->layer, 1);
-    press(&a, APP_KEY_PAGE_DOWN);
-    assert_int_equal(m->layer, 4);
+    assert_int_equal(a.head, 6);
+    app_mouse(&a, 8, LABEL_W + 6 * 6 + 5, 1); /* the blank column after it: nothing */
+    assert_int_equal(a.head, 6);
     cv_free(cv);
+    app_key(&a, (AppKey){0, '\n'});
+    assert_int_equal(a.view, VIEW_HEATMAP);
+    assert_int_equal(a.ci, m->n_q - 1); /* the last row, on its heaviest key */
+    const float *last = tensor_data(m, TENSOR_WEIGHTS, 4, 6) + (size_t)(m->n_q - 1) * m->n_k;
+    for (int j = 0; j < m->n_k; j++) assert_true(last[j] <= last[a.cj]);
+    /* A: the class map at any size; A again: back */
+    app_key(&a, (AppKey){0, 'A'});
+    assert_int_equal(a.view, VIEW_CLASSES);
+    cv = draw(&a, 200, 50);
+    assert_non_null(strstr(row(cv, 1), "each head's class and sink share"));
+    check_cells(m, cv, 4, LABEL_W, 6, 0);
+    cv_free(cv);
+    app_key(&a, (AppKey){0, 'A'});
+    assert_int_equal(a.view, VIEW_HEATMAP);
     app_free(&a);
     model_free(m);
+}
 
-    m = open_model(LONGER);
+/* A screen too small for the map too: the layers and heads page with the
+ * choice, and the line under the map says which are in view. */
+static void test_class_map_pages(void **state) {
+    (void)state;
+    Model *m = open_model(SENTENCE);
     if (!m) return;
-    assert_int_equal(m->n_k, 21); /* a thumbnail and its gap: 22 of the 77 columns */
-    open_grid(&a, m, TIER_256);
-    cv = draw(&a, 80, 24);
-    assert_non_null(strstr(row(cv, 1), "heads 1-3 of 8"));
-    assert_non_null(strstr(row(cv, 3), "head 3"));
-    assert_null(strstr(row(cv, 3), "head 4"));
-    for (int k = 0; k < 3; k++) press(&a, APP_KEY_RIGHT);
-    assert_int_equal(a.head, 3);
+    App a;
+    open_grid(&a, m, TIER_NONE);
+    assert_int_equal(app_run(&a, "view classes", NULL), 0);
+    Canvas *cv = draw(&a, 21, 13); /* 18 columns: 6 heads of 3; 5 rows: 4 layers and a legend line */
+    assert_non_null(strstr(row(cv, 3), "1  2  3  4  5  6"));
+    assert_true(find_row(cv, "L4") > 0);
+    assert_int_equal(find_row(cv, "L5"), -1);
+    assert_true(find_row(cv, "layers 1-4 of 5") > 0);
     cv_free(cv);
-    cv = draw(&a, 80, 24);
-    assert_non_null(strstr(row(cv, 1), "heads 2-4 of 8"));
-    assert_null(strstr(row(cv, 3), "head 1 "));
-    assert_non_null(strstr(row(cv, 3), "head 2"));
-    assert_non_null(strstr(row(cv, 3), "head 4"));
-    /* Head 2 is the second of kv 1, whose first is out of view: its bracket is open. */
-    assert_string_equal(cv_cell(cv, 4, LABEL_W)->ch, "─");
-    assert_string_equal(cv_cell(cv, 4, LABEL_W + 20)->ch, "┐");
-    assert_string_equal(cv_cell(cv, 4, LABEL_W + 22)->ch, "┌");
-    assert_non_null(strstr(row(cv, 4), "kv2"));
+    for (int k = 0; k < 4; k++) press(&a, APP_KEY_DOWN);
+    for (int k = 0; k < 7; k++) press(&a, APP_KEY_RIGHT);
+    assert_int_equal(m->layer, 4);
+    assert_int_equal(a.head, 7);
+    cv = draw(&a, 21, 13);
+    assert_int_equal(find_row(cv, "L1"), -1);
+    assert_true(find_row(cv, "L5") > 0);
+    assert_true(find_row(cv, "layers 2-5 of 5") > 0); /* (the heads' part is cut at 21 columns) */
+    assert_non_null(strstr(row(cv, 3), "3  4  5  6  7  8"));
+    cv_free(cv);
+    press(&a, APP_KEY_HOME);
+    assert_int_equal(m->layer, 0);
+    app_free(&a);
+    model_free(m);
+}
+
+// ----------------------------------------------------------------------------
+// GPT-2 small's shape: 12 layers x 12 heads of known classes
+
+enum { GL = 12, GH = 12, GN = 8, GDK = 8 };
+
+static const char *const gwords[GN] = {"When", "Mary", "and", "John", "went", "to", "the", "store"};
+
+/* Head (l, h)'s query i looks at key target(i): K_j is the unit vector e_j,
+ * Q_i 20 e_target(i), so the weight there is e^20 / (e^20 + i); the fourth
+ * kind has Q = 0: every allowed key alike (broad). */
+static int target_of(int kind, int i) {
+    switch (kind) {
+    case 0: return i > 0 ? i - 1 : 0; /* previous token */
+    case 1: return 0;                 /* the first token */
+    case 2: return i;                 /* itself */
+    default: return -1;               /* none: uniform */
+    }
+}
+
+static int kind_of(int l, int h) { return (l + h) % 4; }
+
+static void gpt2_forward(Model *m, int layer, int from) {
+    (void)from;
+    HeadData *hd = model_layer_heads(m, layer);
+    for (int h = 0; h < GH; h++) {
+        memset(hd[h].q, 0, sizeof(float) * GN * GDK);
+        memset(hd[h].k, 0, sizeof(float) * GN * GDK);
+        for (int i = 0; i < GN; i++) {
+            hd[h].k[i * GDK + i] = 1.0f;
+            hd[h].v[i * GDK] = (float)i;
+            int t = target_of(kind_of(layer, h), i);
+            if (t >= 0) hd[h].q[i * GDK + t] = 20.0f;
+        }
+    }
+}
+
+static const char *gpt2_label(const Model *m, int i, size_t *len) {
+    (void)m;
+    *len = strlen(gwords[i]);
+    return gwords[i];
+}
+
+static int gpt2_id(const Model *m, int j) {
+    (void)m;
+    return j;
+}
+
+static const Source gpt2_shape = {
+    .name = "gpt2-shape",
+    .fixed = "Q, K and V are made by the test",
+    .what = "12 layers of 12 heads",
+    .lacks = "no embeddings",
+    .forward = gpt2_forward,
+    .query_text = gpt2_label,
+    .key_text = gpt2_label,
+    .key_id = gpt2_id,
+};
+
+static const HeadClass expected_class[4] = {HEAD_PREV, HEAD_SINK, HEAD_SELF, HEAD_BROAD};
+
+static void test_class_map_gpt2_shape(void **state) {
+    (void)state;
+    Model *m = model_new();
+    assert_non_null(m);
+    AvError err = {0};
+    SourceShape sh = {GL, GH, GDK, GDK, GN, GN, 0};
+    if (model_set_source(m, &gpt2_shape, NULL, &sh, &err)) fail_msg("%s", err.msg);
+    ModelConfig c = m->cfg;
+    c.mask = MASK_CAUSAL;
+    if (model_set_config(m, &c, &err) || model_update(m, &err)) fail_msg("%s", err.msg);
+    App a;
+    app_init(&a, m, TIER_NONE, 0, 0, NULL);
+    a.enforce_min = 1;
+    assert_int_equal(app_run(&a, "view heads", NULL), 0);
+    app_update(&a);
+    Canvas *cv = draw(&a, 80, 24);
+    char *screen = cv_render(cv, 0, TIER_NONE);
+    /* all 144: 12 rows of 12 cells of 77 / 12 = 6 columns, the legend's four lines under them */
+    assert_non_null(strstr(row(cv, 1), "12 layers x 12 heads: each head's class and sink share"));
+    assert_non_null(strstr(row(cv, 3), "10    11    12"));
+    for (int l = 0; l < GL; l++) {
+        char want[8];
+        snprintf(want, sizeof want, "L%d ", l + 1);
+        if (strncmp(row(cv, 4 + l), want, strlen(want)) != 0) fail_msg("no row %s:\n%s", want, screen);
+        for (int h = 0; h < GH; h++) {
+            const char *letter = census_class_letter(expected_class[kind_of(l, h)], 0);
+            int x = 4 + 6 * h + 1;
+            if (strcmp(cv_cell(cv, 4 + l, x)->ch, letter) != 0)
+                fail_msg("layer %d head %d: %s, want %s:\n%s", l + 1, h + 1, cv_cell(cv, 4 + l, x)->ch, letter, screen);
+            /* the sink share: all of it for the sink heads, none for prev and self but row 1 */
+            const char *digit = kind_of(l, h) == 1 ? "9" : kind_of(l, h) == 3 ? "2" : kind_of(l, h) == 0 ? "1" : "0";
+            if (strcmp(cv_cell(cv, 4 + l, x + 1)->ch, digit) != 0)
+                fail_msg("layer %d head %d: sink digit %s, want %s:\n%s", l + 1, h + 1, cv_cell(cv, 4 + l, x + 1)->ch,
+                         digit, screen);
+        }
+    }
+    assert_non_null(strstr(screen, "P previous token"));
+    assert_non_null(strstr(screen, "of its largest"));
+    free(screen);
     cv_free(cv);
     app_free(&a);
     model_free(m);
@@ -374,7 +546,9 @@ int main(void) {
         cmocka_unit_test(test_labels_and_kv_groups),
         cmocka_unit_test(test_half_block_cells),
         cmocka_unit_test(test_monochrome_shades),
-        cmocka_unit_test(test_pages),
+        cmocka_unit_test(test_class_map_at_80x24),
+        cmocka_unit_test(test_class_map_pages),
+        cmocka_unit_test(test_class_map_gpt2_shape),
         cmocka_unit_test(test_keys_click_and_enter),
         cmocka_unit_test(test_natural_height),
         cmocka_unit_test(test_one_layer_keeps_side_by_side),

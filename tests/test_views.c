@@ -19,6 +19,7 @@
 #include "keymap.h"
 #include "palette.h"
 #include "widgets.h"
+#include "text.h"
 #include "utf8.h"
 
 static char *render(App *a, int w, int h) {
@@ -129,6 +130,29 @@ static void test_golden_korean_ascii(void **state) {
     press(&a, ch('m'));
     char *s = render(&a, 80, 24);
     golden("heatmap-korean-ascii-80x24.txt", s);
+    free(s);
+    app_free(&a);
+    model_free(m);
+}
+
+/* Korean at 80x24, where the key labels do not fit whole: each column is
+ * named by its position and first syllable (영화를 is "3영", 영화는 "7영":
+ * no longer alike), and the row under them spells out the cursor's token. */
+static void test_golden_korean(void **state) {
+    (void)state;
+    Model *m = sample_model("나는 어제 친구와 영화를 봤는데, 그 영화는 정말 재미있었다");
+    App a;
+    app_init(&a, m, TIER_NONE, 0, 1, NULL);
+    a.enforce_min = 1;
+    for (int k = 0; k < 7; k++) press(&a, ch('l'));
+    for (int k = 0; k < 8; k++) press(&a, ch('j'));
+    char *s = render(&a, 80, 24);
+    golden("heatmap-korean-80x24.txt", s);
+    assert_non_null(strstr(line(s, 3), "3영  4봤  5,   6그  7영  8정"));
+    /* the cursor's key in full under its column (column 7 starts at 11 + 7 * 5) */
+    const char *under = line(s, 4);
+    assert_non_null(strstr(under, "영화는"));
+    assert_int_equal(text_width(under, (size_t)(strstr(under, "영화는") - under)), 11 + 7 * 5);
     free(s);
     app_free(&a);
     model_free(m);
@@ -1084,6 +1108,7 @@ int main(void) {
         cmocka_unit_test(test_golden_every_screen),
         cmocka_unit_test(test_golden_heatmap),
         cmocka_unit_test(test_golden_korean_ascii),
+        cmocka_unit_test(test_golden_korean),
         cmocka_unit_test(test_golden_heads),
         cmocka_unit_test(test_golden_pipeline),
         cmocka_unit_test(test_golden_help),

@@ -14,6 +14,7 @@
 #include "follow.h"
 #include "formula.h"
 #include "gravity.h"
+#include "longtext.h"
 #include "utf8.h"
 #include "number.h"
 
@@ -370,11 +371,35 @@ static int act_census(App *a, const char *arg) {
     return 0;
 }
 
+/* The class map of every head and back. */
+static int act_classes(App *a, const char *arg) {
+    (void)arg;
+    a->view = a->view == VIEW_CLASSES ? VIEW_HEATMAP : VIEW_CLASSES;
+    return 0;
+}
+
+/* A long text zoomed out and back. */
+static int act_zoom(App *a, const char *arg) {
+    (void)arg;
+    a->view = a->view == VIEW_ZOOM ? VIEW_HEATMAP : VIEW_ZOOM;
+    if (a->view == VIEW_ZOOM && tensor_info(a->shown)->scope != TS_HEAD) a->shown = TENSOR_WEIGHTS;
+    return 0;
+}
+
+/* jump [TEXT]: the prompt, or the jump to TEXT at once (longtext.h). */
+static int act_jump(App *a, const char *arg) {
+    if (!arg) {
+        app_open_prompt(a, PROMPT_JUMP);
+        return 0;
+    }
+    return app_jump(a, arg, strlen(arg));
+}
+
 /* view NAME: that view, as --view NAME starts in (no key). */
 static int act_view(App *a, const char *arg) {
     ViewKind v;
     if (!arg || app_view_parse(arg, &v)) {
-        app_say(a, 1, "view: expected heatmap, heads, pipeline, gravity or census");
+        app_say(a, 1, "view: expected heatmap, heads, pipeline, gravity, census, classes or zoom");
         return -1;
     }
     a->view = v;
@@ -609,6 +634,9 @@ const ActionDef app_actions[ACT_COUNT] = {
     [ACT_LESSON_RESTART] = {"lesson-restart", NEEDS_LESSON, act_lesson_restart},
     [ACT_LESSON_LEAVE] = {"lesson-leave", NEEDS_LESSON, act_lesson_leave},
     [ACT_FOLLOW] = {"follow", NEEDS_FOLLOW, act_follow},
+    [ACT_CLASSES] = {"classes", 0, act_classes},
+    [ACT_ZOOM] = {"zoom", 0, act_zoom},
+    [ACT_JUMP] = {"jump", TAKES_ARG, act_jump},
     [ACT_WEIGHTS] = {"weights", 0, app_switch_weights},
 };
 // clang-format on

@@ -13,7 +13,10 @@
 
 #include "app_internal.h"
 #include "follow.h"
+#include "classmap.h"
 #include "grid.h"
+#include "longtext.h"
+#include "zoom.h"
 #include "keymap.h"
 #include "lesson.h"
 #include "view.h"
@@ -49,6 +52,8 @@ void app_free(App *a) {
     free(a->mask_comments);
     free(a->picture_pending);
     a->picture_pending = NULL;
+    free(a->keep_text);
+    a->keep_text = NULL;
     lesson_free(a->lesson);
     a->lesson = NULL;
     free(a->lesson_start);
@@ -195,7 +200,8 @@ int app_action_listed(const App *a, int act) {
 
 int app_key(App *a, AppKey k) {
     if (a->prompt != PROMPT_NONE) return app_prompt_key(a, k);
-    if (a->picture_pending) { /* "FILE exists": y replaces it, any other key keeps it */
+    if (a->keep_text) return app_first_tokens_key(a, k); /* "... y keeps the first N tokens" */
+    if (a->picture_pending) {                            /* "FILE exists": y replaces it, any other key keeps it */
         char *path = a->picture_pending;
         a->picture_pending = NULL;
         if (!k.is_code && (k.ch == 'y' || k.ch == 'Y')) app_write_picture(a, path, 1);
@@ -239,7 +245,7 @@ int app_run(App *a, const char *action, const char *arg) {
 
 int app_q_quits(const App *a, int prompt_closing) {
     return (prompt_closing || a->prompt == PROMPT_NONE) && a->overlay == OVERLAY_NONE && a->view == VIEW_HEATMAP &&
-           (!a->paint_dirty || a->quit_asked);
+           !a->keep_text && (!a->paint_dirty || a->quit_asked);
 }
 
 int app_needs_update(const App *a) { return a->m->stale <= view_needed_stage(a); }
@@ -285,6 +291,14 @@ void app_mouse(App *a, int y, int x, int button) {
     if (a->overlay != OVERLAY_NONE) return;
     if (a->view == VIEW_HEADS && !grid_applies(a)) {
         if (button == 1) heads_click(a, y, x);
+        return;
+    }
+    if (a->view == VIEW_CLASSES) {
+        if (button == 1) classmap_click(a, y, x);
+        return;
+    }
+    if (a->view == VIEW_ZOOM) {
+        if (button == 1) zoom_click(a, y, x);
         return;
     }
     /* The layers x heads grid: a click chooses a thumbnail. */

@@ -15,11 +15,23 @@
 #include "palette.h"
 #include "tensor.h"
 
-/* The smallest screen the interactive views are laid out for. */
-#define APP_MIN_W 80
-#define APP_MIN_H 24
+/* The smallest screen the interactive views are laid out for; in projector
+ * mode (present) the heatmap and the zoomed-out view fit a smaller one. */
+#define APP_MIN_W         80
+#define APP_MIN_H         24
+#define APP_PRESENT_MIN_W 56
+#define APP_PRESENT_MIN_H 16
 
-typedef enum { VIEW_HEATMAP, VIEW_HEADS, VIEW_PIPELINE, VIEW_GRAVITY, VIEW_CENSUS, VIEW_KIND_COUNT } ViewKind;
+typedef enum {
+    VIEW_HEATMAP,
+    VIEW_HEADS,
+    VIEW_PIPELINE,
+    VIEW_GRAVITY,
+    VIEW_CENSUS,
+    VIEW_CLASSES, /* the layers x heads class map (classmap.h) */
+    VIEW_ZOOM,    /* a long text zoomed out (zoom.h) */
+    VIEW_KIND_COUNT
+} ViewKind;
 
 /* The tensor the heatmap shows: v cycles through the catalogue's cycle
  * (tensor.h); the head's stages, or the whole layer's (not for a source
@@ -32,7 +44,7 @@ enum { HL_NONE = 0, HL_ROW, HL_COL, HL_CELL };
 /* A full-screen page over the view: help, or the arithmetic of one cell. */
 typedef enum { OVERLAY_NONE, OVERLAY_HELP, OVERLAY_CELL } Overlay;
 
-typedef enum { PROMPT_NONE, PROMPT_DK, PROMPT_TEXT, PROMPT_TARGET, PROMPT_PICTURE } PromptKind;
+typedef enum { PROMPT_NONE, PROMPT_DK, PROMPT_TEXT, PROMPT_TARGET, PROMPT_PICTURE, PROMPT_JUMP } PromptKind;
 
 /* What u undoes in mask-edit mode: one step, and u again redoes it. */
 typedef struct {
@@ -120,6 +132,11 @@ typedef struct {
     int lesson_left;          /* L: the lesson left (the state stays); L again goes back to its step */
     char *lesson_start;       /* owned: the state the lesson started from (script.h commands) */
     char *picture_pending;    /* owned: a picture's file that exists; y overwrites it, another key keeps it */
+    char *keep_text;          /* owned: a sentence with more tokens than fit (longtext.h); y keeps its first
+                                 keep_n tokens, another key drops it; NULL: no such offer */
+    size_t keep_len;          /* its bytes */
+    int keep_n;               /* the tokens that fit */
+    char jump_last[128];      /* the last text / jumped to (offered by the next /) */
     char *caption_title;      /* owned: the caption of a teacher's attnviz (script.h: caption), shown under the
                                  view when the app has no lesson of its own (lesson_caption_now); NULL: none */
     char *caption_text;       /* owned: its text, paragraphs separated by "\n" (set with caption_title) */

@@ -65,6 +65,41 @@ static int oom_of_final(const Model *m, const CliOptions *o, const char *text, s
                           c->d_v, tokens);
 }
 
+/* --max-tokens N keeps the text's first N tokens (*len cut). A text with
+ * more tokens than the limits allow for the configuration asked for is
+ * refused here, in one line that gives the N that fits and the option. */
+static int first_tokens(const Model *m, const CliOptions *o, const char *text, size_t *len, AvError *err) {
+    TextFit fit;
+    int n_q = 0;                                                /* self-attention: the sentence is the queries too */
+    if (o->target && o->cfg.attn == ATTN_CAUSAL_SELF) n_q = -1; /* the target's own attention */
+    if (o->target && o->cfg.attn == ATTN_CROSS) {               /* the target's tokens are the queries */
+        TokenList t = {0};
+        AvError ignored = {0};
+        n_q = tok_split(m->tokenizer, o->target, strlen(o->target), TOK_MAX_TOKENS, &t, &ignored) == 0 ? t.n : -1;
+        tok_list_free(&t);
+    }
+    if (model_text_fit(m, &o->cfg, o->pad, n_q, text, *len, &fit, err)) return -1;
+    int want = o->max_tokens ? o->max_tokens : fit.total;
+    if (want > fit.total) want = fit.total;
+    /* Not even one token fits (the pads or the heads are too many, not the
+     * text too long): the budget's own message says so later. */
+    if (want > fit.fit && fit.fit >= 1) {
+        char why[160];
+        if (fit.budget_bound)
+            snprintf(why, sizeof why, "the %d that fit d_model=%d heads=%d (heads x tokens x tokens, memory and work)",
+                     fit.fit, o->cfg.d_model, o->cfg.heads);
+        else
+            snprintf(why, sizeof why, "the %d that fit (%d tokens at most%s)", fit.fit, TOK_MAX_TOKENS,
+                     o->pad ? ", the pads included" : "");
+        if (o->max_tokens)
+            return av_errorf(err, "--max-tokens %d: more than %s; --max-tokens %d keeps the first %d", o->max_tokens,
+                             why, fit.fit, fit.fit);
+        return av_errorf(err, "%d tokens, more than %s: --max-tokens %d keeps the first %d", fit.total, why, fit.fit,
+                         fit.fit);
+    }
+    return want < fit.total ? model_text_first(m, text, *len, want, len, err) : 0;
+}
+
 /* --qkv: the file gives the shape and the vectors; the options only what
  * is computed from them (mask, score, scaling). */
 static int build_from_qkv(Model *m, const CliOptions *o, BuildMaskNotes *notes, AvError *err) {
@@ -144,6 +179,10 @@ int build_model(Model *m, const CliOptions *o, BuildMaskNotes *notes, AvError *e
     size_t len;
     char *text = build_text(o, cli_default_text(), &len, err);
     if (!text) return -1;
+    if (first_tokens(m, o, text, &len, err)) {
+        free(text);
+        return av_error_prefix(err, "%s", o->file ? (strcmp(o->file, "-") == 0 ? "standard input" : o->file) : "TEXT");
+    }
     int rc = model_set_text(m, text, len, err);
     if (rc) oom_of_final(m, o, text, len, err);
     free(text);

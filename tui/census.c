@@ -59,10 +59,11 @@ typedef struct {
 static CensusView *data_of(const App *a) { return a->view_data[VIEW_CENSUS]; }
 
 static const char *const about[] = {"Every layer and head scored on this sentence. prev: mean weight on the",
-                                    "previous token; sink: on the first token (rows i >= 1 both: under the causal",
-                                    "mask row 0 sees only itself); self: on itself; induct: on the token after an",
-                                    "earlier copy of the current one (j + 1 < i; - when no token repeats); H: mean",
-                                    "entropy in bits. Left/Right sort, Enter opens. Random heads show no structure.",
+                                    "previous token; sink: on the first token; self: on itself (rows i >= 1 all",
+                                    "three: under the causal mask row 0 sees only itself); induct: on the token",
+                                    "after an earlier copy of the current one (j + 1 < i; - when no token repeats);",
+                                    "H: mean entropy in bits. Left/Right sort, Enter opens. Random heads show no",
+                                    "structure. A shows each head's class from these numbers.",
                                     NULL};
 
 static int census_init(App *a) {
@@ -141,6 +142,14 @@ static void follow_shown(CensusView *d, const App *a) {
     if (!d->order || (d->seen_layer == a->m->layer && d->seen_head == a->head)) return;
     d->seen_layer = a->m->layer, d->seen_head = a->head;
     d->sel = position_of(d, a->m->layer, a->head);
+}
+
+const Census *view_census_of(App *a, const char **why) {
+    CensusView *d = data_of(a);
+    if (!d) return *why = "census: out of memory", NULL;
+    refresh(d, a);
+    if (!d->order) return *why = d->why[0] ? d->why : "census: not computed yet", NULL;
+    return &d->c;
 }
 
 // ----------------------------------------------------------------------------

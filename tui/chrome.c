@@ -61,7 +61,7 @@ static void draw_info(const App *a, Canvas *cv) {
     int x = cv_text(cv, 2, 0, buf, cv->w, style_plain());
     token_count(a, buf, sizeof buf);
     x += 3 + cv_text(cv, 2, x + 3, buf, cv->w - x - 3, style_attr(ST_DIM));
-    if (!(view_of(a->view)->flags & VIEW_HEAD_STATS) || m->n_q == 0) return;
+    if (!(view_shown(a)->flags & VIEW_HEAD_STATS) || m->n_q == 0) return;
     double mean, max;
     model_mean_entropy(m, a->head, &mean, &max);
     int n = snprintf(buf, sizeof buf, "%s %.2f of %.2f bits", G(a)->mean_h, mean, max);
@@ -76,7 +76,7 @@ static void draw_info(const App *a, Canvas *cv) {
 
 /* The view's title, with the layer before it for a source of several. */
 static void title_text(const App *a, char *buf, size_t cap) {
-    const View *v = view_of(a->view);
+    const View *v = view_shown(a);
     buf[0] = '\0';
     int n = a->m->cfg.layers > 1 ? snprintf(buf, cap, "layer %d/%d  ", a->m->layer + 1, a->m->cfg.layers) : 0;
     if (v->title) v->title(a, buf + n, cap - (size_t)n);
@@ -161,7 +161,7 @@ static int legend_bar(const App *a, Canvas *cv, int y, int x, double lo, double 
  * ramp spans -max|x|..+max|x| (what its ends mean, said so) with 0 marked. */
 static void draw_legend(const App *a, Canvas *cv, int y, const ShownMat *sm) {
     const Glyphs *g = G(a);
-    int rows = (view_of(a->view)->flags & VIEW_ROW_STATS) != 0;
+    int rows = (view_shown(a)->flags & VIEW_ROW_STATS) != 0 && !a->present; /* projector mode: no row stats */
     int x = 0;
     char buf[160];
     if (!sm->is_signed) {
@@ -409,6 +409,7 @@ static void draw_prompt(const App *a, Canvas *cv, int y) {
     const char *label = a->prompt == PROMPT_PICTURE  ? "picture (.svg .png .html): "
                         : a->prompt == PROMPT_DK     ? "d_k (1..4096): "
                         : a->prompt == PROMPT_TARGET ? "target (empty: none): "
+                        : a->prompt == PROMPT_JUMP   ? "jump to (a position or a word): "
                                                      : "sentence: ";
     /* The value offered is selected (reverse video): typing replaces it;
      * the tail says so where the whole value still fits beside it. */
@@ -473,9 +474,10 @@ static void draw_next_tokens(const App *a, Canvas *cv, int y, int H) {
 void chrome_draw_bottom(const App *a, Canvas *cv, const ShownMat *sm, int y) {
     int H = cv->h;
     if (a->present) { /* projector mode: the legend and the message (or the prompt) only */
-        if (y > H - 2) y = H - 2;
-        if (y < TOP_LINES) y = TOP_LINES;
-        if (sm) draw_legend(a, cv, y, sm);
+        if (y > H - 1) y = H - 1;
+        if (y < TOP_LINES - 1) y = TOP_LINES - 1;
+        /* on the last line the message or prompt takes the legend's place */
+        if (sm && (y < H - 1 || (a->prompt == PROMPT_NONE && !a->msg[0]))) draw_legend(a, cv, y, sm);
         if (a->prompt != PROMPT_NONE) draw_prompt(a, cv, H - 1);
         else if (a->msg[0]) {
             char *safe = text_safe_label(a->msg, strlen(a->msg), 0);
@@ -490,9 +492,9 @@ void chrome_draw_bottom(const App *a, Canvas *cv, const ShownMat *sm, int y) {
     if (y > H - BOTTOM_LINES) y = H - BOTTOM_LINES;
     if (y < TOP_LINES) y = TOP_LINES;
     if (sm) draw_legend(a, cv, y, sm);
-    if (view_of(a->view)->flags & VIEW_INSPECTOR) draw_inspector(a, cv, y + 1);
+    if (view_shown(a)->flags & VIEW_INSPECTOR) draw_inspector(a, cv, y + 1);
     else y = H - 5; /* pages without a map: only the message and the hints */
-    if (a->show_next && (view_of(a->view)->flags & VIEW_INSPECTOR)) draw_next_tokens(a, cv, y, H);
+    if (a->show_next && (view_shown(a)->flags & VIEW_INSPECTOR)) draw_next_tokens(a, cv, y, H);
     if (a->msg[0]) {
         char *safe = text_safe_label(a->msg, strlen(a->msg), 0);
         char line[1024];

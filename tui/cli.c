@@ -32,6 +32,8 @@ static const char *const usage_parts[] = {
     "       in a Korean locale \"" CLI_DEFAULT_TEXT_KO "\"):\n"
     "  TEXT...                the sentence (several words are joined by spaces)\n"
     "  -f, --file FILE        read the sentence from FILE ('-' = standard input; at most 1 MiB)\n"
+    "      --max-tokens N     keep the sentence's first N tokens, 1..4096 (a longer text is\n"
+    "                         refused without it, with the N that fits)\n"
     "      --qkv FILE         Q, K, V of one head from FILE (format: man attnviz)\n"
     "      --model PATH       a trained model, every layer and head: a llama2.c\n"
     "                         checkpoint (.bin) or a Hugging Face folder (config.json\n"
@@ -70,7 +72,8 @@ static const char *const usage_parts[] = {
     "                         (json of a trained model: next_tokens {id, piece, bytes, prob})\n"
     "      --once             draw the view once on standard output and exit\n"
     "      --width N          width for --once, 20..1000 (default: terminal, COLUMNS or 80)\n"
-    "      --view NAME        view to start in: heatmap | heads | pipeline | gravity | census\n"
+    "      --view NAME        view to start in: heatmap | heads | pipeline | gravity | census |\n"
+    "                         classes | zoom\n"
     "      --head N           the head shown, 1..heads (default 1)\n"
     "      --stage NAME       the stage shown: weights (default) | scores | scaled | masked |\n"
     "                         output | x | pe | concat | y\n"
@@ -170,6 +173,7 @@ enum {
     OPT_PUBLISH,
     OPT_PUBLISH_MODE,
     OPT_FOLLOW,
+    OPT_MAX_TOKENS,
 };
 
 static const struct option long_options[] = {
@@ -203,6 +207,7 @@ static const struct option long_options[] = {
     {"target", required_argument, NULL, OPT_TARGET},
     {"attn", required_argument, NULL, OPT_ATTN},
     {"pad", required_argument, NULL, OPT_PAD},
+    {"max-tokens", required_argument, NULL, OPT_MAX_TOKENS},
     {"mask-file", required_argument, NULL, OPT_MASK_FILE},
     {"threads", required_argument, NULL, OPT_THREADS},
     {"head", required_argument, NULL, OPT_HEAD},
@@ -314,6 +319,10 @@ static int model_option(CliOptions *o, Given *g, int c, AvError *err) {
         if (cli_parse_int(optarg, 0, TOK_MAX_TOKENS, "--pad", &v, err)) return -1;
         o->pad = (int)v;
         break;
+    case OPT_MAX_TOKENS:
+        if (cli_parse_int(optarg, 1, TOK_MAX_TOKENS, "--max-tokens", &v, err)) return -1;
+        o->max_tokens = (int)v;
+        break;
     case OPT_MASK_FILE: o->mask_file = optarg; break;
     case OPT_NO_SCALE: o->cfg.scale = 0; break;
     case OPT_POS:
@@ -373,8 +382,9 @@ static int io_option(CliOptions *o, Given *g, int c, AvError *err) {
     case OPT_VIEW: {
         ViewKind kind;
         if (app_view_parse(optarg, &kind))
-            return av_errorf(err, "--view: unknown view '%s' (expected heatmap, heads, pipeline, gravity or census)",
-                             optarg);
+            return av_errorf(
+                err, "--view: unknown view '%s' (expected heatmap, heads, pipeline, gravity, census, classes or zoom)",
+                optarg);
         o->view = optarg;
         break;
     }
@@ -484,6 +494,9 @@ static int model_options_check(CliOptions *o, const Given *g, AvError *err) {
         return 0;
     }
     if (o->qkv_file) return av_errorf(err, "--model and --qkv: choose one source of Q, K and V");
+    if (o->max_tokens)
+        return av_errorf(err, "--max-tokens: cuts the seeded sentence; a trained model's tokenizer and context "
+                              "(its seq_len) are its own: give it a shorter text");
     if (g->d_model || g->heads || o->dk_given || o->dv_given || o->pattern || o->cfg.pos != POS_NONE || g->seed ||
         g->tokenizer || o->target || o->pad || o->cfg.tie_qk || o->cfg.attn != ATTN_SELF || o->cfg.score != SCORE_DOT)
         return av_errorf(err, "--model: the model gives its shapes, weights, tokenizer and score; --d-model, "
@@ -530,8 +543,9 @@ static int options_check(CliOptions *o, const Given *g, AvError *err) {
     if (o->pattern) o->tokenizer = TOK_CUSTOM;
     if (g->score_scale == 1 && !o->cfg.scale) return av_errorf(err, "--score scaled and --no-scale: choose one");
     if (g->score_scale == 0) o->cfg.scale = 0;
-    if (o->qkv_file && (o->target || o->pad || o->cfg.tie_qk || o->cfg.attn != ATTN_SELF))
-        return av_errorf(err, "--qkv: --target, --pad, --tie-qk and --attn need a sentence, not a Q/K/V file");
+    if (o->qkv_file && (o->target || o->pad || o->max_tokens || o->cfg.tie_qk || o->cfg.attn != ATTN_SELF))
+        return av_errorf(err, "--qkv: --target, --pad, --max-tokens, --tie-qk and --attn need a sentence, not a "
+                              "Q/K/V file");
     /* A target means cross-attention unless --attn says otherwise; self-
      * attention has no use for one. */
     if (o->target && !g->attn) o->cfg.attn = ATTN_CROSS;

@@ -35,6 +35,7 @@ typedef struct {
     const char *target;     /* --target TEXT, or NULL */
     const char *mask_file;  /* --mask-file FILE, or NULL */
     int pad;                /* --pad N */
+    int max_tokens;         /* --max-tokens N: the sentence's first N tokens kept, 0 when not given */
     int threads;            /* --threads N, 0: the online CPUs (at most 8) */
     int mask_given;         /* --mask was on the command line */
     TokPreset tokenizer;

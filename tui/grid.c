@@ -3,7 +3,8 @@
  * stage shown of that layer's head. As small as half-block cells: U+2580 ▀
  * with the upper query row's colour in front and the lower one's behind, so
  * a map of n_q x n_k takes ceil(n_q/2) rows of n_k columns; bigger cells when
- * all of it fits; pages beyond. Without colours (or in --ascii, where ▀ is a
+ * all of it fits; where not all of it fits whole, the class map
+ * (classmap.h) instead. Without colours (or in --ascii, where ▀ is a
  * glyph of ambiguous width) one query row a character row, with the heatmap's
  * own cells (shade glyphs in monochrome). Heads that share a key/value head
  * are bracketed under the head labels: "┌── kv1 ──┐". */
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "chrome.h"
+#include "classmap.h"
 #include "model.h"
 #include "view.h"
 #include "widgets.h"
@@ -213,39 +215,23 @@ static void draw_kv_groups(const App *a, Canvas *cv, int y, const GridGeom *g, i
     }
 }
 
-/* What is out of view, at the right of the title line; where it does not
- * fit, the title in short: "layer 5/5  head 3/8  weights  layers 3-5 of 5". */
-static void draw_paging(const App *a, Canvas *cv, const GridGeom *g, const GridData *d) {
-    const Model *m = a->m;
-    int layers = m->cfg.layers, heads = m->cfg.heads;
-    char note[96] = "";
-    int n = 0;
-    if (g->layers_vis == 1 && layers > 1) n += snprintf(note, sizeof note, "layer %d of %d", d->layer0 + 1, layers);
-    else if (g->layers_vis < layers)
-        n += snprintf(note, sizeof note, "layers %d-%d of %d", d->layer0 + 1, d->layer0 + g->layers_vis, layers);
-    if (g->heads_vis == 1 && heads > 1)
-        snprintf(note + n, sizeof note - (size_t)n, "%shead %d of %d", n ? "  " : "", d->head0 + 1, heads);
-    else if (g->heads_vis < heads)
-        snprintf(note + n, sizeof note - (size_t)n, "%sheads %d-%d of %d", n ? "  " : "", d->head0 + 1,
-                 d->head0 + g->heads_vis, heads);
-    if (!note[0] || cv->h < 2) return;
-    int w = (int)strlen(note), used = cv->w;
-    while (used > 0 && strcmp(cv_cell(cv, 1, used - 1)->ch, " ") == 0) used--;
-    if (used + 2 + w <= cv->w) {
-        cv_text_right(cv, 1, 0, note, cv->w, style_attr(ST_DIM));
-        return;
-    }
-    char buf[192];
-    snprintf(buf, sizeof buf, "layer %d/%d  head %d/%d  %s", m->layer + 1, layers, a->head + 1, heads,
-             view_stage_name(a->shown));
-    cv_fill(cv, 1, 0, cv->w, " ", style_plain());
-    int x = cv_text(cv, 1, 0, buf, cv->w, style_attr(ST_BOLD));
-    if (x + 2 < cv->w) cv_text(cv, 1, x + 2, note, cv->w - x - 2, style_attr(ST_DIM));
+int grid_shows_classes(const App *a, int w, int h) {
+    if (!grid_applies(a) || w < 1 || h < 1) return 0;
+    GridGeom g;
+    grid_geometry(a, w, h, &g);
+    return g.layers_vis < a->m->cfg.layers || g.heads_vis < a->m->cfg.heads || g.rows_vis < a->m->n_q ||
+           g.cols_vis < tensor_cols(a->m, a->shown);
 }
 
 void grid_draw(App *a, Canvas *cv) {
     const Model *m = a->m;
     GridData spare = {0}, *d = gdata(a) ? gdata(a) : &spare;
+    d->valid = 0;
+    if (grid_shows_classes(a, cv->w, cv->h)) {
+        classmap_draw(a, cv);
+        chrome_draw_bottom(a, cv, NULL, cv->h - 2);
+        return;
+    }
     GridGeom g;
     grid_geometry(a, cv->w, cv->h, &g);
     int layers = m->cfg.layers, heads = m->cfg.heads;
@@ -276,7 +262,6 @@ void grid_draw(App *a, Canvas *cv) {
             }
         }
     }
-    draw_paging(a, cv, &g, d);
     d->valid = 1, d->y0 = y0, d->x0 = g.label_w, d->bw = g.tw + 1, d->bh = bh, d->th = g.th;
     d->layers_vis = g.layers_vis, d->heads_vis = g.heads_vis;
     view_matrix(a, a->shown, a->head, &sm);
@@ -292,7 +277,8 @@ void grid_title(const App *a, char *buf, size_t cap) {
 int grid_natural_height(const App *a, int w) {
     GridGeom g;
     grid_geometry(a, w, 100000, &g);
-    return TOP_LINES + g.header + a->m->cfg.layers * (g.th + 1) + BOTTOM_LINES;
+    int h = TOP_LINES + g.header + a->m->cfg.layers * (g.th + 1) + BOTTOM_LINES;
+    return grid_shows_classes(a, w, h) ? classmap_natural_height(a, w) : h;
 }
 
 // ----------------------------------------------------------------------------
@@ -311,6 +297,7 @@ static void choose(App *a, int layer, int head) {
 int grid_key(App *a, Action act) {
     if (!grid_applies(a)) return VIEW_KEY_PASS;
     const GridData *d = gdata(a);
+    if (!d || !d->valid) return classmap_key(a, act); /* the class map was drawn */
     int page = d && d->valid && d->layers_vis > 0 ? d->layers_vis : 1;
     int layer = a->m->layer, head = a->head;
     switch (act) {
@@ -328,6 +315,7 @@ int grid_key(App *a, Action act) {
 
 int grid_click(App *a, int y, int x) {
     const GridData *d = gdata(a);
+    if (grid_applies(a) && d && !d->valid) return classmap_click(a, y, x);
     if (!grid_applies(a) || !d || !d->valid || y < d->y0 || x < d->x0) return 0;
     int r = (y - d->y0) / d->bh, c = (x - d->x0) / d->bw;
     if ((y - d->y0) % d->bh >= d->th || (x - d->x0) % d->bw >= d->bw - 1) return 0;

@@ -19,6 +19,10 @@ int grid_applies(const App *a);
  * one (grouped-query attention: a llama model's n_kv_heads), else the heads. */
 int grid_kv_heads(const App *a);
 
+/* 1 when the grid cannot show every layer and head whole on a w x h screen:
+ * the all-heads view draws the class map then (classmap.h). */
+int grid_shows_classes(const App *a, int w, int h);
+
 /* The view's own data (a->view_data[VIEW_HEADS]): the first layer and head
  * in view, and where the last frame put the thumbnails. */
 int grid_init(App *a);

@@ -64,16 +64,28 @@ typedef struct {
 
 enum { STATS_W = 17 }; /* " 1.000! 2.31 0.42": the largest weight as every weight, 0.42 and 1.00 */
 
-/* Projector mode (B): cells up to PRESENT_CELL_W wide and 5 rows tall, and
- * only the legend and the message under the map. */
-enum { PRESENT_CELL_W = 20, PRESENT_BOTTOM = 2 };
+/* Projector mode (B): the map from the info line's row on, no row
+ * statistics, one header row (the title names the cursor's tokens), cells up
+ * to PRESENT_CELL_W wide and 5 rows tall, and one line under the map: the
+ * legend, or the message or prompt in its place when the map leaves no row
+ * between them. */
+enum { PRESENT_CELL_W = 20, PRESENT_BOTTOM = 1 };
+
+/* The first row under the top lines: the info line's in projector mode. */
+static int map_top(const App *a) { return a->present ? TOP_LINES - 1 : TOP_LINES; }
+
+static int digits(int n) {
+    int d = 1;
+    while (n >= 10) n /= 10, d++;
+    return d;
+}
 
 static void heat_geometry(const App *a, const ShownMat *sm, int W, int H, HeatGeom *g) {
     int bottom = a->present ? PRESENT_BOTTOM : BOTTOM_LINES, max_w = a->present ? PRESENT_CELL_W : MAX_CELL_W;
     int cap = MAX_LABEL < W / 4 ? MAX_LABEL : W / 4;
     if (cap < 3) cap = 3;
     g->label_w = view_max_label_width(a, cap) + 1;
-    g->sum_w = sm->row_stats ? STATS_W : 1;
+    g->sum_w = sm->row_stats && !a->present ? STATS_W : 1;
     int avail_w = W - g->label_w - g->sum_w;
     if (avail_w < 1) avail_w = 1;
     g->cw = sm->cols > 0 ? avail_w / sm->cols : 1;
@@ -82,17 +94,21 @@ static void heat_geometry(const App *a, const ShownMat *sm, int W, int H, HeatGe
     g->cols_vis = avail_w / g->cw;
     if (g->cols_vis > sm->cols) g->cols_vis = sm->cols;
     g->header_rows = g->cw >= 3 ? 1 : 2;
-    /* Key labels cut to fit (18 tokens at 80 columns: "T… t…", 영화를 and 영화는
-     * both "영…"): an index ruler under them names every column; the
-     * inspector gives the cursor's token in full. */
+    /* Key labels cut to fit (영화를 and 영화는 would both be "영…"): each
+     * column is named by its position and the first characters that fit
+     * ("3영", "7영"), and the row under them spells the cursor's token out.
+     * Where not even the position and a character fit, the two rows are an
+     * index ruler (tens above, units below). */
     g->ruler = 0;
     if (g->header_rows == 1 && sm->col_labels == LABELS_KEYS)
-        for (int j = 0; j < sm->cols && !g->ruler; j++) {
+        for (int j = 0; j < sm->cols && g->header_rows == 1; j++) {
             char full[128];
             view_klabel(a, full, sizeof full, j, MAX_LABEL);
-            if (text_width(full, strlen(full)) > g->cw - 1) g->ruler = 1, g->header_rows = 2;
+            if (text_width(full, strlen(full)) <= g->cw - 1) continue;
+            g->ruler = digits(sm->cols - 1) < g->cw - 1;
+            g->header_rows = g->ruler && a->present ? 1 : 2; /* projector: the title names the cursor's key */
         }
-    int avail_h = H - TOP_LINES - g->header_rows - bottom;
+    int avail_h = H - map_top(a) - g->header_rows - bottom;
     /* Rows that do not all fit leave a row under the map for "↓ n more". */
     if (sm->rows > avail_h || g->cols_vis < sm->cols) avail_h--;
     if (avail_h < 1) avail_h = 1;
@@ -115,6 +131,28 @@ static int scroll_to(int first, int cursor, int visible, int n) {
     return first;
 }
 
+/* Key j named by its position and the first characters of its token that
+ * fit in w columns, without an ellipsis: "3영", "12sat". */
+static void position_label(const App *a, char *out, size_t cap, int j, int w) {
+    char full[128];
+    view_klabel(a, full, sizeof full, j, MAX_LABEL);
+    int n = snprintf(out, cap, "%d", j);
+    if (n < 0 || (size_t)n >= cap) return;
+    text_truncate(out + n, cap - (size_t)n, full, strlen(full), w - n, "");
+}
+
+/* Under the position labels, the cursor's key token in full, from its
+ * column on (moved left where it would pass the map's right edge). */
+static void draw_cursor_token(App *a, Canvas *cv, int y, int x0, const HeatGeom *g, int col0) {
+    if (a->cj < col0 || a->cj >= col0 + g->cols_vis) return;
+    char full[128];
+    view_klabel(a, full, sizeof full, a->cj, MAX_LABEL);
+    int w = text_width(full, strlen(full)), right = x0 + g->cols_vis * g->cw - 1;
+    int x = x0 + (a->cj - col0) * g->cw;
+    if (x + w > right) x = right - w > 0 ? right - w : 0;
+    cv_text(cv, y, x, full, right - x, style_attr(ST_REVERSE | ST_BOLD));
+}
+
 static void draw_col_header(App *a, Canvas *cv, int y, int x0, const HeatGeom *g, const ShownMat *sm, int col0) {
     char buf[128];
     for (int c = 0; c < g->cols_vis; c++) {
@@ -122,9 +160,8 @@ static void draw_col_header(App *a, Canvas *cv, int y, int x0, const HeatGeom *g
         Style st = j == a->cj ? style_attr(ST_REVERSE | ST_BOLD) : style_plain();
         if ((a->hl_kind == HL_COL || a->hl_kind == HL_CELL) && j == a->hl_j) st.attr |= ST_BOLD | ST_UNDERLINE;
         if (g->ruler) {
-            view_col_label(a, sm, buf, sizeof buf, j, g->cw - 1);
+            position_label(a, buf, sizeof buf, j, g->cw - 1);
             cv_text(cv, y, x, buf, g->cw - 1, st);
-            cv_printf(cv, y + 1, x, g->cw - 1, j == a->cj ? st : style_attr(ST_DIM), "%d", j);
         } else if (g->header_rows == 1) {
             view_col_label(a, sm, buf, sizeof buf, j, g->cw - 1);
             /* Heads joined: the first column of each head is marked. */
@@ -142,6 +179,7 @@ static void draw_col_header(App *a, Canvas *cv, int y, int x0, const HeatGeom *g
             cv_printf(cv, y + 1, x, g->cw, st, "%d", j % 10);
         }
     }
+    if (g->ruler) draw_cursor_token(a, cv, y + 1, x0, g, col0);
 }
 
 /* A lesson's highlight (script.h): 1 when cell (i, j) is in it. */
@@ -168,17 +206,19 @@ static void draw_heatmap(App *a, Canvas *cv) {
     heat_geometry(a, &sm, cv->w, cv->h, &g);
     a->row0 = scroll_to(a->row0, a->ci, g.rows_vis, sm.rows);
     a->col0 = scroll_to(a->col0, a->cj, g.cols_vis, sm.cols);
-    int y0 = TOP_LINES + g.header_rows, x0 = g.label_w;
+    int top = map_top(a), y0 = top + g.header_rows, x0 = g.label_w;
     char buf[128];
-    draw_col_header(a, cv, TOP_LINES, x0, &g, &sm, a->col0);
+    if (a->present) cv_fill(cv, top, 0, cv->w, " ", style_plain()); /* the info line's row */
+    draw_col_header(a, cv, top, x0, &g, &sm, a->col0);
     int sx = x0 + g.cols_vis * g.cw + 1;
     const HeadData *hd = &m->head[a->head];
     /* The row statistics are the weights' (A's) whatever the stage shown:
      * their sum, entropy in bits and largest weight; said so beside the
      * other stages. */
-    if (sm.row_stats)
-        cv_text(cv, TOP_LINES + g.header_rows - 1, sx,
-                a->shown == TENSOR_WEIGHTS ? "  sum  bits  max" : "A:sum  bits  max", STATS_W - 1, style_attr(ST_BOLD));
+    int stats = sm.row_stats && !a->present;
+    if (stats)
+        cv_text(cv, top + g.header_rows - 1, sx, a->shown == TENSOR_WEIGHTS ? "  sum  bits  max" : "A:sum  bits  max",
+                STATS_W - 1, style_attr(ST_BOLD));
     for (int r = 0; r < g.rows_vis; r++) {
         int i = a->row0 + r, y = y0 + r * g.ch, mid = y + (g.ch - 1) / 2;
         view_qlabel(a, buf, sizeof buf, i, g.label_w - 1);
@@ -190,7 +230,7 @@ static void draw_heatmap(App *a, Canvas *cv) {
             view_cell(a, cv, y, x0 + c * g.cw, g.cw, g.ch, &sm, i, j, i == a->ci && j == a->cj, 1);
             if (highlighted(a, i, j)) mark_box(cv, y, x0 + c * g.cw, g.cw - 1 > 0 ? g.cw - 1 : 1, g.ch);
         }
-        if (!sm.row_stats) continue;
+        if (!stats) continue;
         /* The row sum (1, or 0 with the flag), its entropy and its largest weight. */
         int flagged = row_fully_masked(a, i);
         cv_printf(cv, mid, sx, 6, flagged ? style_attr(ST_BOLD) : style_plain(), "%5.3f%s", hd->row_sums[i],
@@ -204,8 +244,7 @@ static void draw_heatmap(App *a, Canvas *cv) {
      * header's free corner, below it on the row under the map (never glued
      * to a label). */
     const Glyphs *gl = G(a);
-    if (a->row0 > 0)
-        cv_printf(cv, TOP_LINES, 0, g.label_w - 1, style_attr(ST_DIM), "%s%d", a->ascii ? "^" : "↑", a->row0);
+    if (a->row0 > 0) cv_printf(cv, top, 0, g.label_w - 1, style_attr(ST_DIM), "%s%d", a->ascii ? "^" : "↑", a->row0);
     char more[96] = "";
     int below = sm.rows - a->row0 - g.rows_vis, right = sm.cols - a->col0 - g.cols_vis, n = 0;
     if (below > 0)
@@ -221,12 +260,12 @@ static void draw_heatmap(App *a, Canvas *cv) {
     if (more[0] && hint_y < cv->h - (a->present ? PRESENT_BOTTOM : BOTTOM_LINES))
         cv_text(cv, hint_y, 0, more, cv->w, style_attr(ST_DIM));
     if (a->present) /* higher contrast: every number and label bold */
-        for (int y = TOP_LINES; y < hint_y && y < cv->h; y++)
+        for (int y = top; y < hint_y && y < cv->h; y++)
             for (int x = 0; x < cv->w; x++) cv_cell(cv, y, x)->st.attr |= ST_BOLD;
     HeatLayout *L = &a->layout;
     L->valid = 1, L->y0 = y0, L->x0 = x0, L->cw = g.cw, L->ch = g.ch;
     L->rows = g.rows_vis, L->cols = g.cols_vis, L->row0 = a->row0, L->col0 = a->col0;
-    chrome_draw_bottom(a, cv, &sm, y0 + g.rows_vis * g.ch + 1);
+    chrome_draw_bottom(a, cv, &sm, y0 + g.rows_vis * g.ch + (a->present ? 0 : 1));
 }
 
 // ----------------------------------------------------------------------------
@@ -364,7 +403,19 @@ static void draw_heads(App *a, Canvas *cv) {
 static void heatmap_title(const App *a, char *buf, size_t cap) {
     char stage[192];
     stage_title(a, stage, sizeof stage);
-    snprintf(buf, cap, "head %d/%d  %s", a->head + 1, a->m->cfg.heads, stage);
+    const Model *m = a->m;
+    ShownMat sm;
+    view_matrix(a, a->shown, a->head, &sm);
+    /* Projector mode has no inspector: the title names the cursor's cell. */
+    if (a->present && sm.col_labels == LABELS_KEYS && a->ci < m->n_q && a->cj < m->n_k) {
+        char q[64], k[64];
+        view_qlabel(a, q, sizeof q, a->ci, 16);
+        view_klabel(a, k, sizeof k, a->cj, 16);
+        snprintf(buf, cap, "head %d/%d  %s  %s %s %s", a->head + 1, m->cfg.heads, view_stage_name(a->shown), q,
+                 G(a)->arrow, k);
+        return;
+    }
+    snprintf(buf, cap, "head %d/%d  %s", a->head + 1, m->cfg.heads, stage);
 }
 
 /* Y (and the joined heads, which are made with it) only when shown. */
@@ -378,6 +429,7 @@ static int heatmap_natural_height(const App *a, int w) {
     view_matrix(a, a->shown, a->head, &sm);
     HeatGeom g;
     heat_geometry(a, &sm, w, TOP_LINES + 2 + sm.rows + BOTTOM_LINES, &g);
+    if (a->present) return map_top(a) + g.header_rows + sm.rows + PRESENT_BOTTOM;
     return TOP_LINES + g.header_rows + sm.rows + BOTTOM_LINES;
 }
 

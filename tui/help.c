@@ -84,7 +84,7 @@ static int help_lines(const App *a, Canvas *doc, int w) {
     y += cv_text_wrap(doc, y, 0, buf, w, 2, style_attr(ST_BOLD | ST_REVERSE));
     y++;
     y += cv_text_wrap(doc, y, 0, "What am I looking at", w, 0, style_attr(ST_BOLD | ST_UNDERLINE));
-    y += paragraph(doc, y, 2, view_of(a->view)->about, w);
+    y += paragraph(doc, y, 2, view_shown(a)->about, w);
     if (a->view == VIEW_HEATMAP) y += paragraph(doc, y, 2, stage_about(a->shown), w);
     y++;
     y += cv_text_wrap(doc, y, 0, "Labels", w, 0, style_attr(ST_BOLD | ST_UNDERLINE));

@@ -72,6 +72,9 @@ const KeyBinding keymap[] = {
     {{'P', 0}, "P", NULL, ACT_PICTURE, "write the screen as a picture: .svg, .png or .html (asks for the file name)", NULL, 99, NULL},
     {{'w', 0}, "w", NULL, ACT_WEIGHTS, "trained weights (stories260K.bin) on this sentence; w again: random ones", NULL, 99, NULL},
     {{CTRL('l'), 0}, "Ctrl-L", NULL, ACT_REDRAW, "redraw the screen", NULL, 99, NULL},
+    {{'Z', 0}, "Z", NULL, ACT_ZOOM, "a long text zoomed out: blocks of tokens, each row's top words (Z again: back)", NULL, 99, NULL},
+    {{'/', 0}, "/", NULL, ACT_JUMP, "jump to a token by its position or a part of its text", NULL, 99, NULL},
+    {{'A', 0}, "A", NULL, ACT_CLASSES, "class map: each head's pattern class and sink share (A again: back)", NULL, 99, NULL},
 };
 // clang-format on
 

@@ -63,6 +63,9 @@ typedef enum {
     ACT_LESSON_LEAVE, /* leave the lesson (the state stays); again: back to its step */
     ACT_PRESENT,      /* projector mode on/off */
     ACT_FOLLOW,       /* follow the teacher again (--follow, follow.h) */
+    ACT_CLASSES,      /* the class map of every layer and head (classmap.h) */
+    ACT_ZOOM,         /* a long text zoomed out (zoom.h) */
+    ACT_JUMP,         /* the cursor to a token, by its position or text (a prompt) */
     ACT_WEIGHTS,      /* w: trained weights / random weights on the same sentence (classmodel.h) */
     ACT_COUNT
 } Action;

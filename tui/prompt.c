@@ -5,6 +5,7 @@
 
 #include "app_internal.h"
 #include "cli.h"
+#include "longtext.h"
 #include "readfile.h"
 #include "utf8.h"
 #include "number.h"
@@ -21,6 +22,10 @@ void app_open_prompt(App *a, PromptKind kind) {
         text = name;
         len = strlen(name);
         max = 4096;
+    } else if (kind == PROMPT_JUMP) {
+        text = a->jump_last;
+        len = strlen(text);
+        max = sizeof a->jump_last - 1;
     } else if (kind == PROMPT_TARGET) {
         text = a->m->target;
         len = text ? a->m->target_len : 0;
@@ -75,6 +80,8 @@ static void finish_prompt(App *a) {
         else
             app_say(a, 0, "target: %d %s (x: cross-attention)", a->m->target_tokens.n,
                     num_plural("token", "tokens", a->m->target_tokens.n));
+    } else if (kind == PROMPT_JUMP) {
+        app_jump(a, a->edit.buf, a->edit.len);
     } else if (kind == PROMPT_PICTURE) {
         if (strlen(a->edit.buf) != a->edit.len || a->edit.len == 0)
             app_say(a, 1, "picture: no file name; nothing written");
@@ -82,7 +89,8 @@ static void finish_prompt(App *a) {
     } else if (kind == PROMPT_TEXT) {
         AvError err = {0};
         if (model_set_text(a->m, a->edit.buf, a->edit.len, &err)) {
-            app_say(a, 1, "%s; the sentence stays as it was", err.msg);
+            if (!app_offer_first_tokens(a, a->edit.buf, a->edit.len))
+                app_say(a, 1, "%s; the sentence stays as it was", err.msg);
             return;
         }
         app_clamp_cursor(a);

@@ -162,10 +162,11 @@ static void queue_push(Queue *q, Event e) {
 
 /* The input side of the loop (main thread only). */
 typedef struct {
-    Queue pending; /* events for the next frame */
-    int pasting;   /* inside a bracketed paste */
-    int end_match; /* bytes of paste_end seen so far */
-    int eof;       /* the terminal is gone (EOF, EIO) */
+    Queue pending;   /* events for the next frame */
+    int pasting;     /* inside a bracketed paste */
+    int end_match;   /* bytes of paste_end seen so far */
+    int eof;         /* the terminal is gone (EOF, EIO) */
+    int empty_reads; /* ERRs in a row where the terminal said it was readable */
 } Input;
 
 static void paste_char(Input *in, uint32_t cp) { queue_push(&in->pending, (Event){.kind = EV_PASTE, .ch = cp}); }
@@ -245,6 +246,19 @@ static void push_typeahead(Input *in) {
     }
 }
 
+/* After get_wch gave ERR where the terminal had said it was readable: 1
+ * when the terminal is gone (a read failed with EIO, or poll says hang-up or
+ * error), or when that kept happening without a byte in between (an input
+ * at its end, e.g. not a terminal). A single ERR is not the end: during a
+ * long paste (18 KB of Korean) a read of 0 bytes came while input was still
+ * arriving, and the app quit as if hung up. */
+static int input_gone(Input *in) {
+    if (errno == EIO) return 1;
+    struct pollfd p = {.fd = STDIN_FILENO, .events = POLLIN};
+    if (poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR | POLLNVAL))) return 1;
+    return ++in->empty_reads >= 100;
+}
+
 /* Reads what is waiting; with `wait_first`, blocks for the first event (the
  * terminal said it is readable: only the rest of a sequence is waited for).
  * Returns the number of events read. */
@@ -253,12 +267,14 @@ static int read_input(Input *in, int wait_first) {
     wint_t ch;
     if (wait_first) {
         nodelay(stdscr, FALSE);
+        errno = 0;
         int rc = get_wch(&ch);
         nodelay(stdscr, TRUE);
         if (rc == ERR) {
-            in->eof = 1;
+            if (input_gone(in)) in->eof = 1;
             return 0;
         }
+        in->empty_reads = 0;
         take_input(in, rc, ch), n++;
     }
     int rc;

@@ -269,7 +269,7 @@ static int parse_line(const char *s, size_t len, ScriptCmd *c, char *why, size_t
         ViewKind v;
         c->op = SC_VIEW;
         if (!word(&l, w, sizeof w) || app_view_parse(w, &v))
-            return snprintf(why, cap, "view: expected heatmap, heads, pipeline, gravity or census"), -1;
+            return snprintf(why, cap, "view: expected heatmap, heads, pipeline, gravity, census, classes or zoom"), -1;
         c->kind = (int)v;
     } else if (strcmp(name, "stage") == 0) {
         c->op = SC_STAGE;

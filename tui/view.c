@@ -8,13 +8,27 @@
 #include <string.h>
 
 #include "chrome.h"
+#include "grid.h"
 
 const View *const view_table[VIEW_KIND_COUNT] = {
     [VIEW_HEATMAP] = &view_heatmap, [VIEW_HEADS] = &view_heads,   [VIEW_PIPELINE] = &view_pipeline,
-    [VIEW_GRAVITY] = &view_gravity, [VIEW_CENSUS] = &view_census,
+    [VIEW_GRAVITY] = &view_gravity, [VIEW_CENSUS] = &view_census, [VIEW_CLASSES] = &view_classes,
+    [VIEW_ZOOM] = &view_zoom,
 };
 
 const View *view_of(ViewKind v) { return (unsigned)v < VIEW_KIND_COUNT ? view_table[v] : &view_heatmap; }
+
+void view_body_size(const App *a, int *w, int *h) {
+    *w = a->screen_w;
+    *h = a->screen_h - lesson_caption_rows(a, a->screen_w, a->screen_h);
+}
+
+const View *view_shown(const App *a) {
+    int w, h;
+    view_body_size(a, &w, &h);
+    if (a->view == VIEW_HEADS && grid_shows_classes(a, w, h)) return &view_classes;
+    return view_of(a->view);
+}
 
 const View *view_page(const App *a) {
     switch (a->overlay) {
@@ -45,17 +59,33 @@ int app_view_parse(const char *s, ViewKind *out) {
     return -1;
 }
 
+/* The smallest screen for what is shown: 80x24, or in projector mode for
+ * the heatmap and the zoomed-out view less (app.h). */
+static void min_size(const App *a, int *w, int *h) {
+    int small = a->present && !view_page(a) && (a->view == VIEW_HEATMAP || a->view == VIEW_ZOOM);
+    *w = small ? APP_PRESENT_MIN_W : APP_MIN_W;
+    *h = small ? APP_PRESENT_MIN_H : APP_MIN_H;
+}
+
 /* The screen is w x h (the canvas may be the part above a lesson's caption). */
-static void draw_too_small(Canvas *cv, int screen_w, int screen_h) {
-    char buf[96];
-    snprintf(buf, sizeof buf, "terminal too small: need %dx%d, have %dx%d", APP_MIN_W, APP_MIN_H, screen_w, screen_h);
+static void draw_too_small(const App *a, Canvas *cv, int screen_w, int screen_h) {
+    char buf[160];
+    int mw, mh;
+    min_size(a, &mw, &mh);
+    snprintf(buf, sizeof buf, "terminal too small: need %dx%d, have %dx%d", mw, mh, screen_w, screen_h);
+    /* Projector mode: the heatmap fits less, the way out is said. */
+    const char *out = "q: the heatmap, which fits here in projector mode";
+    int ow = (int)strlen(out);
+    if (a->present && mw == APP_MIN_W && screen_w >= APP_PRESENT_MIN_W && screen_h >= APP_PRESENT_MIN_H &&
+        ow <= cv->w && cv->h > 2)
+        cv_text(cv, cv->h / 2 + 1, (cv->w - ow) / 2, out, cv->w, style_plain());
     int w = (int)strlen(buf);
     if (w <= cv->w) {
         cv_text(cv, cv->h / 2, (cv->w - w) / 2, buf, cv->w, style_attr(ST_BOLD));
     } else { /* narrower than the message: a short form on two lines */
         char l1[48], l2[48];
         snprintf(l1, sizeof l1, "too small: %dx%d", screen_w, screen_h);
-        snprintf(l2, sizeof l2, "need %dx%d", APP_MIN_W, APP_MIN_H);
+        snprintf(l2, sizeof l2, "need %dx%d", mw, mh);
         int y = cv->h > 1 ? cv->h / 2 - 1 : 0;
         cv_text(cv, y, 0, l1, cv->w, style_attr(ST_BOLD));
         cv_text(cv, y + 1, 0, l2, cv->w, style_attr(ST_BOLD));
@@ -86,8 +116,10 @@ static void draw_body(App *a, Canvas *cv) {
     cv_clear(cv);
     a->layout.valid = 0;
     /* The terminal's size, not the rows a lesson's caption leaves. */
-    if (a->enforce_min && (a->screen_w < APP_MIN_W || a->screen_h < APP_MIN_H)) {
-        draw_too_small(cv, a->screen_w, a->screen_h);
+    int mw, mh;
+    min_size(a, &mw, &mh);
+    if (a->enforce_min && (a->screen_w < mw || a->screen_h < mh)) {
+        draw_too_small(a, cv, a->screen_w, a->screen_h);
         return;
     }
     const View *page = view_page(a);

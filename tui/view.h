@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "app.h"
+#include "census.h"
 #include "canvas.h"
 #include "keymap.h"
 
@@ -43,8 +44,9 @@ typedef struct View {
     unsigned flags;                             /* VIEW_HEAD_STATS | VIEW_INSPECTOR | VIEW_ROW_STATS */
 } View;
 
-/* The entries, each in its file: heatmap.c, pipeline.c, gravity.c, census.c, help.c, cellpage.c. */
-extern const View view_heatmap, view_heads, view_pipeline, view_gravity, view_census;
+/* The entries, each in its file: heatmap.c, pipeline.c, gravity.c, census.c, classmap.c, zoom.c, help.c,
+ * cellpage.c. */
+extern const View view_heatmap, view_heads, view_pipeline, view_gravity, view_census, view_classes, view_zoom;
 extern const View page_help, page_cell;
 
 /* The views in ViewKind order (--view, the help). */
@@ -52,6 +54,13 @@ extern const View *const view_table[VIEW_KIND_COUNT];
 
 /* The view of kind v (the heatmap for a kind out of range). */
 const View *view_of(ViewKind v);
+/* The columns and rows of the last frame's view: the screen less a lesson's
+ * caption. */
+void view_body_size(const App *a, int *w, int *h);
+/* The view drawn now: the current one, or the class map where the all-heads
+ * view of several layers shows it (grid.h: its thumbnails do not all fit the
+ * last frame's screen). The chrome reads its flags. */
+const View *view_shown(const App *a);
 /* The page over the view (help, cell), or NULL. */
 const View *view_page(const App *a);
 /* What takes the keys and the screen: the page, or else the view. */
@@ -59,5 +68,10 @@ const View *view_front(const App *a);
 
 /* The last stage the current view shows. */
 Stage view_needed_stage(const App *a);
+
+/* The head census of the model as it is now (census.c keeps it between
+ * frames and makes it again when the weights change), or NULL and *why a
+ * one-line reason (cross-attention, no tokens, memory). */
+const Census *view_census_of(App *a, const char **why);
 
 #endif

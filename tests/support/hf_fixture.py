@@ -10,6 +10,8 @@ and the independent check of attnviz's --dump=json of them.
                  biases, untied lm_head) with a SentencePiece-style
                  tokenizer.json (<unk> <s> </s>, 256 byte-fallback pieces,
                  "▁" metaspace, merges trained here; <s> first);
+           gpt2small: GPT-2 small's shape of attention, 12 layers of 12
+                 heads (dim 48, heads of 4), the gpt2 kind's tokenizer;
            gpt2vocab: a 2-layer GPT-2 (dim 16) on the real GPT-2 vocabulary
                  (GPT2_VOCAB_DIR's encoder.json and vocab.bpe, from
                  tests/fetch_gpt2_vocab.sh, copied as vocab.json and
@@ -171,6 +173,11 @@ def write(d, kind, vocab_dir=None, hostile=None, dtype_as=None, poison=None):
             tok["model"]["vocab"]["".join(table[b] for b in hostile)] = vocab
             vocab += 1
         cfg = {"model_type": "gpt2", "n_embd": 32, "n_layer": 2, "n_head": 4, "vocab_size": vocab,
+               "n_positions": 128, "layer_norm_epsilon": 1e-5, "activation_function": "gelu_new"}
+        dtype = "F32"
+    elif kind == "gpt2small":
+        tok, vocab = gpt2_tokenizer()
+        cfg = {"model_type": "gpt2", "n_embd": 48, "n_layer": 12, "n_head": 12, "vocab_size": vocab,
                "n_positions": 128, "layer_norm_epsilon": 1e-5, "activation_function": "gelu_new"}
         dtype = "F32"
     elif kind == "llama":
