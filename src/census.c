@@ -1,6 +1,7 @@
 /* census.c - the head census (census.h): a few numbers per head from the
  * stored attention weights of every layer, and their order. */
 #include "census.h"
+#include "number.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -72,7 +73,9 @@ int census_compute(Census *c, const Model *m, AvError *err) {
     int n = m->n_q;
     if (m->q_target != m->k_target)
         return av_errorf(err, "census needs self-attention: here the queries are another sentence than the keys");
-    if (m->n_q != m->n_k) return av_errorf(err, "census needs self-attention: %d queries but %d keys", m->n_q, m->n_k);
+    if (m->n_q != m->n_k)
+        return av_errorf(err, "census needs self-attention: %d %s but %d %s", m->n_q,
+                         num_plural("query", "queries", m->n_q), m->n_k, num_plural("key", "keys", m->n_k));
     if (n < 1) return av_errorf(err, "census: no tokens to score");
     int layers = m->cfg.layers, heads = m->cfg.heads;
     int *same = malloc(sizeof *same * (size_t)n);

@@ -533,7 +533,8 @@ static void export_text(FILE *f, const Model *m) {
     const ModelConfig *c = &m->cfg;
     char status[256];
     export_status_words(status, sizeof status, m, EXPORT_STATUS_DUMP);
-    fprintf(f, "%s\n\n", status);
+    text_label(f, status, strlen(status), 0); /* a model's name comes from a file: escaped */
+    fputs("\n\n", f);
     fprintf(f, "tokens (%d)\n", m->n_k);
     for (int j = 0; j < m->n_k; j++) {
         fprintf(f, "  %3d  id %-4d ", j, model_key_id(m, j));

@@ -19,11 +19,14 @@
 #include <string.h>
 
 #include "cancel.h"
+#include "finite.h"
+#include "jsonkeys.h"
 #include "parallel.h"
 #include "readfile.h"
 #include "rowops.h"
 #include "safetensors.h"
 #include "utf8.h"
+#include "number.h"
 
 enum {
     Q_BLOCK = 16,   /* query rows per task of the attention */
@@ -238,6 +241,7 @@ int hf_config_parse(HfConfig *h, const char *json, size_t len, const char *name,
     Cfg c = {.root = root, .path = shown, .err = err};
     if (!root) av_errorf(err, "%s: not valid JSON (at byte %zu)", shown, end ? (size_t)(end - json) : (size_t)0);
     else if (!cJSON_IsObject(root)) av_errorf(err, "%s: not a JSON object", shown);
+    else if (json_unique_keys(root, shown, err)) rc = -1;
     else if (!cfg_arch(&c, h)) rc = h->arch == HF_GPT2 ? cfg_gpt2(&c, h) : cfg_llama(&c, h);
     if (!rc) {
         h->q_dim = h->n_heads * h->head_dim;
@@ -252,7 +256,7 @@ static int read_config(const char *dir, HfConfig *h, AvError *err) {
     snprintf(path, sizeof path, "%s/config.json", dir);
     char *text = NULL;
     size_t len = 0;
-    if (av_read_file(path, CONFIG_MAX, &text, &len, err)) return -1;
+    if (av_read_text(path, CONFIG_MAX, 0, &text, &len, err)) return -1;
     int rc = hf_config_parse(h, text, len, path, err);
     free(text);
     return rc;
@@ -265,8 +269,10 @@ typedef struct {
     HfModel *m;
     const char *dir; /* escaped */
     const char *prefix;
-    float *vecs; /* NULL: count only */
-    size_t nvec; /* floats placed (or counted) */
+    float *vecs;           /* NULL: count only */
+    size_t nvec;           /* floats placed (or counted) */
+    const StTensor **used; /* pass 2: every tensor bound (repeats too), for the scan */
+    size_t n_used, cap_used;
     AvError *err;
 } Bind;
 
@@ -275,9 +281,9 @@ static const StTensor *bind_tensor(Bind *b, const char *name, int ndim, uint64_t
     snprintf(full, sizeof full, "%s%s", b->prefix, name);
     const StTensor *t = st_model_find(b->m->st, full);
     if (!t) {
-        av_errorf(b->err, "%s/%s: tensor %s is missing (%s with %d layers needs it)", b->dir,
+        av_errorf(b->err, "%s/%s: tensor %s is missing (%s with %d %s needs it)", b->dir,
                   st_model_files(b->m->st) > 1 ? "model.safetensors.index.json" : "model.safetensors", full,
-                  b->m->cfg.model_type, b->m->cfg.n_layers);
+                  b->m->cfg.model_type, b->m->cfg.n_layers, num_plural("layer", "layers", b->m->cfg.n_layers));
         return NULL;
     }
     if (!st_is_float(t->dtype)) {
@@ -300,7 +306,55 @@ static const StTensor *bind_tensor(Bind *b, const char *name, int ndim, uint64_t
                   st_model_file_of(b->m->st, full), full, got, exp);
         return NULL;
     }
+    if (b->vecs) { /* pass 2: kept for the scan of the weights */
+        if (b->n_used == b->cap_used) {
+            size_t cap = b->cap_used ? 2 * b->cap_used : 64;
+            const StTensor **u = realloc(b->used, cap * sizeof *u);
+            if (!u) return av_error_nomem(b->err, "out of memory for the list of tensors"), NULL;
+            b->used = u, b->cap_used = cap;
+        }
+        b->used[b->n_used++] = t;
+    }
     return t;
+}
+
+static int by_address(const void *a, const void *b) {
+    uintptr_t x = (uintptr_t) * (const StTensor *const *)a, y = (uintptr_t) * (const StTensor *const *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Every weight the model uses, finite (finite.h): else one line naming the
+ * file, the tensor and the element. */
+static int scan_weights(Bind *b) {
+    qsort(b->used, b->n_used, sizeof *b->used, by_address);
+    size_t n = 0;
+    for (size_t i = 0; i < b->n_used; i++)
+        if (n == 0 || b->used[i] != b->used[n - 1]) b->used[n++] = b->used[i];
+    FiniteArray *a = malloc(sizeof *a * (n ? n : 1));
+    if (!a) return av_error_nomem(b->err, "out of memory for the list of tensors");
+    for (size_t i = 0; i < n; i++) {
+        const StTensor *t = b->used[i];
+        a[i] = (FiniteArray){t->data,
+                             t->dtype == ST_F32   ? FINITE_F32
+                             : t->dtype == ST_F16 ? FINITE_F16
+                                                  : FINITE_BF16,
+                             t->count};
+    }
+    uint64_t at = 0;
+    int bad = finite_scan(a, (int)n, &at), rc = 0;
+    if (bad == -2) rc = av_errorf(b->err, "%s: opening cancelled", b->dir);
+    else if (bad >= 0) {
+        const StTensor *t = b->used[bad];
+        char where[64] = "";
+        if (t->ndim == 2)
+            snprintf(where, sizeof where, " (row %llu, column %llu)", (unsigned long long)(at / t->shape[1]),
+                     (unsigned long long)(at % t->shape[1]));
+        rc = av_errorf(b->err, "%s/%s: tensor %s: element %llu%s is %s; weights must be finite", b->dir,
+                       st_model_file_of(b->m->st, t->name), t->name, (unsigned long long)at, where,
+                       finite_kind(&a[bad], at));
+    }
+    free(a);
+    return rc;
 }
 
 /* A vector tensor (n): converted into the model's floats. */
@@ -415,14 +469,15 @@ HfModel *hf_open(const char *dir, AvError *err) {
         free(shown), free(m);
         return av_error_nomem(err, "out of memory opening %s", dir), NULL;
     }
+    Bind b = {.m = m, .dir = shown, .err = err};
     if (read_config(dir, &m->cfg, err) || !(m->st = st_open_dir(dir, err))) goto fail;
     m->layers = calloc((size_t)m->cfg.n_layers, sizeof *m->layers);
     if (!m->layers) {
         av_error_nomem(err, "out of memory for %d layers", m->cfg.n_layers);
         goto fail;
     }
-    Bind b = {.m = m, .dir = shown, .err = err};
-    /* pass 1 checks and counts the vector floats, pass 2 converts them */
+    /* pass 1 checks and counts the vector floats, pass 2 converts them and
+     * lists the tensors, whose every element must then be finite */
     if ((m->cfg.arch == HF_GPT2 ? bind_gpt2(&b) : bind_llama(&b))) goto fail;
     if (!(m->vecs = malloc(sizeof(float) * (b.nvec ? b.nvec : 1)))) {
         av_error_nomem(err, "out of memory for %zu norm and bias floats", b.nvec);
@@ -430,10 +485,12 @@ HfModel *hf_open(const char *dir, AvError *err) {
     }
     m->heap = sizeof *m + sizeof *m->layers * (size_t)m->cfg.n_layers + sizeof(float) * b.nvec;
     b.vecs = m->vecs, b.nvec = 0;
-    if ((m->cfg.arch == HF_GPT2 ? bind_gpt2(&b) : bind_llama(&b))) goto fail;
+    if ((m->cfg.arch == HF_GPT2 ? bind_gpt2(&b) : bind_llama(&b)) || scan_weights(&b)) goto fail;
+    free(b.used);
     free(shown);
     return m;
 fail:
+    free(b.used);
     free(shown);
     hf_close(m);
     return NULL;
@@ -1171,8 +1228,8 @@ static int layer_ok(const HfRun *r, int l) { return r->n > 0 && l >= 0 && l < r-
 /* Appends ids[0..n) to the rows and sets their embeddings. */
 static int append_ids(HfRun *r, const int *ids, int n, AvError *err) {
     if (n < 1 || n > r->cap - r->n)
-        return av_errorf(err, "%d tokens after %d: the run holds %d (the model's context is %d)", n, r->n, r->cap,
-                         r->cfg->max_pos);
+        return av_errorf(err, "%d %s after %d: the run holds %d (the model's context is %d)", n,
+                         num_plural("token", "tokens", n), r->n, r->cap, r->cfg->max_pos);
     for (int i = 0; i < n; i++)
         if (ids[i] < 0 || ids[i] >= r->cfg->vocab)
             return av_errorf(err, "token %d: id %d is not in the vocabulary of %d", r->n + i, ids[i], r->cfg->vocab);

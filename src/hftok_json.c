@@ -10,6 +10,7 @@
 
 #include "readfile.h"
 #include "utf8.h"
+#include "jsonkeys.h"
 
 /* The key of a vocabulary entry, checked: valid UTF-8. */
 static int check_key(const cJSON *e, const char *file, const char *where, AvError *err) {
@@ -203,6 +204,10 @@ static cJSON *parse_json(const char *json, size_t len, const char *file, const c
     }
     if (!cJSON_IsObject(root)) {
         av_errorf(err, "%s: %s is %s, not a JSON object", file, what, hftok_json_type(root));
+        cJSON_Delete(root);
+        return NULL;
+    }
+    if (json_unique_keys(root, file, err)) { /* cJSON would keep the first of two values */
         cJSON_Delete(root);
         return NULL;
     }

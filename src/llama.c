@@ -17,12 +17,13 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "cancel.h"
+#include "filemap.h"
 #include "matrix.h"
 #include "parallel.h"
 #include "rowops.h"
+#include "number.h"
 
 enum {
     W_BLOCK = 64,   /* rows of W per task of a product */
@@ -287,8 +288,8 @@ static int layer_ok(const LlamaRun *r, int l) { return r->n > 0 && l >= 0 && l <
 /* Appends ids[0..n) to the rows and sets their embeddings. */
 static int append_ids(LlamaRun *r, const int *ids, int n, AvError *err) {
     if (n < 1 || n > r->cap - r->n)
-        return av_errorf(err, "%d tokens after %d: the run holds %d (the model's context is %d)", n, r->n, r->cap,
-                         r->m->cfg.seq_len);
+        return av_errorf(err, "%d %s after %d: the run holds %d (the model's context is %d)", n,
+                         num_plural("token", "tokens", n), r->n, r->cap, r->m->cfg.seq_len);
     for (int i = 0; i < n; i++)
         if (ids[i] < 0 || ids[i] >= r->m->cfg.vocab_size)
             return av_errorf(err, "token %d: id %d is not in the vocabulary of %d", r->n + i, ids[i],
@@ -478,7 +479,7 @@ void llama_run_free(LlamaRun *r) {
 
 void llama_close(Llama *m) {
     if (!m) return;
-    if (m->map) munmap(m->map, m->map_len);
+    filemap_close(m->map, m->map_len);
     free(m->name);
     free(m);
 }

@@ -70,9 +70,9 @@ typedef struct {
 typedef struct Llama {
     LlamaConfig cfg;
     LlamaWeights w;
-    char *name;     /* the file it came from (owned) */
-    void *map;      /* the mapped file (munmap'd by llama_close), or NULL */
-    size_t map_len; /* its length in bytes */
+    char *name;      /* the file it came from (owned) */
+    const void *map; /* the mapped file (filemap.h; closed by llama_close), or NULL */
+    size_t map_len;  /* its length in bytes */
 } Llama;
 
 /* Unmaps and frees (NULL-safe); every run of the model must be freed first. */

@@ -4,18 +4,15 @@
 #define _POSIX_C_SOURCE 200809L
 #include "llama2.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "atomicfile.h"
+#include "filemap.h"
+#include "finite.h"
 #include "utf8.h"
+#include "number.h"
 
 // ----------------------------------------------------------------------------
 // the header
@@ -56,6 +53,39 @@ static int check_fields(int32_t v[7], int *shared, const char *name, AvError *er
             return av_errorf(err, "%s: header field %s is %d, more than the limit of %d", name, header_fields[i].name,
                              (int)x, (int)header_fields[i].max);
     }
+    return 0;
+}
+
+/* Another kind of file given as a checkpoint (a text, a safetensors file, a
+ * tokenizer): said as such rather than as its first odd field. A header with
+ * two fields or more out of range is not a llama2.c header. */
+static int check_kind(const unsigned char *buf, size_t size, const int32_t v[7], const char *name, AvError *err) {
+    if (size >= 10 && buf[8] == '{' && buf[9] == '"')
+        return av_errorf(err,
+                         "%s: not a llama2.c checkpoint (it looks like a safetensors file: give its folder, with "
+                         "config.json, to --model)",
+                         name);
+    int text = 1;
+    for (int i = 0; i < LLAMA2_HEADER_BYTES && text; i++)
+        text =
+            (buf[i] >= 0x20 && buf[i] < 0x7F) || buf[i] == '\n' || buf[i] == '\r' || buf[i] == '\t' || buf[i] >= 0x80;
+    if (text) {
+        char start[16];
+        int n = 0;
+        for (int i = 0; i < 12 && buf[i] >= 0x20 && buf[i] < 0x7F; i++) start[n++] = (char)buf[i];
+        start[n] = '\0';
+        return av_errorf(err, "%s: not a llama2.c checkpoint (it starts with text: \"%s...\")", name, start);
+    }
+    int bad = 0;
+    for (int i = 0; i < 7; i++) {
+        int32_t x = i == 5 && v[i] < 0 && v[i] >= -LLAMA2_MAX_VOCAB ? -v[i] : v[i];
+        bad += x < 1 || x > header_fields[i].max;
+    }
+    if (bad >= 2)
+        return av_errorf(err,
+                         "%s: not a llama2.c checkpoint (%d of the 7 header fields dim, hidden_dim, n_layers, n_heads, "
+                         "n_kv_heads, vocab_size, seq_len are out of range)",
+                         name, bad);
     return 0;
 }
 
@@ -128,9 +158,10 @@ static uint64_t expected_bytes(const LlamaConfig *c) {
 }
 
 static void describe(char *buf, size_t cap, const LlamaConfig *c) {
-    snprintf(buf, cap, "dim %d, hidden_dim %d, %d layers, %d heads, %d kv heads, vocab %d, seq_len %d, %s classifier",
-             c->dim, c->hidden_dim, c->n_layers, c->n_heads, c->n_kv_heads, c->vocab_size, c->seq_len,
-             c->shared_classifier ? "tied" : "separate");
+    snprintf(buf, cap, "dim %d, hidden_dim %d, %d %s, %d %s, %d kv %s, vocab %d, seq_len %d, %s classifier", c->dim,
+             c->hidden_dim, c->n_layers, num_plural("layer", "layers", c->n_layers), c->n_heads,
+             num_plural("head", "heads", c->n_heads), c->n_kv_heads, num_plural("head", "heads", c->n_kv_heads),
+             c->vocab_size, c->seq_len, c->shared_classifier ? "tied" : "separate");
 }
 
 static int header_safe(LlamaConfig *cfg, const void *buf, size_t size, const char *name, AvError *err) {
@@ -141,7 +172,7 @@ static int header_safe(LlamaConfig *cfg, const void *buf, size_t size, const cha
     int32_t v[7];
     for (int i = 0; i < 7; i++) v[i] = read_i32((const unsigned char *)buf + 4 * i);
     LlamaConfig c = {.dim = v[0]};
-    if (check_fields(v, &c.shared_classifier, name, err)) return -1;
+    if (check_kind(buf, size, v, name, err) || check_fields(v, &c.shared_classifier, name, err)) return -1;
     c.dim = v[0], c.hidden_dim = v[1], c.n_layers = v[2], c.n_heads = v[3], c.n_kv_heads = v[4];
     c.vocab_size = v[5], c.seq_len = v[6];
     if (check_shape(&c, name, err)) return -1;
@@ -170,49 +201,34 @@ int llama2_read_header(LlamaConfig *cfg, const void *buf, size_t size, const cha
 // ----------------------------------------------------------------------------
 // the weights
 
-/* The first element of x[0..n) that is NaN or infinite, or n. */
-static uint64_t first_nonfinite(const float *x, uint64_t n) {
-    /* in blocks, so that the common case is one vectorized pass of ORs */
-    for (uint64_t b = 0; b < n; b += 4096) {
-        uint64_t e = n - b < 4096 ? n - b : 4096;
-        uint32_t bad = 0;
-        for (uint64_t i = 0; i < e; i++) {
-            uint32_t u;
-            memcpy(&u, x + b + i, sizeof u);
-            bad |= (u & 0x7F800000u) == 0x7F800000u;
-        }
-        if (!bad) continue;
-        for (uint64_t i = 0; i < e; i++) {
-            uint32_t u;
-            memcpy(&u, x + b + i, sizeof u);
-            if ((u & 0x7F800000u) == 0x7F800000u) return b + i;
-        }
-    }
-    return n;
-}
-
-/* Points the weights into data and checks that each used one is finite. */
+/* Points the weights into data and checks that each used one is finite
+ * (finite.h: in parallel, a cancel request stops it). */
 static int map_weights(LlamaWeights *w, const LlamaConfig *c, const float *data, const char *name, AvError *err) {
     Tensor t[TENSORS];
-    int n = tensor_table(t, c, w);
-    uint64_t at = 0;
+    int n = tensor_table(t, c, w), used[TENSORS], nu = 0;
+    FiniteArray a[TENSORS];
+    uint64_t offset[TENSORS], at = 0;
     for (int i = 0; i < n; i++) {
-        const float *p = data + at;
+        offset[i] = at;
         if (t[i].where) {
-            *t[i].where = p;
-            uint64_t bad = first_nonfinite(p, t[i].count);
-            if (bad < t[i].count) {
-                char layer[32] = "";
-                if (t[i].layers > 1)
-                    snprintf(layer, sizeof layer, " of layer %llu",
-                             (unsigned long long)(bad / (t[i].count / (uint64_t)t[i].layers)));
-                return av_errorf(err, "%s: tensor %s: element %llu%s (byte %llu) is %s", name, t[i].name,
-                                 (unsigned long long)bad, layer,
-                                 (unsigned long long)(LLAMA2_HEADER_BYTES + 4 * (at + bad)),
-                                 p[bad] != p[bad] ? "NaN" : "infinite");
-            }
+            *t[i].where = data + at;
+            a[nu] = (FiniteArray){data + at, FINITE_F32, t[i].count};
+            used[nu++] = i;
         }
         at += t[i].count;
+    }
+    uint64_t bad = 0;
+    int k = finite_scan(a, nu, &bad);
+    if (k == -2) return av_errorf(err, "%s: opening cancelled", name);
+    if (k >= 0) {
+        const Tensor *ti = &t[used[k]];
+        char layer[32] = "";
+        if (ti->layers > 1)
+            snprintf(layer, sizeof layer, " of layer %llu",
+                     (unsigned long long)(bad / (ti->count / (uint64_t)ti->layers)));
+        return av_errorf(
+            err, "%s: tensor %s: element %llu%s (byte %llu) is %s", name, ti->name, (unsigned long long)bad, layer,
+            (unsigned long long)(LLAMA2_HEADER_BYTES + 4 * (offset[used[k]] + bad)), finite_kind(&a[k], bad));
     }
     if (c->shared_classifier) w->cls = w->embed;
     return 0;
@@ -248,48 +264,15 @@ Llama *llama2_open_mem(const void *buf, size_t size, const char *name, AvError *
     return m;
 }
 
-/* Opens a regular file without ever blocking (a FIFO would hang open). */
-static int open_regular(const char *path, const char *safe, size_t *size, AvError *err) {
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0) return av_errorf(err, "%s: cannot open: %s", safe, strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        int saved = errno;
-        close(fd);
-        return av_errorf(err, "%s: cannot open: %s", safe, strerror(saved));
-    }
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
-        if (S_ISDIR(st.st_mode)) return av_errorf(err, "%s: is a directory, not a file", safe);
-        return av_errorf(err, "%s: not a regular file (%s)", safe, av_file_type_name((unsigned)st.st_mode));
-    }
-    if ((uintmax_t)st.st_size > SIZE_MAX) {
-        close(fd);
-        return av_errorf(err, "%s: %jd bytes, too large to map", safe, (intmax_t)st.st_size);
-    }
-    *size = (size_t)st.st_size;
-    return fd;
-}
-
 Llama *llama2_open(const char *path, AvError *err) {
-    char safe[200];
-    utf8_escape_into(safe, sizeof safe, path);
+    char what[64];
+    snprintf(what, sizeof what, "the %d-byte llama2.c header", LLAMA2_HEADER_BYTES);
     size_t size = 0;
-    int fd = open_regular(path, safe, &size, err);
-    if (fd < 0) return NULL;
-    if (size < LLAMA2_HEADER_BYTES) {
-        close(fd);
-        return av_errorf(err, "%s: %zu bytes, too short for the %d-byte llama2.c header", safe, size,
-                         LLAMA2_HEADER_BYTES),
-               NULL;
-    }
-    void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    int saved = errno;
-    close(fd); /* the mapping stays */
-    if (map == MAP_FAILED) return av_error_io(err, "%s: cannot map: %s", safe, strerror(saved)), NULL;
+    const void *map = filemap_open(path, LLAMA2_HEADER_BYTES, what, &size, err);
+    if (!map) return NULL;
     Llama *m = llama2_open_mem(map, size, path, err);
     if (!m) {
-        munmap(map, size);
+        filemap_close(map, size);
         return NULL;
     }
     m->map = map, m->map_len = size;

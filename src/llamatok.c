@@ -10,6 +10,7 @@
 
 #include "readfile.h"
 #include "utf8.h"
+#include "number.h"
 
 // ----------------------------------------------------------------------------
 // reading the file
@@ -345,8 +346,9 @@ static int split_characters(const LlamaTok *t, const char *text, size_t len, int
                 if (u[at + b] + LLAMATOK_BYTE0 >= t->n)
                     return av_errorf(err,
                                      "byte 0x%02X at offset %zu has no piece: byte fallback needs id %d, the "
-                                     "vocabulary has %d pieces",
-                                     u[at + b], at + b, u[at + b] + LLAMATOK_BYTE0, t->n);
+                                     "vocabulary has %d %s",
+                                     u[at + b], at + b, u[at + b] + LLAMATOK_BYTE0, t->n,
+                                     num_plural("piece", "pieces", t->n));
                 ids[n++] = u[at + b] + LLAMATOK_BYTE0;
             }
         }

@@ -107,7 +107,9 @@ static int parse_bits_row(unsigned char *out, int n_k, const char *buf, size_t s
         if (col >= n_k) return av_errorf(err, "%s:%d:%d: more than %d values (one per key)", name, line, column, n_k);
         out[col++] = (unsigned char)(c == '1');
     }
-    if (col != n_k) return av_errorf(err, "%s:%d: %d values, expected %d (one per key)", name, line, col, n_k);
+    if (col != n_k)
+        return av_errorf(err, "%s:%d: %d %s, expected %d (one per key)", name, line, col,
+                         num_plural("value", "values", col), n_k);
     return 0;
 }
 
@@ -131,7 +133,8 @@ static int parse_runs_row(unsigned char *out, int n_k, const char *buf, size_t s
         p--;
     }
     if (col != n_k)
-        return av_errorf(err, "%s:%d: the runs cover %d keys, expected %d (one per key)", name, line, col, n_k);
+        return av_errorf(err, "%s:%d: the runs cover %d %s, expected %d (one per key)", name, line, col,
+                         num_plural("key", "keys", col), n_k);
     return 0;
 }
 
@@ -178,7 +181,7 @@ int mask_parse_grid(unsigned char **grid, int n_q, int n_k, const char *buf, siz
     }
     if (row != n_q) {
         free(g);
-        return av_errorf(err, "%s: %d rows, expected %d (one per query)", name, row, n_q);
+        return av_errorf(err, "%s: %d %s, expected %d (one per query)", name, row, num_plural("row", "rows", row), n_q);
     }
     *grid = g;
     return 0;

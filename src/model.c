@@ -5,6 +5,7 @@
  * pass and the stage cache (model_forward.c), reading (model_inspect.c). See
  * model.h for the pipeline and DESIGN.md §2 for every numeric choice. */
 #include "model_internal.h"
+#include "number.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -306,8 +307,8 @@ int model_set_target(Model *m, const char *text, size_t len, AvError *err) {
 int model_set_pad(Model *m, int n, AvError *err) {
     if (!model_can(m, SRC_TOKENIZERS)) return av_errorf(err, "%s: there is no sentence to pad", m->src->fixed);
     if (n < 0 || m->tokens.n + n > TOK_MAX_TOKENS)
-        return av_errorf(err, "pad %d: the sentence's %d tokens and the pads must stay within %d", n, m->tokens.n,
-                         TOK_MAX_TOKENS);
+        return av_errorf(err, "pad %d: the sentence's %d %s and the pads must stay within %d", n, m->tokens.n,
+                         num_plural("token", "tokens", m->tokens.n), TOK_MAX_TOKENS);
     ModelConfig c = m->cfg;
     if (reshape_sides(m, &c, &m->tokens, n, &m->target_tokens, m->target != NULL, err)) return -1;
     m->n_pad = n;

@@ -2,6 +2,9 @@
 #include "number.h"
 
 #include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
 
 /* Reads s, which must be one or more ASCII digits and nothing else, into
  * *v. Returns -1 when it is not, 1 when the value passes cap (digits are
@@ -53,4 +56,25 @@ NumResult num_parse_u64(const char *s, uint64_t *out) {
     if (rc > 0) return NUM_OUT_OF_RANGE;
     *out = v;
     return NUM_OK;
+}
+
+void num_short(char *buf, size_t cap, double v) {
+    if (v != v) {
+        snprintf(buf, cap, "nan");
+        return;
+    }
+    if (fabs(v) < 9999.995) {
+        snprintf(buf, cap, "%.2f", v);
+        return;
+    }
+    if (isinf(v)) {
+        snprintf(buf, cap, "%sinf", v < 0 ? "-" : "");
+        return;
+    }
+    char e[32];
+    snprintf(e, sizeof e, "%.2e", v); /* "3.40e+38" */
+    char *p = strchr(e, 'e');
+    if (p && p[1] == '+') memmove(p + 1, p + 2, strlen(p + 2) + 1);
+    if (p && p[1] == '0') memmove(p + 1, p + 2, strlen(p + 2) + 1); /* "e+05" -> "e5" */
+    snprintf(buf, cap, "%s", e);
 }

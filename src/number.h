@@ -7,6 +7,7 @@
 #ifndef ATTNVIZ_NUMBER_H
 #define ATTNVIZ_NUMBER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef enum {
@@ -21,5 +22,15 @@ NumResult num_parse_long(const char *s, long lo, long hi, long *out);
 
 /* The same for 0..2^64-1 (no sign at all). */
 NumResult num_parse_u64(const char *s, uint64_t *out);
+
+/* v for a status line, at most 9 columns whatever its size: "%.2f" below
+ * 10000 in magnitude ("22.42"), else 3 significant digits and a power of
+ * ten without '+' ("3.40e38", "-1.25e5"); "inf", "-inf", "nan" as such. */
+void num_short(char *buf, size_t cap, double v);
+
+/* The noun for a count: `one` when n is 1, else `many` ("1 token", "2
+ * tokens", "0 tokens"), for every count attnviz prints with a noun. The
+ * arguments are ngettext's, in its order. */
+static inline const char *num_plural(const char *one, const char *many, long long n) { return n == 1 ? one : many; }
 
 #endif

@@ -1,7 +1,7 @@
 /* parallel.c - see parallel.h. A fixed pool of pthreads; par_for hands out
  * task numbers from a shared counter under a mutex (tasks are coarse: a head
  * or a block of rows), and the caller works too. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* pthread_setname_np */
 #include "parallel.h"
 
 #include "cancel.h"
@@ -65,6 +65,7 @@ static void drain(void) {
 
 static void *worker(void *arg) {
     (void)arg;
+    pthread_setname_np(pthread_self(), "attnviz-pool"); /* seen in /proc/PID/task/TID/comm, gdb, top -H */
     pthread_mutex_lock(&pool.lock);
     int seen = pool.generation;
     for (;;) {
@@ -105,11 +106,10 @@ int par_set_threads(int n) {
     if (n > PAR_MAX_THREADS) n = PAR_MAX_THREADS;
     if (pool.started) stop_workers();
     pool.threads = 1;
-    /* Workers block every signal (they inherit the mask): a signal is the
-     * caller's to handle, on the thread that waits for input. */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
+    /* Workers block every signal but the faults (they inherit the mask): a
+     * signal is the caller's to handle, on the thread that waits for input. */
+    sigset_t old;
+    par_block_signals(&old);
     for (int i = 0; i < n - 1; i++) {
         if (pthread_create(&pool.thread[i], NULL, worker, NULL) != 0) break; /* fewer threads, same results */
         pool.started++;
@@ -120,6 +120,14 @@ int par_set_threads(int n) {
 }
 
 int par_threads(void) { return pool.threads; }
+
+void par_block_signals(sigset_t *old) {
+    static const int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS};
+    sigset_t set;
+    sigfillset(&set);
+    for (size_t i = 0; i < sizeof faults / sizeof *faults; i++) sigdelset(&set, faults[i]);
+    pthread_sigmask(SIG_SETMASK, &set, old);
+}
 
 void par_for(int ntasks, ParTask fn, void *ctx) {
     if (ntasks <= 0) return;

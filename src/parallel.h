@@ -6,6 +6,8 @@
 #ifndef ATTNVIZ_PARALLEL_H
 #define ATTNVIZ_PARALLEL_H
 
+#include <signal.h>
+
 /* Most threads attnviz starts. */
 #define PAR_MAX_THREADS 64
 
@@ -25,5 +27,14 @@ void par_for(int ntasks, ParTask fn, void *ctx);
  * work) runs on the caller. The results are the same either way. */
 #define PAR_MIN_FLOPS 2e6
 void par_for_work(int ntasks, ParTask fn, void *ctx, double flops);
+
+/* The mask of a thread that leaves the signals to the main thread (the pool's
+ * workers, the front end's frame job): every signal blocked but the
+ * synchronous faults (SEGV, BUS, FPE, ILL, TRAP, SYS), which the kernel
+ * delivers to the thread that faulted: blocked there, it would kill the
+ * process without its handler (the terminal left in curses mode). Sets it on
+ * the calling thread (a thread it creates inherits it) and puts the mask it
+ * had in *old. */
+void par_block_signals(sigset_t *old);
 
 #endif

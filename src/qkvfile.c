@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "readfile.h"
+#include "number.h"
 
 /* Largest block: bigger is no longer something a person reads on a screen, and
  * it bounds memory for qkv_parse of a buffer that did not come from a file. */
@@ -461,12 +462,13 @@ static int qkv_check_blocks(QkvParser *p) {
     if (k->rows != v->rows) {
         const QkvBlock *later = k->label_line > v->label_line ? k : v;
         return qkv_fail_at(p, later->label_line, later->label_col,
-                           "K has %d rows but V has %d: K and V must have the same number of rows", k->rows, v->rows);
+                           "K has %d %s but V has %d: K and V must have the same number of rows", k->rows,
+                           num_plural("row", "rows", k->rows), v->rows);
     }
     if (p->has_tokens && p->n_tokens != k->rows)
         return qkv_fail_at(p, p->tokens_line, p->tokens_col,
-                           "tokens: line has %d token%s but K has %d rows: one token per row of K", p->n_tokens,
-                           p->n_tokens == 1 ? "" : "s", k->rows);
+                           "tokens: line has %d %s but K has %d %s: one token per row of K", p->n_tokens,
+                           num_plural("token", "tokens", p->n_tokens), k->rows, num_plural("row", "rows", k->rows));
     return 0;
 }
 
@@ -567,7 +569,7 @@ int qkv_load(QkvData *out, const char *path, AvError *err) {
     memset(out, 0, sizeof *out);
     char *buf;
     size_t len;
-    if (av_read_file(path, AV_MAX_INPUT_BYTES, &buf, &len, err) < 0) return -1;
+    if (av_read_text(path, AV_MAX_INPUT_BYTES, 1, &buf, &len, err) < 0) return -1;
     int rc = qkv_parse(out, buf, len, strcmp(path, "-") == 0 ? "standard input" : path, err);
     free(buf);
     return rc;

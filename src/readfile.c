@@ -16,7 +16,7 @@
  * writer would hang open() (and a FIFO, a device or a socket could hang the
  * reads), so O_NONBLOCK opens it and fstat refuses anything but a regular
  * file before the first read; then reads block as usual. */
-static FILE *open_regular(const char *path, AvError *err) {
+static FILE *open_regular(const char *path, int stdin_hint, AvError *err) {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0) return av_errorf(err, "%s: cannot open: %s", path, strerror(errno)), NULL;
     struct stat st;
@@ -28,8 +28,8 @@ static FILE *open_regular(const char *path, AvError *err) {
     if (!S_ISREG(st.st_mode)) {
         close(fd);
         if (S_ISDIR(st.st_mode)) return av_errorf(err, "%s: is a directory, not a file", path), NULL;
-        return av_errorf(err, "%s: not a regular file (%s); use '-' to read standard input", path,
-                         av_file_type_name((unsigned)st.st_mode)),
+        return av_errorf(err, "%s: not a regular file (%s)%s", path, av_file_type_name((unsigned)st.st_mode),
+                         stdin_hint ? "; use '-' to read standard input" : ""),
                NULL;
     }
     int flags = fcntl(fd, F_GETFL);
@@ -42,11 +42,11 @@ static FILE *open_regular(const char *path, AvError *err) {
     return f;
 }
 
-int av_read_file(const char *path, size_t max, char **out, size_t *len, AvError *err) {
+static int read_all(const char *path, size_t max, int stdin_hint, char **out, size_t *len, AvError *err) {
     *out = NULL;
     *len = 0;
     int is_stdin = strcmp(path, "-") == 0;
-    FILE *f = is_stdin ? stdin : open_regular(path, err);
+    FILE *f = is_stdin ? stdin : open_regular(path, stdin_hint, err);
     if (!f) return -1;
     if (is_stdin) path = "standard input"; /* what the messages below call it */
     size_t cap = 4096, n = 0;
@@ -89,6 +89,20 @@ int av_read_file(const char *path, size_t max, char **out, size_t *len, AvError 
     return 0;
 }
 
+int av_read_file(const char *path, size_t max, char **out, size_t *len, AvError *err) {
+    return read_all(path, max, 0, out, len, err);
+}
+
+int av_read_text(const char *path, size_t max, int stdin_ok, char **out, size_t *len, AvError *err) {
+    if (read_all(path, max, stdin_ok, out, len, err)) return -1;
+    /* A UTF-8 byte order mark (Notepad writes one) is not text. */
+    if (*len >= 3 && memcmp(*out, "\xEF\xBB\xBF", 3) == 0) {
+        memmove(*out, *out + 3, *len - 3 + 1);
+        *len -= 3;
+    }
+    return 0;
+}
+
 int av_read_file_if_exists(const char *path, size_t max, char **out, size_t *len, AvError *err) {
     *out = NULL;
     *len = 0;
@@ -103,5 +117,5 @@ int av_read_file_if_exists(const char *path, size_t max, char **out, size_t *len
             return av_errorf(err, "%s: %s", path, strerror(errno));
         }
     }
-    return av_read_file(path, max, out, len, err);
+    return av_read_text(path, max, 1, out, len, err);
 }

@@ -16,7 +16,12 @@
  * refused at once, never waited on), and more than `max` bytes. */
 int av_read_file(const char *path, size_t max, char **out, size_t *len, AvError *err);
 
-/* The same for a file that may not exist yet (the painted mask, which W
+/* The same for a text file: a leading UTF-8 byte order mark is dropped, and
+ * with stdin_ok (an option that takes '-') a FIFO or device is refused with
+ * "; use '-' to read standard input". */
+int av_read_text(const char *path, size_t max, int stdin_ok, char **out, size_t *len, AvError *err);
+
+/* The same (av_read_text, '-' taken) for a text file that may not exist yet (the painted mask, which W
  * creates): only "no such file" (ENOENT on the path itself) returns 0 with
  * *out NULL. A dangling symbolic link, a loop of links, a path through a
  * file (ENOTDIR), permission denied... are errors with their reason. */

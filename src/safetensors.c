@@ -9,20 +9,20 @@
 
 #include <cJSON.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "atomicfile.h"
+#include "cancel.h"
+#include "filemap.h"
+#include "jsonkeys.h"
 #include "readfile.h"
 #include "utf8.h"
 
 struct SafeTensors {
-    void *map; /* the mapping (st_open), or NULL (st_open_mem) */
+    const void *map; /* the mapping (st_open, filemap.h), or NULL (st_open_mem) */
     size_t map_len;
     int n;                   /* tensors */
     StTensor *t;             /* [n], sorted by begin */
@@ -290,6 +290,10 @@ static int parse_header(SafeTensors *st, const unsigned char *buf, size_t size, 
     int i = 0;
     cJSON_ArrayForEach(x, root) {
         if (x == meta) continue;
+        if (i % 4096 == 0 && av_cancelled()) { /* a header of a million tensors takes seconds */
+            av_errorf(err, "%s: opening cancelled", file);
+            goto done;
+        }
         char tname[200];
         utf8_escape_into(tname, sizeof tname, x->string);
         if (parse_entry(&st->t[i], x, data_len, file, tname, err)) goto done;
@@ -347,38 +351,12 @@ SafeTensors *st_open_mem(const void *buf, size_t size, const char *name, AvError
 }
 
 SafeTensors *st_open(const char *path, AvError *err) {
-    char file[200];
-    utf8_escape_into(file, sizeof file, path);
-    /* O_NONBLOCK: a FIFO must not hang the open */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0) return av_errorf(err, "%s: cannot open: %s", file, strerror(errno)), NULL;
-    struct stat sb;
-    if (fstat(fd, &sb) != 0) {
-        int saved = errno;
-        close(fd);
-        return av_errorf(err, "%s: cannot open: %s", file, strerror(saved)), NULL;
-    }
-    if (!S_ISREG(sb.st_mode)) {
-        close(fd);
-        if (S_ISDIR(sb.st_mode)) return av_errorf(err, "%s: is a directory, not a file", file), NULL;
-        return av_errorf(err, "%s: not a regular file (%s)", file, av_file_type_name((unsigned)sb.st_mode)), NULL;
-    }
-    if ((uintmax_t)sb.st_size > SIZE_MAX) {
-        close(fd);
-        return av_errorf(err, "%s: %jd bytes, too large to map", file, (intmax_t)sb.st_size), NULL;
-    }
-    size_t size = (size_t)sb.st_size;
-    if (size < 8) {
-        close(fd);
-        return av_errorf(err, "%s: %zu bytes, too short for the 8-byte safetensors header length", file, size), NULL;
-    }
-    void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    int saved = errno;
-    close(fd); /* the mapping stays */
-    if (map == MAP_FAILED) return av_error_io(err, "%s: cannot map: %s", file, strerror(saved)), NULL;
+    size_t size = 0;
+    const void *map = filemap_open(path, 8, "the 8-byte safetensors header length", &size, err);
+    if (!map) return NULL;
     SafeTensors *st = st_open_mem(map, size, path, err);
     if (!st) {
-        munmap(map, size);
+        filemap_close(map, size);
         return NULL;
     }
     st->map = map, st->map_len = size;
@@ -387,7 +365,7 @@ SafeTensors *st_open(const char *path, AvError *err) {
 
 void st_close(SafeTensors *st) {
     if (!st) return;
-    if (st->map) munmap(st->map, st->map_len);
+    filemap_close(st->map, st->map_len);
     free(st->t);
     free(st->byname);
     free(st->meta);
@@ -552,7 +530,7 @@ static char *join(const char *dir, const char *name) {
 static int open_shards(StModel *m, const char *dir, const char *path, const char *index, AvError *err) {
     char *text = NULL;
     size_t len = 0;
-    if (av_read_file(path, (size_t)ST_MAX_HEADER, &text, &len, err)) return -1;
+    if (av_read_text(path, (size_t)ST_MAX_HEADER, 0, &text, &len, err)) return -1;
     cJSON *root = cJSON_ParseWithLength(text, len);
     free(text);
     int rc = -1;
@@ -560,6 +538,9 @@ static int open_shards(StModel *m, const char *dir, const char *path, const char
     const cJSON *map = root ? cJSON_GetObjectItemCaseSensitive(root, "weight_map") : NULL, *x;
     if (!root) {
         av_errorf(err, "%s: not valid JSON", index);
+        goto done;
+    }
+    if (json_unique_keys(root, index, err)) {
         goto done;
     }
     if (!cJSON_IsObject(map)) {

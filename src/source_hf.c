@@ -424,9 +424,11 @@ static int is_dir(const char *path) {
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static int is_file(const char *path) {
+/* There, whatever it is (a directory or a FIFO named tokenizer.json is said
+ * as such by the reader, not called missing). */
+static int exists(const char *path) {
     struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    return lstat(path, &st) == 0;
 }
 
 /* The folder of a --model: the path itself, or the folder of a
@@ -469,10 +471,10 @@ static HfTok *open_tokenizer(const char *dir, const char *vocab_path, AvError *e
         return hftok_open(vocab_path, err);
     }
     snprintf(a, sizeof a, "%s/tokenizer.json", dir);
-    if (is_file(a)) return hftok_open(a, err);
+    if (exists(a)) return hftok_open(a, err);
     snprintf(a, sizeof a, "%s/vocab.json", dir);
     snprintf(b, sizeof b, "%s/merges.txt", dir);
-    if (is_file(a) && is_file(b)) return hftok_open_gpt2(a, b, err);
+    if (exists(a) && exists(b)) return hftok_open_gpt2(a, b, err);
     char *e = utf8_escape(dir, strlen(dir));
     av_errorf(err, "%s: no tokenizer: tokenizer.json (or vocab.json and merges.txt) is missing; give --vocab FILE",
               e ? e : "the model's folder");
@@ -531,12 +533,13 @@ int model_set_hf(Model *m, const char *path, const char *vocab_path, const char 
                             .gelu = c->arch == HF_GPT2,
                             .qkv_bias = c->qkv_bias,
                             .o_bias = c->o_bias};
-    /* The title: the folder's name ("gpt2", "SmolLM2-135M"). */
+    /* The title: the folder's name ("gpt2", "SmolLM2-135M"), escaped (it
+     * is printed: the status line, the dumps, messages). */
     size_t dl = strlen(dir);
     while (dl > 1 && dir[dl - 1] == '/') dir[--dl] = '\0';
     const char *base = strrchr(dir, '/');
-    snprintf(d->title, sizeof d->title, "%s", base && base[1] ? base + 1 : dir);
-    if (strcmp(d->title, ".") == 0) snprintf(d->title, sizeof d->title, "%s", c->model_type);
+    utf8_escape_into(d->title, sizeof d->title, base && base[1] ? base + 1 : dir);
+    if (strcmp(d->title, ".") == 0) utf8_escape_into(d->title, sizeof d->title, c->model_type);
     Rows r;
     int *ids, n = encode(d, text, len, &ids, err);
     if (n < 0 || rows_make(&r, d, ids, n, n, err)) {

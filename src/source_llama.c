@@ -19,6 +19,8 @@
 #include "llama2.h"
 #include "model_internal.h"
 #include "nnops.h"
+#include "utf8.h"
+#include "number.h"
 
 typedef struct {
     Llama *lm;
@@ -428,7 +430,8 @@ int model_set_llama(Model *m, const char *model_path, const char *vocab_path, co
     if (d->tok->n != c->vocab_size) {
         int n = d->tok->n, v = c->vocab_size;
         llama_src_free(d);
-        return av_errorf(err, "%s: %d pieces, but %s has a vocabulary of %d", vocab_path, n, model_path, v);
+        return av_errorf(err, "%s: %d %s, but %s has a vocabulary of %d", vocab_path, n,
+                         num_plural("piece", "pieces", n), model_path, v);
     }
     if (c->n_layers > MODEL_MAX_LAYERS || c->n_heads > MODEL_MAX_HEADS || c->head_size > MODEL_MAX_DIM ||
         c->dim > MODEL_MAX_DIM) {
@@ -451,10 +454,14 @@ int model_set_llama(Model *m, const char *model_path, const char *vocab_path, co
                             .ctx = c->seq_len,
                             .rope = ROPE_PAIRS,
                             .rope_theta = 10000.0};
+    /* The title: the file's name without ".bin", escaped (it is printed:
+     * the status line, the dumps, messages). */
     const char *base = strrchr(model_path, '/');
-    snprintf(d->title, sizeof d->title, "%s", base ? base + 1 : model_path);
-    char *dot = strrchr(d->title, '.');
+    char name[sizeof d->title];
+    snprintf(name, sizeof name, "%s", base ? base + 1 : model_path);
+    char *dot = strrchr(name, '.');
     if (dot && strcmp(dot, ".bin") == 0) *dot = '\0';
+    utf8_escape_into(d->title, sizeof d->title, name);
     Rows r;
     int *ids, n = encode(d->lm, d->tok, text, len, &ids, err);
     if (n < 0 || rows_make(&r, d->lm, d->tok, ids, n, n, err)) {

@@ -36,14 +36,8 @@ expect_contains "cross refused" "$out" "census needs self-attention"
 err=$("$ATTNVIZ" --once --view nosuch 2>&1 >/dev/null)
 expect_contains "--view lists census" "$err" "gravity, census, classes or zoom"
 
-M=${ATTNVIZ_MODELS:-../shared/models}
-[ -r "$M/stories260K.bin" ] || M=../../shared/models
-if [ ! -r "$M/stories260K.bin" ] || [ ! -r "$M/tok512.bin" ]; then
-    echo "skipped: ../shared/models/stories260K.bin not found"
-    finish
-    exit $?
-fi
-MODEL=$M/stories260K.bin
+model_need stories260K.bin tok512.bin || { finish; exit; }
+M=$MODELS
 S="Lily saw a cat. Lily"
 
 # ---- --once: all 40 heads, no line past 80 columns

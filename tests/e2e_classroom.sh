@@ -2,7 +2,7 @@
 # End-to-end: the classroom fixes of issue 13 that a test can see through the
 # real binary in tmux.
 . tests/support/lib.sh
-command -v tmux >/dev/null || { echo "SKIP: tmux not installed"; exit 0; }
+peer_need "tmux (apt-get install tmux)" command -v tmux || { finish; exit; }
 
 EN="the cat sat on the mat"
 

@@ -5,22 +5,13 @@
 # random (and w for the trained model), the colours of the ramps on dark and
 # light backgrounds, and the max column in one format.
 . tests/support/lib.sh
-command -v tmux >/dev/null || { echo "SKIP: tmux not installed"; exit 0; }
+peer_need "tmux (apt-get install tmux)" command -v tmux || { finish; exit; }
 
 EN="the cat sat on the mat"
 
 # The trained model of the classroom (w, the max column of a trained model):
-# under CI its absence fails; elsewhere those parts say "skipped".
-M=${ATTNVIZ_MODELS:-../shared/models}
-[ -r "$M/stories260K.bin" ] || M=../../shared/models
-MODEL=""
-if [ -r "$M/stories260K.bin" ] && [ -r "$M/tok512.bin" ]; then
-    MODEL=$(cd "$M" && pwd)/stories260K.bin
-elif [ "$CI" = true ]; then
-    fail "../shared/models/stories260K.bin not found (CI needs it)"
-else
-    echo "skipped (trained-model parts): ../shared/models/stories260K.bin not found"
-fi
+# under CI its absence fails; elsewhere those parts say "skipped" (lib.sh).
+model_need stories260K.bin tok512.bin || MODEL=""
 
 # --- prompts: the offered value is selected; the first key typed replaces it
 tmx_start 80 24 LC_ALL=C.UTF-8 TERM=xterm-256color -- "$ATTNVIZ" "'$EN'"

@@ -83,7 +83,7 @@ lines=$($ATTNVIZ --once --width 120 "$(printf 'w%d ' $(seq 1 40))" | wc -l)
 
 # --- every stage recomputed in NumPy, over sentences, seeds, heads, d_k,
 # masks and scaling (DESIGN.md §2 tolerances)
-if /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+if need_numpy; then
     i=0
     for args in \
         "-H 1 -k 1 --d-model 8 Mary greeted Bob" \
@@ -113,8 +113,6 @@ if /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
         if msg=$(/usr/bin/python3 tests/support/verify_dump.py "$TMP/d$i.json" 2>&1); then pass "numpy: $args"
         else fail "numpy: $args: $msg"; fi
     done
-else
-    echo "SKIP numpy recomputation: /usr/bin/python3 with numpy not found (apt-get install python3-numpy)"
 fi
 
 finish

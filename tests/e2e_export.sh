@@ -18,11 +18,9 @@ for ext in svg png html; do
     [ -s "$TMP/s.$ext" ] && pass || fail "export $ext: no file"
 done
 head -c 8 "$TMP/s.png" | od -An -c | grep -q "P   N   G" && pass || fail "s.png is no PNG"
-if command -v xmllint >/dev/null 2>&1; then
+if peer_need "xmllint (apt-get install libxml2-utils)" command -v xmllint; then
     xmllint --noout "$TMP/s.svg" && pass || fail "s.svg is not valid XML"
     xmllint --noout --html "$TMP/s.html" 2>/dev/null && pass || fail "s.html does not parse"
-else
-    echo "SKIP xmllint: not installed (apt-get install libxml2-utils)"
 fi
 grep -q "<script" "$TMP/s.html" && fail "s.html has a script" || pass
 grep -q "http" "$TMP/s.html" && fail "s.html refers to the network" || pass
@@ -53,9 +51,10 @@ command -v xmllint >/dev/null 2>&1 && { xmllint --noout "$TMP/f.svg" && pass || 
 grep -q "q quit" "$TMP/f.svg" && fail "f.svg is the screen, not a figure" || pass
 grep -q 'width="[0-9.]*pt"' "$TMP/f.svg" && pass || fail "f.svg: no size in points"
 head -c 8 "$TMP/f.png" | od -An -c | grep -q "P   N   G" && pass || fail "f.png is no PNG"
-"$ATTNVIZ" --export "$TMP/m.png" --figure=layers --model ../shared/models/stories260K.bin "Lily saw a cat. Lily" 2>/dev/null
-rc=$?
-if [ -r ../shared/models/stories260K.bin ]; then expect_rc "figure of layers x heads" 0 $rc; fi
+if model_need stories260K.bin tok512.bin; then
+    "$ATTNVIZ" --export "$TMP/m.png" --figure=layers --model "$MODEL" "Lily saw a cat. Lily" 2>/dev/null
+    expect_rc "figure of layers x heads" 0 $?
+fi
 
 # Bad input: one line, exit 2, nothing written.
 bad() { # name needle args...

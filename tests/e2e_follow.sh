@@ -12,7 +12,7 @@
 # writing garbage blocks) is refused line by line and the follower keeps its
 # state and its keys.
 . tests/support/lib.sh
-command -v tmux >/dev/null || { echo "SKIP: tmux not installed"; exit 0; }
+peer_need "tmux (apt-get install tmux)" command -v tmux || { finish; exit; }
 
 SOCK=$TMP/class
 EN="the cat sat on the mat"
@@ -198,10 +198,7 @@ expect_rc "--follow --publish" 2 $rc
 
 # ---------------------------------------------------------------- a hostile stream
 PY=/usr/bin/python3
-[ -x "$PY" ] || PY=$(command -v python3)
-if [ -z "$PY" ]; then
-    echo "SKIP: hostile stream: python3 not found"
-else
+if need_python; then
     cat >"$TMP/hostile.py" <<'EOF'
 # Listens at argv[1]; for each line of standard input, writes that payload.
 import socket, sys

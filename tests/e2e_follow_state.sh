@@ -9,7 +9,7 @@
 # the teacher's "publishing ... attnviz --follow PATH" and the student's
 # "following the teacher (...)", "detached: F follows again".
 . tests/support/lib.sh
-command -v tmux >/dev/null || { echo "SKIP: tmux not installed"; exit 0; }
+peer_need "tmux (apt-get install tmux)" command -v tmux || { finish; exit; }
 
 SOCK=/tmp/av-follow-$$ # a path of a usual length (the messages hold it)
 trap 'rm -rf "$TMP" "$SOCK"' EXIT

@@ -8,13 +8,8 @@
 # (80x24) the view is the class map (tests/e2e_classes.sh).
 . tests/support/lib.sh
 
-M=${ATTNVIZ_MODELS:-../shared/models}
-[ -r "$M/stories260K.bin" ] || M=../../shared/models
-if [ ! -r "$M/stories260K.bin" ] || [ ! -r "$M/tok512.bin" ]; then
-    echo "skipped: ../shared/models/stories260K.bin not found"
-    finish
-fi
-MODEL=$(cd "$(dirname "$M/stories260K.bin")" && pwd)/stories260K.bin
+model_need stories260K.bin tok512.bin || { finish; exit; }
+M=$MODELS
 S="Lily saw a cat. Lily"
 
 # --once: every layer, the head labels, the kv groups; no page hidden.

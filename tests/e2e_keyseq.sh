@@ -6,7 +6,7 @@
 # and End: before, End was Esc + '4' (the fourth head) and Home closed the
 # sentence prompt with its text lost.
 . tests/support/lib.sh
-command -v tmux >/dev/null || { echo "SKIP: tmux not installed"; exit 0; }
+peer_need "tmux (apt-get install tmux)" command -v tmux || { finish; exit; }
 
 raw() { tmx send-keys -l "$(printf "$1")"; }
 

@@ -7,7 +7,7 @@
 # --lesson: one line, exit 2; lesson 2's Q/K/V and lesson 7's trained model
 # with --once (lesson 7 without the model file: its message).
 . tests/support/lib.sh
-command -v tmux >/dev/null || { echo "SKIP: tmux not installed"; exit 0; }
+peer_need "tmux (apt-get install tmux)" command -v tmux || { finish; exit; }
 
 # --- lesson 1, English, 80x24
 tmx_start 80 24 LC_ALL=C.UTF-8 TERM=xterm-256color -- "$ATTNVIZ" --lesson 1 --lang en
@@ -147,16 +147,13 @@ bad "--step past the end" "--step: 13 is out of range 1..12 (the lesson's steps)
 bad "--lang" "--lang: unknown language 'fr' (expected en or ko)" --lesson 1 --lang fr
 
 # --- lesson 7: a trained model (its file found, or its message)
-M=${ATTNVIZ_MODELS:-../shared/models}
-[ -r "$M/stories260K.bin" ] || M=../../shared/models
-if [ -r "$M/stories260K.bin" ]; then
+if model_need stories260K.bin; then
+    M=$MODELS
     out=$(LC_ALL=C.UTF-8 ATTNVIZ_MODELS="$M" "$ATTNVIZ" --lesson 7 --step 5 --lang en --once --width 100)
     expect_rc "lesson 7" 0 $?
     expect_contains "lesson 7: the model" "$out" "model=stories260K d_model=64 heads=8 d_k=8 mask=causal scale=on layer=5/5"
     expect_contains "lesson 7: the induction head" "$out" "raw q·k = 47.6548"
     expect_contains "lesson 7: its caption" "$out" "(induct 0.98, the best in the census)"
-else
-    echo "skipped lesson 7 with the model: ../shared/models/stories260K.bin not found"
 fi
 mkdir -p "$TMP/a/b/c" # no ../shared/models, ../../shared/models or models/ from there
 err=$(cd "$TMP/a/b/c" && env -u ATTNVIZ_MODELS LC_ALL=C.UTF-8 "$ATTNVIZ" --lesson 7 --once 2>&1 >/dev/null); rc=$?

@@ -13,8 +13,9 @@
 SRC=${ATTNVIZ_SOURCES:-../shared/sources}
 [ -r "$SRC/002_dd9f133426795a7b.txt" ] || SRC=../../shared/sources
 if [ ! -r "$SRC/002_dd9f133426795a7b.txt" ] || [ ! -r "$SRC/000_1a9bf0141c076182.txt" ]; then
-    if [ "${CI:-}" = true ]; then fail "../shared/sources not found (required under CI)"; else echo "skipped: ../shared/sources not found"; fi
+    missing "../shared/sources not found"
     finish
+    exit
 fi
 SRC=$(cd "$SRC" && pwd)
 T653=$SRC/002_dd9f133426795a7b.txt   # 653 tokens with the words tokenizer

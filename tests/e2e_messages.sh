@@ -44,7 +44,7 @@ cr=$("$ATTNVIZ" --qkv "$TMP/cr.qkv" --dump 2>&1); rc=$?
 expect_rc "CR-only Q/K/V" 0 $rc
 [ "$lf" = "$cr" ] && pass || fail "CR-only Q/K/V: a different dump: $cr"
 printf 'Q:\r1 2\rK:\r1 2\rV:\r1\r2\r' >"$TMP/cr-bad.qkv"
-run "CR-only Q/K/V: lines named" 2 "cr-bad.qkv:5:1: K has 1 rows but V has 2" --qkv "$TMP/cr-bad.qkv" --dump
+run "CR-only Q/K/V: lines named" 2 "cr-bad.qkv:5:1: K has 1 row but V has 2" --qkv "$TMP/cr-bad.qkv" --dump
 
 # --- writing to a full disk is a runtime failure
 if [ -w /dev/full ]; then

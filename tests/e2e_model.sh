@@ -5,15 +5,8 @@
 # layers in tmux. Without ../shared/models: one "skipped" line.
 . tests/support/lib.sh
 
-M=${ATTNVIZ_MODELS:-../shared/models}
-[ -r "$M/stories260K.bin" ] || M=../../shared/models
-if [ ! -r "$M/stories260K.bin" ] || [ ! -r "$M/tok512.bin" ]; then
-    echo "skipped: ../shared/models/stories260K.bin not found"
-    finish
-fi
-MODEL=$M/stories260K.bin
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+model_need stories260K.bin tok512.bin || { finish; exit; }
+M=$MODELS
 
 # Greedy decoding of 200 tokens from BOS: exactly llama2.c's 464 bytes (the
 # models' README), and a final line break.
@@ -49,7 +42,7 @@ fi
 # An independent recomputation (NumPy, float64, from the checkpoint file) of
 # every layer's q, k, v, scores, weights and outputs and the next tokens, for
 # a few sentences, the mask off (every later layer fed from it) and no scaling.
-if /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+if need_numpy; then
     i=0
     for args in '"Lily saw a cat. Lily"' '--mask none "Lily saw a cat. Lily"' '--no-scale "Once upon a time"' \
         '"나는 어제 친구와 영화를 봤는데"' '--layer 3 "Tom had a red ball. Tom"'; do
@@ -58,8 +51,6 @@ if /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
         if msg=$(/usr/bin/python3 tests/verify_model_dump.py "$MODEL" "$TMP/v$i.json" 2>&1); then pass "numpy: $args"
         else fail "numpy: $args: $msg"; fi
     done
-else
-    echo "SKIP numpy recomputation of the model: /usr/bin/python3 with numpy not found (apt-get install python3-numpy)"
 fi
 
 # The CSV and text dumps carry the ids and the next tokens too.
@@ -85,6 +76,15 @@ bad() { # name needle args...
 head -c 1000 "$MODEL" >"$TMP/short.bin"
 bad "truncated checkpoint" "short.bin" --model "$TMP/short.bin" --vocab "$M/tok512.bin" --dump
 bad "missing checkpoint" "nothere.bin" --model "$TMP/nothere.bin" --dump
+# Another kind of file given as a checkpoint is said as such (it was "header
+# field dim is 1702240891"); one field out of range is still that field.
+cp README.md "$TMP/readme.bin"
+bad "a text as a checkpoint" "readme.bin: not a llama2.c checkpoint (it starts with text: \"# attnviz...\")" --model "$TMP/readme.bin" --vocab "$M/tok512.bin" --dump
+printf '\030\000\000\000\000\000\000\000{"w": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}\000\000\000\000' >"$TMP/st.bin"
+bad "a safetensors file as a checkpoint" "st.bin: not a llama2.c checkpoint (it looks like a safetensors file" --model "$TMP/st.bin" --vocab "$M/tok512.bin" --dump
+bad "a tokenizer as a checkpoint" "tok512.bin: not a llama2.c checkpoint (3 of the 7 header fields" --model "$M/tok512.bin" --vocab "$M/tok512.bin" --dump
+head -c 1056540 "$MODEL" >"$TMP/dim.bin" && printf '\377\377\377\177' | dd of="$TMP/dim.bin" conv=notrunc 2>/dev/null
+bad "one field out of range" "dim.bin: header field dim is 2147483647, more than the limit of 65536" --model "$TMP/dim.bin" --vocab "$M/tok512.bin" --dump
 cp "$MODEL" "$TMP/alone.bin"
 bad "no vocabulary beside" "give --vocab FILE" --model "$TMP/alone.bin" --dump
 bad "layer out of range" "--layer: 9 is out of range 1..5" --model "$MODEL" --layer 9 --dump

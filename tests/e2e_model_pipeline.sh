@@ -6,13 +6,8 @@
 # before and after RoPE. Without ../shared/models: one "skipped" line.
 . tests/support/lib.sh
 
-M=${ATTNVIZ_MODELS:-../shared/models}
-[ -r "$M/stories260K.bin" ] || M=../../shared/models
-if [ ! -r "$M/stories260K.bin" ] || [ ! -r "$M/tok512.bin" ]; then
-    echo "skipped: ../shared/models/stories260K.bin not found"
-    finish
-fi
-MODEL=$M/stories260K.bin
+model_need stories260K.bin tok512.bin || { finish; exit; }
+M=$MODELS
 
 # Lines of the screen that reach its last column W (tmux drops trailing
 # blanks), but the page's own "lines i-j of n" mark at the right edge.

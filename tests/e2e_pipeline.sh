@@ -2,7 +2,7 @@
 # End-to-end: the pipeline view and the cell arithmetic in the real TUI, their
 # numbers checked against --dump of the same configuration.
 . tests/support/lib.sh
-command -v tmux >/dev/null || { echo "SKIP: tmux not installed"; exit 0; }
+peer_need "tmux (apt-get install tmux)" command -v tmux || { finish; exit; }
 
 ARGS="-H 2 --d-model 8 -k 4 -m causal --seed 5"
 TEXT="Mary greeted Bob"

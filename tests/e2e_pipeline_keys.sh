@@ -9,7 +9,7 @@
 # stories260K) jumps the same way. No line runs to the last column but the
 # footer.
 . tests/support/lib.sh
-command -v tmux >/dev/null || { echo "SKIP: tmux not installed"; exit 0; }
+peer_need "tmux (apt-get install tmux)" command -v tmux || { finish; exit; }
 
 TOP=3 FOOT=21 # rows (0-based) of the page's first line and of its footer at 80x24
 
@@ -78,12 +78,8 @@ for envs in "TERM=tmux-256color" "NO_COLOR=1" "TERM=xterm"; do
 done
 
 # A trained model's chain
-M=${ATTNVIZ_MODELS:-../shared/models}
-[ -r "$M/stories260K.bin" ] || M=../../shared/models
-if [ ! -r "$M/stories260K.bin" ] || [ ! -r "$M/tok512.bin" ]; then
-    echo "skipped: the model part (../shared/models/stories260K.bin not found)"
-    finish
-fi
+model_need stories260K.bin tok512.bin || { finish; exit; }
+M=$MODELS
 for envs in "TERM=tmux-256color" "NO_COLOR=1"; do
     # shellcheck disable=SC2086
     tmx_start 80 24 LC_ALL=C.UTF-8 $envs -- "$ATTNVIZ" --model "$M/stories260K.bin" "'Lily saw a cat. Lily'"

@@ -5,7 +5,7 @@
 # terminal restored. The sequence is pseudo-random with a fixed seed, so a
 # failure can be replayed (RANDOM_SEED, RANDOM_BATCHES, RANDOM_KEYS).
 . tests/support/lib.sh
-command -v tmux >/dev/null || { echo "SKIP: tmux not installed"; exit 0; }
+peer_need "tmux (apt-get install tmux)" command -v tmux || { finish; exit; }
 
 SEED=${RANDOM_SEED:-20261129}
 BATCHES=${RANDOM_BATCHES:-100}

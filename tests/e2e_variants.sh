@@ -3,7 +3,7 @@
 # and K, the masks (window, prefix, padding, painted and its file), the three
 # attention modes with a target sentence, and the word gravity view.
 . tests/support/lib.sh
-command -v tmux >/dev/null || { echo "SKIP: tmux not installed"; exit 0; }
+peer_need "tmux (apt-get install tmux)" command -v tmux || { finish; exit; }
 
 tmx_start 100 30 LC_ALL=C.UTF-8 -- "$ATTNVIZ" --pad 2 --mask-file "$TMP/mask.txt" "'Bob saw Mary'"
 tmx_expect "start" "score=scaled attn=self pad=2" ""

@@ -2,6 +2,8 @@
  * naming the option and its range. */
 #include "testutil.h"
 
+#include <math.h>
+
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -253,15 +255,34 @@ static void test_usage_lists_options(void **state) {
         if (!strstr(u, opts[i])) fail_msg("--help lacks %s", opts[i]);
 }
 
+/* Counts with their noun, and numbers for the status line: bounded width
+ * ("asym" of scores near the float limit printed 42 characters). */
+static void test_plural_and_short(void **state) {
+    (void)state;
+    assert_string_equal(num_plural("token", "tokens", 1), "token");
+    assert_string_equal(num_plural("token", "tokens", 0), "tokens");
+    assert_string_equal(num_plural("query", "queries", 2), "queries");
+    static const struct {
+        double v;
+        const char *want;
+    } cases[] = {{0, "0.00"},           {22.4249, "22.42"},  {-3.5, "-3.50"},
+                 {9999.99, "9999.99"},  {12345.6, "1.23e4"}, {6.80564693e38, "6.81e38"},
+                 {-1e300, "-1.00e300"}, {INFINITY, "inf"},   {-INFINITY, "-inf"},
+                 {NAN, "nan"},          {1e-30, "0.00"},     {123456789.0, "1.23e8"}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char buf[16];
+        num_short(buf, sizeof buf, cases[i].v);
+        assert_string_equal(buf, cases[i].want);
+        assert_true(strlen(buf) <= 9);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_defaults),
-        cmocka_unit_test(test_values),
-        cmocka_unit_test(test_bad_values),
-        cmocka_unit_test(test_reparse),
-        cmocka_unit_test(test_variant_options),
-        cmocka_unit_test(test_number_rule),
-        cmocka_unit_test(test_usage_lists_options),
+        cmocka_unit_test(test_defaults),         cmocka_unit_test(test_values),
+        cmocka_unit_test(test_bad_values),       cmocka_unit_test(test_reparse),
+        cmocka_unit_test(test_variant_options),  cmocka_unit_test(test_number_rule),
+        cmocka_unit_test(test_plural_and_short), cmocka_unit_test(test_usage_lists_options),
     };
     return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
 }

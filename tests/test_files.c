@@ -210,7 +210,7 @@ static void test_mask_runs_errors(void **state) {
         {"runs 3\n3\n3\n", "m:1:6: nothing may follow 'runs' on its line"},
         {"runs\n99999999999999999999999\n3\n", "m:2:1: this run goes past the 3 keys"},
         {"runs\n3\n3\n3\n", "m:4:1: more than 2 rows (one per query)"},
-        {"runs\n3\n", "m: 1 rows, expected 2"},
+        {"runs\n3\n", "m: 1 row, expected 2"},
         {"runs\n3\nruns\n", "m:3:1: expected a run length (a whole number), found 'r'"},
         {"1 1 1\nruns\n", "m:2:1: expected 0 or 1, found 'r'"},
         {"runs\n3\n1\t\001\n", "m:3:3: expected a run length (a whole number), found byte 0x01"},

@@ -151,7 +151,7 @@ static void test_nothing_cut(void **state) {
      * chain (LayerNorm, biases, GELU, no RoPE) and a Llama's (rotate-half). */
     int numpy = system("/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1") == 0;
     char tmp[] = "/tmp/attnviz-fit-XXXXXX";
-    if (!numpy) printf("skipped the Hugging Face folders: /usr/bin/python3 with numpy not found\n");
+    if (!numpy) need_missing("the Hugging Face folders: /usr/bin/python3 with numpy not found");
     else if (mkdtemp(tmp)) {
         static const char *const kinds[] = {"gpt2", "llama"};
         for (int k = 0; k < 2; k++) {

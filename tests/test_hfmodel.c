@@ -27,6 +27,7 @@
 #include "matrix.h"
 #include "nnops.h"
 #include "parallel.h"
+#include "need.h"
 
 // ---------------------------------------------------------------------------
 // checkpoints written here
@@ -494,7 +495,7 @@ static void assert_extend_same_bits(const char *dir, const char *what) {
         assert_memory_equal(hf_run_v(whole, l), hf_run_v(step, l), sizeof(float) * 16 * (size_t)c->kv_dim);
     }
     assert_int_equal(hf_extend(step, ids, 1, &err), -1); /* full */
-    assert_non_null(strstr(err.msg, "1 tokens after 16: the run holds 16"));
+    assert_non_null(strstr(err.msg, "1 token after 16: the run holds 16"));
     printf("%s: a KV-cached extension gives the same bits as the whole forward\n", what);
     hf_run_free(whole);
     hf_run_free(step);
@@ -667,7 +668,7 @@ static const char *numpy_python(void) {
         snprintf(cmd, sizeof cmd, "%s -c 'import numpy' >/dev/null 2>&1", pythons[i]);
         if (system(cmd) == 0) return pythons[i];
     }
-    printf("skipped: python3 with numpy not found (tests/verify_hf.py)\n");
+    need_missing("python3 with numpy not found (tests/verify_hf.py; apt-get install python3-numpy)");
     return NULL;
 }
 

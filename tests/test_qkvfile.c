@@ -276,7 +276,7 @@ static void test_error_shapes(void **state) {
                      "t.qkv:6:1: K has 2 rows but V has 1: K and V must have the same number of rows");
     qkv_expect_error("tokens: a b\nQ:\n1\nK:\n1\n2\n3\nV:\n1\n2\n3\n",
                      "t.qkv:1:1: tokens: line has 2 tokens but K has 3 rows");
-    qkv_expect_error("tokens:\nQ:\n1\nK:\n1\nV:\n1\n", "t.qkv:1:1: tokens: line has 0 tokens but K has 1 rows");
+    qkv_expect_error("tokens:\nQ:\n1\nK:\n1\nV:\n1\n", "t.qkv:1:1: tokens: line has 0 tokens but K has 1 row");
 }
 
 static void test_error_structure(void **state) {

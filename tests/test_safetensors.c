@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "safetensors.h"
+#include "need.h"
 
 // ---------------------------------------------------------------------------
 // helpers
@@ -427,7 +428,7 @@ static const char *numpy_python(void) {
         snprintf(cmd, sizeof cmd, "%s -c 'import numpy' >/dev/null 2>&1", pythons[i]);
         if (system(cmd) == 0) return pythons[i];
     }
-    printf("skipped: python3 with numpy not found (tests/verify_safetensors.py)\n");
+    need_missing("python3 with numpy not found (tests/verify_safetensors.py; apt-get install python3-numpy)");
     return NULL;
 }
 

@@ -16,6 +16,7 @@
 #include "gravity.h"
 #include "longtext.h"
 #include "utf8.h"
+#include "number.h"
 
 // ----------------------------------------------------------------------------
 // what the actions share
@@ -48,7 +49,7 @@ static void next_tokenizer(App *a) {
         return;
     }
     app_clamp_cursor(a);
-    app_say(a, 0, "tokenizer %s: %d tokens", tok_preset_name(next), a->m->n_q);
+    app_say(a, 0, "tokenizer %s: %d %s", tok_preset_name(next), a->m->n_q, num_plural("token", "tokens", a->m->n_q));
 }
 
 // ----------------------------------------------------------------------------

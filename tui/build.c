@@ -122,7 +122,7 @@ static int build_from_qkv(Model *m, const CliOptions *o, BuildMaskNotes *notes, 
 char *build_text(const CliOptions *o, const char *dflt, size_t *len, AvError *err) {
     if (o->file) {
         char *buf;
-        if (av_read_file(o->file, AV_MAX_INPUT_BYTES, &buf, len, err)) {
+        if (av_read_text(o->file, AV_MAX_INPUT_BYTES, 1, &buf, len, err)) {
             av_error_prefix(err, "-f");
             return NULL;
         }

@@ -16,6 +16,7 @@
 #include "text.h"
 #include "utf8.h"
 #include "view.h"
+#include "number.h"
 
 #define G view_glyphs
 
@@ -41,11 +42,13 @@ static void draw_status(const App *a, Canvas *cv) {
 static void token_count(const App *a, char *buf, size_t cap) {
     const Model *m = a->m;
     if (model_can(m, SRC_TEXT) && !model_can(m, SRC_TOKENIZERS))
-        snprintf(buf, cap, "%d tokens, %s", m->n_k, m->src->what);
+        snprintf(buf, cap, "%d %s, %s", m->n_k, num_plural("token", "tokens", m->n_k), m->src->what);
     else if (!model_can(m, SRC_TOKENIZERS)) snprintf(buf, cap, "%d x %d from %s", m->n_q, m->n_k, m->src->what);
     else if (m->q_target != m->k_target)
         snprintf(buf, cap, "%d x %d tokens, %s", m->n_q, m->n_k, tok_preset_name(tok_preset(m->tokenizer)));
-    else snprintf(buf, cap, "%d tokens, %s", m->n_q, tok_preset_name(tok_preset(m->tokenizer)));
+    else
+        snprintf(buf, cap, "%d %s, %s", m->n_q, num_plural("token", "tokens", m->n_q),
+                 tok_preset_name(tok_preset(m->tokenizer)));
 }
 
 /* Line 2: the variants (score, attention, tie, pads), the size, and for the
@@ -62,7 +65,11 @@ static void draw_info(const App *a, Canvas *cv) {
     double mean, max;
     model_mean_entropy(m, a->head, &mean, &max);
     int n = snprintf(buf, sizeof buf, "%s %.2f of %.2f bits", G(a)->mean_h, mean, max);
-    if (m->n_q == m->n_k) snprintf(buf + n, sizeof buf - (size_t)n, "   asym %.2f", model_asymmetry(m, a->head));
+    if (m->n_q == m->n_k) {
+        char asym[16];
+        num_short(asym, sizeof asym, model_asymmetry(m, a->head));
+        snprintf(buf + n, sizeof buf - (size_t)n, "   asym %s", asym);
+    }
     int w = text_width(buf, strlen(buf));
     if (x + 3 + w <= cv->w) cv_text(cv, 2, cv->w - w, buf, w, style_plain());
 }

@@ -11,6 +11,7 @@
 #include "bigtext.h"
 #include "readfile.h"
 #include "utf8.h"
+#include "number.h"
 
 enum { LESSON_MAX_BYTES = 1 << 20, LESSON_MAX_STEPS = 200, LESSON_MAX_CMDS = 64 };
 
@@ -195,7 +196,7 @@ Lesson *lesson_load(const char *what, const char *lang, AvError *err) {
     } else {
         char *buf;
         size_t len;
-        if (av_read_file(what, LESSON_MAX_BYTES, &buf, &len, err) == 0) {
+        if (av_read_text(what, LESSON_MAX_BYTES, 0, &buf, &len, err) == 0) {
             l = lesson_parse(buf, len, shown, err);
             free(buf);
         }
@@ -213,8 +214,9 @@ char *lesson_list(const char *lang) {
         AvError err = {0};
         const char *text = lesson_builtin(k, lang);
         Lesson *l = text ? lesson_parse(text, strlen(text), "builtin", &err) : NULL;
-        int n = snprintf(out + at, cap - at, "%d  %s%s (%d steps)\n", k, l ? l->title : err.msg,
-                         l && l->needs_model ? "  [--model stories260K.bin]" : "", l ? l->n_step : 0);
+        int n = snprintf(out + at, cap - at, "%d  %s%s (%d %s)\n", k, l ? l->title : err.msg,
+                         l && l->needs_model ? "  [--model stories260K.bin]" : "", l ? l->n_step : 0,
+                         num_plural("step", "steps", l ? l->n_step : 0));
         if (n > 0 && (size_t)n < cap - at) at += (size_t)n;
         lesson_free(l);
     }

@@ -21,15 +21,19 @@
 #include "palette.h"
 #include "parallel.h"
 #include "screen.h"
+#include "signals.h"
 #include "export.h"
+#include "filemap.h"
 #include "follow.h"
 #include "model.h"
 #include "number.h"
 #include "atomicfile.h"
+#include "cancel.h"
 #include "classmodel.h"
 #include "figure.h"
 #include "hftok.h"
 #include "lesson.h"
+#include "loadwatch.h"
 #include "picture.h"
 #include "tensor.h"
 #include "source_llama.h"
@@ -193,8 +197,27 @@ static int run_tokenize_only(const CliOptions *o) {
     return status;
 }
 
+/* Text that came from a file (a vocabulary's pieces) on standard output:
+ * each line escaped as the screen escapes it (utf8_escape: no escape
+ * sequence, C1 control, bidi override or NUL reaches the terminal), the line
+ * breaks kept. */
+static void print_escaped_lines(const char *s, size_t len) {
+    for (size_t at = 0; at <= len;) {
+        const char *nl = memchr(s + at, '\n', len - at);
+        size_t n = nl ? (size_t)(nl - (s + at)) : len - at;
+        char *e = utf8_escape(s + at, n);
+        if (e) fputs(e, stdout);
+        free(e);
+        if (!nl) break;
+        putchar('\n');
+        at += n + 1;
+    }
+}
+
 /* --generate N: the greedy continuation of the sentence (BOS first, where
- * the model has one), as llama2.c's run prints it. */
+ * the model has one), as llama2.c's run prints it, escaped
+ * (print_escaped_lines): all of it decoded first, so that a character made
+ * of several byte pieces is one character. */
 static int run_generate(const Model *m, int steps) {
     int n = m->n_k;
     AvError err = {0};
@@ -206,15 +229,24 @@ static int run_generate(const Model *m, int steps) {
         print_error(err.msg);
         return av_error_exit_status(&err);
     }
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
     int prev = n ? model_key_id(m, n - 1) : -1;
-    for (int k = 0; k < got; k++) {
-        size_t len;
-        const char *s = model_token_decode(m, prev, out[k], &len);
-        fwrite(s, 1, len, stdout);
+    for (int k = 0; f && k < got; k++) {
+        size_t plen;
+        const char *s = model_token_decode(m, prev, out[k], &plen);
+        fwrite(s, 1, plen, f);
         prev = out[k];
     }
-    putchar('\n');
     free(out);
+    if (!f || fclose(f) != 0) {
+        free(text);
+        return print_error("out of memory"), 1;
+    }
+    print_escaped_lines(text, len);
+    putchar('\n');
+    free(text);
     return stdout_flushed() ? 0 : 1;
 }
 
@@ -324,7 +356,7 @@ static int run_app(Model *m, const CliOptions *o, BuildMaskNotes *notes, int asc
         status = av_error_exit_status(&err);
     } else {
         status = screen_run(&app, o, &err);
-        if (status == 1) print_error(err.msg);
+        if (status == 1 || status == 2) print_error(err.msg);
     }
     follow_free(app.follow); /* removes --publish's socket */
     app.follow = NULL;
@@ -370,7 +402,16 @@ static int run(Model *m, const CliOptions *opts, int ascii) {
             copy.cfg.mask = MASK_CAUSAL;
         }
     }
-    if (build_model(m, o, &notes, &err)) {
+    /* The interactive view: q while the model loads quits (loadwatch.h). */
+    int watch = !(o->dump || o->once || o->export_file || o->generate);
+    if (watch) loadwatch_start();
+    int failed = build_model(m, o, &notes, &err);
+    if (watch && loadwatch_stop()) {
+        av_cancel_clear();
+        status = 0;
+    } else if (failed || filemap_check(&err)) {
+        /* (a model file cut short since it was opened: said here, before a
+         * read of its pages faults) */
         print_error(err.msg);
         status = av_error_exit_status(&err);
     } else if ((o->dump || o->once || o->export_file) && model_update(m, &err)) {
@@ -412,6 +453,9 @@ static void die_of_signal(int status) {
 }
 
 int main(int argc, char **argv) {
+    /* A fault on any thread, in any mode: the terminal given back, and a
+     * model file cut short while mapped said in one line (signals.h). */
+    signals_install_fatal();
     int forced_utf8 = ensure_utf8_locale();
     CliOptions opt;
     AvError err = {0};

@@ -8,6 +8,7 @@
 #include "longtext.h"
 #include "readfile.h"
 #include "utf8.h"
+#include "number.h"
 
 void app_open_prompt(App *a, PromptKind kind) {
     char init[32];
@@ -76,7 +77,9 @@ static void finish_prompt(App *a) {
         }
         app_clamp_cursor(a);
         if (none) app_say(a, 0, "no target sentence: self-attention only");
-        else app_say(a, 0, "target: %d tokens (x: cross-attention)", a->m->target_tokens.n);
+        else
+            app_say(a, 0, "target: %d %s (x: cross-attention)", a->m->target_tokens.n,
+                    num_plural("token", "tokens", a->m->target_tokens.n));
     } else if (kind == PROMPT_JUMP) {
         app_jump(a, a->edit.buf, a->edit.len);
     } else if (kind == PROMPT_PICTURE) {
@@ -91,7 +94,7 @@ static void finish_prompt(App *a) {
             return;
         }
         app_clamp_cursor(a);
-        app_say(a, 0, "%d tokens", a->m->n_q);
+        app_say(a, 0, "%d %s", a->m->n_q, num_plural("token", "tokens", a->m->n_q));
     }
     le_free(&a->edit);
 }

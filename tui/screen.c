@@ -43,8 +43,11 @@
 #include <unistd.h>
 
 #include "cancel.h"
+#include "filemap.h"
 #include "follow.h"
 #include "keycode.h"
+#include "loadwatch.h"
+#include "parallel.h"
 #include "signals.h"
 #include "utf8.h"
 
@@ -212,6 +215,37 @@ static void take_input(Input *in, int rc, wint_t ch) {
     queue_push(&in->pending, (Event){.kind = rc == KEY_CODE_YES ? EV_CODE : EV_KEY, .ch = (uint32_t)ch});
 }
 
+/* The keys typed while the model loaded (loadwatch.h), before the first
+ * frame's: UTF-8 characters, and escape sequences through ncurses' own
+ * table of keys (key_defined). */
+static void push_typeahead(Input *in) {
+    size_t n;
+    const char *s = loadwatch_typeahead(&n);
+    for (size_t i = 0; i < n;) {
+        if (s[i] == '\033') {
+            int code = 0;
+            size_t used = 1;
+            /* the shortest that names a key (key_defined also answers for
+             * a string that only starts with one); 0: none starts here */
+            for (size_t k = 2; k <= 16 && k <= n - i && !code; k++) {
+                char seq[17];
+                memcpy(seq, s + i, k);
+                seq[k] = '\0';
+                int kc = key_defined(seq);
+                if (kc == 0) break;
+                if (kc > 0) code = kc, used = k;
+            }
+            queue_push(&in->pending, (Event){.kind = code ? EV_CODE : EV_KEY, .ch = code ? (uint32_t)code : 033});
+            i += used;
+            continue;
+        }
+        uint32_t cp;
+        int k = utf8_decode(s + i, n - i, &cp);
+        if (cp != UTF8_INVALID) queue_push(&in->pending, (Event){.kind = EV_KEY, .ch = cp});
+        i += (size_t)(k > 0 ? k : 1);
+    }
+}
+
 /* After get_wch gave ERR where the terminal had said it was readable: 1
  * when the terminal is gone (a read failed with EIO, or poll says hang-up or
  * error), or when that kept happening without a byte in between (an input
@@ -258,6 +292,8 @@ typedef struct {
     int wake_fd;        /* written once the frame is made */
     atomic_int q_quits; /* q would quit now (published before the recompute) */
     int drawn;          /* the canvas holds a new frame */
+    int changed;        /* a model file changed while in use: quit with `why` (filemap.h) */
+    AvError why;
     pthread_t thread;
 } Job;
 
@@ -276,6 +312,12 @@ static int app_event(App *a, const Event *e) {
 static void *job_run(void *arg) {
     Job *j = arg;
     App *a = j->a;
+    /* A model file cut short or rewritten in place: said and quit, before
+     * anything reads the mapping (its pages past the new end would fault). */
+    if (filemap_check(&j->why)) {
+        j->changed = 1;
+        a->quit = 1;
+    }
     for (size_t i = 0; i < j->batch.n && !a->quit; i++) {
         const Event *e = &j->batch.ev[i];
         /* Enter in a prompt closes it before its setter runs (a new sentence
@@ -310,18 +352,18 @@ static void *job_run(void *arg) {
     return NULL;
 }
 
-/* Starts the job on its own thread, with every signal blocked there (signals
- * are the main thread's, in its pselect). Runs it on the caller when no
- * thread can be made. */
+/* Starts the job on its own thread, with every signal but the faults blocked
+ * there (signals are the main thread's, in its ppoll; a fault is the
+ * thread's own, parallel.h). Runs it on the caller when no thread can be
+ * made. */
 static int job_start(Job *j, Input *in, int wake_read_fd) {
     Queue t = j->batch;
     j->batch = in->pending;
     in->pending = t;
     in->pending.n = 0;
     av_cancel_clear();
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
+    sigset_t old;
+    par_block_signals(&old);
     int rc = pthread_create(&j->thread, NULL, job_run, j);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0) {
@@ -464,10 +506,12 @@ static void loop_wait(Loop *l, Term *t) {
 }
 
 /* Runs the app until q, a signal or the end of input. Returns 1 when the
- * terminal went away (a hangup), else 0. */
-static int loop_run(Term *t, App *a) {
+ * terminal went away (a hangup), 2 when a model file changed while in use
+ * (err says which), else 0. */
+static int loop_run(Term *t, App *a, AvError *err) {
     Loop l = {.job = {.a = a, .cv = t->cv, .wake_fd = t->wake[1]}, .redraw = 1};
     atomic_init(&l.job.q_quits, 0);
+    push_typeahead(&l.input);
     l.idle_since = now_seconds();
     nodelay(stdscr, TRUE);
     for (;;) {
@@ -498,6 +542,10 @@ static int loop_run(Term *t, App *a) {
     int hung_up = l.input.eof && !signals_quit() && !a->quit;
     free(l.input.pending.ev);
     free(l.job.batch.ev);
+    if (l.job.changed) {
+        *err = l.job.why;
+        return 2;
+    }
     return hung_up;
 }
 
@@ -546,9 +594,9 @@ static void curses_close(Term *t) {
         if (write(STDOUT_FILENO, "\033[?2004l", 8) < 0) { /* the terminal is gone: nothing to turn off */
         }
     }
+    signals_terminal_clear();
     endwin();
     delscreen(t->scr);
-    signals_remove_fatal();
 }
 
 /* ncurses on the terminal, its modes, colours and mouse, the canvas, then
@@ -562,9 +610,28 @@ static void define_common_keys(void) {
         const char *seq;
         int code;
     } keys[] = {
-        {"\033[1~", KEY_HOME}, {"\033[7~", KEY_HOME}, {"\033[H", KEY_HOME},   {"\033OH", KEY_HOME},
-        {"\033[4~", KEY_END},  {"\033[8~", KEY_END},  {"\033[F", KEY_END},    {"\033OF", KEY_END},
-        {"\033[2~", KEY_IC},   {"\033[3~", KEY_DC},   {"\033[5~", KEY_PPAGE}, {"\033[6~", KEY_NPAGE},
+        {"\033[1~", KEY_HOME},
+        {"\033[7~", KEY_HOME},
+        {"\033[H", KEY_HOME},
+        {"\033OH", KEY_HOME},
+        {"\033[4~", KEY_END},
+        {"\033[8~", KEY_END},
+        {"\033[F", KEY_END},
+        {"\033OF", KEY_END},
+        {"\033[2~", KEY_IC},
+        {"\033[3~", KEY_DC},
+        {"\033[5~", KEY_PPAGE},
+        {"\033[6~", KEY_NPAGE},
+        /* the arrows in both cursor modes (keys typed before curses set the
+         * terminal's application mode come in the normal one) */
+        {"\033[A", KEY_UP},
+        {"\033[B", KEY_DOWN},
+        {"\033[C", KEY_RIGHT},
+        {"\033[D", KEY_LEFT},
+        {"\033OA", KEY_UP},
+        {"\033OB", KEY_DOWN},
+        {"\033OC", KEY_RIGHT},
+        {"\033OD", KEY_LEFT},
     };
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) define_key(keys[i].seq, keys[i].code);
 }
@@ -580,6 +647,7 @@ static int curses_open(Term *t, App *a, const CliOptions *o, AvError *err) {
         return av_errorf(err, "the terminal (TERM=%s) cannot move the cursor; use --once or --dump", term), 1;
     }
     signals_install_fatal();
+    signals_terminal_set();
     cbreak();
     noecho();
     keypad(stdscr, TRUE);
@@ -624,11 +692,12 @@ int screen_run(App *a, const CliOptions *o, AvError *err) {
     if (term_open(&t, err)) return 1;
     int status = curses_open(&t, a, o, err), hung_up = 0;
     if (status == 0) {
-        hung_up = loop_run(&t, a);
+        hung_up = loop_run(&t, a, err);
         curses_close(&t);
     }
     term_close(&t);
     if (status) return status;
+    if (hung_up == 2) return 2; /* a model file changed: err says which */
     /* Ended by a signal: the conventional status 128 + its number. */
     /* The terminal went away (end of input, EIO): a hangup, reported as
      * SIGHUP would be (main dies of it: no exit-time work for the hangup's

@@ -8,8 +8,9 @@
 
 /* Runs the interactive app until q, a signal (SIGINT, SIGTERM, SIGHUP) or an
  * error. The terminal is restored before returning. Returns the exit status
- * (0; 1 with a message in err when the terminal could not be set up; 128 + the
- * signal's number when a signal ended it). */
+ * (0; 1 with a message in err when the terminal could not be set up; 2 with
+ * a message in err when a model file changed while in use, filemap.h; 128 +
+ * the signal's number when a signal ended it). */
 int screen_run(App *a, const CliOptions *o, AvError *err);
 
 /* Copies a canvas into the current ncurses screen and sends what changed

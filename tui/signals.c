@@ -1,16 +1,18 @@
 /* signals.c - see signals.h. Only flags are set in the handlers of quit
- * and resize (never drawing there); the fatal handler writes, with write(2)
- * and tcsetattr only (async-signal-safe), what was saved before. */
+ * and resize (never drawing there); the fatal handler writes, with write(2),
+ * tcsetattr and _exit only (async-signal-safe), what was saved before. */
 #define _XOPEN_SOURCE_EXTENDED 1
 #include "signals.h"
 
 #include <curses.h>
 #include <term.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <termios.h>
 #include <unistd.h>
 
 #include "cancel.h"
+#include "filemap.h"
 
 // ----------------------------------------------------------------------------
 // quit and resize
@@ -72,11 +74,40 @@ static void restore_terminal_now(void) {
         if (saved_fd[i] >= 0) tcsetattr(saved_fd[i], TCSANOW, &saved_tio[i]);
 }
 
-static void on_fatal(int sig) {
-    restore_terminal_now();
+/* Appends s to buf[*n..cap) (in the handler: no stdio). */
+static void cat(char *buf, size_t *n, size_t cap, const char *s) {
+    for (; *s && *n + 1 < cap; s++) buf[(*n)++] = *s;
+}
+
+/* Set by the first fault: the terminal is given back once. */
+static atomic_flag fatal_busy = ATOMIC_FLAG_INIT;
+
+static void on_fatal(int sig, siginfo_t *info, void *uctx) {
+    (void)uctx;
+    int first = !atomic_flag_test_and_set(&fatal_busy);
+    /* A read past the end of a model file that was cut short while mapped
+     * (filemap.h): said in one line, exit status 2, as when it is found
+     * before a recompute. A second thread that faults there meanwhile waits
+     * for the first to end the process. */
+    const char *file = sig == SIGBUS && info ? filemap_name_at(info->si_addr) : NULL;
+    if (file) {
+        if (!first)
+            for (;;) pause();
+        restore_terminal_now();
+        char line[FILEMAP_NAME_MAX + 128];
+        size_t n = 0;
+        cat(line, &n, sizeof line, "attnviz: ");
+        cat(line, &n, sizeof line, file);
+        cat(line, &n, sizeof line, ": " FILEMAP_CHANGED " (a read past its new end)\n");
+        ssize_t w = write(STDERR_FILENO, line, n);
+        (void)w;
+        _exit(2);
+    }
+    if (first) restore_terminal_now();
     /* Then what would have happened without us (the default action, or a
-     * sanitizer's report): the previous action, and the signal again. For a
-     * fault, returning runs the faulting instruction again. */
+     * sanitizer's report, which may call this handler again: it goes on
+     * the same way): the previous action, and the signal again, to this
+     * thread. For a fault, returning runs the faulting instruction again. */
     for (int i = 0; i < N_FATAL; i++)
         if (fatal_signals[i] == sig) sigaction(sig, &fatal_old[i], NULL);
     raise(sig);
@@ -86,22 +117,30 @@ void signals_save_modes(int slot, int fd) {
     if (isatty(fd) && tcgetattr(fd, &saved_tio[slot]) == 0) saved_fd[slot] = fd;
 }
 
+static int fatal_installed;
+
 void signals_install_fatal(void) {
+    if (fatal_installed) return;
+    fatal_installed = 1;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sigemptyset(&sa.sa_mask);
+    sa.sa_sigaction = on_fatal;
+    sa.sa_flags = SA_SIGINFO;
+    for (int i = 0; i < N_FATAL; i++) sigaction(fatal_signals[i], &sa, &fatal_old[i]);
+}
+
+void signals_terminal_set(void) {
     reset_len = 0;
     reset_add(tigetstr("sgr0"));
     reset_add(tigetstr("cnorm"));
     reset_add(tigetstr("rmkx"));
     reset_add("\033[?1006l\033[?1003l\033[?1002l\033[?1000l\033[?2004l");
     reset_add(tigetstr("rmcup"));
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sigemptyset(&sa.sa_mask);
-    sa.sa_handler = on_fatal;
-    for (int i = 0; i < N_FATAL; i++) sigaction(fatal_signals[i], &sa, &fatal_old[i]);
 }
 
-void signals_remove_fatal(void) {
-    for (int i = 0; i < N_FATAL; i++) sigaction(fatal_signals[i], &fatal_old[i], NULL);
+void signals_terminal_clear(void) {
+    reset_len = 0;
     saved_fd[0] = saved_fd[1] = -1;
 }
 

@@ -3,8 +3,8 @@
  * between waits: they are blocked except inside its ppoll, which unblocks
  * them atomically. USR1, USR2, ALRM and PIPE are ignored (their default would
  * kill attnviz with the terminal in curses mode). A fatal signal (SEGV, BUS,
- * FPE, ILL, ABRT, ...) gives the terminal back first, then goes on to its
- * previous action. */
+ * FPE, ILL, ABRT, ...), on any thread, gives the terminal back first, then
+ * goes on to its previous action. */
 #ifndef ATTNVIZ_SIGNALS_H
 #define ATTNVIZ_SIGNALS_H
 
@@ -29,10 +29,20 @@ int signals_take_resize(void);
  * changes them: the fatal handler puts them back. */
 void signals_save_modes(int slot, int fd);
 
-/* The fatal handlers, with the reset sequence made from terminfo (call once
- * the terminal is set up: what endwin would send, written with write(2)). */
+/* The fatal handlers (SEGV, BUS, FPE, ILL, ABRT, TRAP, SYS, XCPU, XFSZ), for
+ * the whole run (main installs them first; a second call does nothing).
+ * They run on the thread that faulted: no thread of attnviz blocks the
+ * synchronous faults (parallel.h). A SIGBUS inside a mapped model file that
+ * was cut short (filemap.h) prints "attnviz: FILE: the model file changed
+ * while in use (...)" and exits with status 2; any other goes on to its
+ * previous action (the default, or a sanitizer's), the terminal given back
+ * first when it is set. */
 void signals_install_fatal(void);
-/* Puts the previous fatal actions back and forgets the saved modes. */
-void signals_remove_fatal(void);
+
+/* The terminal to give back: the reset sequence made from terminfo (what
+ * endwin would send: call once the terminal is set up). Cleared (with the
+ * saved modes) by signals_terminal_clear, before endwin. */
+void signals_terminal_set(void);
+void signals_terminal_clear(void);
 
 #endif

@@ -63,6 +63,7 @@
 #include "app.h"
 #include "canvas.h"
 #include "cli.h"
+#include "finite.h"
 #include "follow.h"
 #include "hfmodel.h"
 #include "keycode.h"
@@ -1826,11 +1827,47 @@ static void cmd_gemm(void) {
 
 // ----------------------------------------------------------------------------
 
+// ----------------------------------------------------------------------------
+// finite: the scan of every weight at open (finite.h), in memory
+
+/* ms per 100 MB of F32 and BF16 weights, one thread and all of them; the
+ * arrays are written first (in memory: the figure leaves out the disk). */
+static void cmd_finite(int mb) {
+    size_t bytes = (size_t)mb << 20;
+    unsigned char *buf = malloc(bytes);
+    if (!buf) {
+        fprintf(stderr, "bench finite: out of memory\n");
+        return;
+    }
+    for (size_t i = 0; i < bytes; i += 4) { /* finite values, not zeros */
+        float v = (float)(i % 1000) * 0.001f;
+        memcpy(buf + i, &v, 4);
+    }
+    int all = par_set_threads(0);
+    for (int t = 0; t < 2; t++) {
+        par_set_threads(t ? all : 1);
+        for (int ty = 0; ty < 2; ty++) {
+            FiniteArray a = {buf, ty ? FINITE_BF16 : FINITE_F32, ty ? bytes / 2 : bytes / 4};
+            double best = 1e30;
+            for (int r = 0; r < 5; r++) {
+                uint64_t at;
+                double t0 = now_ms();
+                if (finite_scan(&a, 1, &at) != -1) fprintf(stderr, "bench finite: a bad element?\n");
+                double ms = now_ms() - t0;
+                if (ms < best) best = ms;
+            }
+            printf("bench=finite type=%s threads=%d mb=%d ms=%.2f ms_per_100mb=%.2f\n", ty ? "bf16" : "f32",
+                   par_threads(), mb, best, best * 100.0 / mb);
+        }
+    }
+    free(buf);
+}
+
 static void usage(void) {
     fprintf(stderr, "usage: bench machine | peak | gemm | forward [BUDGET_S] | incremental | latency [BUDGET_S] | "
                     "follow [N] [K] | spawn N CMD [ARGS...] | llama-write DIR | llama NAME FILE BUDGET_S OUT | "
                     "llama-latency FILE BUDGET_S | hf-write DIR gpt2|smollm2 f32|bf16 | "
-                    "hf NAME DIR BUDGET_S OUT | append DIR\n");
+                    "hf NAME DIR BUDGET_S OUT | append DIR | finite MB\n");
 }
 
 int main(int argc, char **argv) {
@@ -1848,6 +1885,7 @@ int main(int argc, char **argv) {
     else if (strcmp(cmd, "gemm") == 0) cmd_gemm();
     else if (strcmp(cmd, "forward") == 0) cmd_forward(argc > 2 ? atof(argv[2]) : 60.0, argc > 3 ? argv[3] : NULL);
     else if (strcmp(cmd, "incremental") == 0) cmd_incremental();
+    else if (strcmp(cmd, "finite") == 0) cmd_finite(argc > 2 && atoi(argv[2]) > 0 ? atoi(argv[2]) : 500);
     else if (strcmp(cmd, "latency") == 0) cmd_latency(argc > 2 ? atof(argv[2]) : 30.0);
     else if (strcmp(cmd, "follow") == 0)
         cmd_follow(argc > 2 && atoi(argv[2]) > 0 ? atoi(argv[2]) : 100,

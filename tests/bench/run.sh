@@ -303,6 +303,14 @@ if want forward && [ "$AVX512" = yes ] && [ "$AVX2" = yes ]; then
     grep -q '^raw=forward' "$TMPD/forward2" || say "bench=skip what=forward_isa reason=\"$(lastline "$TMPD/err")\""
 fi
 
+# ---------------------------------------------------------------- finite
+# The scan of every weight for NaN and infinities at open (finite.h): ms per
+# 100 MB of F32 and BF16 in memory, 500 MB (GPT-2 small in F32).
+if want finite; then
+    "$BENCH" finite 500 2>"$TMPD/err" | tee -a "$OUT"
+    grep -q '^bench=finite' "$OUT" || say "bench=skip what=finite reason=\"$(lastline "$TMPD/err")\""
+fi
+
 # ---------------------------------------------------------------- incremental, latency
 if want incremental; then
     "$BENCH" incremental 2>"$TMPD/err" | tee -a "$OUT"

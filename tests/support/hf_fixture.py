@@ -16,6 +16,13 @@ and the independent check of attnviz's --dump=json of them.
                  (GPT2_VOCAB_DIR's encoder.json and vocab.bpe, from
                  tests/fetch_gpt2_vocab.sh, copied as vocab.json and
                  merges.txt), 50257 tokens.
+  hf_fixture.py poison DIR KIND DTYPE TENSOR INDEX VALUE
+      the folder of KIND (gpt2 or llama) in DTYPE (F32, F16, BF16), with
+      element INDEX (flat, row-major) of TENSOR set to VALUE (nan, inf,
+      -inf, or a number).
+  hf_fixture.py many DIR N
+      the gpt2 folder with N more one-element F32 tensors in its header (a
+      header of a million tensors takes attnviz seconds to open).
   hf_fixture.py check DIR DUMP.json
       recomputes every layer's q, k, v, scores, weights and outputs of every
       head, and the ten likeliest next tokens after the last row, from the
@@ -28,6 +35,7 @@ Seeded: the same files every run. No torch, no transformers.
 import json
 import os
 import shutil
+import struct
 import sys
 
 import numpy as np
@@ -153,10 +161,17 @@ def weights(c, seed, prefix=""):
     return out
 
 
-def write(d, kind, vocab_dir=None):
+def write(d, kind, vocab_dir=None, hostile=None, dtype_as=None, poison=None):
+    """hostile (gpt2 only): the bytes of a token 300 that greedy decoding always
+    picks; dtype_as: the tensors' type instead of the kind's; poison: (tensor,
+    flat index, value) set after the weights are drawn."""
     os.makedirs(d, exist_ok=True)
     if kind == "gpt2":
         tok, vocab = gpt2_tokenizer()
+        if hostile is not None:
+            table = bytes_to_unicode()
+            tok["model"]["vocab"]["".join(table[b] for b in hostile)] = vocab
+            vocab += 1
         cfg = {"model_type": "gpt2", "n_embd": 32, "n_layer": 2, "n_head": 4, "vocab_size": vocab,
                "n_positions": 128, "layer_norm_epsilon": 1e-5, "activation_function": "gelu_new"}
         dtype = "F32"
@@ -187,7 +202,32 @@ def write(d, kind, vocab_dir=None):
     with open(os.path.join(d, "config.json"), "w") as f:
         json.dump(cfg, f, indent=2)
     c = dims(cfg)
-    write_safetensors(os.path.join(d, "model.safetensors"), weights(c, sum(map(ord, kind))), dtype)
+    w = weights(c, sum(map(ord, kind)))
+    if hostile is not None:
+        w["ln_f.weight"][:] = 0  # the final norm gives ones whatever the input...
+        w["ln_f.bias"][:] = 1
+        w["wte.weight"][vocab - 1] = 2.0  # ...and ones . wte[v] is largest for the hostile token
+    if poison is not None:
+        name, at, value = poison
+        w[name].reshape(-1)[at] = value
+    write_safetensors(os.path.join(d, "model.safetensors"), w, dtype_as or dtype)
+
+
+def write_many(d, n):
+    write(d, "gpt2")
+    path = os.path.join(d, "model.safetensors")
+    raw = open(path, "rb").read()
+    hlen = struct.unpack_from("<Q", raw)[0]
+    header = json.loads(raw[8:8 + hlen])
+    data = raw[8 + hlen:]
+    at = len(data)
+    parts = [json.dumps(header)[:-1]]
+    parts.append("".join(', "extra.%d": {"dtype": "F32", "shape": [1], "data_offsets": [%d, %d]}'
+                         % (i, at + 4 * i, at + 4 * i + 4) for i in range(n)))
+    h = ("".join(parts) + "}").encode()
+    h += b" " * ((-len(h)) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(h)) + h + data + bytes(4 * n))
 
 
 # ----------------------------------------------------------------------------
@@ -308,6 +348,12 @@ def check(d, dump_path):
 def main(argv):
     if len(argv) >= 4 and argv[1] == "write":
         write(argv[2], argv[3], argv[4] if len(argv) > 4 else None)
+        return 0
+    if len(argv) == 8 and argv[1] == "poison":
+        write(argv[2], argv[3], dtype_as=argv[4], poison=(argv[5], int(argv[6]), float(argv[7])))
+        return 0
+    if len(argv) == 4 and argv[1] == "many":
+        write_many(argv[2], int(argv[3]))
         return 0
     if len(argv) == 4 and argv[1] == "check":
         return check(argv[2], argv[3])

@@ -25,6 +25,44 @@ finish() {
     [ "$FAILS" = 0 ]
 }
 
+# --- what a test needs from outside attnviz: a model, a program, a package
+# Outside CI a missing one prints one "skipped: WHAT" line and the test goes
+# on without it; under CI (CI set, not "false") the same words fail the test:
+# CI has all of it (.ci/run installs the peers, shared/ has the models).
+under_ci() { [ -n "${CI:-}" ] && [ "$CI" != false ]; }
+missing() { # words
+    if under_ci; then fail "missing under CI: $1"; else echo "skipped: $1"; fi
+}
+# model_need FILE...: MODEL is the absolute path of the first FILE and
+# MODELS its folder, from $ATTNVIZ_MODELS (only there when it is set), else
+# ../shared/models or ../../shared/models (a worktree); returns 1 after
+# `missing` when one of the files is not there.
+model_need() {
+    for d in ${ATTNVIZ_MODELS:-../shared/models ../../shared/models}; do
+        ok=1
+        for f in "$@"; do [ -r "$d/$f" ] || ok=0; done
+        if [ $ok = 1 ]; then
+            MODELS=$(cd "$d" && pwd)
+            MODEL=$MODELS/$1
+            return 0
+        fi
+    done
+    missing "$* not found in ${ATTNVIZ_MODELS:-../shared/models}"
+    return 1
+}
+# peer_need WHAT CHECK...: 0 when the command CHECK succeeds (the peer is
+# there), else 1 after `missing "WHAT not found"`.
+peer_need() {
+    what=$1
+    shift
+    "$@" >/dev/null 2>&1 && return 0
+    missing "$what not found"
+    return 1
+}
+# The peers most scripts ask for.
+need_numpy() { peer_need "/usr/bin/python3 with numpy (apt-get install python3-numpy)" /usr/bin/python3 -c 'import numpy'; }
+need_python() { peer_need "/usr/bin/python3 (apt-get install python3)" test -x /usr/bin/python3; }
+
 # --- processes of this run
 # e2e_pids VAR VALUE: the pids whose environment holds VAR=VALUE, but the
 # caller and its ancestors (which carry ATTNVIZ_E2E_RUN themselves). The scan
