@@ -63,4 +63,23 @@ expect_contains "PgDn: head unchanged" "$(tmx_screen)" "head 1/4"
 raw '\033[5~'
 tmx_expect "PgUp: back to the first row" "one[0] → one[0]" ""
 
+# A character whose bytes come in two reads: "a" and the first two bytes of
+# 가 (EA B0 80), then its last byte a moment later. ncurses' get_wch, called
+# without waiting for the rest, dropped the two bytes and then read the
+# lone 80 as an error (a long paste of Korean lost a syllable at every cut
+# of the terminal's writes). Typed, and inside a bracketed paste.
+for how in typed pasted; do
+    tmx_start 80 24 LC_ALL=C.UTF-8 TERM=xterm-256color -- "$ATTNVIZ" "'$EN'"
+    tmx_expect "start split ($how)" "head 1/4" ""
+    tmx send-keys e C-u
+    tmx_expect "prompt open (split, $how)" "sentence:" ""
+    [ $how = pasted ] && tmx send-keys -H 1b 5b 32 30 30 7e
+    tmx send-keys -H 61 ea b0
+    sleep 0.4
+    tmx send-keys -H 80 62
+    [ $how = pasted ] && tmx send-keys -H 1b 5b 32 30 31 7e
+    tmx send-keys Enter
+    tmx_expect "a character split between reads ($how) is whole" "a가b[0] → a가b[0]" ""
+done
+
 finish

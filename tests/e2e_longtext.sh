@@ -71,17 +71,16 @@ expect_contains "NO_COLOR: the first block full, the next masked" "$(tmx_line 4)
 tmx_stop
 
 # A text pasted into e past the limits: offered cut; n: nothing changes; y: kept.
-# (ASCII words: a Korean paste of this size in tmux loses a character now and
-# then on its way in, which would change the count; test_zoom pastes Korean
-# through the app itself.)
-awk 'BEGIN { for (i = 0; i < 3000; i++) printf "w%d ", i % 500; printf "end" }' >"$TMP/words.txt"
+# 21 KB of Korean: the terminal cuts it into writes that end inside a
+# syllable, and every syllable must arrive (the count says so).
+awk 'BEGIN { for (i = 0; i < 3000; i++) printf "말%d ", i % 500; printf "끝" }' >"$TMP/words.txt"
 tmx_start 80 24 LC_ALL=C.UTF-8 -- "$ATTNVIZ" "'나는 학교에 간다'"
 tmx_wait "3 tokens" || fail "paste: no screen"
 for answer in n y; do
     tmx_expect "paste ($answer): the prompt" "sentence:" e C-u
     tmx load-buffer "$TMP/words.txt"
     tmx paste-buffer -p
-    tmx_wait "w499 end   Enter apply" || fail "paste ($answer): the text's end not in the prompt"
+    tmx_wait "말499 끝" || fail "paste ($answer): the text's end not in the prompt"
     tmx_expect "paste ($answer): the offer" "3001 tokens, 2048 fit: y keeps the first 2048" Enter
     if [ $answer = n ]; then
         tmx_expect "n: the sentence stays" "the sentence stays as it was" n

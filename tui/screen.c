@@ -167,6 +167,8 @@ typedef struct {
     int end_match;   /* bytes of paste_end seen so far */
     int eof;         /* the terminal is gone (EOF, EIO) */
     int empty_reads; /* ERRs in a row where the terminal said it was readable */
+    char mb[4];      /* the bytes of a UTF-8 character read so far */
+    int mb_len, mb_need;
 } Input;
 
 static void paste_char(Input *in, uint32_t cp) { queue_push(&in->pending, (Event){.kind = EV_PASTE, .ch = cp}); }
@@ -187,7 +189,7 @@ static void paste_feed(Input *in, uint32_t cp) {
     else paste_char(in, cp);
 }
 
-/* One result of get_wch into the queue. */
+/* One character or key code into the queue (rc: OK or KEY_CODE_YES). */
 static void take_input(Input *in, int rc, wint_t ch) {
     if (in->pasting) {
         if (rc == OK) paste_feed(in, (uint32_t)ch);
@@ -246,7 +248,7 @@ static void push_typeahead(Input *in) {
     }
 }
 
-/* After get_wch gave ERR where the terminal had said it was readable: 1
+/* After wgetch gave ERR where the terminal had said it was readable: 1
  * when the terminal is gone (a read failed with EIO, or poll says hang-up or
  * error), or when that kept happening without a byte in between (an input
  * at its end, e.g. not a terminal). A single ERR is not the end: during a
@@ -259,27 +261,62 @@ static int input_gone(Input *in) {
     return ++in->empty_reads >= 100;
 }
 
-/* Reads what is waiting; with `wait_first`, blocks for the first event (the
- * terminal said it is readable: only the rest of a sequence is waited for).
- * Returns the number of events read. */
-static int read_input(Input *in, int wait_first) {
-    int n = 0;
-    wint_t ch;
+/* The bytes of a UTF-8 character are put together here, not by get_wch:
+ * ncurses' get_wch drops the first bytes of a character whose rest has not
+ * arrived yet when it is called without waiting (a long paste of Korean,
+ * cut by the terminal between two reads, lost a syllable at every cut, and
+ * the rest of it then read as an error). A character waits here for its
+ * last byte however the reads fall; a byte that cannot be part of one is
+ * U+FFFD. */
+static void take_byte(Input *in, unsigned char b) {
+    if (in->mb_len > 0 && (b & 0xC0) != 0x80) {
+        take_input(in, OK, 0xFFFD); /* a character cut short */
+        in->mb_len = 0;
+    }
+    if (in->mb_len == 0) {
+        if (b < 0x80) {
+            take_input(in, OK, b);
+            return;
+        }
+        in->mb_need = b >= 0xC2 && b <= 0xDF ? 2 : b >= 0xE0 && b <= 0xEF ? 3 : b >= 0xF0 && b <= 0xF4 ? 4 : 0;
+        if (!in->mb_need) {
+            take_input(in, OK, 0xFFFD);
+            return;
+        }
+    }
+    in->mb[in->mb_len++] = (char)b;
+    if (in->mb_len < in->mb_need) return;
+    uint32_t cp;
+    utf8_decode(in->mb, (size_t)in->mb_len, &cp);
+    in->mb_len = 0;
+    take_input(in, OK, cp == UTF8_INVALID ? 0xFFFD : (wint_t)cp);
+}
+
+/* One result of wgetch: a key code of ncurses' (keypad, mouse, resize,
+ * the paste markers) or a byte of the input. */
+static void take_key(Input *in, int c) {
+    if (c > 0xFF) take_input(in, KEY_CODE_YES, (wint_t)c);
+    else take_byte(in, (unsigned char)c);
+}
+
+/* Reads what is waiting; with `wait_first`, blocks for the first byte or
+ * key (the terminal said it is readable: only the rest of a sequence is
+ * waited for). */
+static void read_input(Input *in, int wait_first) {
     if (wait_first) {
         nodelay(stdscr, FALSE);
         errno = 0;
-        int rc = get_wch(&ch);
+        int c = wgetch(stdscr);
         nodelay(stdscr, TRUE);
-        if (rc == ERR) {
+        if (c == ERR) {
             if (input_gone(in)) in->eof = 1;
-            return 0;
+            return;
         }
         in->empty_reads = 0;
-        take_input(in, rc, ch), n++;
+        take_key(in, c);
     }
-    int rc;
-    while ((rc = get_wch(&ch)) != ERR) take_input(in, rc, ch), n++;
-    return n;
+    int c;
+    while ((c = wgetch(stdscr)) != ERR) take_key(in, c);
 }
 
 // ----------------------------------------------------------------------------
