@@ -12,7 +12,7 @@ PKGS    := ncursesw libpcre2-8 libcjson libutf8proc
 GFXPKGS := cairo pangocairo
 TESTPKG := cmocka
 DEBS    := libncurses-dev libpcre2-dev libcjson-dev libutf8proc-dev libcmocka-dev libcairo2-dev libpango1.0-dev fonts-dejavu-core \
-           fonts-nanum pkg-config tmux
+           fonts-nanum pkg-config tmux gettext
 
 BUILD   ?= build/release
 OPT     ?= -O2
@@ -28,7 +28,7 @@ CFLAGS  ?= $(OPT) -g
 # X/Open interfaces: realpath, strdup, clock_gettime...).
 COREFLAGS = -std=c11 $(WARN) -ffp-contract=off $(CFLAGS) $(SAN) -D_DEFAULT_SOURCE -D_XOPEN_SOURCE=600 -Isrc \
             $(shell pkg-config --cflags libpcre2-8 libcjson libutf8proc 2>/dev/null)
-ALLFLAGS = $(COREFLAGS) -Itui $(shell pkg-config --cflags $(PKGS) $(GFXPKGS) 2>/dev/null)
+ALLFLAGS = $(COREFLAGS) -Itui -DLOCALEDIR='"$(LOCALEDIR)"' $(shell pkg-config --cflags $(PKGS) $(GFXPKGS) 2>/dev/null)
 CORELIBS = $(shell pkg-config --libs libpcre2-8 libcjson libutf8proc 2>/dev/null) -lm -pthread
 LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -pthread
 TESTLIBS = $(shell pkg-config --libs $(TESTPKG) 2>/dev/null)
@@ -48,12 +48,43 @@ CORE_TESTS := test_error test_export test_files test_formula test_matrix test_mo
 CORE_TEST_BIN := $(CORE_TESTS:%=$(BUILD)/tests/%)
 BIN      := $(BUILD)/attnviz
 
-.PHONY: all run test check clean deps unit e2e tests-bin valgrind tsan lint install uninstall doc-images
+.PHONY: pot pot-check all run test check clean deps unit e2e tests-bin valgrind tsan lint install uninstall doc-images
 
 all: attnviz
 
+# The interface in Korean: po/LANG.po compiled into build/locale, where
+# tui/language.c finds it beside the binaries (make install puts it in
+# share/locale). `make pot` collects the texts marked _(), N_(), P_() and
+# num_plural into po/attnviz.pot and merges them into every po/LANG.po.
+LINGUAS := ko
+MO      := $(LINGUAS:%=build/locale/%/LC_MESSAGES/attnviz.mo)
+POT_SRC  = $(sort $(wildcard src/*.c src/*.h tui/*.c tui/*.h))
+XGETTEXT := xgettext --from-code=UTF-8 --language=C -k_ -kN_ -kP_:1,2 -knum_plural:1,2 \
+            --add-comments=TRANSLATORS: --add-location=file --package-name=attnviz --msgid-bugs-address=README.md \
+            --foreign-user --sort-by-file
+
+build/locale/%/LC_MESSAGES/attnviz.mo: po/%.po
+	@mkdir -p $(dir $@)
+	@echo "MSGFMT $<"
+	@msgfmt --check -o $@.tmp $< && mv $@.tmp $@
+
+pot:
+	@$(XGETTEXT) -o po/attnviz.pot $(POT_SRC)
+	@for l in $(LINGUAS); do msgmerge --quiet --update --backup=none --no-fuzzy-matching po/$$l.po po/attnviz.pot; \
+		msgfmt --statistics -o /dev/null po/$$l.po; done
+
+# The catalogue holds the texts the sources mark now, and po/ko.po
+# translates every one of them, none fuzzy (tests/e2e_korean.sh).
+pot-check:
+	@$(XGETTEXT) -o build/attnviz.pot $(POT_SRC)
+	@for l in $(LINGUAS); do \
+		out=$$(msgcmp po/$$l.po build/attnviz.pot 2>&1) || { echo "$$out" | grep -v 'not used' | head -20; \
+			echo "po/$$l.po: texts untranslated (make pot, then translate them)"; exit 1; }; \
+		fuzzy=$$(msgattrib --only-fuzzy --no-obsolete po/$$l.po | grep -c '^msgid'); \
+		[ "$$fuzzy" = 0 ] || { echo "po/$$l.po: $$fuzzy fuzzy texts"; exit 1; }; done
+
 # The binary at the root is the release build.
-attnviz: $(BIN)
+attnviz: $(BIN) $(MO)
 	@if [ "$(BUILD)" = "build/release" ]; then cp $(BIN) attnviz; fi
 
 # make install [PREFIX=/usr/local] [DESTDIR=...]: the binary and the man page
@@ -62,13 +93,17 @@ PREFIX      ?= /usr/local
 BINDIR      ?= $(PREFIX)/bin
 MANDIR      ?= $(PREFIX)/share/man
 INSTALL_BIN ?= $(BIN)
-install: $(INSTALL_BIN) doc/attnviz.1
+LOCALEDIR   ?= $(PREFIX)/share/locale
+install: $(INSTALL_BIN) doc/attnviz.1 $(MO)
 	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MANDIR)/man1"
 	install -m 755 $(INSTALL_BIN) "$(DESTDIR)$(BINDIR)/attnviz"
 	install -m 644 doc/attnviz.1 "$(DESTDIR)$(MANDIR)/man1/attnviz.1"
+	for l in $(LINGUAS); do install -d "$(DESTDIR)$(LOCALEDIR)/$$l/LC_MESSAGES"; \
+		install -m 644 build/locale/$$l/LC_MESSAGES/attnviz.mo "$(DESTDIR)$(LOCALEDIR)/$$l/LC_MESSAGES/attnviz.mo"; done
 
 uninstall:
 	rm -f "$(DESTDIR)$(BINDIR)/attnviz" "$(DESTDIR)$(MANDIR)/man1/attnviz.1"
+	for l in $(LINGUAS); do rm -f "$(DESTDIR)$(LOCALEDIR)/$$l/LC_MESSAGES/attnviz.mo"; done
 
 $(BIN): $(TUI_OBJ) $(BUILD)/tui/main.o $(CORE_LIB)
 	@echo "LD $@"
@@ -106,7 +141,7 @@ $(BUILD)/tests/%: tests/%.c $(TUI_OBJ) $(CORE_LIB) $(wildcard tests/support/*.h)
 	@$(CC) $(ALLFLAGS) -Itests/support $(shell pkg-config --cflags $(TESTPKG) 2>/dev/null) -o $@ $< \
 		$(TUI_OBJ) $(CORE_LIB) $(LIBS) $(TESTLIBS) $(TESTWRAP)
 
-tests-bin: $(TEST_BIN) $(BIN)
+tests-bin: $(TEST_BIN) $(BIN) $(MO)
 
 run: deps all
 	./attnviz
@@ -201,6 +236,7 @@ deps:
 	[ -e /usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf ] || missing="$$missing fonts-dejavu-core"; \
 	[ -d /usr/share/fonts/truetype/nanum ] || missing="$$missing fonts-nanum"; \
 	command -v tmux >/dev/null 2>&1 || missing="$$missing tmux"; \
+	command -v msgfmt >/dev/null 2>&1 || missing="$$missing gettext"; \
 	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 			echo "installing:$$missing"; \

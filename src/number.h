@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "i18n.h"
 
 typedef enum {
     NUM_OK = 0,
@@ -30,7 +31,10 @@ void num_short(char *buf, size_t cap, double v);
 
 /* The noun for a count: `one` when n is 1, else `many` ("1 token", "2
  * tokens", "0 tokens"), for every count attnviz prints with a noun. The
- * arguments are ngettext's, in its order. */
-static inline const char *num_plural(const char *one, const char *many, long long n) { return n == 1 ? one : many; }
+ * arguments are ngettext's, in its order, and the noun is in the reader's
+ * language (i18n.h; xgettext knows num_plural as a keyword). */
+static inline const char *num_plural(const char *one, const char *many, long long n) {
+    return P_(one, many, n < 0 ? (unsigned long)-n : (unsigned long)n);
+}
 
 #endif

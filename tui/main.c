@@ -32,6 +32,7 @@
 #include "classmodel.h"
 #include "figure.h"
 #include "hftok.h"
+#include "language.h"
 #include "lesson.h"
 #include "loadwatch.h"
 #include "picture.h"
@@ -63,16 +64,9 @@ static int stdout_flushed(void) {
     return 0;
 }
 
-/* attnviz needs UTF-8 to measure and draw its labels. In a locale that is not
- * UTF-8 (LC_ALL=C over SSH, say) it switches LC_CTYPE to C.UTF-8, as tmux
- * does, and draws its own glyphs in ASCII. Returns 1 when it had to. */
-static int ensure_utf8_locale(void) {
-    setlocale(LC_ALL, "");
-    const char *cs = nl_langinfo(CODESET);
-    if (cs && (strcmp(cs, "UTF-8") == 0 || strcmp(cs, "utf8") == 0)) return 0;
-    if (!setlocale(LC_CTYPE, "C.UTF-8")) setlocale(LC_CTYPE, "en_US.UTF-8");
-    return 1;
-}
+/* A UTF-8 locale asked for but not installed (language.h): "" or the line
+ * that says so, on standard error or in the interactive view's status area. */
+static const char *startup_note = "";
 
 /* Width for --once: --width, the terminal's, COLUMNS, or 80. */
 static int once_width(const CliOptions *o) {
@@ -355,6 +349,7 @@ static int run_app(Model *m, const CliOptions *o, BuildMaskNotes *notes, int asc
         print_error(err.msg);
         status = av_error_exit_status(&err);
     } else {
+        if (startup_note[0]) snprintf(app.msg, sizeof app.msg, "%s", startup_note);
         status = screen_run(&app, o, &err);
         if (status == 1 || status == 2) print_error(err.msg);
     }
@@ -381,7 +376,7 @@ static int run(Model *m, const CliOptions *opts, int ascii) {
     const CliOptions *o = &copy;
     Lesson *lesson = NULL;
     if (opts->lesson) {
-        const char *lang = opts->lang ? opts->lang : lesson_locale_lang();
+        const char *lang = language_current();
         if (!(lesson = lesson_load(opts->lesson, lang, &err))) return print_error(err.msg), 2;
         if (!lesson->needs_model && (opts->model_file || opts->qkv_file)) {
             char msg[512];
@@ -404,6 +399,7 @@ static int run(Model *m, const CliOptions *opts, int ascii) {
     }
     /* The interactive view: q while the model loads quits (loadwatch.h). */
     int watch = !(o->dump || o->once || o->export_file || o->generate);
+    if (!watch && startup_note[0]) print_error(startup_note);
     if (watch) loadwatch_start();
     int failed = build_model(m, o, &notes, &err);
     if (watch && loadwatch_stop()) {
@@ -456,12 +452,15 @@ int main(int argc, char **argv) {
     /* A fault on any thread, in any mode: the terminal given back, and a
      * model file cut short while mapped said in one line (signals.h). */
     signals_install_fatal();
-    int forced_utf8 = ensure_utf8_locale();
+    LanguageSetup lang;
+    language_setup(NULL, &lang);
     CliOptions opt;
     AvError err = {0};
-    if (cli_parse(&opt, argc, argv, &err)) {
+    int bad_options = cli_parse(&opt, argc, argv, &err);
+    if (!bad_options && opt.lang) language_setup(opt.lang, &lang);
+    if (bad_options) {
         print_error(err.msg);
-        fprintf(stderr, "Try 'attnviz --help' for the options and their ranges.\n");
+        fprintf(stderr, "%s\n", _("Try 'attnviz --help' for the options and their ranges."));
         cli_free(&opt);
         return 2;
     }
@@ -474,7 +473,7 @@ int main(int argc, char **argv) {
     }
     par_set_threads(opt.threads);
     if (opt.lesson && strcmp(opt.lesson, "list") == 0) {
-        char *list = lesson_list(opt.lang ? opt.lang : lesson_locale_lang());
+        char *list = lesson_list(language_current());
         int status = list && fputs(list, stdout) >= 0 && stdout_flushed() ? 0 : 1;
         free(list);
         cli_free(&opt);
@@ -491,7 +490,8 @@ int main(int argc, char **argv) {
         cli_free(&opt);
         return 1;
     }
-    int status = run(m, &opt, opt.ascii || forced_utf8);
+    startup_note = lang.note;
+    int status = run(m, &opt, opt.ascii || lang.ascii);
     model_free(m);
     cli_free(&opt);
     die_of_signal(status);

@@ -1,0 +1,27 @@
+#!/usr/bin/env python3
+"""english_words.py ALLOWED SCREEN [TEXT]: the English words left on a screen
+that should be all Korean (tests/e2e_korean.sh). A word is a run of three or
+more ASCII letters; it is allowed when ALLOWED lists it (one word or phrase a
+line, '#' comments: symbols, key names, units, file formats), or when TEXT
+(the sentence or model text shown) contains it. Prints "LINE: WORD" for each
+word left and exits 1 when there is one."""
+import re
+import sys
+
+allowed = set()
+for line in open(sys.argv[1], encoding="utf-8"):
+    line = line.split("#", 1)[0].strip()
+    if line:
+        allowed.add(line.lower())
+screen = open(sys.argv[2], encoding="utf-8", errors="replace").read()
+text = open(sys.argv[3], encoding="utf-8", errors="replace").read().lower() if len(sys.argv) > 3 else ""
+left = []
+for n, line in enumerate(screen.splitlines(), 1):
+    for m in re.finditer(r"[A-Za-z][A-Za-z_]*[A-Za-z]", line):
+        w = m.group(0)
+        if len(w) < 3 or w.lower() in allowed or w.lower() in text:
+            continue
+        left.append("%d: %s    | %s" % (n, w, line.strip()[:100]))
+for l in left:
+    print(l)
+sys.exit(1 if left else 0)
