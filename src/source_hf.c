@@ -1,5 +1,5 @@
-/* source_hf.c - a Hugging Face checkpoint folder (hfmodel.h: GPT-2 and the
- * Llama family) with its tokenizer (hftok.h) as a source of Q, K and V
+/* source_hf.c - a Hugging Face checkpoint folder (hfcheckpoint.h: GPT-2 and
+ * the Llama family, in the engine, transformer.h) with its tokenizer (hftok.h) as a source of Q, K and V
  * (source.h), as source_llama.c does for llama2.c checkpoints: each layer's
  * Q and K (after RoPE, where the model has it) and V come from the model's
  * layer-wise steps, the attention itself is the app's, and the heads'
@@ -8,7 +8,7 @@
  * head h / (n_heads / n_kv_heads).
  *
  * The logits: only of the row asked for (the next-token panel's cursor row,
- * the last for the dumps), computed when asked (hf_logits_row) and kept
+ * the last for the dumps), computed when asked (tf_logits_row) and kept
  * until another row or sentence is asked for: a vocabulary of 50257 (GPT-2)
  * or 151936 (Qwen2) times every row would cost more memory than the rest. */
 #include "source_hf.h"
@@ -24,20 +24,20 @@
 #include "utf8.h"
 
 typedef struct {
-    HfModel *hm;
+    TfModel *hm;
     HfTok *tok;
-    const HfConfig *cfg;
-    HfRun *run;
+    const TfConfig *cfg;
+    TfRun *run;
     int *ids, n;
     char **labels;  /* n screen forms of the pieces ("Ġthe" as "▁the") */
-    float *attn;    /* (n, q_dim): the heads' outputs joined, for hf_layer_finish */
+    float *attn;    /* (n, q_dim): the heads' outputs joined, for tf_layer_finish */
     int logits_row; /* the row whose logits run->logits holds; -1: none */
     int bos;        /* the token an empty sentence starts with, or -1 */
     char title[64];
     TrainedInfo info;
     /* The layer shown (source_hf_chain): computed again in a run of its own
      * from the main run's input of the layer and the heads' outputs. */
-    HfRun *shown;
+    TfRun *shown;
     int shown_layer;          /* -1: none yet */
     float *shown_attn;        /* (n, q_dim) the heads' outputs it was computed from */
     float *shown_q, *shown_k; /* q_raw and k_raw head by head */
@@ -48,14 +48,14 @@ typedef struct {
 typedef struct {
     int *ids, n;
     char **labels;
-    HfRun *run;
+    TfRun *run;
     float *attn;
 } Rows;
 
 static void rows_free(Rows *r) {
     for (int i = 0; r->labels && i < r->n; i++) free(r->labels[i]);
     free(r->labels), free(r->ids), free(r->attn);
-    hf_run_free(r->run);
+    tf_run_free(r->run);
     memset(r, 0, sizeof *r);
 }
 
@@ -110,7 +110,7 @@ static int rows_make(Rows *r, const HfSrc *d, int *ids, int n, int room, AvError
         rows_free(r);
         return av_error_nomem(err, "out of memory for %d tokens", n);
     }
-    if (!(r->run = hf_run_new(d->hm, room, 0, err))) {
+    if (!(r->run = tf_run_new(d->hm, room, 0, err))) {
         rows_free(r);
         return -1;
     }
@@ -120,7 +120,7 @@ static int rows_make(Rows *r, const HfSrc *d, int *ids, int n, int room, AvError
 static HfSrc *data_of(const Model *m) { return m->src_data; }
 
 static void shown_free(HfSrc *d) {
-    hf_run_free(d->shown);
+    tf_run_free(d->shown);
     free(d->shown_attn), free(d->shown_q), free(d->shown_k);
     d->shown = NULL, d->shown_attn = d->shown_q = d->shown_k = NULL;
     d->shown_layer = -1;
@@ -144,13 +144,13 @@ static int kept_rows(const Model *m, const HfSrc *d) { return m->keep_rows < d->
 static void hf_src_forward(Model *m, int layer, int from) {
     (void)from;
     HfSrc *d = data_of(m);
-    const HfConfig *c = d->cfg;
+    const TfConfig *c = d->cfg;
     int r0 = kept_rows(m, d);
-    if (layer == 0 && hf_embed_from(d->run, d->ids, d->n, r0, NULL)) return;
-    if (hf_layer_qkv_rows(d->run, layer, r0, d->n - r0)) return;
+    if (layer == 0 && tf_embed_from(d->run, d->ids, d->n, r0, NULL)) return;
+    if (tf_layer_qkv_rows(d->run, layer, r0, d->n - r0)) return;
     d->logits_row = -1;
     int hs = c->head_dim, group = c->n_heads / c->n_kv_heads;
-    const float *q = hf_run_q(d->run, layer), *k = hf_run_k(d->run, layer), *v = hf_run_v(d->run, layer);
+    const float *q = tf_run_q(d->run, layer), *k = tf_run_k(d->run, layer), *v = tf_run_v(d->run, layer);
     HeadData *hd = model_layer_heads(m, layer);
     for (int h = 0; h < c->n_heads; h++) {
         int g = h / group;
@@ -166,14 +166,14 @@ static void hf_src_forward(Model *m, int layer, int from) {
  * layer's input changed, so it is stale from its projections. */
 static void hf_src_final(Model *m, int layer) {
     HfSrc *d = data_of(m);
-    const HfConfig *c = d->cfg;
+    const TfConfig *c = d->cfg;
     int hs = c->head_dim, r0 = kept_rows(m, d);
     const HeadData *hd = model_layer_heads(m, layer);
     for (int h = 0; h < c->n_heads; h++)
         for (int i = r0; i < d->n; i++)
             memcpy(d->attn + (size_t)i * c->q_dim + (size_t)h * hs, hd[h].out + (size_t)i * hs, sizeof(float) * hs);
     d->logits_row = -1;
-    if (hf_layer_finish_rows(d->run, layer, d->attn, r0, d->n - r0)) return;
+    if (tf_layer_finish_rows(d->run, layer, d->attn, r0, d->n - r0)) return;
     if (layer + 1 < c->n_layers) model_invalidate_layer(m, layer + 1, STAGE_PROJECT);
 }
 
@@ -190,7 +190,7 @@ static const char *hf_src_title(const Model *m) { return data_of(m)->title; }
 /* config.json's numbers, by the names of the llama2.c header where they
  * mean the same (the JSON dump's "model"). */
 static int hf_src_facts(const Model *m, SourceFact *out, int cap) {
-    const HfConfig *c = data_of(m)->cfg;
+    const TfConfig *c = data_of(m)->cfg;
     const SourceFact f[] = {{"dim", c->dim},          {"hidden_dim", c->hidden_dim}, {"n_layers", c->n_layers},
                             {"n_heads", c->n_heads},  {"n_kv_heads", c->n_kv_heads}, {"head_size", c->head_dim},
                             {"vocab_size", c->vocab}, {"seq_len", c->max_pos},       {"shared_classifier", c->tied},
@@ -206,7 +206,7 @@ static int hf_src_facts(const Model *m, SourceFact *out, int cap) {
 static int row_logits(HfSrc *d, int row) {
     if (d->logits_row == row) return 0;
     d->logits_row = -1;
-    if (hf_logits_row(d->run, row)) return -1;
+    if (tf_logits_row(d->run, row)) return -1;
     d->logits_row = row;
     return 0;
 }
@@ -229,7 +229,7 @@ static void hf_src_free(void *p) {
     shown_free(d);
     free(d->wo);
     hftok_free(d->tok);
-    hf_close(d->hm);
+    tf_close(d->hm);
     free(d);
 }
 
@@ -248,14 +248,14 @@ static int room_for(const Model *m, const HfSrc *d, int n) {
 static void make_room(Model *m, HfSrc *d) {
     int room = room_for(m, d, d->n);
     if (room <= d->n) return;
-    HfRun *run = hf_run_new(d->hm, room, 0, NULL);
+    TfRun *run = tf_run_new(d->hm, room, 0, NULL);
     float *attn = malloc(sizeof(float) * (size_t)room * (size_t)d->cfg->q_dim);
     ModelConfig c = m->cfg;
     if (!run || !attn || model_reshape_room(m, &c, d->n, d->n, room, m->src, 0, 0, NULL)) {
-        hf_run_free(run), free(attn);
+        tf_run_free(run), free(attn);
         return;
     }
-    hf_run_free(d->run), free(d->attn);
+    tf_run_free(d->run), free(d->attn);
     d->run = run, d->attn = attn;
 }
 
@@ -365,7 +365,7 @@ static const char *hf_src_decode(const Model *m, int prev, int id, size_t *len) 
     return hftok_piece(data_of(m)->tok, id, len);
 }
 
-/* Greedy decoding in a run of its own, each new token through hf_extend
+/* Greedy decoding in a run of its own, each new token through tf_extend
  * (its keys and values kept): the same bits as a whole forward. */
 static int hf_src_generate(const Model *m, int steps, int *out, AvError *err) {
     const HfSrc *d = data_of(m);
@@ -373,9 +373,9 @@ static int hf_src_generate(const Model *m, int steps, int *out, AvError *err) {
     if (n + steps - 1 > d->cfg->max_pos)
         return av_errorf(err, "--generate: %d tokens and %d more is past the model's context of %d", n, steps,
                          d->cfg->max_pos);
-    HfRun *r = hf_run_new(d->hm, n + steps - 1, 0, err);
+    TfRun *r = tf_run_new(d->hm, n + steps - 1, 0, err);
     if (!r) return -1;
-    int got = 0, rc = hf_forward(r, d->ids, n, err);
+    int got = 0, rc = tf_forward(r, d->ids, n, err);
     while (!rc && got < steps) {
         const float *z = r->logits;
         int best = 0;
@@ -383,9 +383,9 @@ static int hf_src_generate(const Model *m, int steps, int *out, AvError *err) {
             if (z[t] > z[best]) best = t;
         if (hftok_is_special(d->tok, best)) break; /* the end of a text */
         out[got++] = best;
-        if (got < steps) rc = hf_extend(r, &best, 1, err);
+        if (got < steps) rc = tf_extend(r, &best, 1, err);
     }
-    hf_run_free(r);
+    tf_run_free(r);
     return rc ? -1 : got;
 }
 
@@ -502,37 +502,21 @@ int model_set_hf(Model *m, const char *path, const char *vocab_path, const char 
         free(d);
         return -1;
     }
-    d->cfg = hf_config(d->hm);
-    const HfConfig *c = d->cfg;
+    d->cfg = &d->hm->cfg;
+    const TfConfig *c = d->cfg;
     if (!(d->tok = open_tokenizer(dir, vocab_path, err))) {
         hf_src_free(d);
         return -1;
     }
     if (c->n_layers > MODEL_MAX_LAYERS || c->n_heads > MODEL_MAX_HEADS || c->head_dim > MODEL_MAX_DIM ||
         c->dim > MODEL_MAX_DIM) {
-        HfConfig k = *c;
+        TfConfig k = *c;
         hf_src_free(d);
         return av_errorf(err, "%s: %d layers of %d heads of %d (dim %d) is more than attnviz shows (%d, %d, %d)", dir,
                          k.n_layers, k.n_heads, k.head_dim, k.dim, MODEL_MAX_LAYERS, MODEL_MAX_HEADS, MODEL_MAX_DIM);
     }
     d->bos = start_token(d->tok);
-    d->info = (TrainedInfo){.arch = c->model_type,
-                            .n_layers = c->n_layers,
-                            .n_heads = c->n_heads,
-                            .n_kv_heads = c->n_kv_heads,
-                            .head_size = c->head_dim,
-                            .dim = c->dim,
-                            .q_dim = c->q_dim,
-                            .kv_dim = c->kv_dim,
-                            .hidden_dim = c->hidden_dim,
-                            .vocab = c->vocab,
-                            .ctx = c->max_pos,
-                            .rope = c->arch == HF_LLAMA ? ROPE_HALF : ROPE_NONE,
-                            .rope_theta = c->rope_theta,
-                            .layernorm = c->arch == HF_GPT2,
-                            .gelu = c->arch == HF_GPT2,
-                            .qkv_bias = c->qkv_bias,
-                            .o_bias = c->o_bias};
+    tf_trained_info(d->hm, &d->info);
     /* The title: the folder's name ("gpt2", "SmolLM2-135M"), escaped (it
      * is printed: the status line, the dumps, messages). */
     size_t dl = strlen(dir);
@@ -566,7 +550,7 @@ int model_set_hf(Model *m, const char *path, const char *vocab_path, const char 
     return 0;
 }
 
-const HfModel *model_hf(const Model *m) { return m->src == &source_hf ? data_of(m)->hm : NULL; }
+const TfModel *model_hf(const Model *m) { return m->src == &source_hf ? data_of(m)->hm : NULL; }
 const HfTok *model_hf_tok(const Model *m) { return m->src == &source_hf ? data_of(m)->tok : NULL; }
 
 // ----------------------------------------------------------------------------
@@ -574,8 +558,8 @@ const HfTok *model_hf_tok(const Model *m) { return m->src == &source_hf ? data_o
 
 static int shown_current(const HfSrc *d, const Model *m, int l) {
     if (!d->shown || d->shown_layer != l) return 0;
-    const HfConfig *c = d->cfg;
-    if (memcmp(hf_run_x(d->shown, l), hf_run_x(d->run, l), sizeof(float) * (size_t)d->n * c->dim)) return 0;
+    const TfConfig *c = d->cfg;
+    if (memcmp(tf_run_x(d->shown, l), tf_run_x(d->run, l), sizeof(float) * (size_t)d->n * c->dim)) return 0;
     const HeadData *hd = model_layer_heads(m, l);
     int hs = c->head_dim;
     for (int h = 0; h < c->n_heads; h++)
@@ -587,10 +571,10 @@ static int shown_current(const HfSrc *d, const Model *m, int l) {
 }
 
 static int shown_compute(HfSrc *d, const Model *m, int l, AvError *err) {
-    const HfConfig *c = d->cfg;
+    const TfConfig *c = d->cfg;
     size_t n = (size_t)d->n, hs = (size_t)c->head_dim;
     if (!d->shown) {
-        if (!(d->shown = hf_run_new(d->hm, d->n, 0, err))) return -1;
+        if (!(d->shown = tf_run_new(d->hm, d->n, 0, err))) return -1;
         d->shown_attn = malloc(sizeof(float) * n * c->q_dim);
         d->shown_q = malloc(sizeof(float) * n * c->q_dim);
         d->shown_k = malloc(sizeof(float) * n * c->kv_dim);
@@ -602,21 +586,21 @@ static int shown_compute(HfSrc *d, const Model *m, int l, AvError *err) {
     if (d->wo_layer != l) {
         if (!d->wo && !(d->wo = malloc(sizeof(float) * (size_t)c->dim * c->q_dim)))
             return av_error_nomem(err, "out of memory for W_o of layer %d", l + 1);
-        hf_layer_wo(d->hm, l, d->wo);
+        tf_layer_wo(d->hm, l, d->wo);
         d->wo_layer = l;
     }
     d->shown_layer = -1;
-    HfRun *r = d->shown;
-    if (hf_embed(r, d->ids, d->n, err)) return -1;
-    memcpy(hf_run_x(r, l), hf_run_x(d->run, l), sizeof(float) * n * c->dim);
+    TfRun *r = d->shown;
+    if (tf_embed(r, d->ids, d->n, err)) return -1;
+    memcpy(tf_run_x(r, l), tf_run_x(d->run, l), sizeof(float) * n * c->dim);
     const HeadData *hd = model_layer_heads(m, l);
     for (int h = 0; h < c->n_heads; h++)
         for (size_t i = 0; i < n; i++)
             memcpy(d->shown_attn + i * c->q_dim + h * hs, hd[h].out + i * hs, sizeof(float) * hs);
-    if (hf_layer_qkv(r, l) || hf_layer_finish(r, l, d->shown_attn))
+    if (tf_layer_qkv(r, l) || tf_layer_finish(r, l, d->shown_attn))
         return av_errorf(err, "the chain of layer %d was cancelled", l + 1);
-    const float *qr = c->arch == HF_LLAMA ? r->q_raw : hf_run_q(r, l);
-    const float *kr = c->arch == HF_LLAMA ? r->k_raw : hf_run_k(r, l);
+    const float *qr = c->arch->rope != ROPE_NONE ? r->q_raw : tf_run_q(r, l);
+    const float *kr = c->arch->rope != ROPE_NONE ? r->k_raw : tf_run_k(r, l);
     for (int h = 0; h < c->n_heads; h++)
         for (size_t i = 0; i < n; i++)
             memcpy(d->shown_q + (h * n + i) * hs, qr + i * c->q_dim + h * hs, sizeof(float) * hs);
@@ -629,10 +613,10 @@ static int shown_compute(HfSrc *d, const Model *m, int l, AvError *err) {
 
 static int hf_src_chain(const Model *m, int l, LayerChain *out, AvError *err) {
     HfSrc *d = data_of(m);
-    const HfConfig *c = d->cfg;
+    const TfConfig *c = d->cfg;
     if (!shown_current(d, m, l) && shown_compute(d, m, l, err)) return -1;
-    const HfRun *r = d->shown;
-    int llama = c->arch == HF_LLAMA;
+    const TfRun *r = d->shown;
+    int llama = c->arch->rope != ROPE_NONE;
     *out = (LayerChain){
         .layer = l,
         .n = d->n,
@@ -643,13 +627,13 @@ static int hf_src_chain(const Model *m, int l, LayerChain *out, AvError *err) {
         .head_size = c->head_dim,
         .n_heads = c->n_heads,
         .n_kv_heads = c->n_kv_heads,
-        .x = hf_run_x(r, l),
+        .x = tf_run_x(r, l),
         .xb = r->xb,
-        .q_raw = llama ? r->q_raw : hf_run_q(r, l),
-        .k_raw = llama ? r->k_raw : hf_run_k(r, l),
-        .q = hf_run_q(r, l),
-        .k = hf_run_k(r, l),
-        .v = hf_run_v(r, l),
+        .q_raw = llama ? r->q_raw : tf_run_q(r, l),
+        .k_raw = llama ? r->k_raw : tf_run_k(r, l),
+        .q = tf_run_q(r, l),
+        .k = tf_run_k(r, l),
+        .v = tf_run_v(r, l),
         .q_raw_heads = d->shown_q,
         .k_raw_heads = d->shown_k,
         .att = d->shown_attn,
@@ -658,7 +642,7 @@ static int hf_src_chain(const Model *m, int l, LayerChain *out, AvError *err) {
         .xb2 = r->xb2,
         .hb = r->hb,
         .ffn = r->ffn,
-        .x_next = hf_run_x(r, l + 1),
+        .x_next = tf_run_x(r, l + 1),
         .wo = d->wo,
         .rope = llama ? r->rope : NULL,
     };

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "hfmodel.h"
+#include "hfcheckpoint.h"
 #include "hftok.h"
 #include "model.h"
 
@@ -15,7 +15,7 @@ extern const Source source_hf;
  * *.safetensors file, its index or a config.json (else a llama2.c file). */
 int source_hf_applies(const char *path);
 
-/* Switches m to the checkpoint folder of path (hfmodel.h: config.json and
+/* Switches m to the checkpoint folder of path (hfcheckpoint.h: config.json and
  * model.safetensors or its shards) with its tokenizer (vocab_path: a
  * tokenizer.json, or a vocab.json with merges.txt beside it; NULL: the
  * folder's tokenizer.json, else its vocab.json and merges.txt) on
@@ -25,7 +25,7 @@ int source_hf_applies(const char *path);
 int model_set_hf(Model *m, const char *path, const char *vocab_path, const char *text, size_t len, AvError *err);
 
 /* The model and tokenizer, or NULL when m's source is another. */
-const HfModel *model_hf(const Model *m);
+const TfModel *model_hf(const Model *m);
 const HfTok *model_hf_tok(const Model *m);
 
 #endif

@@ -1,5 +1,5 @@
-/* source_llama.c - a trained Llama model (llama.h; a llama2.c checkpoint,
- * llama2.h) as a source of Q, K and V (source.h). The sentence is tokenized
+/* source_llama.c - a trained Llama model (a llama2.c checkpoint, llama2.h,
+ * in the engine, transformer.h) as a source of Q, K and V (source.h). The sentence is tokenized
  * with the model's own vocabulary (llamatok.h), BOS first; each layer's Q and
  * K (after RoPE) and V come from the model's layer-wise steps, the attention
  * itself (scores, scaling, mask, softmax, A V) is the app's, and the heads'
@@ -23,21 +23,23 @@
 #include "number.h"
 
 typedef struct {
-    Llama *lm;
+    TfModel *lm;
+    char *path; /* the checkpoint's (for messages) */
     LlamaTok *tok;
-    LlamaRun *run;
+    TfRun *run;
     int *ids, n;
     char **labels; /* n screen forms of the pieces ("<s>", "▁Lily") */
-    float *attn;   /* (n, dim): the heads' outputs joined, for llama_layer_finish */
+    float *attn;   /* (n, dim): the heads' outputs joined, for tf_layer_finish */
     char title[64];
     TrainedInfo info;
     /* The layer shown (model_layer_chain): computed again in a run of its
      * own from the main run's input of the layer and the heads' outputs,
      * which it keeps to know when they change. */
-    LlamaRun *shown;
+    TfRun *shown;
     int shown_layer;          /* -1: none yet */
     float *shown_attn;        /* (n, dim) the heads' outputs it was computed from */
     float *shown_q, *shown_k; /* q_raw and k_raw head by head */
+    float *wo;                /* (dim, q_dim) W_o of the layer shown, as floats */
 } LlamaSrc;
 
 /* The rows of one sentence: ids, labels, a run of n rows, the joined
@@ -45,27 +47,28 @@ typedef struct {
 typedef struct {
     int *ids, n;
     char **labels;
-    LlamaRun *run;
+    TfRun *run;
     float *attn;
 } Rows;
 
 static void rows_free(Rows *r) {
     for (int i = 0; r->labels && i < r->n; i++) free(r->labels[i]);
     free(r->labels), free(r->ids), free(r->attn);
-    llama_run_free(r->run);
+    tf_run_free(r->run);
     memset(r, 0, sizeof *r);
 }
 
 /* The ids of text with BOS first: their count, *ids set (caller frees), or
  * -1 with a message (the tokenizer's, the context). */
-static int encode(const Llama *lm, const LlamaTok *tok, const char *text, size_t len, int **ids, AvError *err) {
-    int n = llamatok_encode(tok, text, len, 1, ids, err);
+static int encode(const LlamaSrc *d, const char *text, size_t len, int **ids, AvError *err) {
+    const TfModel *lm = d->lm;
+    int n = llamatok_encode(d->tok, text, len, 1, ids, err);
     if (n < 0) return -1;
-    if (n > lm->cfg.seq_len) {
+    if (n > lm->cfg.max_pos) {
         free(*ids);
         *ids = NULL;
-        return av_errorf(err, "the sentence is %d tokens (with BOS); %s was trained for at most %d", n, lm->name,
-                         lm->cfg.seq_len);
+        return av_errorf(err, "the sentence is %d tokens (with BOS); %s was trained for at most %d", n, d->path,
+                         lm->cfg.max_pos);
     }
     return n;
 }
@@ -82,7 +85,7 @@ static int make_labels(const LlamaTok *tok, char **labels, const int *ids, int f
 
 /* The rows of ids[0..n) (taken: freed on failure too) in a run with room
  * for `room` rows (at least n). */
-static int rows_make(Rows *r, const Llama *lm, const LlamaTok *tok, int *ids, int n, int room, AvError *err) {
+static int rows_make(Rows *r, const TfModel *lm, const LlamaTok *tok, int *ids, int n, int room, AvError *err) {
     memset(r, 0, sizeof *r);
     r->ids = ids, r->n = n;
     if (room < n) room = n;
@@ -92,7 +95,7 @@ static int rows_make(Rows *r, const Llama *lm, const LlamaTok *tok, int *ids, in
         rows_free(r);
         return av_error_nomem(err, "out of memory for %d tokens", n);
     }
-    if (!(r->run = llama_run_new(lm, room, 1, err))) { /* every row's logits: the next tokens after any row */
+    if (!(r->run = tf_run_new(lm, room, 1, err))) { /* every row's logits: the next tokens after any row */
         rows_free(r);
         return -1;
     }
@@ -102,9 +105,10 @@ static int rows_make(Rows *r, const Llama *lm, const LlamaTok *tok, int *ids, in
 static LlamaSrc *data_of(const Model *m) { return m->src_data; }
 
 static void shown_free(LlamaSrc *d) {
-    llama_run_free(d->shown);
+    tf_run_free(d->shown);
     free(d->shown_attn), free(d->shown_q), free(d->shown_k);
     d->shown = NULL, d->shown_attn = d->shown_q = d->shown_k = NULL;
+    free(d->wo), d->wo = NULL;
     d->shown_layer = -1;
 }
 
@@ -125,17 +129,18 @@ static int kept_rows(const Model *m, const LlamaSrc *d) { return m->keep_rows < 
 static void llama_src_forward(Model *m, int layer, int from) {
     (void)from;
     LlamaSrc *d = data_of(m);
-    const LlamaConfig *c = &d->lm->cfg;
+    const TfConfig *c = &d->lm->cfg;
     int r0 = kept_rows(m, d);
-    if (layer == 0 && llama_embed_from(d->run, d->ids, d->n, r0, NULL)) return;
-    if (llama_layer_qkv_rows(d->run, layer, r0, d->n - r0)) return;
-    int hs = c->head_size, group = c->n_heads / c->n_kv_heads;
-    const float *k = llama_run_k(d->run, layer), *v = llama_run_v(d->run, layer);
+    if (layer == 0 && tf_embed_from(d->run, d->ids, d->n, r0, NULL)) return;
+    if (tf_layer_qkv_rows(d->run, layer, r0, d->n - r0)) return;
+    int hs = c->head_dim, group = c->n_heads / c->n_kv_heads;
+    const float *k = tf_run_k(d->run, layer), *v = tf_run_v(d->run, layer);
     HeadData *hd = model_layer_heads(m, layer);
     for (int h = 0; h < c->n_heads; h++) {
         int g = h / group;
         for (int i = r0; i < d->n; i++) {
-            memcpy(hd[h].q + (size_t)i * hs, d->run->q + (size_t)i * c->dim + (size_t)h * hs, sizeof(float) * hs);
+            memcpy(hd[h].q + (size_t)i * hs, tf_run_q(d->run, layer) + (size_t)i * c->dim + (size_t)h * hs,
+                   sizeof(float) * hs);
             memcpy(hd[h].k + (size_t)i * hs, k + (size_t)i * c->kv_dim + (size_t)g * hs, sizeof(float) * hs);
             memcpy(hd[h].v + (size_t)i * hs, v + (size_t)i * c->kv_dim + (size_t)g * hs, sizeof(float) * hs);
         }
@@ -146,15 +151,15 @@ static void llama_src_forward(Model *m, int layer, int from) {
  * layer's input changed, so it is stale from its projections. */
 static void llama_src_final(Model *m, int layer) {
     LlamaSrc *d = data_of(m);
-    const LlamaConfig *c = &d->lm->cfg;
-    int hs = c->head_size, r0 = kept_rows(m, d);
+    const TfConfig *c = &d->lm->cfg;
+    int hs = c->head_dim, r0 = kept_rows(m, d);
     const HeadData *hd = model_layer_heads(m, layer);
     for (int h = 0; h < c->n_heads; h++)
         for (int i = r0; i < d->n; i++)
             memcpy(d->attn + (size_t)i * c->dim + (size_t)h * hs, hd[h].out + (size_t)i * hs, sizeof(float) * hs);
-    if (llama_layer_finish_rows(d->run, layer, d->attn, r0, d->n - r0)) return;
+    if (tf_layer_finish_rows(d->run, layer, d->attn, r0, d->n - r0)) return;
     if (layer + 1 < c->n_layers) model_invalidate_layer(m, layer + 1, STAGE_PROJECT);
-    else llama_logits_from(d->run, r0);
+    else tf_logits_from(d->run, r0);
 }
 
 static const char *llama_src_label(const Model *m, int i, size_t *len) {
@@ -169,16 +174,10 @@ static const char *llama_src_title(const Model *m) { return data_of(m)->title; }
 
 /* The checkpoint's header, as llama2.c names its fields. */
 static int llama_src_facts(const Model *m, SourceFact *out, int cap) {
-    const LlamaConfig *c = &data_of(m)->lm->cfg;
-    const SourceFact f[] = {{"dim", c->dim},
-                            {"hidden_dim", c->hidden_dim},
-                            {"n_layers", c->n_layers},
-                            {"n_heads", c->n_heads},
-                            {"n_kv_heads", c->n_kv_heads},
-                            {"head_size", c->head_size},
-                            {"vocab_size", c->vocab_size},
-                            {"seq_len", c->seq_len},
-                            {"shared_classifier", c->shared_classifier}};
+    const TfConfig *c = &data_of(m)->lm->cfg;
+    const SourceFact f[] = {{"dim", c->dim},          {"hidden_dim", c->hidden_dim}, {"n_layers", c->n_layers},
+                            {"n_heads", c->n_heads},  {"n_kv_heads", c->n_kv_heads}, {"head_size", c->head_dim},
+                            {"vocab_size", c->vocab}, {"seq_len", c->max_pos},       {"shared_classifier", c->tied}};
     int n = (int)(sizeof f / sizeof *f);
     if (n > cap) n = cap;
     for (int i = 0; i < n; i++) out[i] = f[i];
@@ -189,8 +188,8 @@ static int llama_src_facts(const Model *m, SourceFact *out, int cap) {
 static int llama_src_next(const Model *m, int row, int k, int *ids, double *probs, const char **pieces, size_t *lens) {
     const LlamaSrc *d = data_of(m);
     if (row < 0 || row >= d->n) row = d->n - 1;
-    const float *z = d->run->logits + (size_t)row * d->lm->cfg.vocab_size; /* every row's (all_logits) */
-    int got = nn_top_k_softmax(z, d->lm->cfg.vocab_size, k, ids, probs);
+    const float *z = d->run->logits + (size_t)row * d->lm->cfg.vocab; /* every row's (all_logits) */
+    int got = nn_top_k_softmax(z, d->lm->cfg.vocab, k, ids, probs);
     for (int s = 0; s < got; s++) pieces[s] = llamatok_piece(d->tok, ids[s], &lens[s]);
     return got;
 }
@@ -202,7 +201,8 @@ static void llama_src_free(void *p) {
     rows_free(&r);
     shown_free(d);
     llamatok_free(d->tok);
-    llama_close(d->lm);
+    tf_close(d->lm);
+    free(d->path);
     free(d);
 }
 
@@ -212,7 +212,7 @@ static void llama_src_free(void *p) {
  * at most), less while the stages of that many would be past a budget. */
 static int room_for(const Model *m, const LlamaSrc *d, int n) {
     int room = 2 * n > n + 64 ? 2 * n : n + 64;
-    if (room > d->lm->cfg.seq_len) room = d->lm->cfg.seq_len;
+    if (room > d->lm->cfg.max_pos) room = d->lm->cfg.max_pos;
     while (room > n && model_check_budget(&m->cfg, room, room, m->src, NULL)) room = n + (room - n) / 2;
     return room < n ? n : room;
 }
@@ -223,14 +223,14 @@ static int room_for(const Model *m, const LlamaSrc *d, int n) {
 static void make_room(Model *m, LlamaSrc *d) {
     int room = room_for(m, d, d->n);
     if (room <= d->n) return;
-    LlamaRun *run = llama_run_new(d->lm, room, 1, NULL);
+    TfRun *run = tf_run_new(d->lm, room, 1, NULL);
     float *attn = malloc(sizeof(float) * (size_t)room * (size_t)d->lm->cfg.dim);
     ModelConfig c = m->cfg;
     if (!run || !attn || model_reshape_room(m, &c, d->n, d->n, room, m->src, 0, 0, NULL)) {
-        llama_run_free(run), free(attn);
+        tf_run_free(run), free(attn);
         return;
     }
-    llama_run_free(d->run), free(d->attn);
+    tf_run_free(d->run), free(d->attn);
     d->run = run, d->attn = attn;
 }
 
@@ -276,7 +276,7 @@ static int llama_src_set_text(Model *m, const char *text, size_t len, AvError *e
     if (!copy) return av_error_nomem(err, "out of memory");
     memcpy(copy, text, len);
     copy[len] = '\0';
-    int *ids, n = encode(d->lm, d->tok, text, len, &ids, err);
+    int *ids, n = encode(d, text, len, &ids, err);
     if (n < 0) {
         free(copy);
         return -1;
@@ -344,16 +344,21 @@ static const char *llama_src_decode(const Model *m, int prev, int id, size_t *le
     return llamatok_decode(t, prev, id, len);
 }
 
+static int is_bos(const void *ctx, int id) {
+    (void)ctx;
+    return id == LLAMA2_BOS; /* run.c: BOS delimits texts */
+}
+
 static int llama_src_generate(const Model *m, int steps, int *out, AvError *err) {
     const LlamaSrc *d = data_of(m);
     int n = d->n;
-    if (n + steps - 1 > d->lm->cfg.seq_len)
+    if (n + steps - 1 > d->lm->cfg.max_pos)
         return av_errorf(err, "--generate: %d tokens and %d more is past the model's context of %d", n, steps,
-                         d->lm->cfg.seq_len);
-    LlamaRun *run = llama_run_new(d->lm, n + steps, 0, err);
+                         d->lm->cfg.max_pos);
+    TfRun *run = tf_run_new(d->lm, n + steps, 0, err);
     if (!run) return -1;
-    int got = llama_generate_greedy(run, d->ids, n, steps, out, err);
-    llama_run_free(run);
+    int got = tf_generate_greedy(run, d->ids, n, steps, out, is_bos, NULL, err);
+    tf_run_free(run);
     return got;
 }
 
@@ -407,15 +412,17 @@ int model_set_llama(Model *m, const char *model_path, const char *vocab_path, co
     LlamaSrc *d = calloc(1, sizeof *d);
     if (!d) return av_error_nomem(err, "out of memory");
     d->shown_layer = -1;
-    if (!(d->lm = llama2_open(model_path, err))) {
+    if (!(d->path = strdup(model_path)) || !(d->lm = llama2_open(model_path, err))) {
+        if (!d->path) av_error_nomem(err, "out of memory");
+        free(d->path);
         free(d);
         return -1;
     }
-    const LlamaConfig *c = &d->lm->cfg;
+    const TfConfig *c = &d->lm->cfg;
     char vb[4096];
     if (!vocab_path) {
-        if (default_vocab(vb, sizeof vb, model_path, c->vocab_size)) {
-            int v = c->vocab_size;
+        if (default_vocab(vb, sizeof vb, model_path, c->vocab)) {
+            int v = c->vocab;
             llama_src_free(d);
             return av_errorf(err, "%s: no vocabulary beside it (tokenizer.bin or tok%d.bin): give --vocab FILE",
                              model_path, v);
@@ -427,33 +434,21 @@ int model_set_llama(Model *m, const char *model_path, const char *vocab_path, co
         return -1;
     }
     /* (The checks copy what they say: freeing d unmaps c.) */
-    if (d->tok->n != c->vocab_size) {
-        int n = d->tok->n, v = c->vocab_size;
+    if (d->tok->n != c->vocab) {
+        int n = d->tok->n, v = c->vocab;
         llama_src_free(d);
         return av_errorf(err, "%s: %d %s, but %s has a vocabulary of %d", vocab_path, n,
                          num_plural("piece", "pieces", n), model_path, v);
     }
-    if (c->n_layers > MODEL_MAX_LAYERS || c->n_heads > MODEL_MAX_HEADS || c->head_size > MODEL_MAX_DIM ||
+    if (c->n_layers > MODEL_MAX_LAYERS || c->n_heads > MODEL_MAX_HEADS || c->head_dim > MODEL_MAX_DIM ||
         c->dim > MODEL_MAX_DIM) {
-        LlamaConfig k = *c;
+        TfConfig k = *c;
         llama_src_free(d);
         return av_errorf(err, "%s: %d layers of %d heads of %d (dim %d) is more than attnviz shows (%d, %d, %d)",
-                         model_path, k.n_layers, k.n_heads, k.head_size, k.dim, MODEL_MAX_LAYERS, MODEL_MAX_HEADS,
+                         model_path, k.n_layers, k.n_heads, k.head_dim, k.dim, MODEL_MAX_LAYERS, MODEL_MAX_HEADS,
                          MODEL_MAX_DIM);
     }
-    d->info = (TrainedInfo){.arch = "llama2.c",
-                            .n_layers = c->n_layers,
-                            .n_heads = c->n_heads,
-                            .n_kv_heads = c->n_kv_heads,
-                            .head_size = c->head_size,
-                            .dim = c->dim,
-                            .q_dim = c->dim,
-                            .kv_dim = c->kv_dim,
-                            .hidden_dim = c->hidden_dim,
-                            .vocab = c->vocab_size,
-                            .ctx = c->seq_len,
-                            .rope = ROPE_PAIRS,
-                            .rope_theta = 10000.0};
+    tf_trained_info(d->lm, &d->info);
     /* The title: the file's name without ".bin", escaped (it is printed:
      * the status line, the dumps, messages). */
     const char *base = strrchr(model_path, '/');
@@ -463,13 +458,13 @@ int model_set_llama(Model *m, const char *model_path, const char *vocab_path, co
     if (dot && strcmp(dot, ".bin") == 0) *dot = '\0';
     utf8_escape_into(d->title, sizeof d->title, name);
     Rows r;
-    int *ids, n = encode(d->lm, d->tok, text, len, &ids, err);
+    int *ids, n = encode(d, text, len, &ids, err);
     if (n < 0 || rows_make(&r, d->lm, d->tok, ids, n, n, err)) {
         llama_src_free(d);
         return -1;
     }
     take_rows(d, &r);
-    SourceShape sh = {c->n_layers, c->n_heads, c->head_size, c->head_size, d->n, d->n, c->dim};
+    SourceShape sh = {c->n_layers, c->n_heads, c->head_dim, c->head_dim, d->n, d->n, c->dim};
     char *copy = malloc(len + 1);
     if (!copy) {
         llama_src_free(d);
@@ -488,9 +483,9 @@ int model_set_llama(Model *m, const char *model_path, const char *vocab_path, co
     return 0;
 }
 
-const Llama *model_llama(const Model *m) { return m->src == &source_llama ? data_of(m)->lm : NULL; }
+const TfModel *model_llama(const Model *m) { return m->src == &source_llama ? data_of(m)->lm : NULL; }
 
-const LlamaRun *model_llama_run(const Model *m) { return m->src == &source_llama ? data_of(m)->run : NULL; }
+const TfRun *model_llama_run(const Model *m) { return m->src == &source_llama ? data_of(m)->run : NULL; }
 
 const LlamaTok *model_llama_tok(const Model *m) { return m->src == &source_llama ? data_of(m)->tok : NULL; }
 
@@ -501,11 +496,11 @@ const LlamaTok *model_llama_tok(const Model *m) { return m->src == &source_llama
  * of l and the heads' outputs of l as they are now. */
 static int shown_current(const LlamaSrc *d, const Model *m, int l) {
     if (!d->shown || d->shown_layer != l) return 0;
-    const LlamaConfig *c = &d->lm->cfg;
+    const TfConfig *c = &d->lm->cfg;
     size_t rows = (size_t)d->n * c->dim;
-    if (memcmp(llama_run_x(d->shown, l), llama_run_x(d->run, l), sizeof(float) * rows)) return 0;
+    if (memcmp(tf_run_x(d->shown, l), tf_run_x(d->run, l), sizeof(float) * rows)) return 0;
     const HeadData *hd = model_layer_heads(m, l);
-    int hs = c->head_size;
+    int hs = c->head_dim;
     for (int h = 0; h < c->n_heads; h++)
         for (int i = 0; i < d->n; i++)
             if (memcmp(d->shown_attn + (size_t)i * c->dim + (size_t)h * hs, hd[h].out + (size_t)i * hs,
@@ -517,28 +512,30 @@ static int shown_current(const LlamaSrc *d, const Model *m, int l) {
 /* Layer l again, in the shown run: its input copied from the main run, the
  * engine's steps, the heads' outputs as the attention (as final() does). */
 static int shown_compute(LlamaSrc *d, const Model *m, int l, AvError *err) {
-    const LlamaConfig *c = &d->lm->cfg;
-    size_t n = (size_t)d->n, hs = (size_t)c->head_size;
+    const TfConfig *c = &d->lm->cfg;
+    size_t n = (size_t)d->n, hs = (size_t)c->head_dim;
     if (!d->shown) {
-        if (!(d->shown = llama_run_new(d->lm, d->n, 0, err))) return -1;
+        if (!(d->shown = tf_run_new(d->lm, d->n, 0, err))) return -1;
         d->shown_attn = malloc(sizeof(float) * n * c->dim);
         d->shown_q = malloc(sizeof(float) * n * c->dim);
+        d->wo = malloc(sizeof(float) * (size_t)c->dim * c->dim);
         d->shown_k = malloc(sizeof(float) * n * c->kv_dim);
-        if (!d->shown_attn || !d->shown_q || !d->shown_k) {
+        if (!d->shown_attn || !d->shown_q || !d->shown_k || !d->wo) {
             shown_free(d);
             return av_error_nomem(err, "out of memory for the chain of layer %d", l + 1);
         }
     }
     d->shown_layer = -1;
-    LlamaRun *r = d->shown;
-    if (llama_embed(r, d->ids, d->n, err)) return -1; /* the rows; x of layer 0 */
-    memcpy(llama_run_x(r, l), llama_run_x(d->run, l), sizeof(float) * n * c->dim);
+    TfRun *r = d->shown;
+    if (tf_embed(r, d->ids, d->n, err)) return -1; /* the rows; x of layer 0 */
+    memcpy(tf_run_x(r, l), tf_run_x(d->run, l), sizeof(float) * n * c->dim);
     const HeadData *hd = model_layer_heads(m, l);
     for (int h = 0; h < c->n_heads; h++)
         for (size_t i = 0; i < n; i++)
             memcpy(d->shown_attn + i * c->dim + h * hs, hd[h].out + i * hs, sizeof(float) * hs);
-    if (llama_layer_qkv(r, l) || llama_layer_finish(r, l, d->shown_attn))
+    if (tf_layer_qkv(r, l) || tf_layer_finish(r, l, d->shown_attn))
         return av_errorf(err, "the chain of layer %d was cancelled", l + 1);
+    tf_layer_wo(d->lm, l, d->wo);
     for (int h = 0; h < c->n_heads; h++)
         for (size_t i = 0; i < n; i++)
             memcpy(d->shown_q + (h * n + i) * hs, r->q_raw + i * c->dim + h * hs, sizeof(float) * hs);
@@ -551,9 +548,9 @@ static int shown_compute(LlamaSrc *d, const Model *m, int l, AvError *err) {
 
 static int llama_src_chain(const Model *m, int l, LayerChain *out, AvError *err) {
     LlamaSrc *d = data_of(m);
-    const LlamaConfig *c = &d->lm->cfg;
+    const TfConfig *c = &d->lm->cfg;
     if (!shown_current(d, m, l) && shown_compute(d, m, l, err)) return -1;
-    const LlamaRun *r = d->shown;
+    const TfRun *r = d->shown;
     *out = (LayerChain){
         .layer = l,
         .n = d->n,
@@ -561,16 +558,16 @@ static int llama_src_chain(const Model *m, int l, LayerChain *out, AvError *err)
         .q_dim = c->dim,
         .kv_dim = c->kv_dim,
         .hidden_dim = c->hidden_dim,
-        .head_size = c->head_size,
+        .head_size = c->head_dim,
         .n_heads = c->n_heads,
         .n_kv_heads = c->n_kv_heads,
-        .x = llama_run_x(r, l),
+        .x = tf_run_x(r, l),
         .xb = r->xb,
         .q_raw = r->q_raw,
         .k_raw = r->k_raw,
-        .q = r->q,
-        .k = llama_run_k(r, l),
-        .v = llama_run_v(r, l),
+        .q = tf_run_q(r, l),
+        .k = tf_run_k(r, l),
+        .v = tf_run_v(r, l),
         .q_raw_heads = d->shown_q,
         .k_raw_heads = d->shown_k,
         .att = d->shown_attn,
@@ -579,8 +576,8 @@ static int llama_src_chain(const Model *m, int l, LayerChain *out, AvError *err)
         .xb2 = r->xb2,
         .hb = r->hb,
         .ffn = r->ffn,
-        .x_next = llama_run_x(r, l + 1),
-        .wo = d->lm->w.wo + (size_t)l * c->dim * c->dim,
+        .x_next = tf_run_x(r, l + 1),
+        .wo = d->wo,
         .rope = r->rope,
     };
     return 0;

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "llama.h"
+#include "transformer.h"
 #include "llamatok.h"
 #include "model.h"
 
@@ -21,8 +21,8 @@ int model_set_llama(Model *m, const char *model_path, const char *vocab_path, co
 
 /* The model's run (its residual stream, the logits of the last row) and
  * vocabulary, or NULL when m's source is another. */
-const Llama *model_llama(const Model *m);
-const LlamaRun *model_llama_run(const Model *m);
+const TfModel *model_llama(const Model *m);
+const TfRun *model_llama_run(const Model *m);
 const LlamaTok *model_llama_tok(const Model *m);
 
 #endif
