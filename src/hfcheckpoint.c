@@ -11,8 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "finite.h"
+#include "formats.h"
 #include "jsonkeys.h"
 #include "number.h"
 #include "readfile.h"
@@ -430,4 +432,98 @@ fail:
     free(shown);
     tf_close(m);
     return NULL;
+}
+
+// ----------------------------------------------------------------------------
+// the checkpoint: the model, its tokenizer, its title and numbers
+
+static int is_dir(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* There, whatever it is (a directory or a FIFO named tokenizer.json is said
+ * as such by the reader, not called missing). */
+static int exists(const char *path) {
+    struct stat st;
+    return lstat(path, &st) == 0;
+}
+
+/* The folder of a --model: the path itself, or the folder of a
+ * model.safetensors, index or config.json in it. */
+static void folder_of(const char *path, char *out, size_t cap) {
+    if (is_dir(path)) {
+        snprintf(out, cap, "%s", path);
+        return;
+    }
+    const char *slash = strrchr(path, '/');
+    if (!slash) snprintf(out, cap, ".");
+    else if (slash == path) snprintf(out, cap, "/");
+    else snprintf(out, cap, "%.*s", (int)(slash - path), path);
+}
+
+static Vocab *vocab_or_nomem(HfTok *t, AvError *err) {
+    Vocab *v = t ? vocab_of_hftok(t) : NULL;
+    if (t && !v) av_error_nomem(err, "out of memory");
+    return v;
+}
+
+Vocab *hf_tokenizer_open(const char *path, AvError *err) {
+    size_t n = strlen(path);
+    if (n >= 10 && strcmp(path + n - 10, "vocab.json") == 0) {
+        const char *slash = strrchr(path, '/');
+        int k = slash ? (int)(slash - path + 1) : 0;
+        char merges[4096];
+        snprintf(merges, sizeof merges, "%.*smerges.txt", k, path);
+        return vocab_or_nomem(hftok_open_gpt2(path, merges, err), err);
+    }
+    return vocab_or_nomem(hftok_open(path, err), err);
+}
+
+/* The tokenizer: --vocab, else tokenizer.json in the folder, else GPT-2's
+ * vocab.json and merges.txt. */
+static Vocab *open_tokenizer(const char *dir, const char *vocab_path, AvError *err) {
+    char a[4096], b[4096];
+    if (vocab_path) return hf_tokenizer_open(vocab_path, err);
+    snprintf(a, sizeof a, "%s/tokenizer.json", dir);
+    if (exists(a)) return vocab_or_nomem(hftok_open(a, err), err);
+    snprintf(a, sizeof a, "%s/vocab.json", dir);
+    snprintf(b, sizeof b, "%s/merges.txt", dir);
+    if (exists(a) && exists(b)) return vocab_or_nomem(hftok_open_gpt2(a, b, err), err);
+    char *e = utf8_escape(dir, strlen(dir));
+    av_errorf(err, "%s: no tokenizer: tokenizer.json (or vocab.json and merges.txt) is missing; give --vocab FILE",
+              e ? e : "the model's folder");
+    free(e);
+    return NULL;
+}
+
+/* config.json's numbers, by the names of the llama2.c header where they
+ * mean the same (the JSON dump's "model"). */
+static int config_facts(SourceFact *out, const TfConfig *c) {
+    const SourceFact f[] = {{"dim", c->dim},          {"hidden_dim", c->hidden_dim}, {"n_layers", c->n_layers},
+                            {"n_heads", c->n_heads},  {"n_kv_heads", c->n_kv_heads}, {"head_size", c->head_dim},
+                            {"vocab_size", c->vocab}, {"seq_len", c->max_pos},       {"shared_classifier", c->tied},
+                            {"qkv_bias", c->qkv_bias}};
+    int n = (int)(sizeof f / sizeof *f);
+    memcpy(out, f, sizeof f);
+    return n;
+}
+
+int hf_checkpoint_open(Checkpoint *out, const char *path, const char *vocab_path, AvError *err) {
+    char dir[4096];
+    folder_of(path, dir, sizeof dir);
+    memset(out, 0, sizeof *out);
+    if (!(out->model = hf_open(dir, err)) || !(out->vocab = open_tokenizer(dir, vocab_path, err))) {
+        checkpoint_close(out);
+        return -1;
+    }
+    /* The title: the folder's name ("gpt2", "SmolLM2-135M"), escaped (it
+     * is printed: the status line, the dumps, messages). */
+    size_t dl = strlen(dir);
+    while (dl > 1 && dir[dl - 1] == '/') dir[--dl] = '\0';
+    const char *base = strrchr(dir, '/');
+    utf8_escape_into(out->title, sizeof out->title, base && base[1] ? base + 1 : dir);
+    if (strcmp(out->title, ".") == 0) utf8_escape_into(out->title, sizeof out->title, out->model->cfg.model_type);
+    out->n_facts = config_facts(out->facts, &out->model->cfg);
+    return 0;
 }

@@ -22,6 +22,7 @@
 
 #include "error.h"
 #include "transformer.h"
+#include "vocab.h"
 
 /* Parses config.json's text json[0..len) into *out (zeroed first; the row
  * of its model_type, or of its architectures[0]); `name` (escaped) starts
@@ -38,5 +39,15 @@ int hf_config_parse(TfConfig *out, const char *json, size_t len, const char *nam
  *   "m/model.safetensors: tensor h.0.attn.c_attn.weight: shape [16, 40], expected [16, 48]"
  * Free with tf_close. */
 TfModel *hf_open(const char *dir, AvError *err);
+
+/* A Hugging Face tokenizer file: a tokenizer.json, or a vocab.json with
+ * the merges.txt beside it. NULL with one line. */
+Vocab *hf_tokenizer_open(const char *path, AvError *err);
+
+/* The folder of path (itself, or the folder of a file in it) as a
+ * Checkpoint (formats.h) with its tokenizer (vocab_path: a tokenizer file
+ * as above; NULL: the folder's tokenizer.json, else its vocab.json and
+ * merges.txt), titled by the folder's name: hf_checkpoint_open, declared in
+ * formats.h with the other readers'. */
 
 #endif

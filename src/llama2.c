@@ -8,9 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "filemap.h"
 #include "finite.h"
+#include "formats.h"
 #include "utf8.h"
 #include "number.h"
 
@@ -332,4 +334,68 @@ TfModel *llama2_open(const char *path, AvError *err) {
     }
     m->file = (void *)(uintptr_t)map, m->file_len = size, m->close_file = close_mapping;
     return m;
+}
+
+// ----------------------------------------------------------------------------
+// the checkpoint: the model, its tokenizer, its title and numbers
+
+static int is_file(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* The vocabulary beside the model: tokenizer.bin, then tok<V>.bin. */
+static int default_vocab(char *out, size_t cap, const char *model_path, int vocab_size) {
+    const char *slash = strrchr(model_path, '/');
+    int dir = slash ? (int)(slash - model_path + 1) : 0;
+    snprintf(out, cap, "%.*stokenizer.bin", dir, model_path);
+    if (is_file(out)) return 0;
+    snprintf(out, cap, "%.*stok%d.bin", dir, model_path, vocab_size);
+    return is_file(out) ? 0 : -1;
+}
+
+/* The header's fields, as llama2.c names them (the JSON dump's "model"). */
+static int header_facts(SourceFact *out, const TfConfig *c) {
+    const SourceFact f[] = {{"dim", c->dim},          {"hidden_dim", c->hidden_dim}, {"n_layers", c->n_layers},
+                            {"n_heads", c->n_heads},  {"n_kv_heads", c->n_kv_heads}, {"head_size", c->head_dim},
+                            {"vocab_size", c->vocab}, {"seq_len", c->max_pos},       {"shared_classifier", c->tied}};
+    memcpy(out, f, sizeof f);
+    return (int)(sizeof f / sizeof *f);
+}
+
+int llama2_checkpoint_open(Checkpoint *out, const char *path, const char *vocab_path, AvError *err) {
+    memset(out, 0, sizeof *out);
+    if (!(out->model = llama2_open(path, err))) return -1;
+    int v = out->model->cfg.vocab;
+    char vb[4096];
+    if (!vocab_path) {
+        if (default_vocab(vb, sizeof vb, path, v)) {
+            checkpoint_close(out);
+            return av_errorf(err, "%s: no vocabulary beside it (tokenizer.bin or tok%d.bin): give --vocab FILE", path,
+                             v);
+        }
+        vocab_path = vb;
+    }
+    LlamaTok *t = llamatok_load(vocab_path, err);
+    if (t && t->n != v) {
+        av_errorf(err, "%s: %d %s, but %s has a vocabulary of %d", vocab_path, t->n,
+                  num_plural("piece", "pieces", t->n), path, v);
+        llamatok_free(t);
+        t = NULL;
+    }
+    if (t && !(out->vocab = vocab_of_llamatok(t))) av_error_nomem(err, "out of memory");
+    if (!out->vocab) {
+        checkpoint_close(out);
+        return -1;
+    }
+    /* The title: the file's name without ".bin", escaped (it is printed:
+     * the status line, the dumps, messages). */
+    const char *base = strrchr(path, '/');
+    char name[sizeof out->title];
+    snprintf(name, sizeof name, "%s", base ? base + 1 : path);
+    char *dot = strrchr(name, '.');
+    if (dot && strcmp(dot, ".bin") == 0) *dot = '\0';
+    utf8_escape_into(out->title, sizeof out->title, name);
+    out->n_facts = header_facts(out->facts, &out->model->cfg);
+    return 0;
 }

@@ -1,5 +1,5 @@
 /* test_source_llama.c - stories260K as a source of the app's model
- * (source_llama.c): the attention computed by the model's own code from the
+ * (source_trained.c on a llama2.c checkpoint): the attention computed by the model's own code from the
  * checkpoint's Q, K and V gives, layer by layer, the outputs of the engine's
  * own attention (tf_layer_attend), and the logits of the whole stack;
  * knobs that apply recompute every later layer; the ones that do not say so;
@@ -14,7 +14,7 @@
 #include "export.h"
 #include "llama2.h"
 #include "models.h"
-#include "source_llama.h"
+#include "source_trained.h"
 
 static const char SENTENCE[] = "Lily saw a cat. Lily";
 
@@ -23,11 +23,13 @@ static Model *open_model(const char *text, char *path, size_t cap) {
     Model *m = model_new();
     assert_non_null(m);
     AvError err = {0};
-    if (model_set_llama(m, path, NULL, text, strlen(text), &err)) fail_msg("%s", err.msg);
+    if (model_set_trained(m, path, NULL, text, strlen(text), &err)) fail_msg("%s", err.msg);
     ModelConfig c = m->cfg;
     c.mask = MASK_CAUSAL;
     if (model_set_config(m, &c, &err)) fail_msg("%s", err.msg);
+    model_want_next(m, m->n_q - 1); /* the update predicts the last row */
     if (model_update(m, &err)) fail_msg("%s", err.msg);
+    assert_true(model_next_ready(m, m->n_q - 1));
     return m;
 }
 
@@ -38,7 +40,7 @@ static void test_layers_match_the_engine(void **state) {
     char path[512];
     Model *m = open_model(SENTENCE, path, sizeof path);
     if (!m) return;
-    const TfModel *lm = model_llama(m);
+    const TfModel *lm = model_trained_engine(m);
     const TfConfig *c = &lm->cfg;
     assert_int_equal(m->cfg.layers, 5);
     assert_int_equal(m->cfg.heads, 8);
@@ -75,14 +77,27 @@ static void test_layers_match_the_engine(void **state) {
     }
     assert_true(worst < 1e-5);
     assert_int_equal(tf_logits(r), 0);
-    const float *last = model_llama_run(m)->logits + (size_t)(m->n_q - 1) * c->vocab; /* every row's */
+    const float *last = model_trained_run(m)->logits; /* the last row's: the update predicted it */
     int am = tf_argmax(last, c->vocab);
     assert_int_equal(am, tf_argmax(r->logits, c->vocab));
     for (int t = 0; t < c->vocab; t++) assert_near(last[t], r->logits[t], 1e-3);
     /* After "Lily saw a cat. Lily" the model says " was" (the engine too). */
     size_t len;
-    const char *piece = llamatok_piece(model_llama_tok(m), am, &len);
+    const char *piece = vocab_piece(model_trained_vocab(m), am, &len);
     assert_string_equal(piece, " was");
+    /* what the next-token panel reads, and none for a row not predicted */
+    int ids1[1];
+    double p1[1];
+    const char *pc[1];
+    size_t pl[1];
+    assert_int_equal(m->src->next_tokens(m, m->n_q - 1, 1, ids1, p1, pc, pl), 1);
+    assert_int_equal(ids1[0], am);
+    assert_int_equal(m->src->next_tokens(m, 2, 1, ids1, p1, pc, pl), 0);
+    assert_false(model_next_ready(m, 2));
+    model_want_next(m, 2);
+    model_update(m, &err);
+    assert_true(model_next_ready(m, 2));
+    assert_int_equal(m->src->next_tokens(m, 2, 1, ids1, p1, pc, pl), 1);
     tf_run_free(r);
     model_free(m);
 }
@@ -96,8 +111,7 @@ static void test_knobs(void **state) {
     Model *m = open_model(SENTENCE, path, sizeof path);
     if (!m) return;
     AvError err = {0};
-    const int last = (m->n_q - 1) * 512;
-    float before = model_llama_run(m)->logits[last + 286];
+    float before = model_trained_run(m)->logits[286]; /* the last row's */
     ModelConfig c = m->cfg;
     c.mask = MASK_NONE;
     assert_int_equal(model_set_config(m, &c, &err), 0);
@@ -105,7 +119,8 @@ static void test_knobs(void **state) {
     model_update(m, &err);
     assert_int_equal(m->stale, STAGE_NONE);
     assert_true(model_layer_heads(m, 4)[0].weights[1] > 0.0f); /* row 0 sees key 1 */
-    assert_true(model_llama_run(m)->logits[last + 286] != before);
+    assert_true(model_next_ready(m, m->n_q - 1));              /* the update predicted it again */
+    assert_true(model_trained_run(m)->logits[286] != before);
     assert_int_equal(model_set_text(m, "Once upon a time", 16, &err), 0);
     model_update(m, &err);
     assert_int_equal(model_key_id(m, 0), 1);
@@ -183,7 +198,7 @@ static void rope_d(double *out, const float *x, int rows, int width, int hs) {
 static const float *wf(const TfMat *w) { return (const float *)(const void *)w->t->data + w->off; }
 
 static void check_layer(const Model *m, int l) {
-    const TfModel *lm = model_llama(m);
+    const TfModel *lm = model_trained_engine(m);
     const TfConfig *c = &lm->cfg;
     const TfLayer *L = &lm->layers[l];
     LayerChain v;
@@ -199,7 +214,7 @@ static void check_layer(const Model *m, int l) {
     size_t big = (size_t)n * (hid > dim ? hid : dim);
     double *want = malloc(sizeof(double) * big);
     assert_non_null(want);
-    const TfRun *run = model_llama_run(m);
+    const TfRun *run = model_trained_run(m);
     /* The input is the model's x of layer l; the output its x of l + 1, bit for bit. */
     assert_memory_equal(v.x, tf_run_x(run, l), sizeof(float) * n * dim);
     assert_memory_equal(v.x_next, tf_run_x(run, l + 1), sizeof(float) * n * dim);
@@ -262,8 +277,8 @@ static void test_layer_chain(void **state) {
     char path[512];
     Model *m = open_model(SENTENCE, path, sizeof path);
     if (!m) return;
-    const TfRun *run = model_llama_run(m);
-    size_t vs = (size_t)m->n_q * 512;
+    const TfRun *run = model_trained_run(m);
+    size_t vs = 512; /* the last row's */
     float *logits = malloc(sizeof(float) * vs);
     assert_non_null(logits);
     memcpy(logits, run->logits, sizeof(float) * vs);
@@ -282,7 +297,7 @@ static void test_layer_chain(void **state) {
     assert_int_equal(model_update(m, &err), 0);
     check_layer(m, 0);
     check_layer(m, 4);
-    assert_true(memcmp(model_llama_run(m)->logits, logits, sizeof(float) * vs) != 0);
+    assert_true(memcmp(model_trained_run(m)->logits, logits, sizeof(float) * vs) != 0);
     free(logits);
     model_free(m);
     Model *plain = model_new();
@@ -299,10 +314,10 @@ static void test_bad_files(void **state) {
         return;
     Model *m = model_new();
     AvError err = {0};
-    assert_int_equal(model_set_llama(m, path, vocab, "a", 1, &err), -1);
+    assert_int_equal(model_set_trained(m, path, vocab, "a", 1, &err), -1);
     assert_non_null(strstr(err.msg, "32000 pieces, but"));
     assert_non_null(strstr(err.msg, "has a vocabulary of 512"));
-    assert_int_equal(model_set_llama(m, "/nonexistent/model.bin", NULL, "a", 1, &err), -1);
+    assert_int_equal(model_set_trained(m, "/nonexistent/model.bin", NULL, "a", 1, &err), -1);
     assert_non_null(strstr(err.msg, "/nonexistent/model.bin"));
     assert_ptr_equal(m->src, &source_text); /* nothing changed */
     model_free(m);

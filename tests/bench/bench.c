@@ -75,8 +75,7 @@
 #include "rowops.h"
 #include "safetensors.h"
 #include "screen.h"
-#include "source_hf.h"
-#include "source_llama.h"
+#include "source_trained.h"
 
 extern char **environ;
 
@@ -863,7 +862,7 @@ static int cmd_llama_latency(const char *path, double budget_s) {
     size_t len = 0;
     char *text = syn_text(127, &len);
     Model *m = text ? model_new() : NULL;
-    if (!m || model_set_llama(m, path, NULL, text, len, &err)) {
+    if (!m || model_set_trained(m, path, NULL, text, len, &err)) {
         printf("bench=skip what=latency model=" SYN_NAME " reason=\"%s\"\n", m ? err.msg : "out of memory");
         model_free(m);
         free(text);
@@ -1599,7 +1598,7 @@ static int cmd_append(const char *dir) {
          *typed = append_text(255, " cat", &le);
     if (other) other[1] = other[1] == 'd' ? 'c' : 'd'; /* another first word: nothing in common */
     Model *m = base && other && more && part && typed ? model_new() : NULL;
-    if (!m || model_set_hf(m, dir, NULL, base, la, &err)) {
+    if (!m || model_set_trained(m, dir, NULL, base, la, &err)) {
         printf("bench=skip what=append reason=\"%s\"\n", m ? err.msg : "out of memory");
         model_free(m);
         free(base), free(other), free(more), free(part), free(typed);
@@ -1631,12 +1630,12 @@ static int cmd_append(const char *dir) {
         type_rows = m->rows_updated;
     }
     double f = median(full, REPS), r = median(again, REPS), a = median(app, REPS), t = median(type, REPS);
-    /* The floor the products set: hfmodel's own KV cache (no model, no
+    /* The floor the products set: the engine's own KV cache (no model, no
      * stages), one row after 256 against the 256, the new row's logits
      * apart (the update above computes none). */
     enum { HF_REPS = 3 };
     double hf_full[HF_REPS], hf_one[HF_REPS];
-    TfRun *run = tf_run_new(model_hf(m), 257, 0, &err);
+    TfRun *run = tf_run_new(model_trained_engine(m), 257, 0, &err);
     int ids[257];
     for (int i = 0; i < 257; i++) ids[i] = i % 300;
     for (int i = 0; run && i < HF_REPS; i++) {
