@@ -46,11 +46,11 @@ typedef struct {
 } SourceFact;
 
 typedef struct Source {
-    const char *name;  /* the dumps' "source": "text", "qkv", ... */
-    const char *fixed; /* what a knob it lacks is told, e.g. "Q, K and V come from a file" */
+    const char *name; /* the dumps' "source": "text", "qkv", ... */
+    /* Names, not sentences of the screen (the front end makes those from
+     * the capabilities and its key table: tui/sourcenote.h). */
+    const char *fixed; /* what the source is, where a knob it lacks is refused: "Q, K and V come from a file" */
     const char *what;  /* where its rows come from, for the size line ("3 x 3 from file") */
-    const char *lacks; /* without SRC_EMBED or SRC_WEIGHTS: what it has not, for the views that need them */
-    const char *knobs; /* what can change, after `fixed`; NULL: "only the mask (m) and the scaling (s) can change" */
     unsigned caps;     /* SRC_* */
     /* Q, K and V of every head of `layer` (model_layer_heads), from stage
      * `from` (STAGE_EMBED when it has embeddings, else STAGE_PROJECT) on.

@@ -44,7 +44,6 @@ const Source source_qkv = {
     .name = "qkv",
     .fixed = "Q, K and V come from a file",
     .what = "file",
-    .lacks = "a Q/K/V file has no embeddings X and no W_O",
     .caps = SRC_SCORE_KINDS,
     .forward = qkv_forward,
     .final = NULL,

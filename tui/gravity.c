@@ -30,6 +30,7 @@
 #include "hash.h"
 #include "pca.h"
 #include "model.h"
+#include "sourcenote.h"
 #include "text.h"
 #include "chrome.h"
 #include "view.h"
@@ -102,7 +103,7 @@ int gravity_available(const App *a, const char **why) {
         if (m->n_q < 1) r = "word gravity: no tokens to draw";
     } else if (!model_can(m, SRC_TOKENIZERS | SRC_EMBED | SRC_WEIGHTS)) {
         static _Thread_local char buf[160]; /* the frame's thread writes it, the same frame reads it */
-        snprintf(buf, sizeof buf, "word gravity needs a sentence: %s", m->src->lacks ? m->src->lacks : "none here");
+        snprintf(buf, sizeof buf, "word gravity needs a sentence: %s", source_lacks_note(m->src));
         r = buf;
     } else if (m->q_target != m->k_target || m->xq != m->x)
         r = "word gravity needs self-attention: in cross-attention the queries are another sentence";

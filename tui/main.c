@@ -21,6 +21,7 @@
 #include "palette.h"
 #include "parallel.h"
 #include "screen.h"
+#include "sourcenote.h"
 #include "signals.h"
 #include "export.h"
 #include "filemap.h"
@@ -283,7 +284,7 @@ static int apply_head_stage(App *a, const CliOptions *o, AvError *err) {
     if (o->stage >= 0) {
         if (!app_shown_available(a, (Shown)o->stage))
             return av_errorf(err, "--stage: %s is not in this model (%s)", tensor_info((Tensor)o->stage)->name,
-                             a->m->src->lacks ? a->m->src->lacks : "not available");
+                             source_lacks_note(a->m->src));
         a->shown = (Shown)o->stage;
     }
     return 0;
