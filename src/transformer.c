@@ -71,7 +71,7 @@ static void norm_task(void *ctx, int task) {
 static void norm_rows(const TfRun *r, float *out, const float *x, const float *w, const float *b, int r0, int rows,
                       int n) {
     NormJob j = {.r = r, .r0 = r0, .rows = rows, .out = out, .x = x, .w = w, .b = b, .n = n};
-    par_for((rows + NORM_ROWS - 1) / NORM_ROWS, norm_task, &j);
+    par_for_work((rows + NORM_ROWS - 1) / NORM_ROWS, norm_task, &j, 8.0 * rows * n);
 }
 
 // ----------------------------------------------------------------------------
@@ -135,10 +135,11 @@ static void attend_rows(TfRun *r, int l, int r0, int rows) {
     const TfConfig *c = r->cfg;
     Attend j = {.r = r, .l = l, .r0 = r0, .rows = rows, .nk = r0 + rows};
     j.kt = r->kv_packed, j.vp = r->kv_packed + c->n_kv_heads;
-    par_for(c->n_kv_heads, attend_pack_task, &j);
+    par_for_work(c->n_kv_heads, attend_pack_task, &j, 4.0 * c->kv_dim * j.nk);
     j.items = c->n_heads * ((rows + Q_BLOCK - 1) / Q_BLOCK);
     atomic_init(&j.next, 0);
-    par_for(r->lanes < j.items ? r->lanes : j.items, attend_task, &j);
+    double cells = (double)c->n_heads * rows * j.nk; /* about half of them causal */
+    par_for_work(r->lanes < j.items ? r->lanes : j.items, attend_task, &j, cells * (2.0 * c->head_dim + 20));
 }
 
 // ----------------------------------------------------------------------------
@@ -196,7 +197,7 @@ static void qkv_rows(TfRun *r, int l, int r0, int rows) {
     tf_linear_run(&j);
     if (c->arch->rope != ROPE_NONE) {
         RopeJob rj = {.r = r, .l = l, .r0 = r0, .rows = rows};
-        par_for((rows + NORM_ROWS - 1) / NORM_ROWS, rope_task, &rj);
+        par_for_work((rows + NORM_ROWS - 1) / NORM_ROWS, rope_task, &rj, 10.0 * rows * (c->q_dim + c->kv_dim));
     }
 }
 

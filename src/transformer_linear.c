@@ -468,10 +468,12 @@ void tf_linear_run(Linear *j) {
         j->chunk = per < 64 ? 64 : (per + 31) / 32 * 32;
         j->nchunks = (j->rows + j->chunk - 1) / j->chunk;
         atomic_init(&j->next, 0);
-        par_for(j->r->lanes < j->nchunks ? j->r->lanes : j->nchunks, pack_task, j);
+        par_for_work(j->r->lanes < j->nchunks ? j->r->lanes : j->nchunks, pack_task, j, 2.0 * j->rows * j->n_in);
     }
+    double flops = 0;
+    for (int k = 0; k < j->nouts; k++) flops += 2.0 * j->rows * j->n_in * j->outs[k].n_out;
     atomic_init(&j->next, 0);
-    par_for(j->r->lanes < j->items ? j->r->lanes : j->items, linear_task, j);
+    par_for_work(j->r->lanes < j->items ? j->r->lanes : j->items, linear_task, j, flops);
 }
 
 /* out (rows, n_out; ld_out) = x W^T + bias, alone. */
