@@ -127,10 +127,11 @@ static size_t layout_stages(Model *m, char *base, const Shape *s) {
             PIECE(hd, hd->w1, f * c->d_k * c->d_k); /* (d_k, d_k) */
             PIECE(hd, hd->w2, f * c->d_k * c->d_k);
             PIECE(hd, hd->va, f * c->d_k);         /* (d_k) */
-            PIECE(hd, hd->add_a, f * nq * c->d_k); /* (n_q, d_k) */
-            PIECE(hd, hd->add_b, f * nk * c->d_k); /* (n_k, d_k) */
+            PIECE(hd, hd->add_a, sizeof(double) * nq * c->d_k); /* (n_q, d_k) */
+            PIECE(hd, hd->add_b, sizeof(double) * nk * c->d_k); /* (n_k, d_k) */
         } else if (hd) {
-            hd->w1 = hd->w2 = hd->va = hd->add_a = hd->add_b = NULL;
+            hd->w1 = hd->w2 = hd->va = NULL;
+            hd->add_a = hd->add_b = NULL;
         }
     }
     PIECE(m, m->n_allowed, sizeof(int) * nq); /* (n_q) */
