@@ -126,7 +126,7 @@ static size_t layout_stages(Model *m, char *base, const Shape *s) {
         if (c->score == SCORE_ADDITIVE) {
             PIECE(hd, hd->w1, f * c->d_k * c->d_k); /* (d_k, d_k) */
             PIECE(hd, hd->w2, f * c->d_k * c->d_k);
-            PIECE(hd, hd->va, f * c->d_k);         /* (d_k) */
+            PIECE(hd, hd->va, f * c->d_k);                      /* (d_k) */
             PIECE(hd, hd->add_a, sizeof(double) * nq * c->d_k); /* (n_q, d_k) */
             PIECE(hd, hd->add_b, sizeof(double) * nk * c->d_k); /* (n_k, d_k) */
         } else if (hd) {
