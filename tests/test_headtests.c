@@ -10,6 +10,7 @@
 
 #include "testutil.h"
 
+#include "battery.h"
 #include "headtests.h"
 
 /* tokens: a b a b  (ids 7 8 7 8) */
@@ -102,12 +103,32 @@ static void test_repeated_random(void **state) {
     for (int v = 0; v < 4; v++) assert_true(abs(hist[v] - 5000) < 250);
 }
 
+static void test_batteries(void **state) {
+    (void)state;
+    for (int k = 0; k < BATTERY_COUNT; k++) {
+        const BatteryInfo *b = battery_info((BatteryKind)k);
+        assert_non_null(b);
+        assert_true(b->count >= 10); /* the "at least 10 sequences" */
+        for (int i = 0; k != BATTERY_REPEAT_RANDOM && i < b->count; i++) {
+            const char *t = battery_sentence((BatteryKind)k, i);
+            assert_non_null(t);
+            assert_true(strlen(t) > 40);
+        }
+        assert_null(battery_sentence((BatteryKind)k, b->count));
+    }
+    assert_null(battery_info(BATTERY_COUNT));
+    assert_int_equal(battery_repeat_s(2048), 50);
+    assert_int_equal(battery_repeat_s(64), 31); /* (64 - 1) / 2 */
+    assert_int_equal(battery_repeat_s(3), 2);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_patterns),
         cmocka_unit_test(test_mul_scores),
         cmocka_unit_test(test_stripe_and_sink),
         cmocka_unit_test(test_repeated_random),
+        cmocka_unit_test(test_batteries),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
