@@ -124,10 +124,8 @@ static void test_batteries(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_patterns),
-        cmocka_unit_test(test_mul_scores),
-        cmocka_unit_test(test_stripe_and_sink),
-        cmocka_unit_test(test_repeated_random),
+        cmocka_unit_test(test_patterns),        cmocka_unit_test(test_mul_scores),
+        cmocka_unit_test(test_stripe_and_sink), cmocka_unit_test(test_repeated_random),
         cmocka_unit_test(test_batteries),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
