@@ -468,8 +468,9 @@ int main(int argc, char **argv) {
     }
     if (opt.help || opt.version) {
         errno = 0;
-        if (opt.help && fputs(cli_usage(), stdout) < 0) write_errno = errno;
-        else printf("attnviz %s\n", ATTNVIZ_VERSION);
+        /* (--help alone: the version line was printed after the help too) */
+        int rc = opt.help ? fputs(cli_usage(), stdout) : printf("attnviz %s\n", ATTNVIZ_VERSION);
+        if (rc < 0) write_errno = errno;
         cli_free(&opt);
         return stdout_flushed() ? 0 : 1;
     }
