@@ -109,10 +109,10 @@ expect_contains "list en" "$out" "1  From a sentence to attention weights (12 st
 expect_contains "list en 7" "$out" "7  What a trained model learned  [--model stories260K.bin] (7 steps)"
 [ "$(printf '%s\n' "$out" | wc -l)" = 7 ] && pass || fail "list: not 7 lines: $out"
 out=$(LC_ALL=C.UTF-8 "$ATTNVIZ" --lesson list --lang ko)
-expect_contains "list ko" "$out" "1  문장에서 어텐션 가중치까지 (12 steps)"
-expect_contains "list ko 2" "$out" "2  3x3 예제, 다시 계산하기 (7 steps)"
+expect_contains "list ko" "$out" "1  문장에서 어텐션 가중치까지 (12단계)"
+expect_contains "list ko 2" "$out" "2  3x3 예제, 다시 계산하기 (7단계)"
 out=$(env -u LC_ALL LC_MESSAGES=ko_KR.UTF-8 "$ATTNVIZ" --lesson list)
-expect_contains "list from the locale" "$out" "3  왜 √d_k로 나누는가 (8 steps)"
+expect_contains "list from the locale" "$out" "3  왜 √d_k로 나누는가 (8단계)"
 
 # --- lesson 2: the worked example's Q/K/V, recomputed
 out=$(LC_ALL=C.UTF-8 "$ATTNVIZ" --lesson 2 --step 2 --lang en --once --width 100)

@@ -70,14 +70,20 @@ typedef struct {
 int cli_parse(CliOptions *o, int argc, char **argv, AvError *err);
 void cli_free(CliOptions *o);
 
-/* --stage NAME: the Tensor it names, or -1. */
-#define CLI_STAGES "weights, scores, scaled, masked, output, x, pe, concat or y"
+/* --stage NAME: the Tensor it names, or -1. cli_stages: the names, listed
+ * for a message ("weights, scores, ... or y", in the reader's language). */
+const char *cli_stages(void);
 int cli_stage_parse(const char *s);
 /* The name of a Tensor of --stage ("weights" for one that is none). */
 const char *cli_stage_name(int t);
 
-/* The --help text. */
+/* The --help text, in the reader's language (a static buffer: the next
+ * call writes it again). */
 const char *cli_usage(void);
+
+/* The value of the last valid --lang in argv ("en" or "ko"), or NULL: read
+ * before cli_parse, so that its messages are in that language. */
+const char *cli_lang(int argc, char **argv);
 
 /* Strict decimal parsing for option values: the whole string, in [lo, hi].
  * Messages name `what` ("--heads"). */
