@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include "figure.h"
+#include "language.h"
 #include "picture.h"
 #include "tensor.h"
 
@@ -16,12 +17,7 @@
 #include "number.h"
 
 const char *cli_default_text(void) {
-    static const char *const vars[] = {"LC_ALL", "LC_MESSAGES", "LANG"};
-    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
-        const char *v = getenv(vars[i]);
-        if (v && v[0]) return strncmp(v, "ko", 2) == 0 ? CLI_DEFAULT_TEXT_KO : CLI_DEFAULT_TEXT;
-    }
-    return CLI_DEFAULT_TEXT;
+    return strcmp(language_current(), "ko") == 0 ? CLI_DEFAULT_TEXT_KO : CLI_DEFAULT_TEXT;
 }
 
 /* The help, in parts (a C string literal is at most 4095 bytes; a
@@ -32,7 +28,7 @@ static const char *const usage_parts[] = {
        "Interactive terminal visualizer of transformer attention.\n"
        "\n"
        "Input (default: \"%s\";\n"
-       "       in a Korean locale \"%s\"):\n"),
+       "       in Korean, --lang ko or a Korean locale: \"%s\"):\n"),
     N_("  TEXT...                the sentence (several words are joined by spaces)\n"
        "  -f, --file FILE        read the sentence from FILE ('-' = standard input; at most 1 MiB)\n"
        "      --max-tokens N     keep the sentence's first N tokens, 1..4096 (a longer text is\n"
