@@ -71,9 +71,10 @@ static const char *const about[] = {N_("Every layer and head scored on this sent
 /* The columns' names as the heading, the title and the messages say them:
  * layer, head, then census_score_name's scores in the reader's language. */
 static const char *column_name(int col) {
+    /* layer and head: the singulars of the catalogue's counted nouns */
+    if (col == COL_LAYER) return P_("layer", "layers", 1);
+    if (col == COL_HEAD) return P_("head", "heads", 1);
     static const char *const names[COL_COUNT] = {
-        [COL_LAYER] = N_("layer"),
-        [COL_HEAD] = N_("head"),
         /* TRANSLATORS: the census's score columns: mean weight on the previous token */
         [COL_SCORE0 + CENSUS_PREV] = N_("prev"),
         /* TRANSLATORS: mean weight on the first token (an attention sink) */
