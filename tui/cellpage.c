@@ -12,6 +12,7 @@
 #include "formula.h"
 #include "i18n.h"
 #include "keymap.h"
+#include "maskname.h"
 #include "page.h"
 #include "model.h"
 #include "text.h"
@@ -210,7 +211,7 @@ static int cell_softmax(const App *a, Canvas *doc, int y, const CellDetail *d, i
     const Glyphs *g = G(a);
     int W = doc->w;
     char buf[512], mk[32], lab[64];
-    model_mask_name(&a->m->cfg, mk, sizeof mk);
+    mask_shown_name(&a->m->cfg, mk, sizeof mk);
     int n = snprintf(buf, sizeof buf, "%s", pad(lab, sizeof lab, _("mask"), 14, 0));
     /* TRANSLATORS: the mask's name, key j, query i */
     if (d->allowed)

@@ -16,6 +16,7 @@
 #include "formula.h"
 #include "i18n.h"
 #include "keymap.h"
+#include "maskname.h"
 #include "page.h"
 #include "model.h"
 #include "text.h"
@@ -181,7 +182,7 @@ static void blocks_attention(const App *a, BlockList *bl) {
     block_tensor(bl, a, TENSOR_SCALED, t);
     if (c->mask != MASK_NONE) {
         char mk[32];
-        model_mask_name(c, mk, sizeof mk);
+        mask_shown_name(c, mk, sizeof mk);
         snprintf(t, sizeof t, _("M = mask(S'), %s"), mk);
         block_tensor(bl, a, TENSOR_MASKED, t);
     }
