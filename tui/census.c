@@ -69,23 +69,12 @@ static const char *const about[] = {N_("Every layer and head scored on this sent
                                     NULL};
 
 /* The columns' names as the heading, the title and the messages say them:
- * layer, head, then census_score_name's scores in the reader's language. */
+ * layer, head (the catalogue's counted nouns), then the scores
+ * (census_score_name, in the reader's language). */
 static const char *column_name(int col) {
-    /* layer and head: the singulars of the catalogue's counted nouns */
     if (col == COL_LAYER) return P_("layer", "layers", 1);
     if (col == COL_HEAD) return P_("head", "heads", 1);
-    static const char *const names[COL_COUNT] = {
-        /* TRANSLATORS: the census's score columns: mean weight on the previous token */
-        [COL_SCORE0 + CENSUS_PREV] = N_("prev"),
-        /* TRANSLATORS: mean weight on the first token (an attention sink) */
-        [COL_SCORE0 + CENSUS_SINK] = N_("sink"),
-        /* TRANSLATORS: mean weight on the token itself */
-        [COL_SCORE0 + CENSUS_SELF] = N_("self"),
-        /* TRANSLATORS: mean weight on the token after an earlier copy (induction) */
-        [COL_SCORE0 + CENSUS_INDUCTION] = N_("induct"),
-        [COL_SCORE0 + CENSUS_ENTROPY] = "H",
-    };
-    return col >= 0 && col < COL_COUNT && names[col] ? _(names[col]) : "?";
+    return census_score_name((CensusScore)(col - COL_SCORE0));
 }
 
 static int census_init(App *a) {

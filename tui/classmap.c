@@ -117,15 +117,6 @@ static void draw_cell(const App *a, Canvas *cv, int y, int x, int cw, const Cens
     cv_text(cv, y, at + 1, d, 1, dig);
 }
 
-/* census_class_name's names in the reader's language. */
-static const char *class_name(HeadClass k) {
-    static const char *const names[HEAD_CLASS_COUNT] = {
-        N_("previous token"), N_("first token (sink)"), N_("itself (diagonal)"), N_("induction"), N_("broad"),
-        N_("mixed"),
-    };
-    return (unsigned)k < HEAD_CLASS_COUNT ? _(names[k]) : census_class_name(k);
-}
-
 /* The legend's lines, most needed first: the letters, the class's
  * definition, the digit. */
 static void draw_legend(const App *a, Canvas *cv, int y, int lines) {
@@ -163,8 +154,8 @@ static void draw_chosen(const App *a, Canvas *cv, int y, const Census *c) {
     }
     /* TRANSLATORS: "L3 H5 P previous token  prev .57  sink .12  self .05  induct —  H 1.20 of 3.17 bits" */
     snprintf(buf, sizeof buf, _("L%d H%d %s %s  prev %s  sink %s  self %s  induct %s  H %.2f of %.2f bits"),
-             r->layer + 1, r->head + 1, census_class_letter(k, a->ascii), class_name(k), num[0], num[1], num[2], num[3],
-             r->score[CENSUS_ENTROPY], c->max_entropy);
+             r->layer + 1, r->head + 1, census_class_letter(k, a->ascii), census_class_name(k), num[0], num[1], num[2],
+             num[3], r->score[CENSUS_ENTROPY], c->max_entropy);
     chrome_fit(buf, sizeof buf, cv->w);
     cv_text(cv, y, 0, buf, cv->w, style_plain());
 }
