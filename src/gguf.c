@@ -271,8 +271,8 @@ static int read_count(Cur *c, uint64_t least, const char *what, int *out) {
     if (take(c, 8, &n, _("the header"), what)) return -1;
     if (n > left(c) / least || n > INT32_MAX) {
         if (n > INT64_MAX)
-            return av_errorf(c->err, _("%s: the %s is negative (%lld)"), c->file, what, (long long)(int64_t)n);
-        return av_errorf(c->err, _("%s: the %s is %llu, more than the %llu bytes left could hold"), c->file, what,
+            return av_errorf(c->err, _("%s: %s is negative (%lld)"), c->file, what, (long long)(int64_t)n);
+        return av_errorf(c->err, _("%s: %s is %llu, more than the %llu bytes left could hold"), c->file, what,
                          (unsigned long long)n, (unsigned long long)left(c));
     }
     *out = (int)n;
@@ -462,8 +462,8 @@ static int parse(Gguf *g, const unsigned char *buf, size_t size, AvError *err) {
     if (read_start(&c, g)) goto done;
     /* an entry takes at least a key of 1 byte and a u8 value; a tensor info
      * a name of 1 byte, n_dims, the type and the offset */
-    if (read_count(&c, 8 + 1 + 4 + 1, _("tensor count"), &g->n_t)) goto done;
-    if (read_count(&c, 8 + 1 + 4 + 1, _("metadata count"), &g->n_kv)) goto done;
+    if (read_count(&c, 8 + 1 + 4 + 4 + 8, _("the tensor count"), &g->n_t)) goto done;
+    if (read_count(&c, 8 + 1 + 4 + 1, _("the metadata count"), &g->n_kv)) goto done;
     g->kv = calloc((size_t)g->n_kv + 1, sizeof *g->kv);
     g->keys = calloc((size_t)g->n_kv + 1, sizeof *g->keys);
     keys = calloc((size_t)g->n_kv + 1, sizeof *keys);
