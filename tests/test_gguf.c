@@ -355,6 +355,11 @@ static void test_bad_metadata(void **state) {
     for (int i = 0; i < 9; i++) p32(&f, GGUF_ARRAY), p64(&f, 1);
     p32(&f, GGUF_UINT8), p64(&f, 0);
     refused("deep.gguf", &f, "key deep: arrays nested more than 8 deep");
+    head(&f, 3, 0, 1);
+    key(&f, "deep", GGUF_ARRAY);
+    for (int i = 0; i < 7; i++) p32(&f, GGUF_ARRAY), p64(&f, 1);
+    p32(&f, GGUF_UINT8), p64(&f, 0);
+    gguf_close(open_ok("deep-8.gguf", &f)); /* 8 arrays, one in the other: the limit */
     head(&f, 3, 0, 3);
     key(&f, "b", GGUF_UINT8), p8(&f, 1);
     key(&f, "a", GGUF_UINT8), p8(&f, 1);

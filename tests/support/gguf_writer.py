@@ -21,7 +21,8 @@ functions llama.cpp's tools use to make files deterministically).
                        64, three small tensors
       DIR/nested.gguf  arrays of arrays (3 deep), version 2
   gguf_writer.py seeds DIR
-      small files for the fuzzer's seed corpus (tests/fuzz/corpus/gguf/)
+      small inputs for the fuzzer's seed corpus (tests/fuzz/corpus/gguf/: a
+      mode byte, then a file)
   gguf_writer.py ggml LIBDIR DIR
       llama.cpp's own ggml as the reference (LIBDIR holds libggml-base.so,
       e.g. npm node-llama-cpp's bins/linux-x64): its quantize_row_*_ref on
@@ -793,38 +794,47 @@ def write_nested(d):
 
 
 def write_seeds(d):
-    """Small inputs for the fuzzer: each a valid file (or nearly)."""
+    """Small inputs for tests/fuzz/fuzz_gguf.c: byte 0 even, then a file
+    (valid, or nearly); byte 0 odd, then the number of 64-byte blocks of data
+    the target appends, then a header."""
+    def seed(name, data, built=None):
+        with open(os.path.join(d, name), "wb") as f:
+            f.write(b"\x00" + data if built is None else b"\x01" + bytes([built]) + data)
+
     rng = np.random.default_rng(7)
     x = rng.standard_normal((2, 256)).astype(F)
     for tname in READ:
         w = GGUFWriter()
         w.kv("general.architecture", STR, "llama")
         w.tensor("w", x[:1, :256] if "K" in tname else x[:1, :64], tname)
-        w.write(os.path.join(d, "type-" + tname.lower()))
+        seed("type-" + tname.lower(), w.data())
     w = GGUFWriter(alignment=64)
     for key, vtype, value in META:
-        if key not in ("a.str",):
+        if key != "a.str":
             w.kv(key, vtype, value)
     w.tensor("a", np.array([1.5, -2.0], dtype=F), "F32")
-    w.write(os.path.join(d, "every-type"))
-    write_nested(d)
-    os.rename(os.path.join(d, "nested.gguf"), os.path.join(d, "nested-v2"))
+    seed("every-type", w.data())
+    w = GGUFWriter(version=2)
+    w.kv("n.two", ARR, (ARR, [(U32, [1, 2]), (STR, ["x", "yz"]), (U8, [])]))
+    w.kv("n.three", ARR, (ARR, [(ARR, [(I16, [-7])]), (ARR, [])]))
+    seed("nested-v2", w.data())
     w = GGUFWriter()
     w.tensor("a", x[:, :32], "Q8_0")
     w.tensor("b", x[:, :32], "Q4_0")
     w.raw_tensor("c", [32], 8, b"", offset=0)  # overlaps a
-    w.write(os.path.join(d, "overlap"))
-    w = GGUFWriter()
-    w.write(os.path.join(d, "empty"))
+    seed("overlap", w.data())
+    seed("empty", GGUFWriter().data())
     w = GGUFWriter()
     w.tensor("w", x[:1, :32], "Q8_0")
     w.raw_tensor("iq", [256], TYPES["IQ2_XXS"][0], bytes(66))
-    w.write(os.path.join(d, "unread-type"))
-    # the nine header fields of one tensor laid bare for mutation
+    seed("unread-type", w.data())
+    # a header alone: the target appends 128 bytes of data for its tensors
     w = GGUFWriter()
-    w.kv("k", U8, 1)
-    w.tensor("t", x[:1, :4], "F32")
-    w.write(os.path.join(d, "one-of-each"))
+    w.kv("general.alignment", U32, 32)
+    w.raw_tensor("q", [64], TYPES["Q8_0"][0], b"", offset=0)
+    w.raw_tensor("h", [16], TYPES["F16"][0], b"", offset=96)
+    w.raw_tensor("k", [256], TYPES["Q4_K"][0], b"", offset=0)  # overlaps q
+    seed("built-header", w.data(), built=2)
 
 
 # ---------------------------------------------------------------------------
