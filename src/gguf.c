@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cancel.h"
 #include "filemap.h"
 #include "i18n.h"
 #include "utf8.h"
@@ -279,8 +280,15 @@ static int read_count(Cur *c, uint64_t least, const char *what, int *out) {
     return 0;
 }
 
+/* A header of a million entries takes a while: the front end may ask to stop. */
+static int cancelled(Cur *c, int i) {
+    if (i % 4096 == 0 && av_cancelled()) return av_errorf(c->err, _("%s: opening cancelled"), c->file);
+    return 0;
+}
+
 static int read_metadata(Cur *c, Gguf *g, Span *keys) {
     for (int i = 0; i < g->n_kv; i++) {
+        if (cancelled(c, i)) return -1;
         if (read_name(c, GGUF_MAX_KEY, &keys[i], _("metadata entry"), (uint64_t)i)) return -1;
         char key[200];
         escape_span(key, sizeof key, c->buf + keys[i].at, keys[i].len);
@@ -477,7 +485,7 @@ static int parse(Gguf *g, const unsigned char *buf, size_t size, AvError *err) {
     }
     if (read_metadata(&c, g, keys)) goto done;
     for (int i = 0; i < g->n_t; i++)
-        if (read_tensor(&c, g, i, &names[i])) goto done;
+        if (cancelled(&c, i) || read_tensor(&c, g, i, &names[i])) goto done;
     if (copy_names(&c, g, keys, names)) goto done;
     if (read_alignment(&c, g)) goto done;
     if (check_data(&c, g, order)) goto done;

@@ -101,12 +101,21 @@ static inline uint32_t rd32(const uint8_t *p) {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+static uint32_t f32_bits(float f) {
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+/* Exact, without a branch (so that a row of them vectorizes): a normal half
+ * is its bits moved into a float's place and scaled by 2^-112 (which also
+ * carries infinities and NaNs over); a subnormal m * 2^-24 is built as the
+ * float 0.5 + m * 2^-24 minus 0.5 (Maratyszcza's FP16, as ggml does it). */
 float quant_f16_to_f32(uint16_t h) {
-    uint32_t sign = (uint32_t)(h & 0x8000) << 16, em = h & 0x7FFFu;
-    if (em >= 0x7C00) return bits_f32(sign | 0x7F800000u | (em & 0x3FF) << 13); /* inf, NaN (payload kept) */
-    if (em >= 0x0400) return bits_f32(sign | ((em << 13) + (112u << 23)));      /* normal: rebias 15 -> 127 */
-    float v = (float)em * 0x1p-24f;                                             /* zero, subnormal: exact */
-    return sign ? -v : v;
+    const uint32_t w = (uint32_t)h << 16, sign = w & 0x80000000u, two_w = w + w;
+    const float normal = bits_f32((two_w >> 4) + (0xE0u << 23)) * 0x1p-112f;
+    const float subnormal = bits_f32((two_w >> 17) | (126u << 23)) - 0.5f;
+    return bits_f32(sign | (two_w < (1u << 27) ? f32_bits(subnormal) : f32_bits(normal)));
 }
 
 float quant_bf16_to_f32(uint16_t h) { return bits_f32((uint32_t)h << 16); }

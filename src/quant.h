@@ -99,8 +99,8 @@ size_t quant_bytes(int type, uint64_t n);
  * as little-endian); out must not overlap it. */
 void quant_dequantize(float *out, const void *src, QuantType type, size_t n);
 
-/* IEEE half and bfloat16 to float, exactly (F16 subnormals, infinities and
- * NaN payloads kept). */
+/* IEEE half and bfloat16 to float, exactly (F16 subnormals and infinities
+ * included; a NaN stays a NaN, quieted as ggml's conversion does). */
 float quant_f16_to_f32(uint16_t h);
 float quant_bf16_to_f32(uint16_t h);
 
