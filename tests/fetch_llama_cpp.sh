@@ -28,7 +28,7 @@ command -v npm >/dev/null 2>&1 || { echo "npm is not installed: llama.cpp (node-
 rm -rf "$tmp" && mkdir -p "$tmp" || exit 1
 # --omit=optional: the other platforms' and the GPU builds are optional
 # dependencies; the x86-64 CPU build is asked for by name.
-if ! timeout 300 npm install --prefix "$tmp" --no-audit --no-fund --no-save --silent -E --omit=optional \
+if ! timeout 180 npm install --prefix "$tmp" --no-audit --no-fund --no-save --silent -E --omit=optional \
     "node-llama-cpp@$VERSION" "@node-llama-cpp/linux-x64@$VERSION" >"$tmp.log" 2>&1; then
     echo "npm install node-llama-cpp@$VERSION failed: $(tail -1 "$tmp.log" 2>/dev/null)" >&2
     rm -rf "$tmp" "$tmp.log"
