@@ -58,16 +58,20 @@ static uint64_t le(const unsigned char *p, int bytes) {
 }
 
 /* The next `bytes` (1..8) as a little-endian integer; -1 at the end of the
- * file, with "FILE: CTX: the file ends inside WHAT (at byte N)". */
+ * file, with "FILE: CTX: the file ends inside WHAT (at byte N)" (WHAT marked
+ * N_ by the caller, translated here: only a message pays for it). */
 static int take(Cur *c, int bytes, uint64_t *out, const char *ctx, const char *what) {
     *out = 0;
     if (left(c) < (uint64_t)bytes)
-        return av_errorf(c->err, _("%s: %s: the file ends inside %s (at byte %llu)"), c->file, ctx, what,
+        return av_errorf(c->err, _("%s: %s: the file ends inside %s (at byte %llu)"), c->file, ctx, _(what),
                          (unsigned long long)c->size);
     *out = le(c->buf + c->pos, bytes);
     c->pos += (uint64_t)bytes;
     return 0;
 }
+
+/* The contexts of take_in. */
+static const char *const KEY = N_("key %s"), *const TENSOR = N_("tensor %s");
 
 static const char *const type_names[GGUF_TYPE_COUNT] = {"u8",   "i8",  "u16", "i16", "u32", "i32", "f32",
                                                         "bool", "str", "arr", "u64", "i64", "f64"};
@@ -129,13 +133,20 @@ static int read_elements(Cur *c, GgufType elem, uint64_t count, int depth, const
     return 0;
 }
 
+/* take() inside "key K" or "tensor T" (`kind` a format marked N_, `name`
+ * escaped): the context is formatted only for a message, as a vocabulary is
+ * 150,000 values and a model hundreds of tensors. */
+static int take_in(Cur *c, int bytes, uint64_t *out, const char *kind, const char *name, const char *what) {
+    char ctx[220] = "";
+    if (left(c) < (uint64_t)bytes) snprintf(ctx, sizeof ctx, _(kind), name);
+    return take(c, bytes, out, ctx, what);
+}
+
 static int read_value(Cur *c, GgufType type, int depth, GgufKv *kv, const char *key) {
     GgufKv v = {.type = type, .elem = type, .n = 1};
     uint64_t u;
-    char ctx[220];
-    snprintf(ctx, sizeof ctx, _("key %s"), key);
     if (type == GGUF_STRING) {
-        if (take(c, 8, &u, ctx, _("the length of a string"))) return -1;
+        if (take_in(c, 8, &u, KEY, key, N_("the length of a string"))) return -1;
         if (u > left(c))
             return av_errorf(c->err,
                              _("%s: key %s: a string of %llu bytes runs past the end of the file (%llu bytes left)"),
@@ -144,8 +155,8 @@ static int read_value(Cur *c, GgufType type, int depth, GgufKv *kv, const char *
         c->pos += u;
     } else if (type == GGUF_ARRAY) {
         uint64_t count;
-        if (take(c, 4, &u, ctx, _("the element type of an array")) ||
-            take(c, 8, &count, ctx, _("the length of an array")))
+        if (take_in(c, 4, &u, KEY, key, N_("the element type of an array")) ||
+            take_in(c, 8, &count, KEY, key, N_("the length of an array")))
             return -1;
         if (u >= GGUF_TYPE_COUNT)
             return av_errorf(c->err, _("%s: key %s: array element type %llu is not a GGUF type (0..12)"), c->file, key,
@@ -172,9 +183,9 @@ static int read_value(Cur *c, GgufType type, int depth, GgufKv *kv, const char *
  * `index` say which, for messages ("metadata entry 3", "tensor 5"). */
 static int read_name(Cur *c, uint64_t max, Span *out, const char *what, uint64_t index) {
     uint64_t len;
-    char ctx[100];
-    snprintf(ctx, sizeof ctx, "%s %llu", what, (unsigned long long)index);
-    if (take(c, 8, &len, ctx, _("the length of a name"))) return -1;
+    char ctx[100] = "";
+    if (left(c) < 8) snprintf(ctx, sizeof ctx, "%s %llu", what, (unsigned long long)index);
+    if (take(c, 8, &len, ctx, N_("the length of a name"))) return -1;
     if (len == 0)
         return av_errorf(c->err, _("%s: %s %llu: the name is empty"), c->file, what, (unsigned long long)index);
     if (len > left(c))
@@ -251,7 +262,7 @@ static int read_start(Cur *c, Gguf *g) {
     }
     c->pos = 4;
     uint64_t v;
-    if (take(c, 4, &v, _("the header"), _("the version"))) return -1;
+    if (take(c, 4, &v, _("the header"), N_("the version"))) return -1;
     g->version = (uint32_t)v;
     if (v != 0 && (v & 0xFFFF) == 0)
         return av_errorf(c->err, _("%s: GGUF version 0x%08llX: a big-endian file (attnviz reads little-endian ones)"),
@@ -272,8 +283,8 @@ static int read_count(Cur *c, uint64_t least, const char *what, int *out) {
     if (take(c, 8, &n, _("the header"), what)) return -1;
     if (n > left(c) / least || n > INT32_MAX) {
         if (n > INT64_MAX)
-            return av_errorf(c->err, _("%s: %s is negative (%lld)"), c->file, what, (long long)(int64_t)n);
-        return av_errorf(c->err, _("%s: %s is %llu, more than the %llu bytes left could hold"), c->file, what,
+            return av_errorf(c->err, _("%s: %s is negative (%lld)"), c->file, _(what), (long long)(int64_t)n);
+        return av_errorf(c->err, _("%s: %s is %llu, more than the %llu bytes left could hold"), c->file, _(what),
                          (unsigned long long)n, (unsigned long long)left(c));
     }
     *out = (int)n;
@@ -292,10 +303,8 @@ static int read_metadata(Cur *c, Gguf *g, Span *keys) {
         if (read_name(c, GGUF_MAX_KEY, &keys[i], _("metadata entry"), (uint64_t)i)) return -1;
         char key[200];
         escape_span(key, sizeof key, c->buf + keys[i].at, keys[i].len);
-        char ctx[220];
-        snprintf(ctx, sizeof ctx, _("key %s"), key);
         uint64_t type;
-        if (take(c, 4, &type, ctx, _("the value type"))) return -1;
+        if (take_in(c, 4, &type, KEY, key, N_("the value type"))) return -1;
         if (type >= GGUF_TYPE_COUNT)
             return av_errorf(c->err, _("%s: key %s: value type %llu is not a GGUF type (0..12)"), c->file, key,
                              (unsigned long long)type);
@@ -310,27 +319,25 @@ static int read_tensor(Cur *c, Gguf *g, int i, Span *name) {
     if (read_name(c, GGUF_MAX_NAME, name, _("tensor"), (uint64_t)i)) return -1;
     char tn[200];
     escape_span(tn, sizeof tn, c->buf + name->at, name->len);
-    char ctx[220];
-    snprintf(ctx, sizeof ctx, _("tensor %s"), tn);
     uint64_t v;
-    if (take(c, 4, &v, ctx, _("the number of dimensions"))) return -1;
+    if (take_in(c, 4, &v, TENSOR, tn, N_("the number of dimensions"))) return -1;
     if (v > GGUF_MAX_DIMS)
         return av_errorf(c->err, _("%s: tensor %s: %llu dimensions, more than ggml's %d"), c->file, tn,
                          (unsigned long long)v, GGUF_MAX_DIMS);
     t->ndim = (int)v;
     for (int d = 0; d < GGUF_MAX_DIMS; d++) t->ne[d] = 1;
     for (int d = 0; d < t->ndim; d++) {
-        if (take(c, 8, &t->ne[d], ctx, _("a dimension"))) return -1;
+        if (take_in(c, 8, &t->ne[d], TENSOR, tn, N_("a dimension"))) return -1;
         if (t->ne[d] > INT64_MAX)
             return av_errorf(c->err, _("%s: tensor %s: dimension %d is negative (%lld)"), c->file, tn, d,
                              (long long)(int64_t)t->ne[d]);
     }
-    if (take(c, 4, &v, ctx, _("the type"))) return -1;
+    if (take_in(c, 4, &v, TENSOR, tn, N_("the type"))) return -1;
     if (!quant_name((int)(uint32_t)v) || v >= QT_COUNT)
         return av_errorf(c->err, _("%s: tensor %s: type %lld is not a ggml type"), c->file, tn,
                          (long long)(int32_t)(uint32_t)v);
     t->type = (QuantType)v;
-    if (take(c, 8, &t->offset, ctx, _("the offset"))) return -1;
+    if (take_in(c, 8, &t->offset, TENSOR, tn, N_("the offset"))) return -1;
     uint64_t block = (uint64_t)quant_block_size(t->type), size = quant_block_bytes(t->type);
     if (t->ne[0] % block)
         return av_errorf(c->err, _("%s: tensor %s: %s rows of %llu elements are not a multiple of its block of %llu"),
@@ -394,14 +401,17 @@ static int check_data(Cur *c, Gguf *g, const GgufTensor **order) {
     for (int i = 0; i < g->n_t; i++) {
         GgufTensor *t = &g->t[i];
         char tn[200];
-        utf8_escape_into(tn, sizeof tn, t->name);
-        if (t->offset % g->alignment)
+        if (t->offset % g->alignment) {
+            utf8_escape_into(tn, sizeof tn, t->name);
             return av_errorf(c->err, _("%s: tensor %s: offset %llu is not a multiple of the alignment %llu"), c->file,
                              tn, (unsigned long long)t->offset, (unsigned long long)g->alignment);
-        if (t->offset > data_len || t->bytes > data_len - t->offset)
+        }
+        if (t->offset > data_len || t->bytes > data_len - t->offset) {
+            utf8_escape_into(tn, sizeof tn, t->name);
             return av_errorf(
                 c->err, _("%s: tensor %s: %llu bytes at offset %llu run past the end of the data (%llu bytes)"),
                 c->file, tn, (unsigned long long)t->bytes, (unsigned long long)t->offset, (unsigned long long)data_len);
+        }
         t->data = c->buf + start + t->offset;
         order[i] = t;
     }
@@ -470,8 +480,8 @@ static int parse(Gguf *g, const unsigned char *buf, size_t size, AvError *err) {
     if (read_start(&c, g)) goto done;
     /* an entry takes at least a key of 1 byte and a u8 value; a tensor info
      * a name of 1 byte, n_dims, the type and the offset */
-    if (read_count(&c, 8 + 1 + 4 + 4 + 8, _("the tensor count"), &g->n_t)) goto done;
-    if (read_count(&c, 8 + 1 + 4 + 1, _("the metadata count"), &g->n_kv)) goto done;
+    if (read_count(&c, 8 + 1 + 4 + 4 + 8, N_("the tensor count"), &g->n_t)) goto done;
+    if (read_count(&c, 8 + 1 + 4 + 1, N_("the metadata count"), &g->n_kv)) goto done;
     g->kv = calloc((size_t)g->n_kv + 1, sizeof *g->kv);
     g->keys = calloc((size_t)g->n_kv + 1, sizeof *g->keys);
     keys = calloc((size_t)g->n_kv + 1, sizeof *keys);
