@@ -348,10 +348,12 @@ static int scan_weights(Bind *b) {
     else if (bad >= 0) {
         const StTensor *t = b->used[bad];
         char where[64] = "";
+        /* TRANSLATORS: after "element N" of a tensor; the message ends "... is NaN" */
+        const char *row_col = _(" (row %llu, column %llu)");
         if (t->ndim == 2)
-            snprintf(where, sizeof where, _(" (row %llu, column %llu)"), (unsigned long long)(at / t->shape[1]),
-
+            snprintf(where, sizeof where, row_col, (unsigned long long)(at / t->shape[1]),
                      (unsigned long long)(at % t->shape[1]));
+
         rc = av_errorf(b->err, _("%s/%s: tensor %s: element %llu%s is %s; weights must be finite"), b->dir,
                        st_model_file_of(b->m->st, t->name), t->name, (unsigned long long)at, where,
                        finite_kind(&a[bad], at));

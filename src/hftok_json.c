@@ -219,6 +219,7 @@ static cJSON *parse_json(const char *json, size_t len, const char *file, const c
 HfTok *hftok_parse(const char *json, size_t len, const char *name, AvError *err) {
     char file[HFTOK_NAME];
     utf8_escape_into(file, sizeof file, name ? name : "tokenizer.json");
+    /* TRANSLATORS: the second %s of "%s: %s is %s, not a JSON object" */
     cJSON *root = parse_json(json, len, file, _("the file"), err);
     if (!root) return NULL;
     HfTok *t = parse_json_tok(root, file, err);
@@ -243,6 +244,7 @@ HfTok *hftok_parse_gpt2(const char *vocab, size_t vocab_len, const char *vocab_n
     char vfile[HFTOK_NAME], mfile[HFTOK_NAME];
     utf8_escape_into(vfile, sizeof vfile, vocab_name ? vocab_name : "vocab.json");
     utf8_escape_into(mfile, sizeof mfile, merges_name ? merges_name : "merges.txt");
+    /* TRANSLATORS: the second %s of "%s: %s is %s, not a JSON object" */
     cJSON *root = parse_json(vocab, vocab_len, vfile, _("the vocabulary"), err);
     if (!root) return NULL;
     HfTok *t = NULL;

@@ -238,6 +238,7 @@ static int map_weights(LlamaWeights *w, const LlamaConfig *c, const float *data,
         const Tensor *ti = &t[used[k]];
         char layer[32] = "";
         if (ti->layers > 1)
+            /* TRANSLATORS: after "element N" (the element of which layer); %s in "element %llu%s (byte %llu)" */
             snprintf(layer, sizeof layer, _(" of layer %llu"),
                      (unsigned long long)(bad / (ti->count / (uint64_t)ti->layers)));
         return av_errorf(

@@ -213,6 +213,7 @@ int model_set_tokenizer(Model *m, TokPreset preset, const char *pattern, AvError
     TokenList list = {0}, tlist = {0};
     if (m->target && tok_split(t, m->target, m->target_len, TOK_MAX_TOKENS, &tlist, err)) {
         tok_free(t);
+        /* TRANSLATORS: the prefix of a message about the target sentence ("target: ...") */
         return av_error_prefix(err, _("target"));
     }
     ModelConfig c = m->cfg;
@@ -290,6 +291,7 @@ int model_set_target(Model *m, const char *text, size_t len, AvError *err) {
     TokenList list = {0};
     if (tok_split(m->tokenizer, text, len, TOK_MAX_TOKENS, &list, err)) {
         free(copy);
+        /* TRANSLATORS: the prefix of a message about the target sentence ("target: ...") */
         return av_error_prefix(err, _("target"));
     }
     if (reshape_sides(m, &c, &m->tokens, m->n_pad, &list, 1, err)) {
@@ -348,6 +350,7 @@ int model_change(Model *m, const ModelChange *ch, AvError *err) {
     if ((ch->set_text && !text_copy) || (ch->set_target && target && !target_copy))
         rc = av_error_nomem(err, _("out of memory"));
     else if (target && tok_split(t, target, target_len, TOK_MAX_TOKENS, &tlist, err))
+        /* TRANSLATORS: the prefix of a message about the target sentence ("target: ...") */
         rc = av_error_prefix(err, _("target"));
     else if (tok_split(t, text, text_len, TOK_MAX_TOKENS, &list, err)) rc = -1;
     else if (list.n + pad > TOK_MAX_TOKENS)

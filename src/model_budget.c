@@ -29,6 +29,7 @@ int model_check_budget(const ModelConfig *c, int n_q, int n_k, const Source *src
     if (text) arenas += (int64_t)model_embed_bytes(c, n_q, n_k, 1) + (int64_t)model_weights_bytes(c);
     if (arenas > bytes) bytes = arenas;
     char tokens[48] = "";
+    /* TRANSLATORS: after "d_v=16" in the "too large" and "too slow" messages */
     if (n_k > 0) snprintf(tokens, sizeof tokens, _(" and %d tokens"), n_k);
 
     if (bytes > MODEL_MAX_BYTES)

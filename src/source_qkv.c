@@ -45,6 +45,7 @@ static void qkv_data_free(void *data) {
 const Source source_qkv = {
     .name = "qkv",
     .fixed = N_("Q, K and V come from a file"),
+    /* TRANSLATORS: where the rows come from, on the size line: "3 x 3 from file" */
     .what = N_("file"),
     .lacks = N_("a Q/K/V file has no embeddings X and no W_O"),
     .caps = SRC_SCORE_KINDS,
