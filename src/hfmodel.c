@@ -20,6 +20,7 @@
 
 #include "cancel.h"
 #include "finite.h"
+#include "i18n.h"
 #include "jsonkeys.h"
 #include "parallel.h"
 #include "readfile.h"
@@ -96,12 +97,12 @@ typedef struct {
 static int cfg_int(Cfg *c, const char *key, int def, int lo, int hi, int *out) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(c->root, key);
     if (!v || cJSON_IsNull(v)) {
-        if (def < 0) return av_errorf(c->err, "%s: \"%s\" is missing", c->path, key);
+        if (def < 0) return av_errorf(c->err, _("%s: \"%s\" is missing"), c->path, key);
         *out = def;
         return 0;
     }
     if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) || v->valuedouble < lo || v->valuedouble > hi)
-        return av_errorf(c->err, "%s: \"%s\" must be an integer from %d to %d", c->path, key, lo, hi);
+        return av_errorf(c->err, _("%s: \"%s\" must be an integer from %d to %d"), c->path, key, lo, hi);
     *out = (int)v->valuedouble;
     return 0;
 }
@@ -113,7 +114,7 @@ static int cfg_num(Cfg *c, const char *key, double def, double lo, double hi, do
         return 0;
     }
     if (!cJSON_IsNumber(v) || !(v->valuedouble >= lo && v->valuedouble <= hi))
-        return av_errorf(c->err, "%s: \"%s\" must be a number from %g to %g", c->path, key, lo, hi);
+        return av_errorf(c->err, _("%s: \"%s\" must be a number from %g to %g"), c->path, key, lo, hi);
     *out = v->valuedouble;
     return 0;
 }
@@ -124,7 +125,7 @@ static int cfg_bool(Cfg *c, const char *key, int def, int *out) {
         *out = def;
         return 0;
     }
-    if (!cJSON_IsBool(v)) return av_errorf(c->err, "%s: \"%s\" must be true or false", c->path, key);
+    if (!cJSON_IsBool(v)) return av_errorf(c->err, _("%s: \"%s\" must be true or false"), c->path, key);
     *out = cJSON_IsTrue(v) ? 1 : 0;
     return 0;
 }
@@ -136,11 +137,12 @@ static int cfg_choice(Cfg *c, const char *key, const char *const *ok) {
     if (cJSON_IsString(v))
         for (int i = 0; ok[i]; i++)
             if (strcmp(v->valuestring, ok[i]) == 0) return 0;
-    char shown[64] = "(not a string)", known[128] = "";
+    char shown[64], known[128] = "";
     if (cJSON_IsString(v)) utf8_escape_into(shown, sizeof shown, v->valuestring);
+    else snprintf(shown, sizeof shown, "%s", _("(not a string)"));
     for (int i = 0; ok[i]; i++)
         snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "", ok[i]);
-    return av_errorf(c->err, "%s: \"%s\" %s is not supported (%s)", c->path, key, shown, known);
+    return av_errorf(c->err, _("%s: \"%s\" %s is not supported (%s)"), c->path, key, shown, known);
 }
 
 static const struct {
@@ -160,7 +162,7 @@ static int cfg_arch(Cfg *c, HfConfig *hc) {
     int by_type = 0;
     if (cJSON_IsString(t)) name = t->valuestring, by_type = 1;
     else if (cJSON_IsArray(a) && cJSON_IsString(cJSON_GetArrayItem(a, 0))) name = cJSON_GetArrayItem(a, 0)->valuestring;
-    if (!name) return av_errorf(c->err, "%s: neither \"model_type\" nor \"architectures\" names the model", c->path);
+    if (!name) return av_errorf(c->err, _("%s: neither \"model_type\" nor \"architectures\" names the model"), c->path);
     for (size_t i = 0; i < sizeof ARCHS / sizeof *ARCHS; i++)
         if (strcmp(name, by_type ? ARCHS[i].type : ARCHS[i].architecture) == 0) {
             hc->arch = ARCHS[i].arch;
@@ -169,8 +171,8 @@ static int cfg_arch(Cfg *c, HfConfig *hc) {
         }
     char shown[64];
     utf8_escape_into(shown, sizeof shown, name);
-    return av_errorf(c->err, "%s: %s \"%s\" is not supported (gpt2, llama, qwen2, mistral)", c->path,
-                     by_type ? "model_type" : "architecture", shown);
+    return av_errorf(c->err, _("%s: %s \"%s\" is not supported (gpt2, llama, qwen2, mistral)"), c->path,
+                     by_type ? "model_type" : _("architecture"), shown);
 }
 
 static int cfg_gpt2(Cfg *c, HfConfig *h) {
@@ -185,9 +187,9 @@ static int cfg_gpt2(Cfg *c, HfConfig *h) {
         cfg_bool(c, "reorder_and_upcast_attn", 0, &reorder))
         return -1;
     if (!scale || scale_by_layer)
-        return av_errorf(c->err, "%s: only GPT-2's attention scaled by 1/sqrt(head_dim) is supported", c->path);
+        return av_errorf(c->err, _("%s: only GPT-2's attention scaled by 1/sqrt(head_dim) is supported"), c->path);
     if (h->dim % h->n_heads)
-        return av_errorf(c->err, "%s: n_embd %d is not a multiple of n_head %d", c->path, h->dim, h->n_heads);
+        return av_errorf(c->err, _("%s: n_embd %d is not a multiple of n_head %d"), c->path, h->dim, h->n_heads);
     h->hidden_dim = inner ? inner : 4 * h->dim;
     h->n_kv_heads = h->n_heads, h->head_dim = h->dim / h->n_heads;
     h->tied = 1, h->qkv_bias = 1, h->o_bias = 1, h->rope_theta = 0.0;
@@ -215,14 +217,14 @@ static int cfg_llama(Cfg *c, HfConfig *h) {
         return -1;
     const cJSON *scaling = cJSON_GetObjectItemCaseSensitive(c->root, "rope_scaling");
     if (scaling && !cJSON_IsNull(scaling))
-        return av_errorf(c->err, "%s: \"rope_scaling\" is not supported (plain RoPE only)", c->path);
-    if (mlp_bias) return av_errorf(c->err, "%s: \"mlp_bias\" true is not supported", c->path);
+        return av_errorf(c->err, _("%s: \"rope_scaling\" is not supported (plain RoPE only)"), c->path);
+    if (mlp_bias) return av_errorf(c->err, _("%s: \"mlp_bias\" true is not supported"), c->path);
     if (h->n_heads % h->n_kv_heads)
         return av_errorf(c->err,
-                         "%s: num_attention_heads %d is not a multiple of "
-                         "num_key_value_heads %d",
+                         _("%s: num_attention_heads %d is not a multiple of "
+                           "num_key_value_heads %d"),
                          c->path, h->n_heads, h->n_kv_heads);
-    if (h->head_dim % 2) return av_errorf(c->err, "%s: head_dim %d is odd (RoPE turns pairs)", c->path, h->head_dim);
+    if (h->head_dim % 2) return av_errorf(c->err, _("%s: head_dim %d is odd (RoPE turns pairs)"), c->path, h->head_dim);
     /* Qwen2 has q/k/v biases always; attention_bias (Llama) adds o's too */
     h->qkv_bias = attn_bias || strcmp(h->model_type, "qwen2") == 0;
     h->o_bias = attn_bias;
@@ -239,8 +241,8 @@ int hf_config_parse(HfConfig *h, const char *json, size_t len, const char *name,
     cJSON *root = cJSON_ParseWithLengthOpts(json, len, &end, 0);
     int rc = -1;
     Cfg c = {.root = root, .path = shown, .err = err};
-    if (!root) av_errorf(err, "%s: not valid JSON (at byte %zu)", shown, end ? (size_t)(end - json) : (size_t)0);
-    else if (!cJSON_IsObject(root)) av_errorf(err, "%s: not a JSON object", shown);
+    if (!root) av_errorf(err, _("%s: not valid JSON (at byte %zu)"), shown, end ? (size_t)(end - json) : (size_t)0);
+    else if (!cJSON_IsObject(root)) av_errorf(err, _("%s: not a JSON object"), shown);
     else if (json_unique_keys(root, shown, err)) rc = -1;
     else if (!cfg_arch(&c, h)) rc = h->arch == HF_GPT2 ? cfg_gpt2(&c, h) : cfg_llama(&c, h);
     if (!rc) {
@@ -281,13 +283,13 @@ static const StTensor *bind_tensor(Bind *b, const char *name, int ndim, uint64_t
     snprintf(full, sizeof full, "%s%s", b->prefix, name);
     const StTensor *t = st_model_find(b->m->st, full);
     if (!t) {
-        av_errorf(b->err, "%s/%s: tensor %s is missing (%s with %d %s needs it)", b->dir,
+        av_errorf(b->err, _("%s/%s: tensor %s is missing (%s with %d %s needs it)"), b->dir,
                   st_model_files(b->m->st) > 1 ? "model.safetensors.index.json" : "model.safetensors", full,
                   b->m->cfg.model_type, b->m->cfg.n_layers, num_plural("layer", "layers", b->m->cfg.n_layers));
         return NULL;
     }
     if (!st_is_float(t->dtype)) {
-        av_errorf(b->err, "%s/%s: tensor %s: dtype %s, but weights are read as F32, F16 or BF16", b->dir,
+        av_errorf(b->err, _("%s/%s: tensor %s: dtype %s, but weights are read as F32, F16 or BF16"), b->dir,
                   st_model_file_of(b->m->st, full), full, st_dtype_name(t->dtype));
         return NULL;
     }
@@ -302,7 +304,7 @@ static const StTensor *bind_tensor(Bind *b, const char *name, int ndim, uint64_t
         snprintf(got + strlen(got), sizeof got - strlen(got), "]");
         if (ndim == 1) snprintf(exp, sizeof exp, "[%llu]", (unsigned long long)d0);
         else snprintf(exp, sizeof exp, "[%llu, %llu]", (unsigned long long)d0, (unsigned long long)d1);
-        av_errorf(b->err, "%s/%s: tensor %s: shape %s, expected %s (from config.json)", b->dir,
+        av_errorf(b->err, _("%s/%s: tensor %s: shape %s, expected %s (from config.json)"), b->dir,
                   st_model_file_of(b->m->st, full), full, got, exp);
         return NULL;
     }
@@ -310,7 +312,7 @@ static const StTensor *bind_tensor(Bind *b, const char *name, int ndim, uint64_t
         if (b->n_used == b->cap_used) {
             size_t cap = b->cap_used ? 2 * b->cap_used : 64;
             const StTensor **u = realloc(b->used, cap * sizeof *u);
-            if (!u) return av_error_nomem(b->err, "out of memory for the list of tensors"), NULL;
+            if (!u) return av_error_nomem(b->err, _("out of memory for the list of tensors")), NULL;
             b->used = u, b->cap_used = cap;
         }
         b->used[b->n_used++] = t;
@@ -331,7 +333,7 @@ static int scan_weights(Bind *b) {
     for (size_t i = 0; i < b->n_used; i++)
         if (n == 0 || b->used[i] != b->used[n - 1]) b->used[n++] = b->used[i];
     FiniteArray *a = malloc(sizeof *a * (n ? n : 1));
-    if (!a) return av_error_nomem(b->err, "out of memory for the list of tensors");
+    if (!a) return av_error_nomem(b->err, _("out of memory for the list of tensors"));
     for (size_t i = 0; i < n; i++) {
         const StTensor *t = b->used[i];
         a[i] = (FiniteArray){t->data,
@@ -342,14 +344,17 @@ static int scan_weights(Bind *b) {
     }
     uint64_t at = 0;
     int bad = finite_scan(a, (int)n, &at), rc = 0;
-    if (bad == -2) rc = av_errorf(b->err, "%s: opening cancelled", b->dir);
+    if (bad == -2) rc = av_errorf(b->err, _("%s: opening cancelled"), b->dir);
     else if (bad >= 0) {
         const StTensor *t = b->used[bad];
         char where[64] = "";
+        /* TRANSLATORS: after "element N" of a tensor; the message ends "... is NaN" */
+        const char *row_col = _(" (row %llu, column %llu)");
         if (t->ndim == 2)
-            snprintf(where, sizeof where, " (row %llu, column %llu)", (unsigned long long)(at / t->shape[1]),
+            snprintf(where, sizeof where, row_col, (unsigned long long)(at / t->shape[1]),
                      (unsigned long long)(at % t->shape[1]));
-        rc = av_errorf(b->err, "%s/%s: tensor %s: element %llu%s is %s; weights must be finite", b->dir,
+
+        rc = av_errorf(b->err, _("%s/%s: tensor %s: element %llu%s is %s; weights must be finite"), b->dir,
                        st_model_file_of(b->m->st, t->name), t->name, (unsigned long long)at, where,
                        finite_kind(&a[bad], at));
     }
@@ -467,20 +472,20 @@ HfModel *hf_open(const char *dir, AvError *err) {
     HfModel *m = calloc(1, sizeof *m);
     if (!shown || !m) {
         free(shown), free(m);
-        return av_error_nomem(err, "out of memory opening %s", dir), NULL;
+        return av_error_nomem(err, _("out of memory opening %s"), dir), NULL;
     }
     Bind b = {.m = m, .dir = shown, .err = err};
     if (read_config(dir, &m->cfg, err) || !(m->st = st_open_dir(dir, err))) goto fail;
     m->layers = calloc((size_t)m->cfg.n_layers, sizeof *m->layers);
     if (!m->layers) {
-        av_error_nomem(err, "out of memory for %d layers", m->cfg.n_layers);
+        av_error_nomem(err, _("out of memory for %d layers"), m->cfg.n_layers);
         goto fail;
     }
     /* pass 1 checks and counts the vector floats, pass 2 converts them and
      * lists the tensors, whose every element must then be finite */
     if ((m->cfg.arch == HF_GPT2 ? bind_gpt2(&b) : bind_llama(&b))) goto fail;
     if (!(m->vecs = malloc(sizeof(float) * (b.nvec ? b.nvec : 1)))) {
-        av_error_nomem(err, "out of memory for %zu norm and bias floats", b.nvec);
+        av_error_nomem(err, _("out of memory for %zu norm and bias floats"), b.nvec);
         goto fail;
     }
     m->heap = sizeof *m + sizeof *m->layers * (size_t)m->cfg.n_layers + sizeof(float) * b.nvec;
@@ -1228,11 +1233,11 @@ static int layer_ok(const HfRun *r, int l) { return r->n > 0 && l >= 0 && l < r-
 /* Appends ids[0..n) to the rows and sets their embeddings. */
 static int append_ids(HfRun *r, const int *ids, int n, AvError *err) {
     if (n < 1 || n > r->cap - r->n)
-        return av_errorf(err, "%d %s after %d: the run holds %d (the model's context is %d)", n,
+        return av_errorf(err, _("%d %s after %d: the run holds %d (the model's context is %d)"), n,
                          num_plural("token", "tokens", n), r->n, r->cap, r->cfg->max_pos);
     for (int i = 0; i < n; i++)
         if (ids[i] < 0 || ids[i] >= r->cfg->vocab)
-            return av_errorf(err, "token %d: id %d is not in the vocabulary of %d", r->n + i, ids[i], r->cfg->vocab);
+            return av_errorf(err, _("token %d: id %d is not in the vocabulary of %d"), r->n + i, ids[i], r->cfg->vocab);
     memcpy(r->ids + r->n, ids, sizeof *ids * (size_t)n);
     embed_rows(r, r->n, n);
     r->n += n;
@@ -1301,7 +1306,7 @@ int hf_extend(HfRun *r, const int *ids, int n, AvError *err) {
         finish_rows(r, l, r->att, r0, n);
     }
     if (!av_cancelled()) logits_rows(r, r0, n);
-    if (av_cancelled()) return av_errorf(err, "the forward pass was cancelled");
+    if (av_cancelled()) return av_errorf(err, _("the forward pass was cancelled"));
     return 0;
 }
 
@@ -1311,7 +1316,7 @@ int hf_forward(HfRun *r, const int *ids, int n, AvError *err) {
 }
 
 int hf_embed_from(HfRun *r, const int *ids, int n, int r0, AvError *err) {
-    if (r0 < 0 || r0 > r->n || r0 > n) return av_errorf(err, "rows from %d of %d: the run has %d", r0, n, r->n);
+    if (r0 < 0 || r0 > r->n || r0 > n) return av_errorf(err, _("rows from %d of %d: the run has %d"), r0, n, r->n);
     r->n = r0;
     return n > r0 ? append_ids(r, ids + r0, n - r0, err) : 0;
 }
@@ -1387,9 +1392,9 @@ static void rope_table(double *rope, int cap, int hs, double theta) {
 
 HfRun *hf_run_new(const HfModel *m, int cap, int all_logits, AvError *err) {
     if (cap < 1 || cap > m->cfg.max_pos)
-        return av_errorf(err, "%d tokens: the model takes 1 to %d (its context)", cap, m->cfg.max_pos), NULL;
+        return av_errorf(err, _("%d tokens: the model takes 1 to %d (its context)"), cap, m->cfg.max_pos), NULL;
     HfRun *r = calloc(1, sizeof *r);
-    if (!r) return av_error_nomem(err, "out of memory for a run of %d tokens", cap), NULL;
+    if (!r) return av_error_nomem(err, _("out of memory for a run of %d tokens"), cap), NULL;
     r->m = m, r->cfg = &m->cfg, r->cap = cap, r->all_logits = all_logits ? 1 : 0;
     (void)mat_kernel_name(); /* the kernel chosen here, before the pool's tasks
                                 ask for it (nn_path) */
@@ -1399,7 +1404,7 @@ HfRun *hf_run_new(const HfModel *m, int cap, int all_logits, AvError *err) {
     char *base = r->bytes ? calloc(1, r->bytes) : NULL;
     if (!base) {
         free(r);
-        return av_error_nomem(err, "out of memory for a run of %d tokens", cap), NULL;
+        return av_error_nomem(err, _("out of memory for a run of %d tokens"), cap), NULL;
     }
     run_layout(r, base);
     memset(r->causal, 1, (size_t)cap);

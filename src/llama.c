@@ -20,6 +20,7 @@
 
 #include "cancel.h"
 #include "filemap.h"
+#include "i18n.h"
 #include "matrix.h"
 #include "parallel.h"
 #include "rowops.h"
@@ -288,11 +289,11 @@ static int layer_ok(const LlamaRun *r, int l) { return r->n > 0 && l >= 0 && l <
 /* Appends ids[0..n) to the rows and sets their embeddings. */
 static int append_ids(LlamaRun *r, const int *ids, int n, AvError *err) {
     if (n < 1 || n > r->cap - r->n)
-        return av_errorf(err, "%d %s after %d: the run holds %d (the model's context is %d)", n,
+        return av_errorf(err, _("%d %s after %d: the run holds %d (the model's context is %d)"), n,
                          num_plural("token", "tokens", n), r->n, r->cap, r->m->cfg.seq_len);
     for (int i = 0; i < n; i++)
         if (ids[i] < 0 || ids[i] >= r->m->cfg.vocab_size)
-            return av_errorf(err, "token %d: id %d is not in the vocabulary of %d", r->n + i, ids[i],
+            return av_errorf(err, _("token %d: id %d is not in the vocabulary of %d"), r->n + i, ids[i],
                              r->m->cfg.vocab_size);
     memcpy(r->ids + r->n, ids, sizeof *ids * (size_t)n);
     embed_rows(r, r->n, n);
@@ -338,7 +339,7 @@ int llama_extend(LlamaRun *r, const int *ids, int n, AvError *err) {
         finish_rows(r, l, r->att, r0, n);
     }
     if (!av_cancelled()) logits_rows(r, r0, n);
-    if (av_cancelled()) return av_errorf(err, "the forward pass was cancelled");
+    if (av_cancelled()) return av_errorf(err, _("the forward pass was cancelled"));
     return 0;
 }
 
@@ -348,7 +349,7 @@ int llama_forward(LlamaRun *r, const int *ids, int n, AvError *err) {
 }
 
 int llama_embed_from(LlamaRun *r, const int *ids, int n, int r0, AvError *err) {
-    if (r0 < 0 || r0 > r->n || r0 > n) return av_errorf(err, "rows from %d of %d: the run has %d", r0, n, r->n);
+    if (r0 < 0 || r0 > r->n || r0 > n) return av_errorf(err, _("rows from %d of %d: the run has %d"), r0, n, r->n);
     r->n = r0;
     return n > r0 ? append_ids(r, ids + r0, n - r0, err) : 0;
 }
@@ -380,7 +381,7 @@ int llama_argmax(const float *x, int n) {
 
 int llama_generate_greedy(LlamaRun *r, const int *prompt, int n_prompt, int steps, int *out, AvError *err) {
     if (steps < 0 || n_prompt < 1 || (steps > 0 && n_prompt - 1 > r->cap - steps))
-        return av_errorf(err, "%d prompt tokens and %d steps: the run holds %d tokens", n_prompt, steps, r->cap);
+        return av_errorf(err, _("%d prompt tokens and %d steps: the run holds %d tokens"), n_prompt, steps, r->cap);
     if (llama_forward(r, prompt, n_prompt, err)) return -1;
     int v = r->m->cfg.vocab_size, done = 0;
     for (; done < steps; done++) {
@@ -452,9 +453,9 @@ static void rope_table(double *rope, int cap, int hs) {
 
 LlamaRun *llama_run_new(const Llama *m, int cap, int all_logits, AvError *err) {
     if (cap < 1 || cap > m->cfg.seq_len)
-        return av_errorf(err, "%d tokens: the model takes 1 to %d (its context)", cap, m->cfg.seq_len), NULL;
+        return av_errorf(err, _("%d tokens: the model takes 1 to %d (its context)"), cap, m->cfg.seq_len), NULL;
     LlamaRun *r = calloc(1, sizeof *r);
-    if (!r) return av_error_nomem(err, "out of memory for a run of %d tokens", cap), NULL;
+    if (!r) return av_error_nomem(err, _("out of memory for a run of %d tokens"), cap), NULL;
     r->m = m, r->cap = cap, r->all_logits = all_logits ? 1 : 0;
     r->lanes = par_threads() < MAX_LANES ? par_threads() : MAX_LANES;
     if (r->lanes < 1) r->lanes = 1;
@@ -463,7 +464,7 @@ LlamaRun *llama_run_new(const Llama *m, int cap, int all_logits, AvError *err) {
     char *base = bytes ? calloc(1, bytes) : NULL;
     if (!base) {
         free(r);
-        return av_error_nomem(err, "out of memory for a run of %d tokens (%zu MB)", cap, bytes >> 20), NULL;
+        return av_error_nomem(err, _("out of memory for a run of %d tokens (%zu MB)"), cap, bytes >> 20), NULL;
     }
     run_layout(r, base);
     memset(r->causal, 1, (size_t)cap);

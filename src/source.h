@@ -45,8 +45,10 @@ typedef struct {
 } SourceFact;
 
 typedef struct Source {
-    const char *name;  /* the dumps' "source": "text", "qkv", ... */
+    const char *name; /* the dumps' "source": "text", "qkv", ... */
+    /* The next four are English marked N_() (i18n.h): shown through _(). */
     const char *fixed; /* what a knob it lacks is told, e.g. "Q, K and V come from a file" */
+
     const char *what;  /* where its rows come from, for the size line ("3 x 3 from file") */
     const char *lacks; /* without SRC_EMBED or SRC_WEIGHTS: what it has not, for the views that need them */
     const char *knobs; /* what can change, after `fixed`; NULL: "only the mask (m) and the scaling (s) can change" */

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "i18n.h"
 #include "model_internal.h"
 #include "nnops.h"
 #include "utf8.h"
@@ -68,16 +69,16 @@ static int encode(const HfSrc *d, const char *text, size_t len, int **ids, AvErr
     if (n == 0) { /* an empty sentence: the model's start token */
         free(*ids);
         if (d->bos < 0 || !(*ids = malloc(sizeof **ids)))
-            return av_errorf(err, "the sentence has no tokens (and %s has no start token to begin with)", d->title);
+            return av_errorf(err, _("the sentence has no tokens (and %s has no start token to begin with)"), d->title);
         (*ids)[0] = d->bos, n = 1;
     }
     int bad = -1;
     if (n > d->cfg->max_pos)
-        av_errorf(err, "the sentence is %d tokens; %s takes at most %d", n, d->title, d->cfg->max_pos);
+        av_errorf(err, _("the sentence is %d tokens; %s takes at most %d"), n, d->title, d->cfg->max_pos);
     for (int i = 0; n <= d->cfg->max_pos && i < n && bad < 0; i++)
         if ((*ids)[i] >= d->cfg->vocab) {
             bad = i;
-            av_errorf(err, "token %d: id %d is past the model's vocabulary of %d (the tokenizer is another's)", i,
+            av_errorf(err, _("token %d: id %d is past the model's vocabulary of %d (the tokenizer is another's)"), i,
                       (*ids)[i], d->cfg->vocab);
         }
     if (n > d->cfg->max_pos || bad >= 0) {
@@ -108,7 +109,7 @@ static int rows_make(Rows *r, const HfSrc *d, int *ids, int n, int room, AvError
     r->attn = malloc(sizeof(float) * (size_t)room * (size_t)d->cfg->q_dim);
     if (!r->labels || !r->attn || make_labels(d, r->labels, ids, 0, n)) {
         rows_free(r);
-        return av_error_nomem(err, "out of memory for %d tokens", n);
+        return av_error_nomem(err, _("out of memory for %d tokens"), n);
     }
     if (!(r->run = hf_run_new(d->hm, room, 0, err))) {
         rows_free(r);
@@ -280,7 +281,7 @@ static int keep_rows(Model *m, HfSrc *d, int *ids, int n, int keep, AvError *err
     if (!labels || make_labels(d, labels, ids, keep, n)) {
         for (int i = keep; labels && i < n; i++) free(labels[i]);
         free(labels), free(ids);
-        return av_error_nomem(err, "out of memory for %d tokens", n);
+        return av_error_nomem(err, _("out of memory for %d tokens"), n);
     }
     if (model_resize_rows(m, n, keep, err)) {
         for (int i = keep; i < n; i++) free(labels[i]);
@@ -299,7 +300,7 @@ static int keep_rows(Model *m, HfSrc *d, int *ids, int n, int keep, AvError *err
 static int hf_src_set_text(Model *m, const char *text, size_t len, AvError *err) {
     HfSrc *d = data_of(m);
     char *copy = malloc(len + 1);
-    if (!copy) return av_error_nomem(err, "out of memory");
+    if (!copy) return av_error_nomem(err, _("out of memory"));
     memcpy(copy, text, len);
     copy[len] = '\0';
     int *ids, n = encode(d, text, len, &ids, err);
@@ -342,10 +343,10 @@ static int hf_src_continue(Model *m, const char **piece, size_t *plen, AvError *
     double p;
     const char *raw;
     size_t rl;
-    if (hf_src_next(m, d->n - 1, 1, &id, &p, &raw, &rl) < 1) return av_errorf(err, "the prediction was cancelled");
-    if (hftok_is_special(d->tok, id)) return av_errorf(err, "the model ends the text here (its end token)");
+    if (hf_src_next(m, d->n - 1, 1, &id, &p, &raw, &rl) < 1) return av_errorf(err, _("the prediction was cancelled"));
+    if (hftok_is_special(d->tok, id)) return av_errorf(err, _("the model ends the text here (its end token)"));
     char *text = malloc(m->text_len + rl + 1);
-    if (!text) return av_error_nomem(err, "out of memory");
+    if (!text) return av_error_nomem(err, _("out of memory"));
     memcpy(text, m->text, m->text_len);
     memcpy(text + m->text_len, raw, rl);
     size_t total = m->text_len + rl;
@@ -371,7 +372,7 @@ static int hf_src_generate(const Model *m, int steps, int *out, AvError *err) {
     const HfSrc *d = data_of(m);
     int n = d->n;
     if (n + steps - 1 > d->cfg->max_pos)
-        return av_errorf(err, "--generate: %d tokens and %d more is past the model's context of %d", n, steps,
+        return av_errorf(err, _("--generate: %d tokens and %d more is past the model's context of %d"), n, steps,
                          d->cfg->max_pos);
     HfRun *r = hf_run_new(d->hm, n + steps - 1, 0, err);
     if (!r) return -1;
@@ -393,10 +394,10 @@ static int hf_src_chain(const Model *m, int l, LayerChain *out, AvError *err);
 
 const Source source_hf = {
     .name = "model",
-    .fixed = "a trained model's weights are its own",
-    .what = "the model's own tokenizer",
-    .lacks = "a trained model has no seeded embeddings to show here",
-    .knobs = "the sentence (e), the mask (m) and the scaling (s) can change",
+    .fixed = N_("a trained model's weights are its own"),
+    .what = N_("the model's own tokenizer"),
+    .lacks = N_("a trained model has no seeded embeddings to show here"),
+    .knobs = N_("the sentence (e), the mask (m) and the scaling (s) can change"),
     .caps = SRC_TEXT | SRC_STACKED,
     .forward = hf_src_forward,
     .final = hf_src_final,
@@ -476,8 +477,9 @@ static HfTok *open_tokenizer(const char *dir, const char *vocab_path, AvError *e
     snprintf(b, sizeof b, "%s/merges.txt", dir);
     if (exists(a) && exists(b)) return hftok_open_gpt2(a, b, err);
     char *e = utf8_escape(dir, strlen(dir));
-    av_errorf(err, "%s: no tokenizer: tokenizer.json (or vocab.json and merges.txt) is missing; give --vocab FILE",
-              e ? e : "the model's folder");
+    av_errorf(err, _("%s: no tokenizer: tokenizer.json (or vocab.json and merges.txt) is missing; give --vocab FILE"),
+              e ? e : _("the model's folder"));
+
     free(e);
     return NULL;
 }
@@ -496,7 +498,7 @@ int model_set_hf(Model *m, const char *path, const char *vocab_path, const char 
     char dir[4096];
     folder_of(path, dir, sizeof dir);
     HfSrc *d = calloc(1, sizeof *d);
-    if (!d) return av_error_nomem(err, "out of memory");
+    if (!d) return av_error_nomem(err, _("out of memory"));
     d->shown_layer = d->wo_layer = d->logits_row = -1;
     if (!(d->hm = hf_open(dir, err))) {
         free(d);
@@ -512,8 +514,9 @@ int model_set_hf(Model *m, const char *path, const char *vocab_path, const char 
         c->dim > MODEL_MAX_DIM) {
         HfConfig k = *c;
         hf_src_free(d);
-        return av_errorf(err, "%s: %d layers of %d heads of %d (dim %d) is more than attnviz shows (%d, %d, %d)", dir,
-                         k.n_layers, k.n_heads, k.head_dim, k.dim, MODEL_MAX_LAYERS, MODEL_MAX_HEADS, MODEL_MAX_DIM);
+        return av_errorf(err, _("%s: %d layers of %d heads of %d (dim %d) is more than attnviz shows (%d, %d, %d)"),
+                         dir, k.n_layers, k.n_heads, k.head_dim, k.dim, MODEL_MAX_LAYERS, MODEL_MAX_HEADS,
+                         MODEL_MAX_DIM);
     }
     d->bos = start_token(d->tok);
     d->info = (TrainedInfo){.arch = c->model_type,
@@ -551,7 +554,7 @@ int model_set_hf(Model *m, const char *path, const char *vocab_path, const char 
     char *copy = malloc(len + 1);
     if (!copy) {
         hf_src_free(d);
-        return av_error_nomem(err, "out of memory");
+        return av_error_nomem(err, _("out of memory"));
     }
     memcpy(copy, text, len);
     copy[len] = '\0';
@@ -596,12 +599,12 @@ static int shown_compute(HfSrc *d, const Model *m, int l, AvError *err) {
         d->shown_k = malloc(sizeof(float) * n * c->kv_dim);
         if (!d->shown_attn || !d->shown_q || !d->shown_k) {
             shown_free(d);
-            return av_error_nomem(err, "out of memory for the chain of layer %d", l + 1);
+            return av_error_nomem(err, _("out of memory for the chain of layer %d"), l + 1);
         }
     }
     if (d->wo_layer != l) {
         if (!d->wo && !(d->wo = malloc(sizeof(float) * (size_t)c->dim * c->q_dim)))
-            return av_error_nomem(err, "out of memory for W_o of layer %d", l + 1);
+            return av_error_nomem(err, _("out of memory for W_o of layer %d"), l + 1);
         hf_layer_wo(d->hm, l, d->wo);
         d->wo_layer = l;
     }
@@ -614,7 +617,7 @@ static int shown_compute(HfSrc *d, const Model *m, int l, AvError *err) {
         for (size_t i = 0; i < n; i++)
             memcpy(d->shown_attn + i * c->q_dim + h * hs, hd[h].out + i * hs, sizeof(float) * hs);
     if (hf_layer_qkv(r, l) || hf_layer_finish(r, l, d->shown_attn))
-        return av_errorf(err, "the chain of layer %d was cancelled", l + 1);
+        return av_errorf(err, _("the chain of layer %d was cancelled"), l + 1);
     const float *qr = c->arch == HF_LLAMA ? r->q_raw : hf_run_q(r, l);
     const float *kr = c->arch == HF_LLAMA ? r->k_raw : hf_run_k(r, l);
     for (int h = 0; h < c->n_heads; h++)

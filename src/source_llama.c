@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "i18n.h"
 #include "llama2.h"
 #include "model_internal.h"
 #include "nnops.h"
@@ -64,7 +65,7 @@ static int encode(const Llama *lm, const LlamaTok *tok, const char *text, size_t
     if (n > lm->cfg.seq_len) {
         free(*ids);
         *ids = NULL;
-        return av_errorf(err, "the sentence is %d tokens (with BOS); %s was trained for at most %d", n, lm->name,
+        return av_errorf(err, _("the sentence is %d tokens (with BOS); %s was trained for at most %d"), n, lm->name,
                          lm->cfg.seq_len);
     }
     return n;
@@ -90,7 +91,7 @@ static int rows_make(Rows *r, const Llama *lm, const LlamaTok *tok, int *ids, in
     r->attn = malloc(sizeof(float) * (size_t)room * (size_t)lm->cfg.dim);
     if (!r->labels || !r->attn || make_labels(tok, r->labels, ids, 0, n)) {
         rows_free(r);
-        return av_error_nomem(err, "out of memory for %d tokens", n);
+        return av_error_nomem(err, _("out of memory for %d tokens"), n);
     }
     if (!(r->run = llama_run_new(lm, room, 1, err))) { /* every row's logits: the next tokens after any row */
         rows_free(r);
@@ -255,7 +256,7 @@ static int keep_rows(Model *m, LlamaSrc *d, int *ids, int n, int keep, AvError *
     if (!labels || make_labels(d->tok, labels, ids, keep, n)) {
         for (int i = keep; labels && i < n; i++) free(labels[i]);
         free(labels), free(ids);
-        return av_error_nomem(err, "out of memory for %d tokens", n);
+        return av_error_nomem(err, _("out of memory for %d tokens"), n);
     }
     if (model_resize_rows(m, n, keep, err)) {
         for (int i = keep; i < n; i++) free(labels[i]);
@@ -273,7 +274,7 @@ static int keep_rows(Model *m, LlamaSrc *d, int *ids, int n, int keep, AvError *
 static int llama_src_set_text(Model *m, const char *text, size_t len, AvError *err) {
     LlamaSrc *d = data_of(m);
     char *copy = malloc(len + 1);
-    if (!copy) return av_error_nomem(err, "out of memory");
+    if (!copy) return av_error_nomem(err, _("out of memory"));
     memcpy(copy, text, len);
     copy[len] = '\0';
     int *ids, n = encode(d->lm, d->tok, text, len, &ids, err);
@@ -319,7 +320,7 @@ static int llama_src_continue(Model *m, const char **piece, size_t *plen, AvErro
     llama_src_next(m, d->n - 1, 1, &id, &p, &raw, &rl);
     const char *s = llamatok_decode(d->tok, d->ids[d->n - 1], id, &len);
     char *text = malloc(m->text_len + len + 1);
-    if (!text) return av_error_nomem(err, "out of memory");
+    if (!text) return av_error_nomem(err, _("out of memory"));
     memcpy(text, m->text, m->text_len);
     memcpy(text + m->text_len, s, len);
     size_t total = m->text_len + len;
@@ -348,7 +349,7 @@ static int llama_src_generate(const Model *m, int steps, int *out, AvError *err)
     const LlamaSrc *d = data_of(m);
     int n = d->n;
     if (n + steps - 1 > d->lm->cfg.seq_len)
-        return av_errorf(err, "--generate: %d tokens and %d more is past the model's context of %d", n, steps,
+        return av_errorf(err, _("--generate: %d tokens and %d more is past the model's context of %d"), n, steps,
                          d->lm->cfg.seq_len);
     LlamaRun *run = llama_run_new(d->lm, n + steps, 0, err);
     if (!run) return -1;
@@ -361,10 +362,10 @@ static int llama_src_chain(const Model *m, int l, LayerChain *out, AvError *err)
 
 const Source source_llama = {
     .name = "model",
-    .fixed = "a trained model's weights are its own",
-    .what = "the model's own tokenizer",
-    .lacks = "a trained model has no seeded embeddings to show here",
-    .knobs = "the sentence (e), the mask (m) and the scaling (s) can change",
+    .fixed = N_("a trained model's weights are its own"),
+    .what = N_("the model's own tokenizer"),
+    .lacks = N_("a trained model has no seeded embeddings to show here"),
+    .knobs = N_("the sentence (e), the mask (m) and the scaling (s) can change"),
     .caps = SRC_TEXT | SRC_STACKED,
     .forward = llama_src_forward,
     .final = llama_src_final,
@@ -405,7 +406,7 @@ static int default_vocab(char *out, size_t cap, const char *model_path, int voca
 int model_set_llama(Model *m, const char *model_path, const char *vocab_path, const char *text, size_t len,
                     AvError *err) {
     LlamaSrc *d = calloc(1, sizeof *d);
-    if (!d) return av_error_nomem(err, "out of memory");
+    if (!d) return av_error_nomem(err, _("out of memory"));
     d->shown_layer = -1;
     if (!(d->lm = llama2_open(model_path, err))) {
         free(d);
@@ -417,7 +418,7 @@ int model_set_llama(Model *m, const char *model_path, const char *vocab_path, co
         if (default_vocab(vb, sizeof vb, model_path, c->vocab_size)) {
             int v = c->vocab_size;
             llama_src_free(d);
-            return av_errorf(err, "%s: no vocabulary beside it (tokenizer.bin or tok%d.bin): give --vocab FILE",
+            return av_errorf(err, _("%s: no vocabulary beside it (tokenizer.bin or tok%d.bin): give --vocab FILE"),
                              model_path, v);
         }
         vocab_path = vb;
@@ -430,14 +431,14 @@ int model_set_llama(Model *m, const char *model_path, const char *vocab_path, co
     if (d->tok->n != c->vocab_size) {
         int n = d->tok->n, v = c->vocab_size;
         llama_src_free(d);
-        return av_errorf(err, "%s: %d %s, but %s has a vocabulary of %d", vocab_path, n,
+        return av_errorf(err, _("%s: %d %s, but %s has a vocabulary of %d"), vocab_path, n,
                          num_plural("piece", "pieces", n), model_path, v);
     }
     if (c->n_layers > MODEL_MAX_LAYERS || c->n_heads > MODEL_MAX_HEADS || c->head_size > MODEL_MAX_DIM ||
         c->dim > MODEL_MAX_DIM) {
         LlamaConfig k = *c;
         llama_src_free(d);
-        return av_errorf(err, "%s: %d layers of %d heads of %d (dim %d) is more than attnviz shows (%d, %d, %d)",
+        return av_errorf(err, _("%s: %d layers of %d heads of %d (dim %d) is more than attnviz shows (%d, %d, %d)"),
                          model_path, k.n_layers, k.n_heads, k.head_size, k.dim, MODEL_MAX_LAYERS, MODEL_MAX_HEADS,
                          MODEL_MAX_DIM);
     }
@@ -473,7 +474,7 @@ int model_set_llama(Model *m, const char *model_path, const char *vocab_path, co
     char *copy = malloc(len + 1);
     if (!copy) {
         llama_src_free(d);
-        return av_error_nomem(err, "out of memory");
+        return av_error_nomem(err, _("out of memory"));
     }
     memcpy(copy, text, len);
     copy[len] = '\0';
@@ -526,7 +527,7 @@ static int shown_compute(LlamaSrc *d, const Model *m, int l, AvError *err) {
         d->shown_k = malloc(sizeof(float) * n * c->kv_dim);
         if (!d->shown_attn || !d->shown_q || !d->shown_k) {
             shown_free(d);
-            return av_error_nomem(err, "out of memory for the chain of layer %d", l + 1);
+            return av_error_nomem(err, _("out of memory for the chain of layer %d"), l + 1);
         }
     }
     d->shown_layer = -1;
@@ -538,7 +539,7 @@ static int shown_compute(LlamaSrc *d, const Model *m, int l, AvError *err) {
         for (size_t i = 0; i < n; i++)
             memcpy(d->shown_attn + i * c->dim + h * hs, hd[h].out + i * hs, sizeof(float) * hs);
     if (llama_layer_qkv(r, l) || llama_layer_finish(r, l, d->shown_attn))
-        return av_errorf(err, "the chain of layer %d was cancelled", l + 1);
+        return av_errorf(err, _("the chain of layer %d was cancelled"), l + 1);
     for (int h = 0; h < c->n_heads; h++)
         for (size_t i = 0; i < n; i++)
             memcpy(d->shown_q + (h * n + i) * hs, r->q_raw + i * c->dim + h * hs, sizeof(float) * hs);

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "i18n.h"
+
 static const QkvData *qkv_of(const Model *m) { return m->src_data; }
 
 static void qkv_forward(Model *m, int layer, int from) {
@@ -42,9 +44,10 @@ static void qkv_data_free(void *data) {
 
 const Source source_qkv = {
     .name = "qkv",
-    .fixed = "Q, K and V come from a file",
-    .what = "file",
-    .lacks = "a Q/K/V file has no embeddings X and no W_O",
+    .fixed = N_("Q, K and V come from a file"),
+    /* TRANSLATORS: where the rows come from, on the size line: "3 x 3 from file" */
+    .what = N_("file"),
+    .lacks = N_("a Q/K/V file has no embeddings X and no W_O"),
     .caps = SRC_SCORE_KINDS,
     .forward = qkv_forward,
     .final = NULL,
