@@ -198,7 +198,10 @@ int build_model(Model *m, const CliOptions *o, BuildMaskNotes *notes, AvError *e
         if (error_is_oom(err)) return oom_of_final(m, o, m->text, m->text_len, err);
         /* The model says "target: ..." (for the TUI); here the option says it. */
         char rest[AV_ERR_MAX];
-        snprintf(rest, sizeof rest, "%s", strncmp(err->msg, "target: ", 8) == 0 ? err->msg + 8 : err->msg);
+        char prefix[64];
+        snprintf(prefix, sizeof prefix, "%s: ", _("target")); /* the model's prefix, in the reader's language */
+        size_t pl = strlen(prefix);
+        snprintf(rest, sizeof rest, "%s", strncmp(err->msg, prefix, pl) == 0 ? err->msg + pl : err->msg);
         return av_errorf(err, "--target: %s", rest);
     }
     if (o->pad && model_set_pad(m, o->pad, err)) {

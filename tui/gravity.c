@@ -105,7 +105,7 @@ int gravity_available(const App *a, const char **why) {
     } else if (!model_can(m, SRC_TOKENIZERS | SRC_EMBED | SRC_WEIGHTS)) {
         static _Thread_local char buf[160]; /* the frame's thread writes it, the same frame reads it */
         snprintf(buf, sizeof buf, _("word gravity needs a sentence: %s"),
-                 m->src->lacks ? m->src->lacks : _("none here"));
+                 m->src->lacks ? _(m->src->lacks) : _("none here"));
         r = buf;
     } else if (m->q_target != m->k_target || m->xq != m->x)
         r = _("word gravity needs self-attention: in cross-attention the queries are another sentence");

@@ -307,7 +307,7 @@ static int apply_head_stage(App *a, const CliOptions *o, AvError *err) {
     if (o->stage >= 0) {
         if (!app_shown_available(a, (Shown)o->stage))
             return av_errorf(err, _("--stage: %s is not in this model (%s)"), tensor_info((Tensor)o->stage)->name,
-                             a->m->src->lacks ? a->m->src->lacks : _("not available"));
+                             a->m->src->lacks ? _(a->m->src->lacks) : _("not available"));
         a->shown = (Shown)o->stage;
     }
     return 0;
