@@ -136,7 +136,7 @@ const char *census_class_letter(HeadClass k, int ascii) {
 
 const char *census_class_name(HeadClass k) {
     static const char *const names[HEAD_CLASS_COUNT] = {
-        N_("previous token"), N_("first token (sink)"), N_("itself (diagonal)"), N_("induction"), N_("broad"),
+        N_("previous token"), N_("first token (sink)"), N_("itself (diagonal)"), N_("after a repeat"), N_("broad"),
         N_("mixed"),
     };
     return (unsigned)k < HEAD_CLASS_COUNT ? _(names[k]) : "?";

@@ -123,7 +123,7 @@ static void draw_legend(const App *a, Canvas *cv, int y, int lines) {
     const char *dot = census_class_letter(HEAD_MIXED, a->ascii), *ge = a->ascii ? ">=" : "≥";
     char l1[192], l2[192], l3[192], l4[192];
     /* TRANSLATORS: the class letters stay; %s is the dot of "mixed" */
-    snprintf(l1, sizeof l1, _("P previous token  S first (sink)  D itself  I induction  B broad  %s mixed"), dot);
+    snprintf(l1, sizeof l1, _("P previous token  S first (sink)  D itself  I after a repeat  B broad  %s mixed"), dot);
     /* TRANSLATORS: lines 2-4 of the legend say the class's definition; the
        screen may show only the first of them, each within 80 columns. %s is
        the sign "≥" (">=" in ASCII); line 4's %s is the dot of "mixed". */
@@ -222,7 +222,7 @@ void classmap_title(const App *a, char *buf, size_t cap) {
     snprintf(layers, sizeof layers, P_("%d layer", "%d layers", c->layers), c->layers);
     snprintf(heads, sizeof heads, P_("%d head", "%d heads", c->heads), c->heads);
     /* TRANSLATORS: "12 layers x 12 heads: ..." */
-    snprintf(buf, cap, _("%s x %s: each head's class and sink share  (arrows choose, Enter opens)"), layers, heads);
+    snprintf(buf, cap, _("%s x %s: each head's class on this text and sink share  (arrows choose, Enter opens)"), layers, heads);
 }
 
 int classmap_natural_height(const App *a, int w) {
@@ -294,7 +294,9 @@ int classmap_click(App *a, int y, int x) {
 static const char *const about[] = {
     N_("Every layer and head in two characters: its pattern class and its sink share, from the "
        "head census (H) on this sentence. P previous token, S the first token (an attention sink), "
-       "D itself (the diagonal), I induction (the token after an earlier copy of the current one), "
+       "D itself (the diagonal), I after a repeat (the token after an earlier copy of the current one "
+       "in this sentence: not the field's induction test, which needs repeated random tokens; a head "
+       "that looks at a verb or a name scores here too), "
        "B broad, and a dot for mixed. The class is the largest of the census's mean weights on the "
        "previous token, the first token, itself and after an earlier copy (rows i >= 1) when it is "
        "at least .5; otherwise B when the mean entropy is at least .8 of its largest, else mixed: "
