@@ -25,7 +25,9 @@ for n, line in enumerate(screen.splitlines(), 1):
     line = re.sub(r"\b[a-z_]+=\S*", " ", line)
     for m in re.finditer(r"(?<![0-9])[A-Za-z][A-Za-z0-9_]*[A-Za-z0-9]", line):
         w = m.group(0)
-        if len(w) < 3 or w.lower() in allowed or w.lower() in text:
+        # symbols (O_1, s_j, xb2, PC1) and the monochrome shades (oooo, OOo)
+        symbol = "_" in w or any(ch.isdigit() for ch in w) or set(w) <= set("oO")
+        if len(w) < 3 or symbol or w.lower() in allowed or w.lower() in text:
             continue
         left.append("%d: %s    | %s" % (n, w, line.strip()[:100]))
 for l in left:
