@@ -758,6 +758,20 @@ static void test_keymap_unique(void **state) {
     }
 }
 
+/* Every stage the screen names is marked for translation (widgets.c: src/
+ * speaks no language), so that a new stage is not left in English. */
+static void test_stage_names_marked(void **state) {
+    (void)state;
+    for (int t = 0; t < TENSOR_COUNT; t++) {
+        const char *shown = tensor_info((Tensor)t)->shown;
+        if (!shown[0]) continue;
+        int found = 0;
+        for (int k = 0; view_stage_names[k]; k++) found |= strcmp(view_stage_names[k], shown) == 0;
+        if (!found) fail_msg("stage name '%s' is not in view_stage_names", shown);
+        assert_string_equal(view_stage_name((Shown)t), shown); /* English: the name itself */
+    }
+}
+
 static void test_mouse_click_moves_cursor(void **state) {
     (void)state;
     Model *m = sample_model("Mary greeted Bob");
@@ -1130,6 +1144,7 @@ int main(void) {
         cmocka_unit_test(test_prompts),
         cmocka_unit_test(test_help_lists_every_key),
         cmocka_unit_test(test_keymap_unique),
+        cmocka_unit_test(test_stage_names_marked),
         cmocka_unit_test(test_mouse_click_moves_cursor),
         cmocka_unit_test(test_enter_only_where_it_applies),
         cmocka_unit_test(test_numbers_and_labels),

@@ -32,4 +32,8 @@ void chrome_draw_bottom(const App *a, Canvas *cv, const ShownMat *sm, int y);
  * unchanged when it fits. */
 void chrome_fit(char *buf, size_t cap, int w);
 
+/* A tokenizer preset as the screen names it, in the reader's language ("words"
+ * in English: the word -t takes, which the status line keeps). */
+const char *chrome_tokenizer_name(TokPreset p);
+
 #endif
