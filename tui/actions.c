@@ -174,16 +174,15 @@ static int act_mask(App *a, const char *arg) {
     const Model *m = a->m;
     ModelConfig c = m->cfg;
     c.mask = (MaskKind)((c.mask + 1) % MASK_KIND_COUNT);
-    char mk[32], done[256];
-    model_mask_name(&c, mk, sizeof mk);
-    /* mask=NAME is the status line's word (the same in every language), the note is not. */
+    char mk[96], done[256];
+    chrome_mask_words(&c, mk, sizeof mk);
     const char *note = "";
     if (!mask_applies(c.mask, m->q_target != m->k_target))
         note = _(" (does not apply to cross-attention: all keys visible)");
     else if (c.mask == MASK_PADDING && m->n_pad == 0) note = _(" (no <pad> tokens: start with --pad N)");
     else if (c.mask == MASK_WINDOW || c.mask == MASK_PREFIX) note = _(" ([ and ] change it)");
     else if (c.mask == MASK_PAINTED) note = _(" (M to paint it)");
-    snprintf(done, sizeof done, "mask=%s%s", mk, note);
+    snprintf(done, sizeof done, "%s%s", mk, note);
     app_reconfigure(a, &c, done);
     return 0;
 }
@@ -196,10 +195,9 @@ static int mask_param(App *a, int d) {
         app_say(a, 1, "%s", _("[ and ] change the window or prefix mask (m chooses the mask)"));
         return 0;
     }
-    char mk[32], done[256];
-    model_mask_name(&c, mk, sizeof mk);
-    snprintf(done, sizeof done, "mask=%s", mk);
-    app_reconfigure(a, &c, done);
+    char mk[96];
+    chrome_mask_words(&c, mk, sizeof mk);
+    app_reconfigure(a, &c, mk);
     return 0;
 }
 
@@ -214,9 +212,9 @@ static int act_score(App *a, const char *arg) {
      * made it (scaled = the dot product with scaling on). */
     c.score = (ScoreKind)((c.score + 1) % SCORE_KIND_COUNT);
     FormulaOf f = formula_of(&c, a->ascii);
-    char what[96];
-    snprintf(done, sizeof done, "score=%s: %s", score_name(c.score, c.scale),
-             formula_text(what, sizeof what, FORMULA_MESSAGE, STAGE_SCORES, &f));
+    char what[96], kind[96];
+    chrome_score_words(&c, kind, sizeof kind);
+    snprintf(done, sizeof done, "%s: %s", kind, formula_text(what, sizeof what, FORMULA_MESSAGE, STAGE_SCORES, &f));
     app_reconfigure(a, &c, done);
     return 0;
 }
@@ -249,7 +247,9 @@ static int act_attn(App *a, const char *arg) {
     }
     if (c.attn != ATTN_CAUSAL_SELF) a->mask_before_causal.kept = 0;
     if (c.attn == ATTN_CROSS && !mask_applies(c.mask, 1)) c.mask = MASK_NONE;
-    snprintf(done, sizeof done, "attn=%s: %s", attn_mode_name(c.attn),
+    char mode[96];
+    chrome_attn_words(c.attn, 0, mode, sizeof mode);
+    snprintf(done, sizeof done, "%s: %s", mode,
              c.attn == ATTN_SELF          ? _("encoder self-attention")
              : c.attn == ATTN_CAUSAL_SELF ? _("masked decoder self-attention (causal)")
                                           : _("encoder-decoder: target queries, source keys and values"));
@@ -270,10 +270,10 @@ static void paint_from_mask(App *a, char *from, size_t cap) {
     Model *m = a->m;
     model_update_to(m, STAGE_MASKED);
     if (m->stale <= STAGE_MASKED || !m->allowed || m->n_q == 0 || m->n_k == 0) return; /* cancelled */
-    char name[32];
-    model_mask_name(&m->cfg, name, sizeof name);
+    char name[96];
+    chrome_mask_words(&m->cfg, name, sizeof name);
     AvError err = {0};
-    if (model_set_painted(m, m->allowed, m->n_q, m->n_k, &err) == 0) snprintf(from, cap, _(" from mask=%s"), name);
+    if (model_set_painted(m, m->allowed, m->n_q, m->n_k, &err) == 0) snprintf(from, cap, _(" from %s"), name);
 }
 
 static int act_paint_mode(App *a, const char *arg) {

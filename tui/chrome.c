@@ -21,14 +21,56 @@
 
 #define G view_glyphs
 
-/* "score=scaled attn=self" and, when on, "tie-qk" and "pad=N". */
+void chrome_score_words(const ModelConfig *c, char *buf, size_t cap) {
+    switch (c->score) {
+    case SCORE_DOT: snprintf(buf, cap, "%s", c->scale ? _("score=scaled") : _("score=dot")); break;
+    case SCORE_COSINE: snprintf(buf, cap, "%s", _("score=cosine")); break;
+    case SCORE_DISTANCE: snprintf(buf, cap, "%s", _("score=distance")); break;
+    case SCORE_ADDITIVE: snprintf(buf, cap, "%s", _("score=additive")); break;
+    default: snprintf(buf, cap, "score=%s", score_name(c->score, c->scale)); break;
+    }
+}
+
+void chrome_attn_words(AttnMode mode, int after, char *buf, size_t cap) {
+    /* After the score on the info line: with the separator the language puts there. */
+    switch (mode) {
+    case ATTN_SELF: snprintf(buf, cap, "%s", after ? _(" attn=self") : _("attn=self")); break;
+    case ATTN_CAUSAL_SELF: snprintf(buf, cap, "%s", after ? _(" attn=causal-self") : _("attn=causal-self")); break;
+    case ATTN_CROSS: snprintf(buf, cap, "%s", after ? _(" attn=cross") : _("attn=cross")); break;
+    default: snprintf(buf, cap, "%sattn=%s", after ? " " : "", attn_mode_name(mode)); break;
+    }
+}
+
+void chrome_mask_words(const ModelConfig *c, char *buf, size_t cap) {
+    switch (c->mask) {
+    case MASK_NONE: snprintf(buf, cap, "%s", _("mask=none")); break;
+    case MASK_CAUSAL: snprintf(buf, cap, "%s", _("mask=causal")); break;
+    case MASK_WINDOW: snprintf(buf, cap, _("mask=window:%d"), c->window); break;
+    case MASK_PREFIX: snprintf(buf, cap, _("mask=prefix:%d"), c->prefix); break;
+    case MASK_PADDING: snprintf(buf, cap, "%s", _("mask=padding")); break;
+    case MASK_PAINTED: snprintf(buf, cap, "%s", _("mask=painted")); break;
+    default: {
+        char mk[32];
+        model_mask_name(c, mk, sizeof mk);
+        snprintf(buf, cap, "mask=%s", mk);
+        break;
+    }
+    }
+}
+
+/* "score=scaled attn=self" and, when on, "tie-qk" and "pad=N" (in another
+ * language their names: the status line above keeps the words). */
 static void status_extras(const App *a, char *buf, size_t cap) {
     const Model *m = a->m;
     const ModelConfig *c = &m->cfg;
-    int n = snprintf(buf, cap, "score=%s", score_name(c->score, c->scale));
-    if (model_can(m, SRC_TOKENIZERS)) n += snprintf(buf + n, cap - (size_t)n, " attn=%s", attn_mode_name(c->attn));
-    if (c->tie_qk) n += snprintf(buf + n, cap - (size_t)n, " tie-qk");
-    if (m->n_pad) snprintf(buf + n, cap - (size_t)n, " pad=%d", m->n_pad);
+    chrome_score_words(c, buf, cap);
+    size_t n = strlen(buf);
+    if (model_can(m, SRC_TOKENIZERS)) {
+        chrome_attn_words(c->attn, 1, buf + n, cap - n);
+        n += strlen(buf + n);
+    }
+    if (c->tie_qk && n < cap) n += (size_t)snprintf(buf + n, cap - n, "%s", _(" tie-qk"));
+    if (m->n_pad && n < cap) snprintf(buf + n, cap - n, _(" pad=%d"), m->n_pad);
 }
 
 static void draw_status(const App *a, Canvas *cv) {
