@@ -23,6 +23,8 @@ for n, line in enumerate(screen.splitlines(), 1):
     line = re.sub(r"(?<![\w-])--?[A-Za-z][\w-]*", " ", line)
     # the status line's key=value fields are a contract (DESIGN.md), never translated
     line = re.sub(r"\b[a-z_]+=\S*", " ", line)
+    # file paths and special tokens (<pad>, cut to <pa by a narrow column)
+    line = re.sub(r"\S*/\S*|<[A-Za-z|_]*>?", " ", line)
     for m in re.finditer(r"(?<![0-9])[A-Za-z][A-Za-z0-9_]*[A-Za-z0-9]", line):
         w = m.group(0)
         # symbols (O_1, s_j, xb2, PC1) and the monochrome shades (oooo, OOo)
