@@ -222,7 +222,8 @@ void classmap_title(const App *a, char *buf, size_t cap) {
     snprintf(layers, sizeof layers, P_("%d layer", "%d layers", c->layers), c->layers);
     snprintf(heads, sizeof heads, P_("%d head", "%d heads", c->heads), c->heads);
     /* TRANSLATORS: "12 layers x 12 heads: ..." */
-    snprintf(buf, cap, _("%s x %s: each head's class on this text and sink share  (arrows choose, Enter opens)"), layers, heads);
+    snprintf(buf, cap, _("%s x %s: each head's class on this text and sink share  (arrows choose, Enter opens)"),
+             layers, heads);
 }
 
 int classmap_natural_height(const App *a, int w) {
