@@ -74,16 +74,16 @@ tmx_expect "ko 1.1 caption" "문장에서 어텐션 가중치까지 1/12: 토큰
 tmx_expect "ko 1.1 text" "트랜스포머는 글자를 읽지 않습니다"
 tmx_expect "ko 1.1 the sentence" "재미있었다       → 9"
 tmx_expect "ko 1.2 Space" "2/12: 임베딩" Space
-tmx_expect "ko 1.2 state" "X = E: token embeddings, no positional encoding  (10, 8)"
+tmx_expect "ko 1.2 state" "X = E: 토큰 임베딩, 위치 인코딩 없음  (10, 8)"
 tmx_expect "ko 1.3 Space" "3/12: 쿼리, 키, 값" Space
 tmx_expect "ko 1.2 b" "2/12: 임베딩" b
 tmx_stop
 tmx_start 80 24 LC_ALL=C.UTF-8 TERM=xterm-256color -- "$ATTNVIZ" --lesson 3 --lang ko
 tmx_expect "ko 3.1 caption" "왜 √d_k로 나누는가 1/8: 스케일링 없이, d_k = 4"
-tmx_expect "ko 3.1 entropy" "H̄ 2.25 of 3.32 bits"
+tmx_expect "ko 3.1 entropy" "H̄ 2.25 / 3.32 비트"
 tmx_expect "ko 3.2 Space" "d_k=16 mask=none scale=off" Space
-tmx_expect "ko 3.2 entropy" "H̄ 1.29 of 3.32 bits"
-tmx_expect "ko 3.2 text" "H̄가 1.29 bits로 떨어집니다"
+tmx_expect "ko 3.2 entropy" "H̄ 1.29 / 3.32 비트"
+tmx_expect "ko 3.2 text" "H̄가 1.29 비트로 떨어집니다"
 tmx_send() { tmx send-keys "$@"; }
 tmx_send Space Space Space Space
 tmx_expect "ko 3.6 scale on" "6/8: ÷ √256 = ÷ 16"
@@ -94,7 +94,7 @@ tmx_stop
 # --- --step: the lesson starts there (Korean from the locale)
 tmx_start 80 24 LANG=ko_KR.UTF-8 LC_ALL= TERM=xterm-256color -- "$ATTNVIZ" --lesson 1 --step 3
 tmx_expect "--step 3, locale ko" "3/12: 쿼리, 키, 값"
-tmx_expect "--step 3: its state" "stage 3/16: W_Q  (8, 4)"
+tmx_expect "--step 3: its state" "W_Q  (8, 4)"
 tmx_expect "--step 3: b" "2/12: 임베딩" b
 tmx_stop
 out=$(LC_ALL=C.UTF-8 "$ATTNVIZ" --lesson 3 --step 4 --lang en --once --width 100)
