@@ -2,7 +2,7 @@
  * weights are used: a non-finite weight makes every later number of the
  * forward pass NaN (probabilities "nan", "-nan" on the screen, NUL bytes
  * from --generate), so the readers refuse it at open, naming the tensor and
- * the element (llama2.h, hfmodel.h).
+ * the element (llama2.h, hfcheckpoint.h).
  *
  * The test is on the bits (an all-ones exponent), so it is exact for every
  * type and needs no conversion. The arrays are read in chunks of

@@ -1,5 +1,7 @@
-/* llama2.h - the legacy checkpoint of karpathy/llama2.c (run.c's format),
- * opened into a Llama (llama.h).
+/* llama2.h - the reader of karpathy/llama2.c's legacy checkpoint (run.c's
+ * format) into the engine (transformer.h): the row "llama2.c" of arch.h
+ * (RMSNorm with eps 1e-5, RoPE on consecutive pairs (2i, 2i + 1) with base
+ * 10000, SwiGLU, no biases), the weights F32 views into the mapping.
  *
  * A header of 7 little-endian int32: dim, hidden_dim, n_layers, n_heads,
  * n_kv_heads, vocab_size, seq_len (a negative vocab_size: a separate
@@ -28,9 +30,26 @@
 #include <stddef.h>
 
 #include "error.h"
-#include "llama.h"
+#include "transformer.h"
 
 #define LLAMA2_HEADER_BYTES 28
+
+/* The token that starts a text (llama2.c's convention; llamatok.h's too). */
+#define LLAMA2_BOS 1
+
+/* The header's numbers, and what follows from them. */
+typedef struct {
+    int dim;        /* width of the residual stream (d_model) */
+    int hidden_dim; /* width of the FFN */
+    int n_layers;
+    int n_heads;    /* query heads */
+    int n_kv_heads; /* key/value heads: n_heads / n_kv_heads query heads share each */
+    int vocab_size;
+    int seq_len;           /* the context it was trained for: the most rows of a run */
+    int head_size;         /* dim / n_heads (even: RoPE rotates pairs) */
+    int kv_dim;            /* n_kv_heads * head_size */
+    int shared_classifier; /* 1: the classifier is the token embedding (tied) */
+} Llama2Header;
 
 /* The largest value of each header field. */
 #define LLAMA2_MAX_DIM     65536
@@ -41,15 +60,15 @@
 #define LLAMA2_MAX_SEQ_LEN (1 << 20)
 
 /* Maps `path` (a regular file) and validates it. Returns the model (free
- * with llama_close), or NULL with a message. */
-Llama *llama2_open(const char *path, AvError *err);
+ * with tf_close: it unmaps the file), or NULL with a message. */
+TfModel *llama2_open(const char *path, AvError *err);
 
 /* The same over buf[0..size), which must stay valid (and unchanged) until
- * llama_close, 4-byte aligned; `name` is used in messages (escaped). */
-Llama *llama2_open_mem(const void *buf, size_t size, const char *name, AvError *err);
+ * tf_close, 4-byte aligned; `name` is used in messages (escaped). */
+TfModel *llama2_open_mem(const void *buf, size_t size, const char *name, AvError *err);
 
-/* The configuration the header of buf[0..size) gives, validated against
- * size (the tensors are not looked at). 0, or -1 with a message. */
-int llama2_read_header(LlamaConfig *cfg, const void *buf, size_t size, const char *name, AvError *err);
+/* The numbers the header of buf[0..size) gives, validated against size
+ * (the tensors are not looked at). 0, or -1 with a message. */
+int llama2_read_header(Llama2Header *out, const void *buf, size_t size, const char *name, AvError *err);
 
 #endif

@@ -25,6 +25,7 @@ Model *model_new(void) {
     m->stale = STAGE_EMBED;
     m->layer_stale[0] = STAGE_EMBED;
     m->weights_stale = 1;
+    m->next_row = -1;
     ModelConfig c = m->cfg;
     if (!m->text || !m->tokenizer || model_reshape(m, &c, 0, 0, &source_text, 0, 0, NULL)) {
         model_free(m);

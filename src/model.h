@@ -197,6 +197,10 @@ struct Model {
     int keep_rows;    /* rows [0, keep_rows) of every stage of every layer are current: the next update
                          computes the rows after them only (0: every row) */
     int rows_updated; /* query rows the last update computed from the projections on */
+    /* A model that predicts (source.h: predict): the row whose next tokens
+     * the update computes (model_want_next). */
+    int next_row;   /* -1: none asked for */
+    int next_ready; /* 1: the update computed next_row's since the rows last changed */
 };
 
 /* A new model with the default configuration and no text. Free with
@@ -341,6 +345,15 @@ int model_layer_chain(const Model *m, int l, LayerChain *out, AvError *err);
 const char *model_token_piece(const Model *m, int id, size_t *len);
 const char *model_token_decode(const Model *m, int prev, int id, size_t *len);
 int model_generate(const Model *m, int steps, int *out, AvError *err);
+
+/* The next tokens of a model that predicts are computed by the update,
+ * never when asked (a draw only reads them: src->next_tokens): after
+ * model_want_next(m, row) (-1: none), model_update computes query row
+ * row's (the last row when row is past it) once the layers are current;
+ * model_next_ready says whether it has, for that row. A model that does
+ * not predict is always ready. */
+void model_want_next(Model *m, int row);
+int model_next_ready(const Model *m, int row);
 
 /* Stable softmax of one row of n scores (-inf = masked) into w: subtract the
  * row maximum, exponentiate and sum in double. Returns the sum of the stored

@@ -330,11 +330,10 @@ static Stage update_layer(Model *m, int layer, Stage from, Stage last) {
     return last >= STAGE_FINAL || (!src->final && last >= STAGE_OUTPUT) ? STAGE_NONE : last + 1;
 }
 
-void model_update_to(Model *m, Stage last) {
-    /* A layer's input is the end of the one before: all of it, every time. */
-    if (m->src->caps & SRC_STACKED) last = STAGE_FINAL;
-    if (m->stale == STAGE_NONE || m->stale > last) return;
+/* The stale stages up to last, layer by layer (model_update_to). */
+static void update_stages(Model *m, Stage last) {
     Stage from = m->stale;
+    m->next_ready = 0; /* whatever changes, the rows' next tokens may too */
     if (m->cfg.score == SCORE_ADDITIVE && m->additive_stale) model_draw_additive(m);
     if (av_cancelled()) return;
     /* One mask for every layer. */
@@ -353,6 +352,20 @@ void model_update_to(Model *m, Stage last) {
     if (from <= STAGE_PROJECT) m->rows_updated = m->n_q - (m->keep_rows < m->n_q ? m->keep_rows : m->n_q);
     m->stale = stale;
     if (stale == STAGE_NONE) m->keep_rows = 0; /* every row current */
+}
+
+/* The next tokens asked for (model_want_next), once every layer is current. */
+static void predict_next(Model *m) {
+    if (!m->src->predict || m->next_ready || m->next_row < 0 || m->stale != STAGE_NONE || m->n_q == 0) return;
+    if (m->next_row >= m->n_q) m->next_row = m->n_q - 1;
+    if (m->src->predict(m, m->next_row) == 0 && !av_cancelled()) m->next_ready = 1;
+}
+
+void model_update_to(Model *m, Stage last) {
+    /* A layer's input is the end of the one before: all of it, every time. */
+    if (m->src->caps & SRC_STACKED) last = STAGE_FINAL;
+    if (m->stale != STAGE_NONE && m->stale <= last) update_stages(m, last);
+    if (!av_cancelled()) predict_next(m);
 }
 
 int model_update(Model *m, AvError *err) {

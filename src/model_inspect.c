@@ -94,6 +94,16 @@ int model_generate(const Model *m, int steps, int *out, AvError *err) {
     return m->src->generate(m, steps, out, err);
 }
 
+void model_want_next(Model *m, int row) {
+    if (row != m->next_row) m->next_row = row, m->next_ready = 0;
+}
+
+int model_next_ready(const Model *m, int row) {
+    if (!m->src->predict || m->n_q == 0) return 1;
+    if (row >= m->n_q) row = m->n_q - 1;
+    return m->next_ready && m->next_row == row && m->stale == STAGE_NONE;
+}
+
 double trained_rope_freq(const TrainedInfo *t, int p) { return pow(t->rope_theta, -(2.0 * p) / (double)t->head_size); }
 
 void trained_rope_pair(const TrainedInfo *t, int p, int *a, int *b) {

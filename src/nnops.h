@@ -1,7 +1,6 @@
-/* nnops.h - the element-wise steps the transformer engines share (llama.c
- * for llama2.c checkpoints, hfmodel.c for Hugging Face ones): computed in
- * double, rounded once, saturating at +-FLT_MAX so that finite weights never
- * give inf or NaN. One definition, so both engines give the same bits.
+/* nnops.h - the element-wise steps of the transformer engine
+ * (transformer.c, transformer_linear.c): computed in double, rounded once,
+ * saturating at +-FLT_MAX so that finite weights never give inf or NaN.
  *
  * The steps over arrays have AVX-512, AVX2 and portable versions, chosen by
  * the matrix kernel in use (matrix.h: mat_set_kernel("avx2") forces the AVX2
@@ -372,7 +371,7 @@ static inline double nn_row_sum(const float *x, int n, double mean, int squares)
     return nn_lane_total(lane);
 }
 
-/* o (n) = LayerNorm(x) * w + b (b NULL: RMSNorm * w) (hfmodel.c, llama.c). */
+/* o (n) = LayerNorm(x) * w + b (b NULL: RMSNorm * w) (transformer.c). */
 static inline void nn_norm_row(float *o, const float *x, const float *w, const float *b, double eps, int n) {
     double mean = b ? nn_row_sum(x, n, 0.0, 0) / n : 0.0;
     double inv = 1.0 / sqrt(nn_row_sum(x, n, mean, 1) / n + eps);
@@ -407,7 +406,7 @@ __attribute__((target("avx2,fma"))) static inline void nn_transpose8(__m256 r[8]
 #endif
 
 /* out[i * ld + c] = tile[c * ldt + i] for c < wrows, i < rows: a left
- * product's tile (wrows, rows) into out's rows (hfmodel.c, llama.c); 8 x 8 blocks in AVX
+ * product's tile (wrows, rows) into out's rows (transformer_linear.c); 8 x 8 blocks in AVX
  * registers (moves only: the bits are the tile's). */
 #ifdef NN_X86
 __attribute__((target("avx2,fma"))) static inline int nn_tile_out_avx(float *out, int ld, const float *tile, size_t n,

@@ -5,8 +5,9 @@
  * the rows and columns. Everything after Q, K and V (scores, scaling, masks,
  * softmax, outputs, row statistics) is the model's, the same for every
  * source; the views, keys and dumps ask for capabilities (SRC_*), never for
- * which source it is. Two sources are built in: the seeded sentence
- * (source_text.c, the default) and a Q/K/V file (source_qkv.c). A new one is
+ * which source it is. Three sources are built in: the seeded sentence
+ * (source_text.c, the default), a Q/K/V file (source_qkv.c) and a trained
+ * model (source_trained.c, on the engine of transformer.h). A new one is
  * a Source in its own file and a call of model_set_source (model.h); the
  * third, in tests/test_source.c, has two layers of fixed Q, K and V. */
 #ifndef ATTNVIZ_SOURCE_H
@@ -68,9 +69,15 @@ typedef struct Source {
      * becomes text[0..len) (its tokenizer, its rows), all or nothing, the
      * model reshaped to the new rows and m->text set. NULL: model.c's. */
     int (*set_text)(Model *m, const char *text, size_t len, AvError *err);
-    /* A model that predicts: the k most likely next tokens after query row
-     * `row`, most likely first (ids, probabilities, raw pieces); returns how
-     * many (<= k). NULL: it does not predict. */
+    /* A model that predicts: computes the next-token distribution after
+     * query row `row` (the model's update calls it, model_want_next: never
+     * a draw); 0, or -1 when a cancel request stopped it. NULL: it does
+     * not predict (and next_tokens is NULL too). */
+    int (*predict)(Model *m, int row);
+    /* The k most likely next tokens after query row `row` as predict
+     * computed them, most likely first (ids, probabilities, raw pieces);
+     * returns how many (<= k): 0 when predict has not computed that row's
+     * since the rows last changed. */
     int (*next_tokens)(const Model *m, int row, int k, int *ids, double *probs, const char **pieces, size_t *lens);
     /* Appends the most likely next token to the sentence (its text after
      * the last token), as set_text; *piece (may be NULL) points at what was

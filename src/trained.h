@@ -1,9 +1,8 @@
 /* trained.h - what the views ask of a trained model, whatever its file:
  * its shape and conventions (TrainedInfo) and the chain of one layer as it
- * computes it (LayerChain). A llama2.c checkpoint (source_llama.c) and a
- * Hugging Face folder (source_hf.c) give both through their Source
- * (source.h); the views ask model_trained and model_layer_chain (model.h),
- * never which file it was. */
+ * computes it (LayerChain). A trained model (source_trained.c, whatever its
+ * format) gives both through its Source (source.h); the views ask
+ * model_trained and model_layer_chain (model.h), never which file it was. */
 #ifndef ATTNVIZ_TRAINED_H
 #define ATTNVIZ_TRAINED_H
 

@@ -27,8 +27,7 @@
 #include "model.h"
 #include "models.h"
 #include "parallel.h"
-#include "source_hf.h"
-#include "source_llama.h"
+#include "source_trained.h"
 
 // ---------------------------------------------------------------------------
 // the checkpoint
@@ -213,13 +212,14 @@ static Model *open_scaled(const char *text, MaskKind mask, int scale) {
     Model *m = model_new();
     assert_non_null(m);
     AvError err = {0};
-    if (llama_path[0] ? model_set_llama(m, llama_path, NULL, text, strlen(text), &err)
-                      : model_set_hf(m, dir, NULL, text, strlen(text), &err))
+    if (llama_path[0] ? model_set_trained(m, llama_path, NULL, text, strlen(text), &err)
+                      : model_set_trained(m, dir, NULL, text, strlen(text), &err))
         fail_msg("open: %s", err.msg);
     ModelConfig c = m->cfg;
     c.mask = mask;
     c.scale = scale;
     if (model_set_config(m, &c, &err)) fail_msg("config: %s", err.msg);
+    model_want_next(m, m->n_q - 1); /* the last row's next tokens, as a dump asks */
     model_update_to(m, STAGE_FINAL);
     return m;
 }
@@ -230,6 +230,7 @@ static Model *open_model(const char *text, MaskKind mask) { return open_scaled(t
 static void edit(Model *m, const char *text) {
     AvError err = {0};
     if (model_set_text(m, text, strlen(text), &err)) fail_msg("set_text: %s", err.msg);
+    model_want_next(m, m->n_q - 1);
     model_update_to(m, STAGE_FINAL);
     assert_int_equal(m->stale, STAGE_NONE);
 }
@@ -349,6 +350,7 @@ static void test_grow_past_room(void **state) {
     const char *a = sentence(100, 3, " dog"), *b = sentence(100, 3, " dog ran far");
     assert_int_equal(model_set_text(m, a, strlen(a), &err), 0);
     assert_int_equal(model_set_text(m, b, strlen(b), &err), 0);
+    model_want_next(m, m->n_q - 1);
     model_update_to(m, STAGE_FINAL);
     assert_int_equal(m->rows_updated, 3);
     assert_as_from_scratch(m, "two edits, one update");

@@ -11,7 +11,7 @@
 
 #include "census.h"
 #include "models.h"
-#include "source_llama.h"
+#include "source_trained.h"
 
 /* A seeded model of text (words tokenizer, causal), heads heads of d_k 4. */
 static Model *seeded(const char *text, int heads) {
@@ -275,7 +275,7 @@ static void test_stories260k_induction_head(void **state) {
     Model *m = model_new();
     assert_non_null(m);
     AvError err = {0};
-    if (model_set_llama(m, path, NULL, text, strlen(text), &err)) fail_msg("%s", err.msg);
+    if (model_set_trained(m, path, NULL, text, strlen(text), &err)) fail_msg("%s", err.msg);
     ModelConfig cfg = m->cfg;
     cfg.mask = MASK_CAUSAL;
     if (model_set_config(m, &cfg, &err) || model_update(m, &err)) fail_msg("%s", err.msg);

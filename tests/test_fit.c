@@ -15,8 +15,7 @@
 #include "keycode.h"
 #include "models.h"
 #include "qkvfile.h"
-#include "source_hf.h"
-#include "source_llama.h"
+#include "source_trained.h"
 
 static void press(App *a, int c, int is_code) {
     AppKey k = {is_code, is_code ? keycode_from_curses(c) : (uint32_t)c};
@@ -137,7 +136,7 @@ static void test_nothing_cut(void **state) {
     if (models_path(path, sizeof path, "stories260K.bin")) {
         m = tu_model("a", NULL);
         const char *text = "Lily saw a cat. Lily";
-        assert_int_equal(model_set_llama(m, path, NULL, text, strlen(text), &err), 0);
+        assert_int_equal(model_set_trained(m, path, NULL, text, strlen(text), &err), 0);
         model_update(m, &err);
         App a;
         app_init(&a, m, TIER_256, 0, 1, NULL);
@@ -161,7 +160,7 @@ static void test_nothing_cut(void **state) {
             assert_int_equal(system(cmd), 0);
             m = tu_model("a", NULL);
             const char *text = "When Mary and John went to the store, John gave a drink to Mary";
-            if (model_set_hf(m, dir, NULL, text, strlen(text), &err)) fail_msg("%s: %s", kinds[k], err.msg);
+            if (model_set_trained(m, dir, NULL, text, strlen(text), &err)) fail_msg("%s: %s", kinds[k], err.msg);
             model_update(m, &err);
             App a;
             app_init(&a, m, TIER_256, 0, 1, NULL);

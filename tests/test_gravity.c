@@ -21,7 +21,7 @@
 #include "keycode.h"
 #include "models.h"
 #include "pca.h"
-#include "source_llama.h"
+#include "source_trained.h"
 #include "text.h"
 #include "widgets.h"
 
@@ -771,7 +771,7 @@ static void test_trained_model(void **state) {
     Model *m = model_new();
     assert_non_null(m);
     AvError err = {0};
-    if (model_set_llama(m, path, NULL, sentence, strlen(sentence), &err)) fail_msg("%s", err.msg);
+    if (model_set_trained(m, path, NULL, sentence, strlen(sentence), &err)) fail_msg("%s", err.msg);
     ModelConfig c = m->cfg;
     c.mask = MASK_CAUSAL;
     if (model_set_config(m, &c, &err) || model_update(m, &err)) fail_msg("%s", err.msg);

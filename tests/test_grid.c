@@ -19,7 +19,7 @@
 #include "palette.h"
 #include "census.h"
 #include "source.h"
-#include "source_llama.h"
+#include "source_trained.h"
 #include "tensor.h"
 
 static const char SENTENCE[] = "Lily saw a cat. Lily"; /* 8 tokens with BOS */
@@ -33,7 +33,7 @@ static Model *open_model(const char *text) {
     Model *m = model_new();
     assert_non_null(m);
     AvError err = {0};
-    if (model_set_llama(m, path, NULL, text, strlen(text), &err)) fail_msg("%s", err.msg);
+    if (model_set_trained(m, path, NULL, text, strlen(text), &err)) fail_msg("%s", err.msg);
     ModelConfig c = m->cfg;
     c.mask = MASK_CAUSAL;
     if (model_set_config(m, &c, &err) || model_update(m, &err)) fail_msg("%s", err.msg);
@@ -95,7 +95,7 @@ static void test_labels_and_kv_groups(void **state) {
     App a;
     open_grid(&a, m, TIER_256);
     assert_int_equal(m->cfg.layers, N_LAYERS);
-    assert_int_equal(model_llama(m)->cfg.n_kv_heads, 4);
+    assert_int_equal(model_trained_engine(m)->cfg.n_kv_heads, 4);
     Canvas *cv = draw(&a, 100, 40);
     assert_non_null(
         strstr(row(cv, 1), "layer 1/5  5 layers x 8 heads, weights  (arrows choose, Enter opens)  head 1/8"));

@@ -1,7 +1,8 @@
-/* test_hfmodel.c - cmocka tests of Hugging Face checkpoints (src/hfmodel.c).
+/* test_hfmodel.c - cmocka tests of Hugging Face checkpoints (src/hfcheckpoint.c)
+ * through the engine (src/transformer.c).
  *
  * With python3 and NumPy: tests/verify_hf.py writes tiny checkpoints of
- * every architecture (GPT-2, Llama, Qwen2, Mistral; F32, F16, BF16; tied and
+ * every architecture (GPT-2, TfModel, Qwen2, Mistral; F32, F16, BF16; tied and
  * untied; with and without biases; one sharded, one with unaligned data), the
  * forward pass runs here, and the script compares every layer's input, q, k,
  * v and attention weights, and the logits, with its own NumPy forward to
@@ -23,7 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hfmodel.h"
+#include "hfcheckpoint.h"
 #include "matrix.h"
 #include "nnops.h"
 #include "parallel.h"
@@ -150,7 +151,7 @@ static Specs gpt2_specs(void) {
     return s;
 }
 
-/* An untied Llama of vocab tokens, dim d, 2 layers, 4 heads over 2 K/V heads
+/* An untied TfModel of vocab tokens, dim d, 2 layers, 4 heads over 2 K/V heads
  * (kv = d / 2), FFN hid. */
 static Specs llama_specs_shaped(int vocab, int d, int hid) {
     Specs s = {0};
@@ -204,9 +205,9 @@ static void clean_dir(const char *dir) {
 /* hf_open must fail with one line containing every one of the NULL-ended parts. */
 static void assert_refused(const char *dir, ...) {
     AvError err = {0};
-    HfModel *m = hf_open(dir, &err);
+    TfModel *m = hf_open(dir, &err);
     if (m) {
-        hf_close(m);
+        tf_close(m);
         fail_msg("%s opened", dir);
     }
     assert_null(strchr(err.msg, '\n'));
@@ -229,10 +230,10 @@ static void test_gpt2_opens_and_runs(void **state) {
     write_st(dir, &s, 0);
     write_text(dir, "config.json", GPT2_CONFIG);
     AvError err = {0};
-    HfModel *m = hf_open(dir, &err);
+    TfModel *m = hf_open(dir, &err);
     if (!m) fail_msg("%s", err.msg);
-    const HfConfig *c = hf_config(m);
-    assert_int_equal(c->arch, HF_GPT2);
+    const TfConfig *c = &m->cfg;
+    assert_string_equal(c->arch->name, "gpt2");
     assert_string_equal(c->model_type, "gpt2");
     assert_int_equal(c->dim, 16);
     assert_int_equal(c->hidden_dim, 64);
@@ -240,23 +241,23 @@ static void test_gpt2_opens_and_runs(void **state) {
     assert_int_equal(c->max_pos, 16);
     assert_true(c->tied && c->qkv_bias && c->o_bias);
     assert_true(fabs(c->eps - 1e-5) < 1e-12);
-    HfRun *r = hf_run_new(m, 16, 1, &err);
+    TfRun *r = tf_run_new(m, 16, 1, &err);
     assert_non_null(r);
     int ids[5] = {0, 39, 3, 3, 17};
-    assert_int_equal(hf_forward(r, ids, 5, &err), 0);
+    assert_int_equal(tf_forward(r, ids, 5, &err), 0);
     for (size_t i = 0; i < 5 * 40; i++) assert_true(isfinite(r->logits[i]));
     /* errors of a run: one line each */
     int bad[2] = {1, 40};
-    assert_int_equal(hf_forward(r, bad, 2, &err), -1);
+    assert_int_equal(tf_forward(r, bad, 2, &err), -1);
     assert_non_null(strstr(err.msg, "id 40 is not in the vocabulary of 40"));
     int many[17] = {0};
-    assert_int_equal(hf_forward(r, many, 17, &err), -1);
-    assert_null(hf_run_new(m, 17, 0, &err));
+    assert_int_equal(tf_forward(r, many, 17, &err), -1);
+    assert_null(tf_run_new(m, 17, 0, &err));
     assert_non_null(strstr(err.msg, "1 to 16"));
-    hf_run_free(r);
-    hf_close(m);
-    hf_close(NULL);
-    hf_run_free(NULL);
+    tf_run_free(r);
+    tf_close(m);
+    tf_close(NULL);
+    tf_run_free(NULL);
     clean_dir(dir);
 }
 
@@ -278,10 +279,10 @@ static void test_real_configs(void **state) {
     static const char gpt2[] = "{\"architectures\": [\"GPT2LMHeadModel\"], \"n_embd\": 768, \"n_layer\": 12, "
                                "\"n_head\": 12, \"n_ctx\": 1024, \"n_positions\": 1024, \"vocab_size\": 50257, "
                                "\"activation_function\": \"gelu_new\", \"n_inner\": null}";
-    HfConfig c;
+    TfConfig c;
     AvError err = {0};
     assert_int_equal(hf_config_parse(&c, qwen, strlen(qwen), "qwen/config.json", &err), 0);
-    assert_int_equal(c.arch, HF_LLAMA);
+    assert_int_equal(c.arch->rope, ROPE_HALF);
     assert_string_equal(c.model_type, "qwen2");
     assert_int_equal(c.head_dim, 64);
     assert_int_equal(c.kv_dim, 128);
@@ -373,7 +374,7 @@ static void test_refusals(void **state) {
     s = gpt2_specs();
     write_st(dir, &s, 0);
     assert_refused(dir, "tensor h.2.ln_1.weight is missing (gpt2 with 3 layers needs it)", NULL);
-    /* Llama: lm_head needed when untied; a Qwen2 needs q/k/v biases */
+    /* TfModel: lm_head needed when untied; a Qwen2 needs q/k/v biases */
     s = llama_specs(50);
     spec_drop(&s, "lm_head.weight");
     write_st(dir, &s, 0);
@@ -406,18 +407,18 @@ static void test_bf16_memory_bounded(void **state) {
         weights[i] = write_st(dir, &s, 1);
         write_text(dir, "config.json", llama_config(vocabs[i]));
         AvError err = {0};
-        HfModel *m = hf_open(dir, &err);
+        TfModel *m = hf_open(dir, &err);
         if (!m) fail_msg("%s", err.msg);
-        HfRun *r = hf_run_new(m, cap, 0, &err);
+        TfRun *r = tf_run_new(m, cap, 0, &err);
         assert_non_null(r);
         int ids[8] = {1, 2, 3, 500, 4, 5, 6, 7};
-        assert_int_equal(hf_forward(r, ids, 8, &err), 0);
+        assert_int_equal(tf_forward(r, ids, 8, &err), 0);
         for (int v = 0; v < vocabs[i]; v++) assert_true(isfinite(r->logits[v]));
-        heap[i] = hf_model_heap_bytes(m), run[i] = r->bytes;
+        heap[i] = tf_heap_bytes(m), run[i] = r->bytes;
         printf("bf16 vocab %d: weights %zu bytes mapped (%zu as floats); model heap %zu, run %zu bytes\n", vocabs[i],
                weights[i], weights[i] * 2, heap[i], run[i]);
-        hf_run_free(r);
-        hf_close(m);
+        tf_run_free(r);
+        tf_close(m);
         clean_dir(dir);
     }
     /* the model converts only its vectors, the same for both */
@@ -437,7 +438,7 @@ static void test_threads_same_bits(void **state) {
     write_st(dir, &s, 1);
     write_text(dir, "config.json", llama_config(300));
     AvError err = {0};
-    HfModel *m = hf_open(dir, &err);
+    TfModel *m = hf_open(dir, &err);
     if (!m) fail_msg("%s", err.msg);
     int ids[20];
     for (int i = 0; i < 20; i++) ids[i] = (i * 37 + 11) % 300;
@@ -446,60 +447,60 @@ static void test_threads_same_bits(void **state) {
     int threads[2] = {1, 3};
     for (int t = 0; t < 2; t++) {
         par_set_threads(threads[t]);
-        HfRun *r = hf_run_new(m, 20, 1, &err);
+        TfRun *r = tf_run_new(m, 20, 1, &err);
         assert_non_null(r);
         if (t == 0) {
-            assert_int_equal(hf_forward(r, ids, 20, &err), 0);
+            assert_int_equal(tf_forward(r, ids, 20, &err), 0);
             first = malloc(sizeof(float) * nlog);
             assert_non_null(first);
             memcpy(first, r->logits, sizeof(float) * nlog);
         } else {
-            assert_int_equal(hf_embed(r, ids, 20, &err), 0);
+            assert_int_equal(tf_embed(r, ids, 20, &err), 0);
             for (int l = 0; l < 2; l++) {
-                assert_int_equal(hf_layer_qkv(r, l), 0);
-                assert_int_equal(hf_layer_attend(r, l), 0);
-                assert_int_equal(hf_layer_finish(r, l, NULL), 0);
+                assert_int_equal(tf_layer_qkv(r, l), 0);
+                assert_int_equal(tf_layer_attend(r, l), 0);
+                assert_int_equal(tf_layer_finish(r, l, NULL), 0);
             }
-            assert_int_equal(hf_layer_qkv(r, 2), -1);
-            assert_int_equal(hf_logits(r), 0);
+            assert_int_equal(tf_layer_qkv(r, 2), -1);
+            assert_int_equal(tf_logits(r), 0);
             assert_memory_equal(first, r->logits, sizeof(float) * nlog);
         }
-        hf_run_free(r);
+        tf_run_free(r);
     }
     par_set_threads(1);
     free(first);
-    hf_close(m);
+    tf_close(m);
     clean_dir(dir);
 }
 
 /* A forward of 16 rows and one of 10, then 1, then 5 rows through the KV
  * cache: the same bits in the logits of every row and every layer's K and V
- * (GPT-2's learned positions and Llama's RoPE at the right rows). */
+ * (GPT-2's learned positions and TfModel's RoPE at the right rows). */
 static void assert_extend_same_bits(const char *dir, const char *what) {
     AvError err = {0};
-    HfModel *m = hf_open(dir, &err);
+    TfModel *m = hf_open(dir, &err);
     if (!m) fail_msg("%s", err.msg);
-    const HfConfig *c = hf_config(m);
+    const TfConfig *c = &m->cfg;
     int ids[16];
     for (int i = 0; i < 16; i++) ids[i] = (i * 13 + 5) % c->vocab;
-    HfRun *whole = hf_run_new(m, 16, 1, &err), *step = hf_run_new(m, 16, 1, &err);
+    TfRun *whole = tf_run_new(m, 16, 1, &err), *step = tf_run_new(m, 16, 1, &err);
     assert_true(whole && step);
-    assert_int_equal(hf_forward(whole, ids, 16, &err), 0);
-    assert_int_equal(hf_forward(step, ids, 10, &err), 0);
-    assert_int_equal(hf_extend(step, ids + 10, 1, &err), 0);
-    assert_int_equal(hf_extend(step, ids + 11, 5, &err), 0);
+    assert_int_equal(tf_forward(whole, ids, 16, &err), 0);
+    assert_int_equal(tf_forward(step, ids, 10, &err), 0);
+    assert_int_equal(tf_extend(step, ids + 10, 1, &err), 0);
+    assert_int_equal(tf_extend(step, ids + 11, 5, &err), 0);
     assert_int_equal(step->n, 16);
     assert_memory_equal(whole->logits, step->logits, sizeof(float) * 16 * (size_t)c->vocab);
     for (int l = 0; l < c->n_layers; l++) {
-        assert_memory_equal(hf_run_k(whole, l), hf_run_k(step, l), sizeof(float) * 16 * (size_t)c->kv_dim);
-        assert_memory_equal(hf_run_v(whole, l), hf_run_v(step, l), sizeof(float) * 16 * (size_t)c->kv_dim);
+        assert_memory_equal(tf_run_k(whole, l), tf_run_k(step, l), sizeof(float) * 16 * (size_t)c->kv_dim);
+        assert_memory_equal(tf_run_v(whole, l), tf_run_v(step, l), sizeof(float) * 16 * (size_t)c->kv_dim);
     }
-    assert_int_equal(hf_extend(step, ids, 1, &err), -1); /* full */
+    assert_int_equal(tf_extend(step, ids, 1, &err), -1); /* full */
     assert_non_null(strstr(err.msg, "1 token after 16: the run holds 16"));
     printf("%s: a KV-cached extension gives the same bits as the whole forward\n", what);
-    hf_run_free(whole);
-    hf_run_free(step);
-    hf_close(m);
+    tf_run_free(whole);
+    tf_run_free(step);
+    tf_close(m);
 }
 
 static void test_extend_same_bits(void **state) {
@@ -589,9 +590,9 @@ static void test_elementwise_paths(void **state) {
 /* A forward under every kernel: the same logits, K, V and FFN activation. */
 static void assert_kernels_same_bits(const char *dir, const char *what) {
     AvError err = {0};
-    HfModel *m = hf_open(dir, &err);
+    TfModel *m = hf_open(dir, &err);
     if (!m) fail_msg("%s", err.msg);
-    const HfConfig *c = hf_config(m);
+    const TfConfig *c = &m->cfg;
     enum { N = 13 };
     int ids[N];
     for (int i = 0; i < N; i++) ids[i] = (i * 29 + 3) % c->vocab;
@@ -601,9 +602,9 @@ static void assert_kernels_same_bits(const char *dir, const char *what) {
     int ran = 0;
     for (int k = 0; k < 3; k++) {
         if (mat_set_kernel(KERNELS[k])) continue;
-        HfRun *r = hf_run_new(m, N, 1, &err);
+        TfRun *r = tf_run_new(m, N, 1, &err);
         assert_non_null(r);
-        assert_int_equal(hf_forward(r, ids, N, &err), 0);
+        assert_int_equal(tf_forward(r, ids, N, &err), 0);
         float *at = ref;
         const float *parts[2 + 2 * 8];
         size_t sizes[2 + 2 * 8];
@@ -611,8 +612,8 @@ static void assert_kernels_same_bits(const char *dir, const char *what) {
         parts[np] = r->logits, sizes[np++] = nlog;
         parts[np] = r->hb, sizes[np++] = nhb;
         for (int l = 0; l < c->n_layers && l < 8; l++) {
-            parts[np] = hf_run_k(r, l), sizes[np++] = nkv;
-            parts[np] = hf_run_v(r, l), sizes[np++] = nkv;
+            parts[np] = tf_run_k(r, l), sizes[np++] = nkv;
+            parts[np] = tf_run_v(r, l), sizes[np++] = nkv;
         }
         for (int p = 0; p < np; p++, at += sizes[p - 1]) {
             if (ran) assert_memory_equal(at, parts[p], sizeof(float) * sizes[p]);
@@ -620,19 +621,19 @@ static void assert_kernels_same_bits(const char *dir, const char *what) {
         }
         /* one row through the KV cache: every product of one row (the
          * left ones by gemv_rows), the bits of the whole forward's */
-        HfRun *step = hf_run_new(m, N, 0, &err);
+        TfRun *step = tf_run_new(m, N, 0, &err);
         assert_non_null(step);
-        assert_int_equal(hf_forward(step, ids, N - 1, &err), 0);
-        assert_int_equal(hf_extend(step, ids + N - 1, 1, &err), 0);
+        assert_int_equal(tf_forward(step, ids, N - 1, &err), 0);
+        assert_int_equal(tf_extend(step, ids + N - 1, 1, &err), 0);
         assert_memory_equal(step->logits, r->logits + (size_t)(N - 1) * c->vocab, sizeof(float) * (size_t)c->vocab);
-        hf_run_free(step);
+        tf_run_free(step);
         printf("%s: %s %s\n", what, KERNELS[k], ran ? "gives the same bits" : "first");
         ran++;
-        hf_run_free(r);
+        tf_run_free(r);
     }
     mat_set_kernel(NULL);
     free(ref);
-    hf_close(m);
+    tf_close(m);
 }
 
 static void test_kernels_same_bits(void **state) {
@@ -680,34 +681,34 @@ static void check_case(const char *python, const char *base, const char *name) {
     snprintf(cmd, sizeof cmd, "%s tests/verify_hf.py write '%s' %s", python, dir, name);
     assert_int_equal(system(cmd), 0);
     AvError err = {0};
-    HfModel *m = hf_open(dir, &err);
+    TfModel *m = hf_open(dir, &err);
     if (!m) fail_msg("%s: %s", name, err.msg);
-    const HfConfig *c = hf_config(m);
+    const TfConfig *c = &m->cfg;
     int n = c->max_pos < 40 ? c->max_pos : 40, ids[40];
     for (int i = 0; i < n; i++) ids[i] = (i * 7 + 3) % c->vocab;
     ids[0] = c->vocab - 1;
-    HfRun *r = hf_run_new(m, n, 1, &err);
+    TfRun *r = tf_run_new(m, n, 1, &err);
     assert_non_null(r);
-    assert_int_equal(hf_forward(r, ids, n, &err), 0);
+    assert_int_equal(tf_forward(r, ids, n, &err), 0);
     snprintf(dump, sizeof dump, "%s/dump.f32", dir);
     FILE *f = fopen(dump, "wb");
     assert_non_null(f);
     size_t rows = (size_t)n;
     dump_floats(f, r->logits, rows * c->vocab);
     for (int l = 0; l < c->n_layers; l++) {
-        dump_floats(f, hf_run_x(r, l), rows * c->dim);
-        dump_floats(f, hf_run_q(r, l), rows * c->q_dim);
-        dump_floats(f, hf_run_k(r, l), rows * c->kv_dim);
-        dump_floats(f, hf_run_v(r, l), rows * c->kv_dim);
+        dump_floats(f, tf_run_x(r, l), rows * c->dim);
+        dump_floats(f, tf_run_q(r, l), rows * c->q_dim);
+        dump_floats(f, tf_run_k(r, l), rows * c->kv_dim);
+        dump_floats(f, tf_run_v(r, l), rows * c->kv_dim);
     }
-    dump_floats(f, hf_run_x(r, c->n_layers), rows * c->dim);
+    dump_floats(f, tf_run_x(r, c->n_layers), rows * c->dim);
     fclose(f);
     int len = snprintf(cmd, sizeof cmd, "%s tests/verify_hf.py check '%s' '%s'", python, dir, dump);
     for (int i = 0; i < n; i++) len += snprintf(cmd + len, sizeof cmd - (size_t)len, " %d", ids[i]);
     assert_true(len < (int)sizeof cmd);
     if (system(cmd) != 0) fail_msg("%s: the forward pass differs from NumPy's", name);
-    hf_run_free(r);
-    hf_close(m);
+    tf_run_free(r);
+    tf_close(m);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     assert_int_equal(system(cmd), 0);
 }

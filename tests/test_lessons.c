@@ -24,7 +24,7 @@
 #include "lesson.h"
 #include "models.h"
 #include "script.h"
-#include "source_llama.h"
+#include "source_trained.h"
 
 static const char *const langs[] = {"en", "ko"};
 
@@ -46,7 +46,7 @@ static Model *model_for(int k, const char *sentence) {
     Model *m = tu_model("a", NULL);
     AvError err = {0};
     const char *text = "Once upon a time";
-    if (model_set_llama(m, path, NULL, text, strlen(text), &err)) fail_msg("%s", err.msg);
+    if (model_set_trained(m, path, NULL, text, strlen(text), &err)) fail_msg("%s", err.msg);
     model_update(m, &err);
     return m;
 }

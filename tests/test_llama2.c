@@ -1,10 +1,11 @@
-/* test_llama2.c - cmocka tests of the llama2.c checkpoint (src/llama2.c) and
- * the Llama forward pass (src/llama.c).
+/* test_llama2.c - cmocka tests of the llama2.c checkpoint reader
+ * (src/llama2.c) and the engine's forward pass of what it opens
+ * (src/transformer.c, the row "llama2.c" of src/arch.c).
  *
  * With ../shared/models/ (beside the checkout; see models.h): greedy decoding
  * of stories260K prints exactly the text of llama2.c's own test; the
  * layer-wise steps, the KV-cached extension and any thread count give the
- * same bits as llama_forward; the logits agree with a plain double-precision
+ * same bits as tf_forward; the logits agree with a plain double-precision
  * forward written again below, token by token as run.c does, from the
  * file's bytes and its own offsets, and with NumPy (optional) again by
  * tests/verify_llama2.py (the whole sequence at once, every layer's K and
@@ -41,11 +42,11 @@ static const char GREEDY_TEXT[] =
 // ---------------------------------------------------------------------------
 // helpers
 
-static Llama *shared_model(void) {
+static TfModel *shared_model(void) {
     char path[512];
     if (!models_path(path, sizeof path, "stories260K.bin")) return NULL;
     AvError err = {0};
-    Llama *m = llama2_open(path, &err);
+    TfModel *m = llama2_open(path, &err);
     if (!m) fail_msg("%s", err.msg);
     return m;
 }
@@ -59,11 +60,17 @@ static LlamaTok *shared_tok512(void) {
     return t;
 }
 
-static LlamaRun *new_run(const Llama *m, int cap, int all) {
+static TfRun *new_run(const TfModel *m, int cap, int all) {
     AvError err = {0};
-    LlamaRun *r = llama_run_new(m, cap, all, &err);
+    TfRun *r = tf_run_new(m, cap, all, &err);
     if (!r) fail_msg("%s", err.msg);
     return r;
+}
+
+/* run.c's end of a text: BOS. */
+static int is_bos(const void *ctx, int id) {
+    (void)ctx;
+    return id == LLAMA2_BOS;
 }
 
 /* The ids of "Lily saw a cat. Lily" in tok512 (test_llamatok checks them). */
@@ -94,7 +101,7 @@ static Ckpt make_ckpt(int dim, int hidden, int layers, int heads, int kv_heads, 
 
 static void set_header(Ckpt *c, int field, int32_t v) { memcpy((char *)c->f + 4 * field, &v, 4); }
 
-static Llama *open_ckpt(const Ckpt *c, AvError *err) { return llama2_open_mem(c->f, c->bytes, "t.bin", err); }
+static TfModel *open_ckpt(const Ckpt *c, AvError *err) { return llama2_open_mem(c->f, c->bytes, "t.bin", err); }
 
 // ---------------------------------------------------------------------------
 // the reference: run.c's forward, token by token, in double, from the file
@@ -188,7 +195,7 @@ static void ref_forward(double *logits, const Ref *p, const int *ids, int n) {
 }
 
 /* The run's logits (every row) against the reference, within tol. */
-static void assert_like_reference(const LlamaRun *r, const float *file, const int *ids, int n, double tol) {
+static void assert_like_reference(const TfRun *r, const float *file, const int *ids, int n, double tol) {
     Ref p = ref_of(file);
     double *want = malloc(sizeof(double) * (size_t)n * p.vocab);
     assert_non_null(want);
@@ -207,45 +214,52 @@ static void assert_like_reference(const LlamaRun *r, const float *file, const in
 
 static void test_config_and_mapping(void **state) {
     (void)state;
-    Llama *m = shared_model();
+    TfModel *m = shared_model();
     if (!m) return;
-    const LlamaConfig *c = &m->cfg;
+    const TfConfig *c = &m->cfg;
+    assert_string_equal(c->arch->name, "llama2.c");
+    assert_int_equal(c->arch->rope, ROPE_PAIRS);
     assert_int_equal(c->dim, 64);
     assert_int_equal(c->hidden_dim, 172);
     assert_int_equal(c->n_layers, 5);
     assert_int_equal(c->n_heads, 8);
     assert_int_equal(c->n_kv_heads, 4);
-    assert_int_equal(c->vocab_size, 512);
-    assert_int_equal(c->seq_len, 512);
-    assert_int_equal(c->head_size, 8);
+    assert_int_equal(c->vocab, 512);
+    assert_int_equal(c->max_pos, 512);
+    assert_int_equal(c->head_dim, 8);
+    assert_int_equal(c->q_dim, 64);
     assert_int_equal(c->kv_dim, 32);
-    assert_int_equal(c->shared_classifier, 1);
-    /* the weights point into the mapping, not into a copy */
-    assert_int_equal(m->map_len, 1056540);
-    assert_ptr_equal(m->w.embed, (const float *)((const char *)m->map + 28));
-    assert_ptr_equal(m->w.cls, m->w.embed);
-    assert_ptr_equal(m->w.rms_final + 64 + 2 * 512 * 4, (const float *)((const char *)m->map + m->map_len));
-    llama_close(m);
+    assert_int_equal(c->tied, 1);
+    assert_true(c->eps == 1e-5 && c->rope_theta == 10000.0);
+    /* the weights point into the mapping, not into a copy: F32 views */
+    assert_int_equal(m->file_len, 1056540);
+    assert_int_equal(m->embed->dtype, ST_F32);
+    assert_ptr_equal(m->embed->data, (const unsigned char *)m->file + 28);
+    assert_ptr_equal(m->cls.t, m->embed);
+    assert_ptr_equal(m->normf_w + 64 + 2 * 512 * 4, (const float *)((const char *)m->file + m->file_len));
+    assert_ptr_equal(m->layers[1].wq.t->data + 4 * m->layers[1].wq.off,
+                     (const unsigned char *)m->file + 28 + 4 * (512 * 64 + 5 * 64 + 64 * 64));
+    tf_close(m);
 }
 
 static void test_greedy_200(void **state) {
     (void)state;
-    Llama *m = shared_model();
+    TfModel *m = shared_model();
     LlamaTok *t = m ? shared_tok512() : NULL;
     if (!t) {
-        llama_close(m);
+        tf_close(m);
         return;
     }
     /* the pool's one thread (test_extend_and_threads_same_bits shows two give the same
      * bits): the 200 one-row steps cost 50 s under valgrind, slow on AVX2 masked loads */
-    LlamaRun *r = new_run(m, 256, 0);
-    int prompt[1] = {LLAMA_BOS}, out[200];
+    TfRun *r = new_run(m, 256, 0);
+    int prompt[1] = {LLAMA2_BOS}, out[200];
     AvError err = {0};
-    int n = llama_generate_greedy(r, prompt, 1, 200, out, &err);
+    int n = tf_generate_greedy(r, prompt, 1, 200, out, is_bos, NULL, &err);
     assert_int_equal(n, 200);
     char text[2048];
     size_t len = 0;
-    for (int i = 0, prev = LLAMA_BOS; i < n; prev = out[i++]) {
+    for (int i = 0, prev = LLAMA2_BOS; i < n; prev = out[i++]) {
         size_t k;
         const char *s = llamatok_decode(t, prev, out[i], &k);
         assert_true(len + k < sizeof text);
@@ -255,84 +269,85 @@ static void test_greedy_200(void **state) {
     text[len] = '\0';
     assert_int_equal(len, 464);
     assert_string_equal(text, GREEDY_TEXT);
-    llama_run_free(r);
+    tf_run_free(r);
     llamatok_free(t);
-    llama_close(m);
+    tf_close(m);
 }
 
 /* The steps one by one, with the attention handed back from outside (as the
- * app does), give llama_forward's bits. */
+ * app does), give tf_forward's bits. */
 static void test_layerwise_equals_forward(void **state) {
     (void)state;
-    Llama *m = shared_model();
+    TfModel *m = shared_model();
     if (!m) return;
-    const LlamaConfig *c = &m->cfg;
-    LlamaRun *whole = new_run(m, N_LILY, 1), *steps = new_run(m, N_LILY, 1);
+    const TfConfig *c = &m->cfg;
+    TfRun *whole = new_run(m, N_LILY, 1), *steps = new_run(m, N_LILY, 1);
     AvError err = {0};
-    assert_int_equal(llama_forward(whole, LILY, N_LILY, &err), 0);
+    assert_int_equal(tf_forward(whole, LILY, N_LILY, &err), 0);
     float *attn = malloc(sizeof(float) * N_LILY * c->dim);
     assert_non_null(attn);
-    assert_int_equal(llama_embed(steps, LILY, N_LILY, &err), 0);
+    assert_int_equal(tf_embed(steps, LILY, N_LILY, &err), 0);
     for (int l = 0; l < c->n_layers; l++) {
-        assert_int_equal(llama_layer_qkv(steps, l), 0);
-        assert_int_equal(llama_layer_attend(steps, l), 0);
+        assert_int_equal(tf_layer_qkv(steps, l), 0);
+        assert_int_equal(tf_layer_attend(steps, l), 0);
         memcpy(attn, steps->att, sizeof(float) * N_LILY * c->dim);
         memset(steps->att, 0, sizeof(float) * N_LILY * c->dim); /* finish must read attn, not att */
-        assert_int_equal(llama_layer_finish(steps, l, attn), 0);
-        assert_memory_equal(llama_run_k(steps, l), llama_run_k(whole, l), sizeof(float) * N_LILY * c->kv_dim);
-        assert_memory_equal(llama_run_x(steps, l + 1), llama_run_x(whole, l + 1), sizeof(float) * N_LILY * c->dim);
+        assert_int_equal(tf_layer_finish(steps, l, attn), 0);
+        assert_memory_equal(tf_run_k(steps, l), tf_run_k(whole, l), sizeof(float) * N_LILY * c->kv_dim);
+        assert_memory_equal(tf_run_x(steps, l + 1), tf_run_x(whole, l + 1), sizeof(float) * N_LILY * c->dim);
     }
-    assert_int_equal(llama_logits(steps), 0);
-    assert_memory_equal(steps->logits, whole->logits, sizeof(float) * N_LILY * c->vocab_size);
+    assert_int_equal(tf_logits(steps), 0);
+    assert_memory_equal(steps->logits, whole->logits, sizeof(float) * N_LILY * c->vocab);
     /* one layer again from its stored input: the same */
-    assert_int_equal(llama_layer_qkv(steps, 2), 0);
-    assert_memory_equal(llama_run_v(steps, 2), llama_run_v(whole, 2), sizeof(float) * N_LILY * c->kv_dim);
+    assert_int_equal(tf_layer_qkv(steps, 2), 0);
+    assert_memory_equal(tf_run_v(steps, 2), tf_run_v(whole, 2), sizeof(float) * N_LILY * c->kv_dim);
     /* RoPE leaves position 0 as it is and turns the others */
-    assert_memory_equal(steps->q, steps->q_raw, sizeof(float) * c->dim);
-    assert_memory_not_equal(steps->q + c->dim, steps->q_raw + c->dim, sizeof(float) * c->dim);
+    const float *q = tf_run_q(steps, 2);
+    assert_memory_equal(q, steps->q_raw, sizeof(float) * c->dim);
+    assert_memory_not_equal(q + c->dim, steps->q_raw + c->dim, sizeof(float) * c->dim);
     free(attn);
-    llama_run_free(whole);
-    llama_run_free(steps);
-    llama_close(m);
+    tf_run_free(whole);
+    tf_run_free(steps);
+    tf_close(m);
 }
 
 /* Rows appended one at a time from the KV cache, and 2 threads: the same bits. */
 static void test_extend_and_threads_same_bits(void **state) {
     (void)state;
-    Llama *m = shared_model();
+    TfModel *m = shared_model();
     if (!m) return;
-    int v = m->cfg.vocab_size;
-    LlamaRun *whole = new_run(m, N_LILY, 1);
+    int v = m->cfg.vocab;
+    TfRun *whole = new_run(m, N_LILY, 1);
     AvError err = {0};
-    assert_int_equal(llama_forward(whole, LILY, N_LILY, &err), 0);
-    LlamaRun *inc = new_run(m, N_LILY, 0);
-    assert_int_equal(llama_forward(inc, LILY, 3, &err), 0);
-    for (int i = 3; i < N_LILY; i++) assert_int_equal(llama_extend(inc, &LILY[i], 1, &err), 0);
+    assert_int_equal(tf_forward(whole, LILY, N_LILY, &err), 0);
+    TfRun *inc = new_run(m, N_LILY, 0);
+    assert_int_equal(tf_forward(inc, LILY, 3, &err), 0);
+    for (int i = 3; i < N_LILY; i++) assert_int_equal(tf_extend(inc, &LILY[i], 1, &err), 0);
     assert_int_equal(inc->n, N_LILY);
     assert_memory_equal(inc->logits, whole->logits + (size_t)(N_LILY - 1) * v, sizeof(float) * v);
     for (int l = 0; l < m->cfg.n_layers; l++)
-        assert_memory_equal(llama_run_k(inc, l), llama_run_k(whole, l), sizeof(float) * N_LILY * m->cfg.kv_dim);
+        assert_memory_equal(tf_run_k(inc, l), tf_run_k(whole, l), sizeof(float) * N_LILY * m->cfg.kv_dim);
     par_set_threads(2);
-    LlamaRun *two = new_run(m, N_LILY, 1);
-    assert_int_equal(llama_forward(two, LILY, N_LILY, &err), 0);
+    TfRun *two = new_run(m, N_LILY, 1);
+    assert_int_equal(tf_forward(two, LILY, N_LILY, &err), 0);
     assert_memory_equal(two->logits, whole->logits, sizeof(float) * N_LILY * v);
     par_set_threads(1);
-    llama_run_free(two);
-    llama_run_free(inc);
-    llama_run_free(whole);
-    llama_close(m);
+    tf_run_free(two);
+    tf_run_free(inc);
+    tf_run_free(whole);
+    tf_close(m);
 }
 
 static void test_reference_stories(void **state) {
     (void)state;
-    Llama *m = shared_model();
+    TfModel *m = shared_model();
     if (!m) return;
-    LlamaRun *r = new_run(m, N_LILY, 1);
+    TfRun *r = new_run(m, N_LILY, 1);
     AvError err = {0};
-    assert_int_equal(llama_forward(r, LILY, N_LILY, &err), 0);
-    assert_like_reference(r, m->map, LILY, N_LILY, 1e-4); /* 8.5e-6 measured */
-    llama_run_free(r);
-    llama_close(m);
+    assert_int_equal(tf_forward(r, LILY, N_LILY, &err), 0);
+    assert_like_reference(r, m->file, LILY, N_LILY, 1e-4); /* 8.5e-6 measured */
+    tf_run_free(r);
+    tf_close(m);
 }
 
 // ---------------------------------------------------------------------------
@@ -348,18 +363,19 @@ static void test_tiny_models_like_reference(void **state) {
         Ckpt c = make_ckpt(shapes[s].dim, shapes[s].hidden, shapes[s].layers, shapes[s].heads, shapes[s].kv,
                            shapes[s].vocab, shapes[s].seq, 100 + s);
         AvError err = {0};
-        Llama *m = open_ckpt(&c, &err);
+        TfModel *m = open_ckpt(&c, &err);
         if (!m) fail_msg("shape %zu: %s", s, err.msg);
-        assert_int_equal(m->cfg.shared_classifier, shapes[s].vocab > 0);
+        assert_int_equal(m->cfg.tied, shapes[s].vocab > 0);
         if (shapes[s].vocab < 0)
-            assert_ptr_equal(m->w.cls + (size_t)m->cfg.vocab_size * m->cfg.dim, (const float *)((char *)c.f + c.bytes));
+            assert_ptr_equal((const float *)(const void *)m->cls.t->data + (size_t)m->cfg.vocab * m->cfg.dim,
+                             (const float *)((char *)c.f + c.bytes));
         int n = shapes[s].seq, ids[64];
-        for (int i = 0; i < n; i++) ids[i] = (i * 7 + 1) % m->cfg.vocab_size;
-        LlamaRun *r = new_run(m, n, 1);
-        assert_int_equal(llama_forward(r, ids, n, &err), 0);
+        for (int i = 0; i < n; i++) ids[i] = (i * 7 + 1) % m->cfg.vocab;
+        TfRun *r = new_run(m, n, 1);
+        assert_int_equal(tf_forward(r, ids, n, &err), 0);
         assert_like_reference(r, c.f, ids, n, 2e-5); /* at most 3.9e-6 measured */
-        llama_run_free(r);
-        llama_close(m);
+        tf_run_free(r);
+        tf_close(m);
         free(c.f);
     }
 }
@@ -394,7 +410,7 @@ static void test_bad_headers(void **state) {
         if (i == 7)
             set_header(&c, 3, 4), set_header(&c, 4, 3), want = "t.bin: n_heads 4 is not a multiple of n_kv_heads 3";
         AvError err = {0};
-        Llama *m = open_ckpt(&c, &err);
+        TfModel *m = open_ckpt(&c, &err);
         if (m) fail_msg("case %zu opened", i);
         if (strcmp(err.msg, want) != 0) fail_msg("case %zu: \"%s\"", i, err.msg);
         assert_int_equal(err.kind, AV_ERR_INPUT);
@@ -443,7 +459,7 @@ static void test_bad_sizes(void **state) {
                                  "heads, 1024 kv heads, vocab 4194304, seq_len 1048576, separate classifier) implies "
                                  "283674805534748 (283674805530304 bytes too few: truncated?)");
     /* the header alone is read by llama2_read_header */
-    LlamaConfig cfg;
+    Llama2Header cfg;
     assert_int_equal(llama2_read_header(&cfg, big.f, big.bytes, "t.bin", &err), 0);
     assert_int_equal(cfg.kv_dim, 4);
     free(c.f);
@@ -464,9 +480,9 @@ static void test_bad_weights(void **state) {
     assert_string_equal(err.msg, "t.bin: tensor rms_final: element 7 (byte 4344) is infinite");
     c.f[c.bytes / 4 - 2 * 6 * 2 - 1] = 1;
     c.f[c.bytes / 4 - 1] = NAN; /* the unused RoPE tables are not looked at */
-    Llama *m = open_ckpt(&c, &err);
+    TfModel *m = open_ckpt(&c, &err);
     assert_non_null(m);
-    llama_close(m);
+    tf_close(m);
     /* a name with an escape sequence is escaped */
     assert_null(llama2_open_mem(c.f, 3, "m\x1b]0;x\a.bin", &err));
     assert_string_equal(err.msg, "m\\x1B]0;x\\x07.bin: 3 bytes, too short for the 28-byte llama2.c header");
@@ -490,15 +506,15 @@ static void test_files(void **state) {
         assert_non_null(f);
         assert_int_equal(fwrite(c.f, 1, c.bytes - (size_t)cut, f), c.bytes - (size_t)cut);
         fclose(f);
-        Llama *m = llama2_open(path, &err);
+        TfModel *m = llama2_open(path, &err);
         if (cut) {
             assert_null(m);
             assert_non_null(strstr(err.msg, "4443 bytes, but the header"));
         } else {
             assert_non_null(m);
-            assert_non_null(m->map);
-            assert_string_equal(m->name, path);
-            llama_close(m);
+            assert_non_null(m->file);
+            assert_int_equal(m->file_len, c.bytes);
+            tf_close(m);
         }
     }
     FILE *f = fopen(path, "wb");
@@ -515,29 +531,29 @@ static void test_run_errors(void **state) {
     (void)state;
     Ckpt c = make_ckpt(8, 12, 2, 2, 1, 10, 6, 7);
     AvError err = {0};
-    Llama *m = open_ckpt(&c, &err);
+    TfModel *m = open_ckpt(&c, &err);
     assert_non_null(m);
-    assert_null(llama_run_new(m, 0, 0, &err));
+    assert_null(tf_run_new(m, 0, 0, &err));
     assert_string_equal(err.msg, "0 tokens: the model takes 1 to 6 (its context)");
-    assert_null(llama_run_new(m, 7, 0, &err));
-    LlamaRun *r = new_run(m, 4, 0);
+    assert_null(tf_run_new(m, 7, 0, &err));
+    TfRun *r = new_run(m, 4, 0);
     int ids[6] = {1, 2, 10, 3, 4, 5};
-    assert_int_equal(llama_forward(r, ids, 3, &err), -1);
+    assert_int_equal(tf_forward(r, ids, 3, &err), -1);
     assert_string_equal(err.msg, "token 2: id 10 is not in the vocabulary of 10");
-    assert_int_equal(llama_forward(r, ids, 5, &err), -1);
+    assert_int_equal(tf_forward(r, ids, 5, &err), -1);
     assert_string_equal(err.msg, "5 tokens after 0: the run holds 4 (the model's context is 6)");
-    assert_int_equal(llama_forward(r, ids, 2, &err), 0);
-    assert_int_equal(llama_extend(r, ids + 3, 3, &err), -1);
+    assert_int_equal(tf_forward(r, ids, 2, &err), 0);
+    assert_int_equal(tf_extend(r, ids + 3, 3, &err), -1);
     assert_string_equal(err.msg, "3 tokens after 2: the run holds 4 (the model's context is 6)");
-    assert_int_equal(llama_layer_qkv(r, 2), -1); /* no such layer */
+    assert_int_equal(tf_layer_qkv(r, 2), -1); /* no such layer */
     int out[8];
-    assert_int_equal(llama_generate_greedy(r, ids, 2, 4, out, &err), -1);
+    assert_int_equal(tf_generate_greedy(r, ids, 2, 4, out, is_bos, NULL, &err), -1);
     assert_string_equal(err.msg, "2 prompt tokens and 4 steps: the run holds 4 tokens");
-    int n = llama_generate_greedy(r, ids, 2, 3, out, &err);
+    int n = tf_generate_greedy(r, ids, 2, 3, out, is_bos, NULL, &err);
     assert_true(n >= 0 && n <= 3);
-    for (int i = 0; i < n; i++) assert_true(out[i] >= 0 && out[i] < 10 && out[i] != LLAMA_BOS);
-    llama_run_free(r);
-    llama_close(m);
+    for (int i = 0; i < n; i++) assert_true(out[i] >= 0 && out[i] < 10 && out[i] != LLAMA2_BOS);
+    tf_run_free(r);
+    tf_close(m);
     free(c.f);
 }
 
@@ -557,17 +573,17 @@ static const char *numpy_python(void) {
 }
 
 /* Writes the run's logits and every layer's K and V, and has NumPy check them. */
-static void assert_numpy_agrees(const char *python, const char *model, const LlamaRun *r, const char *dir) {
-    const LlamaConfig *c = &r->m->cfg;
+static void assert_numpy_agrees(const char *python, const char *model, const TfRun *r, const char *dir) {
+    const TfConfig *c = &r->m->cfg;
     char dump[256], cmd[1024];
     snprintf(dump, sizeof dump, "%s/dump.f32", dir);
     FILE *f = fopen(dump, "wb");
     assert_non_null(f);
     size_t n = (size_t)r->n, kv = (size_t)c->kv_dim;
-    assert_int_equal(fwrite(r->logits, sizeof(float), n * c->vocab_size, f), n * c->vocab_size);
+    assert_int_equal(fwrite(r->logits, sizeof(float), n * c->vocab, f), n * c->vocab);
     for (int l = 0; l < c->n_layers; l++) {
-        assert_int_equal(fwrite(llama_run_k(r, l), sizeof(float), n * kv, f), n * kv);
-        assert_int_equal(fwrite(llama_run_v(r, l), sizeof(float), n * kv, f), n * kv);
+        assert_int_equal(fwrite(tf_run_k(r, l), sizeof(float), n * kv, f), n * kv);
+        assert_int_equal(fwrite(tf_run_v(r, l), sizeof(float), n * kv, f), n * kv);
     }
     fclose(f);
     int len = snprintf(cmd, sizeof cmd, "%s tests/verify_llama2.py '%s' '%s'", python, model, dump);
@@ -591,23 +607,23 @@ static void test_numpy_reference(void **state) {
     assert_int_equal(fwrite(c.f, 1, c.bytes, f), c.bytes);
     fclose(f);
     AvError err = {0};
-    Llama *m = llama2_open(path, &err);
+    TfModel *m = llama2_open(path, &err);
     assert_non_null(m);
     int ids[12] = {1, 7, 3, 49, 0, 7, 7, 20, 1, 33, 2, 9};
-    LlamaRun *r = new_run(m, 12, 1);
-    assert_int_equal(llama_forward(r, ids, 12, &err), 0);
+    TfRun *r = new_run(m, 12, 1);
+    assert_int_equal(tf_forward(r, ids, 12, &err), 0);
     assert_numpy_agrees(python, path, r, dir);
-    llama_run_free(r);
-    llama_close(m);
+    tf_run_free(r);
+    tf_close(m);
     unlink(path);
     free(c.f);
     char shared[512];
     if ((m = shared_model()) != NULL && models_path(shared, sizeof shared, "stories260K.bin")) {
         r = new_run(m, N_LILY, 1);
-        assert_int_equal(llama_forward(r, LILY, N_LILY, &err), 0);
+        assert_int_equal(tf_forward(r, LILY, N_LILY, &err), 0);
         assert_numpy_agrees(python, shared, r, dir);
-        llama_run_free(r);
-        llama_close(m);
+        tf_run_free(r);
+        tf_close(m);
     }
     rmdir(dir);
 }

@@ -16,7 +16,7 @@
 #include "app.h"
 #include "canvas.h"
 #include "models.h"
-#include "source_llama.h"
+#include "source_trained.h"
 
 static char *render(App *a, int w, int h) {
     Canvas *cv = cv_new(w, h);
@@ -275,7 +275,7 @@ static void test_model_chain_keys(void **state) {
     Model *m = tu_model("a", NULL);
     AvError err = {0};
     const char *text = "Lily saw a cat. Lily";
-    if (model_set_llama(m, path, NULL, text, strlen(text), &err) || model_update(m, &err)) fail_msg("%s", err.msg);
+    if (model_set_trained(m, path, NULL, text, strlen(text), &err) || model_update(m, &err)) fail_msg("%s", err.msg);
     App a;
     app_init(&a, m, TIER_NONE, 0, 1, NULL);
     press(&a, 'c', 0);

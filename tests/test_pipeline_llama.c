@@ -15,7 +15,7 @@
 #include "canvas.h"
 #include "keycode.h"
 #include "models.h"
-#include "source_llama.h"
+#include "source_trained.h"
 #include "text.h"
 
 static const char SENTENCE[] = "Lily saw a cat. Lily";
@@ -26,7 +26,7 @@ static Model *open_model(void) {
     Model *m = model_new();
     assert_non_null(m);
     AvError err = {0};
-    if (model_set_llama(m, path, NULL, SENTENCE, strlen(SENTENCE), &err)) fail_msg("%s", err.msg);
+    if (model_set_trained(m, path, NULL, SENTENCE, strlen(SENTENCE), &err)) fail_msg("%s", err.msg);
     ModelConfig c = m->cfg;
     c.mask = MASK_CAUSAL;
     if (model_set_config(m, &c, &err)) fail_msg("%s", err.msg);

@@ -1,7 +1,7 @@
 /* test_source_llama.c - stories260K as a source of the app's model
- * (source_llama.c): the attention computed by the model's own code from the
+ * (source_trained.c on a llama2.c checkpoint): the attention computed by the model's own code from the
  * checkpoint's Q, K and V gives, layer by layer, the outputs of the engine's
- * own attention (llama_layer_attend), and the logits of the whole stack;
+ * own attention (tf_layer_attend), and the logits of the whole stack;
  * knobs that apply recompute every later layer; the ones that do not say so;
  * the chain of a layer (model_layer_chain) is an independent recomputation.
  * Without ../shared/models: one "skipped" line, and pass. */
@@ -14,7 +14,7 @@
 #include "export.h"
 #include "llama2.h"
 #include "models.h"
-#include "source_llama.h"
+#include "source_trained.h"
 
 static const char SENTENCE[] = "Lily saw a cat. Lily";
 
@@ -23,11 +23,13 @@ static Model *open_model(const char *text, char *path, size_t cap) {
     Model *m = model_new();
     assert_non_null(m);
     AvError err = {0};
-    if (model_set_llama(m, path, NULL, text, strlen(text), &err)) fail_msg("%s", err.msg);
+    if (model_set_trained(m, path, NULL, text, strlen(text), &err)) fail_msg("%s", err.msg);
     ModelConfig c = m->cfg;
     c.mask = MASK_CAUSAL;
     if (model_set_config(m, &c, &err)) fail_msg("%s", err.msg);
+    model_want_next(m, m->n_q - 1); /* the update predicts the last row */
     if (model_update(m, &err)) fail_msg("%s", err.msg);
+    assert_true(model_next_ready(m, m->n_q - 1));
     return m;
 }
 
@@ -38,8 +40,8 @@ static void test_layers_match_the_engine(void **state) {
     char path[512];
     Model *m = open_model(SENTENCE, path, sizeof path);
     if (!m) return;
-    const Llama *lm = model_llama(m);
-    const LlamaConfig *c = &lm->cfg;
+    const TfModel *lm = model_trained_engine(m);
+    const TfConfig *c = &lm->cfg;
     assert_int_equal(m->cfg.layers, 5);
     assert_int_equal(m->cfg.heads, 8);
     assert_int_equal(m->cfg.d_k, 8);
@@ -49,20 +51,20 @@ static void test_layers_match_the_engine(void **state) {
     assert_string_equal(model_key_label(m, 0), "<s>");
     assert_string_equal(model_key_label(m, 1), "\xe2\x96\x81Lily");
     AvError err = {0};
-    LlamaRun *r = llama_run_new(lm, m->n_k, 0, &err);
+    TfRun *r = tf_run_new(lm, m->n_k, 0, &err);
     assert_non_null(r);
     int ids[8];
     for (int j = 0; j < m->n_k; j++) ids[j] = model_key_id(m, j);
-    assert_int_equal(llama_embed(r, ids, m->n_k, &err), 0);
+    assert_int_equal(tf_embed(r, ids, m->n_k, &err), 0);
     double worst = 0;
     for (int l = 0; l < c->n_layers; l++) {
-        assert_int_equal(llama_layer_qkv(r, l), 0);
-        assert_int_equal(llama_layer_attend(r, l), 0);
+        assert_int_equal(tf_layer_qkv(r, l), 0);
+        assert_int_equal(tf_layer_attend(r, l), 0);
         const HeadData *hd = model_layer_heads(m, l);
         for (int h = 0; h < c->n_heads; h++)
             for (int i = 0; i < m->n_q; i++)
-                for (int p = 0; p < c->head_size; p++) {
-                    double ours = hd[h].out[i * c->head_size + p], theirs = r->att[i * c->dim + h * c->head_size + p];
+                for (int p = 0; p < c->head_dim; p++) {
+                    double ours = hd[h].out[i * c->head_dim + p], theirs = r->att[i * c->dim + h * c->head_dim + p];
                     double d = fabs(ours - theirs) / (1.0 + fabs(theirs));
                     if (d > worst) worst = d;
                 }
@@ -71,19 +73,32 @@ static void test_layers_match_the_engine(void **state) {
             assert_near(hd[0].row_sums[i], 1.0, 1e-5);
             for (int j = i + 1; j < m->n_k; j++) assert_true(hd[0].weights[i * m->n_k + j] == 0.0f);
         }
-        assert_int_equal(llama_layer_finish(r, l, NULL), 0);
+        assert_int_equal(tf_layer_finish(r, l, NULL), 0);
     }
     assert_true(worst < 1e-5);
-    assert_int_equal(llama_logits(r), 0);
-    const float *last = model_llama_run(m)->logits + (size_t)(m->n_q - 1) * c->vocab_size; /* every row's */
-    int am = llama_argmax(last, c->vocab_size);
-    assert_int_equal(am, llama_argmax(r->logits, c->vocab_size));
-    for (int t = 0; t < c->vocab_size; t++) assert_near(last[t], r->logits[t], 1e-3);
+    assert_int_equal(tf_logits(r), 0);
+    const float *last = model_trained_run(m)->logits; /* the last row's: the update predicted it */
+    int am = tf_argmax(last, c->vocab);
+    assert_int_equal(am, tf_argmax(r->logits, c->vocab));
+    for (int t = 0; t < c->vocab; t++) assert_near(last[t], r->logits[t], 1e-3);
     /* After "Lily saw a cat. Lily" the model says " was" (the engine too). */
     size_t len;
-    const char *piece = llamatok_piece(model_llama_tok(m), am, &len);
+    const char *piece = vocab_piece(model_trained_vocab(m), am, &len);
     assert_string_equal(piece, " was");
-    llama_run_free(r);
+    /* what the next-token panel reads, and none for a row not predicted */
+    int ids1[1];
+    double p1[1];
+    const char *pc[1];
+    size_t pl[1];
+    assert_int_equal(m->src->next_tokens(m, m->n_q - 1, 1, ids1, p1, pc, pl), 1);
+    assert_int_equal(ids1[0], am);
+    assert_int_equal(m->src->next_tokens(m, 2, 1, ids1, p1, pc, pl), 0);
+    assert_false(model_next_ready(m, 2));
+    model_want_next(m, 2);
+    model_update(m, &err);
+    assert_true(model_next_ready(m, 2));
+    assert_int_equal(m->src->next_tokens(m, 2, 1, ids1, p1, pc, pl), 1);
+    tf_run_free(r);
     model_free(m);
 }
 
@@ -96,8 +111,7 @@ static void test_knobs(void **state) {
     Model *m = open_model(SENTENCE, path, sizeof path);
     if (!m) return;
     AvError err = {0};
-    const int last = (m->n_q - 1) * 512;
-    float before = model_llama_run(m)->logits[last + 286];
+    float before = model_trained_run(m)->logits[286]; /* the last row's */
     ModelConfig c = m->cfg;
     c.mask = MASK_NONE;
     assert_int_equal(model_set_config(m, &c, &err), 0);
@@ -105,7 +119,8 @@ static void test_knobs(void **state) {
     model_update(m, &err);
     assert_int_equal(m->stale, STAGE_NONE);
     assert_true(model_layer_heads(m, 4)[0].weights[1] > 0.0f); /* row 0 sees key 1 */
-    assert_true(model_llama_run(m)->logits[last + 286] != before);
+    assert_true(model_next_ready(m, m->n_q - 1));              /* the update predicted it again */
+    assert_true(model_trained_run(m)->logits[286] != before);
     assert_int_equal(model_set_text(m, "Once upon a time", 16, &err), 0);
     model_update(m, &err);
     assert_int_equal(model_key_id(m, 0), 1);
@@ -179,14 +194,17 @@ static void rope_d(double *out, const float *x, int rows, int width, int hs) {
             }
 }
 
+/* A llama2.c matrix: F32 in place in the mapping. */
+static const float *wf(const TfMat *w) { return (const float *)(const void *)w->t->data + w->off; }
+
 static void check_layer(const Model *m, int l) {
-    const Llama *lm = model_llama(m);
-    const LlamaConfig *c = &lm->cfg;
-    const LlamaWeights *w = &lm->w;
+    const TfModel *lm = model_trained_engine(m);
+    const TfConfig *c = &lm->cfg;
+    const TfLayer *L = &lm->layers[l];
     LayerChain v;
     AvError err = {0};
     if (model_layer_chain(m, l, &v, &err)) fail_msg("%s", err.msg);
-    int n = v.n, dim = c->dim, kv = c->kv_dim, hid = c->hidden_dim, hs = c->head_size;
+    int n = v.n, dim = c->dim, kv = c->kv_dim, hid = c->hidden_dim, hs = c->head_dim;
     assert_int_equal(n, m->n_q);
     assert_int_equal(v.layer, l);
     assert_int_equal(v.dim, 64);
@@ -196,21 +214,21 @@ static void check_layer(const Model *m, int l) {
     size_t big = (size_t)n * (hid > dim ? hid : dim);
     double *want = malloc(sizeof(double) * big);
     assert_non_null(want);
-    const LlamaRun *run = model_llama_run(m);
+    const TfRun *run = model_trained_run(m);
     /* The input is the model's x of layer l; the output its x of l + 1, bit for bit. */
-    assert_memory_equal(v.x, llama_run_x(run, l), sizeof(float) * n * dim);
-    assert_memory_equal(v.x_next, llama_run_x(run, l + 1), sizeof(float) * n * dim);
-    rms_d(want, v.x, w->rms_att + (size_t)l * dim, n, dim);
+    assert_memory_equal(v.x, tf_run_x(run, l), sizeof(float) * n * dim);
+    assert_memory_equal(v.x_next, tf_run_x(run, l + 1), sizeof(float) * n * dim);
+    rms_d(want, v.x, L->norm1_w, n, dim);
     near_all("xb", l, v.xb, want, n, dim);
-    lin_d(want, v.xb, w->wq + (size_t)l * dim * dim, n, dim, dim);
+    lin_d(want, v.xb, wf(&L->wq), n, dim, dim);
     near_all("q_raw", l, v.q_raw, want, n, dim);
     rope_d(want, v.q_raw, n, dim, hs);
     near_all("q", l, v.q, want, n, dim);
-    lin_d(want, v.xb, w->wk + (size_t)l * kv * dim, n, dim, kv);
+    lin_d(want, v.xb, wf(&L->wk), n, dim, kv);
     near_all("k_raw", l, v.k_raw, want, n, kv);
     rope_d(want, v.k_raw, n, kv, hs);
     near_all("k", l, v.k, want, n, kv);
-    lin_d(want, v.xb, w->wv + (size_t)l * kv * dim, n, dim, kv);
+    lin_d(want, v.xb, wf(&L->wv), n, dim, kv);
     near_all("v", l, v.v, want, n, kv);
     /* Head by head: the pre-RoPE slices; q and k after RoPE are the heads' (the app's). */
     const HeadData *hd = model_layer_heads(m, l);
@@ -226,20 +244,20 @@ static void check_layer(const Model *m, int l) {
             assert_memory_equal(v.att + (size_t)i * dim + h * hs, hd[h].out + (size_t)i * hs, sizeof(float) * hs);
         }
     }
-    lin_d(want, v.att, w->wo + (size_t)l * dim * dim, n, dim, dim);
+    lin_d(want, v.att, wf(&L->wo), n, dim, dim);
     near_all("proj", l, v.proj, want, n, dim);
     for (int t = 0; t < n * dim; t++) want[t] = (double)v.x[t] + v.proj[t];
     near_all("mid", l, v.mid, want, n, dim);
-    rms_d(want, v.mid, w->rms_ffn + (size_t)l * dim, n, dim);
+    rms_d(want, v.mid, L->norm2_w, n, dim);
     near_all("xb2", l, v.xb2, want, n, dim);
     double *h1 = malloc(sizeof(double) * n * hid), *h3 = malloc(sizeof(double) * n * hid);
     assert_non_null(h1);
     assert_non_null(h3);
-    lin_d(h1, v.xb2, w->w1 + (size_t)l * hid * dim, n, dim, hid);
-    lin_d(h3, v.xb2, w->w3 + (size_t)l * hid * dim, n, dim, hid);
+    lin_d(h1, v.xb2, wf(&L->w_fc), n, dim, hid);
+    lin_d(h3, v.xb2, wf(&L->w_up), n, dim, hid);
     for (int t = 0; t < n * hid; t++) want[t] = h1[t] / (1.0 + exp(-h1[t])) * h3[t];
     near_all("hb", l, v.hb, want, n, hid);
-    lin_d(want, v.hb, w->w2 + (size_t)l * dim * hid, n, hid, dim);
+    lin_d(want, v.hb, wf(&L->w_down), n, hid, dim);
     near_all("ffn", l, v.ffn, want, n, dim);
     for (int t = 0; t < n * dim; t++) want[t] = (double)v.mid[t] + v.ffn[t];
     near_all("x_next", l, v.x_next, want, n, dim);
@@ -247,7 +265,7 @@ static void check_layer(const Model *m, int l) {
     for (int i = 0; i < n; i++)
         for (int p = 0; p < hs / 2; p++) {
             assert_near(v.rope[(i * hs / 2 + p) * 2], cos(i * pow(10000.0, -2.0 * p / hs)), 1e-12);
-            assert_near(v.rope[(i * hs / 2 + p) * 2 + 1], sin(i * llama_rope_freq(p, hs)), 1e-12);
+            assert_near(v.rope[(i * hs / 2 + p) * 2 + 1], sin(i * pow(10000.0, -(2.0 * p) / hs)), 1e-12);
         }
     free(h1), free(h3), free(want);
 }
@@ -259,8 +277,8 @@ static void test_layer_chain(void **state) {
     char path[512];
     Model *m = open_model(SENTENCE, path, sizeof path);
     if (!m) return;
-    const LlamaRun *run = model_llama_run(m);
-    size_t vs = (size_t)m->n_q * 512;
+    const TfRun *run = model_trained_run(m);
+    size_t vs = 512; /* the last row's */
     float *logits = malloc(sizeof(float) * vs);
     assert_non_null(logits);
     memcpy(logits, run->logits, sizeof(float) * vs);
@@ -279,7 +297,7 @@ static void test_layer_chain(void **state) {
     assert_int_equal(model_update(m, &err), 0);
     check_layer(m, 0);
     check_layer(m, 4);
-    assert_true(memcmp(model_llama_run(m)->logits, logits, sizeof(float) * vs) != 0);
+    assert_true(memcmp(model_trained_run(m)->logits, logits, sizeof(float) * vs) != 0);
     free(logits);
     model_free(m);
     Model *plain = model_new();
@@ -296,10 +314,10 @@ static void test_bad_files(void **state) {
         return;
     Model *m = model_new();
     AvError err = {0};
-    assert_int_equal(model_set_llama(m, path, vocab, "a", 1, &err), -1);
+    assert_int_equal(model_set_trained(m, path, vocab, "a", 1, &err), -1);
     assert_non_null(strstr(err.msg, "32000 pieces, but"));
     assert_non_null(strstr(err.msg, "has a vocabulary of 512"));
-    assert_int_equal(model_set_llama(m, "/nonexistent/model.bin", NULL, "a", 1, &err), -1);
+    assert_int_equal(model_set_trained(m, "/nonexistent/model.bin", NULL, "a", 1, &err), -1);
     assert_non_null(strstr(err.msg, "/nonexistent/model.bin"));
     assert_ptr_equal(m->src, &source_text); /* nothing changed */
     model_free(m);

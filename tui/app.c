@@ -250,12 +250,23 @@ int app_q_quits(const App *a, int prompt_closing) {
            !a->keep_text && (!a->paint_dirty || a->quit_asked);
 }
 
-int app_needs_update(const App *a) { return a->m->stale <= view_needed_stage(a); }
+/* The next-token panel's row: the model's update predicts it (the panel
+ * only reads). */
+static int next_row_shown(const App *a) { return a->show_next ? a->ci : -1; }
+
+int app_needs_update(const App *a) {
+    return a->m->stale <= view_needed_stage(a) || (a->show_next && !model_next_ready(a->m, a->ci));
+}
 
 void app_update(App *a) {
-    if (a->m->stale > view_needed_stage(a)) return;
+    if (!app_needs_update(a)) return;
+    model_want_next(a->m, next_row_shown(a));
     model_update_to(a->m, view_needed_stage(a));
     app_clamp_cursor(a);
+    if (a->show_next && !model_next_ready(a->m, a->ci)) { /* the cursor moved with the rows */
+        model_want_next(a->m, a->ci);
+        model_update_to(a->m, view_needed_stage(a));
+    }
 }
 
 /* A click on a block of the all-heads view (one layer): that head, and the

@@ -3,8 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "build.h"
 
-#include "source_hf.h"
-#include "source_llama.h"
+#include "source_trained.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,8 +148,7 @@ static int build_from_model(Model *m, const CliOptions *o, BuildMaskNotes *notes
     size_t len;
     char *text = build_text(o, o->generate ? "" : cli_default_text(), &len, err);
     if (!text) return -1;
-    int rc = source_hf_applies(o->model_file) ? model_set_hf(m, o->model_file, o->vocab_file, text, len, err)
-                                              : model_set_llama(m, o->model_file, o->vocab_file, text, len, err);
+    int rc = model_set_trained(m, o->model_file, o->vocab_file, text, len, err);
     free(text);
     if (rc) return -1;
     ModelConfig c = m->cfg;

@@ -9,7 +9,7 @@
 
 #include "app_internal.h"
 #include "i18n.h"
-#include "source_llama.h"
+#include "source_trained.h"
 #include "text.h"
 #include "view.h"
 
@@ -95,7 +95,7 @@ static Model *build_other(App *a) {
     ModelConfig c;
     int rc;
     if (to_trained) {
-        rc = model_set_llama(m, path, NULL, now->text, now->text_len, &err);
+        rc = model_set_trained(m, path, NULL, now->text, now->text_len, &err);
         c = m->cfg;
         c.mask = MASK_CAUSAL; /* a decoder's own mask, as it was trained */
     } else {

@@ -31,14 +31,13 @@
 #include "cancel.h"
 #include "classmodel.h"
 #include "figure.h"
-#include "hftok.h"
 #include "i18n.h"
+#include "formats.h"
 #include "language.h"
 #include "lesson.h"
 #include "loadwatch.h"
 #include "picture.h"
 #include "tensor.h"
-#include "source_llama.h"
 #include "utf8.h"
 
 /* Prints "attnviz: message" on stderr with every unsafe character escaped:
@@ -111,6 +110,13 @@ static int run_once(App *a, const CliOptions *o) {
     return rc;
 }
 
+/* The stages for --dump, --once or --export; a dump prints the model's
+ * next tokens after the last row too, which the update computes. */
+static int update_for_output(Model *m, const CliOptions *o, AvError *err) {
+    if (o->dump && !o->dump_tokens) model_want_next(m, m->n_q - 1);
+    return model_update(m, err);
+}
+
 /* --dump: every stage in the format asked for, on standard output. */
 static int run_dump(const Model *m, const CliOptions *o) {
     if (export_model(stdout, m, o->dump_format)) {
@@ -120,75 +126,46 @@ static int run_dump(const Model *m, const CliOptions *o) {
     return stdout_flushed() ? 0 : 1;
 }
 
-/* One line per token: its id, a tab, its piece (escaped: a piece may hold
- * any byte). */
-static int print_tokens(const LlamaTok *tok, const int *ids, int n) {
-    for (int i = 0; i < n; i++) {
-        size_t len;
-        const char *p = llamatok_piece(tok, ids[i], &len);
-        char *e = utf8_escape(p, len);
-        printf("%d\t%s\n", ids[i], e ? e : "?");
-        free(e);
-    }
-    return stdout_flushed() ? 0 : 1;
+/* One line of --dump=tokens: the id, a tab, its piece (escaped: a piece
+ * may hold any byte). */
+static void print_piece(int id, const char *p, size_t len) {
+    char *e = utf8_escape(p, len);
+    printf("%d\t%s\n", id, e ? e : "?");
+    free(e);
 }
 
-/* The same for a trained model's tokens. */
+/* The sentence's tokens of a trained model. */
 static int print_model_tokens(const Model *m, const int *ids, int n) {
     for (int i = 0; i < n; i++) {
         size_t len;
         const char *p = model_token_piece(m, ids[i], &len);
-        char *e = utf8_escape(p, len);
-        printf("%d\t%s\n", ids[i], e ? e : "?");
-        free(e);
+        print_piece(ids[i], p, len);
     }
     return stdout_flushed() ? 0 : 1;
 }
 
-/* A Hugging Face tokenizer file alone: a tokenizer.json, or a vocab.json
- * with merges.txt beside it. */
-static int ends_with(const char *s, const char *end) {
-    size_t n = strlen(s), e = strlen(end);
-    return n >= e && strcmp(s + n - e, end) == 0;
-}
-
-static HfTok *open_hf_tokenizer(const char *path, AvError *err) {
-    if (!ends_with(path, "vocab.json")) return hftok_open(path, err);
-    const char *slash = strrchr(path, '/');
-    int k = slash ? (int)(slash - path + 1) : 0;
-    char merges[4096];
-    snprintf(merges, sizeof merges, "%.*smerges.txt", k, path);
-    return hftok_open_gpt2(path, merges, err);
-}
-
-/* --vocab FILE --dump=tokens without a model: the tokenizer alone (a
- * llama2.c tokenizer.bin, or a Hugging Face .json). */
+/* --vocab FILE --dump=tokens without a model: the tokenizer alone
+ * (formats.h says which kind of file it is). */
 static int run_tokenize_only(const CliOptions *o) {
     AvError err = {0};
-    int hf = ends_with(o->vocab_file, ".json");
-    LlamaTok *tok = hf ? NULL : llamatok_load(o->vocab_file, &err);
-    HfTok *ht = hf ? open_hf_tokenizer(o->vocab_file, &err) : NULL;
-    if (!tok && !ht) return print_error(err.msg), av_error_exit_status(&err);
+    Vocab *v = vocab_open_file(o->vocab_file, &err);
+    if (!v) return print_error(err.msg), av_error_exit_status(&err);
     size_t len;
     char *buf = build_text(o, "", &len, &err);
     int *ids = NULL, n = -1, status;
-    if (buf) n = hf ? hftok_encode(ht, buf, len, &ids, &err) : llamatok_encode(tok, buf, len, 1, &ids, &err);
+    if (buf) n = vocab_encode(v, buf, len, &ids, &err);
     if (n < 0) status = (print_error(err.msg), av_error_exit_status(&err));
-    else if (!hf) status = print_tokens(tok, ids, n);
     else {
         for (int i = 0; i < n; i++) {
             size_t pl;
-            const char *p = hftok_piece(ht, ids[i], &pl);
-            char *e = utf8_escape(p, pl);
-            printf("%d\t%s\n", ids[i], e ? e : "?");
-            free(e);
+            const char *p = vocab_piece(v, ids[i], &pl);
+            print_piece(ids[i], p, pl);
         }
         status = stdout_flushed() ? 0 : 1;
     }
     free(ids);
     free(buf);
-    llamatok_free(tok);
-    hftok_free(ht);
+    vocab_free(v);
     return status;
 }
 
@@ -411,7 +388,7 @@ static int run(Model *m, const CliOptions *opts, int ascii) {
          * read of its pages faults) */
         print_error(err.msg);
         status = av_error_exit_status(&err);
-    } else if ((o->dump || o->once || o->export_file) && model_update(m, &err)) {
+    } else if ((o->dump || o->once || o->export_file) && update_for_output(m, o, &err)) {
         /* (The interactive view computes in its first frame, where q, Ctrl-C
          * and SIGTERM can stop a long recompute.) */
         print_error(err.msg);

@@ -65,9 +65,8 @@
 #include "cli.h"
 #include "finite.h"
 #include "follow.h"
-#include "hfmodel.h"
+#include "hfcheckpoint.h"
 #include "keycode.h"
-#include "llama.h"
 #include "llama2.h"
 #include "matrix.h"
 #include "model.h"
@@ -76,8 +75,7 @@
 #include "rowops.h"
 #include "safetensors.h"
 #include "screen.h"
-#include "source_hf.h"
-#include "source_llama.h"
+#include "source_trained.h"
 
 extern char **environ;
 
@@ -709,15 +707,15 @@ static size_t heap_bytes(void) {
  * logits: the projections and the FFN, the attention (the causal half:
  * what attnviz computes; the references compute the whole n x n), the
  * classifier. */
-static double llama_flops(const LlamaConfig *c, int n) {
+static double llama_flops(const TfConfig *c, int n) {
     double N = n, D = c->dim, KV = c->kv_dim, Hd = c->hidden_dim;
     double layer = 2 * N * (2 * D * D + 2 * KV * D + 3 * D * Hd) + 2 * 2 * (N * (N + 1) / 2) * D;
-    return c->n_layers * layer + 2 * N * D * c->vocab_size;
+    return c->n_layers * layer + 2 * N * D * c->vocab;
 }
 
-static double time_llama_forward(LlamaRun *r, const int *ids, int n) {
+static double time_llama_forward(TfRun *r, const int *ids, int n) {
     double t0 = now_ms();
-    llama_forward(r, ids, n, NULL);
+    tf_forward(r, ids, n, NULL);
     return now_ms() - t0;
 }
 
@@ -737,21 +735,21 @@ static int cmd_llama(const char *name, const char *path, double budget_s, const 
     AvError err = {0};
     Rss r0 = rss_now();
     double t0 = now_ms();
-    Llama *lm = llama2_open(path, &err);
+    TfModel *lm = llama2_open(path, &err);
     double first = now_ms() - t0;
     if (!lm) {
         printf("bench=skip what=model name=%s reason=\"%s\"\n", name, err.msg);
         return 1;
     }
     Rss r1 = rss_now();
-    const LlamaConfig *c = &lm->cfg;
-    int n = c->seq_len < 256 ? c->seq_len : 256;
+    const TfConfig *c = &lm->cfg;
+    int n = c->max_pos < 256 ? c->max_pos : 256;
     int *ids = malloc(sizeof *ids * (size_t)n);
-    if (!ids) return llama_close(lm), 1;
+    if (!ids) return tf_close(lm), 1;
     RngStream rng;
     rng_init(&rng, 256);
-    ids[0] = LLAMA_BOS;
-    for (int i = 1; i < n; i++) ids[i] = (int)(rng_next(&rng) % (uint64_t)c->vocab_size);
+    ids[0] = LLAMA2_BOS;
+    for (int i = 1; i < n; i++) ids[i] = (int)(rng_next(&rng) % (uint64_t)c->vocab);
 
     double budget = budget_s * 1e3, start = now_ms();
     Rss r2 = r1;
@@ -759,7 +757,7 @@ static int cmd_llama(const char *name, const char *path, double budget_s, const 
     for (int threads = 1; threads <= 2; threads++) {
         par_set_threads(threads);
         size_t h0 = heap_bytes();
-        LlamaRun *run = llama_run_new(lm, n, 1, &err);
+        TfRun *run = tf_run_new(lm, n, 1, &err);
         if (!run) {
             printf("bench=skip what=model name=%s threads=%d reason=\"%s\"\n", name, threads, err.msg);
             break;
@@ -776,7 +774,7 @@ static int cmd_llama(const char *name, const char *path, double budget_s, const 
             if (!rc) rc = write_file(p, ids32, sizeof *ids32 * (size_t)n);
             free(ids32);
             snprintf(p, sizeof p, "%s.logits", out);
-            if (!rc) rc = write_file(p, run->logits, sizeof(float) * (size_t)n * (size_t)c->vocab_size);
+            if (!rc) rc = write_file(p, run->logits, sizeof(float) * (size_t)n * (size_t)c->vocab);
             if (rc) printf("bench=skip what=model_check name=%s reason=\"cannot write %s\"\n", name, p);
         }
         /* Half of what is left for each thread count; at least 5 runs. */
@@ -795,13 +793,13 @@ static int cmd_llama(const char *name, const char *path, double budget_s, const 
         double lt[5];
         for (int i = 0; i < 5; i++) {
             double l0 = now_ms();
-            llama_logits(run);
+            tf_logits(run);
             lt[i] = now_ms() - l0;
         }
         printf("raw=model name=%s threads=%d tokens=%d attnviz_ms=%.3f gflops=%.2f logits_ms=%.3f reps=%d\n", name,
                par_threads(), n, ms, llama_flops(c, n) / (ms * 1e6), median(lt, 5), k);
         fflush(stdout);
-        llama_run_free(run);
+        tf_run_free(run);
     }
     par_set_threads(1);
 
@@ -811,9 +809,9 @@ static int cmd_llama(const char *name, const char *path, double budget_s, const 
     double lstart = now_ms();
     while (lk < 50 && (lk < 5 || now_ms() - lstart < 1000)) {
         double l0 = now_ms();
-        Llama *again = llama2_open(path, &err);
+        TfModel *again = llama2_open(path, &err);
         lt[lk++] = now_ms() - l0;
-        llama_close(again);
+        tf_close(again);
     }
     struct stat st;
     long file_kb = stat(path, &st) == 0 ? (long)(st.st_size / 1024) : -1;
@@ -822,11 +820,11 @@ static int cmd_llama(const char *name, const char *path, double budget_s, const 
            "rss_kb_before=%ld rss_anon_kb_before=%ld rss_file_kb_before=%ld "
            "rss_kb_loaded=%ld rss_anon_kb_loaded=%ld rss_file_kb_loaded=%ld "
            "rss_kb=%ld rss_anon_kb=%ld rss_file_kb=%ld tokens=%d run_alloc_kb=%zu\n",
-           name, c->dim, c->hidden_dim, c->n_layers, c->n_heads, c->n_kv_heads, c->vocab_size, c->seq_len, file_kb,
+           name, c->dim, c->hidden_dim, c->n_layers, c->n_heads, c->n_kv_heads, c->vocab, c->max_pos, file_kb,
            median(lt, lk), first, lk, r0.rss, r0.anon, r0.file, r1.rss, r1.anon, r1.file, r2.rss, r2.anon, r2.file, n,
            run_bytes / 1024);
     free(ids);
-    llama_close(lm);
+    tf_close(lm);
     return 0;
 }
 
@@ -864,7 +862,7 @@ static int cmd_llama_latency(const char *path, double budget_s) {
     size_t len = 0;
     char *text = syn_text(127, &len);
     Model *m = text ? model_new() : NULL;
-    if (!m || model_set_llama(m, path, NULL, text, len, &err)) {
+    if (!m || model_set_trained(m, path, NULL, text, len, &err)) {
         printf("bench=skip what=latency model=" SYN_NAME " reason=\"%s\"\n", m ? err.msg : "out of memory");
         model_free(m);
         free(text);
@@ -906,7 +904,7 @@ typedef struct {
 /* The two shapes bench hf-write knows. */
 typedef struct {
     const char *shape; /* "gpt2", "smollm2" */
-    int gpt2;          /* 1: GPT-2's names and Conv1D (in, out); 0: Llama's, nn.Linear (out, in) */
+    int gpt2;          /* 1: GPT-2's names and Conv1D (in, out); 0: TfModel's, nn.Linear (out, in) */
     int dim, hidden, layers, heads, kv_heads, vocab, max_pos;
 } HfSynShape;
 
@@ -922,7 +920,7 @@ static void hf_syn_add(HfSynTensor *t, int *n, HfSynKind kind, size_t d0, size_t
 }
 
 /* Every tensor of shape s, in the order they are written; their count.
- * t has room for 4 + 12 layers (GPT-2) or 2 + 9 layers (Llama). */
+ * t has room for 4 + 12 layers (GPT-2) or 2 + 9 layers (TfModel). */
 static int hf_syn_tensors(const HfSynShape *s, HfSynTensor *t) {
     size_t d = (size_t)s->dim, hid = (size_t)s->hidden, kv = (size_t)(s->kv_heads * (s->dim / s->heads));
     int n = 0;
@@ -1117,24 +1115,24 @@ static int cmd_hf_write(const char *dir, const char *shape, const char *dtype) {
 }
 
 /* Floating-point operations of a forward of n tokens with the last row's
- * logits: the projections and the FFN (GPT-2: 2 matrices, Llama: 3), the
+ * logits: the projections and the FFN (GPT-2: 2 matrices, SwiGLU: 3), the
  * attention's causal half (what attnviz computes; PyTorch's SDPA computes
  * the whole n x n), the classifier of one row. */
-static double hf_flops(const HfConfig *c, int n) {
+static double hf_flops(const TfConfig *c, int n) {
     double N = n, D = c->dim, Q = c->q_dim, KV = c->kv_dim, Hd = c->hidden_dim;
-    double ffn = c->arch == HF_GPT2 ? 2 : 3;
+    double ffn = c->arch->mlp == TF_MLP_GELU_TANH ? 2 : 3;
     double layer = 2 * N * (D * Q + 2 * D * KV + Q * D + ffn * D * Hd) + 2 * 2 * (N * (N + 1) / 2) * Q;
     return c->n_layers * layer + 2 * D * c->vocab;
 }
 
-static double time_hf_forward(HfRun *r, const int *ids, int n) {
+static double time_hf_forward(TfRun *r, const int *ids, int n) {
     double t0 = now_ms();
-    hf_forward(r, ids, n, NULL);
+    tf_forward(r, ids, n, NULL);
     return now_ms() - t0;
 }
 
 /* OUT.<n>.ids (int32) and OUT.<n>.logits (float32, the last row: vocab). */
-static int hf_write_check(const char *out, const HfRun *r, const int *ids, int n) {
+static int hf_write_check(const char *out, const TfRun *r, const int *ids, int n) {
     char p[4096];
     int32_t *ids32 = malloc(sizeof *ids32 * (size_t)n);
     int rc = ids32 ? 0 : -1;
@@ -1166,19 +1164,19 @@ static int cmd_hf(const char *name, const char *dir, double budget_s, const char
     AvError err = {0};
     Rss r0 = rss_now();
     double t0 = now_ms();
-    HfModel *m = hf_open(dir, &err);
+    TfModel *m = hf_open(dir, &err);
     double first = now_ms() - t0;
     if (!m) {
         printf("bench=skip what=hf name=%s reason=\"%s\"\n", name, err.msg);
         return 1;
     }
     Rss r1 = rss_now();
-    const HfConfig *c = hf_config(m);
+    const TfConfig *c = &m->cfg;
     const char *dtype = hf_dtype(dir);
     enum { RUNS = 2 };
     static const int tokens[RUNS] = {128, 512};
     int *ids = malloc(sizeof *ids * 512);
-    if (!ids) return hf_close(m), 1;
+    if (!ids) return tf_close(m), 1;
     RngStream rng;
     rng_init(&rng, 1414);
     for (int i = 0; i < 512; i++) ids[i] = (int)(rng_next(&rng) % (uint64_t)c->vocab);
@@ -1192,7 +1190,7 @@ static int cmd_hf(const char *name, const char *dir, double budget_s, const char
         int n = tokens[ni] < c->max_pos ? tokens[ni] : c->max_pos;
         for (int threads = 1; threads <= 2; threads++) {
             par_set_threads(threads);
-            HfRun *run = hf_run_new(m, n, 0, &err);
+            TfRun *run = tf_run_new(m, n, 0, &err);
             if (!run) {
                 printf("bench=skip what=hf name=%s tokens=%d threads=%d reason=\"%s\"\n", name, n, threads, err.msg);
                 weight_left -= tokens[ni];
@@ -1219,7 +1217,7 @@ static int cmd_hf(const char *name, const char *dir, double budget_s, const char
             printf("raw=hf name=%s dtype=%s threads=%d tokens=%d attnviz_ms=%.3f gflops=%.2f reps=%d logits=last\n",
                    name, dtype, par_threads(), n, ms, hf_flops(c, n) / (ms * 1e6), k);
             fflush(stdout);
-            hf_run_free(run);
+            tf_run_free(run);
         }
     }
     par_set_threads(1);
@@ -1230,9 +1228,9 @@ static int cmd_hf(const char *name, const char *dir, double budget_s, const char
     double lstart = now_ms();
     while (lk < 50 && (lk < 5 || now_ms() - lstart < 1000)) {
         double l0 = now_ms();
-        HfModel *again = hf_open(dir, &err);
+        TfModel *again = hf_open(dir, &err);
         lt[lk++] = now_ms() - l0;
-        hf_close(again);
+        tf_close(again);
     }
     char weights[4096];
     snprintf(weights, sizeof weights, "%s/model.safetensors", dir);
@@ -1244,10 +1242,10 @@ static int cmd_hf(const char *name, const char *dir, double budget_s, const char
            "rss_kb_loaded=%ld rss_anon_kb_loaded=%ld rss_file_kb_loaded=%ld "
            "rss_kb=%ld rss_anon_kb=%ld rss_file_kb=%ld tokens=%d run_alloc_kb=%zu\n",
            name, dtype, c->model_type, c->dim, c->hidden_dim, c->n_layers, c->n_heads, c->n_kv_heads, c->vocab, file_kb,
-           median(lt, lk), first, lk, hf_model_heap_bytes(m) / 1024, r0.rss, r0.anon, r0.file, r1.rss, r1.anon, r1.file,
+           median(lt, lk), first, lk, tf_heap_bytes(m) / 1024, r0.rss, r0.anon, r0.file, r1.rss, r1.anon, r1.file,
            r2.rss, r2.anon, r2.file, run_tokens, run_bytes / 1024);
     free(ids);
-    hf_close(m);
+    tf_close(m);
     return 0;
 }
 
@@ -1600,7 +1598,7 @@ static int cmd_append(const char *dir) {
          *typed = append_text(255, " cat", &le);
     if (other) other[1] = other[1] == 'd' ? 'c' : 'd'; /* another first word: nothing in common */
     Model *m = base && other && more && part && typed ? model_new() : NULL;
-    if (!m || model_set_hf(m, dir, NULL, base, la, &err)) {
+    if (!m || model_set_trained(m, dir, NULL, base, la, &err)) {
         printf("bench=skip what=append reason=\"%s\"\n", m ? err.msg : "out of memory");
         model_free(m);
         free(base), free(other), free(more), free(part), free(typed);
@@ -1632,25 +1630,25 @@ static int cmd_append(const char *dir) {
         type_rows = m->rows_updated;
     }
     double f = median(full, REPS), r = median(again, REPS), a = median(app, REPS), t = median(type, REPS);
-    /* The floor the products set: hfmodel's own KV cache (no model, no
+    /* The floor the products set: the engine's own KV cache (no model, no
      * stages), one row after 256 against the 256, the new row's logits
      * apart (the update above computes none). */
     enum { HF_REPS = 3 };
     double hf_full[HF_REPS], hf_one[HF_REPS];
-    HfRun *run = hf_run_new(model_hf(m), 257, 0, &err);
+    TfRun *run = tf_run_new(model_trained_engine(m), 257, 0, &err);
     int ids[257];
     for (int i = 0; i < 257; i++) ids[i] = i % 300;
     for (int i = 0; run && i < HF_REPS; i++) {
         double t0 = now_ms();
-        hf_forward(run, ids, 256, NULL);
+        tf_forward(run, ids, 256, NULL);
         hf_full[i] = now_ms() - t0;
         t0 = now_ms();
-        hf_extend(run, ids + 256, 1, NULL);
+        tf_extend(run, ids + 256, 1, NULL);
         double t1 = now_ms();
-        hf_logits_row(run, 256);
+        tf_logits_row(run, 256);
         hf_one[i] = (t1 - t0) - (now_ms() - t1);
     }
-    hf_run_free(run);
+    tf_run_free(run);
     double hf_f = run ? median(hf_full, HF_REPS) : -1, hf_o = run ? median(hf_one, HF_REPS) : -1;
     double load[3] = {0};
     if (getloadavg(load, 3) < 1) load[0] = -1;

@@ -1,21 +1,21 @@
 /* fuzz_hfconfig.c - libFuzzer target for a Hugging Face config.json
- * (hf_config_parse, src/hfmodel.h).
+ * (hf_config_parse, src/hfcheckpoint.h).
  *
  * The input is the file's text, parsed under a name with an escape sequence.
  * Failure: -1 and one terminal-safe line. Success, checked from the meaning
- * of the fields and not from hfmodel.c: the architecture one of the two with
+ * of the fields and not from hfcheckpoint.c: the architecture one of the two with
  * its model_type one of gpt2, llama, qwen2, mistral; every size in its
  * limits; the heads dividing as the forward pass needs (GPT-2: dim = heads x
- * head_dim, no grouping; Llama: query heads a multiple of the K/V heads,
+ * head_dim, no grouping; TfModel: query heads a multiple of the K/V heads,
  * head_dim even for RoPE); q_dim and kv_dim their products; eps in [0, 1];
- * GPT-2 tied with every bias, rope_theta >= 1 for the Llama family. */
+ * GPT-2 tied with every bias, rope_theta >= 1 for the TfModel family. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fuzz_util.h"
-#include "hfmodel.h"
+#include "hfcheckpoint.h"
 
 static const char FUZZ_NAME[] = "m\x1b[31m\xc2\x9b"
                                 "2J/config.json";
@@ -28,12 +28,12 @@ FUZZ_NO_COVERAGE static void check_message(const AvError *err) {
     FUZZ_CHECK(bad < 0, "message has an unsafe byte at %ld", bad);
 }
 
-FUZZ_NO_COVERAGE static void check_config(const HfConfig *c) {
+FUZZ_NO_COVERAGE static void check_config(const TfConfig *c) {
     static const char *const types[] = {"gpt2", "llama", "qwen2", "mistral"};
     int known = 0;
     for (int i = 0; i < 4; i++) known |= strcmp(c->model_type, types[i]) == 0;
     FUZZ_CHECK(known, "model_type \"%.31s\"", c->model_type);
-    FUZZ_CHECK((c->arch == HF_GPT2) == (strcmp(c->model_type, "gpt2") == 0), "arch %d for %s", (int)c->arch,
+    FUZZ_CHECK(c->arch && strcmp(c->arch->name, c->model_type) == 0, "row %s for %s", c->arch ? c->arch->name : "none",
                c->model_type);
     FUZZ_CHECK(c->dim >= 1 && c->dim <= 1 << 16 && c->hidden_dim >= 1 && c->hidden_dim <= 1 << 18, "dim %d hidden %d",
                c->dim, c->hidden_dim);
@@ -45,7 +45,7 @@ FUZZ_NO_COVERAGE static void check_config(const HfConfig *c) {
     FUZZ_CHECK(c->head_dim >= 1 && c->q_dim == c->n_heads * c->head_dim && c->kv_dim == c->n_kv_heads * c->head_dim,
                "head_dim %d q_dim %d kv_dim %d", c->head_dim, c->q_dim, c->kv_dim);
     FUZZ_CHECK(c->eps >= 0.0 && c->eps <= 1.0, "eps %g", c->eps);
-    if (c->arch == HF_GPT2) {
+    if (c->arch->names == TF_NAMES_GPT2) {
         FUZZ_CHECK(c->q_dim == c->dim && c->n_kv_heads == c->n_heads, "GPT-2 heads do not tile dim");
         FUZZ_CHECK(c->tied && c->qkv_bias && c->o_bias, "GPT-2 without its tied classifier or biases");
     } else {
@@ -60,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FUZZ_CHECK(text != NULL, "out of memory");
     if (size) memcpy(text, data, size);
     AvError err = {0};
-    HfConfig c;
+    TfConfig c;
     if (hf_config_parse(&c, text, size, FUZZ_NAME, &err)) check_message(&err);
     else check_config(&c);
     free(text);

@@ -1,5 +1,6 @@
 /* fuzz_llama2.c - libFuzzer target for the llama2.c checkpoint
- * (src/llama2.h) and the forward pass of what it opens (src/llama.h).
+ * (src/llama2.h) and the engine's forward pass of what it opens
+ * (src/transformer.h).
  *
  * Byte 0 picks the mode. Even: the rest is the file, opened from an
  * exact-size heap copy (llama2_open_mem) under a name with an escape
@@ -63,15 +64,16 @@ FUZZ_NO_COVERAGE static size_t implied_size(const int32_t h[7]) {
     return 28 + 4 * (size_t)floats;
 }
 
-FUZZ_NO_COVERAGE static void check_config(const Llama *m, size_t size, const float *file_end) {
-    const LlamaConfig *c = &m->cfg;
-    FUZZ_CHECK(c->dim >= 1 && c->dim <= LLAMA2_MAX_DIM && c->n_layers >= 1 && c->vocab_size >= 1 && c->seq_len >= 1 &&
+FUZZ_NO_COVERAGE static void check_config(const TfModel *m, size_t size, const float *file_end) {
+    const TfConfig *c = &m->cfg;
+    FUZZ_CHECK(c->dim >= 1 && c->dim <= LLAMA2_MAX_DIM && c->n_layers >= 1 && c->vocab >= 1 && c->max_pos >= 1 &&
                    c->hidden_dim >= 1,
                "config out of range");
-    FUZZ_CHECK(c->head_size * c->n_heads == c->dim && c->head_size % 2 == 0, "head size %d", c->head_size);
-    FUZZ_CHECK(c->n_heads % c->n_kv_heads == 0 && c->kv_dim == c->n_kv_heads * c->head_size, "grouping");
-    if (c->shared_classifier) FUZZ_CHECK(m->w.cls == m->w.embed, "tied classifier is not the embedding");
-    else FUZZ_CHECK(m->w.cls + (size_t)c->vocab_size * c->dim == file_end, "separate classifier not at the end");
+    FUZZ_CHECK(c->head_dim * c->n_heads == c->dim && c->head_dim % 2 == 0, "head size %d", c->head_dim);
+    FUZZ_CHECK(c->n_heads % c->n_kv_heads == 0 && c->kv_dim == c->n_kv_heads * c->head_dim, "grouping");
+    const float *cls = (const float *)(const void *)m->cls.t->data;
+    if (c->tied) FUZZ_CHECK(m->cls.t == m->embed, "tied classifier is not the embedding");
+    else FUZZ_CHECK(cls + (size_t)c->vocab * c->dim == file_end, "separate classifier not at the end");
     (void)size;
 }
 
@@ -79,44 +81,49 @@ FUZZ_NO_COVERAGE static void check_finite(const float *x, size_t n, const char *
     for (size_t i = 0; i < n; i++) FUZZ_CHECK(isfinite(x[i]), "%s[%zu] = %g", what, i, (double)x[i]);
 }
 
-static void run_model(const Llama *m, const uint8_t *data, size_t size) {
-    const LlamaConfig *c = &m->cfg;
-    int n = c->seq_len < 4 ? c->seq_len : 4, ids[4];
-    for (int i = 0; i < n; i++) ids[i] = (int)(i < (int)size ? data[i] : (uint8_t)i) % c->vocab_size;
+static int is_bos(const void *ctx, int id) {
+    (void)ctx;
+    return id == LLAMA2_BOS;
+}
+
+static void run_model(const TfModel *m, const uint8_t *data, size_t size) {
+    const TfConfig *c = &m->cfg;
+    int n = c->max_pos < 4 ? c->max_pos : 4, ids[4];
+    for (int i = 0; i < n; i++) ids[i] = (int)(i < (int)size ? data[i] : (uint8_t)i) % c->vocab;
     AvError err = {0};
-    LlamaRun *whole = llama_run_new(m, n, 1, &err), *steps = llama_run_new(m, n, 0, &err);
+    TfRun *whole = tf_run_new(m, n, 1, &err), *steps = tf_run_new(m, n, 0, &err);
     if (!whole || !steps) { /* a large vocabulary: the logits of every row are too much here */
-        llama_run_free(whole);
-        llama_run_free(steps);
+        tf_run_free(whole);
+        tf_run_free(steps);
         return;
     }
-    size_t v = (size_t)c->vocab_size, dim = (size_t)c->dim;
-    FUZZ_CHECK(llama_forward(whole, ids, n, &err) == 0, "forward: %s", err.msg);
+    size_t v = (size_t)c->vocab, dim = (size_t)c->dim;
+    FUZZ_CHECK(tf_forward(whole, ids, n, &err) == 0, "forward: %s", err.msg);
     check_finite(whole->logits, (size_t)n * v, "logits");
     float *attn = malloc(sizeof(float) * (size_t)n * dim);
     FUZZ_CHECK(attn != NULL, "out of memory");
-    FUZZ_CHECK(llama_embed(steps, ids, n, &err) == 0, "embed: %s", err.msg);
+    FUZZ_CHECK(tf_embed(steps, ids, n, &err) == 0, "embed: %s", err.msg);
     for (int l = 0; l < c->n_layers; l++) {
-        FUZZ_CHECK(llama_layer_qkv(steps, l) == 0 && llama_layer_attend(steps, l) == 0, "layer %d", l);
+        FUZZ_CHECK(tf_layer_qkv(steps, l) == 0 && tf_layer_attend(steps, l) == 0, "layer %d", l);
         memcpy(attn, steps->att, sizeof(float) * (size_t)n * dim);
-        FUZZ_CHECK(llama_layer_finish(steps, l, attn) == 0, "finish %d", l);
+        FUZZ_CHECK(tf_layer_finish(steps, l, attn) == 0, "finish %d", l);
     }
-    FUZZ_CHECK(llama_logits(steps) == 0, "logits");
+    FUZZ_CHECK(tf_logits(steps) == 0, "logits");
     FUZZ_CHECK(memcmp(steps->logits, whole->logits + (size_t)(n - 1) * v, sizeof(float) * v) == 0,
-               "layer-wise logits differ from llama_forward");
+               "layer-wise logits differ from tf_forward");
     if (n >= 2) {
-        FUZZ_CHECK(llama_forward(steps, ids, n - 1, &err) == 0, "forward: %s", err.msg);
-        FUZZ_CHECK(llama_extend(steps, &ids[n - 1], 1, &err) == 0, "extend: %s", err.msg);
+        FUZZ_CHECK(tf_forward(steps, ids, n - 1, &err) == 0, "forward: %s", err.msg);
+        FUZZ_CHECK(tf_extend(steps, &ids[n - 1], 1, &err) == 0, "extend: %s", err.msg);
         FUZZ_CHECK(memcmp(steps->logits, whole->logits + (size_t)(n - 1) * v, sizeof(float) * v) == 0,
-                   "KV-cached logits differ from llama_forward");
+                   "KV-cached logits differ from tf_forward");
     }
     int out;
-    int got = llama_generate_greedy(steps, ids, 1, 1, &out, &err);
-    FUZZ_CHECK(got == 0 || (got == 1 && out >= 0 && out < c->vocab_size && out != LLAMA_BOS), "generate: %d (%s)", got,
+    int got = tf_generate_greedy(steps, ids, 1, 1, &out, is_bos, NULL, &err);
+    FUZZ_CHECK(got == 0 || (got == 1 && out >= 0 && out < c->vocab && out != LLAMA2_BOS), "generate: %d (%s)", got,
                err.msg);
     free(attn);
-    llama_run_free(whole);
-    llama_run_free(steps);
+    tf_run_free(whole);
+    tf_run_free(steps);
 }
 
 /* The floats of a built body: from the input bytes in turn. */
@@ -149,7 +156,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         memcpy(buf, data, len);
     }
     AvError err = {0};
-    Llama *m = llama2_open_mem(buf, len, FUZZ_NAME, &err);
+    TfModel *m = llama2_open_mem(buf, len, FUZZ_NAME, &err);
     if (built && len != size) FUZZ_CHECK(m != NULL, "a valid header with its exact size failed: %s", err.msg);
     if (!m) {
         check_message(&err);
@@ -159,7 +166,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     check_config(m, len, (const float *)((const char *)buf + len));
     size_t skip = built ? LLAMA2_HEADER_BYTES : 0;
     run_model(m, data + skip, size - skip);
-    llama_close(m);
+    tf_close(m);
     free(buf);
     return 0;
 }
