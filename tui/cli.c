@@ -68,7 +68,8 @@ static const char *const usage_parts[] = {
        "                         the numbers are the same for any N\n"
        "      --dump[=FORMAT]    print every stage and exit: text (default) | json | csv;\n"
        "                         tokens: id <TAB> piece of each token (--vocab alone: tokenize only)\n"
-       "                         (json of a trained model: next_tokens {id, piece, bytes, prob})\n"
+       "                         (json of a trained model: next_tokens {id, piece, bytes, prob});\n"
+       "                         heads | heads-csv: every head's tests on the built-in batteries\n"
        "      --once             draw the view once on standard output and exit\n"
        "      --width N          width for --once, 20..1000 (default: terminal, COLUMNS or 80)\n"
        "      --view NAME        view to start in: heatmap | heads | pipeline | gravity | census |\n"
@@ -388,8 +389,10 @@ static int io_option(CliOptions *o, Given *g, int c, AvError *err) {
         o->dump = 1;
         o->dump_format = EXPORT_TEXT;
         o->dump_tokens = optarg && strcmp(optarg, "tokens") == 0;
-        if (optarg && !o->dump_tokens && export_parse_format(optarg, &o->dump_format))
-            return av_errorf(err, _("--dump: unknown format '%s' (expected text, json, csv or tokens)"), optarg);
+        o->dump_heads = !optarg ? 0 : strcmp(optarg, "heads") == 0 ? 1 : strcmp(optarg, "heads-csv") == 0 ? 2 : 0;
+        if (optarg && !o->dump_tokens && !o->dump_heads && export_parse_format(optarg, &o->dump_format))
+            return av_errorf(
+                err, _("--dump: unknown format '%s' (expected text, json, csv, tokens, heads or heads-csv)"), optarg);
         break;
     case OPT_ONCE: o->once = 1; break;
     case OPT_WIDTH:
@@ -502,6 +505,7 @@ static int option_error(int c, int argc, char **argv, AvError *err) {
 
 /* --model, --vocab, --layer, --generate, --dump=tokens: with what they go. */
 static int model_options_check(CliOptions *o, const Given *g, AvError *err) {
+    if (o->dump_heads && !o->model_file) return av_errorf(err, _("--dump=heads: needs --model PATH"));
     if (o->dump_tokens && !o->model_file && !o->vocab_file)
         return av_errorf(err, _("--dump=tokens: needs --model PATH or --vocab FILE"));
     if (!o->model_file) {

@@ -32,6 +32,7 @@ typedef struct {
     int layer;              /* --layer N (1-based), 0 when not given */
     int generate;           /* --generate N: the greedy continuation of N tokens, 0 when not given */
     int dump_tokens;        /* --dump=tokens: id <TAB> piece per token */
+    int dump_heads;         /* --dump=heads (1, JSON) or heads-csv (2): the head tests (headrun.h) */
     const char *target;     /* --target TEXT, or NULL */
     const char *mask_file;  /* --mask-file FILE, or NULL */
     int pad;                /* --pad N */

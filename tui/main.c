@@ -33,6 +33,7 @@
 #include "figure.h"
 #include "i18n.h"
 #include "formats.h"
+#include "headrun.h"
 #include "language.h"
 #include "lesson.h"
 #include "loadwatch.h"
@@ -411,6 +412,29 @@ static int run(Model *m, const CliOptions *opts, int ascii) {
     return status;
 }
 
+/* --dump=heads: the head tests of the model on the built-in batteries (the
+ * text battery in the interface's language), as JSON or CSV. */
+static int run_head_tests(const CliOptions *o) {
+    Checkpoint ck;
+    HeadReport r;
+    AvError err = {0};
+    if (checkpoint_open(&ck, o->model_file, o->vocab_file, &err)) return print_error(err.msg), 2;
+    BatteryKind text = strcmp(language_current(), "ko") == 0 ? BATTERY_TEXT_KO : BATTERY_TEXT_EN;
+    int status = 0;
+    if (headrun(&ck, text, &r, &err)) {
+        print_error(err.msg);
+        status = av_error_exit_status(&err);
+    } else {
+        errno = 0;
+        if ((o->dump_heads == 2 ? headreport_write_csv(stdout, &r) : headreport_write_json(stdout, &r, ck.title)) < 0)
+            write_errno = errno;
+        status = stdout_flushed() ? 0 : 1;
+        headreport_free(&r);
+    }
+    checkpoint_close(&ck);
+    return status;
+}
+
 /* Ended by SIGINT, SIGTERM or SIGHUP (the terminal is restored, the memory
  * freed): die of the same signal, as the shell and the parent expect (their
  * wait status says "killed by SIGTERM", not "exit 143"). That also skips
@@ -456,6 +480,11 @@ int main(int argc, char **argv) {
         char *list = lesson_list(language_current());
         int status = list && fputs(list, stdout) >= 0 && stdout_flushed() ? 0 : 1;
         free(list);
+        cli_free(&opt);
+        return status;
+    }
+    if (opt.dump_heads) {
+        int status = run_head_tests(&opt);
         cli_free(&opt);
         return status;
     }
