@@ -10,9 +10,9 @@
  *   llama2.c   any other file                           llama2.c
  *
  * Adding a format is a reader file and a line of the table in formats.c.
- * A tokenizer file alone (--vocab without --model) is opened by its name:
- * *.json a Hugging Face tokenizer (a vocab.json with the merges.txt beside
- * it), else a llama2.c tokenizer.bin. */
+ * A tokenizer file (--vocab, with a model of any format or alone) is opened
+ * by its name: *.json a Hugging Face tokenizer (a vocab.json with the
+ * merges.txt beside it), else a llama2.c tokenizer.bin. */
 #ifndef ATTNVIZ_FORMATS_H
 #define ATTNVIZ_FORMATS_H
 
@@ -49,7 +49,7 @@ const ModelFormat *format_of(const char *path);
 int checkpoint_open(Checkpoint *out, const char *path, const char *vocab_path, AvError *err);
 void checkpoint_close(Checkpoint *c); /* NULL-safe; zeroes *c */
 
-/* A tokenizer file alone, by its name (above). NULL with one line. */
+/* A tokenizer file, by its name (above). NULL with one line. */
 Vocab *vocab_open_file(const char *path, AvError *err);
 
 /* The readers' openers (the table's). */

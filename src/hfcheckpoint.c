@@ -481,11 +481,11 @@ Vocab *hf_tokenizer_open(const char *path, AvError *err) {
     return vocab_or_nomem(hftok_open(path, err), err);
 }
 
-/* The tokenizer: --vocab, else tokenizer.json in the folder, else GPT-2's
- * vocab.json and merges.txt. */
+/* The tokenizer: --vocab (any tokenizer file, formats.h), else
+ * tokenizer.json in the folder, else GPT-2's vocab.json and merges.txt. */
 static Vocab *open_tokenizer(const char *dir, const char *vocab_path, AvError *err) {
     char a[4096], b[4096];
-    if (vocab_path) return hf_tokenizer_open(vocab_path, err);
+    if (vocab_path) return vocab_open_file(vocab_path, err);
     snprintf(a, sizeof a, "%s/tokenizer.json", dir);
     if (exists(a)) return vocab_or_nomem(hftok_open(a, err), err);
     snprintf(a, sizeof a, "%s/vocab.json", dir);

@@ -45,9 +45,9 @@ TfModel *hf_open(const char *dir, AvError *err);
 Vocab *hf_tokenizer_open(const char *path, AvError *err);
 
 /* The folder of path (itself, or the folder of a file in it) as a
- * Checkpoint (formats.h) with its tokenizer (vocab_path: a tokenizer file
- * as above; NULL: the folder's tokenizer.json, else its vocab.json and
- * merges.txt), titled by the folder's name: hf_checkpoint_open, declared in
- * formats.h with the other readers'. */
+ * Checkpoint (formats.h) with its tokenizer (vocab_path: any tokenizer
+ * file, vocab_open_file; NULL: the folder's tokenizer.json, else its
+ * vocab.json and merges.txt), titled by the folder's name:
+ * hf_checkpoint_open, declared in formats.h with the other readers'. */
 
 #endif

@@ -393,17 +393,15 @@ int llama2_checkpoint_open(Checkpoint *out, const char *path, const char *vocab_
         }
         vocab_path = vb;
     }
-    LlamaTok *t = llamatok_load(vocab_path, err);
-    if (t && t->n != v) {
-        av_errorf(err, _("%s: %d %s, but %s has a vocabulary of %d"), vocab_path, t->n,
-                  num_plural("piece", "pieces", t->n), path, v);
-        llamatok_free(t);
-        t = NULL;
-    }
-    if (t && !(out->vocab = vocab_of_llamatok(t))) av_error_nomem(err, _("out of memory"));
-    if (!out->vocab) {
+    if (!(out->vocab = vocab_open_file(vocab_path, err))) {
         checkpoint_close(out);
         return -1;
+    }
+    if (vocab_size(out->vocab) != v) {
+        int n = vocab_size(out->vocab);
+        checkpoint_close(out);
+        return av_errorf(err, "%s: %d %s, but %s has a vocabulary of %d", vocab_path, n,
+                         num_plural("piece", "pieces", n), path, v);
     }
     /* The title: the file's name without ".bin", escaped (it is printed:
      * the status line, the dumps, messages). */

@@ -47,12 +47,10 @@ typedef struct {
 
 typedef struct Source {
     const char *name; /* the dumps' "source": "text", "qkv", ... */
-    /* The next four are English marked N_() (i18n.h): shown through _(). */
-    const char *fixed; /* what a knob it lacks is told, e.g. "Q, K and V come from a file" */
-
+    /* Names (English, marked N_() and shown through _()), not sentences of the screen (the front end makes those from
+     * the capabilities and its key table: tui/sourcenote.h). */
+    const char *fixed; /* what the source is, where a knob it lacks is refused: "Q, K and V come from a file" */
     const char *what;  /* where its rows come from, for the size line ("3 x 3 from file") */
-    const char *lacks; /* without SRC_EMBED or SRC_WEIGHTS: what it has not, for the views that need them */
-    const char *knobs; /* what can change, after `fixed`; NULL: "only the mask (m) and the scaling (s) can change" */
     unsigned caps;     /* SRC_* */
     /* Q, K and V of every head of `layer` (model_layer_heads), from stage
      * `from` (STAGE_EMBED when it has embeddings, else STAGE_PROJECT) on.

@@ -47,7 +47,6 @@ const Source source_qkv = {
     .fixed = N_("Q, K and V come from a file"),
     /* TRANSLATORS: where the rows come from, on the size line: "3 x 3 from file" */
     .what = N_("file"),
-    .lacks = N_("a Q/K/V file has no embeddings X and no W_O"),
     .caps = SRC_SCORE_KINDS,
     .forward = qkv_forward,
     .final = NULL,

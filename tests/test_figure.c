@@ -281,7 +281,6 @@ static const Source fx_source = {
     .name = "fixed",
     .fixed = "Q, K and V are fixed",
     .what = "two fixed layers",
-    .lacks = "fixed layers have no embeddings",
     .forward = fx_forward,
     .query_text = fx_label,
     .key_text = fx_label,

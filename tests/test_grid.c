@@ -391,7 +391,6 @@ static const Source gpt2_shape = {
     .name = "gpt2-shape",
     .fixed = "Q, K and V are made by the test",
     .what = "12 layers of 12 heads",
-    .lacks = "no embeddings",
     .forward = gpt2_forward,
     .query_text = gpt2_label,
     .key_text = gpt2_label,

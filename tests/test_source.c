@@ -53,7 +53,6 @@ static const Source fixed_source = {
     .name = "fixed2",
     .fixed = "Q, K and V are fixed",
     .what = "two fixed layers",
-    .lacks = "two fixed layers have no embeddings",
     .caps = 0,
     .forward = fixed_forward,
     .query_text = fixed_label,

@@ -20,6 +20,7 @@
 #include "zoom.h"
 #include "keymap.h"
 #include "lesson.h"
+#include "sourcenote.h"
 #include "view.h"
 
 void app_init(App *a, Model *m, ColorTier tier, int ascii, int dv_follows_dk, const char *pattern) {
@@ -130,8 +131,9 @@ static int source_cannot(const App *a, unsigned needs) {
 static int source_lacks(App *a, unsigned needs) {
     if (!source_cannot(a, needs)) return 0;
     const Source *src = a->m->src;
-    app_say(a, 1, "%s: %s", _(src->fixed),
-            src->knobs ? _(src->knobs) : _("only the mask (m) and the scaling (s) can change"));
+    char knobs[160];
+    source_knobs_note(src, knobs, sizeof knobs);
+    app_say(a, 1, "%s: %s", _(src->fixed), knobs);
     return 1;
 }
 

@@ -31,6 +31,7 @@
 #include "i18n.h"
 #include "pca.h"
 #include "model.h"
+#include "sourcenote.h"
 #include "text.h"
 #include "chrome.h"
 #include "view.h"
@@ -104,8 +105,7 @@ int gravity_available(const App *a, const char **why) {
         if (m->n_q < 1) r = _("word gravity: no tokens to draw");
     } else if (!model_can(m, SRC_TOKENIZERS | SRC_EMBED | SRC_WEIGHTS)) {
         static _Thread_local char buf[160]; /* the frame's thread writes it, the same frame reads it */
-        snprintf(buf, sizeof buf, _("word gravity needs a sentence: %s"),
-                 m->src->lacks ? _(m->src->lacks) : _("none here"));
+        snprintf(buf, sizeof buf, _("word gravity needs a sentence: %s"), source_lacks_note(m->src));
         r = buf;
     } else if (m->q_target != m->k_target || m->xq != m->x)
         r = _("word gravity needs self-attention: in cross-attention the queries are another sentence");

@@ -21,6 +21,7 @@
 #include "palette.h"
 #include "parallel.h"
 #include "screen.h"
+#include "sourcenote.h"
 #include "signals.h"
 #include "export.h"
 #include "filemap.h"
@@ -285,7 +286,7 @@ static int apply_head_stage(App *a, const CliOptions *o, AvError *err) {
     if (o->stage >= 0) {
         if (!app_shown_available(a, (Shown)o->stage))
             return av_errorf(err, _("--stage: %s is not in this model (%s)"), tensor_info((Tensor)o->stage)->name,
-                             a->m->src->lacks ? _(a->m->src->lacks) : _("not available"));
+                             source_lacks_note(a->m->src));
         a->shown = (Shown)o->stage;
     }
     return 0;
