@@ -44,7 +44,8 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 # library, PCRE2, cJSON, libm and pthread only.
 CORE_TESTS := test_error test_export test_files test_formula test_matrix test_model test_oom test_pca test_qkvfile test_rng \
               test_tokenize test_utf8 test_llamatok test_llama2 test_source_llama test_census \
-              test_safetensors test_hftok test_hftok_text test_hfmodel test_append test_textfit test_formats
+              test_safetensors test_hftok test_hftok_text test_hfmodel test_append test_textfit test_headtests \
+              test_gguf test_formats
 CORE_TEST_BIN := $(CORE_TESTS:%=$(BUILD)/tests/%)
 BIN      := $(BUILD)/attnviz
 
@@ -80,6 +81,7 @@ pot-check:
 	@for l in $(LINGUAS); do \
 		out=$$(msgcmp po/$$l.po build/attnviz.pot 2>&1) || { echo "$$out" | grep -v 'not used' | head -20; \
 			echo "po/$$l.po: texts untranslated (make pot, then translate them)"; exit 1; }; \
+		msgfmt --check -o /dev/null po/$$l.po || exit 1; \
 		fuzzy=$$(msgattrib --only-fuzzy --no-obsolete po/$$l.po | grep -c '^msgid'); \
 		[ "$$fuzzy" = 0 ] || { echo "po/$$l.po: $$fuzzy fuzzy texts"; exit 1; }; done
 

@@ -1,4 +1,5 @@
 /* arch.c - see arch.h: the table of architectures. */
+#include "i18n.h"
 #include "arch.h"
 
 #include <stdio.h>

@@ -10,14 +10,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "i18n.h"
+
 const char *av_file_type_name(unsigned mode) {
-    if (S_ISDIR(mode)) return "a directory";
-    if (S_ISFIFO(mode)) return "a FIFO";
-    if (S_ISCHR(mode)) return "a character device";
-    if (S_ISBLK(mode)) return "a block device";
-    if (S_ISSOCK(mode)) return "a socket";
-    if (S_ISLNK(mode)) return "a symbolic link";
-    return "not a regular file";
+    if (S_ISDIR(mode)) return _("a directory");
+    if (S_ISFIFO(mode)) return _("a FIFO");
+    if (S_ISCHR(mode)) return _("a character device");
+    if (S_ISBLK(mode)) return _("a block device");
+    if (S_ISSOCK(mode)) return _("a socket");
+    if (S_ISLNK(mode)) return _("a symbolic link");
+    return _("not a regular file");
 }
 
 /* The file to replace: `path` itself, or the final target of a symbolic
@@ -32,26 +34,26 @@ static int resolve_target(const char *path, char **target, struct stat *st, int 
     if (lstat(path, &lst) != 0) {
         if (errno != ENOENT) return av_errorf(err, "%s: %s", path, strerror(errno));
         *target = strdup(path);
-        return *target ? 0 : av_error_nomem(err, "%s: out of memory", path);
+        return *target ? 0 : av_error_nomem(err, _("%s: out of memory"), path);
     }
     if (S_ISLNK(lst.st_mode)) {
         if (stat(path, st) != 0) {
             if (errno == ENOENT)
-                return av_errorf(err, "%s: a symbolic link to a file that does not exist; not written", path);
+                return av_errorf(err, _("%s: a symbolic link to a file that does not exist; not written"), path);
             return av_errorf(err, "%s: %s", path, strerror(errno));
         }
         if (!S_ISREG(st->st_mode))
-            return av_errorf(err, "%s: a symbolic link to %s, not a regular file; not written", path,
+            return av_errorf(err, _("%s: a symbolic link to %s, not a regular file; not written"), path,
                              av_file_type_name((unsigned)st->st_mode));
         *target = realpath(path, NULL);
-        if (!*target) return av_errorf(err, "%s: cannot resolve the symbolic link: %s", path, strerror(errno));
+        if (!*target) return av_errorf(err, _("%s: cannot resolve the symbolic link: %s"), path, strerror(errno));
     } else if (!S_ISREG(lst.st_mode)) {
-        return av_errorf(err, "%s: not a regular file (%s); not written", path,
+        return av_errorf(err, _("%s: not a regular file (%s); not written"), path,
                          av_file_type_name((unsigned)lst.st_mode));
     } else {
         *st = lst;
         *target = strdup(path);
-        if (!*target) return av_error_nomem(err, "%s: out of memory", path);
+        if (!*target) return av_error_nomem(err, _("%s: out of memory"), path);
     }
     *exists = 1;
     return 0;
@@ -88,7 +90,7 @@ static int sync_dir(const char *dir) {
 }
 
 int av_write_file_atomic(const char *path, const void *data, size_t len, AvError *err) {
-    if (strcmp(path, "-") == 0) return av_errorf(err, "standard input ('-') cannot be written");
+    if (strcmp(path, "-") == 0) return av_errorf(err, _("standard input ('-') cannot be written"));
     char *target;
     struct stat st;
     int exists;
@@ -97,7 +99,7 @@ int av_write_file_atomic(const char *path, const void *data, size_t len, AvError
     const char *base = slash ? slash + 1 : target;
     if (!*base) {
         free(target);
-        return av_errorf(err, "%s: names a directory, not a file", path);
+        return av_errorf(err, _("%s: names a directory, not a file"), path);
     }
     size_t dlen = slash ? (size_t)(slash - target) : 0;
     /* "dir/.name.XXXXXX": in the same directory (rename does not cross file
@@ -106,7 +108,7 @@ int av_write_file_atomic(const char *path, const void *data, size_t len, AvError
     char *tmp = malloc(tcap), *dir = malloc(dlen + 2);
     if (!tmp || !dir) {
         free(tmp), free(dir), free(target);
-        return av_error_nomem(err, "%s: out of memory", path);
+        return av_error_nomem(err, _("%s: out of memory"), path);
     }
     if (slash && dlen == 0) strcpy(dir, "/");
     else if (slash) snprintf(dir, dlen + 2, "%.*s", (int)dlen, target);
@@ -116,7 +118,7 @@ int av_write_file_atomic(const char *path, const void *data, size_t len, AvError
 
     int rc = -1, fd = mkstemp(tmp);
     if (fd < 0) {
-        av_error_io(err, "%s: cannot create a temporary file in %s: %s", path, dir, strerror(errno));
+        av_error_io(err, _("%s: cannot create a temporary file in %s: %s"), path, dir, strerror(errno));
         goto out;
     }
     mode_t mode;
@@ -127,25 +129,25 @@ int av_write_file_atomic(const char *path, const void *data, size_t len, AvError
         umask(mask);
         mode = 0666 & ~mask;
     }
-    const char *step = "cannot write";
+    const char *step = N_("cannot write");
     if (write_all(fd, data, len)) goto fail;
-    step = "cannot sync";
+    step = N_("cannot sync");
     if (fsync(fd)) goto fail;
-    step = "cannot set the mode";
+    step = N_("cannot set the mode");
     if (fchmod(fd, mode)) goto fail;
     /* As root, keep the old owner; elsewhere this fails and the file is ours,
      * as with any editor that writes a new file. */
     if (exists && (st.st_uid != geteuid() || st.st_gid != getegid()) && fchown(fd, st.st_uid, st.st_gid) != 0) {
         /* not an error: the content is what matters */
     }
-    step = "cannot write";
+    step = N_("cannot write");
     int closed = close(fd);
     fd = -1;
     if (closed) goto fail;
-    step = "cannot replace";
+    step = N_("cannot replace");
     if (rename(tmp, target)) goto fail;
     if (sync_dir(dir)) {
-        av_error_io(err, "%s: written, but its directory %s could not be synced: %s", path, dir, strerror(errno));
+        av_error_io(err, _("%s: written, but its directory %s could not be synced: %s"), path, dir, strerror(errno));
         goto out;
     }
     rc = 0;
@@ -154,8 +156,8 @@ fail : {
     int saved = errno;
     if (fd >= 0) close(fd);
     unlink(tmp);
-    av_error_io(err, "%s: %s: %s (%s)", path, step, strerror(saved),
-                exists ? "the old file is unchanged" : "nothing written");
+    av_error_io(err, "%s: %s: %s (%s)", path, _(step), strerror(saved),
+                exists ? _("the old file is unchanged") : _("nothing written"));
 }
 out:
     free(tmp);

@@ -7,12 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "i18n.h"
+
 const char *census_score_name(CensusScore s) {
     static const char *const names[CENSUS_SCORE_COUNT] = {
-        [CENSUS_PREV] = "prev",        [CENSUS_SINK] = "sink", [CENSUS_SELF] = "self",
-        [CENSUS_INDUCTION] = "induct", [CENSUS_ENTROPY] = "H",
+        [CENSUS_PREV] = N_("prev"),        [CENSUS_SINK] = N_("sink"), [CENSUS_SELF] = N_("self"),
+        [CENSUS_INDUCTION] = N_("induct"), [CENSUS_ENTROPY] = "H",
     };
-    return (unsigned)s < CENSUS_SCORE_COUNT ? names[s] : "?";
+    if ((unsigned)s >= CENSUS_SCORE_COUNT) return "?";
+    return s == CENSUS_ENTROPY ? names[s] : _(names[s]);
 }
 
 // ----------------------------------------------------------------------------
@@ -72,18 +75,18 @@ int census_compute(Census *c, const Model *m, AvError *err) {
     memset(c, 0, sizeof *c);
     int n = m->n_q;
     if (m->q_target != m->k_target)
-        return av_errorf(err, "census needs self-attention: here the queries are another sentence than the keys");
+        return av_errorf(err, _("census needs self-attention: here the queries are another sentence than the keys"));
     if (m->n_q != m->n_k)
-        return av_errorf(err, "census needs self-attention: %d %s but %d %s", m->n_q,
+        return av_errorf(err, _("census needs self-attention: %d %s but %d %s"), m->n_q,
                          num_plural("query", "queries", m->n_q), m->n_k, num_plural("key", "keys", m->n_k));
-    if (n < 1) return av_errorf(err, "census: no tokens to score");
+    if (n < 1) return av_errorf(err, _("census: no tokens to score"));
     int layers = m->cfg.layers, heads = m->cfg.heads;
     int *same = malloc(sizeof *same * (size_t)n);
     c->rows = calloc((size_t)layers * heads, sizeof *c->rows);
     if (!same || !c->rows) {
         free(same);
         census_free(c);
-        return av_errorf(err, "census: out of memory for %d x %d heads", layers, heads);
+        return av_errorf(err, _("census: out of memory for %d x %d heads"), layers, heads);
     }
     find_copies(same, m, n);
     for (int i = 0; i < n; i++) c->repeat_rows += first_copy(same, i) >= 0;
@@ -133,9 +136,10 @@ const char *census_class_letter(HeadClass k, int ascii) {
 
 const char *census_class_name(HeadClass k) {
     static const char *const names[HEAD_CLASS_COUNT] = {
-        "previous token", "first token (sink)", "itself (diagonal)", "induction", "broad", "mixed",
+        N_("previous token"), N_("first token (sink)"), N_("itself (diagonal)"), N_("after a repeat"), N_("broad"),
+        N_("mixed"),
     };
-    return (unsigned)k < HEAD_CLASS_COUNT ? names[k] : "?";
+    return (unsigned)k < HEAD_CLASS_COUNT ? _(names[k]) : "?";
 }
 
 // ----------------------------------------------------------------------------

@@ -37,7 +37,7 @@ typedef enum {
 } CensusScore;
 
 /* Short name of a score, as the table's heading: "prev", "sink", "self",
- * "induct", "H". */
+ * "induct", "H", in the reader's language (i18n.h). */
 const char *census_score_name(CensusScore s);
 
 typedef struct {
@@ -77,7 +77,9 @@ typedef enum { HEAD_PREV, HEAD_SINK, HEAD_SELF, HEAD_INDUCTION, HEAD_BROAD, HEAD
 HeadClass census_class(const CensusRow *r, double max_entropy);
 
 /* A class's letter on screen ("P", "S", "D", "I", "B", and "·" or "." in
- * ASCII for mixed) and its name ("previous token", ...). */
+ * ASCII for mixed) and its name ("previous token", ...), the name in the
+ * reader's language. */
+
 const char *census_class_letter(HeadClass k, int ascii);
 const char *census_class_name(HeadClass k);
 

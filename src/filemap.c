@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "atomicfile.h"
+#include "i18n.h"
 #include "utf8.h"
 
 typedef struct {
@@ -55,32 +56,32 @@ const void *filemap_open(const char *path, size_t min, const char *what, size_t 
     char safe[200];
     utf8_escape_into(safe, sizeof safe, path);
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0) return av_errorf(err, "%s: cannot open: %s", safe, strerror(errno)), NULL;
+    if (fd < 0) return av_errorf(err, _("%s: cannot open: %s"), safe, strerror(errno)), NULL;
     struct stat st;
     if (fstat(fd, &st) != 0) {
         int saved = errno;
         close(fd);
-        return av_errorf(err, "%s: cannot open: %s", safe, strerror(saved)), NULL;
+        return av_errorf(err, _("%s: cannot open: %s"), safe, strerror(saved)), NULL;
     }
     if (!S_ISREG(st.st_mode)) {
         close(fd);
-        if (S_ISDIR(st.st_mode)) return av_errorf(err, "%s: is a directory, not a file", safe), NULL;
-        return av_errorf(err, "%s: not a regular file (%s)", safe, av_file_type_name((unsigned)st.st_mode)), NULL;
+        if (S_ISDIR(st.st_mode)) return av_errorf(err, _("%s: is a directory, not a file"), safe), NULL;
+        return av_errorf(err, _("%s: not a regular file (%s)"), safe, av_file_type_name((unsigned)st.st_mode)), NULL;
     }
     if ((uintmax_t)st.st_size > SIZE_MAX) {
         close(fd);
-        return av_errorf(err, "%s: %jd bytes, too large to map", safe, (intmax_t)st.st_size), NULL;
+        return av_errorf(err, _("%s: %jd bytes, too large to map"), safe, (intmax_t)st.st_size), NULL;
     }
     size_t size = (size_t)st.st_size;
     if (size < min || size == 0) {
         close(fd);
-        return av_errorf(err, "%s: %zu bytes, too short for %s", safe, size, what), NULL;
+        return av_errorf(err, _("%s: %zu bytes, too short for %s"), safe, size, what), NULL;
     }
     void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (map == MAP_FAILED) {
         int saved = errno;
         close(fd);
-        return av_error_io(err, "%s: cannot map: %s", safe, strerror(saved)), NULL;
+        return av_error_io(err, _("%s: cannot map: %s"), safe, strerror(saved)), NULL;
     }
     watch(map, size, fd, &st, path);
     *len = size;
@@ -109,12 +110,13 @@ int filemap_check(AvError *err) {
         if (!atomic_load_explicit(&s->used, memory_order_relaxed)) continue;
         struct stat st;
         if (fstat(s->fd, &st) != 0)
-            rc = av_errorf(err, "%s: " FILEMAP_CHANGED " (cannot look at it: %s)", s->name, strerror(errno));
+            rc = av_errorf(err, _("%s: the model file changed while in use (cannot look at it: %s)"), s->name,
+                           strerror(errno));
         else if ((uintmax_t)st.st_size != (uintmax_t)s->len)
-            rc = av_errorf(err, "%s: " FILEMAP_CHANGED " (now %jd bytes, %zu when opened)", s->name,
+            rc = av_errorf(err, _("%s: the model file changed while in use (now %jd bytes, %zu when opened)"), s->name,
                            (intmax_t)st.st_size, s->len);
         else if (st.st_mtim.tv_sec != s->mtime.tv_sec || st.st_mtim.tv_nsec != s->mtime.tv_nsec)
-            rc = av_errorf(err, "%s: " FILEMAP_CHANGED " (rewritten since it was opened)", s->name);
+            rc = av_errorf(err, _("%s: the model file changed while in use (rewritten since it was opened)"), s->name);
     }
     pthread_mutex_unlock(&lock);
     return rc;

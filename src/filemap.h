@@ -23,7 +23,10 @@
 #define FILEMAP_MAX      1024
 #define FILEMAP_NAME_MAX 256 /* the escaped name kept for messages */
 
-/* The phrase every report of a changed model file carries. */
+/* The phrase every report of a changed model file carries (in English: the
+ * fault handler cannot translate; filemap_check's messages spell it out so
+ * that xgettext sees whole sentences). */
+
 #define FILEMAP_CHANGED "the model file changed while in use"
 
 /* Opens `path` without ever blocking (a FIFO would hang open), refuses

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cancel.h"
+#include "i18n.h"
 #include "parallel.h"
 
 enum { BLOCK = 4096 }; /* elements per OR pass */
@@ -68,12 +69,12 @@ const char *finite_kind(const FiniteArray *a, uint64_t at) {
     if (a->type == FINITE_F32) {
         uint32_t u;
         memcpy(&u, p + 4 * at, 4);
-        return u & 0x007FFFFFu ? "NaN" : u >> 31 ? "-infinite" : "infinite";
+        return u & 0x007FFFFFu ? "NaN" : u >> 31 ? _("-infinite") : _("infinite");
     }
     uint16_t h;
     memcpy(&h, p + 2 * at, 2);
     uint16_t frac = a->type == FINITE_F16 ? 0x03FFu : 0x007Fu;
-    return h & frac ? "NaN" : h >> 15 ? "-infinite" : "infinite";
+    return h & frac ? "NaN" : h >> 15 ? _("-infinite") : _("infinite");
 }
 
 // ----------------------------------------------------------------------------

@@ -36,7 +36,9 @@ uint64_t finite_first_bad(const FiniteArray *a);
  * stopped the scan. */
 int finite_scan(const FiniteArray *a, int n, uint64_t *at);
 
-/* "NaN", "infinite" or "-infinite": what element `at` of a is. */
+/* "NaN", "infinite" or "-infinite": what element `at` of a is (for a
+ * message: in the reader's language). */
+
 const char *finite_kind(const FiniteArray *a, uint64_t at);
 
 #endif

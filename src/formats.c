@@ -1,4 +1,5 @@
 /* formats.c - see formats.h: the table of model formats. */
+#include "i18n.h"
 #include "formats.h"
 
 #include <string.h>
@@ -55,6 +56,6 @@ Vocab *vocab_open_file(const char *path, AvError *err) {
     if (ends_with(path, ".json")) return hf_tokenizer_open(path, err);
     LlamaTok *t = llamatok_load(path, err);
     Vocab *v = t ? vocab_of_llamatok(t) : NULL;
-    if (t && !v) av_error_nomem(err, "out of memory");
+    if (t && !v) av_error_nomem(err, _("out of memory"));
     return v;
 }

@@ -9,6 +9,8 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "i18n.h"
+
 // clang-format off
 /* The raw score S of each kind. The titles write it short (a matrix
  * expression); the other places as their layout allows. Cosine is always
@@ -27,7 +29,7 @@ static const char *const score_expr[FORMULA_PLACE_COUNT][SCORE_KIND_COUNT][2] = 
         [SCORE_ADDITIVE] = {"S = vᵀ tanh(W1 q + W2 k)", "S = v^T tanh(W1 q + W2 k)"},
     },
     [FORMULA_INSPECTOR] = {
-        [SCORE_DOT]      = {"raw q·k", "raw q.k"},
+        [SCORE_DOT]      = {N_("raw q·k"), N_("raw q.k")},
         [SCORE_COSINE]   = {"cos(q,k)", NULL},
         [SCORE_DISTANCE] = {"−|q−k|²", "-|q-k|^2"},
         [SCORE_ADDITIVE] = {"vᵀtanh(W1q+W2k)", "v^Ttanh(W1q+W2k)"},
@@ -58,26 +60,26 @@ static const char *const scale_step[FORMULA_PLACE_COUNT][FORMULA_SCALE_COUNT][2]
     [FORMULA_TITLE] = { /* after the title's expression */
         [FORMULA_SCALE_DIVIDE] = {"÷%s", "/%s"},
         [FORMULA_SCALE_TIMES]  = {"×%s", "*%s"},
-        [FORMULA_SCALE_OFF]    = {" (scaling off)", NULL},
-        [FORMULA_SCALE_NONE]   = {" (additive: not scaled)", NULL},
+        [FORMULA_SCALE_OFF]    = {N_(" (scaling off)"), NULL},
+        [FORMULA_SCALE_NONE]   = {N_(" (additive: not scaled)"), NULL},
     },
     [FORMULA_PIPELINE] = {
         [FORMULA_SCALE_DIVIDE] = {"S' = S ÷ %s", "S' = S / %s"},
         [FORMULA_SCALE_TIMES]  = {"S' = S × %s", "S' = S * %s"},
-        [FORMULA_SCALE_OFF]    = {"S' = S (scaling off)", NULL},
-        [FORMULA_SCALE_NONE]   = {"S' = S (additive: not scaled)", NULL},
+        [FORMULA_SCALE_OFF]    = {N_("S' = S (scaling off)"), NULL},
+        [FORMULA_SCALE_NONE]   = {N_("S' = S (additive: not scaled)"), NULL},
     },
     [FORMULA_INSPECTOR] = {
         [FORMULA_SCALE_DIVIDE] = {"÷%s", "/%s"},
         [FORMULA_SCALE_TIMES]  = {"×%s", "*%s"},
-        [FORMULA_SCALE_OFF]    = {"(scaling off)", NULL},
-        [FORMULA_SCALE_NONE]   = {"(not scaled)", NULL},
+        [FORMULA_SCALE_OFF]    = {N_("(scaling off)"), NULL},
+        [FORMULA_SCALE_NONE]   = {N_("(not scaled)"), NULL},
     },
     [FORMULA_CELL] = { /* off and none: why s is the raw score */
         [FORMULA_SCALE_DIVIDE] = {"÷ %s", "/ %s"},
         [FORMULA_SCALE_TIMES]  = {"× %s", "* %s"},
-        [FORMULA_SCALE_OFF]    = {"scaling off", NULL},
-        [FORMULA_SCALE_NONE]   = {"additive scores are not scaled", NULL},
+        [FORMULA_SCALE_OFF]    = {N_("scaling off"), NULL},
+        [FORMULA_SCALE_NONE]   = {N_("additive scores are not scaled"), NULL},
     },
     [FORMULA_DUMP] = {
         [FORMULA_SCALE_DIVIDE] = {"scaled = scores / %s", NULL},
@@ -86,18 +88,18 @@ static const char *const scale_step[FORMULA_PLACE_COUNT][FORMULA_SCALE_COUNT][2]
         [FORMULA_SCALE_NONE]   = {"scaled = scores (additive: not scaled)", NULL},
     },
     [FORMULA_MESSAGE] = {
-        [FORMULA_SCALE_DIVIDE] = {"scaling on: scores divided by %s = %.3f", NULL},
-        [FORMULA_SCALE_TIMES]  = {"scaling on: cosine scores multiplied by %s = %.3f (a temperature)", NULL},
-        [FORMULA_SCALE_OFF]    = {"scaling off: softmax of the raw scores", NULL},
-        [FORMULA_SCALE_NONE]   = {"additive scores are not scaled: s changes nothing here", NULL},
+        [FORMULA_SCALE_DIVIDE] = {N_("scaling on: scores divided by %s = %.3f"), NULL},
+        [FORMULA_SCALE_TIMES]  = {N_("scaling on: cosine scores multiplied by %s = %.3f (a temperature)"), NULL},
+        [FORMULA_SCALE_OFF]    = {N_("scaling off: softmax of the raw scores"), NULL},
+        [FORMULA_SCALE_NONE]   = {N_("additive scores are not scaled: s changes nothing here"), NULL},
     },
 };
 
 /* What the o key says after the raw score, by case. */
 static const char *const message_scaling[FORMULA_SCALE_COUNT] = {
-    [FORMULA_SCALE_DIVIDE] = ", divided by sqrt(d_k)",
-    [FORMULA_SCALE_TIMES]  = ", times sqrt(d_k) as temperature",
-    [FORMULA_SCALE_OFF]    = ", not scaled (s: on)",
+    [FORMULA_SCALE_DIVIDE] = N_(", divided by sqrt(d_k)"),
+    [FORMULA_SCALE_TIMES]  = N_(", times sqrt(d_k) as temperature"),
+    [FORMULA_SCALE_OFF]    = N_(", not scaled (s: on)"),
     [FORMULA_SCALE_NONE]   = "",
 };
 // clang-format on
@@ -109,6 +111,11 @@ static int place_ascii(FormulaPlace place, const FormulaOf *f) {
 }
 
 static const char *pick(const char *const entry[2], int ascii) { return ascii && entry[1] ? entry[1] : entry[0]; }
+
+/* s in the reader's language (the tables mark their words N_()), except in
+ * the dump, whose text is a format; "" stays "" (gettext's "" is the
+ * catalogue's header). */
+static const char *say(FormulaPlace place, const char *s) { return place == FORMULA_DUMP || !*s ? s : _(s); }
 
 FormulaOf formula_of(const ModelConfig *c, int ascii) {
     FormulaOf f = {c->score, c->scale, c->d_k, ascii};
@@ -135,12 +142,13 @@ static void title_text(char *buf, size_t cap, Stage stage, const FormulaOf *f, i
     FormulaScale sc = formula_scale(FORMULA_TITLE, f);
     const char *e = pick(score_expr[FORMULA_TITLE][kind], ascii);
     char step[48];
-    snprintf(step, sizeof step, pick(scale_step[FORMULA_TITLE][sc], ascii), root);
+    snprintf(step, sizeof step, say(FORMULA_TITLE, pick(scale_step[FORMULA_TITLE][sc], ascii)), root);
     if (stage == STAGE_SCORES)
-        snprintf(buf, cap, "raw scores S = %s%s", e, sc == FORMULA_SCALE_NONE ? "" : " (before scaling)");
-    else if (stage == STAGE_SCALED) snprintf(buf, cap, "scaled scores S' = %s%s", e, step);
+        snprintf(buf, cap, sc == FORMULA_SCALE_NONE ? _("raw scores S = %s") : _("raw scores S = %s (before scaling)"),
+                 e);
+    else if (stage == STAGE_SCALED) snprintf(buf, cap, _("scaled scores S' = %s%s"), e, step);
     else /* in the softmax only the operation: "(scaling off)" is the status line's */
-        snprintf(buf, cap, "weights A = softmax(%s%s, mask)", e,
+        snprintf(buf, cap, _("weights A = softmax(%s%s, mask)"), e,
                  sc == FORMULA_SCALE_DIVIDE || sc == FORMULA_SCALE_TIMES ? step : "");
 }
 
@@ -157,11 +165,11 @@ const char *formula_text(char *buf, size_t cap, FormulaPlace place, Stage stage,
         if (stage == STAGE_SCORES || stage == STAGE_SCALED || stage == STAGE_WEIGHTS)
             title_text(buf, cap, stage, f, kind, root);
     } else if (stage == STAGE_SCORES && place == FORMULA_MESSAGE) {
-        snprintf(buf, cap, "%s%s", score_expr[place][kind][0], message_scaling[sc]);
+        snprintf(buf, cap, "%s%s", score_expr[place][kind][0], say(place, message_scaling[sc]));
     } else if (stage == STAGE_SCORES) {
-        snprintf(buf, cap, "%s", pick(score_expr[place][kind], ascii));
+        snprintf(buf, cap, "%s", say(place, pick(score_expr[place][kind], ascii)));
     } else if (stage == STAGE_SCALED) {
-        snprintf(buf, cap, pick(scale_step[place][sc], ascii), root, sqrt((double)f->d_k));
+        snprintf(buf, cap, say(place, pick(scale_step[place][sc], ascii)), root, sqrt((double)f->d_k));
     }
     return buf;
 }

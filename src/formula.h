@@ -3,7 +3,9 @@
  * the weights' softmax, as each place that shows them writes them, in UTF-8
  * and in the ASCII of --ascii. Every place states the formula of the kind in
  * use and the same scaling case: cosine is multiplied by √d_k, additive is
- * not scaled, d_k = 1 is divided by √1, and scaling off says so. */
+ * not scaled, d_k = 1 is divided by √1, and scaling off says so. Their
+ * words are in the reader's language (i18n.h), except the dump's. */
+
 #ifndef ATTNVIZ_FORMULA_H
 #define ATTNVIZ_FORMULA_H
 

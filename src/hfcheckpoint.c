@@ -3,6 +3,7 @@
  * through safetensors.h's folder reader, are bound to the engine's weights
  * by the row's names (GPT-2's or Llama's), checked against the shapes the
  * config implies, and scanned for non-finite values. */
+#include "i18n.h"
 #include "hfcheckpoint.h"
 
 #include <cJSON.h>
@@ -37,12 +38,12 @@ typedef struct {
 static int cfg_int(Cfg *c, const char *key, int def, int lo, int hi, int *out) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(c->root, key);
     if (!v || cJSON_IsNull(v)) {
-        if (def < 0) return av_errorf(c->err, "%s: \"%s\" is missing", c->path, key);
+        if (def < 0) return av_errorf(c->err, _("%s: \"%s\" is missing"), c->path, key);
         *out = def;
         return 0;
     }
     if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) || v->valuedouble < lo || v->valuedouble > hi)
-        return av_errorf(c->err, "%s: \"%s\" must be an integer from %d to %d", c->path, key, lo, hi);
+        return av_errorf(c->err, _("%s: \"%s\" must be an integer from %d to %d"), c->path, key, lo, hi);
     *out = (int)v->valuedouble;
     return 0;
 }
@@ -54,7 +55,7 @@ static int cfg_num(Cfg *c, const char *key, double def, double lo, double hi, do
         return 0;
     }
     if (!cJSON_IsNumber(v) || !(v->valuedouble >= lo && v->valuedouble <= hi))
-        return av_errorf(c->err, "%s: \"%s\" must be a number from %g to %g", c->path, key, lo, hi);
+        return av_errorf(c->err, _("%s: \"%s\" must be a number from %g to %g"), c->path, key, lo, hi);
     *out = v->valuedouble;
     return 0;
 }
@@ -65,7 +66,7 @@ static int cfg_bool(Cfg *c, const char *key, int def, int *out) {
         *out = def;
         return 0;
     }
-    if (!cJSON_IsBool(v)) return av_errorf(c->err, "%s: \"%s\" must be true or false", c->path, key);
+    if (!cJSON_IsBool(v)) return av_errorf(c->err, _("%s: \"%s\" must be true or false"), c->path, key);
     *out = cJSON_IsTrue(v) ? 1 : 0;
     return 0;
 }
@@ -81,7 +82,7 @@ static int cfg_choice(Cfg *c, const char *key, const char *const *ok) {
     if (cJSON_IsString(v)) utf8_escape_into(shown, sizeof shown, v->valuestring);
     for (int i = 0; ok[i]; i++)
         snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "", ok[i]);
-    return av_errorf(c->err, "%s: \"%s\" %s is not supported (%s)", c->path, key, shown, known);
+    return av_errorf(c->err, _("%s: \"%s\" %s is not supported (%s)"), c->path, key, shown, known);
 }
 
 /* The row of config.json's model_type (or else its architectures[0]). */
@@ -92,7 +93,7 @@ static int cfg_arch(Cfg *c, TfConfig *hc) {
     int by_type = 0;
     if (cJSON_IsString(t)) name = t->valuestring, by_type = 1;
     else if (cJSON_IsArray(a) && cJSON_IsString(cJSON_GetArrayItem(a, 0))) name = cJSON_GetArrayItem(a, 0)->valuestring;
-    if (!name) return av_errorf(c->err, "%s: neither \"model_type\" nor \"architectures\" names the model", c->path);
+    if (!name) return av_errorf(c->err, _("%s: neither \"model_type\" nor \"architectures\" names the model"), c->path);
     const TfArch *row = by_type ? tf_arch_named(name) : tf_arch_of_class(name);
     if (row && row->names != TF_NAMES_NONE) {
         hc->arch = row;
@@ -102,7 +103,7 @@ static int cfg_arch(Cfg *c, TfConfig *hc) {
     char shown[64], known[128];
     utf8_escape_into(shown, sizeof shown, name);
     tf_arch_hf_names(known, sizeof known);
-    return av_errorf(c->err, "%s: %s \"%s\" is not supported (%s)", c->path, by_type ? "model_type" : "architecture",
+    return av_errorf(c->err, _("%s: %s \"%s\" is not supported (%s)"), c->path, by_type ? "model_type" : "architecture",
                      shown, known);
 }
 
@@ -118,9 +119,9 @@ static int cfg_gpt2(Cfg *c, TfConfig *h) {
         cfg_bool(c, "reorder_and_upcast_attn", 0, &reorder))
         return -1;
     if (!scale || scale_by_layer)
-        return av_errorf(c->err, "%s: only GPT-2's attention scaled by 1/sqrt(head_dim) is supported", c->path);
+        return av_errorf(c->err, _("%s: only GPT-2's attention scaled by 1/sqrt(head_dim) is supported"), c->path);
     if (h->dim % h->n_heads)
-        return av_errorf(c->err, "%s: n_embd %d is not a multiple of n_head %d", c->path, h->dim, h->n_heads);
+        return av_errorf(c->err, _("%s: n_embd %d is not a multiple of n_head %d"), c->path, h->dim, h->n_heads);
     h->hidden_dim = inner ? inner : 4 * h->dim;
     h->n_kv_heads = h->n_heads, h->head_dim = h->dim / h->n_heads;
     h->tied = 1, h->qkv_bias = h->arch->qkv_bias, h->o_bias = h->arch->o_bias, h->rope_theta = 0.0;
@@ -148,14 +149,14 @@ static int cfg_llama(Cfg *c, TfConfig *h) {
         return -1;
     const cJSON *scaling = cJSON_GetObjectItemCaseSensitive(c->root, "rope_scaling");
     if (scaling && !cJSON_IsNull(scaling))
-        return av_errorf(c->err, "%s: \"rope_scaling\" is not supported (plain RoPE only)", c->path);
-    if (mlp_bias) return av_errorf(c->err, "%s: \"mlp_bias\" true is not supported", c->path);
+        return av_errorf(c->err, _("%s: \"rope_scaling\" is not supported (plain RoPE only)"), c->path);
+    if (mlp_bias) return av_errorf(c->err, _("%s: \"mlp_bias\" true is not supported"), c->path);
     if (h->n_heads % h->n_kv_heads)
         return av_errorf(c->err,
-                         "%s: num_attention_heads %d is not a multiple of "
-                         "num_key_value_heads %d",
+                         _("%s: num_attention_heads %d is not a multiple of "
+                           "num_key_value_heads %d"),
                          c->path, h->n_heads, h->n_kv_heads);
-    if (h->head_dim % 2) return av_errorf(c->err, "%s: head_dim %d is odd (RoPE turns pairs)", c->path, h->head_dim);
+    if (h->head_dim % 2) return av_errorf(c->err, _("%s: head_dim %d is odd (RoPE turns pairs)"), c->path, h->head_dim);
     /* the row's biases (Qwen2's q, k, v); attention_bias adds o's too */
     h->qkv_bias = attn_bias || h->arch->qkv_bias;
     h->o_bias = attn_bias || h->arch->o_bias;
@@ -172,8 +173,8 @@ int hf_config_parse(TfConfig *h, const char *json, size_t len, const char *name,
     cJSON *root = cJSON_ParseWithLengthOpts(json, len, &end, 0);
     int rc = -1;
     Cfg c = {.root = root, .path = shown, .err = err};
-    if (!root) av_errorf(err, "%s: not valid JSON (at byte %zu)", shown, end ? (size_t)(end - json) : (size_t)0);
-    else if (!cJSON_IsObject(root)) av_errorf(err, "%s: not a JSON object", shown);
+    if (!root) av_errorf(err, _("%s: not valid JSON (at byte %zu)"), shown, end ? (size_t)(end - json) : (size_t)0);
+    else if (!cJSON_IsObject(root)) av_errorf(err, _("%s: not a JSON object"), shown);
     else if (json_unique_keys(root, shown, err)) rc = -1;
     else if (!cfg_arch(&c, h)) rc = h->arch->names == TF_NAMES_GPT2 ? cfg_gpt2(&c, h) : cfg_llama(&c, h);
     if (!rc) {
@@ -215,13 +216,13 @@ static const StTensor *bind_tensor(Bind *b, const char *name, int ndim, uint64_t
     snprintf(full, sizeof full, "%s%s", b->prefix, name);
     const StTensor *t = st_model_find(b->st, full);
     if (!t) {
-        av_errorf(b->err, "%s/%s: tensor %s is missing (%s with %d %s needs it)", b->dir,
+        av_errorf(b->err, _("%s/%s: tensor %s is missing (%s with %d %s needs it)"), b->dir,
                   st_model_files(b->st) > 1 ? "model.safetensors.index.json" : "model.safetensors", full,
                   b->m->cfg.model_type, b->m->cfg.n_layers, num_plural("layer", "layers", b->m->cfg.n_layers));
         return NULL;
     }
     if (!st_is_float(t->dtype)) {
-        av_errorf(b->err, "%s/%s: tensor %s: dtype %s, but weights are read as F32, F16 or BF16", b->dir,
+        av_errorf(b->err, _("%s/%s: tensor %s: dtype %s, but weights are read as F32, F16 or BF16"), b->dir,
                   st_model_file_of(b->st, full), full, st_dtype_name(t->dtype));
         return NULL;
     }
@@ -236,7 +237,7 @@ static const StTensor *bind_tensor(Bind *b, const char *name, int ndim, uint64_t
         snprintf(got + strlen(got), sizeof got - strlen(got), "]");
         if (ndim == 1) snprintf(exp, sizeof exp, "[%llu]", (unsigned long long)d0);
         else snprintf(exp, sizeof exp, "[%llu, %llu]", (unsigned long long)d0, (unsigned long long)d1);
-        av_errorf(b->err, "%s/%s: tensor %s: shape %s, expected %s (from config.json)", b->dir,
+        av_errorf(b->err, _("%s/%s: tensor %s: shape %s, expected %s (from config.json)"), b->dir,
                   st_model_file_of(b->st, full), full, got, exp);
         return NULL;
     }
@@ -244,7 +245,7 @@ static const StTensor *bind_tensor(Bind *b, const char *name, int ndim, uint64_t
         if (b->n_used == b->cap_used) {
             size_t cap = b->cap_used ? 2 * b->cap_used : 64;
             const StTensor **u = realloc(b->used, cap * sizeof *u);
-            if (!u) return av_error_nomem(b->err, "out of memory for the list of tensors"), NULL;
+            if (!u) return av_error_nomem(b->err, _("out of memory for the list of tensors")), NULL;
             b->used = u, b->cap_used = cap;
         }
         b->used[b->n_used++] = t;
@@ -265,7 +266,7 @@ static int scan_weights(Bind *b) {
     for (size_t i = 0; i < b->n_used; i++)
         if (n == 0 || b->used[i] != b->used[n - 1]) b->used[n++] = b->used[i];
     FiniteArray *a = malloc(sizeof *a * (n ? n : 1));
-    if (!a) return av_error_nomem(b->err, "out of memory for the list of tensors");
+    if (!a) return av_error_nomem(b->err, _("out of memory for the list of tensors"));
     for (size_t i = 0; i < n; i++) {
         const StTensor *t = b->used[i];
         a[i] = (FiniteArray){t->data,
@@ -276,14 +277,14 @@ static int scan_weights(Bind *b) {
     }
     uint64_t at = 0;
     int bad = finite_scan(a, (int)n, &at), rc = 0;
-    if (bad == -2) rc = av_errorf(b->err, "%s: opening cancelled", b->dir);
+    if (bad == -2) rc = av_errorf(b->err, _("%s: opening cancelled"), b->dir);
     else if (bad >= 0) {
         const StTensor *t = b->used[bad];
         char where[64] = "";
         if (t->ndim == 2)
             snprintf(where, sizeof where, " (row %llu, column %llu)", (unsigned long long)(at / t->shape[1]),
                      (unsigned long long)(at % t->shape[1]));
-        rc = av_errorf(b->err, "%s/%s: tensor %s: element %llu%s is %s; weights must be finite", b->dir,
+        rc = av_errorf(b->err, _("%s/%s: tensor %s: element %llu%s is %s; weights must be finite"), b->dir,
                        st_model_file_of(b->st, t->name), t->name, (unsigned long long)at, where,
                        finite_kind(&a[bad], at));
     }
@@ -403,7 +404,7 @@ TfModel *hf_open(const char *dir, AvError *err) {
     TfModel *m = calloc(1, sizeof *m);
     if (!shown || !m) {
         free(shown), free(m);
-        return av_error_nomem(err, "out of memory opening %s", dir), NULL;
+        return av_error_nomem(err, _("out of memory opening %s"), dir), NULL;
     }
     Bind b = {.m = m, .dir = shown, .err = err};
     if (read_config(dir, &m->cfg, err) || !(m->file = st_open_dir(dir, err))) goto fail;
@@ -411,14 +412,14 @@ TfModel *hf_open(const char *dir, AvError *err) {
     b.st = m->file;
     m->layers = calloc((size_t)m->cfg.n_layers, sizeof *m->layers);
     if (!m->layers) {
-        av_error_nomem(err, "out of memory for %d layers", m->cfg.n_layers);
+        av_error_nomem(err, _("out of memory for %d layers"), m->cfg.n_layers);
         goto fail;
     }
     /* pass 1 checks and counts the vector floats, pass 2 converts them and
      * lists the tensors, whose every element must then be finite */
     if ((m->cfg.arch->names == TF_NAMES_GPT2 ? bind_gpt2(&b) : bind_llama(&b))) goto fail;
     if (!(m->vecs = malloc(sizeof(float) * (b.nvec ? b.nvec : 1)))) {
-        av_error_nomem(err, "out of memory for %zu norm and bias floats", b.nvec);
+        av_error_nomem(err, _("out of memory for %zu norm and bias floats"), b.nvec);
         goto fail;
     }
     m->heap = sizeof *m + sizeof *m->layers * (size_t)m->cfg.n_layers + sizeof(float) * b.nvec;
@@ -464,7 +465,7 @@ static void folder_of(const char *path, char *out, size_t cap) {
 
 static Vocab *vocab_or_nomem(HfTok *t, AvError *err) {
     Vocab *v = t ? vocab_of_hftok(t) : NULL;
-    if (t && !v) av_error_nomem(err, "out of memory");
+    if (t && !v) av_error_nomem(err, _("out of memory"));
     return v;
 }
 
@@ -491,8 +492,8 @@ static Vocab *open_tokenizer(const char *dir, const char *vocab_path, AvError *e
     snprintf(b, sizeof b, "%s/merges.txt", dir);
     if (exists(a) && exists(b)) return vocab_or_nomem(hftok_open_gpt2(a, b, err), err);
     char *e = utf8_escape(dir, strlen(dir));
-    av_errorf(err, "%s: no tokenizer: tokenizer.json (or vocab.json and merges.txt) is missing; give --vocab FILE",
-              e ? e : "the model's folder");
+    av_errorf(err, _("%s: no tokenizer: tokenizer.json (or vocab.json and merges.txt) is missing; give --vocab FILE"),
+              e ? e : _("the model's folder"));
     free(e);
     return NULL;
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "hash.h"
+#include "i18n.h"
 #include "utf8.h"
 
 const char HFTOK_GPT2_PATTERN[] = "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+";
@@ -128,12 +129,12 @@ int hftok_set_token(HfTok *t, int id, const char *form, size_t len, const char *
     if (t->form[id]) {
         if (t->form_len[id] == len && memcmp(t->form[id], form, len) == 0) return 0;
         char *a = utf8_escape(t->form[id], t->form_len[id]), *b = utf8_escape(form, len);
-        av_errorf(err, "%s: id %d is both \"%s\" and \"%s\"", file, id, a ? a : "", b ? b : "");
+        av_errorf(err, _("%s: id %d is both \"%s\" and \"%s\""), file, id, a ? a : "", b ? b : "");
         free(a), free(b);
         return -1;
     }
     t->form[id] = hftok_dup(form, len);
-    if (!t->form[id]) return av_error_nomem(err, "%s: out of memory", file);
+    if (!t->form[id]) return av_error_nomem(err, _("%s: out of memory"), file);
     t->form_len[id] = len;
     return 0;
 }
@@ -144,7 +145,7 @@ int hftok_make_raw(HfTok *t, const char *file, AvError *err) {
         size_t n = t->form_len[id];
         if (!f || t->special[id] >= 2) continue; /* 2, 3: an added token, raw as written */
         char *r = malloc(n + 1);
-        if (!r) return av_error_nomem(err, "%s: out of memory", file);
+        if (!r) return av_error_nomem(err, _("%s: out of memory"), file);
         size_t k = 0;
         int ok = 1;
         if (t->byte_level) {
@@ -185,14 +186,14 @@ int hftok_alloc_ids(HfTok *t, int n, const char *file, AvError *err) {
     t->raw_len = calloc((size_t)n, sizeof *t->raw_len);
     t->special = calloc((size_t)n, 1);
     if (!t->form || !t->form_len || !t->raw || !t->raw_len || !t->special)
-        return av_error_nomem(err, "%s: out of memory", file);
+        return av_error_nomem(err, _("%s: out of memory"), file);
     return 0;
 }
 
 int hftok_build_map(HfTok *t, const char *file, AvError *err) {
     t->map_cap = next_pow2((size_t)t->n * 2);
     t->map = malloc(t->map_cap * sizeof *t->map);
-    if (!t->map) return av_error_nomem(err, "%s: out of memory", file);
+    if (!t->map) return av_error_nomem(err, _("%s: out of memory"), file);
     for (size_t i = 0; i < t->map_cap; i++) t->map[i] = -1;
     /* Added tokens first: their content is what a lookup of it means. */
     for (int i = 0; i < t->n_added; i++) map_insert(t, t->added[i].id);
@@ -215,7 +216,7 @@ void hftok_find_symbols(HfTok *t) {
 int hftok_alloc_pairs(HfTok *t, size_t n, const char *file, AvError *err) {
     t->pair_cap = next_pow2(n * 2 + 1);
     t->pairs = calloc(t->pair_cap, sizeof *t->pairs);
-    if (!t->pairs) return av_error_nomem(err, "%s: out of memory", file);
+    if (!t->pairs) return av_error_nomem(err, _("%s: out of memory"), file);
     return 0;
 }
 
@@ -223,7 +224,7 @@ int hftok_add_merge(HfTok *t, const char *l, size_t ln, const char *r, size_t rn
                     const char *where, AvError *err) {
     int a = hftok_lookup(t, l, ln), b = hftok_lookup(t, r, rn);
     char *cat = malloc(ln + rn + 1);
-    if (!cat) return av_error_nomem(err, "%s: out of memory", file);
+    if (!cat) return av_error_nomem(err, _("%s: out of memory"), file);
     memcpy(cat, l, ln);
     memcpy(cat + ln, r, rn);
     int id = hftok_lookup(t, cat, ln + rn);
@@ -231,8 +232,11 @@ int hftok_add_merge(HfTok *t, const char *l, size_t ln, const char *r, size_t rn
     size_t bad_len = a < 0 ? ln : b < 0 ? rn : ln + rn;
     if (bad) {
         char *e = utf8_escape(bad, bad_len), *el = utf8_escape(l, ln), *er = utf8_escape(r, rn);
-        av_errorf(err, "%s: %s \"%s %s\": %s%s is not in the vocabulary", file, where, el ? el : "", er ? er : "",
-                  a >= 0 && b >= 0 ? "the merged piece " : "", e ? e : "");
+        av_errorf(err,
+                  a >= 0 && b >= 0 ? _("%s: %s \"%s %s\": the merged piece %s is not in the vocabulary")
+                                   : _("%s: %s \"%s %s\": %s is not in the vocabulary"),
+                  file, where, el ? el : "", er ? er : "", e ? e : "");
+
         free(e), free(el), free(er), free(cat);
         return -1;
     }

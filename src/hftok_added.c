@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "cancel.h"
+#include "i18n.h"
 #include "unorm.h"
 #include "utf8.h"
 
@@ -143,7 +144,7 @@ int added_set_new(const Added *a, int n, int normalized, AddedSet **out, AvError
             if (a[i].len > max_len) max_len = a[i].len;
         }
     if (np == 0) return 0;
-    if (total > UINT32_MAX - 2) return av_error_nomem(err, "added tokens: too many bytes");
+    if (total > UINT32_MAX - 2) return av_error_nomem(err, _("added tokens: too many bytes"));
     Pat *p = malloc(np * sizeof *p);
     AddedSet *s = calloc(1, sizeof *s);
     if (s) {
@@ -156,7 +157,7 @@ int added_set_new(const Added *a, int n, int normalized, AddedSet **out, AvError
     if (!p || !s || !s->first || !s->label || !s->fail || !s->out) {
         free(p);
         added_set_free(s);
-        return av_error_nomem(err, "added tokens: out of memory");
+        return av_error_nomem(err, _("added tokens: out of memory"));
     }
     np = 0;
     for (int i = 0; i < n; i++)
@@ -166,7 +167,7 @@ int added_set_new(const Added *a, int n, int normalized, AddedSet **out, AvError
     free(p);
     if (rc) {
         added_set_free(s);
-        return av_error_nomem(err, "added tokens: out of memory");
+        return av_error_nomem(err, _("added tokens: out of memory"));
     }
     *out = s;
     return 0;
@@ -209,13 +210,13 @@ int added_split(const AddedSet *set, const Added *a, const char *s, size_t n, co
     if (set && set->max_len > width) width = set->max_len;
     if (width > n) width = n;
     int32_t *best = set && n ? malloc(width * sizeof *best) : NULL;
-    if (set && n && !best) return av_error_nomem(err, "text: out of memory");
+    if (set && n && !best) return av_error_nomem(err, _("text: out of memory"));
     size_t pos = 0, done = 0, win_a = 0, win_b = 0;
     int rc = 0;
     while (set && pos < n && rc == 0) {
         if (pos >= win_b) {
             if (av_cancelled()) {
-                rc = av_errorf(err, "tokenizing cancelled at byte %zu of %zu", pos, n);
+                rc = av_errorf(err, _("tokenizing cancelled at byte %zu of %zu"), pos, n);
                 break;
             }
             win_a = pos;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "i18n.h"
 #include "utf8.h"
 
 int hftok_push_id(IdVec *o, int id) {
@@ -103,7 +104,7 @@ int bpe_piece(const HfTok *t, const char *s, size_t n, BpeWork *w, IdVec *out, s
         if (t->byte_level) {
             if (w->buf_cap < 2 * n + 1) {
                 char *b = realloc(w->buf, 2 * n + 1);
-                if (!b) return av_error_nomem(err, "text: out of memory");
+                if (!b) return av_error_nomem(err, _("text: out of memory"));
                 w->buf = b, w->buf_cap = 2 * n + 1;
             }
             flen = 0;
@@ -111,9 +112,9 @@ int bpe_piece(const HfTok *t, const char *s, size_t n, BpeWork *w, IdVec *out, s
             form = w->buf;
         }
         int id = hftok_lookup(t, form, flen);
-        if (id >= 0) return hftok_push_id(out, id) ? av_error_nomem(err, "text: out of memory") : 0;
+        if (id >= 0) return hftok_push_id(out, id) ? av_error_nomem(err, _("text: out of memory")) : 0;
     }
-    if (work_reserve(w, n)) return av_error_nomem(err, "text: out of memory");
+    if (work_reserve(w, n)) return av_error_nomem(err, _("text: out of memory"));
     int m = 0;
     for (size_t at = 0; at < n;) {
         size_t k = 1;
@@ -139,9 +140,9 @@ int bpe_piece(const HfTok *t, const char *s, size_t n, BpeWork *w, IdVec *out, s
                 uint32_t cp;
                 utf8_decode(s + at, n - at, &cp);
                 if (t->byte_level)
-                    return av_errorf(err, "text: the byte 0x%02X has no token and the vocabulary has no unk_token",
+                    return av_errorf(err, _("text: the byte 0x%02X has no token and the vocabulary has no unk_token"),
                                      (unsigned char)s[at]);
-                return av_errorf(err, "text: the character U+%04X has no token and the vocabulary has no unk_token",
+                return av_errorf(err, _("text: the character U+%04X has no token and the vocabulary has no unk_token"),
                                  (unsigned)cp);
             }
             id = t->unk;
@@ -170,6 +171,6 @@ int bpe_piece(const HfTok *t, const char *s, size_t n, BpeWork *w, IdVec *out, s
         try_pair(t, w, &nh, c.pos);
     }
     for (int i = 0; i >= 0 && m > 0; i = w->next[i])
-        if (hftok_push_id(out, w->sym[i])) return av_error_nomem(err, "text: out of memory");
+        if (hftok_push_id(out, w->sym[i])) return av_error_nomem(err, _("text: out of memory"));
     return 0;
 }

@@ -19,11 +19,12 @@
 #include <string.h>
 
 #include "cancel.h"
+#include "i18n.h"
 #include "tokenize.h"
 #include "unorm.h"
 #include "utf8.h"
 
-static int cancelled(AvError *err) { return av_errorf(err, "tokenizing cancelled"); }
+static int cancelled(AvError *err) { return av_errorf(err, _("tokenizing cancelled")); }
 
 // ----------------------------------------------------------------------------
 // the normalizer
@@ -95,7 +96,7 @@ static pcre2_match_context *match_context(void) {
 static int pattern_failed(int m, size_t at, AvError *err) {
     PCRE2_UCHAR reason[128];
     pcre2_get_error_message(m, reason, sizeof reason);
-    return av_errorf(err, "text: the tokenizer's pattern failed at byte %zu: %s", at, (const char *)reason);
+    return av_errorf(err, _("text: the tokenizer's pattern failed at byte %zu: %s"), at, (const char *)reason);
 }
 
 /* Every match of re in *s by `to`, an empty one too (before the character
@@ -106,7 +107,7 @@ static int replace_re(const pcre2_code *re, char **s, size_t *n, const char *to,
     Buf b = {0};
     int rc = 0;
     size_t at = 0, last = 0, tl = strlen(to), count = 0;
-    if (!md || !ctx) rc = av_error_nomem(err, "text: out of memory");
+    if (!md || !ctx) rc = av_error_nomem(err, _("text: out of memory"));
     while (rc == 0 && at <= *n) {
         if ((++count & 1023) == 0 && av_cancelled()) {
             rc = cancelled(err);
@@ -137,7 +138,7 @@ static int replace_re(const pcre2_code *re, char **s, size_t *n, const char *to,
     }
     if (rc == 0) buf_add(&b, *s + last, *n - last);
     if (rc == 0 && !b.p && !b.oom && !(b.p = calloc(1, 1))) b.oom = 1; /* all of it replaced by nothing */
-    if (rc == 0 && (b.oom || !b.p)) rc = av_error_nomem(err, "text: out of memory");
+    if (rc == 0 && (b.oom || !b.p)) rc = av_error_nomem(err, _("text: out of memory"));
     pcre2_match_data_free(md);
     pcre2_match_context_free(ctx);
     if (rc) {
@@ -177,7 +178,7 @@ int hftok_normalize(const HfTok *t, const char *s, size_t n, char **out, size_t 
     *out = NULL;
     char *cur = hftok_dup(s, n);
     size_t len = n;
-    int rc = cur ? 0 : av_error_nomem(err, "text: out of memory");
+    int rc = cur ? 0 : av_error_nomem(err, _("text: out of memory"));
     for (int i = 0; i < t->n_norm && rc == 0; i++) {
         const NormStep *st = &t->norm[i];
         char *next = NULL;
@@ -193,15 +194,15 @@ int hftok_normalize(const HfTok *t, const char *s, size_t n, char **out, size_t 
         case NORM_STRIP_ACCENTS: u = unorm_strip_marks(cur, len, &next, &next_n); break;
         case NORM_STRIP: strip(cur, &len, st->left, st->right); break;
         case NORM_PREPEND:
-            if (len && prepend(&cur, &len, st->a)) rc = av_error_nomem(err, "text: out of memory");
+            if (len && prepend(&cur, &len, st->a)) rc = av_error_nomem(err, _("text: out of memory"));
             break;
         case NORM_REPLACE:
             if (st->re) rc = replace_re(st->re, &cur, &len, st->b, err);
-            else if (replace_all(&cur, &len, st->a, st->b)) rc = av_error_nomem(err, "text: out of memory");
+            else if (replace_all(&cur, &len, st->a, st->b)) rc = av_error_nomem(err, _("text: out of memory"));
             break;
         }
         if (u == UNORM_CANCELLED) rc = cancelled(err);
-        else if (u) rc = av_error_nomem(err, "text: out of memory");
+        else if (u) rc = av_error_nomem(err, _("text: out of memory"));
         else if (next) free(cur), cur = next, len = next_n;
     }
     if (rc) {
@@ -242,7 +243,7 @@ static int split_spans(const pcre2_code *re, const char *s, Spans *spans, size_t
     pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
     pcre2_match_context *ctx = match_context();
     Spans out = {0};
-    int rc = !md || !ctx ? av_error_nomem(err, "text: out of memory") : 0;
+    int rc = !md || !ctx ? av_error_nomem(err, _("text: out of memory")) : 0;
     for (size_t i = 0; i < spans->n && rc == 0; i++) {
         size_t end = spans->v[i].at + spans->v[i].len, at = spans->v[i].at, last = at;
         while (at <= end && rc == 0) {
@@ -260,7 +261,7 @@ static int split_spans(const pcre2_code *re, const char *s, Spans *spans, size_t
             size_t ms = ov[0], me = ov[1];
             if (me < ms || ms < at) break; /* \K tricks: treat as no further match */
             if (span_add(&out, last, ms - last) || span_add(&out, ms, me - ms)) {
-                rc = av_error_nomem(err, "text: out of memory");
+                rc = av_error_nomem(err, _("text: out of memory"));
                 break;
             }
             last = me;
@@ -272,7 +273,7 @@ static int split_spans(const pcre2_code *re, const char *s, Spans *spans, size_t
                 at = me + (size_t)utf8_decode(s + me, end - me, &cp);
             }
         }
-        if (rc == 0 && span_add(&out, last, end - last)) rc = av_error_nomem(err, "text: out of memory");
+        if (rc == 0 && span_add(&out, last, end - last)) rc = av_error_nomem(err, _("text: out of memory"));
     }
     pcre2_match_data_free(md);
     pcre2_match_context_free(ctx);
@@ -331,18 +332,18 @@ static int pre_tokenize(Enc *e, const char *text, size_t len, int first) {
     size_t n = len;
     char *s = hftok_dup(text, len);
     Spans spans = {0};
-    int rc = s ? 0 : av_error_nomem(e->err, "text: out of memory");
+    int rc = s ? 0 : av_error_nomem(e->err, _("text: out of memory"));
     if (rc == 0 && t->metaspace) {
         size_t rl = strlen(t->ms_repl);
-        if (replace_all(&s, &n, " ", t->ms_repl)) rc = av_error_nomem(e->err, "text: out of memory");
+        if (replace_all(&s, &n, " ", t->ms_repl)) rc = av_error_nomem(e->err, _("text: out of memory"));
         else if ((t->ms_prepend == 2 || (t->ms_prepend == 1 && first)) &&
                  !(n >= rl && memcmp(s, t->ms_repl, rl) == 0) && prepend(&s, &n, t->ms_repl))
-            rc = av_error_nomem(e->err, "text: out of memory");
+            rc = av_error_nomem(e->err, _("text: out of memory"));
     }
-    if (rc == 0 && span_add(&spans, 0, n)) rc = av_error_nomem(e->err, "text: out of memory");
+    if (rc == 0 && span_add(&spans, 0, n)) rc = av_error_nomem(e->err, _("text: out of memory"));
     for (int i = 0; i <= t->n_split && rc == 0; i++) {
         if (i == t->prefix_after && t->prefix_space && prefix_spaces(&s, &n, &spans))
-            rc = av_error_nomem(e->err, "text: out of memory");
+            rc = av_error_nomem(e->err, _("text: out of memory"));
         if (rc == 0 && i < t->n_split) rc = split_spans(t->split[i], s, &spans, &e->work->split_matches, e->err);
     }
     if (rc == 0 && t->metaspace && t->ms_split) { /* each piece starts at a ▁ (MergedWithNext) */
@@ -367,7 +368,7 @@ static int pre_tokenize(Enc *e, const char *text, size_t len, int first) {
 
 static int push_token(void *ctx, int id) {
     Enc *e = ctx;
-    return hftok_push_id(&e->out, id) ? av_error_nomem(e->err, "text: out of memory") : 0;
+    return hftok_push_id(&e->out, id) ? av_error_nomem(e->err, _("text: out of memory")) : 0;
 }
 
 /* Between normalized added tokens: the rest of the pipeline. */
@@ -399,25 +400,25 @@ int hftok_encode_work(const HfTok *t, const char *text, size_t len, int **ids, H
     memset(&none, 0, sizeof none);
     if (!work) work = &none;
     if (len > HFTOK_MAX_TEXT) /* positions in a piece are ints, with room for a prepended ▁ */
-        return av_errorf(err, "text: %zu bytes is more than the %zu a text may have", len, (size_t)HFTOK_MAX_TEXT);
+        return av_errorf(err, _("text: %zu bytes is more than the %zu a text may have"), len, (size_t)HFTOK_MAX_TEXT);
     for (size_t at = 0; at < len;) {
         uint32_t cp;
         int k = utf8_decode(text + at, len - at, &cp);
         if (cp == UTF8_INVALID) {
             char why[96];
             utf8_invalid_reason(text, len, at, why, sizeof why);
-            return av_errorf(err, "text: not valid UTF-8 at byte %zu: %s", at, why);
+            return av_errorf(err, _("text: not valid UTF-8 at byte %zu: %s"), at, why);
         }
         at += (size_t)k;
     }
     Enc e = {.t = t, .s = text, .first = 1, .w = bpe_work_new(), .work = work, .err = err};
-    int rc = e.w ? 0 : av_error_nomem(err, "text: out of memory");
+    int rc = e.w ? 0 : av_error_nomem(err, _("text: out of memory"));
     for (int i = 0; i < t->n_pre && rc == 0; i++) rc = push_token(&e, t->pre[i]);
     AddedSink sink = {gap_raw, push_token, &e};
     if (rc == 0) rc = added_split(t->added_raw, t->added, text, len, &sink, &work->added_steps, err);
     for (int i = 0; i < t->n_post && rc == 0; i++) rc = push_token(&e, t->post[i]);
     bpe_work_free(e.w);
-    if (rc == 0 && e.out.n > (size_t)0x7FFFFFFF) rc = av_errorf(err, "text: too many tokens");
+    if (rc == 0 && e.out.n > (size_t)0x7FFFFFFF) rc = av_errorf(err, _("text: too many tokens"));
     if (rc) {
         free(e.out.v);
         return -1;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "i18n.h"
 #include "readfile.h"
 #include "utf8.h"
 #include "jsonkeys.h"
@@ -31,7 +32,8 @@ static int check_ids(const cJSON *vocab, const cJSON *added, const char *file, l
         if (check_key(e, file, "model.vocab key", err)) return -1;
         if (id < 0) {
             char *k = utf8_escape(e->string, strlen(e->string));
-            av_errorf(err, "%s: model.vocab[\"%s\"] is not an id (an integer from 0 to %ld)", file, k ? k : "", max_id);
+            av_errorf(err, _("%s: model.vocab[\"%s\"] is not an id (an integer from 0 to %ld)"), file, k ? k : "",
+                      max_id);
             free(k);
             return -1;
         }
@@ -42,14 +44,14 @@ static int check_ids(const cJSON *vocab, const cJSON *added, const char *file, l
         long id = hftok_json_int(cJSON_GetObjectItemCaseSensitive(e, "id"), max_id);
         const char *c = hftok_json_str(e, "content");
         if (id < 0 || !c || !*c)
-            return av_errorf(err, "%s: added_tokens[%d] has no id (0 to %ld) or no content", file, i, max_id);
+            return av_errorf(err, _("%s: added_tokens[%d] has no id (0 to %ld) or no content"), file, i, max_id);
         char where[64];
         snprintf(where, sizeof where, "added_tokens[%d].content", i);
         if (hftok_check_utf8(c, strlen(c), file, where, err)) return -1;
         if (id > *top) *top = id;
         i++;
     }
-    if (*top < 0) return av_errorf(err, "%s: model.vocab is empty", file);
+    if (*top < 0) return av_errorf(err, _("%s: model.vocab is empty"), file);
     return 0;
 }
 
@@ -58,7 +60,7 @@ static int check_ids(const cJSON *vocab, const cJSON *added, const char *file, l
 static int read_added(HfTok *t, const cJSON *added, const char *file, AvError *err) {
     int n_added = added ? cJSON_GetArraySize(added) : 0;
     if (n_added && !(t->added = calloc((size_t)n_added, sizeof *t->added)))
-        return av_error_nomem(err, "%s: out of memory", file);
+        return av_error_nomem(err, _("%s: out of memory"), file);
     const cJSON *e;
     cJSON_ArrayForEach(e, added) {
         int id = (int)cJSON_GetObjectItemCaseSensitive(e, "id")->valuedouble;
@@ -68,7 +70,7 @@ static int read_added(HfTok *t, const cJSON *added, const char *file, AvError *e
         int special = hftok_json_flag(e, "special");
         t->special[id] = special ? 3 : 2; /* 2 and 3: added; 3: special */
         Added *a = &t->added[t->n_added];
-        if (!(a->text = hftok_dup(c, len))) return av_error_nomem(err, "%s: out of memory", file);
+        if (!(a->text = hftok_dup(c, len))) return av_error_nomem(err, _("%s: out of memory"), file);
         const cJSON *norm = cJSON_GetObjectItemCaseSensitive(e, "normalized");
         a->id = id, a->len = len;
         a->single_word = (unsigned char)hftok_json_flag(e, "single_word");
@@ -83,7 +85,7 @@ static int read_added(HfTok *t, const cJSON *added, const char *file, AvError *e
 /* The merges of a tokenizer.json: "left right" or ["left", "right"] each. */
 static int read_merges(HfTok *t, const cJSON *merges, const char *file, AvError *err) {
     if (!merges || cJSON_IsNull(merges))
-        return av_errorf(err, "%s: model.merges is %s: a BPE model needs its list of merges", file,
+        return av_errorf(err, _("%s: model.merges is %s: a BPE model needs its list of merges"), file,
                          merges ? "null" : "missing");
     if (hftok_alloc_pairs(t, (size_t)cJSON_GetArraySize(merges), file, err)) return -1;
     int i = 0;
@@ -108,7 +110,7 @@ static int read_merges(HfTok *t, const cJSON *merges, const char *file, AvError 
             snprintf(w, sizeof w, "%s[1]", where);
             if (hftok_check_utf8(r, rn, file, w, err)) return -1;
         }
-        if (!l) return av_errorf(err, "%s: %s is not \"left right\" or [\"left\", \"right\"]", file, where);
+        if (!l) return av_errorf(err, _("%s: %s is not \"left right\" or [\"left\", \"right\"]"), file, where);
         if (hftok_add_merge(t, l, ln, r, rn, i, file, where, err)) return -1;
         i++;
     }
@@ -118,33 +120,33 @@ static int read_merges(HfTok *t, const cJSON *merges, const char *file, AvError 
 static HfTok *parse_json_tok(const cJSON *root, const char *file, AvError *err) {
     const cJSON *model = cJSON_GetObjectItemCaseSensitive(root, "model");
     if (!cJSON_IsObject(model))
-        return av_errorf(err, "%s: model is %s, not an object", file, hftok_json_type(model)), NULL;
+        return av_errorf(err, _("%s: model is %s, not an object"), file, hftok_json_type(model)), NULL;
     const char *type = hftok_json_str(model, "type");
     if (type && strcmp(type, "BPE") != 0) {
         char name[64];
         utf8_escape_into(name, sizeof name, type);
-        return av_errorf(err, "%s: model.type %s is not supported (BPE is)", file, name), NULL;
+        return av_errorf(err, _("%s: model.type %s is not supported (BPE is)"), file, name), NULL;
     }
     const cJSON *vocab = cJSON_GetObjectItemCaseSensitive(model, "vocab");
     const cJSON *merges = cJSON_GetObjectItemCaseSensitive(model, "merges");
     if (!cJSON_IsObject(vocab))
-        return av_errorf(err, "%s: model.vocab is %s, not an object", file, hftok_json_type(vocab)), NULL;
+        return av_errorf(err, _("%s: model.vocab is %s, not an object"), file, hftok_json_type(vocab)), NULL;
     if (merges && !cJSON_IsArray(merges) && !cJSON_IsNull(merges))
-        return av_errorf(err, "%s: model.merges is %s, not an array", file, hftok_json_type(merges)), NULL;
+        return av_errorf(err, _("%s: model.merges is %s, not an array"), file, hftok_json_type(merges)), NULL;
     const char *cont[] = {"continuing_subword_prefix", "end_of_word_suffix"};
     for (int i = 0; i < 2; i++) {
         const char *s = hftok_json_str(model, cont[i]);
-        if (s && *s) return av_errorf(err, "%s: model.%s is not supported", file, cont[i]), NULL;
+        if (s && *s) return av_errorf(err, _("%s: model.%s is not supported"), file, cont[i]), NULL;
     }
     const cJSON *added = cJSON_GetObjectItemCaseSensitive(root, "added_tokens");
     if (added && !cJSON_IsArray(added) && !cJSON_IsNull(added))
-        return av_errorf(err, "%s: added_tokens is %s, not an array", file, hftok_json_type(added)), NULL;
+        return av_errorf(err, _("%s: added_tokens is %s, not an array"), file, hftok_json_type(added)), NULL;
     if (cJSON_IsNull(added)) added = NULL;
     long top;
     if (check_ids(vocab, added, file, &top, err)) return NULL;
 
     HfTok *t = calloc(1, sizeof *t);
-    if (!t) return av_error_nomem(err, "%s: out of memory", file), NULL;
+    if (!t) return av_error_nomem(err, _("%s: out of memory"), file), NULL;
     t->unk = -1;
     hftok_byte_table(t->byte_cp, t->cp_byte);
     if (hftok_alloc_ids(t, (int)top + 1, file, err)) goto fail;
@@ -159,7 +161,7 @@ static HfTok *parse_json_tok(const cJSON *root, const char *file, AvError *err) 
                                   err))
         goto fail;
     if (t->metaspace && t->byte_level) {
-        av_errorf(err, "%s: pre_tokenizer: Metaspace with ByteLevel is not supported", file);
+        av_errorf(err, _("%s: pre_tokenizer: Metaspace with ByteLevel is not supported"), file);
         goto fail;
     }
     if (hftok_parse_post(t, cJSON_GetObjectItemCaseSensitive(root, "post_processor"), file, "post_processor", 0, err))
@@ -167,7 +169,7 @@ static HfTok *parse_json_tok(const cJSON *root, const char *file, AvError *err) 
     /* A SentencePiece-style vocabulary without a Metaspace pre-tokenizer
      * (Llama 2: Prepend and Replace normalizers) still spells spaces "▁". */
     if (!t->byte_level && !t->ms_repl && !(t->ms_repl = hftok_dup(HFTOK_METASPACE, 3))) {
-        av_error_nomem(err, "%s: out of memory", file);
+        av_error_nomem(err, _("%s: out of memory"), file);
         goto fail;
     }
     t->byte_fallback = hftok_json_flag(model, "byte_fallback");
@@ -180,7 +182,7 @@ static HfTok *parse_json_tok(const cJSON *root, const char *file, AvError *err) 
         if (t->unk < 0) {
             char u[64];
             utf8_escape_into(u, sizeof u, unk);
-            av_errorf(err, "%s: model.unk_token \"%s\" is not in the vocabulary", file, u);
+            av_errorf(err, _("%s: model.unk_token \"%s\" is not in the vocabulary"), file, u);
             goto fail;
         }
     }
@@ -199,11 +201,11 @@ static cJSON *parse_json(const char *json, size_t len, const char *file, const c
         size_t at = end && end >= json && end <= json + len ? (size_t)(end - json) : 0;
         size_t line = 1;
         for (size_t k = 0; k < at; k++) line += json[k] == '\n';
-        av_errorf(err, "%s: not valid JSON (line %zu, byte %zu of %zu)", file, line, at, len);
+        av_errorf(err, _("%s: not valid JSON (line %zu, byte %zu of %zu)"), file, line, at, len);
         return NULL;
     }
     if (!cJSON_IsObject(root)) {
-        av_errorf(err, "%s: %s is %s, not a JSON object", file, what, hftok_json_type(root));
+        av_errorf(err, _("%s: %s is %s, not a JSON object"), file, what, hftok_json_type(root));
         cJSON_Delete(root);
         return NULL;
     }
@@ -217,7 +219,8 @@ static cJSON *parse_json(const char *json, size_t len, const char *file, const c
 HfTok *hftok_parse(const char *json, size_t len, const char *name, AvError *err) {
     char file[HFTOK_NAME];
     utf8_escape_into(file, sizeof file, name ? name : "tokenizer.json");
-    cJSON *root = parse_json(json, len, file, "the file", err);
+    /* TRANSLATORS: the second %s of "%s: %s is %s, not a JSON object" */
+    cJSON *root = parse_json(json, len, file, _("the file"), err);
     if (!root) return NULL;
     HfTok *t = parse_json_tok(root, file, err);
     cJSON_Delete(root);
@@ -241,7 +244,8 @@ HfTok *hftok_parse_gpt2(const char *vocab, size_t vocab_len, const char *vocab_n
     char vfile[HFTOK_NAME], mfile[HFTOK_NAME];
     utf8_escape_into(vfile, sizeof vfile, vocab_name ? vocab_name : "vocab.json");
     utf8_escape_into(mfile, sizeof mfile, merges_name ? merges_name : "merges.txt");
-    cJSON *root = parse_json(vocab, vocab_len, vfile, "the vocabulary", err);
+    /* TRANSLATORS: the second %s of "%s: %s is %s, not a JSON object" */
+    cJSON *root = parse_json(vocab, vocab_len, vfile, _("the vocabulary"), err);
     if (!root) return NULL;
     HfTok *t = NULL;
     int count = cJSON_GetArraySize(root);
@@ -252,18 +256,18 @@ HfTok *hftok_parse_gpt2(const char *vocab, size_t vocab_len, const char *vocab_n
         if (check_key(e, vfile, "key", err)) goto fail;
         if (id < 0) {
             char *k = utf8_escape(e->string, strlen(e->string));
-            av_errorf(err, "%s: \"%s\" is not an id (an integer from 0 to %ld)", vfile, k ? k : "", max_id);
+            av_errorf(err, _("%s: \"%s\" is not an id (an integer from 0 to %ld)"), vfile, k ? k : "", max_id);
             free(k);
             goto fail;
         }
         if (id > top) top = id;
     }
     if (top < 0) {
-        av_errorf(err, "%s: the vocabulary is empty", vfile);
+        av_errorf(err, _("%s: the vocabulary is empty"), vfile);
         goto fail;
     }
     if (!(t = calloc(1, sizeof *t))) {
-        av_error_nomem(err, "%s: out of memory", vfile);
+        av_error_nomem(err, _("%s: out of memory"), vfile);
         goto fail;
     }
     t->unk = -1;
@@ -279,7 +283,7 @@ HfTok *hftok_parse_gpt2(const char *vocab, size_t vocab_len, const char *vocab_n
         if (t->form[id] && strcmp(t->form[id], "<|endoftext|>") == 0) {
             t->added = calloc(1, sizeof *t->added);
             if (!t->added || !(t->added[0].text = hftok_dup(t->form[id], t->form_len[id]))) {
-                av_error_nomem(err, "%s: out of memory", vfile);
+                av_error_nomem(err, _("%s: out of memory"), vfile);
                 goto fail;
             }
             t->added[0].id = id, t->added[0].len = t->form_len[id];
@@ -303,10 +307,11 @@ HfTok *hftok_parse_gpt2(const char *vocab, size_t vocab_len, const char *vocab_n
         if (n == 0 || (line == 1 && n >= 8 && memcmp(s, "#version", 8) == 0)) continue;
         const char *sp = memchr(s, ' ', n);
         char where[32];
-        snprintf(where, sizeof where, "line %zu", line);
+        snprintf(where, sizeof where, _("line %zu"), line);
+
         if (hftok_check_utf8(s, n, mfile, where, err)) goto fail;
         if (!sp || sp == s || sp + 1 == s + n || memchr(sp + 1, ' ', (size_t)(s + n - sp - 1))) {
-            av_errorf(err, "%s: %s is not \"left right\"", mfile, where);
+            av_errorf(err, _("%s: %s is not \"left right\""), mfile, where);
             goto fail;
         }
         if (hftok_add_merge(t, s, (size_t)(sp - s), sp + 1, (size_t)(s + n - sp - 1), rank++, mfile, where, err))

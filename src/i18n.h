@@ -13,9 +13,9 @@
 
 #include <libintl.h>
 
-#define ATTNVIZ_DOMAIN "attnviz"
-#define _(s) dgettext(ATTNVIZ_DOMAIN, s)
-#define N_(s) (s)
+#define ATTNVIZ_DOMAIN   "attnviz"
+#define _(s)             dgettext(ATTNVIZ_DOMAIN, s)
+#define N_(s)            (s)
 #define P_(one, many, n) dngettext(ATTNVIZ_DOMAIN, one, many, (unsigned long)(n))
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "i18n.h"
 #include "utf8.h"
 
 enum { PAIRWISE = 16, PATH_MAX_ = 256, DEPTH_MAX = 64 };
@@ -44,12 +45,15 @@ static int walk(const cJSON *node, char *path, size_t len, int depth, const char
     if (cJSON_IsObject(node)) {
         int oom = 0;
         const char *dup = repeated(node, &oom);
-        if (oom) return av_error_nomem(err, "%s: out of memory checking its keys", file);
+        if (oom) return av_error_nomem(err, _("%s: out of memory checking its keys"), file);
         if (dup) {
             char key[128];
             utf8_escape_into(key, sizeof key, dup);
-            return av_errorf(err, "%s: the key \"%s\" appears twice (%s%s); each key must be unique", file, key,
-                             len ? "in " : "at the top level", len ? path : "");
+            if (!len)
+                return av_errorf(err, _("%s: the key \"%s\" appears twice (at the top level); each key must be unique"),
+                                 file, key);
+            return av_errorf(err, _("%s: the key \"%s\" appears twice (in %s); each key must be unique"), file, key,
+                             path);
         }
     }
     if (depth >= DEPTH_MAX) return 0;

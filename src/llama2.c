@@ -12,6 +12,7 @@
 
 #include "filemap.h"
 #include "finite.h"
+#include "i18n.h"
 #include "formats.h"
 #include "utf8.h"
 #include "number.h"
@@ -43,17 +44,17 @@ static int check_fields(int32_t v[7], int *shared, const char *name, AvError *er
         if (i == 5 && x < 0) {
             if (x < -LLAMA2_MAX_VOCAB)
                 return av_errorf(err,
-                                 "%s: header field vocab_size is %d, beyond the limit of %d (negative: a separate "
-                                 "classifier)",
+                                 _("%s: header field vocab_size is %d, beyond the limit of %d (negative: a separate "
+                                   "classifier)"),
                                  name, (int)x, LLAMA2_MAX_VOCAB);
             x = v[i] = -x;
         }
         if (x < 1)
-            return av_errorf(err, "%s: header field %s is %d: it must be positive", name, header_fields[i].name,
+            return av_errorf(err, _("%s: header field %s is %d: it must be positive"), name, header_fields[i].name,
                              (int)x);
         if (x > header_fields[i].max)
-            return av_errorf(err, "%s: header field %s is %d, more than the limit of %d", name, header_fields[i].name,
-                             (int)x, (int)header_fields[i].max);
+            return av_errorf(err, _("%s: header field %s is %d, more than the limit of %d"), name,
+                             header_fields[i].name, (int)x, (int)header_fields[i].max);
     }
     return 0;
 }
@@ -64,8 +65,8 @@ static int check_fields(int32_t v[7], int *shared, const char *name, AvError *er
 static int check_kind(const unsigned char *buf, size_t size, const int32_t v[7], const char *name, AvError *err) {
     if (size >= 10 && buf[8] == '{' && buf[9] == '"')
         return av_errorf(err,
-                         "%s: not a llama2.c checkpoint (it looks like a safetensors file: give its folder, with "
-                         "config.json, to --model)",
+                         _("%s: not a llama2.c checkpoint (it looks like a safetensors file: give its folder, with "
+                           "config.json, to --model)"),
                          name);
     int text = 1;
     for (int i = 0; i < LLAMA2_HEADER_BYTES && text; i++)
@@ -76,7 +77,7 @@ static int check_kind(const unsigned char *buf, size_t size, const int32_t v[7],
         int n = 0;
         for (int i = 0; i < 12 && buf[i] >= 0x20 && buf[i] < 0x7F; i++) start[n++] = (char)buf[i];
         start[n] = '\0';
-        return av_errorf(err, "%s: not a llama2.c checkpoint (it starts with text: \"%s...\")", name, start);
+        return av_errorf(err, _("%s: not a llama2.c checkpoint (it starts with text: \"%s...\")"), name, start);
     }
     int bad = 0;
     for (int i = 0; i < 7; i++) {
@@ -84,20 +85,21 @@ static int check_kind(const unsigned char *buf, size_t size, const int32_t v[7],
         bad += x < 1 || x > header_fields[i].max;
     }
     if (bad >= 2)
-        return av_errorf(err,
-                         "%s: not a llama2.c checkpoint (%d of the 7 header fields dim, hidden_dim, n_layers, n_heads, "
-                         "n_kv_heads, vocab_size, seq_len are out of range)",
-                         name, bad);
+        return av_errorf(
+            err,
+            _("%s: not a llama2.c checkpoint (%d of the 7 header fields dim, hidden_dim, n_layers, n_heads, "
+              "n_kv_heads, vocab_size, seq_len are out of range)"),
+            name, bad);
     return 0;
 }
 
 static int check_shape(const Llama2Header *c, const char *name, AvError *err) {
     if (c->dim % c->n_heads)
-        return av_errorf(err, "%s: dim %d is not divisible by n_heads %d", name, c->dim, c->n_heads);
+        return av_errorf(err, _("%s: dim %d is not divisible by n_heads %d"), name, c->dim, c->n_heads);
     if (c->n_heads % c->n_kv_heads)
-        return av_errorf(err, "%s: n_heads %d is not a multiple of n_kv_heads %d", name, c->n_heads, c->n_kv_heads);
+        return av_errorf(err, _("%s: n_heads %d is not a multiple of n_kv_heads %d"), name, c->n_heads, c->n_kv_heads);
     if ((c->dim / c->n_heads) % 2)
-        return av_errorf(err, "%s: the head size dim / n_heads = %d / %d = %d is odd (RoPE rotates pairs)", name,
+        return av_errorf(err, _("%s: the head size dim / n_heads = %d / %d = %d is odd (RoPE rotates pairs)"), name,
                          c->dim, c->n_heads, c->dim / c->n_heads);
     return 0;
 }
@@ -162,16 +164,20 @@ static uint64_t expected_bytes(const Llama2Header *c) {
 }
 
 static void describe(char *buf, size_t cap, const Llama2Header *c) {
-    snprintf(buf, cap, "dim %d, hidden_dim %d, %d %s, %d %s, %d kv %s, vocab %d, seq_len %d, %s classifier", c->dim,
-             c->hidden_dim, c->n_layers, num_plural("layer", "layers", c->n_layers), c->n_heads,
+    snprintf(buf, cap,
+             c->shared_classifier
+                 ? _("dim %d, hidden_dim %d, %d %s, %d %s, %d kv %s, vocab %d, seq_len %d, tied classifier")
+                 : _("dim %d, hidden_dim %d, %d %s, %d %s, %d kv %s, vocab %d, seq_len %d, separate "
+                     "classifier"),
+             c->dim, c->hidden_dim, c->n_layers, num_plural("layer", "layers", c->n_layers), c->n_heads,
              num_plural("head", "heads", c->n_heads), c->n_kv_heads, num_plural("head", "heads", c->n_kv_heads),
-             c->vocab_size, c->seq_len, c->shared_classifier ? "tied" : "separate");
+             c->vocab_size, c->seq_len);
 }
 
 static int header_safe(Llama2Header *cfg, const void *buf, size_t size, const char *name, AvError *err) {
     memset(cfg, 0, sizeof *cfg);
     if (size < LLAMA2_HEADER_BYTES)
-        return av_errorf(err, "%s: %zu bytes, too short for the %d-byte llama2.c header", name, size,
+        return av_errorf(err, _("%s: %zu bytes, too short for the %d-byte llama2.c header"), name, size,
                          LLAMA2_HEADER_BYTES);
     int32_t v[7];
     for (int i = 0; i < 7; i++) v[i] = read_i32((const unsigned char *)buf + 4 * i);
@@ -186,11 +192,19 @@ static int header_safe(Llama2Header *cfg, const void *buf, size_t size, const ch
     if (want != (uint64_t)size) {
         char what[200];
         describe(what, sizeof what, &c);
-        if (want == UINT64_MAX) return av_errorf(err, "%s: the header (%s) implies more bytes than 2^64", name, what);
+        if (want == UINT64_MAX)
+            return av_errorf(err, _("%s: the header (%s) implies more bytes than 2^64"), name, what);
         uint64_t diff = want > size ? want - size : (uint64_t)size - want;
-        return av_errorf(err, "%s: %zu bytes, but the header (%s) implies %llu (%llu byte%s too %s)", name, size, what,
-                         (unsigned long long)want, (unsigned long long)diff, diff == 1 ? "" : "s",
-                         want > size ? "few: truncated?" : "many");
+        if (want > size)
+            return av_errorf(err,
+                             P_("%s: %zu bytes, but the header (%s) implies %llu (%llu byte too few: truncated?)",
+                                "%s: %zu bytes, but the header (%s) implies %llu (%llu bytes too few: truncated?)",
+                                diff),
+                             name, size, what, (unsigned long long)want, (unsigned long long)diff);
+        return av_errorf(err,
+                         P_("%s: %zu bytes, but the header (%s) implies %llu (%llu byte too many)",
+                            "%s: %zu bytes, but the header (%s) implies %llu (%llu bytes too many)", diff),
+                         name, size, what, (unsigned long long)want, (unsigned long long)diff);
     }
     *cfg = c;
     return 0;
@@ -198,7 +212,7 @@ static int header_safe(Llama2Header *cfg, const void *buf, size_t size, const ch
 
 int llama2_read_header(Llama2Header *cfg, const void *buf, size_t size, const char *name, AvError *err) {
     char safe[200];
-    utf8_escape_into(safe, sizeof safe, name ? name : "(model)");
+    utf8_escape_into(safe, sizeof safe, name ? name : _("(model)"));
     return header_safe(cfg, buf, size, safe, err);
 }
 
@@ -230,15 +244,16 @@ static int make_views(StTensor *views, const Llama2Header *c, const float *data,
     }
     uint64_t bad = 0;
     int k = finite_scan(a, nu, &bad);
-    if (k == -2) return av_errorf(err, "%s: opening cancelled", name);
+    if (k == -2) return av_errorf(err, _("%s: opening cancelled"), name);
     if (k >= 0) {
         const Tensor *ti = &t[used[k]];
         char layer[32] = "";
         if (ti->layers > 1)
-            snprintf(layer, sizeof layer, " of layer %llu",
+            /* TRANSLATORS: after "element N" (the element of which layer); %s in "element %llu%s (byte %llu)" */
+            snprintf(layer, sizeof layer, _(" of layer %llu"),
                      (unsigned long long)(bad / (ti->count / (uint64_t)ti->layers)));
         return av_errorf(
-            err, "%s: tensor %s: element %llu%s (byte %llu) is %s", name, ti->name, (unsigned long long)bad, layer,
+            err, _("%s: tensor %s: element %llu%s (byte %llu) is %s"), name, ti->name, (unsigned long long)bad, layer,
             (unsigned long long)(LLAMA2_HEADER_BYTES + 4 * (offset[used[k]] + bad)), finite_kind(&a[k], bad));
     }
     return 0;
@@ -290,17 +305,18 @@ static void header_config(TfConfig *c, const Llama2Header *h) {
 static TfModel *open_buffer(const void *buf, size_t size, const char *safe, AvError *err) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
     (void)buf, (void)size;
-    return av_errorf(err, "%s: llama2.c checkpoints are little-endian; this machine is big-endian", safe), NULL;
+    return av_errorf(err, _("%s: llama2.c checkpoints are little-endian; this machine is big-endian"), safe), NULL;
 #else
     Llama2Header h;
     if (header_safe(&h, buf, size, safe, err)) return NULL;
-    if ((uintptr_t)buf % sizeof(float)) return av_errorf(err, "%s: the buffer is not aligned for float32", safe), NULL;
+    if ((uintptr_t)buf % sizeof(float))
+        return av_errorf(err, _("%s: the buffer is not aligned for float32"), safe), NULL;
     TfModel *m = calloc(1, sizeof *m);
     if (m) m->layers = calloc((size_t)h.n_layers, sizeof *m->layers);
     if (m) m->views = calloc(TENSORS, sizeof *m->views);
     if (!m || !m->layers || !m->views) {
         tf_close(m);
-        return av_error_nomem(err, "%s: out of memory", safe), NULL;
+        return av_error_nomem(err, _("%s: out of memory"), safe), NULL;
     }
     m->heap = sizeof *m + sizeof *m->layers * (size_t)h.n_layers + sizeof *m->views * TENSORS;
     header_config(&m->cfg, &h);
@@ -323,7 +339,8 @@ static void close_mapping(TfModel *m) { filemap_close(m->file, m->file_len); }
 
 TfModel *llama2_open(const char *path, AvError *err) {
     char what[64];
-    snprintf(what, sizeof what, "the %d-byte llama2.c header", LLAMA2_HEADER_BYTES);
+    snprintf(what, sizeof what, _("the %d-byte llama2.c header"), LLAMA2_HEADER_BYTES);
+
     size_t size = 0;
     const void *map = filemap_open(path, LLAMA2_HEADER_BYTES, what, &size, err);
     if (!map) return NULL;
@@ -371,8 +388,8 @@ int llama2_checkpoint_open(Checkpoint *out, const char *path, const char *vocab_
     if (!vocab_path) {
         if (default_vocab(vb, sizeof vb, path, v)) {
             checkpoint_close(out);
-            return av_errorf(err, "%s: no vocabulary beside it (tokenizer.bin or tok%d.bin): give --vocab FILE", path,
-                             v);
+            return av_errorf(err, _("%s: no vocabulary beside it (tokenizer.bin or tok%d.bin): give --vocab FILE"),
+                             path, v);
         }
         vocab_path = vb;
     }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "i18n.h"
 #include "readfile.h"
 #include "utf8.h"
 #include "number.h"
@@ -34,17 +35,17 @@ static int check_record(const unsigned char *b, size_t size, size_t off, int i, 
                         AvError *err) {
     size_t left = size - off;
     if (left < 8)
-        return av_errorf(err, "%s: piece %d at byte %zu: the file ends inside its score and length (%zu of 8 bytes)",
+        return av_errorf(err, _("%s: piece %d at byte %zu: the file ends inside its score and length (%zu of 8 bytes)"),
                          name, i, off, left);
     int32_t len = read_i32(b + off + 4);
-    if (len < 0) return av_errorf(err, "%s: piece %d at byte %zu: negative length %d", name, i, off, (int)len);
+    if (len < 0) return av_errorf(err, _("%s: piece %d at byte %zu: negative length %d"), name, i, off, (int)len);
     if (len == 0)
-        return av_errorf(err, "%s: piece %d at byte %zu: length 0 (a piece has a byte at least)", name, i, off);
+        return av_errorf(err, _("%s: piece %d at byte %zu: length 0 (a piece has a byte at least)"), name, i, off);
     if (len > max_len)
-        return av_errorf(err, "%s: piece %d at byte %zu: length %d is longer than max_token_length %d", name, i, off,
+        return av_errorf(err, _("%s: piece %d at byte %zu: length %d is longer than max_token_length %d"), name, i, off,
                          (int)len, max_len);
     if ((size_t)len > left - 8)
-        return av_errorf(err, "%s: piece %d at byte %zu: length %d runs past the end of the file (%zu bytes left)",
+        return av_errorf(err, _("%s: piece %d at byte %zu: length %d runs past the end of the file (%zu bytes left)"),
                          name, i, off, (int)len, left - 8);
     return (int)len;
 }
@@ -90,7 +91,7 @@ static int scan_records(const unsigned char *b, size_t size, int max_len, const 
         total += (size_t)len + 1;
         i++;
     }
-    if (i == 0) return av_errorf(err, "%s: no pieces after max_token_length (the file has 4 bytes)", name);
+    if (i == 0) return av_errorf(err, _("%s: no pieces after max_token_length (the file has 4 bytes)"), name);
     *n = i;
     *bytes = total;
     return 0;
@@ -98,12 +99,14 @@ static int scan_records(const unsigned char *b, size_t size, int max_len, const 
 
 LlamaTok *llamatok_parse(const void *buf, size_t size, const char *name, AvError *err) {
     char safe[200];
-    utf8_escape_into(safe, sizeof safe, name ? name : "(vocabulary)");
+    utf8_escape_into(safe, sizeof safe, name ? name : _("(vocabulary)"));
+
     const unsigned char *b = buf;
-    if (size < 4) return av_errorf(err, "%s: %zu bytes, too short for max_token_length (4 bytes)", safe, size), NULL;
+    if (size < 4) return av_errorf(err, _("%s: %zu bytes, too short for max_token_length (4 bytes)"), safe, size), NULL;
     int32_t max_len = read_i32(b);
     if (max_len < 1 || max_len > LLAMATOK_MAX_PIECE)
-        return av_errorf(err, "%s: max_token_length %d is not in 1..%d", safe, (int)max_len, LLAMATOK_MAX_PIECE), NULL;
+        return av_errorf(err, _("%s: max_token_length %d is not in 1..%d"), safe, (int)max_len, LLAMATOK_MAX_PIECE),
+               NULL;
     int n = 0;
     size_t bytes = 0;
     if (scan_records(b, size, max_len, safe, &n, &bytes, err)) return NULL;
@@ -119,7 +122,7 @@ LlamaTok *llamatok_parse(const void *buf, size_t size, const char *name, AvError
     }
     if (!t || !t->text || !t->len || !t->score || !t->sorted || !t->bytes) {
         llamatok_free(t);
-        return av_error_nomem(err, "%s: out of memory for %d pieces", safe, n), NULL;
+        return av_error_nomem(err, _("%s: out of memory for %d pieces"), safe, n), NULL;
     }
     size_t off = 4;
     char *dst = t->bytes;
@@ -134,7 +137,7 @@ LlamaTok *llamatok_parse(const void *buf, size_t size, const char *name, AvError
     }
     if (build_index(t)) {
         llamatok_free(t);
-        return av_error_nomem(err, "%s: out of memory for %d pieces", safe, n), NULL;
+        return av_error_nomem(err, _("%s: out of memory for %d pieces"), safe, n), NULL;
     }
     return t;
 }
@@ -326,8 +329,10 @@ static int merge_all(Merger *m, int n) {
 static int split_characters(const LlamaTok *t, const char *text, size_t len, int bos, int *ids, AvError *err) {
     int n = 0;
     if (bos && t->n <= LLAMATOK_BOS)
-        return av_errorf(err, "no BOS: the vocabulary has %d piece%s, BOS is id %d", t->n, t->n == 1 ? "" : "s",
-                         LLAMATOK_BOS);
+        return av_errorf(err,
+                         P_("no BOS: the vocabulary has %d piece, BOS is id %d",
+                            "no BOS: the vocabulary has %d pieces, BOS is id %d", t->n),
+                         t->n, LLAMATOK_BOS);
     if (bos) ids[n++] = LLAMATOK_BOS;
     if (len > 0) {
         int space = llamatok_lookup(t, " ", 1);
@@ -345,8 +350,8 @@ static int split_characters(const LlamaTok *t, const char *text, size_t len, int
             for (size_t b = 0; b < k; b++) {
                 if (u[at + b] + LLAMATOK_BYTE0 >= t->n)
                     return av_errorf(err,
-                                     "byte 0x%02X at offset %zu has no piece: byte fallback needs id %d, the "
-                                     "vocabulary has %d %s",
+                                     _("byte 0x%02X at offset %zu has no piece: byte fallback needs id %d, the "
+                                       "vocabulary has %d %s"),
                                      u[at + b], at + b, u[at + b] + LLAMATOK_BYTE0, t->n,
                                      num_plural("piece", "pieces", t->n));
                 ids[n++] = u[at + b] + LLAMATOK_BYTE0;
@@ -359,7 +364,7 @@ static int split_characters(const LlamaTok *t, const char *text, size_t len, int
 
 int llamatok_encode(const LlamaTok *t, const char *text, size_t len, int bos, int **ids, AvError *err) {
     *ids = NULL;
-    if (len > (size_t)INT32_MAX / 4 - 2) return av_errorf(err, "text of %zu bytes: too long to encode", len);
+    if (len > (size_t)INT32_MAX / 4 - 2) return av_errorf(err, _("text of %zu bytes: too long to encode"), len);
     size_t cap = len + 2;
     Merger m = {.t = t};
     m.ids = malloc(sizeof *m.ids * cap);
@@ -370,7 +375,7 @@ int llamatok_encode(const LlamaTok *t, const char *text, size_t len, int bos, in
     m.pair = malloc((size_t)t->max_len * 2);
     int n = -1;
     if (!m.ids || !m.next || !m.prev || !m.gen || !m.heap || !m.pair) {
-        av_error_nomem(err, "out of memory encoding %zu bytes", len);
+        av_error_nomem(err, _("out of memory encoding %zu bytes"), len);
     } else {
         n = split_characters(t, text, len, bos, m.ids, err);
         if (n >= 0) n = merge_all(&m, n);

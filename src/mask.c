@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "i18n.h"
 #include "number.h"
 
 static const char *const names[MASK_KIND_COUNT] = {"none", "causal", "window", "prefix", "padding", "painted"};
@@ -20,7 +21,7 @@ void mask_format(char *buf, size_t cap, MaskKind kind, int window, int prefix) {
 static int parse_param(const char *s, int lo, const char *what, int *out, AvError *err) {
     long v;
     if (num_parse_long(s, lo, MASK_MAX_PARAM, &v) != NUM_OK)
-        return av_errorf(err, "'%s:%s': %s must be a whole number in %d..%d", what, s, what, lo, MASK_MAX_PARAM);
+        return av_errorf(err, _("'%s:%s': %s must be a whole number in %d..%d"), what, s, what, lo, MASK_MAX_PARAM);
     *out = (int)v;
     return 0;
 }
@@ -41,7 +42,7 @@ int mask_parse(const char *s, MaskKind *kind, int *window, int *prefix, AvError 
             *kind = (MaskKind)k;
             return 0;
         }
-    return av_errorf(err, "unknown mask '%s' (expected none, causal, window:W, prefix:P, padding or painted)", s);
+    return av_errorf(err, _("unknown mask '%s' (expected none, causal, window:W, prefix:P, padding or painted)"), s);
 }
 
 int mask_applies(MaskKind kind, int cross) {
@@ -90,9 +91,9 @@ static int is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 /* A byte of the file for a message: printable as itself, others in hex. */
 static int bad_char(AvError *err, const char *name, int line, int column, const char *expected, char c) {
     if ((unsigned char)c < 0x20 || (unsigned char)c >= 0x7F)
-        return av_errorf(err, "%s:%d:%d: expected %s, found byte 0x%02X", name, line, column, expected,
+        return av_errorf(err, _("%s:%d:%d: expected %s, found byte 0x%02X"), name, line, column, expected,
                          (unsigned char)c);
-    return av_errorf(err, "%s:%d:%d: expected %s, found '%c'", name, line, column, expected, c);
+    return av_errorf(err, _("%s:%d:%d: expected %s, found '%c'"), name, line, column, expected, c);
 }
 
 /* One row of 0/1 values in buf[p0, stop) (line starts at `start`). */
@@ -103,12 +104,13 @@ static int parse_bits_row(unsigned char *out, int n_k, const char *buf, size_t s
         char c = buf[p];
         if (is_blank(c)) continue;
         int column = (int)(p - start) + 1;
-        if (c != '0' && c != '1') return bad_char(err, name, line, column, "0 or 1", c);
-        if (col >= n_k) return av_errorf(err, "%s:%d:%d: more than %d values (one per key)", name, line, column, n_k);
+        if (c != '0' && c != '1') return bad_char(err, name, line, column, _("0 or 1"), c);
+        if (col >= n_k)
+            return av_errorf(err, _("%s:%d:%d: more than %d values (one per key)"), name, line, column, n_k);
         out[col++] = (unsigned char)(c == '1');
     }
     if (col != n_k)
-        return av_errorf(err, "%s:%d: %d %s, expected %d (one per key)", name, line, col,
+        return av_errorf(err, _("%s:%d: %d %s, expected %d (one per key)"), name, line, col,
                          num_plural("value", "values", col), n_k);
     return 0;
 }
@@ -121,19 +123,19 @@ static int parse_runs_row(unsigned char *out, int n_k, const char *buf, size_t s
         if (is_blank(buf[p])) continue;
         int column = (int)(p - start) + 1;
         if (buf[p] < '0' || buf[p] > '9')
-            return bad_char(err, name, line, column, "a run length (a whole number)", buf[p]);
+            return bad_char(err, name, line, column, _("a run length (a whole number)"), buf[p]);
         long v = 0;
         /* Stops as soon as the run passes the row: no overflow, whatever the digits. */
         while (p < stop && buf[p] >= '0' && buf[p] <= '9' && v <= n_k) v = v * 10 + (buf[p++] - '0');
         if (col + v > n_k)
-            return av_errorf(err, "%s:%d:%d: this run goes past the %d keys of the row", name, line, column, n_k);
+            return av_errorf(err, _("%s:%d:%d: this run goes past the %d keys of the row"), name, line, column, n_k);
         memset(out + col, visible, (size_t)v);
         col += (int)v;
         visible = !visible;
         p--;
     }
     if (col != n_k)
-        return av_errorf(err, "%s:%d: the runs cover %d %s, expected %d (one per key)", name, line, col,
+        return av_errorf(err, _("%s:%d: the runs cover %d %s, expected %d (one per key)"), name, line, col,
                          num_plural("key", "keys", col), n_k);
     return 0;
 }
@@ -142,7 +144,7 @@ int mask_parse_grid(unsigned char **grid, int n_q, int n_k, const char *buf, siz
                     AvError *err) {
     *grid = NULL;
     unsigned char *g = malloc((size_t)(n_q > 0 ? n_q : 1) * (size_t)(n_k > 0 ? n_k : 1));
-    if (!g) return av_error_nomem(err, "%s: out of memory", name);
+    if (!g) return av_error_nomem(err, _("%s: out of memory"), name);
     int row = 0, line = 1, runs = -1; /* -1: the first line with values decides the format */
     size_t i = 0;
     while (i <= len) {
@@ -159,12 +161,13 @@ int mask_parse_grid(unsigned char **grid, int n_q, int n_k, const char *buf, siz
                 while (q < stop && is_blank(buf[q])) q++;
                 if (q < stop) {
                     free(g);
-                    return av_errorf(err, "%s:%d:%d: nothing may follow 'runs' on its line", name, line,
+                    return av_errorf(err, _("%s:%d:%d: nothing may follow 'runs' on its line"), name, line,
                                      (int)(q - i) + 1);
                 }
             } else if (row >= n_q) {
                 free(g);
-                return av_errorf(err, "%s:%d:%d: more than %d rows (one per query)", name, line, (int)(p - i) + 1, n_q);
+                return av_errorf(err, _("%s:%d:%d: more than %d rows (one per query)"), name, line, (int)(p - i) + 1,
+                                 n_q);
             } else {
                 unsigned char *out = g + (size_t)row * (size_t)n_k;
                 if (runs ? parse_runs_row(out, n_k, buf, i, p, stop, name, line, err)
@@ -181,7 +184,8 @@ int mask_parse_grid(unsigned char **grid, int n_q, int n_k, const char *buf, siz
     }
     if (row != n_q) {
         free(g);
-        return av_errorf(err, "%s: %d %s, expected %d (one per query)", name, row, num_plural("row", "rows", row), n_q);
+        return av_errorf(err, _("%s: %d %s, expected %d (one per query)"), name, row, num_plural("row", "rows", row),
+                         n_q);
     }
     *grid = g;
     return 0;
@@ -253,7 +257,7 @@ int mask_format_grid(char **out, size_t *len, const unsigned char *grid, int n_q
     *len = 0;
     /* An all-visible row for grid NULL (n_k <= 4096 bytes). */
     unsigned char *ones = grid ? NULL : malloc((size_t)(n_k > 0 ? n_k : 1));
-    if (!grid && !ones) return av_error_nomem(err, "out of memory");
+    if (!grid && !ones) return av_error_nomem(err, _("out of memory"));
     if (ones) memset(ones, 1, (size_t)(n_k > 0 ? n_k : 1));
     Emit e = {NULL, 0};
     emit_grid(&e, grid, n_q, n_k, comments, ones);
@@ -262,14 +266,14 @@ int mask_format_grid(char **out, size_t *len, const unsigned char *grid, int n_q
         for (int i = 0; grid && i < n_q; i++) runs += run_count(grid + (size_t)i * (size_t)n_k, n_k);
         free(ones);
         return av_errorf(err,
-                         "the painted mask (%d x %d, %zu runs of visible and masked keys) takes %zu bytes, over the "
-                         "limit of %zu that attnviz reads back: paint it in larger blocks",
+                         _("the painted mask (%d x %d, %zu runs of visible and masked keys) takes %zu bytes, over the "
+                           "limit of %zu that attnviz reads back: paint it in larger blocks"),
                          n_q, n_k, runs, e.n, max);
     }
     e.dst = malloc(e.n + 1);
     if (!e.dst) {
         free(ones);
-        return av_error_nomem(err, "out of memory");
+        return av_error_nomem(err, _("out of memory"));
     }
     e.n = 0;
     emit_grid(&e, grid, n_q, n_k, comments, ones);

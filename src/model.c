@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "i18n.h"
+
 // ----------------------------------------------------------------------------
 // life cycle
 
@@ -141,21 +143,21 @@ static void mark_config(Model *m, const ModelConfig *o, const ModelConfig *c) {
 int model_set_config(Model *m, const ModelConfig *c, AvError *err) {
     if (model_config_check(c, err)) return -1;
     ModelConfig o = m->cfg;
-    if (c->layers != o.layers) return av_errorf(err, "the layers are the source's: %d", o.layers);
+    if (c->layers != o.layers) return av_errorf(err, _("the layers are the source's: %d"), o.layers);
     if (!model_can(m, SRC_RESHAPE)) {
         /* The seed draws additive attention's W1, W2 and v, for any source. */
         if (c->d_model != o.d_model || c->heads != o.heads || c->d_k != o.d_k || c->d_v != o.d_v ||
             (c->seed != o.seed && c->score != SCORE_ADDITIVE) || c->pos != o.pos)
-            return av_errorf(err, "%s: only the mask and the scaling can change", m->src->fixed);
+            return av_errorf(err, _("%s: only the mask and the scaling can change"), _(m->src->fixed));
     }
     if (!model_can(m, SRC_SCORE_KINDS) && c->score != o.score)
-        return av_errorf(err, "%s: its score is its own (the scaled dot product)", m->src->fixed);
+        return av_errorf(err, _("%s: its score is its own (the scaled dot product)"), _(m->src->fixed));
     if (!model_can(m, SRC_RESHAPE) && c->tie_qk != o.tie_qk)
-        return av_errorf(err, "%s: W_Q and W_K are its own", m->src->fixed);
+        return av_errorf(err, _("%s: W_Q and W_K are its own"), _(m->src->fixed));
     if (!model_can(m, SRC_TOKENIZERS) && c->attn != o.attn)
-        return av_errorf(err, "%s: its attention is self-attention over its rows", m->src->fixed);
+        return av_errorf(err, _("%s: its attention is self-attention over its rows"), _(m->src->fixed));
     if (c->attn == ATTN_CROSS && !m->target)
-        return av_errorf(err, "cross-attention needs a target sentence: --target TEXT, or E to type one");
+        return av_errorf(err, _("cross-attention needs a target sentence: --target TEXT, or E to type one"));
     /* (the additive weights are seeded: fine for any source) */
     if (!model_can(m, SRC_TOKENIZERS)) {
         if (model_check_budget(c, m->n_q, m->n_k, m->src, err)) return -1;
@@ -188,9 +190,9 @@ static void take_tokens(Model *m, TokenList *list) {
 
 int model_set_text(Model *m, const char *text, size_t len, AvError *err) {
     if (model_can(m, SRC_TEXT) && m->src->set_text) return m->src->set_text(m, text, len, err);
-    if (!model_can(m, SRC_TOKENIZERS)) return av_errorf(err, "%s: there is no sentence to change", m->src->fixed);
+    if (!model_can(m, SRC_TOKENIZERS)) return av_errorf(err, _("%s: there is no sentence to change"), _(m->src->fixed));
     char *copy = malloc(len + 1);
-    if (!copy) return av_error_nomem(err, "out of memory");
+    if (!copy) return av_error_nomem(err, _("out of memory"));
     memcpy(copy, text, len);
     copy[len] = '\0';
     TokenList list = {0};
@@ -206,13 +208,14 @@ int model_set_text(Model *m, const char *text, size_t len, AvError *err) {
 }
 
 int model_set_tokenizer(Model *m, TokPreset preset, const char *pattern, AvError *err) {
-    if (!model_can(m, SRC_TOKENIZERS)) return av_errorf(err, "%s: its tokenizer is its own", m->src->fixed);
+    if (!model_can(m, SRC_TOKENIZERS)) return av_errorf(err, _("%s: its tokenizer is its own"), _(m->src->fixed));
     Tokenizer *t = tok_new(preset, pattern, err);
     if (!t) return -1;
     TokenList list = {0}, tlist = {0};
     if (m->target && tok_split(t, m->target, m->target_len, TOK_MAX_TOKENS, &tlist, err)) {
         tok_free(t);
-        return av_error_prefix(err, "target");
+        /* TRANSLATORS: the prefix of a message about the target sentence ("target: ...") */
+        return av_error_prefix(err, _("target"));
     }
     ModelConfig c = m->cfg;
     if (tok_split(t, m->text, m->text_len, TOK_MAX_TOKENS - m->n_pad, &list, err) ||
@@ -240,7 +243,7 @@ int model_set_source(Model *m, const Source *src, void *data, const SourceShape 
     c.pos = POS_NONE;
     int bad = model_config_check(&c, err);
     if (!bad && (sh->layers < 1 || sh->layers > MODEL_MAX_LAYERS))
-        bad = av_errorf(err, "layers %d: the range is 1..%d", sh->layers, MODEL_MAX_LAYERS);
+        bad = av_errorf(err, _("layers %d: the range is 1..%d"), sh->layers, MODEL_MAX_LAYERS);
     c.attn = ATTN_SELF;
     c.tie_qk = 0;
     const Source *old = m->src;
@@ -261,7 +264,7 @@ int model_set_source(Model *m, const Source *src, void *data, const SourceShape 
 
 int model_set_qkv(Model *m, QkvData *d, AvError *err) {
     QkvData *own = malloc(sizeof *own);
-    if (!own) return av_error_nomem(err, "out of memory");
+    if (!own) return av_error_nomem(err, _("out of memory"));
     *own = *d;
     memset(d, 0, sizeof *d);
     SourceShape sh = {1, 1, own->d_k, own->d_v, own->n_q, own->n_k, 0};
@@ -269,7 +272,7 @@ int model_set_qkv(Model *m, QkvData *d, AvError *err) {
 }
 
 int model_set_target(Model *m, const char *text, size_t len, AvError *err) {
-    if (!model_can(m, SRC_TOKENIZERS)) return av_errorf(err, "%s: there is no target sentence", m->src->fixed);
+    if (!model_can(m, SRC_TOKENIZERS)) return av_errorf(err, _("%s: there is no target sentence"), _(m->src->fixed));
     ModelConfig c = m->cfg;
     if (!text) {
         if (c.attn == ATTN_CROSS) c.attn = ATTN_SELF;
@@ -283,13 +286,14 @@ int model_set_target(Model *m, const char *text, size_t len, AvError *err) {
         return 0;
     }
     char *copy = malloc(len + 1);
-    if (!copy) return av_error_nomem(err, "out of memory");
+    if (!copy) return av_error_nomem(err, _("out of memory"));
     memcpy(copy, text, len);
     copy[len] = '\0';
     TokenList list = {0};
     if (tok_split(m->tokenizer, text, len, TOK_MAX_TOKENS, &list, err)) {
         free(copy);
-        return av_error_prefix(err, "target");
+        /* TRANSLATORS: the prefix of a message about the target sentence ("target: ...") */
+        return av_error_prefix(err, _("target"));
     }
     if (reshape_sides(m, &c, &m->tokens, m->n_pad, &list, 1, err)) {
         tok_list_free(&list);
@@ -306,9 +310,9 @@ int model_set_target(Model *m, const char *text, size_t len, AvError *err) {
 }
 
 int model_set_pad(Model *m, int n, AvError *err) {
-    if (!model_can(m, SRC_TOKENIZERS)) return av_errorf(err, "%s: there is no sentence to pad", m->src->fixed);
+    if (!model_can(m, SRC_TOKENIZERS)) return av_errorf(err, _("%s: there is no sentence to pad"), _(m->src->fixed));
     if (n < 0 || m->tokens.n + n > TOK_MAX_TOKENS)
-        return av_errorf(err, "pad %d: the sentence's %d %s and the pads must stay within %d", n, m->tokens.n,
+        return av_errorf(err, _("pad %d: the sentence's %d %s and the pads must stay within %d"), n, m->tokens.n,
                          num_plural("token", "tokens", m->tokens.n), TOK_MAX_TOKENS);
     ModelConfig c = m->cfg;
     if (reshape_sides(m, &c, &m->tokens, n, &m->target_tokens, m->target != NULL, err)) return -1;
@@ -328,16 +332,16 @@ static char *copy_text(const char *text, size_t len) {
 
 int model_change(Model *m, const ModelChange *ch, AvError *err) {
     if (!model_can(m, SRC_TOKENIZERS))
-        return av_errorf(err, "%s: its sentence and tokenizer are its own", m->src->fixed);
+        return av_errorf(err, _("%s: its sentence and tokenizer are its own"), _(m->src->fixed));
     ModelConfig c = ch->cfg ? *ch->cfg : m->cfg, o = m->cfg;
     if (model_config_check(&c, err)) return -1;
-    if (c.layers != o.layers) return av_errorf(err, "the layers are the source's: %d", o.layers);
+    if (c.layers != o.layers) return av_errorf(err, _("the layers are the source's: %d"), o.layers);
     const char *text = ch->set_text ? ch->text : m->text, *target = ch->set_target ? ch->target : m->target;
     size_t text_len = ch->set_text ? ch->text_len : m->text_len;
     size_t target_len = ch->set_target ? ch->target_len : m->target_len;
     int pad = ch->pad >= 0 ? ch->pad : m->n_pad;
     if (c.attn == ATTN_CROSS && !target)
-        return av_errorf(err, "cross-attention needs a target sentence: --target TEXT, or E to type one");
+        return av_errorf(err, _("cross-attention needs a target sentence: --target TEXT, or E to type one"));
     Tokenizer *t = ch->set_tokenizer ? tok_new(ch->tokenizer, NULL, err) : m->tokenizer;
     if (!t) return -1;
     TokenList list = {0}, tlist = {0};
@@ -345,12 +349,13 @@ int model_change(Model *m, const ModelChange *ch, AvError *err) {
     char *target_copy = ch->set_target && target ? copy_text(target, target_len) : NULL;
     int rc = 0;
     if ((ch->set_text && !text_copy) || (ch->set_target && target && !target_copy))
-        rc = av_error_nomem(err, "out of memory");
+        rc = av_error_nomem(err, _("out of memory"));
     else if (target && tok_split(t, target, target_len, TOK_MAX_TOKENS, &tlist, err))
-        rc = av_error_prefix(err, "target");
+        /* TRANSLATORS: the prefix of a message about the target sentence ("target: ...") */
+        rc = av_error_prefix(err, _("target"));
     else if (tok_split(t, text, text_len, TOK_MAX_TOKENS, &list, err)) rc = -1;
     else if (list.n + pad > TOK_MAX_TOKENS)
-        rc = av_errorf(err, "pad %d: the sentence's %d tokens and the pads must stay within %d", pad, list.n,
+        rc = av_errorf(err, _("pad %d: the sentence's %d tokens and the pads must stay within %d"), pad, list.n,
                        TOK_MAX_TOKENS);
     else rc = reshape_sides(m, &c, &list, pad, &tlist, target != NULL, err);
     if (rc) {
@@ -407,7 +412,7 @@ void model_paint_clear(Model *m) {
 
 int model_set_painted(Model *m, const unsigned char *grid, int n_q, int n_k, AvError *err) {
     unsigned char *g = malloc((size_t)(n_q ? n_q : 1) * (size_t)(n_k ? n_k : 1));
-    if (!g) return av_error_nomem(err, "out of memory");
+    if (!g) return av_error_nomem(err, _("out of memory"));
     memcpy(g, grid, (size_t)n_q * (size_t)n_k);
     free(m->painted);
     m->painted = g;

@@ -129,7 +129,8 @@ typedef struct {
     float *pack_k, *pack_v; /* room to pack K^T and V in each pass (stages arena) */
     float *w1, *w2;         /* (d_k, d_k) additive attention, only with score additive; drawn with the weights */
     float *va;              /* (d_k) additive attention's v */
-    float *add_a, *add_b;   /* (n_q, d_k) Q W1^T, (n_k, d_k) K W2^T: additive attention's products */
+    double *add_a, *add_b;  /* (n_q, d_k) Q W1^T, (n_k, d_k) K W2^T: additive attention's products, in
+                             * double: at the largest floats a float sum would overflow */
 } HeadData;
 
 struct Model {

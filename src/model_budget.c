@@ -4,6 +4,8 @@
 
 #include <stdio.h>
 
+#include "i18n.h"
+
 // ----------------------------------------------------------------------------
 // budgets
 
@@ -13,8 +15,8 @@ int model_check_budget(const ModelConfig *c, int n_q, int n_k, const Source *src
     int64_t cells = (int64_t)n_q * n_k * h;
     if (cells > MODEL_MAX_CELLS)
         return av_errorf(err,
-                         "too large: %d x %d tokens x %lld heads = %lld attention cells, the "
-                         "limit is %lld (use fewer heads or a shorter text)",
+                         _("too large: %d x %d tokens x %lld heads = %lld attention cells, the "
+                           "limit is %lld (use fewer heads or a shorter text)"),
                          n_q, n_k, (long long)h, (long long)cells, (long long)MODEL_MAX_CELLS);
     int64_t floats = h * ((int64_t)n_q * dk + (int64_t)n_k * (dk + dv) + (int64_t)n_q * dv);
     int text = (src->caps & SRC_WEIGHTS) != 0;
@@ -27,11 +29,13 @@ int model_check_budget(const ModelConfig *c, int n_q, int n_k, const Source *src
     if (text) arenas += (int64_t)model_embed_bytes(c, n_q, n_k, 1) + (int64_t)model_weights_bytes(c);
     if (arenas > bytes) bytes = arenas;
     char tokens[48] = "";
-    if (n_k > 0) snprintf(tokens, sizeof tokens, " and %d tokens", n_k);
+    /* TRANSLATORS: after "d_v=16" in the "too large" and "too slow" messages */
+    if (n_k > 0) snprintf(tokens, sizeof tokens, _(" and %d tokens"), n_k);
+
     if (bytes > MODEL_MAX_BYTES)
         return av_errorf(err,
-                         "too large: d_model=%d heads=%d d_k=%d d_v=%d%s need %lld MiB of "
-                         "weights and stages, the limit is %lld MiB",
+                         _("too large: d_model=%d heads=%d d_k=%d d_v=%d%s need %lld MiB of "
+                           "weights and stages, the limit is %lld MiB"),
                          c->d_model, c->heads, c->d_k, c->d_v, tokens, (long long)(bytes >> 20),
                          (long long)(MODEL_MAX_BYTES >> 20));
     /* Memory is not the only limit: a recompute must stay a matter of
@@ -48,8 +52,8 @@ int model_check_budget(const ModelConfig *c, int n_q, int n_k, const Source *src
                normal * (h * dm * (2 * dk + dv) + h * dv * dm + (int64_t)(n_q + n_k) * dm);
     if (ops > MODEL_MAX_OPS)
         return av_errorf(err,
-                         "too slow: d_model=%d heads=%d d_k=%d d_v=%d%s need %lld million "
-                         "multiply-adds a pass, the limit is %lld million",
+                         _("too slow: d_model=%d heads=%d d_k=%d d_v=%d%s need %lld million "
+                           "multiply-adds a pass, the limit is %lld million"),
                          c->d_model, c->heads, c->d_k, c->d_v, tokens, (long long)(ops / 1000000),
                          (long long)(MODEL_MAX_OPS / 1000000));
     return 0;

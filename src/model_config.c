@@ -5,6 +5,8 @@
 
 #include <string.h>
 
+#include "i18n.h"
+
 // ----------------------------------------------------------------------------
 // names
 
@@ -18,7 +20,7 @@ int pos_parse(const char *s, PosKind *out, AvError *err) {
             *out = (PosKind)p;
             return 0;
         }
-    return av_errorf(err, "unknown positional encoding '%s' (expected none or sinusoidal)", s);
+    return av_errorf(err, _("unknown positional encoding '%s' (expected none or sinusoidal)"), s);
 }
 
 static const char *const attn_names[ATTN_MODE_COUNT] = {"self", "causal-self", "cross"};
@@ -31,7 +33,7 @@ int attn_mode_parse(const char *s, AttnMode *out, AvError *err) {
             *out = (AttnMode)a;
             return 0;
         }
-    return av_errorf(err, "unknown attention '%s' (expected self, causal-self or cross)", s);
+    return av_errorf(err, _("unknown attention '%s' (expected self, causal-self or cross)"), s);
 }
 
 const char *score_name(ScoreKind k, int scale) {
@@ -50,7 +52,7 @@ int score_parse(const char *s, ScoreKind *kind, int *scale, AvError *err) {
     else if (strcmp(s, "cosine") == 0) *kind = SCORE_COSINE;
     else if (strcmp(s, "distance") == 0) *kind = SCORE_DISTANCE;
     else if (strcmp(s, "additive") == 0) *kind = SCORE_ADDITIVE;
-    else return av_errorf(err, "unknown score '%s' (expected dot, scaled, cosine, distance or additive)", s);
+    else return av_errorf(err, _("unknown score '%s' (expected dot, scaled, cosine, distance or additive)"), s);
     return 0;
 }
 
@@ -85,22 +87,22 @@ void model_config_default(ModelConfig *c) {
 
 int model_config_check(const ModelConfig *c, AvError *err) {
     if (c->d_model < 1 || c->d_model > MODEL_MAX_DIM)
-        return av_errorf(err, "d_model %d is out of range 1..%d", c->d_model, MODEL_MAX_DIM);
+        return av_errorf(err, _("d_model %d is out of range 1..%d"), c->d_model, MODEL_MAX_DIM);
     if (c->heads < 1 || c->heads > MODEL_MAX_HEADS)
-        return av_errorf(err, "heads %d is out of range 1..%d", c->heads, MODEL_MAX_HEADS);
+        return av_errorf(err, _("heads %d is out of range 1..%d"), c->heads, MODEL_MAX_HEADS);
     if (c->d_k < 1 || c->d_k > MODEL_MAX_DIM)
-        return av_errorf(err, "d_k %d is out of range 1..%d", c->d_k, MODEL_MAX_DIM);
+        return av_errorf(err, _("d_k %d is out of range 1..%d"), c->d_k, MODEL_MAX_DIM);
     if (c->d_v < 1 || c->d_v > MODEL_MAX_DIM)
-        return av_errorf(err, "d_v %d is out of range 1..%d", c->d_v, MODEL_MAX_DIM);
-    if ((unsigned)c->mask >= MASK_KIND_COUNT) return av_errorf(err, "unknown mask kind");
+        return av_errorf(err, _("d_v %d is out of range 1..%d"), c->d_v, MODEL_MAX_DIM);
+    if ((unsigned)c->mask >= MASK_KIND_COUNT) return av_errorf(err, _("unknown mask kind"));
     if (c->window < 1 || c->window > MASK_MAX_PARAM)
-        return av_errorf(err, "window %d is out of range 1..%d", c->window, MASK_MAX_PARAM);
+        return av_errorf(err, _("window %d is out of range 1..%d"), c->window, MASK_MAX_PARAM);
     if (c->prefix < 0 || c->prefix > MASK_MAX_PARAM)
-        return av_errorf(err, "prefix %d is out of range 0..%d", c->prefix, MASK_MAX_PARAM);
-    if ((unsigned)c->pos >= POS_KIND_COUNT) return av_errorf(err, "unknown positional encoding");
-    if ((unsigned)c->score >= SCORE_KIND_COUNT) return av_errorf(err, "unknown score kind");
-    if ((unsigned)c->attn >= ATTN_MODE_COUNT) return av_errorf(err, "unknown attention mode");
+        return av_errorf(err, _("prefix %d is out of range 0..%d"), c->prefix, MASK_MAX_PARAM);
+    if ((unsigned)c->pos >= POS_KIND_COUNT) return av_errorf(err, _("unknown positional encoding"));
+    if ((unsigned)c->score >= SCORE_KIND_COUNT) return av_errorf(err, _("unknown score kind"));
+    if ((unsigned)c->attn >= ATTN_MODE_COUNT) return av_errorf(err, _("unknown attention mode"));
     if (c->layers < 1 || c->layers > MODEL_MAX_LAYERS)
-        return av_errorf(err, "layers %d is out of range 1..%d", c->layers, MODEL_MAX_LAYERS);
+        return av_errorf(err, _("layers %d is out of range 1..%d"), c->layers, MODEL_MAX_LAYERS);
     return 0;
 }

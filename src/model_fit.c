@@ -7,12 +7,15 @@
 #include <limits.h>
 #include <string.h>
 
+#include "i18n.h"
+
 /* The text's tokens, as many as there are (a text is at most
  * AV_MAX_INPUT_BYTES, so at most that many tokens). */
 static int split_all(const Model *m, const char *text, size_t len, TokenList *out, AvError *err) {
     if (!model_can(m, SRC_TOKENIZERS) || !m->tokenizer)
-        return av_errorf(err, "%s: the model's tokenizer is its own: the text cannot be cut by tokens here",
-                         m->src->fixed ? m->src->fixed : "this source");
+        return av_errorf(err, _("%s: the model's tokenizer is its own: the text cannot be cut by tokens here"),
+                         m->src->fixed ? _(m->src->fixed) : _("this source"));
+
     return tok_split(m->tokenizer, text, len, len < (size_t)INT_MAX ? (int)len + 1 : INT_MAX, out, err);
 }
 
@@ -75,5 +78,5 @@ int model_text_first(const Model *m, const char *text, size_t len, int n, size_t
         tok_list_free(&part);
     }
     tok_list_free(&all);
-    return rc ? av_errorf(err, "the text cannot be cut after its first %d tokens", n) : 0;
+    return rc ? av_errorf(err, _("the text cannot be cut after its first %d tokens"), n) : 0;
 }

@@ -62,16 +62,28 @@ static void scores_forward(float *scores, const float *q, const float *k, const 
         }
 }
 
+/* out (n, d) = x (n, d) w^T (d, d) in double, each sum in the order of r:
+ * additive attention's A = Q W1^T and B = K W2^T. In float, a product of
+ * values near 3.4e38 overflows to infinity, and A_i + B_j to NaN; in double
+ * the sums stay finite and tanh saturates to exactly +-1 as it should. */
+static void additive_products(double *out, const float *x, const float *w, int n, int d) {
+    for (int i = 0; i < n; i++)
+        for (int p = 0; p < d; p++) {
+            double s = 0;
+            for (int r = 0; r < d; r++) s += (double)x[(size_t)i * d + r] * w[(size_t)p * d + r];
+            out[(size_t)i * d + p] = s;
+        }
+}
+
 /* Additive scores of rows [r0, r0 + rows): s_ij = v . tanh(A_i + B_j), with
- * A = Q W1^T and B = K W2^T made once per head.
+ * A = Q W1^T and B = K W2^T made once per head (additive_products).
  * out scores (n_q, n_k); in a (n_q, d_k), b (n_k, d_k), va (d_k). */
-static void additive_scores_forward(float *scores, const float *a, const float *b, const float *va, int r0, int rows,
+static void additive_scores_forward(float *scores, const double *a, const double *b, const float *va, int r0, int rows,
                                     int n_k, int d_k) {
     for (int i = r0; i < r0 + rows; i++)
         for (int j = 0; j < n_k; j++) {
             double s = 0;
-            for (int p = 0; p < d_k; p++)
-                s += (double)va[p] * tanh((double)a[(size_t)i * d_k + p] + b[(size_t)j * d_k + p]);
+            for (int p = 0; p < d_k; p++) s += (double)va[p] * tanh(a[(size_t)i * d_k + p] + b[(size_t)j * d_k + p]);
             scores[(size_t)i * n_k + j] = (float)s;
         }
 }
@@ -182,9 +194,8 @@ static void scores_pack_task(void *ctx, int h) {
     const ModelConfig *c = &j->m->cfg;
     HeadData *hd = &j->hd[h];
     if (c->score == SCORE_ADDITIVE) {
-        /* mat_mul_bt falls back to the unpacked loop (the same sums) without memory */
-        mat_mul_bt(hd->add_a, c->d_k, hd->q, c->d_k, hd->w1, c->d_k, j->m->n_q, c->d_k, c->d_k);
-        mat_mul_bt(hd->add_b, c->d_k, hd->k, c->d_k, hd->w2, c->d_k, j->m->n_k, c->d_k, c->d_k);
+        additive_products(hd->add_a, hd->q, hd->w1, j->m->n_q, c->d_k);
+        additive_products(hd->add_b, hd->k, hd->w2, j->m->n_k, c->d_k);
     }
     if (c->score == SCORE_DOT || c->score == SCORE_COSINE)
         mat_pack_into(&j->pack[h], hd->pack_k, hd->k, c->d_k, c->d_k, j->m->n_k, 1);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "i18n.h"
 #include "rowops.h"
 
 // ----------------------------------------------------------------------------
@@ -72,8 +73,8 @@ const TrainedInfo *model_trained(const Model *m) { return m->src->trained ? m->s
 
 int model_layer_chain(const Model *m, int l, LayerChain *out, AvError *err) {
     const TrainedInfo *t = model_trained(m);
-    if (!t || !m->src->chain) return av_errorf(err, "the chain of a layer is a trained model's (--model)");
-    if (l < 0 || l >= t->n_layers) return av_errorf(err, "layer %d: the model has %d", l + 1, t->n_layers);
+    if (!t || !m->src->chain) return av_errorf(err, _("the chain of a layer is a trained model's (--model)"));
+    if (l < 0 || l >= t->n_layers) return av_errorf(err, _("layer %d: the model has %d"), l + 1, t->n_layers);
     return m->src->chain(m, l, out, err);
 }
 
@@ -89,7 +90,7 @@ const char *model_token_decode(const Model *m, int prev, int id, size_t *len) {
 }
 
 int model_generate(const Model *m, int steps, int *out, AvError *err) {
-    if (!m->src->generate) return av_errorf(err, "--generate: needs a trained model (--model)");
+    if (!m->src->generate) return av_errorf(err, _("--generate: needs a trained model (--model)"));
     return m->src->generate(m, steps, out, err);
 }
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "i18n.h"
 #include "parallel.h"
 
 // ----------------------------------------------------------------------------
@@ -126,11 +127,12 @@ static size_t layout_stages(Model *m, char *base, const Shape *s) {
         if (c->score == SCORE_ADDITIVE) {
             PIECE(hd, hd->w1, f * c->d_k * c->d_k); /* (d_k, d_k) */
             PIECE(hd, hd->w2, f * c->d_k * c->d_k);
-            PIECE(hd, hd->va, f * c->d_k);         /* (d_k) */
-            PIECE(hd, hd->add_a, f * nq * c->d_k); /* (n_q, d_k) */
-            PIECE(hd, hd->add_b, f * nk * c->d_k); /* (n_k, d_k) */
+            PIECE(hd, hd->va, f * c->d_k);                      /* (d_k) */
+            PIECE(hd, hd->add_a, sizeof(double) * nq * c->d_k); /* (n_q, d_k) */
+            PIECE(hd, hd->add_b, sizeof(double) * nk * c->d_k); /* (n_k, d_k) */
         } else if (hd) {
-            hd->w1 = hd->w2 = hd->va = hd->add_a = hd->add_b = NULL;
+            hd->w1 = hd->w2 = hd->va = NULL;
+            hd->add_a = hd->add_b = NULL;
         }
     }
     PIECE(m, m->n_allowed, sizeof(int) * nq); /* (n_q) */
@@ -264,9 +266,9 @@ int model_reshape_room(Model *m, const ModelConfig *c, int n_q, int n_k, int roo
     if (storage_alloc(&s, which, &sh, m)) {
         /* Q/K/V without embeddings have no d_model (cfg keeps the default 64). */
         if (!(src->caps & SRC_EMBED))
-            return av_error_nomem(err, "out of memory for Q/K/V of %d x %d tokens, d_k=%d d_v=%d", n_q, n_k, c->d_k,
+            return av_error_nomem(err, _("out of memory for Q/K/V of %d x %d tokens, d_k=%d d_v=%d"), n_q, n_k, c->d_k,
                                   c->d_v);
-        return av_error_nomem(err, "out of memory for d_model=%d heads=%d d_k=%d d_v=%d and %d tokens", c->d_model,
+        return av_error_nomem(err, _("out of memory for d_model=%d heads=%d d_k=%d d_v=%d and %d tokens"), c->d_model,
                               c->heads, c->d_k, c->d_v, n_k);
     }
     /* The weights that survive a change of heads, d_k or d_v (prefix
@@ -363,7 +365,7 @@ static void resize_head_task(void *ctx, int h) {
 int model_resize_rows(Model *m, int n, int keep, AvError *err) {
     int room = m->room > m->n_q ? m->room : m->n_q;
     if (m->q_target || m->k_target || m->n_q != m->n_k || n < 1 || n > room || keep < 0 || keep > n || keep > m->n_q)
-        return av_errorf(err, "%d rows keeping %d: the stages hold %d of room %d", n, keep, m->n_q, room);
+        return av_errorf(err, _("%d rows keeping %d: the stages hold %d of room %d"), n, keep, m->n_q, room);
     if (model_check_budget(&m->cfg, n, n, m->src, err)) return -1;
     if (keep > 0 && n != m->n_k) {
         Resize r = {m, n, keep};

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "i18n.h"
 #include "matrix.h"
 
 /* Fractional part of the golden ratio: the step of the start vector's ripple. */
@@ -252,12 +253,12 @@ static void fix_sign(double *v, int d) {
 }
 
 int pca_top2(float *out_axes, double *out_var, const float *x, int n, int d, AvError *err) {
-    if (n < 0 || d < 1) return av_errorf(err, "pca: need n >= 0 and d >= 1, got n=%d d=%d", n, d);
+    if (n < 0 || d < 1) return av_errorf(err, _("pca: need n >= 0 and d >= 1, got n=%d d=%d"), n, d);
     for (size_t k = 0; k < (size_t)n * d; k++)
         if (!isfinite(x[k]))
-            return av_errorf(err, "pca: row %zu, column %zu is not a finite number", k / (size_t)d, k % (size_t)d);
+            return av_errorf(err, _("pca: row %zu, column %zu is not a finite number"), k / (size_t)d, k % (size_t)d);
     double *mem = malloc(sizeof(double) * (4 * (size_t)d + (size_t)n + 1));
-    if (!mem) return av_error_nomem(err, "pca: out of memory for %d x %d", n, d);
+    if (!mem) return av_error_nomem(err, _("pca: out of memory for %d x %d"), n, d);
     double *mean = mem, *a1 = mean + d, *a2 = a1 + d, *w = a2 + d, *t = w + d;
     Data D = {x, mean, n, d, t, NULL};
 
@@ -310,6 +311,6 @@ int pca_top2(float *out_axes, double *out_var, const float *x, int n, int d, AvE
     free(cov);
     free(mem);
     /* Stopped early: the axes are not the principal ones; say so. */
-    if (av_cancelled()) return av_errorf(err, "pca: cancelled");
+    if (av_cancelled()) return av_errorf(err, _("pca: cancelled"));
     return 0;
 }

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "i18n.h"
 #include "readfile.h"
 #include "number.h"
 
@@ -165,7 +166,7 @@ static int qkv_fail_at(const QkvParser *p, size_t line, size_t col, const char *
 #define qkv_fail(p, pos, ...) qkv_fail_at((p), (p)->line, qkv_column((p), (p)->line_start, (pos)), __VA_ARGS__)
 
 static int qkv_out_of_memory(const QkvParser *p) {
-    qkv_fail_at(p, p->line, 1, "out of memory");
+    qkv_fail_at(p, p->line, 1, _("out of memory"));
     if (p->err) p->err->kind = AV_ERR_NOMEM;
     return -1;
 }
@@ -183,8 +184,8 @@ static int qkv_check_text(QkvParser *p, size_t start) {
     for (size_t i = start; i < p->len;) {
         uint32_t cp;
         size_t n = qkv_utf8_decode(u + i, p->len - i, &cp);
-        if (n == 0) return qkv_fail_at(p, line, col, "invalid UTF-8 (byte \\x%02x), expected UTF-8 text", u[i]);
-        if (cp == 0) return qkv_fail_at(p, line, col, "NUL byte, expected text (is this a binary file?)");
+        if (n == 0) return qkv_fail_at(p, line, col, _("invalid UTF-8 (byte \\x%02x), expected UTF-8 text"), u[i]);
+        if (cp == 0) return qkv_fail_at(p, line, col, _("NUL byte, expected text (is this a binary file?)"));
         if (cp == '\n') {
             line++;
             col = 1;
@@ -293,16 +294,16 @@ static int qkv_close_block(QkvParser *p) {
     const QkvBlock *b = &p->block[p->current];
     if (b->rows == 0)
         return qkv_fail_at(p, b->label_line, b->label_col,
-                           "block %s: has no rows, expected rows of numbers on the lines below it",
+                           _("block %s: has no rows, expected rows of numbers on the lines below it"),
                            qkv_block_names[p->current]);
     return 0;
 }
 
 static int qkv_tokens_line(QkvParser *p, size_t label, size_t pos, size_t end) {
     if (p->has_tokens)
-        return qkv_fail(p, label, "second tokens: line (the first is on line %zu), expected one", p->tokens_line);
+        return qkv_fail(p, label, _("second tokens: line (the first is on line %zu), expected one"), p->tokens_line);
     if (p->current >= 0)
-        return qkv_fail(p, label, "tokens: line after a block, expected it before the Q:, K: and V: blocks");
+        return qkv_fail(p, label, _("tokens: line after a block, expected it before the Q:, K: and V: blocks"));
     p->has_tokens = 1;
     p->tokens_line = p->line;
     p->tokens_col = qkv_column(p, p->line_start, label);
@@ -320,14 +321,14 @@ static int qkv_tokens_line(QkvParser *p, size_t label, size_t pos, size_t end) {
                 while (wend < end && !qkv_is_space(p->buf[wend])) wend++;
                 qkv_quote(q, sizeof q, p->buf + start, wend - start, QKV_QUOTE_MAX);
                 return qkv_fail(p, pos,
-                                "token '%s' holds a control or invisible character (U+%04X), "
-                                "expected printable text",
+                                _("token '%s' holds a control or invisible character (U+%04X), "
+                                  "expected printable text"),
                                 q, (unsigned)cp);
             }
             pos += n;
         }
         if (p->n_tokens >= QKV_MAX_ROWS)
-            return qkv_fail(p, start, "tokens: line has more than %d tokens, the limit", QKV_MAX_ROWS);
+            return qkv_fail(p, start, _("tokens: line has more than %d tokens, the limit"), QKV_MAX_ROWS);
         if ((size_t)p->n_tokens == p->tokens_cap) {
             size_t cap = p->tokens_cap ? 2 * p->tokens_cap : 16;
             QkvSpan *grown = realloc(p->tokens, cap * sizeof *grown);
@@ -347,7 +348,7 @@ static int qkv_label_line(QkvParser *p, size_t start, size_t colon, size_t end) 
     if (which < 0) {
         char q[QKV_QUOTE_MAX + 8];
         qkv_quote(q, sizeof q, p->buf + start, label_len, QKV_QUOTE_MAX);
-        return qkv_fail(p, start, "unknown block '%s', expected Q:, K: or V:", q);
+        return qkv_fail(p, start, _("unknown block '%s', expected Q:, K: or V:"), q);
     }
     size_t rest = colon + 1;
     while (rest < end && qkv_is_space(p->buf[rest])) rest++;
@@ -356,12 +357,12 @@ static int qkv_label_line(QkvParser *p, size_t start, size_t colon, size_t end) 
         size_t wend = rest;
         while (wend < end && !qkv_is_space(p->buf[wend])) wend++;
         qkv_quote(q, sizeof q, p->buf + rest, wend - rest, QKV_QUOTE_MAX);
-        return qkv_fail(p, rest, "unexpected '%s' after %s:, expected the rows on the lines below it", q,
+        return qkv_fail(p, rest, _("unexpected '%s' after %s:, expected the rows on the lines below it"), q,
                         qkv_block_names[which]);
     }
     QkvBlock *b = &p->block[which];
     if (b->seen)
-        return qkv_fail(p, start, "second %s: block (the first is on line %zu), expected each block once",
+        return qkv_fail(p, start, _("second %s: block (the first is on line %zu), expected each block once"),
                         qkv_block_names[which], b->label_line);
     if (qkv_close_block(p) < 0) return -1;
     b->seen = 1;
@@ -378,15 +379,15 @@ static int qkv_row_line(QkvParser *p, size_t pos, size_t end) {
         size_t wend = pos;
         while (wend < end && !qkv_is_space(p->buf[wend])) wend++;
         if (qkv_parse_number(p, p->buf + pos, wend - pos, &ignored) != QKV_NUM_SYNTAX)
-            return qkv_fail(p, pos, "numbers before a Q:, K: or V: line, expected a block label first");
+            return qkv_fail(p, pos, _("numbers before a Q:, K: or V: line, expected a block label first"));
         char q[QKV_QUOTE_MAX + 8];
         qkv_quote(q, sizeof q, p->buf + pos, wend - pos, QKV_QUOTE_MAX);
-        return qkv_fail(p, pos, "expected a tokens:, Q:, K: or V: line, found '%s'", q);
+        return qkv_fail(p, pos, _("expected a tokens:, Q:, K: or V: line, found '%s'"), q);
     }
     QkvBlock *b = &p->block[p->current];
     const char *bname = qkv_block_names[p->current];
     if (b->rows >= QKV_MAX_ROWS)
-        return qkv_fail(p, pos, "block %s: has more than %d rows, the limit", bname, QKV_MAX_ROWS);
+        return qkv_fail(p, pos, _("block %s: has more than %d rows, the limit"), bname, QKV_MAX_ROWS);
     size_t row_start = (size_t)b->rows * (size_t)b->cols; /* floats before this row */
     int count = 0;
     while (pos < end) {
@@ -394,7 +395,8 @@ static int qkv_row_line(QkvParser *p, size_t pos, size_t end) {
         if (pos == end) break;
         size_t wstart = pos;
         while (pos < end && !qkv_is_space(p->buf[pos])) pos++;
-        if (count >= QKV_MAX_COLS) return qkv_fail(p, wstart, "row has more than %d values, the limit", QKV_MAX_COLS);
+        if (count >= QKV_MAX_COLS)
+            return qkv_fail(p, wstart, _("row has more than %d values, the limit"), QKV_MAX_COLS);
         float v = 0.0f;
         char q[QKV_QUOTE_MAX + 8];
         switch (qkv_parse_number(p, p->buf + wstart, pos - wstart, &v)) {
@@ -402,13 +404,13 @@ static int qkv_row_line(QkvParser *p, size_t pos, size_t end) {
         case QKV_NUM_NOMEM: return qkv_out_of_memory(p);
         case QKV_NUM_SYNTAX:
             qkv_quote(q, sizeof q, p->buf + wstart, pos - wstart, QKV_QUOTE_MAX);
-            return qkv_fail(p, wstart, "expected a number, found '%s'", q);
+            return qkv_fail(p, wstart, _("expected a number, found '%s'"), q);
         case QKV_NUM_NONFINITE:
             qkv_quote(q, sizeof q, p->buf + wstart, pos - wstart, QKV_QUOTE_MAX);
-            return qkv_fail(p, wstart, "'%s' is not a finite number, expected a value like 0.5", q);
+            return qkv_fail(p, wstart, _("'%s' is not a finite number, expected a value like 0.5"), q);
         case QKV_NUM_RANGE:
             qkv_quote(q, sizeof q, p->buf + wstart, pos - wstart, QKV_QUOTE_MAX);
-            return qkv_fail(p, wstart, "'%s' is out of float32 range, expected a magnitude below 3.4e38", q);
+            return qkv_fail(p, wstart, _("'%s' is out of float32 range, expected a magnitude below 3.4e38"), q);
         }
         size_t need = row_start + (size_t)count + 1;
         if (need > b->cap) {
@@ -425,8 +427,10 @@ static int qkv_row_line(QkvParser *p, size_t pos, size_t end) {
         b->first_row_line = p->line;
         b->first_row_col = qkv_column(p, p->line_start, first);
     } else if (count != b->cols) {
-        return qkv_fail(p, first, "row has %d value%s, expected %d like the first row of %s (line %zu)", count,
-                        count == 1 ? "" : "s", b->cols, bname, b->first_row_line);
+        return qkv_fail(p, first,
+                        P_("row has %d value, expected %d like the first row of %s (line %zu)",
+                           "row has %d values, expected %d like the first row of %s (line %zu)", count),
+                        count, b->cols, bname, b->first_row_line);
     }
     b->rows++;
     return 0;
@@ -452,22 +456,22 @@ static int qkv_check_blocks(QkvParser *p) {
     for (int i = 0; i < QKV_BLOCKS; i++)
         if (!p->block[i].seen)
             return qkv_fail_at(p, p->line, qkv_column(p, p->line_start, p->len),
-                               "no %s: block, expected Q:, K: and V: blocks", qkv_block_names[i]);
+                               _("no %s: block, expected Q:, K: and V: blocks"), qkv_block_names[i]);
     const QkvBlock *q = &p->block[QKV_Q], *k = &p->block[QKV_K], *v = &p->block[QKV_V];
     if (q->cols != k->cols) {
         const QkvBlock *later = q->label_line > k->label_line ? q : k;
         return qkv_fail_at(p, later->first_row_line, later->first_row_col,
-                           "Q has %d columns but K has %d: Q and K must have the same width d_k", q->cols, k->cols);
+                           _("Q has %d columns but K has %d: Q and K must have the same width d_k"), q->cols, k->cols);
     }
     if (k->rows != v->rows) {
         const QkvBlock *later = k->label_line > v->label_line ? k : v;
         return qkv_fail_at(p, later->label_line, later->label_col,
-                           "K has %d %s but V has %d: K and V must have the same number of rows", k->rows,
+                           _("K has %d %s but V has %d: K and V must have the same number of rows"), k->rows,
                            num_plural("row", "rows", k->rows), v->rows);
     }
     if (p->has_tokens && p->n_tokens != k->rows)
         return qkv_fail_at(p, p->tokens_line, p->tokens_col,
-                           "tokens: line has %d %s but K has %d %s: one token per row of K", p->n_tokens,
+                           _("tokens: line has %d %s but K has %d %s: one token per row of K"), p->n_tokens,
                            num_plural("token", "tokens", p->n_tokens), k->rows, num_plural("row", "rows", k->rows));
     return 0;
 }
@@ -534,7 +538,7 @@ static void qkv_parser_free(QkvParser *p) {
 
 int qkv_parse(QkvData *out, const char *buf, size_t len, const char *name, AvError *err) {
     memset(out, 0, sizeof *out);
-    QkvParser p = {.buf = buf, .len = len, .name = name ? name : "(input)", .err = err, .line = 1, .current = -1};
+    QkvParser p = {.buf = buf, .len = len, .name = name ? name : _("(input)"), .err = err, .line = 1, .current = -1};
     size_t pos = 0;
     if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) pos = 3;
     p.line_start = pos;
@@ -570,7 +574,8 @@ int qkv_load(QkvData *out, const char *path, AvError *err) {
     char *buf;
     size_t len;
     if (av_read_text(path, AV_MAX_INPUT_BYTES, 1, &buf, &len, err) < 0) return -1;
-    int rc = qkv_parse(out, buf, len, strcmp(path, "-") == 0 ? "standard input" : path, err);
+    int rc = qkv_parse(out, buf, len, strcmp(path, "-") == 0 ? _("standard input") : path, err);
+
     free(buf);
     return rc;
 }

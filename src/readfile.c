@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "atomicfile.h"
+#include "i18n.h"
 
 /* Opens a named file for reading without ever blocking: a FIFO with no
  * writer would hang open() (and a FIFO, a device or a socket could hang the
@@ -18,18 +19,18 @@
  * file before the first read; then reads block as usual. */
 static FILE *open_regular(const char *path, int stdin_hint, AvError *err) {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0) return av_errorf(err, "%s: cannot open: %s", path, strerror(errno)), NULL;
+    if (fd < 0) return av_errorf(err, _("%s: cannot open: %s"), path, strerror(errno)), NULL;
     struct stat st;
     if (fstat(fd, &st) != 0) {
         int saved = errno;
         close(fd);
-        return av_errorf(err, "%s: cannot open: %s", path, strerror(saved)), NULL;
+        return av_errorf(err, _("%s: cannot open: %s"), path, strerror(saved)), NULL;
     }
     if (!S_ISREG(st.st_mode)) {
         close(fd);
-        if (S_ISDIR(st.st_mode)) return av_errorf(err, "%s: is a directory, not a file", path), NULL;
-        return av_errorf(err, "%s: not a regular file (%s)%s", path, av_file_type_name((unsigned)st.st_mode),
-                         stdin_hint ? "; use '-' to read standard input" : ""),
+        if (S_ISDIR(st.st_mode)) return av_errorf(err, _("%s: is a directory, not a file"), path), NULL;
+        return av_errorf(err, _("%s: not a regular file (%s)%s"), path, av_file_type_name((unsigned)st.st_mode),
+                         stdin_hint ? _("; use '-' to read standard input") : ""),
                NULL;
     }
     int flags = fcntl(fd, F_GETFL);
@@ -37,7 +38,7 @@ static FILE *open_regular(const char *path, int stdin_hint, AvError *err) {
     if (!f) {
         int saved = errno;
         close(fd);
-        return av_errorf(err, "%s: cannot open: %s", path, strerror(saved)), NULL;
+        return av_errorf(err, _("%s: cannot open: %s"), path, strerror(saved)), NULL;
     }
     return f;
 }
@@ -48,12 +49,13 @@ static int read_all(const char *path, size_t max, int stdin_hint, char **out, si
     int is_stdin = strcmp(path, "-") == 0;
     FILE *f = is_stdin ? stdin : open_regular(path, stdin_hint, err);
     if (!f) return -1;
-    if (is_stdin) path = "standard input"; /* what the messages below call it */
+    if (is_stdin) path = _("standard input"); /* what the messages below call it */
+
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap);
     if (!buf) {
         if (!is_stdin) fclose(f);
-        return av_error_nomem(err, "%s: out of memory", path);
+        return av_error_nomem(err, _("%s: out of memory"), path);
     }
     for (;;) {
         if (n + 1 >= cap) {
@@ -62,7 +64,7 @@ static int read_all(const char *path, size_t max, int stdin_hint, char **out, si
             if (!nb) {
                 free(buf);
                 if (!is_stdin) fclose(f);
-                return av_error_nomem(err, "%s: out of memory", path);
+                return av_error_nomem(err, _("%s: out of memory"), path);
             }
             buf = nb;
             cap = ncap;
@@ -72,7 +74,7 @@ static int read_all(const char *path, size_t max, int stdin_hint, char **out, si
         if (n > max) {
             free(buf);
             if (!is_stdin) fclose(f);
-            return av_errorf(err, "%s: larger than the limit of %zu bytes", path, max);
+            return av_errorf(err, _("%s: larger than the limit of %zu bytes"), path, max);
         }
         if (got == 0) break;
     }
@@ -81,7 +83,7 @@ static int read_all(const char *path, size_t max, int stdin_hint, char **out, si
     if (!is_stdin) fclose(f);
     if (failed) {
         free(buf);
-        return av_errorf(err, "%s: read error: %s", path, strerror(saved));
+        return av_errorf(err, _("%s: read error: %s"), path, strerror(saved));
     }
     buf[n] = '\0';
     *out = buf;
@@ -113,7 +115,7 @@ int av_read_file_if_exists(const char *path, size_t max, char **out, size_t *len
             return av_errorf(err, "%s: %s", path, strerror(errno));
         }
         if (S_ISLNK(st.st_mode) && stat(path, &st) != 0) {
-            if (errno == ENOENT) return av_errorf(err, "%s: a symbolic link to a file that does not exist", path);
+            if (errno == ENOENT) return av_errorf(err, _("%s: a symbolic link to a file that does not exist"), path);
             return av_errorf(err, "%s: %s", path, strerror(errno));
         }
     }

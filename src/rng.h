@@ -29,6 +29,7 @@ typedef enum {
     RNG_KIND_ADD_W1 = 6, /* additive attention's W1, W2 and v */
     RNG_KIND_ADD_W2 = 7,
     RNG_KIND_ADD_V = 8,
+    RNG_KIND_BATTERY = 9, /* head tests' random token sequences (headtests.h) */
 } RngKind;
 
 typedef struct {

@@ -17,6 +17,7 @@
 #include "atomicfile.h"
 #include "cancel.h"
 #include "filemap.h"
+#include "i18n.h"
 #include "jsonkeys.h"
 #include "readfile.h"
 #include "utf8.h"
@@ -63,13 +64,13 @@ static int json_u64(const cJSON *v, uint64_t *out) {
 }
 
 static const char *json_type(const cJSON *v) {
-    if (cJSON_IsArray(v)) return "an array";
-    if (cJSON_IsString(v)) return "a string";
-    if (cJSON_IsNumber(v)) return "a number";
-    if (cJSON_IsBool(v)) return "a boolean";
+    if (cJSON_IsArray(v)) return _("an array");
+    if (cJSON_IsString(v)) return _("a string");
+    if (cJSON_IsNumber(v)) return _("a number");
+    if (cJSON_IsBool(v)) return _("a boolean");
     if (cJSON_IsNull(v)) return "null";
-    if (cJSON_IsObject(v)) return "an object";
-    return "not JSON";
+    if (cJSON_IsObject(v)) return _("an object");
+    return _("not JSON");
 }
 
 static void shape_text(char *buf, size_t cap, const uint64_t *shape, int ndim) {
@@ -87,29 +88,29 @@ static void shape_text(char *buf, size_t cap, const uint64_t *shape, int ndim) {
 static int parse_entry(StTensor *t, const cJSON *v, uint64_t data_len, const char *file, const char *tname,
                        AvError *err) {
     if (!cJSON_IsObject(v))
-        return av_errorf(err, "%s: tensor %s: the entry is %s, not an object", file, tname, json_type(v));
+        return av_errorf(err, _("%s: tensor %s: the entry is %s, not an object"), file, tname, json_type(v));
     const cJSON *dt = cJSON_GetObjectItemCaseSensitive(v, "dtype");
     const cJSON *sh = cJSON_GetObjectItemCaseSensitive(v, "shape");
     const cJSON *off = cJSON_GetObjectItemCaseSensitive(v, "data_offsets");
-    if (!dt) return av_errorf(err, "%s: tensor %s: no dtype", file, tname);
+    if (!dt) return av_errorf(err, _("%s: tensor %s: no dtype"), file, tname);
     if (!cJSON_IsString(dt))
-        return av_errorf(err, "%s: tensor %s: dtype is %s, not a string", file, tname, json_type(dt));
+        return av_errorf(err, _("%s: tensor %s: dtype is %s, not a string"), file, tname, json_type(dt));
     int d = -1;
     for (int i = 0; i < N_DTYPES; i++)
         if (strcmp(dt->valuestring, dtypes[i].name) == 0) d = i;
     if (d < 0) {
         char safe[64];
         utf8_escape_into(safe, sizeof safe, dt->valuestring);
-        return av_errorf(err, "%s: tensor %s: dtype %s is not a safetensors type (F32, F16, BF16, F64, I64, ...)", file,
-                         tname, safe);
+        return av_errorf(err, _("%s: tensor %s: dtype %s is not a safetensors type (F32, F16, BF16, F64, I64, ...)"),
+                         file, tname, safe);
     }
     t->dtype = (StDtype)d;
-    if (!sh) return av_errorf(err, "%s: tensor %s: no shape", file, tname);
+    if (!sh) return av_errorf(err, _("%s: tensor %s: no shape"), file, tname);
     if (!cJSON_IsArray(sh))
-        return av_errorf(err, "%s: tensor %s: shape is %s, not an array", file, tname, json_type(sh));
+        return av_errorf(err, _("%s: tensor %s: shape is %s, not an array"), file, tname, json_type(sh));
     int ndim = cJSON_GetArraySize(sh);
     if (ndim > ST_MAX_DIMS)
-        return av_errorf(err, "%s: tensor %s: %d dimensions, more than the limit of %d", file, tname, ndim,
+        return av_errorf(err, _("%s: tensor %s: %d dimensions, more than the limit of %d"), file, tname, ndim,
                          ST_MAX_DIMS);
     t->ndim = ndim;
     uint64_t count = 1;
@@ -118,8 +119,8 @@ static int parse_entry(StTensor *t, const cJSON *v, uint64_t data_len, const cha
     int i = 0;
     cJSON_ArrayForEach(x, sh) {
         if (json_u64(x, &t->shape[i]))
-            return av_errorf(err, "%s: tensor %s: dimension %d of the shape is not a non-negative integer", file, tname,
-                             i);
+            return av_errorf(err, _("%s: tensor %s: dimension %d of the shape is not a non-negative integer"), file,
+                             tname, i);
         /* past data_len elements the size cannot match: stop multiplying there */
         if (!too_big && t->shape[i] && count > data_len / t->shape[i]) too_big = 1;
         else if (!too_big) count *= t->shape[i];
@@ -128,16 +129,17 @@ static int parse_entry(StTensor *t, const cJSON *v, uint64_t data_len, const cha
     for (int j = 0; j < ndim; j++)
         if (t->shape[j] == 0) count = 0, too_big = 0;
     t->count = count;
-    if (!off) return av_errorf(err, "%s: tensor %s: no data_offsets", file, tname);
+    if (!off) return av_errorf(err, _("%s: tensor %s: no data_offsets"), file, tname);
     uint64_t be[2];
     if (!cJSON_IsArray(off) || cJSON_GetArraySize(off) != 2 || json_u64(cJSON_GetArrayItem(off, 0), &be[0]) ||
         json_u64(cJSON_GetArrayItem(off, 1), &be[1]))
-        return av_errorf(err, "%s: tensor %s: data_offsets is not two non-negative integers [begin, end]", file, tname);
+        return av_errorf(err, _("%s: tensor %s: data_offsets is not two non-negative integers [begin, end]"), file,
+                         tname);
     if (be[0] > be[1])
-        return av_errorf(err, "%s: tensor %s: data_offsets [%llu, %llu): the begin is after the end", file, tname,
+        return av_errorf(err, _("%s: tensor %s: data_offsets [%llu, %llu): the begin is after the end"), file, tname,
                          (unsigned long long)be[0], (unsigned long long)be[1]);
     if (be[1] > data_len)
-        return av_errorf(err, "%s: tensor %s: data_offsets [%llu, %llu) end past the data (%llu bytes)", file, tname,
+        return av_errorf(err, _("%s: tensor %s: data_offsets [%llu, %llu) end past the data (%llu bytes)"), file, tname,
                          (unsigned long long)be[0], (unsigned long long)be[1], (unsigned long long)data_len);
     uint64_t size = dtypes[d].size, held = be[1] - be[0];
     char shape[200];
@@ -145,13 +147,13 @@ static int parse_entry(StTensor *t, const cJSON *v, uint64_t data_len, const cha
     if (too_big || count > held / size || count * size != held) {
         if (too_big)
             return av_errorf(err,
-                             "%s: tensor %s: shape %s is more %s elements than the data holds, but data_offsets "
-                             "[%llu, %llu) hold %llu bytes",
+                             _("%s: tensor %s: shape %s is more %s elements than the data holds, but data_offsets "
+                               "[%llu, %llu) hold %llu bytes"),
                              file, tname, shape, dtypes[d].name, (unsigned long long)be[0], (unsigned long long)be[1],
                              (unsigned long long)held);
         return av_errorf(err,
-                         "%s: tensor %s: shape %s is %llu %s elements = %llu bytes, but data_offsets [%llu, %llu) "
-                         "hold %llu",
+                         _("%s: tensor %s: shape %s is %llu %s elements = %llu bytes, but data_offsets [%llu, %llu) "
+                           "hold %llu"),
                          file, tname, shape, (unsigned long long)count, dtypes[d].name,
                          (unsigned long long)(count * size), (unsigned long long)be[0], (unsigned long long)be[1],
                          (unsigned long long)held);
@@ -182,33 +184,33 @@ static void sort_names(SafeTensors *st) {
 /* The header's JSON, checked: the root object, or NULL with a message. */
 static cJSON *parse_json(const unsigned char *buf, size_t size, const char *file, uint64_t *n_out, AvError *err) {
     if (size < 8)
-        return av_errorf(err, "%s: %zu bytes, too short for the 8-byte safetensors header length", file, size), NULL;
+        return av_errorf(err, _("%s: %zu bytes, too short for the 8-byte safetensors header length"), file, size), NULL;
     uint64_t n = read_u64(buf);
     if (n > size - 8)
-        return av_errorf(err, "%s: the header length %llu is past the end of the file (%zu bytes after the length)",
+        return av_errorf(err, _("%s: the header length %llu is past the end of the file (%zu bytes after the length)"),
                          file, (unsigned long long)n, size - 8),
                NULL;
     if (n > ST_MAX_HEADER)
-        return av_errorf(err, "%s: the header length %llu is more than the limit of %llu", file, (unsigned long long)n,
-                         (unsigned long long)ST_MAX_HEADER),
+        return av_errorf(err, _("%s: the header length %llu is more than the limit of %llu"), file,
+                         (unsigned long long)n, (unsigned long long)ST_MAX_HEADER),
                NULL;
     const char *json = (const char *)buf + 8, *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(json, (size_t)n, &end, 0);
     if (!root) {
         size_t at = end && end >= json && end <= json + n ? (size_t)(end - json) : 0;
-        return av_errorf(err, "%s: the header is not valid JSON (at byte %zu of %llu)", file, at,
+        return av_errorf(err, _("%s: the header is not valid JSON (at byte %zu of %llu)"), file, at,
                          (unsigned long long)n),
                NULL;
     }
     for (size_t at = (size_t)(end - json); at < n; at++)
         if (!strchr(" \t\r\n", json[at]) || !json[at]) {
             cJSON_Delete(root);
-            return av_errorf(err, "%s: the header has more than one JSON value (byte %zu of %llu)", file, at,
+            return av_errorf(err, _("%s: the header has more than one JSON value (byte %zu of %llu)"), file, at,
                              (unsigned long long)n),
                    NULL;
         }
     if (!cJSON_IsObject(root)) {
-        av_errorf(err, "%s: the header is %s, not a JSON object", file, json_type(root));
+        av_errorf(err, _("%s: the header is %s, not a JSON object"), file, json_type(root));
         cJSON_Delete(root);
         return NULL;
     }
@@ -226,7 +228,7 @@ static int copy_strings(SafeTensors *st, const cJSON *root, const cJSON *meta, c
             if (!cJSON_IsString(x)) {
                 char key[160];
                 utf8_escape_into(key, sizeof key, x->string);
-                return av_errorf(err, "%s: __metadata__ %s is %s, not a string", file, key, json_type(x));
+                return av_errorf(err, _("%s: __metadata__ %s is %s, not a string"), file, key, json_type(x));
             }
             total += strlen(x->string) + strlen(x->valuestring) + 2;
             st->n_meta++;
@@ -234,7 +236,7 @@ static int copy_strings(SafeTensors *st, const cJSON *root, const cJSON *meta, c
     }
     st->strings = malloc(total);
     st->meta = malloc(sizeof(char *) * (2 * (size_t)st->n_meta + 1));
-    if (!st->strings || !st->meta) return av_error_nomem(err, "%s: out of memory", file);
+    if (!st->strings || !st->meta) return av_error_nomem(err, _("%s: out of memory"), file);
     char *p = st->strings;
     int i = 0;
     cJSON_ArrayForEach(x, root) {
@@ -268,11 +270,11 @@ static int parse_header(SafeTensors *st, const unsigned char *buf, size_t size, 
     cJSON_ArrayForEach(x, root) {
         if (strcmp(x->string, "__metadata__") == 0) {
             if (meta) {
-                av_errorf(err, "%s: __metadata__ appears twice in the header", file);
+                av_errorf(err, _("%s: __metadata__ appears twice in the header"), file);
                 goto done;
             }
             if (!cJSON_IsObject(x)) {
-                av_errorf(err, "%s: __metadata__ is %s, not an object", file, json_type(x));
+                av_errorf(err, _("%s: __metadata__ is %s, not an object"), file, json_type(x));
                 goto done;
             }
             meta = x;
@@ -284,14 +286,14 @@ static int parse_header(SafeTensors *st, const unsigned char *buf, size_t size, 
     st->t = calloc((size_t)count + 1, sizeof *st->t);
     st->byname = malloc(sizeof *st->byname * ((size_t)count + 1));
     if (!st->t || !st->byname) {
-        av_error_nomem(err, "%s: out of memory", file);
+        av_error_nomem(err, _("%s: out of memory"), file);
         goto done;
     }
     int i = 0;
     cJSON_ArrayForEach(x, root) {
         if (x == meta) continue;
         if (i % 4096 == 0 && av_cancelled()) { /* a header of a million tensors takes seconds */
-            av_errorf(err, "%s: opening cancelled", file);
+            av_errorf(err, _("%s: opening cancelled"), file);
             goto done;
         }
         char tname[200];
@@ -307,7 +309,7 @@ static int parse_header(SafeTensors *st, const unsigned char *buf, size_t size, 
         if (strcmp(st->byname[i - 1]->name, st->byname[i]->name) == 0) {
             char tname[200];
             utf8_escape_into(tname, sizeof tname, st->byname[i]->name);
-            av_errorf(err, "%s: tensor %s appears twice in the header", file, tname);
+            av_errorf(err, _("%s: tensor %s appears twice in the header"), file, tname);
             goto done;
         }
     }
@@ -320,8 +322,8 @@ static int parse_header(SafeTensors *st, const unsigned char *buf, size_t size, 
             char a[160], b[160];
             utf8_escape_into(a, sizeof a, st->t[i].name);
             utf8_escape_into(b, sizeof b, st->t[last].name);
-            av_errorf(err, "%s: tensor %s: data_offsets [%llu, %llu) overlap those of tensor %s [%llu, %llu)", file, a,
-                      (unsigned long long)st->t[i].begin, (unsigned long long)(st->t[i].begin + st->t[i].bytes), b,
+            av_errorf(err, _("%s: tensor %s: data_offsets [%llu, %llu) overlap those of tensor %s [%llu, %llu)"), file,
+                      a, (unsigned long long)st->t[i].begin, (unsigned long long)(st->t[i].begin + st->t[i].bytes), b,
                       (unsigned long long)st->t[last].begin,
                       (unsigned long long)(st->t[last].begin + st->t[last].bytes));
             goto done;
@@ -340,9 +342,9 @@ done:
 
 SafeTensors *st_open_mem(const void *buf, size_t size, const char *name, AvError *err) {
     char file[200];
-    utf8_escape_into(file, sizeof file, name ? name : "(safetensors)");
+    utf8_escape_into(file, sizeof file, name ? name : _("(safetensors)"));
     SafeTensors *st = calloc(1, sizeof *st);
-    if (!st) return av_error_nomem(err, "%s: out of memory", file), NULL;
+    if (!st) return av_error_nomem(err, _("%s: out of memory"), file), NULL;
     if (parse_header(st, buf, size, file, err)) {
         st_close(st);
         return NULL;
@@ -352,7 +354,7 @@ SafeTensors *st_open_mem(const void *buf, size_t size, const char *name, AvError
 
 SafeTensors *st_open(const char *path, AvError *err) {
     size_t size = 0;
-    const void *map = filemap_open(path, 8, "the 8-byte safetensors header length", &size, err);
+    const void *map = filemap_open(path, 8, _("the 8-byte safetensors header length"), &size, err);
     if (!map) return NULL;
     SafeTensors *st = st_open_mem(map, size, path, err);
     if (!st) {
@@ -497,9 +499,9 @@ static int str_cmp(const void *a, const void *b) { return strcmp(*(char *const *
 static int model_index(StModel *m, const char *index, AvError *err) {
     size_t total = 0;
     for (int f = 0; f < m->n_files; f++) total += (size_t)st_count(m->files[f]);
-    if (total > (size_t)INT32_MAX) return av_errorf(err, "%s: more than 2^31 tensors", index);
+    if (total > (size_t)INT32_MAX) return av_errorf(err, _("%s: more than 2^31 tensors"), index);
     m->byname = malloc(sizeof *m->byname * (total + 1));
-    if (!m->byname) return av_error_nomem(err, "%s: out of memory", index);
+    if (!m->byname) return av_error_nomem(err, _("%s: out of memory"), index);
     for (int f = 0; f < m->n_files; f++)
         for (int i = 0; i < st_count(m->files[f]); i++) m->byname[m->n++] = (StEntry){st_at(m->files[f], i), f};
     qsort(m->byname, (size_t)m->n, sizeof *m->byname, entry_by_name);
@@ -509,7 +511,7 @@ static int model_index(StModel *m, const char *index, AvError *err) {
             utf8_escape_into(tname, sizeof tname, m->byname[i].t->name);
             int a = m->byname[i - 1].file, b = m->byname[i].file;
             if (a > b) a ^= b, b ^= a, a ^= b;
-            return av_errorf(err, "%s: tensor %s is in two shards, %s and %s", index, tname, m->file_names[a],
+            return av_errorf(err, _("%s: tensor %s is in two shards, %s and %s"), index, tname, m->file_names[a],
                              m->file_names[b]);
         }
     return 0;
@@ -537,40 +539,40 @@ static int open_shards(StModel *m, const char *dir, const char *path, const char
     char **names = NULL;
     const cJSON *map = root ? cJSON_GetObjectItemCaseSensitive(root, "weight_map") : NULL, *x;
     if (!root) {
-        av_errorf(err, "%s: not valid JSON", index);
+        av_errorf(err, _("%s: not valid JSON"), index);
         goto done;
     }
     if (json_unique_keys(root, index, err)) {
         goto done;
     }
     if (!cJSON_IsObject(map)) {
-        av_errorf(err, "%s: no \"weight_map\" object", index);
+        av_errorf(err, _("%s: no \"weight_map\" object"), index);
         goto done;
     }
     int n = cJSON_GetArraySize(map), k = 0;
     names = malloc(sizeof(char *) * ((size_t)n + 1));
     if (!names) {
-        av_error_nomem(err, "%s: out of memory", index);
+        av_error_nomem(err, _("%s: out of memory"), index);
         goto done;
     }
     cJSON_ArrayForEach(x, map) {
         char tname[200];
         utf8_escape_into(tname, sizeof tname, x->string);
         if (!cJSON_IsString(x)) {
-            av_errorf(err, "%s: tensor %s: the shard is %s, not a string", index, tname, json_type(x));
+            av_errorf(err, _("%s: tensor %s: the shard is %s, not a string"), index, tname, json_type(x));
             goto done;
         }
         const char *s = x->valuestring;
         if (!*s || strchr(s, '/') || strcmp(s, ".") == 0 || strcmp(s, "..") == 0) {
             char safe[200];
             utf8_escape_into(safe, sizeof safe, s);
-            av_errorf(err, "%s: tensor %s: shard \"%s\" is not a file name in the folder", index, tname, safe);
+            av_errorf(err, _("%s: tensor %s: shard \"%s\" is not a file name in the folder"), index, tname, safe);
             goto done;
         }
         names[k++] = x->valuestring;
     }
     if (k == 0) {
-        av_errorf(err, "%s: the weight_map names no tensor", index);
+        av_errorf(err, _("%s: the weight_map names no tensor"), index);
         goto done;
     }
     qsort(names, (size_t)k, sizeof *names, str_cmp);
@@ -580,7 +582,7 @@ static int open_shards(StModel *m, const char *dir, const char *path, const char
     m->files = calloc((size_t)u, sizeof *m->files);
     m->file_names = calloc((size_t)u, sizeof *m->file_names);
     if (!m->files || !m->file_names) {
-        av_error_nomem(err, "%s: out of memory", index);
+        av_error_nomem(err, _("%s: out of memory"), index);
         goto done;
     }
     for (int i = 0; i < u; i++) {
@@ -590,12 +592,12 @@ static int open_shards(StModel *m, const char *dir, const char *path, const char
         m->file_names[i] = strdup(safe);
         if (!shard || !m->file_names[i]) {
             free(shard);
-            av_error_nomem(err, "%s: out of memory", index);
+            av_error_nomem(err, _("%s: out of memory"), index);
             goto done;
         }
         m->n_files = i + 1;
         if (access(shard, F_OK) != 0 && errno == ENOENT) {
-            av_errorf(err, "%s: shard %s is missing", index, safe);
+            av_errorf(err, _("%s: shard %s is missing"), index, safe);
             free(shard);
             goto done;
         }
@@ -620,9 +622,10 @@ static int open_shards(StModel *m, const char *dir, const char *path, const char
             char tname[200];
             utf8_escape_into(tname, sizeof tname, x->string);
             if (!e)
-                av_errorf(err, "%s: tensor %s: not in shard %s (nor in any other)", index, tname, m->file_names[want]);
+                av_errorf(err, _("%s: tensor %s: not in shard %s (nor in any other)"), index, tname,
+                          m->file_names[want]);
             else
-                av_errorf(err, "%s: tensor %s: the weight_map says shard %s, but it is in %s", index, tname,
+                av_errorf(err, _("%s: tensor %s: the weight_map says shard %s, but it is in %s"), index, tname,
                           m->file_names[want], m->file_names[e->file]);
             goto done;
         }
@@ -640,14 +643,14 @@ StModel *st_open_dir(const char *dir, AvError *err) {
     StModel *m = calloc(1, sizeof *m);
     char *single = join(dir, "model.safetensors"), *index = join(dir, "model.safetensors.index.json");
     if (!m || !single || !index) {
-        av_error_nomem(err, "%s: out of memory", safe);
+        av_error_nomem(err, _("%s: out of memory"), safe);
         goto fail;
     }
     if (access(single, F_OK) == 0 || errno != ENOENT) {
         m->files = calloc(1, sizeof *m->files);
         m->file_names = calloc(1, sizeof *m->file_names);
         if (!m->files || !m->file_names || !(m->file_names[0] = strdup("model.safetensors"))) {
-            av_error_nomem(err, "%s: out of memory", safe);
+            av_error_nomem(err, _("%s: out of memory"), safe);
             goto fail;
         }
         m->n_files = 1;
@@ -660,7 +663,7 @@ StModel *st_open_dir(const char *dir, AvError *err) {
         utf8_escape_into(file, sizeof file, index);
         if (open_shards(m, dir, index, file, err)) goto fail;
     } else {
-        av_errorf(err, "%s: neither model.safetensors nor model.safetensors.index.json is there", safe);
+        av_errorf(err, _("%s: neither model.safetensors nor model.safetensors.index.json is there"), safe);
         goto fail;
     }
     free(single);

@@ -47,7 +47,7 @@ typedef struct {
 
 typedef struct Source {
     const char *name; /* the dumps' "source": "text", "qkv", ... */
-    /* Names, not sentences of the screen (the front end makes those from
+    /* Names (English, marked N_() and shown through _()), not sentences of the screen (the front end makes those from
      * the capabilities and its key table: tui/sourcenote.h). */
     const char *fixed; /* what the source is, where a knob it lacks is refused: "Q, K and V come from a file" */
     const char *what;  /* where its rows come from, for the size line ("3 x 3 from file") */

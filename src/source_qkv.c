@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "i18n.h"
+
 static const QkvData *qkv_of(const Model *m) { return m->src_data; }
 
 static void qkv_forward(Model *m, int layer, int from) {
@@ -42,8 +44,9 @@ static void qkv_data_free(void *data) {
 
 const Source source_qkv = {
     .name = "qkv",
-    .fixed = "Q, K and V come from a file",
-    .what = "file",
+    .fixed = N_("Q, K and V come from a file"),
+    /* TRANSLATORS: where the rows come from, on the size line: "3 x 3 from file" */
+    .what = N_("file"),
     .caps = SRC_SCORE_KINDS,
     .forward = qkv_forward,
     .final = NULL,

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "i18n.h"
 #include "parallel.h"
 #include "rng.h"
 
@@ -228,8 +229,8 @@ static int text_key_id(const Model *m, int j) {
 
 const Source source_text = {
     .name = "text",
-    .fixed = "the sentence model",
-    .what = "a sentence",
+    .fixed = N_("the sentence model"),
+    .what = N_("a sentence"),
     .caps = SRC_TEXT | SRC_EMBED | SRC_WEIGHTS | SRC_RESHAPE | SRC_SEEDED | SRC_TOKENIZERS | SRC_SCORE_KINDS,
     .forward = text_forward,
     .final = text_final,

@@ -15,6 +15,7 @@
  * update (predict) and kept until the rows change: a vocabulary of 50257
  * (GPT-2) or 151936 (Qwen2) times every row would cost more memory than
  * the rest. */
+#include "i18n.h"
 #include "source_trained.h"
 
 #include <stdio.h>
@@ -70,16 +71,17 @@ static int encode(const TrainedSrc *d, const char *text, size_t len, int **ids, 
     if (n == 0) { /* an empty sentence: the model's start token */
         free(*ids);
         if (start < 0 || !(*ids = malloc(sizeof **ids)))
-            return av_errorf(err, "the sentence has no tokens (and %s has no start token to begin with)", d->ck.title);
+            return av_errorf(err, _("the sentence has no tokens (and %s has no start token to begin with)"),
+                             d->ck.title);
         (*ids)[0] = start, n = 1;
     }
     int bad = -1;
     if (n > d->cfg->max_pos)
-        av_errorf(err, "the sentence is %d tokens; %s takes at most %d", n, d->ck.title, d->cfg->max_pos);
+        av_errorf(err, _("the sentence is %d tokens; %s takes at most %d"), n, d->ck.title, d->cfg->max_pos);
     for (int i = 0; n <= d->cfg->max_pos && i < n && bad < 0; i++)
         if ((*ids)[i] >= d->cfg->vocab) {
             bad = i;
-            av_errorf(err, "token %d: id %d is past the model's vocabulary of %d (the tokenizer is another's)", i,
+            av_errorf(err, _("token %d: id %d is past the model's vocabulary of %d (the tokenizer is another's)"), i,
                       (*ids)[i], d->cfg->vocab);
         }
     if (n > d->cfg->max_pos || bad >= 0) {
@@ -110,7 +112,7 @@ static int rows_make(Rows *r, const TrainedSrc *d, int *ids, int n, int room, Av
     r->attn = malloc(sizeof(float) * (size_t)room * (size_t)d->cfg->q_dim);
     if (!r->labels || !r->attn || make_labels(d, r->labels, ids, 0, n)) {
         rows_free(r);
-        return av_error_nomem(err, "out of memory for %d tokens", n);
+        return av_error_nomem(err, _("out of memory for %d tokens"), n);
     }
     if (!(r->run = tf_run_new(d->ck.model, room, 0, err))) {
         rows_free(r);
@@ -277,7 +279,7 @@ static int keep_rows(Model *m, TrainedSrc *d, int *ids, int n, int keep, AvError
     if (!labels || make_labels(d, labels, ids, keep, n)) {
         for (int i = keep; labels && i < n; i++) free(labels[i]);
         free(labels), free(ids);
-        return av_error_nomem(err, "out of memory for %d tokens", n);
+        return av_error_nomem(err, _("out of memory for %d tokens"), n);
     }
     if (model_resize_rows(m, n, keep, err)) {
         for (int i = keep; i < n; i++) free(labels[i]);
@@ -296,7 +298,7 @@ static int keep_rows(Model *m, TrainedSrc *d, int *ids, int n, int keep, AvError
 static int trained_set_text(Model *m, const char *text, size_t len, AvError *err) {
     TrainedSrc *d = data_of(m);
     char *copy = malloc(len + 1);
-    if (!copy) return av_error_nomem(err, "out of memory");
+    if (!copy) return av_error_nomem(err, _("out of memory"));
     memcpy(copy, text, len);
     copy[len] = '\0';
     int *ids, n = encode(d, text, len, &ids, err);
@@ -342,13 +344,13 @@ static int trained_continue(Model *m, const char **piece, size_t *plen, AvError 
     const char *raw;
     size_t rl, len;
     if (trained_predict(m, d->n - 1) || trained_next(m, d->n - 1, 1, &id, &p, &raw, &rl) < 1)
-        return av_errorf(err, "the prediction was cancelled");
+        return av_errorf(err, _("the prediction was cancelled"));
     /* the one row of logits the source keeps is the last row's now */
     m->next_row = d->n - 1, m->next_ready = m->stale == STAGE_NONE;
-    if (vocab_is_end(d->ck.vocab, id)) return av_errorf(err, "the model ends the text here (its end token)");
+    if (vocab_is_end(d->ck.vocab, id)) return av_errorf(err, _("the model ends the text here (its end token)"));
     const char *s = vocab_decode(d->ck.vocab, d->ids[d->n - 1], id, &len);
     char *text = malloc(m->text_len + len + 1);
-    if (!text) return av_error_nomem(err, "out of memory");
+    if (!text) return av_error_nomem(err, _("out of memory"));
     memcpy(text, m->text, m->text_len);
     memcpy(text + m->text_len, s, len);
     size_t total = m->text_len + len;
@@ -377,7 +379,7 @@ static int trained_generate(const Model *m, int steps, int *out, AvError *err) {
     const TrainedSrc *d = data_of(m);
     int n = d->n;
     if (n + steps - 1 > d->cfg->max_pos)
-        return av_errorf(err, "--generate: %d tokens and %d more is past the model's context of %d", n, steps,
+        return av_errorf(err, _("--generate: %d tokens and %d more is past the model's context of %d"), n, steps,
                          d->cfg->max_pos);
     TfRun *r = tf_run_new(d->ck.model, steps > 1 ? n + steps - 1 : n, 0, err);
     if (!r) return -1;
@@ -390,8 +392,8 @@ static int trained_chain(const Model *m, int l, LayerChain *out, AvError *err);
 
 const Source source_trained = {
     .name = "model",
-    .fixed = "a trained model's weights are its own",
-    .what = "the model's own tokenizer",
+    .fixed = N_("a trained model's weights are its own"),
+    .what = N_("the model's own tokenizer"),
     .caps = SRC_TEXT | SRC_STACKED,
     .forward = trained_forward,
     .final = trained_final,
@@ -417,7 +419,7 @@ const Source source_trained = {
 
 int model_set_trained(Model *m, const char *path, const char *vocab_path, const char *text, size_t len, AvError *err) {
     TrainedSrc *d = calloc(1, sizeof *d);
-    if (!d) return av_error_nomem(err, "out of memory");
+    if (!d) return av_error_nomem(err, _("out of memory"));
     d->shown_layer = d->wo_layer = d->logits_row = -1;
     if (checkpoint_open(&d->ck, path, vocab_path, err)) {
         free(d);
@@ -428,8 +430,9 @@ int model_set_trained(Model *m, const char *path, const char *vocab_path, const 
         c->dim > MODEL_MAX_DIM) {
         TfConfig k = *c;
         trained_free(d);
-        return av_errorf(err, "%s: %d layers of %d heads of %d (dim %d) is more than attnviz shows (%d, %d, %d)", path,
-                         k.n_layers, k.n_heads, k.head_dim, k.dim, MODEL_MAX_LAYERS, MODEL_MAX_HEADS, MODEL_MAX_DIM);
+        return av_errorf(err, _("%s: %d layers of %d heads of %d (dim %d) is more than attnviz shows (%d, %d, %d)"),
+                         path, k.n_layers, k.n_heads, k.head_dim, k.dim, MODEL_MAX_LAYERS, MODEL_MAX_HEADS,
+                         MODEL_MAX_DIM);
     }
     tf_trained_info(d->ck.model, &d->info);
     Rows r;
@@ -443,7 +446,7 @@ int model_set_trained(Model *m, const char *path, const char *vocab_path, const 
     char *copy = malloc(len + 1);
     if (!copy) {
         trained_free(d);
-        return av_error_nomem(err, "out of memory");
+        return av_error_nomem(err, _("out of memory"));
     }
     memcpy(copy, text, len);
     copy[len] = '\0';
@@ -493,12 +496,12 @@ static int shown_compute(TrainedSrc *d, const Model *m, int l, AvError *err) {
         d->shown_k = malloc(sizeof(float) * n * c->kv_dim);
         if (!d->shown_attn || !d->shown_q || !d->shown_k) {
             shown_free(d);
-            return av_error_nomem(err, "out of memory for the chain of layer %d", l + 1);
+            return av_error_nomem(err, _("out of memory for the chain of layer %d"), l + 1);
         }
     }
     if (d->wo_layer != l) {
         if (!d->wo && !(d->wo = malloc(sizeof(float) * (size_t)c->dim * c->q_dim)))
-            return av_error_nomem(err, "out of memory for W_o of layer %d", l + 1);
+            return av_error_nomem(err, _("out of memory for W_o of layer %d"), l + 1);
         tf_layer_wo(d->ck.model, l, d->wo);
         d->wo_layer = l;
     }
@@ -511,7 +514,7 @@ static int shown_compute(TrainedSrc *d, const Model *m, int l, AvError *err) {
         for (size_t i = 0; i < n; i++)
             memcpy(d->shown_attn + i * c->q_dim + h * hs, hd[h].out + i * hs, sizeof(float) * hs);
     if (tf_layer_qkv(r, l) || tf_layer_finish(r, l, d->shown_attn))
-        return av_errorf(err, "the chain of layer %d was cancelled", l + 1);
+        return av_errorf(err, _("the chain of layer %d was cancelled"), l + 1);
     int rope = c->arch->rope != ROPE_NONE;
     const float *qr = rope ? r->q_raw : tf_run_q(r, l), *kr = rope ? r->k_raw : tf_run_k(r, l);
     for (int h = 0; h < c->n_heads; h++)

@@ -8,7 +8,9 @@
  * Columns of AV_TENSORS(T):
  *   id      TENSOR_<id>
  *   name    as in the dumps (JSON key, CSV stage)
- *   shown   as the screen names it (the stage line, the help), "" when not shown
+ *   shown   as the screen names it (the stage line, the help), "" when not shown;
+ *           marked N_() (i18n.h): shown through _(), except "" (gettext's ""
+ *           is the catalogue's header)
  *   stage   the stage that produces it (model.h)
  *   scope   TS_MODEL (one, of the keys' sentence), TS_LAYER (one per layer),
  *           TS_HEAD (one per head of each layer)
@@ -18,6 +20,7 @@
 #ifndef ATTNVIZ_TENSOR_H
 #define ATTNVIZ_TENSOR_H
 
+#include "i18n.h"
 #include "model.h"
 
 typedef enum { TS_MODEL, TS_LAYER, TS_HEAD } TensorScope;
@@ -49,7 +52,7 @@ enum {
 #define AV_TENSORS(T)                                                                                                  \
     /* id       name          shown                  stage          scope      rows          cols            flags                                       cycle */ \
     T(E,        "embed",      "",                    STAGE_EMBED,   TS_MODEL,  SIDE_KEYS,    SIDE_D_MODEL,   TF_SIGNED | TF_NEEDS_EMBED | TF_DUMPED,      0) \
-    T(PE,       "pe",         "positional encoding", STAGE_EMBED,   TS_MODEL,  SIDE_KEYS,    SIDE_D_MODEL,   TF_SIGNED | TF_NEEDS_EMBED | TF_NEEDS_POS | TF_DUMPED, 7) \
+    T(PE,       "pe",         N_("positional encoding"), STAGE_EMBED, TS_MODEL,  SIDE_KEYS,    SIDE_D_MODEL,   TF_SIGNED | TF_NEEDS_EMBED | TF_NEEDS_POS | TF_DUMPED, 7) \
     T(X,        "embeddings", "X = E + PE",          STAGE_EMBED,   TS_MODEL,  SIDE_KEYS,    SIDE_D_MODEL,   TF_SIGNED | TF_NEEDS_EMBED | TF_DUMPED,      6) \
     T(WQ,       "w_q",        "",                    STAGE_PROJECT, TS_HEAD,   SIDE_D_MODEL, SIDE_D_K,       TF_SIGNED | TF_NEEDS_WEIGHTS | TF_DUMPED,    0) \
     T(WK,       "w_k",        "",                    STAGE_PROJECT, TS_HEAD,   SIDE_D_MODEL, SIDE_D_K,       TF_SIGNED | TF_NEEDS_WEIGHTS | TF_DUMPED,    0) \
@@ -60,14 +63,14 @@ enum {
     T(W1,       "w1",         "",                    STAGE_SCORES,  TS_HEAD,   SIDE_D_K,     SIDE_D_K,       TF_SIGNED | TF_NEEDS_ADDITIVE | TF_DUMPED,   0) \
     T(W2,       "w2",         "",                    STAGE_SCORES,  TS_HEAD,   SIDE_D_K,     SIDE_D_K,       TF_SIGNED | TF_NEEDS_ADDITIVE | TF_DUMPED,   0) \
     T(VA,       "v_a",        "",                    STAGE_SCORES,  TS_HEAD,   SIDE_ONE,     SIDE_D_K,       TF_SIGNED | TF_NEEDS_ADDITIVE | TF_DUMPED,   0) \
-    T(SCORES,   "scores",     "raw scores",          STAGE_SCORES,  TS_HEAD,   SIDE_QUERIES, SIDE_KEYS,      TF_SIGNED | TF_DUMPED | TF_ROW_STATS,        2) \
-    T(SCALED,   "scaled",     "scaled scores",       STAGE_SCALED,  TS_HEAD,   SIDE_QUERIES, SIDE_KEYS,      TF_SIGNED | TF_DUMPED | TF_ROW_STATS,        3) \
-    T(MASKED,   "masked",     "masked scores",       STAGE_MASKED,  TS_HEAD,   SIDE_QUERIES, SIDE_KEYS,      TF_SIGNED | TF_MASKABLE | TF_DUMPED | TF_ROW_STATS, 4) \
-    T(WEIGHTS,  "weights",    "weights",             STAGE_WEIGHTS, TS_HEAD,   SIDE_QUERIES, SIDE_KEYS,      TF_MASKABLE | TF_DUMPED | TF_ROW_STATS | TF_OWNS_STATS, 1) \
-    T(OUTPUT,   "output",     "output",              STAGE_OUTPUT,  TS_HEAD,   SIDE_QUERIES, SIDE_D_V,       TF_SIGNED | TF_DUMPED | TF_ROW_STATS,        5) \
+    T(SCORES,   "scores",     N_("raw scores"),      STAGE_SCORES,  TS_HEAD,   SIDE_QUERIES, SIDE_KEYS,      TF_SIGNED | TF_DUMPED | TF_ROW_STATS,        2) \
+    T(SCALED,   "scaled",     N_("scaled scores"),   STAGE_SCALED,  TS_HEAD,   SIDE_QUERIES, SIDE_KEYS,      TF_SIGNED | TF_DUMPED | TF_ROW_STATS,        3) \
+    T(MASKED,   "masked",     N_("masked scores"),   STAGE_MASKED,  TS_HEAD,   SIDE_QUERIES, SIDE_KEYS,      TF_SIGNED | TF_MASKABLE | TF_DUMPED | TF_ROW_STATS, 4) \
+    T(WEIGHTS,  "weights",    N_("weights"),         STAGE_WEIGHTS, TS_HEAD,   SIDE_QUERIES, SIDE_KEYS,      TF_MASKABLE | TF_DUMPED | TF_ROW_STATS | TF_OWNS_STATS, 1) \
+    T(OUTPUT,   "output",     N_("output"),          STAGE_OUTPUT,  TS_HEAD,   SIDE_QUERIES, SIDE_D_V,       TF_SIGNED | TF_DUMPED | TF_ROW_STATS,        5) \
     T(WO,       "w_o",        "",                    STAGE_FINAL,   TS_LAYER,  SIDE_HEADS_D_V, SIDE_D_MODEL, TF_SIGNED | TF_NEEDS_WEIGHTS | TF_DUMPED,    0) \
-    T(CONCAT,   "concat",     "heads joined",        STAGE_FINAL,   TS_LAYER,  SIDE_QUERIES, SIDE_HEADS_D_V, TF_SIGNED | TF_NEEDS_WEIGHTS | TF_DUMPED,    8) \
-    T(Y,        "output",     "layer output Y",      STAGE_FINAL,   TS_LAYER,  SIDE_QUERIES, SIDE_D_MODEL,   TF_SIGNED | TF_NEEDS_WEIGHTS | TF_DUMPED,    9)
+    T(CONCAT,   "concat",     N_("heads joined"),    STAGE_FINAL,   TS_LAYER,  SIDE_QUERIES, SIDE_HEADS_D_V, TF_SIGNED | TF_NEEDS_WEIGHTS | TF_DUMPED,    8) \
+    T(Y,        "output",     N_("layer output Y"),  STAGE_FINAL,   TS_LAYER,  SIDE_QUERIES, SIDE_D_MODEL,   TF_SIGNED | TF_NEEDS_WEIGHTS | TF_DUMPED,    9)
 // clang-format on
 
 typedef enum {

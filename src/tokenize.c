@@ -18,6 +18,7 @@
 
 #include "cancel.h"
 #include "hash.h"
+#include "i18n.h"
 
 /* ===== Presets ===== */
 
@@ -101,27 +102,27 @@ static char *tok_strdup(const char *s) {
 
 Tokenizer *tok_new(TokPreset preset, const char *pattern, AvError *err) {
     if ((int)preset < 0 || preset >= TOK_PRESET_COUNT) {
-        av_errorf(err, "unknown tokenizer preset %d", (int)preset);
+        av_errorf(err, _("unknown tokenizer preset %d"), (int)preset);
         return NULL;
     }
     const char *source = preset == TOK_CUSTOM ? pattern : TOK_PRESET_PATTERNS[preset];
     /* Messages about a custom pattern name the option the user typed it into. */
     const char *who = preset == TOK_CUSTOM ? "--pattern" : TOK_PRESET_NAMES[preset];
     if (!source) {
-        av_errorf(err, "%s: no pattern given", who);
+        av_errorf(err, _("%s: no pattern given"), who);
         return NULL;
     }
 
     Tokenizer *t = calloc(1, sizeof *t);
     if (!t) {
-        av_error_nomem(err, "%s: out of memory", who);
+        av_error_nomem(err, _("%s: out of memory"), who);
         return NULL;
     }
     t->preset = preset;
     t->pattern = tok_strdup(source);
     if (!t->pattern) {
         tok_free(t);
-        av_error_nomem(err, "%s: out of memory", who);
+        av_error_nomem(err, _("%s: out of memory"), who);
         return NULL;
     }
 
@@ -138,7 +139,7 @@ Tokenizer *tok_new(TokPreset preset, const char *pattern, AvError *err) {
         PCRE2_UCHAR reason[256];
         pcre2_get_error_message(code_err, reason, sizeof reason);
         tok_free(t);
-        av_errorf(err, "%s: %s at offset %zu", who, (const char *)reason, (size_t)err_offset);
+        av_errorf(err, _("%s: %s at offset %zu"), who, (const char *)reason, (size_t)err_offset);
         return NULL;
     }
 
@@ -150,7 +151,7 @@ Tokenizer *tok_new(TokPreset preset, const char *pattern, AvError *err) {
     t->ctx = pcre2_match_context_create(NULL);
     if (!t->match || !t->ctx) {
         tok_free(t);
-        av_error_nomem(err, "%s: out of memory", who);
+        av_error_nomem(err, _("%s: out of memory"), who);
         return NULL;
     }
 
@@ -246,14 +247,14 @@ static int tok_assign_ids(Token *tok, int n) {
  * here; texts are copied once all matches are known, into one arena. */
 static int tok_push(Token **tok, int *n, int *cap, int max_tokens, size_t start, size_t end, AvError *err) {
     if (*n >= max_tokens)
-        return av_errorf(err, "too many tokens: more than %d, the limit (token %d starts at byte offset %zu)",
+        return av_errorf(err, _("too many tokens: more than %d, the limit (token %d starts at byte offset %zu)"),
                          max_tokens, max_tokens + 1, start);
     if (*n == *cap) {
         /* Double, but never past max_tokens (and never overflow an int). */
         int ncap = *cap == 0 ? 16 : *cap > max_tokens / 2 ? max_tokens : *cap * 2;
         if (ncap > max_tokens) ncap = max_tokens;
         Token *nt = realloc(*tok, (size_t)ncap * sizeof *nt);
-        if (!nt) return av_error_nomem(err, "tokenizer: out of memory");
+        if (!nt) return av_error_nomem(err, _("tokenizer: out of memory"));
         *tok = nt;
         *cap = ncap;
     }
@@ -272,15 +273,16 @@ static double tok_now(void) {
 static int tok_limit_error(AvError *err, int rc, size_t offset, size_t len) {
     if (rc == PCRE2_ERROR_MATCHLIMIT)
         return av_errorf(err,
-                         "pattern backtracks too much: one match over %d steps at byte %zu of %zu "
-                         "(PCRE2 match limit; nested repeats like (a+)+?)",
+                         _("pattern backtracks too much: one match over %d steps at byte %zu of %zu "
+                           "(PCRE2 match limit; nested repeats like (a+)+?)"),
                          TOK_MATCH_LIMIT, offset, len);
     if (rc == PCRE2_ERROR_HEAPLIMIT)
         return av_errorf(err,
-                         "pattern backtracks too much: one match over %d MiB at byte %zu of %zu "
-                         "(PCRE2 heap limit; a repeated group?)",
+                         _("pattern backtracks too much: one match over %d MiB at byte %zu of %zu "
+                           "(PCRE2 heap limit; a repeated group?)"),
                          TOK_HEAP_LIMIT_KIB / 1024, offset, len);
-    return av_errorf(err, "pattern nests too deeply: one match over %d levels at byte %zu of %zu (PCRE2 depth limit)",
+    return av_errorf(err,
+                     _("pattern nests too deeply: one match over %d levels at byte %zu of %zu (PCRE2 depth limit)"),
                      TOK_DEPTH_LIMIT, offset, len);
 }
 
@@ -299,10 +301,10 @@ static int tok_find_matches(Tokenizer *t, const unsigned char *s, size_t len, in
     for (;;) {
         /* The clock is read every 64 matches (a plain pattern makes a match
          * in well under a microsecond); the cancel flag at every match. */
-        if (av_cancelled()) return av_errorf(err, "tokenizing cancelled at byte %zu of %zu", offset, len);
+        if (av_cancelled()) return av_errorf(err, _("tokenizing cancelled at byte %zu of %zu"), offset, len);
         if ((++calls & 63) == 0 || calls < 64) {
             if (tok_now() > deadline)
-                return av_errorf(err, "pattern backtracks too much: stopped after %g s at byte %zu of %zu",
+                return av_errorf(err, _("pattern backtracks too much: stopped after %g s at byte %zu of %zu"),
                                  t->time_budget, offset, len);
         }
         uint32_t options = retry | no_check;
@@ -331,9 +333,9 @@ static int tok_find_matches(Tokenizer *t, const unsigned char *s, size_t len, in
                 size_t at = (size_t)pcre2_get_startchar(t->match);
                 char why[96]; /* ours: PCRE2's "1 byte missing at end" did not say of what */
                 utf8_invalid_reason((const char *)s, len, at, why, sizeof why);
-                return av_errorf(err, "invalid UTF-8 at byte offset %zu: %s", at, why);
+                return av_errorf(err, _("invalid UTF-8 at byte offset %zu: %s"), at, why);
             }
-            return av_errorf(err, "tokenizer: matching failed at byte offset %zu: %s", (size_t)offset,
+            return av_errorf(err, _("tokenizer: matching failed at byte offset %zu: %s"), (size_t)offset,
                              (const char *)reason);
         }
         no_check = PCRE2_NO_UTF_CHECK;
@@ -364,10 +366,10 @@ static int tok_find_matches(Tokenizer *t, const unsigned char *s, size_t len, in
 
 int tok_split(Tokenizer *t, const char *text, size_t len, int max_tokens, TokenList *out, AvError *err) {
     memset(out, 0, sizeof *out);
-    if (!t) return av_errorf(err, "tokenizer: no tokenizer");
-    if (max_tokens < 0) return av_errorf(err, "tokenizer: max_tokens %d is negative", max_tokens);
+    if (!t) return av_errorf(err, _("tokenizer: no tokenizer"));
+    if (max_tokens < 0) return av_errorf(err, _("tokenizer: max_tokens %d is negative"), max_tokens);
     if (!text) {
-        if (len > 0) return av_errorf(err, "tokenizer: no text");
+        if (len > 0) return av_errorf(err, _("tokenizer: no text"));
         text = ""; /* PCRE2 10.42 rejects a NULL subject even when it is empty */
     }
 
@@ -388,7 +390,7 @@ int tok_split(Tokenizer *t, const char *text, size_t len, int max_tokens, TokenL
     char *arena = malloc(bytes);
     if (!arena) {
         free(tok);
-        return av_error_nomem(err, "tokenizer: out of memory");
+        return av_error_nomem(err, _("tokenizer: out of memory"));
     }
     char *p = arena;
     for (int i = 0; i < n; i++) {
@@ -403,7 +405,7 @@ int tok_split(Tokenizer *t, const char *text, size_t len, int max_tokens, TokenL
     if (vocab < 0) {
         free(arena);
         free(tok);
-        return av_error_nomem(err, "tokenizer: out of memory");
+        return av_error_nomem(err, _("tokenizer: out of memory"));
     }
     out->tok = tok;
     out->n = n;

@@ -4,6 +4,7 @@
  * products in transformer_linear.c; the steps below only wire the run's
  * pointers. What differs between architectures is a field of the row
  * (arch.h) read here, never a code path per family. */
+#include "i18n.h"
 #include "transformer.h"
 
 #include "nnops.h"
@@ -259,11 +260,11 @@ static int layer_ok(const TfRun *r, int l) { return r->n > 0 && l >= 0 && l < r-
 /* Appends ids[0..n) to the rows and sets their embeddings. */
 static int append_ids(TfRun *r, const int *ids, int n, AvError *err) {
     if (n < 1 || n > r->cap - r->n)
-        return av_errorf(err, "%d %s after %d: the run holds %d (the model's context is %d)", n,
+        return av_errorf(err, _("%d %s after %d: the run holds %d (the model's context is %d)"), n,
                          num_plural("token", "tokens", n), r->n, r->cap, r->cfg->max_pos);
     for (int i = 0; i < n; i++)
         if (ids[i] < 0 || ids[i] >= r->cfg->vocab)
-            return av_errorf(err, "token %d: id %d is not in the vocabulary of %d", r->n + i, ids[i], r->cfg->vocab);
+            return av_errorf(err, _("token %d: id %d is not in the vocabulary of %d"), r->n + i, ids[i], r->cfg->vocab);
     memcpy(r->ids + r->n, ids, sizeof *ids * (size_t)n);
     embed_rows(r, r->n, n);
     r->n += n;
@@ -332,7 +333,7 @@ int tf_extend(TfRun *r, const int *ids, int n, AvError *err) {
         finish_rows(r, l, r->att, r0, n);
     }
     if (!av_cancelled()) logits_rows(r, r0, n);
-    if (av_cancelled()) return av_errorf(err, "the forward pass was cancelled");
+    if (av_cancelled()) return av_errorf(err, _("the forward pass was cancelled"));
     return 0;
 }
 
@@ -342,7 +343,7 @@ int tf_forward(TfRun *r, const int *ids, int n, AvError *err) {
 }
 
 int tf_embed_from(TfRun *r, const int *ids, int n, int r0, AvError *err) {
-    if (r0 < 0 || r0 > r->n || r0 > n) return av_errorf(err, "rows from %d of %d: the run has %d", r0, n, r->n);
+    if (r0 < 0 || r0 > r->n || r0 > n) return av_errorf(err, _("rows from %d of %d: the run has %d"), r0, n, r->n);
     r->n = r0;
     return n > r0 ? append_ids(r, ids + r0, n - r0, err) : 0;
 }
@@ -375,7 +376,7 @@ int tf_argmax(const float *x, int n) {
 int tf_generate_greedy(TfRun *r, const int *prompt, int n_prompt, int steps, int *out,
                        int (*is_end)(const void *ctx, int id), const void *ctx, AvError *err) {
     if (steps < 0 || n_prompt < 1 || (steps > 0 && n_prompt - 1 > r->cap - steps))
-        return av_errorf(err, "%d prompt tokens and %d steps: the run holds %d tokens", n_prompt, steps, r->cap);
+        return av_errorf(err, _("%d prompt tokens and %d steps: the run holds %d tokens"), n_prompt, steps, r->cap);
     if (tf_forward(r, prompt, n_prompt, err)) return -1;
     int v = r->cfg->vocab, done = 0;
     for (; done < steps; done++) {
@@ -480,9 +481,9 @@ static void rope_table(double *rope, int cap, int hs, double theta) {
 
 TfRun *tf_run_new(const TfModel *m, int cap, int all_logits, AvError *err) {
     if (cap < 1 || cap > m->cfg.max_pos)
-        return av_errorf(err, "%d tokens: the model takes 1 to %d (its context)", cap, m->cfg.max_pos), NULL;
+        return av_errorf(err, _("%d tokens: the model takes 1 to %d (its context)"), cap, m->cfg.max_pos), NULL;
     TfRun *r = calloc(1, sizeof *r);
-    if (!r) return av_error_nomem(err, "out of memory for a run of %d tokens", cap), NULL;
+    if (!r) return av_error_nomem(err, _("out of memory for a run of %d tokens"), cap), NULL;
     r->m = m, r->cfg = &m->cfg, r->cap = cap, r->all_logits = all_logits ? 1 : 0;
     (void)mat_kernel_name(); /* the kernel chosen here, before the pool's tasks
                                 ask for it (nn_path) */
@@ -492,7 +493,7 @@ TfRun *tf_run_new(const TfModel *m, int cap, int all_logits, AvError *err) {
     char *base = r->bytes ? calloc(1, r->bytes) : NULL;
     if (!base) {
         free(r);
-        return av_error_nomem(err, "out of memory for a run of %d tokens", cap), NULL;
+        return av_error_nomem(err, _("out of memory for a run of %d tokens"), cap), NULL;
     }
     run_layout(r, base);
     memset(r->causal, 1, (size_t)cap);

@@ -2,6 +2,7 @@
  * out (rows, n_out) = x (rows, n_in) W^T (+ bias), W a view of a tensor in
  * its file's type, read in blocks of TF_W_BLOCK output rows, each block
  * finished (bias, GELU, SwiGLU, residual) in the task that computed it. */
+#include "i18n.h"
 #include "transformer_internal.h"
 
 #include "nnops.h"

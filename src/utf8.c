@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "i18n.h"
 #include "utf8_width.h"
 
 static int in_table(const uint32_t (*t)[2], size_t n, uint32_t cp);
@@ -42,38 +43,38 @@ int utf8_decode(const char *str, size_t len, uint32_t *cp) {
 void utf8_invalid_reason(const char *str, size_t len, size_t at, char *buf, size_t cap) {
     const unsigned char *s = (const unsigned char *)str;
     if (at >= len) {
-        snprintf(buf, cap, "the text ends");
+        snprintf(buf, cap, _("the text ends"));
         return;
     }
     unsigned c = s[at];
     int need = c >= 0xC2 && c <= 0xDF ? 1 : c >= 0xE0 && c <= 0xEF ? 2 : c >= 0xF0 && c <= 0xF4 ? 3 : 0;
     if (c >= 0x80 && c <= 0xBF) {
-        snprintf(buf, cap, "byte 0x%02X continues a character that did not start", c);
+        snprintf(buf, cap, _("byte 0x%02X continues a character that did not start"), c);
         return;
     }
     if (need == 0) {
-        if (c < 0x80) snprintf(buf, cap, "byte 0x%02X is valid", c); /* not called for these */
-        else if (c <= 0xC1) snprintf(buf, cap, "byte 0x%02X starts an overlong encoding", c);
-        else snprintf(buf, cap, "byte 0x%02X never occurs in UTF-8", c);
+        if (c < 0x80) snprintf(buf, cap, _("byte 0x%02X is valid"), c); /* not called for these */
+        else if (c <= 0xC1) snprintf(buf, cap, _("byte 0x%02X starts an overlong encoding"), c);
+        else snprintf(buf, cap, _("byte 0x%02X never occurs in UTF-8"), c);
         return;
     }
     for (int i = 1; i <= need; i++) {
         if (at + (size_t)i >= len) {
-            snprintf(buf, cap, "the text ends inside a %d-byte character", need + 1);
+            snprintf(buf, cap, _("the text ends inside a %d-byte character"), need + 1);
             return;
         }
         unsigned b = s[at + (size_t)i];
         if ((b & 0xC0) != 0x80) {
-            snprintf(buf, cap, "a %d-byte character is cut short by byte 0x%02X", need + 1, b);
+            snprintf(buf, cap, _("a %d-byte character is cut short by byte 0x%02X"), need + 1, b);
             return;
         }
     }
     unsigned b1 = s[at + 1];
     if ((c == 0xE0 && b1 < 0xA0) || (c == 0xF0 && b1 < 0x90))
-        snprintf(buf, cap, "an overlong encoding (a shorter one exists)");
-    else if (c == 0xED && b1 >= 0xA0) snprintf(buf, cap, "a UTF-16 surrogate (U+D800..U+DFFF) is not a character");
-    else if (c == 0xF4 && b1 >= 0x90) snprintf(buf, cap, "a code point above U+10FFFF");
-    else snprintf(buf, cap, "a valid %d-byte character", need + 1); /* not called for these */
+        snprintf(buf, cap, _("an overlong encoding (a shorter one exists)"));
+    else if (c == 0xED && b1 >= 0xA0) snprintf(buf, cap, _("a UTF-16 surrogate (U+D800..U+DFFF) is not a character"));
+    else if (c == 0xF4 && b1 >= 0x90) snprintf(buf, cap, _("a code point above U+10FFFF"));
+    else snprintf(buf, cap, _("a valid %d-byte character"), need + 1); /* not called for these */
 }
 
 int utf8_encode(uint32_t cp, char out[4]) {

@@ -13,7 +13,9 @@ int utf8_decode(const char *s, size_t len, uint32_t *cp);
 
 /* Why s[at..len) does not start a valid UTF-8 character, in words for a
  * message ("the text ends inside a 3-byte character", "byte 0xFF never
- * occurs in UTF-8"), written to buf (always NUL-terminated). */
+ * occurs in UTF-8"), in the reader's language, written to buf (always
+ * NUL-terminated). */
+
 void utf8_invalid_reason(const char *s, size_t len, size_t at, char *buf, size_t cap);
 
 /* Length in bytes of the encoding of cp (1..4), written to out (4 bytes). */

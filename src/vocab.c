@@ -1,4 +1,5 @@
 /* vocab.c - see vocab.h: one table of operations per tokenizer kind. */
+#include "i18n.h"
 #include "vocab.h"
 
 #include <stdlib.h>

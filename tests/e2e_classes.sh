@@ -35,7 +35,7 @@ if [ -r "$M/stories260K.bin" ] && [ -r "$M/tok512.bin" ]; then
         w=${size%x*} h=${size#*x}
         tmx_start "$w" "$h" LC_ALL=C.UTF-8 TERM=xterm-256color -- "$ATTNVIZ" --model "'$MODEL'" "'$S'"
         tmx_wait "layer=1/5" || fail "$size: no screen"
-        tmx_expect "$size: a shows the class map" "5 layers x 8 heads: each head's class and sink share" a
+        tmx_expect "$size: a shows the class map" "5 layers x 8 heads: each head's class on this text and sink share" a
         tmx_wait "L1 H1 " || fail "$size: the map not drawn whole" # its last line: the frame is all there
         scr=$(tmx_screen)
         for l in 1 2 3 4 5; do
@@ -43,7 +43,7 @@ if [ -r "$M/stories260K.bin" ] && [ -r "$M/tok512.bin" ]; then
             [ "$n" = 1 ] && pass || fail "$size: layer $l has not its 8 heads:$(printf '\n%s' "$scr")"
         done
         expect_contains "$size: head numbers" "$(tmx_line 3)" "1     2     3     4     5     6     7     8"
-        expect_contains "$size: legend" "$scr" "P previous token  S first (sink)  D itself  I induction  B broad  · mixed"
+        expect_contains "$size: legend" "$scr" "P previous token  S first (sink)  D itself  I after a repeat  B broad  · mixed"
         expect_contains "$size: the definition" "$scr" "when ≥ .5; else B when the entropy is ≥ .8"
         expect_not_contains "$size: nothing hidden" "$scr" "layers 1-"
         golden "classes-$size.txt" "$scr"
@@ -52,7 +52,7 @@ if [ -r "$M/stories260K.bin" ] && [ -r "$M/tok512.bin" ]; then
         tmx_expect "$size: Down Right" "L2 H4 P previous token" Down Right Right Right
         tmx_expect "$size: Enter opens" "layer 2/5  head 4/8  weights" Enter
         expect_contains "$size: the heatmap's cursor on the last row" "$(tmx_screen)" "at[19] → ▁c[18]"
-        tmx_expect "$size: A: the map again" "each head's class and sink share" A
+        tmx_expect "$size: A: the map again" "each head's class on this text and sink share" A
         tmx_expect "$size: A again: the heatmap" "layer 2/5  head 4/8  weights" A
         tmx_stop
     done
@@ -60,7 +60,7 @@ if [ -r "$M/stories260K.bin" ] && [ -r "$M/tok512.bin" ]; then
     # No colours, ASCII: the letters and digits carry it all ('.' for mixed).
     tmx_start 80 24 LC_ALL=C.UTF-8 NO_COLOR=1 -- "$ATTNVIZ" --ascii --model "'$MODEL'" "'$S'"
     tmx_wait "layer=1/5" || fail "ascii: no screen"
-    tmx_expect "ascii: the map" "each head's class and sink share" A
+    tmx_expect "ascii: the map" "each head's class on this text and sink share" A
     tmx_wait "L1 H1 " || fail "ascii: the map not drawn whole"
     scr=$(tmx_screen)
     expect_contains "ascii: mixed is a dot" "$(tmx_line 4)" "L1  .0"
@@ -85,7 +85,7 @@ if $PY -c 'import numpy' 2>/dev/null; then
     tmx_start 80 24 LC_ALL=C.UTF-8 TERM=xterm-256color -- "$ATTNVIZ" --model "'$TMP/gpt2small'" \
         "'When Mary and John went to the store, John gave a drink to'"
     tmx_wait "layer=1/12" || fail "gpt2small: no screen"
-    tmx_expect "gpt2small: a shows the class map" "12 layers x 12 heads: each head's class and sink share" a
+    tmx_expect "gpt2small: a shows the class map" "12 layers x 12 heads: each head's class on this text and sink share" a
     tmx_wait "L1 H1 " || fail "gpt2small: the map not drawn whole"
     scr=$(tmx_screen)
     n=$(printf '%s\n' "$scr" | grep -c "^L[0-9]*  *\([PSDIB·][0-9]  *\)\{11\}[PSDIB·][0-9]$")

@@ -113,6 +113,9 @@ if need_numpy; then
         if msg=$(/usr/bin/python3 tests/support/verify_dump.py "$TMP/d$i.json" 2>&1); then pass "numpy: $args"
         else fail "numpy: $args: $msg"; fi
     done
+    # additive scores where W1 q + W2 k leaves the float range: tanh saturates
+    if msg=$(/usr/bin/python3 tests/support/check_additive.py "$ATTNVIZ" 2>&1); then pass
+    else fail "numpy: $msg"; fi
 fi
 
 finish

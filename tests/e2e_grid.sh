@@ -36,7 +36,7 @@ expect_contains "seeded: side by side" "$out" "all 4 heads, weights"
 # its class and sink share, tests/e2e_classes.sh); arrows choose, Enter opens.
 tmx_start 80 24 LC_ALL=C.UTF-8 TERM=xterm-256color -- "$ATTNVIZ" --model "'$MODEL'" "'$S'"
 tmx_wait "layer=1/5" || fail "80x24: no screen"
-tmx_expect "80x24: the class map" "5 layers x 8 heads: each head's class and sink share" a
+tmx_expect "80x24: the class map" "5 layers x 8 heads: each head's class on this text and sink share" a
 tmx_wait "L1 H1 " || fail "80x24: the map not drawn whole"
 scr=$(tmx_screen)
 for l in 1 2 3 4 5; do expect_contains "80x24: L$l" "$scr" "L$l  "; done

@@ -70,25 +70,21 @@ english "--model missing" "$scr" "/nonexistent"
 if locale -a 2>/dev/null | grep -qi '^ko_KR\.utf-\?8$'; then KOENV=LANG=ko_KR.UTF-8; else KOENV="LC_ALL=C.UTF-8 LANGUAGE=ko"; fi
 for size in 80x24 200x50; do
     w=${size%x*} h=${size#*x}
-    tmx_start "$w" "$h" $KOENV TERM=xterm-256color -- "$ATTNVIZ" "'$KO'"
-    tmx_wait "d_k" || fail "$size: no screen"
-    english "$size: the heatmap" "$(tmx_screen)" "$KO"
-    for k in '?' Enter c g a H A Z; do
-        tmx send-keys "$k"
-        sleep 0.4
-        english "$size: after $k" "$(tmx_screen)" "$KO"
-        tmx send-keys Escape
-        sleep 0.2
-        tmx send-keys q
-        sleep 0.2
-        tmx_wait "d_k" || break
+    # each key on a fresh start: the views it opens, the help, the cell page
+    for k in '' '?' Enter c g a H A Z n w; do
+        tmx_start "$w" "$h" $KOENV TERM=xterm-256color -- "$ATTNVIZ" "'$KO'"
+        tmx_wait "d_k=" || fail "$size: no screen"
+        [ -n "$k" ] && tmx send-keys "$k"
+        sleep 0.5
+        english "$size: after [$k]" "$(tmx_screen)" "$KO"
     done
-    tmx send-keys d
+    # the prompts and a refused value
+    tmx send-keys Escape d
     sleep 0.3
     english "$size: the d_k prompt" "$(tmx_screen)" "$KO"
     tmx send-keys C-u abc Enter
     sleep 0.3
-    english "$size: a refused d_k" "$(tmx_screen)" "$KO"
+    english "$size: a refused d_k" "$(tmx_screen)" "$KO abc"
     tmx send-keys Escape e
     sleep 0.3
     english "$size: the edit prompt" "$(tmx_screen)" "$KO"
@@ -99,7 +95,7 @@ done
 # --- a Korean locale that is not installed: said, and still Korean UTF-8
 out=$(env -u LC_ALL -u LANGUAGE LANG=ko_ZZ.UTF-8 "$ATTNVIZ" --once --width 80 --color=never "$KO" 2>&1)
 expect_contains "missing locale: the reason" "$out" "ko_ZZ.UTF-8"
-expect_contains "missing locale: UTF-8 glyphs" "$out" "│"
+expect_contains "missing locale: UTF-8 glyphs" "$out" "·"
 english "missing locale" "$out" "$KO ko_ZZ"
 out=$(env -u LC_ALL -u LANGUAGE LANG=xx_ZZ.UTF-8 "$ATTNVIZ" --once --width 80 --color=never 2>&1 >/dev/null)
 expect_contains "missing locale in English" "$out" "the locale xx_ZZ.UTF-8 is not installed"

@@ -255,6 +255,25 @@ static void test_usage_lists_options(void **state) {
         if (!strstr(u, opts[i])) fail_msg("--help lacks %s", opts[i]);
 }
 
+/* --lang is found before the parse (its messages are in that language):
+ * the last valid one, wherever it is, and argv is left as it was. */
+static void test_lang_before_parse(void **state) {
+    (void)state;
+    char *a1[] = {"attnviz", "-H", "99", "--lang", "ko", NULL};
+    assert_string_equal(cli_lang(5, a1), "ko");
+    char *a2[] = {"attnviz", "word", "--lang=en", "--bogus", NULL};
+    assert_string_equal(cli_lang(4, a2), "en");
+    assert_string_equal(a2[1], "word"); /* not permuted */
+    char *a3[] = {"attnviz", "--lang", "xx", NULL};
+    assert_null(cli_lang(3, a3));
+    char *a4[] = {"attnviz", "--lang", "ko", "--lang", "en", NULL};
+    assert_string_equal(cli_lang(5, a4), "en");
+    char *a5[] = {"attnviz", "--", "--lang", "ko", NULL};
+    assert_null(cli_lang(4, a5)); /* the sentence's words */
+    char *a6[] = {"attnviz", "--lang", NULL};
+    assert_null(cli_lang(2, a6));
+}
+
 /* Counts with their noun, and numbers for the status line: bounded width
  * ("asym" of scores near the float limit printed 42 characters). */
 static void test_plural_and_short(void **state) {
@@ -279,10 +298,11 @@ static void test_plural_and_short(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_defaults),         cmocka_unit_test(test_values),
-        cmocka_unit_test(test_bad_values),       cmocka_unit_test(test_reparse),
-        cmocka_unit_test(test_variant_options),  cmocka_unit_test(test_number_rule),
-        cmocka_unit_test(test_plural_and_short), cmocka_unit_test(test_usage_lists_options),
+        cmocka_unit_test(test_defaults),          cmocka_unit_test(test_values),
+        cmocka_unit_test(test_bad_values),        cmocka_unit_test(test_reparse),
+        cmocka_unit_test(test_variant_options),   cmocka_unit_test(test_number_rule),
+        cmocka_unit_test(test_plural_and_short),  cmocka_unit_test(test_usage_lists_options),
+        cmocka_unit_test(test_lang_before_parse),
     };
     return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
 }

@@ -256,7 +256,7 @@ static void test_class_map_at_80x24(void **state) {
     App a;
     open_grid(&a, m, TIER_256);
     Canvas *cv = draw(&a, 80, 24);
-    assert_non_null(strstr(row(cv, 1), "5 layers x 8 heads: each head's class and sink share"));
+    assert_non_null(strstr(row(cv, 1), "5 layers x 8 heads: each head's class on this text and sink share"));
     /* head numbers over cells of 77 / 8 = 9 -> 6 columns (the most) */
     assert_non_null(strstr(row(cv, 3), "1     2     3     4     5     6     7     8"));
     for (int l = 0; l < N_LAYERS; l++) {
@@ -265,7 +265,7 @@ static void test_class_map_at_80x24(void **state) {
         assert_int_equal(strncmp(row(cv, 4 + l), want, 2), 0);
     }
     check_cells(m, cv, 4, LABEL_W, 6, 0);
-    assert_true(find_row(cv, "P previous token  S first (sink)  D itself  I induction  B broad") > 0);
+    assert_true(find_row(cv, "P previous token  S first (sink)  D itself  I after a repeat  B broad") > 0);
     assert_true(find_row(cv, "class: the largest mean weight") > 0);
     assert_true(find_row(cv, "L1 H1 ") > 0);
     /* the chosen head (layer 1, head 1) reversed: its cell, its number, its layer */
@@ -300,7 +300,7 @@ static void test_class_map_at_80x24(void **state) {
     app_key(&a, (AppKey){0, 'A'});
     assert_int_equal(a.view, VIEW_CLASSES);
     cv = draw(&a, 200, 50);
-    assert_non_null(strstr(row(cv, 1), "each head's class and sink share"));
+    assert_non_null(strstr(row(cv, 1), "each head's class on this text and sink share"));
     check_cells(m, cv, 4, LABEL_W, 6, 0);
     cv_free(cv);
     app_key(&a, (AppKey){0, 'A'});
@@ -417,7 +417,7 @@ static void test_class_map_gpt2_shape(void **state) {
     Canvas *cv = draw(&a, 80, 24);
     char *screen = cv_render(cv, 0, TIER_NONE);
     /* all 144: 12 rows of 12 cells of 77 / 12 = 6 columns, the legend's four lines under them */
-    assert_non_null(strstr(row(cv, 1), "12 layers x 12 heads: each head's class and sink share"));
+    assert_non_null(strstr(row(cv, 1), "12 layers x 12 heads: each head's class on this text and sink share"));
     assert_non_null(strstr(row(cv, 3), "10    11    12"));
     for (int l = 0; l < GL; l++) {
         char want[8];

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "app.h"
+#include "chrome.h"
 #include "gravity.h"
 #include "canvas.h"
 #include "keycode.h"
@@ -758,6 +759,52 @@ static void test_keymap_unique(void **state) {
     }
 }
 
+/* Every stage the screen names is marked for translation (widgets.c: src/
+ * speaks no language), so that a new stage is not left in English. */
+static void test_stage_names_marked(void **state) {
+    (void)state;
+    for (int t = 0; t < TENSOR_COUNT; t++) {
+        const char *shown = tensor_info((Tensor)t)->shown;
+        if (!shown[0]) continue;
+        int found = 0;
+        for (int k = 0; view_stage_names[k]; k++) found |= strcmp(view_stage_names[k], shown) == 0;
+        if (!found) fail_msg("stage name '%s' is not in view_stage_names", shown);
+        assert_string_equal(view_stage_name((Shown)t), shown); /* English: the name itself */
+    }
+}
+
+/* In English the info line and the messages say the status line's own words
+ * (chrome.h): "score=cosine", "attn=cross", "mask=window:3". */
+static void test_variant_words_are_the_status_words(void **state) {
+    (void)state;
+    ModelConfig c;
+    model_config_default(&c);
+    char got[96], want[96], name[32];
+    for (int k = 0; k < SCORE_KIND_COUNT; k++)
+        for (int scale = 0; scale < 2; scale++) {
+            c.score = (ScoreKind)k, c.scale = scale;
+            chrome_score_words(&c, got, sizeof got);
+            snprintf(want, sizeof want, "score=%s", score_name(c.score, c.scale));
+            assert_string_equal(got, want);
+        }
+    for (int m = 0; m < ATTN_MODE_COUNT; m++) {
+        chrome_attn_words((AttnMode)m, 0, got, sizeof got);
+        snprintf(want, sizeof want, "attn=%s", attn_mode_name((AttnMode)m));
+        assert_string_equal(got, want);
+        chrome_attn_words((AttnMode)m, 1, got, sizeof got);
+        snprintf(want, sizeof want, " attn=%s", attn_mode_name((AttnMode)m));
+        assert_string_equal(got, want);
+    }
+    c.window = 3, c.prefix = 2;
+    for (int k = 0; k < MASK_KIND_COUNT; k++) {
+        c.mask = (MaskKind)k;
+        chrome_mask_words(&c, got, sizeof got);
+        model_mask_name(&c, name, sizeof name);
+        snprintf(want, sizeof want, "mask=%s", name);
+        assert_string_equal(got, want);
+    }
+}
+
 static void test_mouse_click_moves_cursor(void **state) {
     (void)state;
     Model *m = sample_model("Mary greeted Bob");
@@ -1130,6 +1177,8 @@ int main(void) {
         cmocka_unit_test(test_prompts),
         cmocka_unit_test(test_help_lists_every_key),
         cmocka_unit_test(test_keymap_unique),
+        cmocka_unit_test(test_stage_names_marked),
+        cmocka_unit_test(test_variant_words_are_the_status_words),
         cmocka_unit_test(test_mouse_click_moves_cursor),
         cmocka_unit_test(test_enter_only_where_it_applies),
         cmocka_unit_test(test_numbers_and_labels),

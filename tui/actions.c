@@ -14,6 +14,8 @@
 #include "follow.h"
 #include "formula.h"
 #include "gravity.h"
+#include "chrome.h"
+#include "i18n.h"
 #include "longtext.h"
 #include "utf8.h"
 #include "number.h"
@@ -49,7 +51,8 @@ static void next_tokenizer(App *a) {
         return;
     }
     app_clamp_cursor(a);
-    app_say(a, 0, "tokenizer %s: %d %s", tok_preset_name(next), a->m->n_q, num_plural("token", "tokens", a->m->n_q));
+    app_say(a, 0, P_("tokenizer %s: %d token", "tokenizer %s: %d tokens", a->m->n_q), chrome_tokenizer_name(next),
+            a->m->n_q);
 }
 
 // ----------------------------------------------------------------------------
@@ -66,8 +69,9 @@ static int act_quit(App *a, const char *arg) {
     if (a->paint_dirty && !a->quit_asked) {
         a->quit_asked = 1;
         if (a->mask_file && strcmp(a->mask_file, "-") != 0)
-            app_say(a, 1, "the painted mask is not saved: W (in mask-edit, M) writes %s; q again quits", a->mask_file);
-        else app_say(a, 1, "the painted mask is not saved (no --mask-file to write it to); q again quits");
+            app_say(a, 1, _("the painted mask is not saved: W (in mask-edit, M) writes %s; q again quits"),
+                    a->mask_file);
+        else app_say(a, 1, "%s", _("the painted mask is not saved (no --mask-file to write it to); q again quits"));
         return 0;
     }
     a->quit_asked = 0;
@@ -130,11 +134,11 @@ static int act_head(App *a, const char *arg) {
     AvError err = {0};
     long h;
     if (!arg || cli_parse_int(arg, 1, MODEL_MAX_HEADS, "head", &h, &err)) {
-        app_say(a, 1, "head: expected a number 1..%d", heads);
+        app_say(a, 1, _("head: expected a number 1..%d"), heads);
         return -1;
     }
     if (h > heads) {
-        app_say(a, 1, "there %s only %d head%s", heads == 1 ? "is" : "are", heads, heads == 1 ? "" : "s");
+        app_say(a, 1, P_("there is only %d head", "there are only %d heads", heads), heads);
         return -1;
     }
     a->head = (int)h - 1;
@@ -170,15 +174,15 @@ static int act_mask(App *a, const char *arg) {
     const Model *m = a->m;
     ModelConfig c = m->cfg;
     c.mask = (MaskKind)((c.mask + 1) % MASK_KIND_COUNT);
-    char mk[32], done[128];
-    model_mask_name(&c, mk, sizeof mk);
+    char mk[96], done[256];
+    chrome_mask_words(&c, mk, sizeof mk);
     const char *note = "";
     if (!mask_applies(c.mask, m->q_target != m->k_target))
-        note = " (does not apply to cross-attention: all keys visible)";
-    else if (c.mask == MASK_PADDING && m->n_pad == 0) note = " (no <pad> tokens: start with --pad N)";
-    else if (c.mask == MASK_WINDOW || c.mask == MASK_PREFIX) note = " ([ and ] change it)";
-    else if (c.mask == MASK_PAINTED) note = " (M to paint it)";
-    snprintf(done, sizeof done, "mask=%s%s", mk, note);
+        note = _(" (does not apply to cross-attention: all keys visible)");
+    else if (c.mask == MASK_PADDING && m->n_pad == 0) note = _(" (no <pad> tokens: start with --pad N)");
+    else if (c.mask == MASK_WINDOW || c.mask == MASK_PREFIX) note = _(" ([ and ] change it)");
+    else if (c.mask == MASK_PAINTED) note = _(" (M to paint it)");
+    snprintf(done, sizeof done, "%s%s", mk, note);
     app_reconfigure(a, &c, done);
     return 0;
 }
@@ -188,13 +192,12 @@ static int mask_param(App *a, int d) {
     if (c.mask == MASK_WINDOW) c.window += d;
     else if (c.mask == MASK_PREFIX) c.prefix += d;
     else {
-        app_say(a, 1, "[ and ] change the window or prefix mask (m chooses the mask)");
+        app_say(a, 1, "%s", _("[ and ] change the window or prefix mask (m chooses the mask)"));
         return 0;
     }
-    char mk[32], done[128];
-    model_mask_name(&c, mk, sizeof mk);
-    snprintf(done, sizeof done, "mask=%s", mk);
-    app_reconfigure(a, &c, done);
+    char mk[96];
+    chrome_mask_words(&c, mk, sizeof mk);
+    app_reconfigure(a, &c, mk);
     return 0;
 }
 
@@ -204,14 +207,14 @@ static int act_mask_param_down(App *a, const char *arg) { return (void)arg, mask
 static int act_score(App *a, const char *arg) {
     (void)arg;
     ModelConfig c = a->m->cfg;
-    char done[128];
+    char done[256];
     /* dot -> cosine -> distance -> additive -> dot; the scaling stays what s
      * made it (scaled = the dot product with scaling on). */
     c.score = (ScoreKind)((c.score + 1) % SCORE_KIND_COUNT);
     FormulaOf f = formula_of(&c, a->ascii);
-    char what[96];
-    snprintf(done, sizeof done, "score=%s: %s", score_name(c.score, c.scale),
-             formula_text(what, sizeof what, FORMULA_MESSAGE, STAGE_SCORES, &f));
+    char what[96], kind[96];
+    chrome_score_words(&c, kind, sizeof kind);
+    snprintf(done, sizeof done, "%s: %s", kind, formula_text(what, sizeof what, FORMULA_MESSAGE, STAGE_SCORES, &f));
     app_reconfigure(a, &c, done);
     return 0;
 }
@@ -221,8 +224,8 @@ static int act_tie(App *a, const char *arg) {
     ModelConfig c = a->m->cfg;
     c.tie_qk = !c.tie_qk;
     app_reconfigure(a, &c,
-                    c.tie_qk ? "Q and K tied (W_K = W_Q): the raw scores are symmetric"
-                             : "Q and K untied: influence is not symmetric");
+                    c.tie_qk ? _("Q and K tied (W_K = W_Q): the raw scores are symmetric")
+                             : _("Q and K untied: influence is not symmetric"));
     return 0;
 }
 
@@ -230,7 +233,7 @@ static int act_attn(App *a, const char *arg) {
     (void)arg;
     const Model *m = a->m;
     ModelConfig c = m->cfg;
-    char done[128];
+    char done[256];
     c.attn = (AttnMode)((c.attn + 1) % ATTN_MODE_COUNT);
     int refused = c.attn == ATTN_CROSS && !m->target;
     if (refused) c.attn = ATTN_SELF;
@@ -244,12 +247,14 @@ static int act_attn(App *a, const char *arg) {
     }
     if (c.attn != ATTN_CAUSAL_SELF) a->mask_before_causal.kept = 0;
     if (c.attn == ATTN_CROSS && !mask_applies(c.mask, 1)) c.mask = MASK_NONE;
-    snprintf(done, sizeof done, "attn=%s: %s", attn_mode_name(c.attn),
-             c.attn == ATTN_SELF          ? "encoder self-attention"
-             : c.attn == ATTN_CAUSAL_SELF ? "masked decoder self-attention (causal)"
-                                          : "encoder-decoder: target queries, source keys and values");
+    char mode[96];
+    chrome_attn_words(c.attn, 0, mode, sizeof mode);
+    snprintf(done, sizeof done, "%s: %s", mode,
+             c.attn == ATTN_SELF          ? _("encoder self-attention")
+             : c.attn == ATTN_CAUSAL_SELF ? _("masked decoder self-attention (causal)")
+                                          : _("encoder-decoder: target queries, source keys and values"));
     if (c.attn != m->cfg.attn || c.mask != m->cfg.mask) app_reconfigure(a, &c, done);
-    if (refused) app_say(a, 1, "cross-attention needs a target sentence: press E to type one (or --target)");
+    if (refused) app_say(a, 1, "%s", _("cross-attention needs a target sentence: press E to type one (or --target)"));
     return 0;
 }
 
@@ -265,10 +270,10 @@ static void paint_from_mask(App *a, char *from, size_t cap) {
     Model *m = a->m;
     model_update_to(m, STAGE_MASKED);
     if (m->stale <= STAGE_MASKED || !m->allowed || m->n_q == 0 || m->n_k == 0) return; /* cancelled */
-    char name[32];
-    model_mask_name(&m->cfg, name, sizeof name);
+    char name[96];
+    chrome_mask_words(&m->cfg, name, sizeof name);
     AvError err = {0};
-    if (model_set_painted(m, m->allowed, m->n_q, m->n_k, &err) == 0) snprintf(from, cap, " from mask=%s", name);
+    if (model_set_painted(m, m->allowed, m->n_q, m->n_k, &err) == 0) snprintf(from, cap, _(" from %s"), name);
 }
 
 static int act_paint_mode(App *a, const char *arg) {
@@ -279,7 +284,7 @@ static int act_paint_mode(App *a, const char *arg) {
         a->view = VIEW_HEATMAP;
         a->shown = TENSOR_WEIGHTS;
         app_clamp_cursor(a); /* from the output's d_v columns to the keys */
-        char from[48] = "";
+        char from[96] = "";
         if (c.mask != MASK_PAINTED) {
             /* Paint on top of the mask in use (causal, a window, ...), not
              * on an all-visible grid. */
@@ -288,10 +293,10 @@ static int act_paint_mode(App *a, const char *arg) {
             app_reconfigure(a, &c, "");
         }
         /* The keys are on the hint line while the mode is on. */
-        if (a->mask_file) app_say(a, 0, "mask-edit on%s: W writes %s", from, a->mask_file);
-        else app_say(a, 0, "mask-edit on%s (no --mask-file: W cannot save it)", from);
+        if (a->mask_file) app_say(a, 0, _("mask-edit on%s: W writes %s"), from, a->mask_file);
+        else app_say(a, 0, _("mask-edit on%s (no --mask-file: W cannot save it)"), from);
     } else {
-        app_say(a, 0, "mask-edit off (mask=painted stays; m for another mask)");
+        app_say(a, 0, "%s", _("mask-edit off (mask=painted stays; m for another mask)"));
     }
     return 0;
 }
@@ -313,7 +318,7 @@ static int act_gravity(App *a, const char *arg) {
 static void step_layer(App *a, int d) {
     int n = a->m->cfg.layers;
     model_set_layer(a->m, ((a->m->layer + d) % n + n) % n);
-    app_say(a, 0, "layer %d of %d", a->m->layer + 1, n);
+    app_say(a, 0, _("layer %d of %d"), a->m->layer + 1, n);
 }
 
 static int act_layer_next(App *a, const char *arg) {
@@ -346,7 +351,7 @@ static int act_continue(App *a, const char *arg) {
         return 0;
     }
     char *shown = piece ? utf8_escape(piece, len) : NULL;
-    app_say(a, 0, "appended \"%s\" (the likeliest next token); N again goes on", shown ? shown : "?");
+    app_say(a, 0, _("appended \"%s\" (the likeliest next token); N again goes on"), shown ? shown : "?");
     free(shown);
     a->ci = a->m->n_q - 1;
     app_clamp_cursor(a);
@@ -359,8 +364,9 @@ static int act_contrast(App *a, const char *arg) {
     (void)arg;
     a->row_contrast = !a->row_contrast;
     if (a->row_contrast)
-        app_say(a, 0, "row contrast: each row's colours span 0 .. its largest weight (numbers unchanged; z: off)");
-    else app_say(a, 0, "row contrast off: one scale, 0 .. 1, for every row");
+        app_say(a, 0, "%s",
+                _("row contrast: each row's colours span 0 .. its largest weight (numbers unchanged; z: off)"));
+    else app_say(a, 0, "%s", _("row contrast off: one scale, 0 .. 1, for every row"));
     return 0;
 }
 
@@ -399,7 +405,7 @@ static int act_jump(App *a, const char *arg) {
 static int act_view(App *a, const char *arg) {
     ViewKind v;
     if (!arg || app_view_parse(arg, &v)) {
-        app_say(a, 1, "view: expected heatmap, heads, pipeline, gravity, census, classes or zoom");
+        app_say(a, 1, "%s", _("view: expected heatmap, heads, pipeline, gravity, census, classes or zoom"));
         return -1;
     }
     a->view = v;
@@ -413,7 +419,7 @@ static int act_redraw(App *a, const char *arg) { return (void)a, (void)arg, 0; }
 static int act_scale(App *a, const char *arg) {
     (void)arg;
     ModelConfig c = a->m->cfg;
-    char done[128];
+    char done[256];
     c.scale = !c.scale;
     FormulaOf f = formula_of(&c, a->ascii);
     formula_text(done, sizeof done, FORMULA_MESSAGE, STAGE_SCALED, &f);
@@ -424,7 +430,7 @@ static int act_scale(App *a, const char *arg) {
 static int act_dk_double(App *a, const char *arg) {
     (void)arg;
     int dk = a->m->cfg.d_k;
-    if (dk * 2 > MODEL_MAX_DIM) app_say(a, 1, "d_k %d doubled is over the limit %d", dk, MODEL_MAX_DIM);
+    if (dk * 2 > MODEL_MAX_DIM) app_say(a, 1, _("d_k %d doubled is over the limit %d"), dk, MODEL_MAX_DIM);
     else app_set_dk(a, (long)dk * 2);
     return 0;
 }
@@ -432,7 +438,7 @@ static int act_dk_double(App *a, const char *arg) {
 static int act_dk_halve(App *a, const char *arg) {
     (void)arg;
     int dk = a->m->cfg.d_k;
-    if (dk == 1) app_say(a, 1, "d_k is 1 already: the smallest width");
+    if (dk == 1) app_say(a, 1, "%s", _("d_k is 1 already: the smallest width"));
     else app_set_dk(a, dk / 2);
     return 0;
 }
@@ -440,13 +446,13 @@ static int act_dk_halve(App *a, const char *arg) {
 static int act_heads_more(App *a, const char *arg) {
     (void)arg;
     ModelConfig c = a->m->cfg;
-    char done[128];
+    char done[256];
     if (c.heads >= MODEL_MAX_HEADS) {
-        app_say(a, 1, "heads is %d already: the limit", c.heads);
+        app_say(a, 1, _("heads is %d already: the limit"), c.heads);
         return 0;
     }
     c.heads++;
-    snprintf(done, sizeof done, "heads %d -> %d (the others are unchanged)", c.heads - 1, c.heads);
+    snprintf(done, sizeof done, _("heads %d -> %d (the others are unchanged)"), c.heads - 1, c.heads);
     app_reconfigure(a, &c, done);
     return 0;
 }
@@ -454,13 +460,13 @@ static int act_heads_more(App *a, const char *arg) {
 static int act_heads_fewer(App *a, const char *arg) {
     (void)arg;
     ModelConfig c = a->m->cfg;
-    char done[128];
+    char done[256];
     if (c.heads <= 1) {
-        app_say(a, 1, "heads is 1 already");
+        app_say(a, 1, "%s", _("heads is 1 already"));
         return 0;
     }
     c.heads--;
-    snprintf(done, sizeof done, "heads %d -> %d", c.heads + 1, c.heads);
+    snprintf(done, sizeof done, _("heads %d -> %d"), c.heads + 1, c.heads);
     app_reconfigure(a, &c, done);
     return 0;
 }
@@ -474,7 +480,7 @@ static int act_dk(App *a, const char *arg) {
     AvError err = {0};
     long v;
     if (cli_parse_int(arg, 1, MODEL_MAX_DIM, "d_k", &v, &err)) {
-        app_say(a, 1, "%s; d_k stays %d", err.msg, a->m->cfg.d_k);
+        app_say(a, 1, _("%s; d_k stays %d"), err.msg, a->m->cfg.d_k);
         return -1;
     }
     app_set_dk(a, v);
@@ -484,9 +490,9 @@ static int act_dk(App *a, const char *arg) {
 static int act_seed(App *a, const char *arg) {
     (void)arg;
     ModelConfig c = a->m->cfg;
-    char done[128];
+    char done[256];
     c.seed++;
-    snprintf(done, sizeof done, "seed=%llu: new embeddings and weights", (unsigned long long)c.seed);
+    snprintf(done, sizeof done, _("seed=%llu: new embeddings and weights"), (unsigned long long)c.seed);
     app_reconfigure(a, &c, done);
     return 0;
 }
@@ -494,9 +500,10 @@ static int act_seed(App *a, const char *arg) {
 static int act_pos(App *a, const char *arg) {
     (void)arg;
     ModelConfig c = a->m->cfg;
-    char done[128];
+    char done[256];
     c.pos = c.pos == POS_NONE ? POS_SINUSOIDAL : POS_NONE;
-    snprintf(done, sizeof done, "positional encoding %s", c.pos == POS_NONE ? "off" : "on (sinusoidal, added to E)");
+    snprintf(done, sizeof done, "%s",
+             c.pos == POS_NONE ? _("positional encoding off") : _("positional encoding on (sinusoidal, added to E)"));
     app_reconfigure(a, &c, done);
     return 0;
 }
@@ -533,7 +540,7 @@ static int lesson_show(App *a, int k) {
 static int act_lesson_next(App *a, const char *arg) {
     (void)arg;
     if (!a->lesson_left && a->lesson_step + 1 >= a->lesson->n_step) {
-        app_say(a, 0, "the last step: b goes back, R to the start, L leaves the lesson");
+        app_say(a, 0, "%s", _("the last step: b goes back, R to the start, L leaves the lesson"));
         return 0;
     }
     return lesson_show(a, a->lesson_left ? a->lesson_step : a->lesson_step + 1);
@@ -550,14 +557,14 @@ static int act_lesson_leave(App *a, const char *arg) {
     (void)arg;
     if (a->lesson_left) return lesson_show(a, a->lesson_step);
     a->lesson_left = 1;
-    app_say(a, 0, "left the lesson: explore from here; L goes back to step %d", a->lesson_step + 1);
+    app_say(a, 0, _("left the lesson: explore from here; L goes back to step %d"), a->lesson_step + 1);
     return 0;
 }
 
 static int act_present(App *a, const char *arg) {
     (void)arg;
     a->present = !a->present;
-    app_say(a, 0, a->present ? "projector mode: B again for the full screen" : "projector mode off");
+    app_say(a, 0, "%s", a->present ? _("projector mode: B again for the full screen") : _("projector mode off"));
     return 0;
 }
 

@@ -15,6 +15,7 @@
 #include "follow.h"
 #include "classmap.h"
 #include "grid.h"
+#include "i18n.h"
 #include "longtext.h"
 #include "zoom.h"
 #include "keymap.h"
@@ -132,7 +133,7 @@ static int source_lacks(App *a, unsigned needs) {
     const Source *src = a->m->src;
     char knobs[160];
     source_knobs_note(src, knobs, sizeof knobs);
-    app_say(a, 1, "%s: %s", src->fixed, knobs);
+    app_say(a, 1, "%s: %s", _(src->fixed), knobs);
     return 1;
 }
 
@@ -174,19 +175,19 @@ static int dispatch(App *a, Action act, const char *arg) {
     if (act != ACT_QUIT) a->quit_asked = 0;
     if (source_lacks(a, d->needs)) return 1;
     if ((d->needs & NEEDS_LAYERS) && a->m->cfg.layers == 1) {
-        app_say(a, 1, "one layer only: { and } move between the layers of a model that has several");
+        app_say(a, 1, "%s", _("one layer only: { and } move between the layers of a model that has several"));
         return 1;
     }
     if ((d->needs & NEEDS_PREDICT) && !(a->m->src->next_tokens && a->m->src->continue_text)) {
-        app_say(a, 1, "n and N are for a trained model (--model PATH): it predicts the next token");
+        app_say(a, 1, "%s", _("n and N are for a trained model (--model PATH): it predicts the next token"));
         return 1;
     }
     if ((d->needs & NEEDS_LESSON) && !a->lesson) {
-        app_say(a, 1, "no lesson: attnviz --lesson N starts one (--lesson list)");
+        app_say(a, 1, "%s", _("no lesson: attnviz --lesson N starts one (--lesson list)"));
         return 1;
     }
     if ((d->needs & NEEDS_PAINTING) && !a->painting) {
-        app_say(a, 1, "M starts mask-edit mode (Space, C, u and W paint, clear, undo and save the mask)");
+        app_say(a, 1, "%s", _("M starts mask-edit mode (Space, C, u and W paint, clear, undo and save the mask)"));
         return 1;
     }
     return d->run(a, arg) ? -1 : 1;
@@ -208,7 +209,7 @@ int app_key(App *a, AppKey k) {
         char *path = a->picture_pending;
         a->picture_pending = NULL;
         if (!k.is_code && (k.ch == 'y' || k.ch == 'Y')) app_write_picture(a, path, 1);
-        else app_say(a, 0, "nothing written: the file stays as it was");
+        else app_say(a, 0, "%s", _("nothing written: the file stays as it was"));
         free(path);
         return 1;
     }
@@ -232,15 +233,15 @@ int app_run(App *a, const char *action, const char *arg) {
     for (int i = ACT_NONE + 1; i < ACT_COUNT; i++)
         if (app_actions[i].name && strcmp(app_actions[i].name, action) == 0) act = (Action)i;
     if (act == ACT_NONE) {
-        app_say(a, 1, "unknown action '%.64s'", action);
+        app_say(a, 1, _("unknown action '%.64s'"), action);
         return -1;
     }
     if (arg && !(app_actions[act].needs & TAKES_ARG)) {
-        app_say(a, 1, "%s takes no argument (got '%.64s')", action, arg);
+        app_say(a, 1, _("%s takes no argument (got '%.64s')"), action, arg);
         return -1;
     }
     if (a->prompt != PROMPT_NONE) {
-        app_say(a, 1, "%s: a prompt is open (Enter or Esc closes it first)", action);
+        app_say(a, 1, _("%s: a prompt is open (Enter or Esc closes it first)"), action);
         return -1;
     }
     return dispatch(a, act, arg) < 0 ? -1 : 0;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "i18n.h"
 #include "qkvfile.h"
 #include "readfile.h"
 #include "tokenize.h"
@@ -32,7 +33,7 @@ static int load_mask_file(Model *m, const CliOptions *o, BuildMaskNotes *notes, 
     int dropped = 0;
     char *comments = mask_file_comments(buf, len, &dropped);
     free(buf);
-    rc = comments ? model_set_painted(m, grid, m->n_q, m->n_k, err) : av_error_nomem(err, "out of memory");
+    rc = comments ? model_set_painted(m, grid, m->n_q, m->n_k, err) : av_error_nomem(err, _("out of memory"));
     free(grid);
     if (rc || !notes) {
         free(comments);
@@ -58,10 +59,11 @@ static int oom_of_final(const Model *m, const CliOptions *o, const char *text, s
     int n = -1;
     if (text && tok_split(m->tokenizer, text, len, TOK_MAX_TOKENS, &list, &ignored) == 0) n = list.n + o->pad;
     tok_list_free(&list);
-    char tokens[48] = "";
-    if (n >= 0) snprintf(tokens, sizeof tokens, " and %d tokens", n);
-    return av_error_nomem(err, "out of memory for d_model=%d heads=%d d_k=%d d_v=%d%s", c->d_model, c->heads, c->d_k,
-                          c->d_v, tokens);
+    if (n < 0)
+        return av_error_nomem(err, _("out of memory for d_model=%d heads=%d d_k=%d d_v=%d"), c->d_model, c->heads,
+                              c->d_k, c->d_v);
+    return av_error_nomem(err, _("out of memory for d_model=%d heads=%d d_k=%d d_v=%d and %d tokens"), c->d_model,
+                          c->heads, c->d_k, c->d_v, n);
 }
 
 /* --max-tokens N keeps the text's first N tokens (*len cut). A text with
@@ -85,15 +87,18 @@ static int first_tokens(const Model *m, const CliOptions *o, const char *text, s
     if (want > fit.fit && fit.fit >= 1) {
         char why[160];
         if (fit.budget_bound)
-            snprintf(why, sizeof why, "the %d that fit d_model=%d heads=%d (heads x tokens x tokens, memory and work)",
-                     fit.fit, o->cfg.d_model, o->cfg.heads);
+            snprintf(why, sizeof why,
+                     _("the %d that fit d_model=%d heads=%d (heads x tokens x tokens, memory and work)"), fit.fit,
+                     o->cfg.d_model, o->cfg.heads);
         else
-            snprintf(why, sizeof why, "the %d that fit (%d tokens at most%s)", fit.fit, TOK_MAX_TOKENS,
-                     o->pad ? ", the pads included" : "");
+            snprintf(why, sizeof why,
+                     o->pad ? _("the %d that fit (%d tokens at most, the pads included)")
+                            : _("the %d that fit (%d tokens at most)"),
+                     fit.fit, TOK_MAX_TOKENS);
         if (o->max_tokens)
-            return av_errorf(err, "--max-tokens %d: more than %s; --max-tokens %d keeps the first %d", o->max_tokens,
+            return av_errorf(err, _("--max-tokens %d: more than %s; --max-tokens %d keeps the first %d"), o->max_tokens,
                              why, fit.fit, fit.fit);
-        return av_errorf(err, "%d tokens, more than %s: --max-tokens %d keeps the first %d", fit.total, why, fit.fit,
+        return av_errorf(err, _("%d tokens, more than %s: --max-tokens %d keeps the first %d"), fit.total, why, fit.fit,
                          fit.fit);
     }
     return want < fit.total ? model_text_first(m, text, *len, want, len, err) : 0;
@@ -106,7 +111,7 @@ static int build_from_qkv(Model *m, const CliOptions *o, BuildMaskNotes *notes, 
     if (qkv_load(&d, o->qkv_file, err)) return av_error_prefix(err, "--qkv");
     int rc = model_set_qkv(m, &d, err);
     qkv_free(&d);
-    if (rc) return av_error_prefix(err, "--qkv %s", strcmp(o->qkv_file, "-") == 0 ? "standard input" : o->qkv_file);
+    if (rc) return av_error_prefix(err, "--qkv %s", strcmp(o->qkv_file, "-") == 0 ? _("standard input") : o->qkv_file);
     ModelConfig c = m->cfg;
     c.mask = o->cfg.mask;
     c.window = o->cfg.window;
@@ -131,7 +136,7 @@ char *build_text(const CliOptions *o, const char *dflt, size_t *len, AvError *er
     const char *t = o->text ? o->text : dflt;
     *len = strlen(t);
     char *copy = malloc(*len + 1);
-    if (!copy) av_error_nomem(err, "out of memory");
+    if (!copy) av_error_nomem(err, _("out of memory"));
     else memcpy(copy, t, *len + 1);
     return copy;
 }
@@ -153,7 +158,7 @@ static int build_from_model(Model *m, const CliOptions *o, BuildMaskNotes *notes
     c.scale = o->cfg.scale;
     if (model_set_config(m, &c, err)) return -1;
     if (o->layer > m->cfg.layers)
-        return av_errorf(err, "--layer: %d is out of range 1..%d (the model's layers)", o->layer, m->cfg.layers);
+        return av_errorf(err, _("--layer: %d is out of range 1..%d (the model's layers)"), o->layer, m->cfg.layers);
     if (o->layer) model_set_layer(m, o->layer - 1);
     return load_mask_file(m, o, notes, err);
 }
@@ -179,18 +184,22 @@ int build_model(Model *m, const CliOptions *o, BuildMaskNotes *notes, AvError *e
     if (!text) return -1;
     if (first_tokens(m, o, text, &len, err)) {
         free(text);
-        return av_error_prefix(err, "%s", o->file ? (strcmp(o->file, "-") == 0 ? "standard input" : o->file) : "TEXT");
+        return av_error_prefix(err, "%s",
+                               o->file ? (strcmp(o->file, "-") == 0 ? _("standard input") : o->file) : "TEXT");
     }
     int rc = model_set_text(m, text, len, err);
     if (rc) oom_of_final(m, o, text, len, err);
     free(text);
-    if (rc && o->file) return av_error_prefix(err, "%s", strcmp(o->file, "-") == 0 ? "standard input" : o->file);
+    if (rc && o->file) return av_error_prefix(err, "%s", strcmp(o->file, "-") == 0 ? _("standard input") : o->file);
     if (rc) return av_error_prefix(err, "TEXT");
     if (o->target && model_set_target(m, o->target, strlen(o->target), err)) {
         if (error_is_oom(err)) return oom_of_final(m, o, m->text, m->text_len, err);
         /* The model says "target: ..." (for the TUI); here the option says it. */
         char rest[AV_ERR_MAX];
-        snprintf(rest, sizeof rest, "%s", strncmp(err->msg, "target: ", 8) == 0 ? err->msg + 8 : err->msg);
+        char prefix[64];
+        snprintf(prefix, sizeof prefix, "%s: ", _("target")); /* the model's prefix, in the reader's language */
+        size_t pl = strlen(prefix);
+        snprintf(rest, sizeof rest, "%s", strncmp(err->msg, prefix, pl) == 0 ? err->msg + pl : err->msg);
         return av_errorf(err, "--target: %s", rest);
     }
     if (o->pad && model_set_pad(m, o->pad, err)) {

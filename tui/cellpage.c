@@ -10,7 +10,9 @@
 #include "chrome.h"
 #include "cli.h"
 #include "formula.h"
+#include "i18n.h"
 #include "keymap.h"
+#include "maskname.h"
 #include "page.h"
 #include "model.h"
 #include "text.h"
@@ -21,6 +23,17 @@
 
 // ----------------------------------------------------------------------------
 // the arithmetic of one cell
+
+/* s padded with blanks to w columns, after it (right 0) or before it (right
+ * 1), into buf: printf's "%-12s" counts bytes, and a Korean syllable is 3
+ * bytes in 2 columns. A wider s is written whole. Returns buf. */
+static const char *pad(char *buf, size_t cap, const char *s, int w, int right) {
+    int gap = w - text_width(s, strlen(s));
+    if (gap < 0) gap = 0;
+    if (right) snprintf(buf, cap, "%*s%s", gap, "", s);
+    else snprintf(buf, cap, "%s%*s", s, gap, "");
+    return buf;
+}
 
 /* A vector as coloured numbers from column x, wrapped over at most
  * max_lines lines; returns the lines used. A vector longer than that says
@@ -39,8 +52,8 @@ static int draw_vector(const App *a, Canvas *doc, int y, int x, int w, const flo
     int lines = shown > 0 ? (shown - 1) / per_line + 1 : 1;
     if (shown == n) return lines;
     char more[64], which[64];
-    snprintf(more, sizeof more, "%s %d more not shown", G(a)->ellipsis, n - shown);
-    snprintf(which, sizeof which, "(entries %d..%d)", shown, n - 1);
+    snprintf(more, sizeof more, _("%s %d more not shown"), G(a)->ellipsis, n - shown);
+    snprintf(which, sizeof which, _("(entries %d..%d)"), shown, n - 1);
     if (lines >= 3) {
         cv_text(doc, y + 1, 0, more, x - 1, style_plain());
         cv_text(doc, y + 2, 0, which, x - 1, style_plain());
@@ -65,7 +78,7 @@ static int cell_vectors(const App *a, Canvas *doc, int y, int i, int j) {
     snprintf(buf, sizeof buf, "k_%d", j);
     cv_text(doc, y, 0, buf, lx, style_attr(ST_BOLD));
     y += draw_vector(a, doc, y, lx, W, kj, dk, 3);
-    snprintf(buf, sizeof buf, "q %s k  (each product)", G(a)->odot);
+    snprintf(buf, sizeof buf, _("q %s k  (each product)"), G(a)->odot);
     cv_text(doc, y, 0, buf, lx, style_attr(ST_BOLD));
     if (prod) y += draw_vector(a, doc, y, lx, W, prod, dk, 3);
     free(prod);
@@ -83,7 +96,7 @@ static int cell_rope(const App *a, Canvas *doc, int y, const TrainedInfo *t, int
     const char *theta = a->ascii ? "t" : "θ", *mul = a->ascii ? "*" : g->dot; /* "." reads as a decimal point */
     int W = doc->w, hs = t->head_size, pairs = hs / 2;
     char buf[256];
-    snprintf(buf, sizeof buf, "RoPE, position %d: pair p turns by the angle %d%s%s_p, %s_p = %g^(%s2p/%d)", pos, pos,
+    snprintf(buf, sizeof buf, _("RoPE, position %d: pair p turns by the angle %d%s%s_p, %s_p = %g^(%s2p/%d)"), pos, pos,
              mul, theta, theta, t->rope_theta, g->minus, hs);
     cv_text(doc, y++, 0, buf, W, style_plain());
     if (t->rope == ROPE_HALF)
@@ -97,13 +110,15 @@ static int cell_rope(const App *a, Canvas *doc, int y, const TrainedInfo *t, int
         double f = trained_rope_freq(t, p);
         int ea, eb;
         trained_rope_pair(t, p, &ea, &eb);
-        snprintf(buf, sizeof buf, "  p %d  %s %.6f  angle %8.4f  (%7.3f, %7.3f) %s (%7.3f, %7.3f)", p, theta, f,
+        snprintf(buf, sizeof buf, _("  p %d  %s %.6f  angle %8.4f  (%7.3f, %7.3f) %s (%7.3f, %7.3f)"), p, theta, f,
                  pos * f, raw[ea], raw[eb], g->arrow, rot[ea], rot[eb]);
         cv_text(doc, y++, 0, buf, W, style_plain());
     }
     if (pairs > ROPE_PAIRS_SHOWN) {
-        snprintf(buf, sizeof buf, "  %s %d more pairs, each turned by %d%s%s_p", g->ellipsis, pairs - ROPE_PAIRS_SHOWN,
-                 pos, mul, theta);
+        int more = pairs - ROPE_PAIRS_SHOWN;
+        snprintf(buf, sizeof buf,
+                 P_("  %s %d more pair, turned by %d%s%s_p", "  %s %d more pairs, each turned by %d%s%s_p", more),
+                 g->ellipsis, more, pos, mul, theta);
         cv_text(doc, y++, 0, buf, W, style_attr(ST_DIM));
     }
     return y;
@@ -119,24 +134,24 @@ static int cell_vectors_trained(const App *a, Canvas *doc, int y, int i, int j, 
     char buf[64];
     const float *qr = v->q_raw_heads + ((size_t)h * v->n + i) * hs, *kr = v->k_raw_heads + ((size_t)g * v->n + j) * hs;
     const float *qi = hd->q + (size_t)i * hs, *kj = hd->k + (size_t)j * hs;
-    snprintf(buf, sizeof buf, "q_%d before RoPE", i);
+    snprintf(buf, sizeof buf, _("q_%d before RoPE"), i);
     cv_text(doc, y, 0, buf, lx, style_attr(ST_BOLD));
     y += draw_vector(a, doc, y, lx, W, qr, hs, 3);
     y = cell_rope(a, doc, y, t, i, qr, qi);
-    snprintf(buf, sizeof buf, "q_%d after RoPE", i);
+    snprintf(buf, sizeof buf, _("q_%d after RoPE"), i);
     cv_text(doc, y, 0, buf, lx, style_attr(ST_BOLD));
     y += draw_vector(a, doc, y, lx, W, qi, hs, 3);
-    snprintf(buf, sizeof buf, "k_%d before RoPE", j);
+    snprintf(buf, sizeof buf, _("k_%d before RoPE"), j);
     cv_text(doc, y, 0, buf, lx, style_attr(ST_BOLD));
     y += draw_vector(a, doc, y, lx, W, kr, hs, 3);
     y = cell_rope(a, doc, y, t, j, kr, kj);
-    snprintf(buf, sizeof buf, "k_%d after RoPE", j);
+    snprintf(buf, sizeof buf, _("k_%d after RoPE"), j);
     cv_text(doc, y, 0, buf, lx, style_attr(ST_BOLD));
     y += draw_vector(a, doc, y, lx, W, kj, hs, 3);
     float *prod = malloc(sizeof(float) * (size_t)hs);
     if (!prod) return y;
     for (int p = 0; p < hs; p++) prod[p] = (float)((double)qi[p] * kj[p]);
-    snprintf(buf, sizeof buf, "q %s k  (each product)", G(a)->odot);
+    snprintf(buf, sizeof buf, _("q %s k  (each product)"), G(a)->odot);
     cv_text(doc, y, 0, buf, lx, style_attr(ST_BOLD));
     y += draw_vector(a, doc, y, lx, W, prod, hs, 3);
     free(prod);
@@ -149,36 +164,41 @@ static int cell_scores(const App *a, Canvas *doc, int y, const CellDetail *d) {
     const ModelConfig *c = &a->m->cfg;
     const Glyphs *g = G(a);
     int W = doc->w;
-    char buf[512], text[64];
-    snprintf(buf, sizeof buf, "q%sk          %s of the products = %.4f", g->dot, g->sigma, d->dot);
+    char buf[512], text[64], dot[16], lab[64];
+    snprintf(dot, sizeof dot, "q%sk", g->dot);
+    /* The names in a column of 14 (q.k's 13) columns, the arithmetic after them. */
+    int n = snprintf(buf, sizeof buf, "%s", pad(lab, sizeof lab, dot, 13, 0));
+    snprintf(buf + n, sizeof buf - (size_t)n, _("%s of the products = %.4f"), g->sigma, d->dot);
     cv_text(doc, y++, 0, buf, W, style_plain());
     FormulaOf f = formula_of(c, a->ascii);
     formula_text(text, sizeof text, FORMULA_CELL, STAGE_SCORES, &f);
+    n = snprintf(buf, sizeof buf, "%s", pad(lab, sizeof lab, _("raw score"), 14, 0));
+    char *rest = buf + n;
+    size_t room = sizeof buf - (size_t)n;
     switch (c->score) {
     case SCORE_COSINE:
-        snprintf(buf, sizeof buf, "raw score     %s = %.4f / (%.4f %s %.4f) = %.4f", text, d->dot, d->q_norm, g->times,
-                 d->k_norm, d->raw);
+        snprintf(rest, room, "%s = %.4f / (%.4f %s %.4f) = %.4f", text, d->dot, d->q_norm, g->times, d->k_norm, d->raw);
         break;
-    case SCORE_DISTANCE: snprintf(buf, sizeof buf, "raw score     %s = %s%.4f", text, g->minus, d->dist2); break;
+    case SCORE_DISTANCE: snprintf(rest, room, "%s = %s%.4f", text, g->minus, d->dist2); break;
     case SCORE_ADDITIVE:
-        snprintf(buf, sizeof buf, "raw score     %s = %.4f   (additive: q%sk is not used)", text, d->raw, g->dot);
+        snprintf(rest, room, _("%s = %.4f   (additive: q%sk is not used)"), text, d->raw, g->dot);
         break;
-    default: snprintf(buf, sizeof buf, "raw score     %s = %.4f   (the \"raw scores\" stage)", text, d->raw); break;
+    default: snprintf(rest, room, _("%s = %.4f   (the \"raw scores\" stage)"), text, d->raw); break;
     }
     cv_text(doc, y++, 0, buf, W, style_plain());
     formula_text(text, sizeof text, FORMULA_CELL, STAGE_SCALED, &f);
+    n = snprintf(buf, sizeof buf, "%s", pad(lab, sizeof lab, _("scaled score"), 14, 0));
+    rest = buf + n, room = sizeof buf - (size_t)n;
     switch (formula_scale(FORMULA_CELL, &f)) {
     case FORMULA_SCALE_OFF:
-    case FORMULA_SCALE_NONE:
-        snprintf(buf, sizeof buf, "scaled score  s = %.4f   (%s: s is the raw score)", d->scaled, text);
-        break;
+    case FORMULA_SCALE_NONE: snprintf(rest, room, _("s = %.4f   (%s: s is the raw score)"), d->scaled, text); break;
     case FORMULA_SCALE_TIMES:
-        snprintf(buf, sizeof buf, "scaled score  s = %.4f %s = %.4f   (the temperature; what the softmax sees)", d->raw,
-                 text, d->scaled);
+        snprintf(rest, room, _("s = %.4f %s = %.4f   (the temperature; what the softmax sees)"), d->raw, text,
+                 d->scaled);
         break;
     default:
-        snprintf(buf, sizeof buf, "scaled score  s = %.4f %s (= %.4f) = %.4f   (what the softmax sees)", d->raw, text,
-                 d->divisor, d->scaled);
+        snprintf(rest, room, _("s = %.4f %s (= %.4f) = %.4f   (what the softmax sees)"), d->raw, text, d->divisor,
+                 d->scaled);
         break;
     }
     cv_text(doc, y++, 0, buf, W, style_plain());
@@ -190,29 +210,36 @@ static int cell_scores(const App *a, Canvas *doc, int y, const CellDetail *d) {
 static int cell_softmax(const App *a, Canvas *doc, int y, const CellDetail *d, int i, int j) {
     const Glyphs *g = G(a);
     int W = doc->w;
-    char buf[512], mk[32];
-    model_mask_name(&a->m->cfg, mk, sizeof mk);
-    if (d->allowed) snprintf(buf, sizeof buf, "mask          %s: key %d is visible to query %d -> allowed", mk, j, i);
+    char buf[512], mk[32], lab[64];
+    mask_shown_name(&a->m->cfg, mk, sizeof mk);
+    int n = snprintf(buf, sizeof buf, "%s", pad(lab, sizeof lab, _("mask"), 14, 0));
+    /* TRANSLATORS: the mask's name, key j, query i */
+    if (d->allowed)
+        snprintf(buf + n, sizeof buf - (size_t)n, _("%s: key %d is visible to query %d -> allowed"), mk, j, i);
     else
-        snprintf(buf, sizeof buf, "mask          %s: key %d is hidden from query %d -> masked: score %s, weight 0", mk,
-                 j, i, g->neg_inf);
+        snprintf(buf + n, sizeof buf - (size_t)n, _("%s: key %d is hidden from query %d -> masked: score %s, weight 0"),
+                 mk, j, i, g->neg_inf);
     cv_text(doc, y++, 0, buf, W, d->allowed ? style_plain() : style_attr(ST_BOLD));
     if (d->row_allowed == 0) {
-        cv_text(doc, y++, 0, "every key of this row is masked: all its weights are 0, its sum is 0", W,
+        cv_text(doc, y++, 0, _("every key of this row is masked: all its weights are 0, its sum is 0"), W,
                 style_attr(ST_BOLD));
         return y;
     }
-    snprintf(buf, sizeof buf, "exp(s %s max) exp(%.4f %s %.4f) = %.6f   (max: largest allowed s of the row)", g->minus,
-             d->allowed ? d->scaled : 0.0, g->minus, d->row_max, d->exp);
-    if (!d->allowed) snprintf(buf, sizeof buf, "exp(s %s max) 0 (masked)", g->minus);
+    snprintf(buf, sizeof buf, _("exp(s %s max) exp(%.4f %s %.4f) = %.6f   (max: largest allowed s of the row)"),
+             g->minus, d->allowed ? d->scaled : 0.0, g->minus, d->row_max, d->exp);
+    if (!d->allowed) snprintf(buf, sizeof buf, _("exp(s %s max) 0 (masked)"), g->minus);
     else if (text_width(buf, strlen(buf)) > W) /* shorter where it would be cut */
-        snprintf(buf, sizeof buf, "exp(s %s max) exp(%.4f %s %.4f) = %.6f   (max: of the row)", g->minus, d->scaled,
+        snprintf(buf, sizeof buf, _("exp(s %s max) exp(%.4f %s %.4f) = %.6f   (max: of the row)"), g->minus, d->scaled,
                  g->minus, d->row_max, d->exp);
     cv_text(doc, y++, 0, buf, W, style_plain());
-    snprintf(buf, sizeof buf, "row sum       %s exp(s_j %s max) over the %d allowed keys = %.6f", g->sigma, g->minus,
-             d->row_allowed, d->denom);
+    n = snprintf(buf, sizeof buf, "%s", pad(lab, sizeof lab, _("row sum"), 14, 0));
+    snprintf(buf + n, sizeof buf - (size_t)n,
+             P_("%s exp(s_j %s max) over the %d allowed key = %.6f",
+                "%s exp(s_j %s max) over the %d allowed keys = %.6f", d->row_allowed),
+             g->sigma, g->minus, d->row_allowed, d->denom);
     cv_text(doc, y++, 0, buf, W, style_plain());
-    snprintf(buf, sizeof buf, "weight        %.6f %s %.6f = %.4f", d->exp, g->div, d->denom, d->weight);
+    n = snprintf(buf, sizeof buf, "%s", pad(lab, sizeof lab, _("weight"), 14, 0));
+    snprintf(buf + n, sizeof buf - (size_t)n, "%.6f %s %.6f = %.4f", d->exp, g->div, d->denom, d->weight);
     cv_text(doc, y++, 0, buf, W, style_attr(ST_BOLD));
     return y;
 }
@@ -225,7 +252,7 @@ static int cell_row(const App *a, Canvas *doc, int y, int i, int j) {
     int W = doc->w;
     char q[64], k[64], buf[512];
     view_qlabel(a, q, sizeof q, i, 24);
-    snprintf(buf, sizeof buf, "the weights of row %d %s: sum %.3f, entropy %.2f bits, largest %.2f", i, q,
+    snprintf(buf, sizeof buf, _("the weights of row %d %s: sum %.3f, entropy %.2f bits, largest %.2f"), i, q,
              hd->row_sums[i], hd->entropy[i], hd->max_weight[i]);
     cv_text(doc, y++, 0, buf, W, style_attr(ST_BOLD));
     int barw = W - 12 - 14 > 50 ? 50 : W - 12 - 14;
@@ -235,7 +262,7 @@ static int cell_row(const App *a, Canvas *doc, int y, int i, int j) {
         Style ls = t == j ? style_attr(ST_REVERSE | ST_BOLD) : style_plain();
         cv_text(doc, y, 0, k, 10, ls);
         if (!m->allowed[(size_t)i * m->n_k + t]) {
-            cv_printf(doc, y, 12, 20, style_attr(ST_DIM), "%s masked", g->masked);
+            cv_printf(doc, y, 12, 20, style_attr(ST_DIM), _("%s masked"), g->masked);
             continue;
         }
         float w = hd->weights[(size_t)i * m->n_k + t];
@@ -256,11 +283,12 @@ static int draw_attention_cell(const App *a, Canvas *doc) {
     view_klabel(a, k, sizeof k, j, 24);
     CellDetail d;
     model_cell_detail(m, a->head, i, j, &d);
-    snprintf(buf, sizeof buf, "cell arithmetic  head %d/%d  query %d %s %s key %d %s   (Enter or Esc: back)",
+    /* TRANSLATORS: head h/H, query i and its token, an arrow, key j and its token */
+    snprintf(buf, sizeof buf, _("cell arithmetic  head %d/%d  query %d %s %s key %d %s   (Enter or Esc: back)"),
              a->head + 1, m->cfg.heads, i, q, G(a)->arrow, j, k);
     if (text_width(buf, strlen(buf)) > doc->w) /* shorter where it would be cut */
-        snprintf(buf, sizeof buf, "cell  head %d/%d  query %d %s %s key %d %s  (Esc: back)", a->head + 1, m->cfg.heads,
-                 i, q, G(a)->arrow, j, k);
+        snprintf(buf, sizeof buf, _("cell  head %d/%d  query %d %s %s key %d %s  (Esc: back)"), a->head + 1,
+                 m->cfg.heads, i, q, G(a)->arrow, j, k);
     cv_text(doc, y++, 0, buf, doc->w, style_attr(ST_BOLD | ST_REVERSE));
     LayerChain v;
     if (model_trained(m) && model_layer_chain(m, m->layer, &v, NULL) == 0)
@@ -280,28 +308,32 @@ static int draw_output_cell(const App *a, Canvas *doc) {
     char q[64], k[64], buf[256];
     view_qlabel(a, q, sizeof q, i, 24);
     snprintf(buf, sizeof buf,
-             "output arithmetic  head %d/%d  O[%d][%d] = %s_j A[%d][j] %s V[j][%d]   (Enter or Esc: back)", a->head + 1,
-             m->cfg.heads, i, d, g->sigma, i, g->times, d);
+             _("output arithmetic  head %d/%d  O[%d][%d] = %s_j A[%d][j] %s V[j][%d]   (Enter or Esc: back)"),
+             a->head + 1, m->cfg.heads, i, d, g->sigma, i, g->times, d);
     if (text_width(buf, strlen(buf)) > W) /* shorter where it would be cut */
-        snprintf(buf, sizeof buf, "output  head %d/%d  O[%d][%d] = %s_j A[%d][j] %s V[j][%d]  (Esc: back)", a->head + 1,
-                 m->cfg.heads, i, d, g->sigma, i, g->times, d);
+        snprintf(buf, sizeof buf, _("output  head %d/%d  O[%d][%d] = %s_j A[%d][j] %s V[j][%d]  (Esc: back)"),
+                 a->head + 1, m->cfg.heads, i, d, g->sigma, i, g->times, d);
     cv_text(doc, y++, 0, buf, W, style_attr(ST_BOLD | ST_REVERSE));
     y++;
-    cv_printf(doc, y++, 0, W, style_attr(ST_BOLD), "%-12s %10s %10s %12s", "key j", "A[i][j]", "V[j][d]", "product");
+    char c1[64], c4[64], c5[64];
+    cv_printf(doc, y++, 0, W, style_attr(ST_BOLD), "%s %10s %10s %s", pad(c1, sizeof c1, _("key j"), 12, 0), "A[i][j]",
+              "V[j][d]", pad(c4, sizeof c4, _("product"), 12, 1));
     double sum = 0;
     for (int t = 0; t < m->n_k; t++, y++) {
         view_klabel(a, k, sizeof k, t, 12);
         float w = hd->weights[(size_t)i * m->n_k + t], v = hd->v[(size_t)t * dv + d];
         cv_text(doc, y, 0, k, 12, style_plain());
         if (!m->allowed[(size_t)i * m->n_k + t]) {
-            cv_printf(doc, y, 13, W, style_attr(ST_DIM), "%10s %10.4f %12s", g->masked, v, "(masked)");
+            cv_printf(doc, y, 13, W, style_attr(ST_DIM), "%10s %10.4f %s", g->masked, v,
+                      pad(c5, sizeof c5, _("(masked)"), 12, 1));
             continue;
         }
         sum += (double)w * v;
         cv_printf(doc, y, 13, W, style_plain(), "%10.4f %10.4f %12.6f", w, v, (double)w * v);
     }
-    cv_printf(doc, y++, 0, W, style_attr(ST_BOLD), "%-12s %10s %10s %12.6f   (stored: %.6f)", "sum", "", "", sum,
-              hd->out[(size_t)i * dv + d]);
+    int n = snprintf(buf, sizeof buf, "%s %10s %10s %12.6f   ", pad(c1, sizeof c1, _("sum"), 12, 0), "", "", sum);
+    snprintf(buf + n, sizeof buf - (size_t)n, _("(stored: %.6f)"), hd->out[(size_t)i * dv + d]);
+    cv_text(doc, y++, 0, buf, W, style_attr(ST_BOLD));
     (void)q;
     return y;
 }
@@ -318,7 +350,7 @@ static void cell_draw(App *a, Canvas *cv) {
 // the entry
 
 static int cell_available(const App *a, const char **why) {
-    if (why) *why = "the arithmetic is of a cell of weights, scores or output";
+    if (why) *why = _("the arithmetic is of a cell of weights, scores or output");
     return a->m->n_q > 0 && tensor_info(a->shown)->scope == TS_HEAD;
 }
 

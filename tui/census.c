@@ -30,6 +30,7 @@
 
 #include "census.h"
 #include "chrome.h"
+#include "i18n.h"
 #include "text.h"
 #include "view.h"
 #include "widgets.h"
@@ -58,13 +59,23 @@ typedef struct {
 
 static CensusView *data_of(const App *a) { return a->view_data[VIEW_CENSUS]; }
 
-static const char *const about[] = {"Every layer and head scored on this sentence. prev: mean weight on the",
-                                    "previous token; sink: on the first token; self: on itself (rows i >= 1 all",
-                                    "three: under the causal mask row 0 sees only itself); induct: on the token",
-                                    "after an earlier copy of the current one (j + 1 < i; - when no token repeats);",
-                                    "H: mean entropy in bits. Left/Right sort, Enter opens. Random heads show no",
-                                    "structure. A shows each head's class from these numbers.",
+/* One paragraph (the help wraps it), translated where drawn (help.c). */
+static const char *const about[] = {N_("Every layer and head scored on this sentence. prev: mean weight on the "
+                                       "previous token; sink: on the first token; self: on itself (rows i >= 1 all "
+                                       "three: under the causal mask row 0 sees only itself); induct: on the token "
+                                       "after an earlier copy of the current one (j + 1 < i; - when no token repeats); "
+                                       "H: mean entropy in bits. Left/Right sort, Enter opens. Random heads show no "
+                                       "structure. A shows each head's class from these numbers."),
                                     NULL};
+
+/* The columns' names as the heading, the title and the messages say them:
+ * layer, head (the catalogue's counted nouns), then the scores
+ * (census_score_name, in the reader's language). */
+static const char *column_name(int col) {
+    if (col == COL_LAYER) return P_("layer", "layers", 1);
+    if (col == COL_HEAD) return P_("head", "heads", 1);
+    return census_score_name((CensusScore)(col - COL_SCORE0));
+}
 
 static int census_init(App *a) {
     CensusView *d = calloc(1, sizeof *d);
@@ -126,7 +137,7 @@ static void refresh(CensusView *d, const App *a) {
     AvError err = {0};
     if (census_compute(&d->c, m, &err) == 0 && !(d->order = malloc(sizeof *d->order * (size_t)d->c.n))) {
         census_free(&d->c);
-        snprintf(err.msg, sizeof err.msg, "census: out of memory");
+        snprintf(err.msg, sizeof err.msg, "%s", _("census: out of memory"));
     }
     if (!d->order) {
         snprintf(d->why, sizeof d->why, "%s", err.msg);
@@ -146,9 +157,9 @@ static void follow_shown(CensusView *d, const App *a) {
 
 const Census *view_census_of(App *a, const char **why) {
     CensusView *d = data_of(a);
-    if (!d) return *why = "census: out of memory", NULL;
+    if (!d) return *why = _("census: out of memory"), NULL;
     refresh(d, a);
-    if (!d->order) return *why = d->why[0] ? d->why : "census: not computed yet", NULL;
+    if (!d->order) return *why = d->why[0] ? d->why : _("census: not computed yet"), NULL;
     return &d->c;
 }
 
@@ -196,12 +207,12 @@ static void draw_heading(const App *a, Canvas *cv, int y, const CensusView *d, c
     const char *mark = a->ascii ? "v" : "↓";
     char buf[32];
     for (int col = 0; col < COL_COUNT; col++) {
-        const char *name = col == COL_LAYER ? "layer" : col == COL_HEAD ? "head" : census_score_name(col - COL_SCORE0);
+        const char *name = column_name(col);
         int x = col == COL_LAYER ? g->lx : col == COL_HEAD ? g->hx : g->sx + (col - COL_SCORE0) * g->sw;
         int sorted = col == d->sort;
         snprintf(buf, sizeof buf, "%s%s", name, sorted ? mark : "");
         if (col == COL_SCORE0 + CENSUS_ENTROPY && g->barw >= 5)
-            snprintf(buf, sizeof buf, "H bits%s", sorted ? mark : "");
+            snprintf(buf, sizeof buf, _("H bits%s"), sorted ? mark : "");
         int room = col == COL_LAYER ? g->lw + 1 : col == COL_HEAD ? g->hw + 1 : g->sw - 1;
         cv_text(cv, y, x, buf, room, style_attr(sorted ? ST_BOLD | ST_UNDERLINE : ST_BOLD));
     }
@@ -263,12 +274,17 @@ static void scroll_to_selection(CensusView *d, int rows) {
 
 static void draw_footer(const App *a, Canvas *cv, int y, const CensusView *d, int shown) {
     char buf[256];
-    int n = snprintf(buf, sizeof buf, "rows %d-%d of %d   ", shown ? d->top + 1 : 0, d->top + shown, d->c.n);
-    if (d->c.repeat_rows == 0)
-        snprintf(buf + n, sizeof buf - (size_t)n, "induct %s: no token of this sentence repeats", a->ascii ? "-" : "—");
+    int n = snprintf(buf, sizeof buf, _("rows %d-%d of %d"), shown ? d->top + 1 : 0, d->top + shown, d->c.n);
+    n += snprintf(buf + n, sizeof buf - (size_t)n, "   ");
+    int r = d->c.repeat_rows;
+    if (r == 0)
+        snprintf(buf + n, sizeof buf - (size_t)n, _("induct %s: no token of this sentence repeats"),
+                 a->ascii ? "-" : "—");
     else
-        snprintf(buf + n, sizeof buf - (size_t)n, "induct: %d row%s with an earlier copy of %s token", d->c.repeat_rows,
-                 d->c.repeat_rows == 1 ? "" : "s", d->c.repeat_rows == 1 ? "its" : "their");
+        snprintf(buf + n, sizeof buf - (size_t)n,
+                 P_("induct: %d row with an earlier copy of its token",
+                    "induct: %d rows with an earlier copy of their token", r),
+                 r);
     cv_text(cv, y, 0, buf, cv->w, style_attr(ST_DIM));
 }
 
@@ -276,7 +292,7 @@ static void census_draw(App *a, Canvas *cv) {
     CensusView *d = data_of(a);
     int y0 = TOP_LINES;
     if (!d) {
-        cv_text(cv, y0 + 1, 2, "census: out of memory", cv->w - 2, style_attr(ST_BOLD));
+        cv_text(cv, y0 + 1, 2, _("census: out of memory"), cv->w - 2, style_attr(ST_BOLD));
     } else {
         refresh(d, a);
         follow_shown(d, a);
@@ -319,10 +335,8 @@ static void open_selected(App *a, CensusView *d) {
     for (int j = 1; j < m->n_k; j++)
         if (last[j] > last[top]) top = j;
     a->ci = m->n_q - 1, a->cj = top;
-    snprintf(a->msg, sizeof a->msg, "layer %d head %d, from the census sorted by %s", r->layer + 1, r->head + 1,
-             d->sort == COL_LAYER  ? "layer"
-             : d->sort == COL_HEAD ? "head"
-                                   : census_score_name(d->sort - COL_SCORE0));
+    snprintf(a->msg, sizeof a->msg, _("layer %d head %d, from the census sorted by %s"), r->layer + 1, r->head + 1,
+             column_name(d->sort));
     a->msg_error = 0;
 }
 
@@ -360,11 +374,14 @@ static int census_key(App *a, Action act) {
 static void census_title(const App *a, char *buf, size_t cap) {
     const CensusView *d = data_of(a);
     int sort = d ? d->sort : COL_LAYER;
-    const char *by = sort == COL_LAYER ? "layer" : sort == COL_HEAD ? "head" : census_score_name(sort - COL_SCORE0);
-    const char *largest = sort >= COL_SCORE0 ? ", largest first" : "";
+    const char *by = column_name(sort);
+    const char *largest = sort >= COL_SCORE0 ? _(", largest first") : "";
     int heads = a->m->cfg.layers * a->m->cfg.heads;
-    snprintf(buf, cap, "head census, %d head%s by %s%s  %s sort  Enter open", heads, heads == 1 ? "" : "s", by, largest,
-             a->ascii ? "Left/Right" : "←/→");
+    /* TRANSLATORS: the count, the sort column, ", largest first" or nothing, the arrow keys */
+    snprintf(buf, cap,
+             P_("head census, %d head by %s%s  %s sort  Enter open",
+                "head census, %d heads by %s%s  %s sort  Enter open", heads),
+             heads, by, largest, a->ascii ? "Left/Right" : "←/→");
 }
 
 static Stage census_needed_stage(const App *a) {

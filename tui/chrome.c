@@ -12,6 +12,7 @@
 
 #include "export.h"
 #include "formula.h"
+#include "i18n.h"
 #include "keymap.h"
 #include "text.h"
 #include "utf8.h"
@@ -20,14 +21,56 @@
 
 #define G view_glyphs
 
-/* "score=scaled attn=self" and, when on, "tie-qk" and "pad=N". */
+void chrome_score_words(const ModelConfig *c, char *buf, size_t cap) {
+    switch (c->score) {
+    case SCORE_DOT: snprintf(buf, cap, "%s", c->scale ? _("score=scaled") : _("score=dot")); break;
+    case SCORE_COSINE: snprintf(buf, cap, "%s", _("score=cosine")); break;
+    case SCORE_DISTANCE: snprintf(buf, cap, "%s", _("score=distance")); break;
+    case SCORE_ADDITIVE: snprintf(buf, cap, "%s", _("score=additive")); break;
+    default: snprintf(buf, cap, "score=%s", score_name(c->score, c->scale)); break;
+    }
+}
+
+void chrome_attn_words(AttnMode mode, int after, char *buf, size_t cap) {
+    /* After the score on the info line: with the separator the language puts there. */
+    switch (mode) {
+    case ATTN_SELF: snprintf(buf, cap, "%s", after ? _(" attn=self") : _("attn=self")); break;
+    case ATTN_CAUSAL_SELF: snprintf(buf, cap, "%s", after ? _(" attn=causal-self") : _("attn=causal-self")); break;
+    case ATTN_CROSS: snprintf(buf, cap, "%s", after ? _(" attn=cross") : _("attn=cross")); break;
+    default: snprintf(buf, cap, "%sattn=%s", after ? " " : "", attn_mode_name(mode)); break;
+    }
+}
+
+void chrome_mask_words(const ModelConfig *c, char *buf, size_t cap) {
+    switch (c->mask) {
+    case MASK_NONE: snprintf(buf, cap, "%s", _("mask=none")); break;
+    case MASK_CAUSAL: snprintf(buf, cap, "%s", _("mask=causal")); break;
+    case MASK_WINDOW: snprintf(buf, cap, _("mask=window:%d"), c->window); break;
+    case MASK_PREFIX: snprintf(buf, cap, _("mask=prefix:%d"), c->prefix); break;
+    case MASK_PADDING: snprintf(buf, cap, "%s", _("mask=padding")); break;
+    case MASK_PAINTED: snprintf(buf, cap, "%s", _("mask=painted")); break;
+    default: {
+        char mk[32];
+        model_mask_name(c, mk, sizeof mk);
+        snprintf(buf, cap, "mask=%s", mk);
+        break;
+    }
+    }
+}
+
+/* "score=scaled attn=self" and, when on, "tie-qk" and "pad=N" (in another
+ * language their names: the status line above keeps the words). */
 static void status_extras(const App *a, char *buf, size_t cap) {
     const Model *m = a->m;
     const ModelConfig *c = &m->cfg;
-    int n = snprintf(buf, cap, "score=%s", score_name(c->score, c->scale));
-    if (model_can(m, SRC_TOKENIZERS)) n += snprintf(buf + n, cap - (size_t)n, " attn=%s", attn_mode_name(c->attn));
-    if (c->tie_qk) n += snprintf(buf + n, cap - (size_t)n, " tie-qk");
-    if (m->n_pad) snprintf(buf + n, cap - (size_t)n, " pad=%d", m->n_pad);
+    chrome_score_words(c, buf, cap);
+    size_t n = strlen(buf);
+    if (model_can(m, SRC_TOKENIZERS)) {
+        chrome_attn_words(c->attn, 1, buf + n, cap - n);
+        n += strlen(buf + n);
+    }
+    if (c->tie_qk && n < cap) n += (size_t)snprintf(buf + n, cap - n, "%s", _(" tie-qk"));
+    if (m->n_pad && n < cap) snprintf(buf + n, cap - n, _(" pad=%d"), m->n_pad);
 }
 
 static void draw_status(const App *a, Canvas *cv) {
@@ -38,17 +81,25 @@ static void draw_status(const App *a, Canvas *cv) {
     cv_text(cv, 0, 0, buf, cv->w, st);
 }
 
+const char *chrome_tokenizer_name(TokPreset p) {
+    switch (p) {
+    case TOK_WORDS: return _("words");
+    case TOK_GPT2: return _("gpt2");
+    case TOK_CHARS: return _("chars");
+    case TOK_CUSTOM: return _("custom");
+    default: return tok_preset_name(p);
+    }
+}
+
 /* The size of the input: "11 tokens, words". */
 static void token_count(const App *a, char *buf, size_t cap) {
     const Model *m = a->m;
+    const char *what = _(m->src->what), *tok = chrome_tokenizer_name(tok_preset(m->tokenizer));
     if (model_can(m, SRC_TEXT) && !model_can(m, SRC_TOKENIZERS))
-        snprintf(buf, cap, "%d %s, %s", m->n_k, num_plural("token", "tokens", m->n_k), m->src->what);
-    else if (!model_can(m, SRC_TOKENIZERS)) snprintf(buf, cap, "%d x %d from %s", m->n_q, m->n_k, m->src->what);
-    else if (m->q_target != m->k_target)
-        snprintf(buf, cap, "%d x %d tokens, %s", m->n_q, m->n_k, tok_preset_name(tok_preset(m->tokenizer)));
-    else
-        snprintf(buf, cap, "%d %s, %s", m->n_q, num_plural("token", "tokens", m->n_q),
-                 tok_preset_name(tok_preset(m->tokenizer)));
+        snprintf(buf, cap, P_("%d token, %s", "%d tokens, %s", m->n_k), m->n_k, what);
+    else if (!model_can(m, SRC_TOKENIZERS)) snprintf(buf, cap, _("%d x %d from %s"), m->n_q, m->n_k, what);
+    else if (m->q_target != m->k_target) snprintf(buf, cap, _("%d x %d tokens, %s"), m->n_q, m->n_k, tok);
+    else snprintf(buf, cap, P_("%d token, %s", "%d tokens, %s", m->n_q), m->n_q, tok);
 }
 
 /* Line 2: the variants (score, attention, tie, pads), the size, and for the
@@ -64,11 +115,11 @@ static void draw_info(const App *a, Canvas *cv) {
     if (!(view_shown(a)->flags & VIEW_HEAD_STATS) || m->n_q == 0) return;
     double mean, max;
     model_mean_entropy(m, a->head, &mean, &max);
-    int n = snprintf(buf, sizeof buf, "%s %.2f of %.2f bits", G(a)->mean_h, mean, max);
+    int n = snprintf(buf, sizeof buf, _("%s %.2f of %.2f bits"), a->ascii ? _("mean H") : G(a)->mean_h, mean, max);
     if (m->n_q == m->n_k) {
         char asym[16];
         num_short(asym, sizeof asym, model_asymmetry(m, a->head));
-        snprintf(buf + n, sizeof buf - (size_t)n, "   asym %s", asym);
+        snprintf(buf + n, sizeof buf - (size_t)n, _("   asym %s"), asym);
     }
     int w = text_width(buf, strlen(buf));
     if (x + 3 + w <= cv->w) cv_text(cv, 2, cv->w - w, buf, w, style_plain());
@@ -78,7 +129,7 @@ static void draw_info(const App *a, Canvas *cv) {
 static void title_text(const App *a, char *buf, size_t cap) {
     const View *v = view_shown(a);
     buf[0] = '\0';
-    int n = a->m->cfg.layers > 1 ? snprintf(buf, cap, "layer %d/%d  ", a->m->layer + 1, a->m->cfg.layers) : 0;
+    int n = a->m->cfg.layers > 1 ? snprintf(buf, cap, _("layer %d/%d  "), a->m->layer + 1, a->m->cfg.layers) : 0;
     if (v->title) v->title(a, buf + n, cap - (size_t)n);
 }
 
@@ -171,7 +222,7 @@ static void draw_legend(const App *a, Canvas *cv, int y, const ShownMat *sm) {
             x += legend_bar(a, cv, y, x, q / 4.0, (q + 1) / 4.0, 4, 0);
         }
         /* z: the ticks are fractions of each row's largest weight */
-        x += cv_text(cv, y, x, sm->row_max ? " 1 = row max" : ticks[4], cv->w - x, style_plain());
+        x += cv_text(cv, y, x, sm->row_max ? _(" 1 = row max") : ticks[4], cv->w - x, style_plain());
     } else {
         char m[32];
         snprintf(m, sizeof m, "%.3g", sm->maxabs);
@@ -187,14 +238,14 @@ static void draw_legend(const App *a, Canvas *cv, int y, const ShownMat *sm) {
         x += 2;
         int w = cv_text(cv, y, x, g->masked, 1, style_attr(ST_DIM));
         /* What a masked cell holds in the stage shown: weight 0, or -inf. */
-        if (a->shown == TENSOR_WEIGHTS) snprintf(buf, sizeof buf, " masked: weight 0");
-        else snprintf(buf, sizeof buf, " masked: %s", g->neg_inf);
+        if (a->shown == TENSOR_WEIGHTS) snprintf(buf, sizeof buf, "%s", _(" masked: weight 0"));
+        else snprintf(buf, sizeof buf, _(" masked: %s"), g->neg_inf);
         x += w + cv_text(cv, y, x + w, buf, cv->w - x - w, style_plain());
-        snprintf(buf, sizeof buf, "  %s all masked", g->flag);
+        snprintf(buf, sizeof buf, _("  %s all masked"), g->flag);
         if (rows) x += cv_text(cv, y, x, buf, cv->w - x, style_plain());
     }
     /* The statistics' columns: named where the line has room. */
-    const char *stats = a->shown == TENSOR_WEIGHTS ? "  bits: entropy" : "  A's sum, bits, max";
+    const char *stats = a->shown == TENSOR_WEIGHTS ? _("  bits: entropy") : _("  A's sum, bits, max");
     if (sm->row_stats && rows && x + text_width(stats, strlen(stats)) <= cv->w)
         cv_text(cv, y, x, stats, cv->w - x, style_plain());
 }
@@ -223,8 +274,8 @@ static void inspect_output(const App *a, const char *q, int i, int j, InspectLin
     const Glyphs *g = G(a);
     const HeadData *hd = &m->head[a->head];
     int dv = m->cfg.d_v;
-    snprintf(L->l1, sizeof L->l1, "%s[%d], output column %d:  O[%d][%d] = %s_j A[%d][j] %s V[j][%d] = %.4f", q, i, j, i,
-             j, g->sigma, i, g->times, j, hd->out[(size_t)i * dv + j]);
+    snprintf(L->l1, sizeof L->l1, _("%s[%d], output column %d:  O[%d][%d] = %s_j A[%d][j] %s V[j][%d] = %.4f"), q, i, j,
+             i, j, g->sigma, i, g->times, j, hd->out[(size_t)i * dv + j]);
     int n = snprintf(L->l2, sizeof L->l2, "=");
     for (int t = 0; t < m->n_k && n < (int)sizeof L->l2 - 40; t++) {
         float w = hd->weights[(size_t)i * m->n_k + t];
@@ -242,30 +293,31 @@ static void inspect_layer(const App *a, const char *q, int i, int j, InspectLine
     size_t dm = (size_t)c->d_model;
     switch (a->shown) {
     case TENSOR_X:
-        snprintf(L->l1, sizeof L->l1, "%s[%d], dimension %d:  X = E + PE = %.4f + %.4f = %.4f", q, i, j,
+        snprintf(L->l1, sizeof L->l1, _("%s[%d], dimension %d:  X = E + PE = %.4f + %.4f = %.4f"), q, i, j,
                  m->embed[i * dm + j], m->pe[i * dm + j], m->x[i * dm + j]);
-        snprintf(L->l2, sizeof L->l2, "E: the token's vector, N(0,1) keyed by the seed and the token's text (id %d)",
+        snprintf(L->l2, sizeof L->l2, _("E: the token's vector, N(0,1) keyed by the seed and the token's text (id %d)"),
                  model_key_id(m, i));
         break;
     case TENSOR_PE: {
         int i2 = j & ~1;
-        snprintf(L->l1, sizeof L->l1, "position %d, dimension %d:  PE = %s(%d / 10000^(%d/%d)) = %.4f", i, j,
+        snprintf(L->l1, sizeof L->l1, _("position %d, dimension %d:  PE = %s(%d / 10000^(%d/%d)) = %.4f"), i, j,
                  j & 1 ? "cos" : "sin", i, i2, c->d_model, m->pe[i * dm + j]);
-        snprintf(L->l2, sizeof L->l2, "even dimensions use sin, odd ones cos; each pair turns at its own wavelength");
+        snprintf(L->l2, sizeof L->l2, "%s",
+                 _("even dimensions use sin, odd ones cos; each pair turns at its own wavelength"));
         break;
     }
     case TENSOR_CONCAT: {
         int h = j / c->d_v, col = j % c->d_v;
-        snprintf(L->l1, sizeof L->l1, "%s[%d], column %d = head %d's output column %d:  %.4f", q, i, j, h + 1, col,
+        snprintf(L->l1, sizeof L->l1, _("%s[%d], column %d = head %d's output column %d:  %.4f"), q, i, j, h + 1, col,
                  m->concat[(size_t)i * c->heads * c->d_v + j]);
-        snprintf(L->l2, sizeof L->l2, "the heads' outputs O_1 .. O_%d side by side: %d x %d = %d columns", c->heads,
+        snprintf(L->l2, sizeof L->l2, _("the heads' outputs O_1 .. O_%d side by side: %d x %d = %d columns"), c->heads,
                  c->heads, c->d_v, c->heads * c->d_v);
         break;
     }
     default: /* TENSOR_Y */
-        snprintf(L->l1, sizeof L->l1, "%s[%d], dimension %d:  Y = %s_c concat[%d][c] %s W_O[c][%d] = %.4f", q, i, j,
+        snprintf(L->l1, sizeof L->l1, _("%s[%d], dimension %d:  Y = %s_c concat[%d][c] %s W_O[c][%d] = %.4f"), q, i, j,
                  g->sigma, i, g->times, j, m->y[(size_t)i * dm + j]);
-        snprintf(L->l2, sizeof L->l2, "W_O (%d, %d) mixes what the heads found back into d_model = %d dimensions",
+        snprintf(L->l2, sizeof L->l2, _("W_O (%d, %d) mixes what the heads found back into d_model = %d dimensions"),
                  c->heads * c->d_v, c->d_model, c->d_model);
         break;
     }
@@ -275,9 +327,9 @@ static void inspect_layer(const App *a, const char *q, int i, int j, InspectLine
  * query (the rest of the line need not say it again). */
 static int mask_reason(const ModelConfig *c, int i, int j, char *buf, size_t cap) {
     if (c->mask == MASK_CAUSAL || c->mask == MASK_WINDOW || c->mask == MASK_PREFIX)
-        return snprintf(buf, cap, "masked: key %d hidden from query %d", j, i), 1;
-    if (c->mask == MASK_PADDING) snprintf(buf, cap, "masked: a <pad> key");
-    else snprintf(buf, cap, "masked (painted)");
+        return snprintf(buf, cap, _("masked: key %d hidden from query %d"), j, i), 1;
+    if (c->mask == MASK_PADDING) snprintf(buf, cap, "%s", _("masked: a <pad> key"));
+    else snprintf(buf, cap, "%s", _("masked (painted)"));
     return 0;
 }
 
@@ -300,21 +352,22 @@ static void inspect_score(const App *a, const char *q, int i, int j, InspectLine
     snprintf(raw, sizeof raw, "%s = %.4f", formula_text(text, sizeof text, FORMULA_INSPECTOR, STAGE_SCORES, &f), d.raw);
     snprintf(div, sizeof div, "%s = %.4f", formula_text(text, sizeof text, FORMULA_INSPECTOR, STAGE_SCALED, &f),
              d.scaled);
-    char why[64] = "allowed";
+    char why[128];
+    snprintf(why, sizeof why, "%s", _("allowed"));
     int says_query = !d.allowed && mask_reason(c, i, j, why, sizeof why);
     char who[256];
     snprintf(who, sizeof who, "%s[%d] %s %s[%d]", q, i, g->arrow, k, j);
     pad_to(who, sizeof who, 2 * (lw + iw + 2) + 3);
     snprintf(L->l1, sizeof L->l1, "%s  %s   %s", who, raw, div);
     if (d.allowed)
-        snprintf(L->l2, sizeof L->l2, "allowed   exp(%.4f %s max %.4f) = %.4f   %s %s %.4f   = weight %.4f", d.scaled,
-                 g->minus, d.row_max, d.exp, g->div, g->sigma, d.denom, d.weight);
+        snprintf(L->l2, sizeof L->l2, _("allowed   exp(%.4f %s max %.4f) = %.4f   %s %s %.4f   = weight %.4f"),
+                 d.scaled, g->minus, d.row_max, d.exp, g->div, g->sigma, d.denom, d.weight);
     else if (d.row_allowed == 0)
-        snprintf(L->l2, sizeof L->l2, "%s   score %s, every key of this row is masked: all weights 0, row sum 0", why,
-                 g->neg_inf);
+        snprintf(L->l2, sizeof L->l2, _("%s   score %s, every key of this row is masked: all weights 0, row sum 0"),
+                 why, g->neg_inf);
     else
-        snprintf(L->l2, sizeof L->l2, "%s   score %s %s exp 0 %s weight 0%s", why, g->neg_inf, g->arrow, g->arrow,
-                 says_query ? "" : " (this key is hidden from this query)");
+        snprintf(L->l2, sizeof L->l2, _("%s   score %s %s exp 0 %s weight 0%s"), why, g->neg_inf, g->arrow, g->arrow,
+                 says_query ? "" : _(" (this key is hidden from this query)"));
 }
 
 /* The inspector: the arithmetic of the cell under the cursor, in two lines. */
@@ -363,14 +416,16 @@ static void draw_inspector(const App *a, Canvas *cv, int y) {
 
 /* Mask-edit mode: the hint line says so, in reverse video, with its keys. */
 static void draw_paint_hints(Canvas *cv, int y) {
-    static const char *const keys[][2] = {{"MASK-EDIT", ""}, {"Space", " hide/show"}, {"C", " clear"},
-                                          {"u", " undo"},    {"W", " write"},         {"M", " end"}};
+    static const char *const keys[][2] = {{N_("MASK-EDIT"), NULL}, {"Space", N_(" hide/show")}, {"C", N_(" clear")},
+                                          {"u", N_(" undo")},      {"W", N_(" write")},         {"M", N_(" end")}};
     int x = 0;
     for (size_t s = 0; s < sizeof keys / sizeof *keys; s++) {
-        int kw = text_width(keys[s][0], strlen(keys[s][0])), w = kw + text_width(keys[s][1], strlen(keys[s][1]));
+        /* The first is the mode's name, the others keys (never translated). */
+        const char *key = s == 0 ? _(keys[s][0]) : keys[s][0], *what = keys[s][1] ? _(keys[s][1]) : "";
+        int kw = text_width(key, strlen(key)), w = kw + text_width(what, strlen(what));
         if (x + w > cv->w) break;
-        cv_text(cv, y, x, keys[s][0], kw, s == 0 ? style_attr(ST_REVERSE | ST_BOLD) : style_attr(ST_BOLD));
-        cv_text(cv, y, x + kw, keys[s][1], w - kw, style_plain());
+        cv_text(cv, y, x, key, kw, s == 0 ? style_attr(ST_REVERSE | ST_BOLD) : style_attr(ST_BOLD));
+        cv_text(cv, y, x + kw, what, w - kw, style_plain());
         x += w + 2;
     }
 }
@@ -392,7 +447,7 @@ static void draw_hints(const App *a, Canvas *cv, int y) {
         }
     int x = 0;
     for (int s = 0; s < n; s++) {
-        const char *h = keymap[order[s]].hint;
+        const char *h = _(keymap[order[s]].hint); /* "<keys> <word>": the keys up to the first blank */
         int w = text_width(h, strlen(h));
         if (x + w > cv->w) break;
         const char *sp = strchr(h, ' ');
@@ -406,21 +461,21 @@ static void draw_hints(const App *a, Canvas *cv, int y) {
 }
 
 static void draw_prompt(const App *a, Canvas *cv, int y) {
-    const char *label = a->prompt == PROMPT_PICTURE  ? "picture (.svg .png .html): "
-                        : a->prompt == PROMPT_DK     ? "d_k (1..4096): "
-                        : a->prompt == PROMPT_TARGET ? "target (empty: none): "
-                        : a->prompt == PROMPT_JUMP   ? "jump to (a position or a word): "
-                                                     : "sentence: ";
+    const char *label = a->prompt == PROMPT_PICTURE  ? _("picture (.svg .png .html): ")
+                        : a->prompt == PROMPT_DK     ? _("d_k (1..4096): ")
+                        : a->prompt == PROMPT_TARGET ? _("target (empty: none): ")
+                        : a->prompt == PROMPT_JUMP   ? _("jump to (a position or a word): ")
+                                                     : _("sentence: ");
     /* The value offered is selected (reverse video): typing replaces it;
      * the tail says so where the whole value still fits beside it. */
-    static const char *const tails[] = {"  Enter keeps it, typing replaces it", "  Enter apply, Esc cancel"};
-    const char *tail = tails[1];
+    static const char *const tails[] = {N_("  Enter keeps it, typing replaces it"), N_("  Enter apply, Esc cancel")};
+    const char *tail = _(tails[1]);
     int x = cv_text(cv, y, 0, label, cv->w, style_attr(ST_BOLD)), tw = 0, field = 0;
     size_t from = 0, to = 0;
     int ccol = 0;
     for (size_t t = a->edit.selected ? 0 : 1; t < 2; t++) {
-        tail = tails[t];
-        tw = (int)strlen(tail);
+        tail = _(tails[t]);
+        tw = text_width(tail, strlen(tail));
         field = cv->w - x - tw;
         if (field < 10) field = cv->w - x, tw = 0;
         le_view(&a->edit, field, &from, &to, &ccol);
@@ -456,7 +511,7 @@ static void draw_next_tokens(const App *a, Canvas *cv, int y, int H) {
     int n = m->src->next_tokens(m, a->ci, 10, ids, probs, pieces, lens);
     char q[64], buf[512];
     view_qlabel(a, q, sizeof q, a->ci, 16);
-    int at = snprintf(buf, sizeof buf, "next after %s[%d]:", q, a->ci);
+    int at = snprintf(buf, sizeof buf, _("next after %s[%d]:"), q, a->ci);
     for (int k = 0; k < n && at < (int)sizeof buf - 40; k++) {
         /* Spaces as the tokenizer's ▁, as the labels show them. */
         char raw[64], p[48];

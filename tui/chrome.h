@@ -32,4 +32,16 @@ void chrome_draw_bottom(const App *a, Canvas *cv, const ShownMat *sm, int y);
  * unchanged when it fits. */
 void chrome_fit(char *buf, size_t cap, int w);
 
+/* The configuration's variants as the screen says them (the info line, the
+ * messages of m, o and x): in English the status line's own words
+ * ("score=cosine", "attn=self", "mask=window:3"), in another language their
+ * names ("코사인 점수"); the status line keeps the words in every language. */
+void chrome_score_words(const ModelConfig *c, char *buf, size_t cap);
+void chrome_attn_words(AttnMode mode, int after, char *buf, size_t cap); /* after: " attn=self", after the score */
+void chrome_mask_words(const ModelConfig *c, char *buf, size_t cap);
+
+/* A tokenizer preset as the screen names it, in the reader's language ("words"
+ * in English: the word -t takes, which the status line keeps). */
+const char *chrome_tokenizer_name(TokPreset p);
+
 #endif

@@ -10,6 +10,7 @@
 
 #include "census.h"
 #include "chrome.h"
+#include "i18n.h"
 #include "text.h"
 #include "view.h"
 #include "widgets.h"
@@ -119,14 +120,16 @@ static void draw_cell(const App *a, Canvas *cv, int y, int x, int cw, const Cens
 /* The legend's lines, most needed first: the letters, the class's
  * definition, the digit. */
 static void draw_legend(const App *a, Canvas *cv, int y, int lines) {
-    const char *dot = census_class_letter(HEAD_MIXED, a->ascii);
-    char l1[160], l4[160];
-    snprintf(l1, sizeof l1, "P previous token  S first (sink)  D itself  I induction  B broad  %s mixed", dot);
-    const char *l2 = a->ascii ? "class: the largest mean weight (rows i >= 1) on the previous token, the first,"
-                              : "class: the largest mean weight (rows i ≥ 1) on the previous token, the first,";
-    const char *l3 = a->ascii ? "itself or after an earlier copy, when >= .5; else B when the entropy is >= .8"
-                              : "itself or after an earlier copy, when ≥ .5; else B when the entropy is ≥ .8";
-    snprintf(l4, sizeof l4, "of its largest, else %s mixed   digit: the sink share in tenths (3: .3 to .4)", dot);
+    const char *dot = census_class_letter(HEAD_MIXED, a->ascii), *ge = a->ascii ? ">=" : "≥";
+    char l1[192], l2[192], l3[192], l4[192];
+    /* TRANSLATORS: the class letters stay; %s is the dot of "mixed" */
+    snprintf(l1, sizeof l1, _("P previous token  S first (sink)  D itself  I after a repeat  B broad  %s mixed"), dot);
+    /* TRANSLATORS: lines 2-4 of the legend say the class's definition; the
+       screen may show only the first of them, each within 80 columns. %s is
+       the sign "≥" (">=" in ASCII); line 4's %s is the dot of "mixed". */
+    snprintf(l2, sizeof l2, _("class: the largest mean weight (rows i %s 1) on the previous token, the first,"), ge);
+    snprintf(l3, sizeof l3, _("itself or after an earlier copy, when %s .5; else B when the entropy is %s .8"), ge, ge);
+    snprintf(l4, sizeof l4, _("of its largest, else %s mixed   digit: the sink share in tenths (3: .3 to .4)"), dot);
     const char *order[LEGEND_MAX] = {l1, l2, l3, l4};
     for (int k = 0; k < lines && k < LEGEND_MAX; k++) {
         char buf[192];
@@ -149,9 +152,10 @@ static void draw_chosen(const App *a, Canvas *cv, int y, const Census *c) {
         if (isnan(v)) snprintf(num[s], sizeof num[s], "%s", a->ascii ? "-" : "—");
         else view_num(num[s], sizeof num[s], v, 3, 1);
     }
-    snprintf(buf, sizeof buf, "L%d H%d %s %s  prev %s  sink %s  self %s  induct %s  H %.2f of %.2f bits", r->layer + 1,
-             r->head + 1, census_class_letter(k, a->ascii), census_class_name(k), num[0], num[1], num[2], num[3],
-             r->score[CENSUS_ENTROPY], c->max_entropy);
+    /* TRANSLATORS: "L3 H5 P previous token  prev .57  sink .12  self .05  induct —  H 1.20 of 3.17 bits" */
+    snprintf(buf, sizeof buf, _("L%d H%d %s %s  prev %s  sink %s  self %s  induct %s  H %.2f of %.2f bits"),
+             r->layer + 1, r->head + 1, census_class_letter(k, a->ascii), census_class_name(k), num[0], num[1], num[2],
+             num[3], r->score[CENSUS_ENTROPY], c->max_entropy);
     chrome_fit(buf, sizeof buf, cv->w);
     cv_text(cv, y, 0, buf, cv->w, style_plain());
 }
@@ -161,10 +165,12 @@ static void draw_note(const App *a, Canvas *cv, int y, const MapGeom *g, const C
     int layers = a->m->cfg.layers, heads = a->m->cfg.heads, n = 0;
     char note[96] = "";
     if (g->layers_vis < layers)
-        n += snprintf(note, sizeof note, "layers %d-%d of %d", d->layer0 + 1, d->layer0 + g->layers_vis, layers);
-    if (g->heads_vis < heads)
-        snprintf(note + n, sizeof note - (size_t)n, "%sheads %d-%d of %d", n ? "  " : "", d->head0 + 1,
-                 d->head0 + g->heads_vis, heads);
+        n += snprintf(note, sizeof note, _("layers %d-%d of %d"), d->layer0 + 1, d->layer0 + g->layers_vis, layers);
+    if (g->heads_vis < heads) {
+        n += snprintf(note + n, sizeof note - (size_t)n, "%s", n ? "  " : "");
+        snprintf(note + n, sizeof note - (size_t)n, _("heads %d-%d of %d"), d->head0 + 1, d->head0 + g->heads_vis,
+                 heads);
+    }
     if (note[0]) cv_text(cv, y, 0, note, cv->w, style_attr(ST_DIM));
 }
 
@@ -175,7 +181,7 @@ void classmap_draw(App *a, Canvas *cv) {
     int y0 = TOP_LINES;
     d->valid = 0;
     if (!c) {
-        cv_text_wrap(cv, y0 + 1, 2, why ? why : "class map: no census", cv->w - 2, 2, style_attr(ST_BOLD));
+        cv_text_wrap(cv, y0 + 1, 2, why ? why : _("class map: no census"), cv->w - 2, 2, style_attr(ST_BOLD));
         return;
     }
     const Model *m = a->m;
@@ -212,8 +218,12 @@ void classmap_draw(App *a, Canvas *cv) {
 
 void classmap_title(const App *a, char *buf, size_t cap) {
     const ModelConfig *c = &a->m->cfg;
-    snprintf(buf, cap, "%d layer%s x %d heads: each head's class and sink share  (arrows choose, Enter opens)",
-             c->layers, c->layers == 1 ? "" : "s", c->heads);
+    char layers[32], heads[32];
+    snprintf(layers, sizeof layers, P_("%d layer", "%d layers", c->layers), c->layers);
+    snprintf(heads, sizeof heads, P_("%d head", "%d heads", c->heads), c->heads);
+    /* TRANSLATORS: "12 layers x 12 heads: ..." */
+    snprintf(buf, cap, _("%s x %s: each head's class on this text and sink share  (arrows choose, Enter opens)"),
+             layers, heads);
 }
 
 int classmap_natural_height(const App *a, int w) {
@@ -281,17 +291,20 @@ int classmap_click(App *a, int y, int x) {
 // ----------------------------------------------------------------------------
 // the entry
 
+/* One paragraph (the help wraps it), translated where drawn (help.c). */
 static const char *const about[] = {
-    "Every layer and head in two characters: its pattern class and its sink share, from the",
-    "head census (H) on this sentence. P previous token, S the first token (an attention sink),",
-    "D itself (the diagonal), I induction (the token after an earlier copy of the current one),",
-    "B broad, and a dot for mixed. The class is the largest of the census's mean weights on the",
-    "previous token, the first token, itself and after an earlier copy (rows i >= 1) when it is",
-    "at least .5; otherwise B when the mean entropy is at least .8 of its largest, else mixed:",
-    "the measures of Clark et al. 2019 (What Does BERT Look At?) and Olsson et al. 2022, with",
-    "these two thresholds. The digit is the sink share (the mean weight on the first token) in",
-    "tenths. Arrows choose a head, Enter opens it; a on a model of several layers shows this map",
-    "where its thumbnails do not all fit. Random heads rarely reach a class.",
+    N_("Every layer and head in two characters: its pattern class and its sink share, from the "
+       "head census (H) on this sentence. P previous token, S the first token (an attention sink), "
+       "D itself (the diagonal), I after a repeat (the token after an earlier copy of the current one "
+       "in this sentence: not the field's induction test, which needs repeated random tokens; a head "
+       "that looks at a verb or a name scores here too), "
+       "B broad, and a dot for mixed. The class is the largest of the census's mean weights on the "
+       "previous token, the first token, itself and after an earlier copy (rows i >= 1) when it is "
+       "at least .5; otherwise B when the mean entropy is at least .8 of its largest, else mixed: "
+       "the measures of Clark et al. 2019 (What Does BERT Look At?) and Olsson et al. 2022, with "
+       "these two thresholds. The digit is the sink share (the mean weight on the first token) in "
+       "tenths. Arrows choose a head, Enter opens it; a on a model of several layers shows this map "
+       "where its thumbnails do not all fit. Random heads rarely reach a class."),
     NULL};
 
 static Stage classes_needed_stage(const App *a) {

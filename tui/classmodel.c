@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "app_internal.h"
+#include "i18n.h"
 #include "source_trained.h"
 #include "text.h"
 #include "view.h"
@@ -45,21 +46,21 @@ const char *classmodel_find(char *buf, size_t cap) {
  * class follows this screen or this screen follows a teacher's, nor while a
  * mask is being painted on this sentence. */
 static const char *switch_refused(const App *a) {
-    if (a->lesson) return "w: not in a lesson (its steps are written for the model it started on)";
-    if (a->follow) return "w: not while publishing or following (the class must see one model)";
-    if (a->painting) return "w: M ends mask-edit first (the painted mask is this sentence's)";
+    if (a->lesson) return _("w: not in a lesson (its steps are written for the model it started on)");
+    if (a->follow) return _("w: not while publishing or following (the class must see one model)");
+    if (a->painting) return _("w: M ends mask-edit first (the painted mask is this sentence's)");
     return NULL;
 }
 
 void classmodel_phrase(const App *a, char *buf, size_t cap, int cols) {
     buf[0] = '\0';
     if (!model_can(a->m, SRC_SEEDED)) return;
-    const char *offer = switch_refused(a) ? "" : a->ascii ? "; w: trained" : " · w: trained";
-    char forms[4][96];
-    snprintf(forms[0], sizeof forms[0], "random weights (seed %llu)%s", (unsigned long long)a->m->cfg.seed, offer);
-    snprintf(forms[1], sizeof forms[1], "random weights%s", offer);
-    snprintf(forms[2], sizeof forms[2], "random weights");
-    snprintf(forms[3], sizeof forms[3], "untrained");
+    const char *offer = switch_refused(a) ? "" : a->ascii ? _("; w: trained") : _(" · w: trained");
+    char forms[4][160];
+    snprintf(forms[0], sizeof forms[0], _("random weights (seed %llu)%s"), (unsigned long long)a->m->cfg.seed, offer);
+    snprintf(forms[1], sizeof forms[1], "%s%s", _("random weights"), offer);
+    snprintf(forms[2], sizeof forms[2], "%s", _("random weights"));
+    snprintf(forms[3], sizeof forms[3], "%s", _("untrained"));
     for (int f = 0; f < 4; f++)
         if (f == 3 || text_width(forms[f], strlen(forms[f])) <= cols) {
             snprintf(buf, cap, "%s", forms[f]);
@@ -76,18 +77,18 @@ void classmodel_phrase(const App *a, char *buf, size_t cap, int cols) {
 static Model *build_other(App *a) {
     const Model *now = a->m;
     if (!model_can(now, SRC_TEXT)) {
-        app_say(a, 1, "w: Q, K and V come from a file: there is no sentence for other weights");
+        app_say(a, 1, "%s", _("w: Q, K and V come from a file: there is no sentence for other weights"));
         return NULL;
     }
     char path[4096];
     int to_trained = model_can(now, SRC_SEEDED);
     if (to_trained && !classmodel_find(path, sizeof path)) {
-        app_say(a, 1, "w: %s", CLASSMODEL_HOWTO);
+        app_say(a, 1, "w: %s", _(CLASSMODEL_HOWTO));
         return NULL;
     }
     Model *m = model_new();
     if (!m) {
-        app_say(a, 1, "out of memory");
+        app_say(a, 1, "%s", _("out of memory"));
         return NULL;
     }
     AvError err = {0};
@@ -104,7 +105,7 @@ static Model *build_other(App *a) {
     }
     if (!rc) rc = model_set_config(m, &c, &err);
     if (rc) {
-        app_say(a, 1, "w: %s; the weights stay as they were", err.msg);
+        app_say(a, 1, _("w: %s; the weights stay as they were"), err.msg);
         model_free(m);
         return NULL;
     }
@@ -145,7 +146,7 @@ int app_switch_weights(App *a, const char *arg) {
         /* The same sentence on the other weights, as edited since. */
         AvError err = {0};
         if (model_set_text(a->other_model, a->m->text, a->m->text_len, &err)) {
-            app_say(a, 1, "w: %s; the weights stay as they were", err.msg);
+            app_say(a, 1, _("w: %s; the weights stay as they were"), err.msg);
             return 0;
         }
     }
@@ -153,15 +154,16 @@ int app_switch_weights(App *a, const char *arg) {
     show_model(a, a->other_model);
     a->other_model = was;
     if (model_can(a->m, SRC_SEEDED)) {
-        app_say(a, 0, "w: random weights (seed %llu) on this sentence; w again: %s", (unsigned long long)a->m->cfg.seed,
-                was->src->title ? was->src->title(was) : "the trained model");
+        app_say(a, 0, _("w: random weights (seed %llu) on this sentence; w again: %s"),
+                (unsigned long long)a->m->cfg.seed, was->src->title ? was->src->title(was) : _("the trained model"));
     } else {
         char path[4096];
         const char *from = a->m == a->own_model ? classmodel_find(path, sizeof path) : NULL;
         char *slash = from ? strrchr(path, '/') : NULL;
         if (slash) *slash = '\0';
-        app_say(a, 0, "w: trained weights: %s%s%s; w again: random",
-                a->m->src->title ? a->m->src->title(a->m) : "the model", from ? " from " : "", from ? path : "");
+        const char *title = a->m->src->title ? a->m->src->title(a->m) : _("the model");
+        if (from) app_say(a, 0, _("w: trained weights: %s from %s; w again: random"), title, path);
+        else app_say(a, 0, _("w: trained weights: %s; w again: random"), title);
     }
     return 0;
 }

@@ -13,11 +13,12 @@
 #include <stddef.h>
 
 #include "app.h"
+#include "i18n.h"
 
 #define CLASSMODEL_FILE  "stories260K.bin"
 #define CLASSMODEL_WHERE "$ATTNVIZ_MODELS, models/ (here or beside attnviz), ../shared/models"
 /* What w says when there is none: within 80 columns. */
-#define CLASSMODEL_HOWTO "put stories260K.bin and tok512.bin (hf.co/karpathy/tinyllamas) in models/"
+#define CLASSMODEL_HOWTO N_("put stories260K.bin and tok512.bin (hf.co/karpathy/tinyllamas) in models/")
 
 /* The path of the classroom's model in buf (cap bytes), or NULL when none
  * of the places holds a readable one. */

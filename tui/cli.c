@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include "figure.h"
+#include "language.h"
 #include "picture.h"
 #include "tensor.h"
 
@@ -12,125 +13,122 @@
 #include <string.h>
 
 #include "app.h"
+#include "i18n.h"
 #include "number.h"
 
 const char *cli_default_text(void) {
-    static const char *const vars[] = {"LC_ALL", "LC_MESSAGES", "LANG"};
-    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
-        const char *v = getenv(vars[i]);
-        if (v && v[0]) return strncmp(v, "ko", 2) == 0 ? CLI_DEFAULT_TEXT_KO : CLI_DEFAULT_TEXT;
-    }
-    return CLI_DEFAULT_TEXT;
+    return strcmp(language_current(), "ko") == 0 ? CLI_DEFAULT_TEXT_KO : CLI_DEFAULT_TEXT;
 }
 
-/* The help, in parts (a C string literal is at most 4095 bytes). */
+/* The help, in parts (a C string literal is at most 4095 bytes; a
+ * translator gets one section at a time). The first part's %s are the
+ * default sentences. */
 static const char *const usage_parts[] = {
-    "Usage: attnviz [OPTIONS] [TEXT...]\n"
-    "Interactive terminal visualizer of transformer attention.\n"
-    "\n"
-    "Input (default: \"" CLI_DEFAULT_TEXT "\";\n"
-    "       in a Korean locale \"" CLI_DEFAULT_TEXT_KO "\"):\n"
-    "  TEXT...                the sentence (several words are joined by spaces)\n"
-    "  -f, --file FILE        read the sentence from FILE ('-' = standard input; at most 1 MiB)\n"
-    "      --max-tokens N     keep the sentence's first N tokens, 1..4096 (a longer text is\n"
-    "                         refused without it, with the N that fits)\n"
-    "      --qkv FILE         Q, K, V of one head from FILE (format: man attnviz)\n"
-    "      --model PATH       a trained model, every layer and head: a llama2.c\n"
-    "                         checkpoint (.bin) or a Hugging Face folder (config.json\n"
-    "                         and model.safetensors): GPT-2, Llama, Qwen2, Mistral\n"
-    "      --vocab FILE       its tokenizer (default beside it: tokenizer.bin, tok<V>.bin,\n"
-    "                         tokenizer.json, or vocab.json with merges.txt)\n"
-    "      --layer N          the model's layer to start in, 1..L\n"
-    "      --generate N       print the model's greedy continuation of N tokens and exit\n"
-    "  -t, --tokenizer NAME   words | gpt2 | chars  (default words)\n"
-    "      --pattern REGEX    your own PCRE2 pattern: every match is a token\n"
-    "\n",
-    "Model:\n"
-    "      --d-model N        embedding width, 1..4096 (default 64)\n"
-    "  -H, --heads N          number of heads, 1..64 (default 4)\n"
-    "  -k, --d-k N            query/key width per head, 1..4096 (default d_model/heads)\n"
-    "      --d-v N            value width per head, 1..4096 (default d_k)\n"
-    "  -m, --mask KIND        none | causal | window:W | prefix:P | padding | painted\n"
-    "                         (default causal: the sentence's tokens see only the past;\n"
-    "                         none with --qkv or cross-attention; W 1..4096, P 0..4096)\n"
-    "      --mask-file FILE   the painted mask (W writes it): rows of 0/1 (1 = visible), or\n"
-    "                         'runs' then per row the runs of visible, masked, ... keys\n"
-    "      --pad N            N <pad> tokens after the sentence, 0..4096 (mask padding hides them)\n"
-    "      --score KIND       scaled | dot | cosine | distance | additive  (default scaled)\n"
-    "      --no-scale         no scaling of the scores (score dot: Q K^T, not / sqrt(d_k))\n"
-    "      --tie-qk           W_K = W_Q: dot and cosine scores turn symmetric (not additive)\n"
-    "      --target TEXT      a second sentence: queries of cross-attention\n"
-    "      --attn MODE        self | causal-self | cross  (default self; cross with --target)\n"
-    "      --pos KIND         none | sinusoidal positional encoding (default none)\n"
-    "  -s, --seed N           seed of every random number, 0..2^64-1 (default 42)\n"
-    "\n",
-    "Output:\n"
-    "      --threads N        threads for the products, 1..64 (default: the CPUs, at most 8);\n"
-    "                         the numbers are the same for any N\n"
-    "      --dump[=FORMAT]    print every stage and exit: text (default) | json | csv;\n"
-    "                         tokens: id <TAB> piece of each token (--vocab alone: tokenize only)\n"
-    "                         (json of a trained model: next_tokens {id, piece, bytes, prob})\n"
-    "      --once             draw the view once on standard output and exit\n"
-    "      --width N          width for --once, 20..1000 (default: terminal, COLUMNS or 80)\n"
-    "      --view NAME        view to start in: heatmap | heads | pipeline | gravity | census |\n"
-    "                         classes | zoom\n"
-    "      --head N           the head shown, 1..heads (default 1)\n"
-    "      --stage NAME       the stage shown: weights (default) | scores | scaled | masked |\n"
-    "                         output | x | pe | concat | y\n"
-    "      --export FILE      draw the view once and write it as a picture, by the extension:\n"
-    "                         .svg | .png | .html (the screen: --width columns, its colours)\n"
-    "      --figure[=KIND]    with --export: a figure for slides instead (.svg | .png | .pdf):\n"
-    "                         head (default) | heads (the layer's) | layers (every layer x head)\n"
-    "      --numbers          the figure's values in its cells\n"
-    "      --force            --export may replace an existing file\n"
-    "      --lesson NAME      a lesson: 1..7 (built in), a lesson FILE, or list (prints them)\n"
-    "      --step N           the lesson's step to start at (default 1)\n"
-    "      --lang LANG        en | ko: the lessons' language (default: the locale's)\n"
-    "      --present          projector mode (B): bigger cells, less chrome, large captions\n"
-    "      --publish PATH     publish the state at every change on the Unix socket PATH, for\n"
-    "                         students on this machine: attnviz --follow PATH\n"
-    "      --publish-mode M   who may follow: 0600 (default: you), 0660 (your group), 0666 (all)\n"
-    "      --follow PATH      show what the teacher's attnviz publishes at PATH, at this\n"
-    "                         terminal's size; any key explores on your own, F follows again\n"
-    "      --no-mouse         leave the mouse to the terminal (text selection)\n"
-    "      --color WHEN       auto | always | never  (default auto; NO_COLOR set = never)\n"
-    "      --theme KIND       auto | dark | light: the terminal's background, where 0 starts\n"
-    "                         (default auto: COLORFGBG, else dark)\n"
-    "      --ascii            ASCII glyphs only\n"
-    "  -h, --help             this help\n"
-    "  -V, --version          the version\n"
-    "\n"
-    "Limits: 4096 tokens, 1 MiB of input, heads x tokens x tokens <= 16777216,\n"
-    "1 GiB of matrices, 2^32 multiply-adds a pass.\n"
-    "Exit status: 0 ok, 1 runtime failure, 2 bad input, 128+N ended by signal N.\n",
+    N_("Usage: attnviz [OPTIONS] [TEXT...]\n"
+       "Interactive terminal visualizer of transformer attention.\n"
+       "\n"
+       "Input (default: \"%s\";\n"
+       "       in Korean, --lang ko or a Korean locale: \"%s\"):\n"),
+    N_("  TEXT...                the sentence (several words are joined by spaces)\n"
+       "  -f, --file FILE        read the sentence from FILE ('-' = standard input; at most 1 MiB)\n"
+       "      --max-tokens N     keep the sentence's first N tokens, 1..4096 (a longer text is\n"
+       "                         refused without it, with the N that fits)\n"
+       "      --qkv FILE         Q, K, V of one head from FILE (format: man attnviz)\n"
+       "      --model PATH       a trained model, every layer and head: a llama2.c\n"
+       "                         checkpoint (.bin) or a Hugging Face folder (config.json\n"
+       "                         and model.safetensors): GPT-2, Llama, Qwen2, Mistral\n"
+       "      --vocab FILE       its tokenizer (default beside it: tokenizer.bin, tok<V>.bin,\n"
+       "                         tokenizer.json, or vocab.json with merges.txt)\n"
+       "      --layer N          the model's layer to start in, 1..L\n"
+       "      --generate N       print the model's greedy continuation of N tokens and exit\n"
+       "  -t, --tokenizer NAME   words | gpt2 | chars  (default words)\n"
+       "      --pattern REGEX    your own PCRE2 pattern: every match is a token\n"
+       "\n"),
+    N_("Model:\n"
+       "      --d-model N        embedding width, 1..4096 (default 64)\n"
+       "  -H, --heads N          number of heads, 1..64 (default 4)\n"
+       "  -k, --d-k N            query/key width per head, 1..4096 (default d_model/heads)\n"
+       "      --d-v N            value width per head, 1..4096 (default d_k)\n"
+       "  -m, --mask KIND        none | causal | window:W | prefix:P | padding | painted\n"
+       "                         (default causal: the sentence's tokens see only the past;\n"
+       "                         none with --qkv or cross-attention; W 1..4096, P 0..4096)\n"
+       "      --mask-file FILE   the painted mask (W writes it): rows of 0/1 (1 = visible), or\n"
+       "                         'runs' then per row the runs of visible, masked, ... keys\n"
+       "      --pad N            N <pad> tokens after the sentence, 0..4096 (mask padding hides them)\n"
+       "      --score KIND       scaled | dot | cosine | distance | additive  (default scaled)\n"
+       "      --no-scale         no scaling of the scores (score dot: Q K^T, not / sqrt(d_k))\n"
+       "      --tie-qk           W_K = W_Q: dot and cosine scores turn symmetric (not additive)\n"
+       "      --target TEXT      a second sentence: queries of cross-attention\n"
+       "      --attn MODE        self | causal-self | cross  (default self; cross with --target)\n"
+       "      --pos KIND         none | sinusoidal positional encoding (default none)\n"
+       "  -s, --seed N           seed of every random number, 0..2^64-1 (default 42)\n"
+       "\n"),
+    N_("Output:\n"
+       "      --threads N        threads for the products, 1..64 (default: the CPUs, at most 8);\n"
+       "                         the numbers are the same for any N\n"
+       "      --dump[=FORMAT]    print every stage and exit: text (default) | json | csv;\n"
+       "                         tokens: id <TAB> piece of each token (--vocab alone: tokenize only)\n"
+       "                         (json of a trained model: next_tokens {id, piece, bytes, prob});\n"
+       "                         heads | heads-csv: every head's tests on the built-in batteries\n"
+       "      --once             draw the view once on standard output and exit\n"
+       "      --width N          width for --once, 20..1000 (default: terminal, COLUMNS or 80)\n"
+       "      --view NAME        view to start in: heatmap | heads | pipeline | gravity | census |\n"
+       "                         classes | zoom\n"
+       "      --head N           the head shown, 1..heads (default 1)\n"
+       "      --stage NAME       the stage shown: weights (default) | scores | scaled | masked |\n"
+       "                         output | x | pe | concat | y\n"),
+    N_("      --export FILE      draw the view once and write it as a picture, by the extension:\n"
+       "                         .svg | .png | .html (the screen: --width columns, its colours)\n"
+       "      --figure[=KIND]    with --export: a figure for slides instead (.svg | .png | .pdf):\n"
+       "                         head (default) | heads (the layer's) | layers (every layer x head)\n"
+       "      --numbers          the figure's values in its cells\n"
+       "      --force            --export may replace an existing file\n"),
+    N_("      --lesson NAME      a lesson: 1..7 (built in), a lesson FILE, or list (prints them)\n"
+       "      --step N           the lesson's step to start at (default 1)\n"
+       "      --lang LANG        en | ko: the interface's and the lessons' language (default:\n"
+       "                         the locale's: LANGUAGE, LC_ALL, LC_MESSAGES or LANG)\n"
+       "      --present          projector mode (B): bigger cells, less chrome, large captions\n"
+       "      --publish PATH     publish the state at every change on the Unix socket PATH, for\n"
+       "                         students on this machine: attnviz --follow PATH\n"
+       "      --publish-mode M   who may follow: 0600 (default: you), 0660 (your group), 0666 (all)\n"
+       "      --follow PATH      show what the teacher's attnviz publishes at PATH, at this\n"
+       "                         terminal's size; any key explores on your own, F follows again\n"),
+    N_("      --no-mouse         leave the mouse to the terminal (text selection)\n"
+       "      --color WHEN       auto | always | never  (default auto; NO_COLOR set = never)\n"
+       "      --theme KIND       auto | dark | light: the terminal's background, where 0 starts\n"
+       "                         (default auto: COLORFGBG, else dark)\n"
+       "      --ascii            ASCII glyphs only\n"
+       "  -h, --help             this help\n"
+       "  -V, --version          the version\n"
+       "\n"),
+    N_("Limits: 4096 tokens, 1 MiB of input, heads x tokens x tokens <= 16777216,\n"
+       "1 GiB of matrices, 2^32 multiply-adds a pass.\n"
+       "Exit status: 0 ok, 1 runtime failure, 2 bad input, 128+N ended by signal N.\n"),
 };
 
 const char *cli_usage(void) {
-    static char text[8192];
-    if (!text[0]) {
-        size_t at = 0;
-        for (size_t i = 0; i < sizeof usage_parts / sizeof *usage_parts; i++) {
-            size_t n = strlen(usage_parts[i]);
-            if (at + n < sizeof text) memcpy(text + at, usage_parts[i], n), at += n;
-        }
-        text[at] = '\0';
-    }
+    /* in the reader's language: Korean takes up to three bytes a column */
+    static char text[32768];
+    int at = snprintf(text, sizeof text, _(usage_parts[0]), CLI_DEFAULT_TEXT, CLI_DEFAULT_TEXT_KO);
+    for (size_t i = 1; at >= 0 && (size_t)at < sizeof text && i < sizeof usage_parts / sizeof *usage_parts; i++)
+        at += snprintf(text + at, sizeof text - (size_t)at, "%s", _(usage_parts[i]));
     return text;
 }
 
 int cli_parse_int(const char *s, long lo, long hi, const char *what, long *out, AvError *err) {
     switch (num_parse_long(s, lo, hi, out)) {
     case NUM_OK: return 0;
-    case NUM_OUT_OF_RANGE: return av_errorf(err, "%s: %s is out of range %ld..%ld", what, s, lo, hi);
-    default: return av_errorf(err, "%s: '%s' is not a whole number (expected %ld..%ld)", what, s ? s : "", lo, hi);
+    case NUM_OUT_OF_RANGE: return av_errorf(err, _("%s: %s is out of range %ld..%ld"), what, s, lo, hi);
+    default: return av_errorf(err, _("%s: '%s' is not a whole number (expected %ld..%ld)"), what, s ? s : "", lo, hi);
     }
 }
 
 static int parse_seed(const char *s, uint64_t *out, AvError *err) {
     switch (num_parse_u64(s, out)) {
     case NUM_OK: return 0;
-    case NUM_OUT_OF_RANGE: return av_errorf(err, "--seed: %s is out of range 0..18446744073709551615", s);
-    default: return av_errorf(err, "--seed: '%s' is not a whole number (expected 0..18446744073709551615)", s ? s : "");
+    case NUM_OUT_OF_RANGE: return av_errorf(err, _("--seed: %s is out of range 0..18446744073709551615"), s);
+    default:
+        return av_errorf(err, _("--seed: '%s' is not a whole number (expected 0..18446744073709551615)"), s ? s : "");
     }
 }
 
@@ -228,6 +226,24 @@ static const struct option long_options[] = {
     {NULL, 0, NULL, 0},
 };
 
+/* --lang's value where the options give a valid one (the last), else NULL:
+ * looked for before the parse, so that its messages are in that language. */
+const char *cli_lang(int argc, char **argv) {
+    char **copy = malloc(sizeof *copy * (size_t)(argc + 1)); /* getopt permutes its argv */
+    if (!copy) return NULL;
+    memcpy(copy, argv, sizeof *copy * (size_t)argc);
+    copy[argc] = NULL;
+    const char *lang = NULL;
+    optind = 0;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, copy, ":f:H:k:m:s:t:hV", long_options, NULL)) != -1)
+        if (c == OPT_LANG && (strcmp(optarg, "en") == 0 || strcmp(optarg, "ko") == 0)) lang = optarg;
+    free(copy);
+    optind = 0;
+    return lang;
+}
+
 /* --stage's names: the v cycle's tensors (tensor.h). */
 static const struct {
     const char *name;
@@ -235,6 +251,8 @@ static const struct {
 } stages[] = {{"weights", TENSOR_WEIGHTS}, {"scores", TENSOR_SCORES}, {"scaled", TENSOR_SCALED},
               {"masked", TENSOR_MASKED},   {"output", TENSOR_OUTPUT}, {"x", TENSOR_X},
               {"pe", TENSOR_PE},           {"concat", TENSOR_CONCAT}, {"y", TENSOR_Y}};
+
+const char *cli_stages(void) { return _("weights, scores, scaled, masked, output, x, pe, concat or y"); }
 
 const char *cli_stage_name(int t) {
     for (size_t i = 0; i < sizeof stages / sizeof *stages; i++)
@@ -345,11 +363,11 @@ static int io_option(CliOptions *o, Given *g, int c, AvError *err) {
     case 'f': o->file = optarg; break;
     case 't':
         if (tok_preset_parse(optarg, &o->tokenizer) || o->tokenizer == TOK_CUSTOM)
-            return av_errorf(err, "--tokenizer: unknown tokenizer '%s' (expected words, gpt2 or chars)", optarg);
+            return av_errorf(err, _("--tokenizer: unknown tokenizer '%s' (expected words, gpt2 or chars)"), optarg);
         g->tokenizer = 1;
         break;
     case OPT_PATTERN:
-        if (optarg[0] == '\0') return av_errorf(err, "--pattern: the pattern is empty");
+        if (optarg[0] == '\0') return av_errorf(err, _("--pattern: the pattern is empty"));
         o->pattern = optarg;
         break;
     case OPT_QKV: o->qkv_file = optarg; break;
@@ -371,8 +389,10 @@ static int io_option(CliOptions *o, Given *g, int c, AvError *err) {
         o->dump = 1;
         o->dump_format = EXPORT_TEXT;
         o->dump_tokens = optarg && strcmp(optarg, "tokens") == 0;
-        if (optarg && !o->dump_tokens && export_parse_format(optarg, &o->dump_format))
-            return av_errorf(err, "--dump: unknown format '%s' (expected text, json, csv or tokens)", optarg);
+        o->dump_heads = !optarg ? 0 : strcmp(optarg, "heads") == 0 ? 1 : strcmp(optarg, "heads-csv") == 0 ? 2 : 0;
+        if (optarg && !o->dump_tokens && !o->dump_heads && export_parse_format(optarg, &o->dump_format))
+            return av_errorf(
+                err, _("--dump: unknown format '%s' (expected text, json, csv, tokens, heads or heads-csv)"), optarg);
         break;
     case OPT_ONCE: o->once = 1; break;
     case OPT_WIDTH:
@@ -383,7 +403,8 @@ static int io_option(CliOptions *o, Given *g, int c, AvError *err) {
         ViewKind kind;
         if (app_view_parse(optarg, &kind))
             return av_errorf(
-                err, "--view: unknown view '%s' (expected heatmap, heads, pipeline, gravity, census, classes or zoom)",
+                err,
+                _("--view: unknown view '%s' (expected heatmap, heads, pipeline, gravity, census, classes or zoom)"),
                 optarg);
         o->view = optarg;
         break;
@@ -393,13 +414,13 @@ static int io_option(CliOptions *o, Given *g, int c, AvError *err) {
         if (strcmp(optarg, "auto") == 0) o->color = COLOR_AUTO;
         else if (strcmp(optarg, "always") == 0) o->color = COLOR_ALWAYS;
         else if (strcmp(optarg, "never") == 0) o->color = COLOR_NEVER;
-        else return av_errorf(err, "--color: unknown value '%s' (expected auto, always or never)", optarg);
+        else return av_errorf(err, _("--color: unknown value '%s' (expected auto, always or never)"), optarg);
         break;
     case OPT_THEME:
         if (strcmp(optarg, "auto") == 0) o->theme = 0;
         else if (strcmp(optarg, "dark") == 0) o->theme = 1;
         else if (strcmp(optarg, "light") == 0) o->theme = 2;
-        else return av_errorf(err, "--theme: unknown value '%s' (expected auto, dark or light)", optarg);
+        else return av_errorf(err, _("--theme: unknown value '%s' (expected auto, dark or light)"), optarg);
         break;
     case OPT_ASCII: o->ascii = 1; break;
     case OPT_HEAD:
@@ -408,7 +429,7 @@ static int io_option(CliOptions *o, Given *g, int c, AvError *err) {
         break;
     case OPT_STAGE:
         if ((o->stage = cli_stage_parse(optarg)) < 0)
-            return av_errorf(err, "--stage: unknown stage '%s' (expected %s)", optarg, CLI_STAGES);
+            return av_errorf(err, _("--stage: unknown stage '%s' (expected %s)"), optarg, cli_stages());
         break;
     case OPT_EXPORT: o->export_file = optarg; break;
     case OPT_FORCE: o->force = 1; break;
@@ -416,14 +437,14 @@ static int io_option(CliOptions *o, Given *g, int c, AvError *err) {
         if (!optarg || strcmp(optarg, "head") == 0) o->figure = 1 + FIG_HEAD;
         else if (strcmp(optarg, "heads") == 0) o->figure = 1 + FIG_HEADS;
         else if (strcmp(optarg, "layers") == 0) o->figure = 1 + FIG_LAYERS;
-        else return av_errorf(err, "--figure: unknown kind '%s' (expected head, heads or layers)", optarg);
+        else return av_errorf(err, _("--figure: unknown kind '%s' (expected head, heads or layers)"), optarg);
         break;
     case OPT_NUMBERS: o->numbers = 1; break;
     case OPT_LESSON: o->lesson = optarg; break;
     case OPT_PRESENT: o->present = 1; break;
     case OPT_LANG:
         if (strcmp(optarg, "en") && strcmp(optarg, "ko"))
-            return av_errorf(err, "--lang: unknown language '%s' (expected en or ko)", optarg);
+            return av_errorf(err, _("--lang: unknown language '%s' (expected en or ko)"), optarg);
         o->lang = optarg;
         break;
     case OPT_STEP:
@@ -439,8 +460,8 @@ static int io_option(CliOptions *o, Given *g, int c, AvError *err) {
         for (size_t i = 0; ok && i < n; i++) ok = optarg[i] >= '0' && optarg[i] <= '7', v = v * 8 + (optarg[i] - '0');
         if (!ok || v > 0777 || (v & 0600) != 0600)
             return av_errorf(err,
-                             "--publish-mode: '%s' is not an octal mode with the owner's read and write "
-                             "(0600: you, 0660: your group, 0666: everyone)",
+                             _("--publish-mode: '%s' is not an octal mode with the owner's read and write "
+                               "(0600: you, 0660: your group, 0666: everyone)"),
                              optarg);
         o->publish_mode = (int)v;
         break;
@@ -456,17 +477,17 @@ static int io_option(CliOptions *o, Given *g, int c, AvError *err) {
 /* --publish, --publish-mode, --follow: with what they go. */
 static int follow_options_check(const CliOptions *o, AvError *err) {
     const char *which = o->publish ? "--publish" : "--follow";
-    if (o->publish_mode >= 0 && !o->publish) return av_errorf(err, "--publish-mode: goes with --publish PATH");
+    if (o->publish_mode >= 0 && !o->publish) return av_errorf(err, _("--publish-mode: goes with --publish PATH"));
     if (!o->publish && !o->follow) return 0;
-    if (o->publish && o->follow) return av_errorf(err, "--publish and --follow: choose one");
+    if (o->publish && o->follow) return av_errorf(err, _("--publish and --follow: choose one"));
     if ((o->publish && !o->publish[0]) || (o->follow && !o->follow[0]))
-        return av_errorf(err, "%s: the path is empty", which);
+        return av_errorf(err, _("%s: the path is empty"), which);
     if (o->dump || o->once || o->export_file || o->generate)
-        return av_errorf(err, "%s: goes with the interactive view; not with --dump, --once, --export or --generate",
+        return av_errorf(err, _("%s: goes with the interactive view; not with --dump, --once, --export or --generate"),
                          which);
     if (o->follow && o->lesson)
-        return av_errorf(err, "--follow: the teacher's attnviz has the lesson (its captions come with the stream); "
-                              "not with --lesson");
+        return av_errorf(err, _("--follow: the teacher's attnviz has the lesson (its captions come with the stream); "
+                                "not with --lesson"));
     return 0;
 }
 
@@ -474,36 +495,37 @@ static int follow_options_check(const CliOptions *o, AvError *err) {
  * a value given to an option without one. Returns -1 with err set. */
 static int option_error(int c, int argc, char **argv, AvError *err) {
     const char *a = optind > 0 && optind - 1 < argc ? argv[optind - 1] : "?";
-    if (c == ':') return av_errorf(err, "%s: needs a value", a);
+    if (c == ':') return av_errorf(err, _("%s: needs a value"), a);
     const char *eq = strchr(a, '=');
     if (strncmp(a, "--", 2) == 0 && eq && optopt)
-        return av_errorf(err, "%.*s: does not take a value", (int)(eq - a), a);
-    if (strncmp(a, "--", 2) == 0) return av_errorf(err, "%s: unknown or ambiguous option", a);
-    return av_errorf(err, "-%c: unknown option", optopt ? optopt : '?');
+        return av_errorf(err, _("%.*s: does not take a value"), (int)(eq - a), a);
+    if (strncmp(a, "--", 2) == 0) return av_errorf(err, _("%s: unknown or ambiguous option"), a);
+    return av_errorf(err, _("-%c: unknown option"), optopt ? optopt : '?');
 }
 
 /* --model, --vocab, --layer, --generate, --dump=tokens: with what they go. */
 static int model_options_check(CliOptions *o, const Given *g, AvError *err) {
+    if (o->dump_heads && !o->model_file) return av_errorf(err, _("--dump=heads: needs --model PATH"));
     if (o->dump_tokens && !o->model_file && !o->vocab_file)
-        return av_errorf(err, "--dump=tokens: needs --model PATH or --vocab FILE");
+        return av_errorf(err, _("--dump=tokens: needs --model PATH or --vocab FILE"));
     if (!o->model_file) {
         if (o->vocab_file && !o->dump_tokens)
-            return av_errorf(err, "--vocab: needs --model PATH (or --dump=tokens to tokenize only)");
-        if (o->layer) return av_errorf(err, "--layer: needs --model PATH");
-        if (o->generate) return av_errorf(err, "--generate: needs --model PATH");
+            return av_errorf(err, _("--vocab: needs --model PATH (or --dump=tokens to tokenize only)"));
+        if (o->layer) return av_errorf(err, _("--layer: needs --model PATH"));
+        if (o->generate) return av_errorf(err, _("--generate: needs --model PATH"));
         return 0;
     }
-    if (o->qkv_file) return av_errorf(err, "--model and --qkv: choose one source of Q, K and V");
+    if (o->qkv_file) return av_errorf(err, _("--model and --qkv: choose one source of Q, K and V"));
     if (o->max_tokens)
-        return av_errorf(err, "--max-tokens: cuts the seeded sentence; a trained model's tokenizer and context "
-                              "(its seq_len) are its own: give it a shorter text");
+        return av_errorf(err, _("--max-tokens: cuts the seeded sentence; a trained model's tokenizer and context "
+                                "(its seq_len) are its own: give it a shorter text"));
     if (g->d_model || g->heads || o->dk_given || o->dv_given || o->pattern || o->cfg.pos != POS_NONE || g->seed ||
         g->tokenizer || o->target || o->pad || o->cfg.tie_qk || o->cfg.attn != ATTN_SELF || o->cfg.score != SCORE_DOT)
-        return av_errorf(err, "--model: the model gives its shapes, weights, tokenizer and score; --d-model, "
-                              "--heads, --d-k, --d-v, --pos, --seed, --tokenizer, --pattern, --target, --pad, "
-                              "--tie-qk, --attn and --score do not apply");
+        return av_errorf(err, _("--model: the model gives its shapes, weights, tokenizer and score; --d-model, "
+                                "--heads, --d-k, --d-v, --pos, --seed, --tokenizer, --pattern, --target, --pad, "
+                                "--tie-qk, --attn and --score do not apply"));
     if (o->generate && (o->dump || o->once))
-        return av_errorf(err, "--generate: prints text; not with --dump or --once");
+        return av_errorf(err, _("--generate: prints text; not with --dump or --once"));
     if (!o->mask_given) o->cfg.mask = MASK_CAUSAL; /* a trained decoder is causal */
     return 0;
 }
@@ -511,61 +533,62 @@ static int model_options_check(CliOptions *o, const Given *g, AvError *err) {
 /* --export, --figure, --numbers, --force: with what they go. */
 static int export_options_check(const CliOptions *o, AvError *err) {
     if (!o->export_file) {
-        if (o->figure) return av_errorf(err, "--figure: needs --export FILE (.svg, .png or .pdf)");
-        if (o->numbers) return av_errorf(err, "--numbers: goes with --figure and --export FILE");
-        if (o->force) return av_errorf(err, "--force: goes with --export FILE");
+        if (o->figure) return av_errorf(err, _("--figure: needs --export FILE (.svg, .png or .pdf)"));
+        if (o->numbers) return av_errorf(err, _("--numbers: goes with --figure and --export FILE"));
+        if (o->force) return av_errorf(err, _("--force: goes with --export FILE"));
         return 0;
     }
-    if (o->dump || o->generate) return av_errorf(err, "--export: draws a picture; not with --dump or --generate");
-    if (o->numbers && !o->figure) return av_errorf(err, "--numbers: goes with --figure (the screen has its own)");
+    if (o->dump || o->generate) return av_errorf(err, _("--export: draws a picture; not with --dump or --generate"));
+    if (o->numbers && !o->figure) return av_errorf(err, _("--numbers: goes with --figure (the screen has its own)"));
     PictureFormat f;
     if (picture_format_of(o->export_file, &f))
-        return av_errorf(err, "--export: '%s' has no picture extension (%s)", o->export_file,
-                         o->figure ? ".svg, .png or .pdf" : ".svg, .png or .html; --figure also .pdf");
-    if (o->figure && f == PIC_HTML) return av_errorf(err, "--figure: SVG, PNG or PDF, not HTML (the screen is HTML)");
+        return av_errorf(err, _("--export: '%s' has no picture extension (%s)"), o->export_file,
+                         o->figure ? _(".svg, .png or .pdf") : _(".svg, .png or .html; --figure also .pdf"));
+    if (o->figure && f == PIC_HTML)
+        return av_errorf(err, _("--figure: SVG, PNG or PDF, not HTML (the screen is HTML)"));
     if (!o->figure && f == PIC_PDF)
-        return av_errorf(err, "--export: a PDF is a --figure (the screen: .svg, .png, .html)");
+        return av_errorf(err, _("--export: a PDF is a --figure (the screen: .svg, .png, .html)"));
     return 0;
 }
 
 /* The options together: what cannot go with what (in this order: the first
  * conflict is the one named), then the defaults that follow other options. */
 static int options_check(CliOptions *o, const Given *g, AvError *err) {
-    if (o->text && o->file) return av_errorf(err, "give the sentence either as TEXT or with -f FILE, not both");
+    if (o->text && o->file) return av_errorf(err, _("give the sentence either as TEXT or with -f FILE, not both"));
     if (o->qkv_file && (o->text || o->file))
-        return av_errorf(err, "--qkv: Q, K and V come from the file; do not also give a sentence");
+        return av_errorf(err, _("--qkv: Q, K and V come from the file; do not also give a sentence"));
     /* The seed draws additive attention's W1, W2 and v: it applies then. */
     if (o->qkv_file && (g->d_model || g->heads || o->dk_given || o->dv_given || o->pattern || o->cfg.pos != POS_NONE ||
                         (g->seed && o->cfg.score != SCORE_ADDITIVE) || g->tokenizer))
-        return av_errorf(err, "--qkv: the file gives Q, K and V; --d-model, --heads, --d-k, --d-v, "
-                              "--pos, --tokenizer, --pattern and (but for --score additive) --seed do not apply");
+        return av_errorf(err, _("--qkv: the file gives Q, K and V; --d-model, --heads, --d-k, --d-v, "
+                                "--pos, --tokenizer, --pattern and (but for --score additive) --seed do not apply"));
     if (model_options_check(o, g, err)) return -1;
     if (o->pattern) o->tokenizer = TOK_CUSTOM;
-    if (g->score_scale == 1 && !o->cfg.scale) return av_errorf(err, "--score scaled and --no-scale: choose one");
+    if (g->score_scale == 1 && !o->cfg.scale) return av_errorf(err, _("--score scaled and --no-scale: choose one"));
     if (g->score_scale == 0) o->cfg.scale = 0;
     if (o->qkv_file && (o->target || o->pad || o->max_tokens || o->cfg.tie_qk || o->cfg.attn != ATTN_SELF))
-        return av_errorf(err, "--qkv: --target, --pad, --max-tokens, --tie-qk and --attn need a sentence, not a "
-                              "Q/K/V file");
+        return av_errorf(err, _("--qkv: --target, --pad, --max-tokens, --tie-qk and --attn need a sentence, not a "
+                                "Q/K/V file"));
     /* A target means cross-attention unless --attn says otherwise; self-
      * attention has no use for one. */
     if (o->target && !g->attn) o->cfg.attn = ATTN_CROSS;
     if (o->target && o->cfg.attn == ATTN_SELF)
-        return av_errorf(err, "--target: self-attention uses only the sentence; give --attn cross (the target's "
-                              "queries) or causal-self (the target's own masked attention)");
+        return av_errorf(err, _("--target: self-attention uses only the sentence; give --attn cross (the target's "
+                                "queries) or causal-self (the target's own masked attention)"));
     if (o->cfg.attn == ATTN_CROSS && !o->target)
-        return av_errorf(err, "--attn cross: needs a target sentence (--target TEXT)");
-    if (o->target && o->target[0] == '\0') return av_errorf(err, "--target: the sentence is empty");
+        return av_errorf(err, _("--attn cross: needs a target sentence (--target TEXT)"));
+    if (o->target && o->target[0] == '\0') return av_errorf(err, _("--target: the sentence is empty"));
     if (o->mask_file && !o->mask_given) o->cfg.mask = MASK_PAINTED;
     /* The seeded sentence starts causal (masking's effect is the first lesson);
      * a Q/K/V file's rows and cross-attention's keys are no sequence in time. */
     if (!o->mask_given && !o->mask_file && !o->qkv_file && o->cfg.attn != ATTN_CROSS) o->cfg.mask = MASK_CAUSAL;
     /* Causal-self starts causal, unless a mask (or a painted one) is given. */
     if (o->cfg.attn == ATTN_CAUSAL_SELF && !o->mask_given && !o->mask_file) o->cfg.mask = MASK_CAUSAL;
-    if (o->dump && o->once) return av_errorf(err, "--dump and --once: choose one");
+    if (o->dump && o->once) return av_errorf(err, _("--dump and --once: choose one"));
     if (export_options_check(o, err)) return -1;
-    if (o->step && !o->lesson) return av_errorf(err, "--step: goes with --lesson");
+    if (o->step && !o->lesson) return av_errorf(err, _("--step: goes with --lesson"));
     if (o->lesson && (o->dump || o->generate || o->qkv_file))
-        return av_errorf(err, "--lesson: a lesson is on the screen; not with --dump, --generate or --qkv");
+        return av_errorf(err, _("--lesson: a lesson is on the screen; not with --dump, --generate or --qkv"));
     if (follow_options_check(o, err)) return -1;
     if (!o->dk_given) {
         o->cfg.d_k = o->cfg.d_model / o->cfg.heads;
@@ -596,7 +619,7 @@ int cli_parse(CliOptions *o, int argc, char **argv, AvError *err) {
     if (o->help || o->version) return 0;
     if (optind < argc) {
         o->text = join_args(argc - optind, argv + optind);
-        if (!o->text) return av_error_nomem(err, "out of memory");
+        if (!o->text) return av_error_nomem(err, _("out of memory"));
     }
     return options_check(o, &given, err);
 }

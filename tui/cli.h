@@ -32,6 +32,7 @@ typedef struct {
     int layer;              /* --layer N (1-based), 0 when not given */
     int generate;           /* --generate N: the greedy continuation of N tokens, 0 when not given */
     int dump_tokens;        /* --dump=tokens: id <TAB> piece per token */
+    int dump_heads;         /* --dump=heads (1, JSON) or heads-csv (2): the head tests (headrun.h) */
     const char *target;     /* --target TEXT, or NULL */
     const char *mask_file;  /* --mask-file FILE, or NULL */
     int pad;                /* --pad N */
@@ -70,14 +71,20 @@ typedef struct {
 int cli_parse(CliOptions *o, int argc, char **argv, AvError *err);
 void cli_free(CliOptions *o);
 
-/* --stage NAME: the Tensor it names, or -1. */
-#define CLI_STAGES "weights, scores, scaled, masked, output, x, pe, concat or y"
+/* --stage NAME: the Tensor it names, or -1. cli_stages: the names, listed
+ * for a message ("weights, scores, ... or y", in the reader's language). */
+const char *cli_stages(void);
 int cli_stage_parse(const char *s);
 /* The name of a Tensor of --stage ("weights" for one that is none). */
 const char *cli_stage_name(int t);
 
-/* The --help text. */
+/* The --help text, in the reader's language (a static buffer: the next
+ * call writes it again). */
 const char *cli_usage(void);
+
+/* The value of the last valid --lang in argv ("en" or "ko"), or NULL: read
+ * before cli_parse, so that its messages are in that language. */
+const char *cli_lang(int argc, char **argv);
 
 /* Strict decimal parsing for option values: the whole string, in [lo, hi].
  * Messages name `what` ("--heads"). */

@@ -19,6 +19,7 @@
 #include "export.h"
 #include "formula.h"
 #include "gfx.h"
+#include "i18n.h"
 #include "utf8.h"
 
 /* Latin and Greek, then Hangul; emoji come from fontconfig's fallback (Noto
@@ -143,25 +144,25 @@ static int grid_columns(int n) {
 }
 
 static int check_options(const Model *m, const FigureOptions *opt, PanelGrid *g, AvError *err) {
-    if (!m || !opt) return av_errorf(err, "figure: no model");
+    if (!m || !opt) return av_errorf(err, _("figure: no model"));
     if (!stage_is_matrix(opt->stage))
         return av_errorf(err,
-                         "figure: stage '%s' is not a query x key matrix (a figure shows scores, scaled, masked or "
-                         "weights)",
+                         _("figure: stage '%s' is not a query x key matrix (a figure shows scores, scaled, masked or "
+                           "weights)"),
                          stage_name(opt->stage));
-    if (m->n_q < 1 || m->n_k < 1) return av_errorf(err, "figure: no tokens to draw");
+    if (m->n_q < 1 || m->n_k < 1) return av_errorf(err, _("figure: no tokens to draw"));
     const ModelConfig *c = &m->cfg;
     switch (opt->kind) {
     case FIG_HEAD:
         if (opt->layer < 0 || opt->layer >= c->layers)
-            return av_errorf(err, "figure: layer %d out of range 1..%d", opt->layer + 1, c->layers);
+            return av_errorf(err, _("figure: layer %d out of range 1..%d"), opt->layer + 1, c->layers);
         if (opt->head < 0 || opt->head >= c->heads)
-            return av_errorf(err, "figure: head %d out of range 1..%d", opt->head + 1, c->heads);
+            return av_errorf(err, _("figure: head %d out of range 1..%d"), opt->head + 1, c->heads);
         g->count = g->cols = g->rows = 1;
         break;
     case FIG_HEADS:
         if (opt->layer < 0 || opt->layer >= c->layers)
-            return av_errorf(err, "figure: layer %d out of range 1..%d", opt->layer + 1, c->layers);
+            return av_errorf(err, _("figure: layer %d out of range 1..%d"), opt->layer + 1, c->layers);
         g->count = c->heads;
         g->cols = grid_columns(c->heads);
         g->rows = (c->heads + g->cols - 1) / g->cols;
@@ -171,11 +172,12 @@ static int check_options(const Model *m, const FigureOptions *opt, PanelGrid *g,
         g->cols = c->heads;
         g->rows = c->layers;
         break;
-    default: return av_errorf(err, "figure: unknown kind %d", (int)opt->kind);
+    default: return av_errorf(err, _("figure: unknown kind %d"), (int)opt->kind);
     }
     long long cells = (long long)g->count * m->n_q * m->n_k;
     if (cells > FIGURE_MAX_CELLS)
-        return av_errorf(err, "figure: %lld cells (%d panels of %d x %d) is more than %lld: show fewer heads or tokens",
+        return av_errorf(err,
+                         _("figure: %lld cells (%d panels of %d x %d) is more than %lld: show fewer heads or tokens"),
                          cells, g->count, m->n_q, m->n_k, (long long)FIGURE_MAX_CELLS);
     return 0;
 }
@@ -405,7 +407,7 @@ static void title_lines(const Plan *p, char *l1, size_t c1, char *l2, size_t c2)
     if (p->opt.stage == STAGE_MASKED) {
         char mk[32];
         model_mask_name(c, mk, sizeof mk);
-        snprintf(l1, c1, "masked scores: S' with \xE2\x88\x92\xE2\x88\x9E where mask=%s forbids", mk);
+        snprintf(l1, c1, _("masked scores: S' with %s where mask=%s forbids"), "\xE2\x88\x92\xE2\x88\x9E", mk);
     } else {
         formula_text(l1, c1, FORMULA_TITLE, p->opt.stage, &f);
     }
@@ -435,10 +437,10 @@ static void title_lines(const Plan *p, char *l1, size_t c1, char *l2, size_t c2)
 
 static const char *bar_name(Stage s) {
     switch (s) {
-    case STAGE_SCORES: return "raw score S";
-    case STAGE_SCALED: return "scaled score S'";
-    case STAGE_MASKED: return "masked score";
-    default: return "attention weight A";
+    case STAGE_SCORES: return _("raw score S");
+    case STAGE_SCALED: return _("scaled score S'");
+    case STAGE_MASKED: return _("masked score");
+    default: return _("attention weight A");
     }
 }
 
@@ -521,7 +523,7 @@ static int plan_bar(Plan *p) {
     for (int k = 0; k < p->n_ticks; k++)
         if (!p->ticks[k].layout) return -1;
     p->bar_label = text_make(p->ctx, bar_name(p->opt.stage), 9, 0, 0);
-    p->masked_label = text_make(p->ctx, "masked", 8, 0, 0);
+    p->masked_label = text_make(p->ctx, _("masked"), 8, 0, 0);
     return p->bar_label.layout && p->masked_label.layout ? 0 : -1;
 }
 
@@ -663,7 +665,7 @@ static int plan_make(Plan *p, const Model *m, const FigureOptions *opt, AvError 
     return 0;
 nomem:
     plan_free(p);
-    return av_error_nomem(err, "figure: out of memory");
+    return av_error_nomem(err, _("figure: out of memory"));
 }
 
 static void panel_origin(const Plan *p, int panel, double *x, double *y) {
@@ -805,7 +807,7 @@ static void draw_panel(cairo_t *cr, const Plan *p, const Theme *th, int panel) {
     char buf[32];
     int has_k = p->labels && (!p->labels_outer || row == 0);
     if (p->opt.kind == FIG_HEADS) {
-        snprintf(buf, sizeof buf, "head %d", panel + 1);
+        snprintf(buf, sizeof buf, _("head %d"), panel + 1);
         Text t = text_make(p->ctx, buf, p->heading_pt, 1, 0);
         show_text(cr, &t, x0 + p->panel_w / 2 - t.w / 2, y0 - (has_k ? p->kh : 0) - p->head_h);
         text_free(&t);
@@ -1009,7 +1011,7 @@ int figure_render(const Model *m, const FigureOptions *opt, FigureFormat fmt, un
                   AvError *err) {
     *out = NULL;
     *len = 0;
-    if (fmt != FIG_SVG && fmt != FIG_PNG && fmt != FIG_PDF) return av_errorf(err, "figure: unknown format %d", fmt);
+    if (fmt != FIG_SVG && fmt != FIG_PNG && fmt != FIG_PDF) return av_errorf(err, _("figure: unknown format %d"), fmt);
     Plan p;
     if (plan_make(&p, m, opt, err)) return -1;
     Sink sink = {0};
@@ -1033,8 +1035,8 @@ int figure_render(const Model *m, const FigureOptions *opt, FigureFormat fmt, un
     if (st == CAIRO_STATUS_SUCCESS && !sink.nomem && fmt == FIG_SVG && svg_renumber(&sink)) sink.nomem = 1;
     if (st != CAIRO_STATUS_SUCCESS || sink.nomem) {
         free(sink.data);
-        if (sink.nomem || st == CAIRO_STATUS_NO_MEMORY) return av_error_nomem(err, "figure: out of memory");
-        return av_errorf(err, "figure: cairo: %s", cairo_status_to_string(st));
+        if (sink.nomem || st == CAIRO_STATUS_NO_MEMORY) return av_error_nomem(err, _("figure: out of memory"));
+        return av_errorf(err, _("figure: cairo: %s"), cairo_status_to_string(st));
     }
     *out = sink.data;
     *len = sink.len;

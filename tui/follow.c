@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "app_internal.h"
+#include "i18n.h"
 #include "keymap.h"
 #include "lesson.h"
 #include "tokenize.h"
@@ -193,8 +194,8 @@ static int apply_cmds(App *a, const ScriptCmd *cmd, const int *line, int n, cons
     int sides = ch.set_tokenizer || ch.set_text || ch.set_target || (ch.pad >= 0 && ch.pad != m->n_pad);
     /* the configuration alone: the tokens stay, and only what it touches recomputes */
     if (any && (sides ? model_change(m, &ch, &err) : model_set_config(m, &cfg, &err))) {
-        if (first == last) snprintf(why, cap, "line %d: %s", first, err.msg);
-        else snprintf(why, cap, "lines %d-%d: %s", first, last, err.msg);
+        if (first == last) snprintf(why, cap, _("line %d: %s"), first, err.msg);
+        else snprintf(why, cap, _("lines %d-%d: %s"), first, last, err.msg);
         return -1;
     }
     if (any) app_clamp_cursor(a);
@@ -202,7 +203,7 @@ static int apply_cmds(App *a, const ScriptCmd *cmd, const int *line, int n, cons
         if ((whole && shapes(&cmd[i])) || no_change(a, state, &cmd[i])) continue;
         memset(&err, 0, sizeof err);
         if (script_apply(a, &cmd[i], &err)) {
-            snprintf(why, cap, "line %d: %s", line[i], err.msg);
+            snprintf(why, cap, _("line %d: %s"), line[i], err.msg);
             return -1;
         }
     }
@@ -224,7 +225,7 @@ static void apply_own(App *a, const char *block) {
 
 int follow_apply(App *a, const FollowBlock *b, char *why, size_t cap) {
     char *before = follow_block(a, NULL);
-    if (!before) return snprintf(why, cap, "out of memory"), -1;
+    if (!before) return snprintf(why, cap, _("out of memory")), -1;
     int rc = apply_cmds(a, b->cmd, b->line, b->n, before, why, cap);
     if (rc) apply_own(a, before);
     free(before);
@@ -285,9 +286,9 @@ static int line_check(const char *s, size_t n, char *why, size_t cap) {
     for (size_t i = 0; i < n;) {
         uint32_t cp;
         int k = utf8_decode(s + i, n - i, &cp);
-        if (cp == UTF8_INVALID) return snprintf(why, cap, "invalid UTF-8 at byte %zu", i + 1), -1;
+        if (cp == UTF8_INVALID) return snprintf(why, cap, _("invalid UTF-8 at byte %zu"), i + 1), -1;
         if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0))
-            return snprintf(why, cap, "a control character (U+%04X) at byte %zu", (unsigned)cp, i + 1), -1;
+            return snprintf(why, cap, _("a control character (U+%04X) at byte %zu"), (unsigned)cp, i + 1), -1;
         i += (size_t)k;
     }
     return 0;
@@ -301,27 +302,27 @@ static int is_line(const FollowReader *r, const char *word) {
 static int block_line(FollowReader *r) {
     char why[300];
     int no = r->lineno;
-    if (r->overlong) return refuse(r, "line %d: longer than %zu bytes", no, FOLLOW_MAX_LINE);
+    if (r->overlong) return refuse(r, _("line %d: longer than %zu bytes"), no, FOLLOW_MAX_LINE);
     if (r->bytes > FOLLOW_MAX_BLOCK)
-        return refuse(r, "line %d: the block is longer than %zu bytes", no, FOLLOW_MAX_BLOCK);
-    if (line_check(r->line, r->n, why, sizeof why)) return refuse(r, "line %d: %s", no, why);
+        return refuse(r, _("line %d: the block is longer than %zu bytes"), no, FOLLOW_MAX_BLOCK);
+    if (line_check(r->line, r->n, why, sizeof why)) return refuse(r, _("line %d: %s"), no, why);
     size_t k = 0;
     while (k < r->n && r->line[k] == ' ') k++;
     if (r->n - k >= 3 && memcmp(r->line + k, "key", 3) == 0 && (r->n - k == 3 || r->line[k + 3] == ' '))
-        return refuse(r, "line %d: key runs an action: not part of a state", no);
+        return refuse(r, _("line %d: key runs an action: not part of a state"), no);
     ScriptCmd c;
-    if (script_parse(r->line, r->n, &c, why, sizeof why)) return refuse(r, "line %d: %s", no, why);
+    if (script_parse(r->line, r->n, &c, why, sizeof why)) return refuse(r, _("line %d: %s"), no, why);
     if (c.op == SC_NONE) return 0;
     if (r->cur.n >= FOLLOW_MAX_CMDS) {
         script_cmd_free(&c);
-        return refuse(r, "line %d: more than %d commands in a block", no, FOLLOW_MAX_CMDS);
+        return refuse(r, _("line %d: more than %d commands in a block"), no, FOLLOW_MAX_CMDS);
     }
     ScriptCmd *nc = realloc(r->cur.cmd, sizeof *nc * (size_t)(r->cur.n + 1));
     if (nc) r->cur.cmd = nc;
     int *nl = nc ? realloc(r->cur.line, sizeof *nl * (size_t)(r->cur.n + 1)) : NULL;
     if (!nl) {
         script_cmd_free(&c);
-        return refuse(r, "line %d: out of memory", no);
+        return refuse(r, _("line %d: out of memory"), no);
     }
     r->cur.line = nl;
     r->cur.cmd[r->cur.n] = c;
@@ -333,7 +334,7 @@ static int block_line(FollowReader *r) {
 static int end_line(FollowReader *r) {
     r->lineno++;
     if (is_line(r, FOLLOW_HEADER)) {
-        if (r->in_block && !r->bad) refuse(r, "line %d: a new block began before the last one's end", r->lineno);
+        if (r->in_block && !r->bad) refuse(r, _("line %d: a new block began before the last one's end"), r->lineno);
         follow_block_free(&r->cur);
         r->in_block = 1, r->bad = 0, r->lineno = 1, r->bytes = r->n + 1, r->said_outside = 0;
         return 0;
@@ -346,12 +347,12 @@ static int end_line(FollowReader *r) {
         follow_block_free(&r->cur);
         r->in_block = 1, r->lineno = 1, r->bytes = r->n + 1;
         return refuse(r,
-                      "line 1: stream version '%s': this attnviz reads version 1 (is the teacher's another "
-                      "version?)",
+                      _("line 1: stream version '%s': this attnviz reads version 1 (is the teacher's another "
+                        "version?)"),
                       safe);
     }
     if (!r->in_block) {
-        if (!r->said_outside) refuse(r, "line %d: expected \"" FOLLOW_HEADER "\"", r->lineno);
+        if (!r->said_outside) refuse(r, _("line %d: expected \"%s\""), r->lineno, FOLLOW_HEADER);
         r->said_outside = 1;
         return -1;
     }
@@ -483,35 +484,35 @@ static int pub_listen(Follow *f, AvError *err) {
     struct stat st;
     if (lstat(path, &st) == 0) {
         if (!S_ISSOCK(st.st_mode))
-            return av_errorf(err, "--publish: %s exists and is not a socket (choose another PATH)", f->shown);
+            return av_errorf(err, _("--publish: %s exists and is not a socket (choose another PATH)"), f->shown);
         /* Someone listening there? A dead socket refuses the connection. */
         int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-        if (probe < 0) return av_error_io(err, "--publish: cannot make a socket: %s", strerror(errno));
+        if (probe < 0) return av_error_io(err, _("--publish: cannot make a socket: %s"), strerror(errno));
         int rc = connect(probe, (const struct sockaddr *)&f->addr, sizeof f->addr), e = errno;
         close(probe);
         if (rc == 0 || e == EAGAIN || e == EINPROGRESS)
-            return av_errorf(err, "--publish: %s: another attnviz (or another program) listens there", f->shown);
-        if (e != ECONNREFUSED) return av_errorf(err, "--publish: %s: %s", f->shown, strerror(e));
+            return av_errorf(err, _("--publish: %s: another attnviz (or another program) listens there"), f->shown);
+        if (e != ECONNREFUSED) return av_errorf(err, _("--publish: %s: %s"), f->shown, strerror(e));
         if (unlink(path) != 0)
-            return av_errorf(err, "--publish: cannot replace the dead socket %s: %s", f->shown, strerror(errno));
+            return av_errorf(err, _("--publish: cannot replace the dead socket %s: %s"), f->shown, strerror(errno));
     } else if (errno != ENOENT) {
-        return av_errorf(err, "--publish: %s: %s", f->shown, strerror(errno));
+        return av_errorf(err, _("--publish: %s: %s"), f->shown, strerror(errno));
     }
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0) return av_error_io(err, "--publish: cannot make a socket: %s", strerror(errno));
+    if (fd < 0) return av_error_io(err, _("--publish: cannot make a socket: %s"), strerror(errno));
     /* Never wider than 0600, even before the chmod. */
     mode_t old = umask(0177);
     int rc = bind(fd, (const struct sockaddr *)&f->addr, sizeof f->addr), e = errno;
     umask(old);
     if (rc != 0) {
         close(fd);
-        return av_errorf(err, "--publish: cannot make the socket %s: %s", f->shown, strerror(e));
+        return av_errorf(err, _("--publish: cannot make the socket %s: %s"), f->shown, strerror(e));
     }
     if (chmod(path, (mode_t)f->mode) != 0 || lstat(path, &st) != 0 || listen(fd, SOMAXCONN) != 0) {
         e = errno;
         unlink(path);
         close(fd);
-        return av_error_io(err, "--publish: %s: %s", f->shown, strerror(e));
+        return av_error_io(err, _("--publish: %s: %s"), f->shown, strerror(e));
     }
     f->dev = st.st_dev, f->ino = st.st_ino;
     f->listen_fd = fd;
@@ -604,13 +605,13 @@ static size_t longest_line(const char *p, size_t n) {
 static int pub_idle(Follow *f, App *a) {
     int redraw = 0;
     if (!f->started) {
-        const char *who = f->mode == 0600   ? "only you"
-                          : f->mode == 0660 ? "your group"
-                          : f->mode == 0666 ? "anyone here"
-                                            : "see its mode";
+        const char *who = f->mode == 0600   ? _("only you")
+                          : f->mode == 0660 ? _("your group")
+                          : f->mode == 0666 ? _("anyone here")
+                                            : _("see its mode");
         /* the command last: a long PATH is what an 80-column line cuts */
         /* the students' command first: what an 80-column line cuts is the mode's words */
-        app_say(a, 0, "publishing: attnviz --follow %s (mode %04o: %s)", f->shown, (unsigned)f->mode, who);
+        app_say(a, 0, _("publishing: attnviz --follow %s (mode %04o: %s)"), f->shown, (unsigned)f->mode, who);
         f->started = redraw = 1;
     }
     size_t n;
@@ -621,7 +622,7 @@ static int pub_idle(Follow *f, App *a) {
         return redraw;
     }
     if (n > FOLLOW_MAX_BLOCK || longest_line(b, n) > FOLLOW_MAX_LINE) {
-        if (!f->too_large) app_say(a, 1, "--publish: the state is past the stream's limits: not published");
+        if (!f->too_large) app_say(a, 1, _("--publish: the state is past the stream's limits: not published"));
         f->too_large = 1;
         free(b);
         return 1;
@@ -683,7 +684,7 @@ static int sub_connect(Follow *f) {
     f->reader = r;
     f->fd = fd;
     f->retry_at = 0;
-    say(f, 0, "following the teacher (any key: explore alone; F: follow again)");
+    say(f, 0, _("following the teacher (any key: explore alone; F: follow again)"));
     return 0;
 }
 
@@ -692,9 +693,9 @@ static void sub_lost(Follow *f, const App *a) {
     f->fd = -1;
     if (f->attached) {
         f->retry_at = now_s() + 1.0;
-        say(f, 0, "the teacher's attnviz ended %s trying again every second (any key: explore)", a ? dash(a) : "-");
+        say(f, 0, _("the teacher's attnviz ended %s trying again every second (any key: explore)"), a ? dash(a) : "-");
     } else {
-        say(f, 0, "the teacher's attnviz ended %s F follows it again when it is back", a ? dash(a) : "-");
+        say(f, 0, _("the teacher's attnviz ended %s F follows it again when it is back"), a ? dash(a) : "-");
     }
 }
 
@@ -714,7 +715,7 @@ static void sub_read(Follow *f, const App *a) {
         }
         total += (size_t)r;
         int got = follow_reader_feed(f->reader, buf, (size_t)r, why, sizeof why);
-        if (got & FOLLOW_GOT_ERROR) say(f, 1, "teacher's state ignored %s %s", a ? dash(a) : "-", why);
+        if (got & FOLLOW_GOT_ERROR) say(f, 1, _("teacher's state ignored %s %s"), a ? dash(a) : "-", why);
         FollowBlock b;
         if ((got & FOLLOW_GOT_BLOCK) && follow_reader_take(f->reader, &b)) {
             follow_block_free(&f->latest);
@@ -729,7 +730,7 @@ static int sub_apply(Follow *f, App *a) {
     char why[AV_ERR_MAX - 64];
     f->latest_new = 0;
     if (follow_apply(a, &f->latest, why, sizeof why) == 0) return 1;
-    say(f, 1, "teacher's state ignored %s %s", dash(a), why);
+    say(f, 1, _("teacher's state ignored %s %s"), dash(a), why);
     return 0;
 }
 
@@ -743,10 +744,10 @@ Follow *follow_open(const CliOptions *o, AvError *err) {
     char shown[256];
     utf8_escape_into(shown, sizeof shown, path);
     Follow *f = calloc(1, sizeof *f);
-    if (!f) return av_error_nomem(err, "out of memory"), NULL;
+    if (!f) return av_error_nomem(err, _("out of memory")), NULL;
     if (strlen(path) >= sizeof f->addr.sun_path) {
         free(f);
-        return av_errorf(err, "%s: %s is too long for a Unix socket (at most %zu bytes)", opt, shown,
+        return av_errorf(err, _("%s: %s is too long for a Unix socket (at most %zu bytes)"), opt, shown,
                          sizeof f->addr.sun_path - 1),
                NULL;
     }
@@ -768,8 +769,8 @@ Follow *follow_open(const CliOptions *o, AvError *err) {
         int e = errno;
         f->retry_at = now_s() + 1.0;
         if (e == EACCES || e == EPERM)
-            say(f, 1, "cannot follow (%s): the teacher's --publish-mode decides who may; retrying", strerror(e));
-        else say(f, 0, "waiting for the teacher at %s (trying every second; any key: explore alone)", f->shown);
+            say(f, 1, _("cannot follow (%s): the teacher's --publish-mode decides who may; retrying"), strerror(e));
+        else say(f, 0, _("waiting for the teacher at %s (trying every second; any key: explore alone)"), f->shown);
     }
     return f;
 }
@@ -850,19 +851,19 @@ void follow_input_done(Follow *f, App *a) {
     if (!f || !f->detach_note) return;
     f->detach_note = 0;
     char msg[sizeof a->msg];
-    if (a->msg[0]) snprintf(msg, sizeof msg, "detached: F follows again %s %s", dash(a), a->msg);
-    else snprintf(msg, sizeof msg, "detached: F follows again");
+    if (a->msg[0]) snprintf(msg, sizeof msg, _("detached: F follows again %s %s"), dash(a), a->msg);
+    else snprintf(msg, sizeof msg, _("detached: F follows again"));
     app_say(a, a->msg[0] ? a->msg_error : 0, "%s", msg);
 }
 
 void follow_attach(Follow *f, App *a) {
     if (!follow_is_follower(f)) {
-        app_say(a, 1, "F follows a teacher's attnviz: start with attnviz --follow PATH");
+        app_say(a, 1, _("F follows a teacher's attnviz: start with attnviz --follow PATH"));
         return;
     }
     if (f->attached) {
-        if (f->fd >= 0) app_say(a, 0, "following the teacher already (any key: explore alone)");
-        else app_say(a, 0, "waiting for the teacher: %s", f->shown);
+        if (f->fd >= 0) app_say(a, 0, _("following the teacher already (any key: explore alone)"));
+        else app_say(a, 0, _("waiting for the teacher: %s"), f->shown);
         return;
     }
     f->attached = 1;
@@ -870,9 +871,10 @@ void follow_attach(Follow *f, App *a) {
     int applied = f->has_latest && sub_apply(f, a);
     if (f->fd < 0 && sub_connect(f) != 0) {
         f->retry_at = now_s() + 1.0;
-        say(f, 0, "%sthe teacher's attnviz is not there: trying every second", applied ? "its last state; " : "");
+        if (applied) say(f, 0, _("its last state; the teacher's attnviz is not there: trying every second"));
+        else say(f, 0, _("the teacher's attnviz is not there: trying every second"));
     } else if (f->fd >= 0 && !f->note[0]) {
-        say(f, 0, "following the teacher again (any key: explore alone)");
+        say(f, 0, _("following the teacher again (any key: explore alone)"));
     }
     flush_say(f, a);
 }

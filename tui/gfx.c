@@ -1,5 +1,6 @@
 /* gfx.c - see gfx.h. */
 #include "gfx.h"
+#include "i18n.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -59,17 +60,18 @@ static void load(void) {
         size_t n = strlen(libs[lib].soname);
         /* dlerror names the file it could not open: this one, or one it needs */
         if (!why || (strncmp(why, libs[lib].soname, n) == 0 && why[n] == ':'))
-            load_rc = av_errorf(&load_err, "cannot draw the picture: %s is missing (install the Debian package %s)",
+            load_rc = av_errorf(&load_err, _("cannot draw the picture: %s is missing (install the Debian package %s)"),
                                 libs[lib].soname, libs[lib].package);
         else
-            load_rc = av_errorf(&load_err, "cannot draw the picture: %s does not load (the Debian package %s): %s",
+            load_rc = av_errorf(&load_err, _("cannot draw the picture: %s does not load (the Debian package %s): %s"),
                                 libs[lib].soname, libs[lib].package, why);
     } else {
         for (size_t i = 0; i < sizeof functions / sizeof *functions; i++) {
             void *sym = dlsym(handle[functions[i].lib], functions[i].name);
             if (!sym) {
-                load_rc = av_errorf(&load_err, "cannot draw the picture: %s has no %s (upgrade the Debian package %s)",
-                                    libs[functions[i].lib].soname, functions[i].name, libs[functions[i].lib].package);
+                load_rc =
+                    av_errorf(&load_err, _("cannot draw the picture: %s has no %s (upgrade the Debian package %s)"),
+                              libs[functions[i].lib].soname, functions[i].name, libs[functions[i].lib].package);
                 memset(&gfx_fn, 0, sizeof gfx_fn);
                 break;
             }

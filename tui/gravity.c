@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "hash.h"
+#include "i18n.h"
 #include "pca.h"
 #include "model.h"
 #include "sourcenote.h"
@@ -36,14 +37,15 @@
 #include "view.h"
 #include "widgets.h"
 
+/* One paragraph (the help wraps it), translated where drawn (help.c). */
 static const char *const about[] = {
-    "Word gravity: each token's vector X (labelled with its token) and where attention moves",
-    "it, X + D, on the plane of X's first two principal components, an arrow between them.",
-    "When D is too short (or long) to see, the arrows are drawn k times its length and the",
-    "caption says k (arrows x5). D is one head's share, O_h W_O[h], or with g again the whole",
-    "layer's. With random weights the picture is arithmetic, not meaning; with a trained",
-    "model (--model) X is the residual stream into the layer, X + D the residual after",
-    "attention.",
+    N_("Word gravity: each token's vector X (labelled with its token) and where attention moves "
+       "it, X + D, on the plane of X's first two principal components, an arrow between them. "
+       "When D is too short (or long) to see, the arrows are drawn k times its length and the "
+       "caption says k (arrows x5). D is one head's share, O_h W_O[h], or with g again the whole "
+       "layer's. With random weights the picture is arithmetic, not meaning; with a trained "
+       "model (--model) X is the residual stream into the layer, X + D the residual after "
+       "attention."),
     NULL};
 
 // ----------------------------------------------------------------------------
@@ -98,18 +100,18 @@ static int space_of(const App *a, int head, Space *s, AvError *err) {
 int gravity_available(const App *a, const char **why) {
     const Model *m = a ? a->m : NULL;
     const char *r = NULL;
-    if (!m) r = "word gravity: no model";
+    if (!m) r = _("word gravity: no model");
     else if (model_trained(m)) {
-        if (m->n_q < 1) r = "word gravity: no tokens to draw";
+        if (m->n_q < 1) r = _("word gravity: no tokens to draw");
     } else if (!model_can(m, SRC_TOKENIZERS | SRC_EMBED | SRC_WEIGHTS)) {
         static _Thread_local char buf[160]; /* the frame's thread writes it, the same frame reads it */
-        snprintf(buf, sizeof buf, "word gravity needs a sentence: %s", source_lacks_note(m->src));
+        snprintf(buf, sizeof buf, _("word gravity needs a sentence: %s"), source_lacks_note(m->src));
         r = buf;
     } else if (m->q_target != m->k_target || m->xq != m->x)
-        r = "word gravity needs self-attention: in cross-attention the queries are another sentence";
-    else if (m->n_q != m->n_k) r = "word gravity needs self-attention: the queries must be the key tokens";
-    else if (m->n_q < 1) r = "word gravity: no tokens to draw";
-    if (!r && m->stale <= STAGE_OUTPUT) r = "word gravity: the model is not up to date";
+        r = _("word gravity needs self-attention: in cross-attention the queries are another sentence");
+    else if (m->n_q != m->n_k) r = _("word gravity needs self-attention: the queries must be the key tokens");
+    else if (m->n_q < 1) r = _("word gravity: no tokens to draw");
+    if (!r && m->stale <= STAGE_OUTPUT) r = _("word gravity: the model is not up to date");
     if (why) *why = r;
     return r == NULL;
 }
@@ -156,8 +158,8 @@ void gravity_toggle_all(App *a) {
 static int x_axes(const App *a, const Space *s, AvError *err) {
     GravityData *g = gdata(a);
     int n = s->n, d = s->d;
-    if (!g) return av_error_nomem(err, "word gravity: out of memory");
-    if (d < 1 || d > MODEL_MAX_DIM) return av_errorf(err, "word gravity: d_model %d out of range", d);
+    if (!g) return av_error_nomem(err, _("word gravity: out of memory"));
+    if (d < 1 || d > MODEL_MAX_DIM) return av_errorf(err, _("word gravity: d_model %d out of range"), d);
     uint64_t h = av_fnv1a(s->x, sizeof(float) * (size_t)n * d);
     if (g->valid && g->n == n && g->d == d && g->hash == h) return 0;
     g->valid = 0;
@@ -337,17 +339,18 @@ static void caption(const App *a, Canvas *cv, int y, int lines, int all_heads, c
     char ks[32], m1[128], m2[128], m3[128], m4[64];
     scale_text(ks, sizeof ks, k);
     if (k == 1) {
-        snprintf(m1, sizeof m1, " X + D: where attention moves it; arrows to scale (%s1)", times);
-        snprintf(m2, sizeof m2, " X + D: where attention moves it, to scale");
-        snprintf(m3, sizeof m3, " X + D, to scale");
+        snprintf(m1, sizeof m1, _(" X + D: where attention moves it; arrows to scale (%s1)"), times);
+        snprintf(m2, sizeof m2, "%s", _(" X + D: where attention moves it, to scale"));
+        snprintf(m3, sizeof m3, "%s", _(" X + D, to scale"));
     } else {
-        snprintf(m1, sizeof m1, " X + %sD: where attention moves it; arrows %s%s (%s times D's length)", ks, times, ks,
-                 ks);
-        snprintf(m2, sizeof m2, " X + %sD: where attention moves it, arrows %s%s", ks, times, ks);
-        snprintf(m3, sizeof m3, " X + %sD: arrows %s%s", ks, times, ks);
+        /* TRANSLATORS: the arguments: k, the times sign, k, k ("X + 5D: ... arrows x5 (5 times D's length)") */
+        snprintf(m1, sizeof m1, _(" X + %sD: where attention moves it; arrows %s%s (%s times D's length)"), ks, times,
+                 ks, ks);
+        snprintf(m2, sizeof m2, _(" X + %sD: where attention moves it, arrows %s%s"), ks, times, ks);
+        snprintf(m3, sizeof m3, _(" X + %sD: arrows %s%s"), ks, times, ks);
     }
     snprintf(m4, sizeof m4, k == 1 ? " X + D" : " X + %sD", ks);
-    const char *xs[] = {" X: each token's vector, labelled  ", " X: a token's vector  ", " X  ", NULL};
+    const char *xs[] = {_(" X: each token's vector, labelled  "), _(" X: a token's vector  "), " X  ", NULL};
     const char *ms[] = {m1, m2, m3, m4, NULL};
     /* the first pair that fits, in this order of preference */
     static const int pairs[][2] = {{0, 0}, {1, 0}, {0, 1}, {1, 1}, {2, 1}, {1, 2}, {2, 2}, {2, 3}};
@@ -369,35 +372,36 @@ static void caption(const App *a, Canvas *cv, int y, int lines, int all_heads, c
     /* The other lines, in the order they are dropped when rows are few. */
     char what[256], model_line[256], fact[256], formula[256], pcs[128], lab[64];
     const char *T = a->ascii ? "^T" : "\xe1\xb5\x80"; /* U+1D40 */
-    const char *what_t[] = {"where attention moves each token's vector, on the first two principal axes of X",
-                            "where attention moves each token's vector, on X's first two principal axes",
-                            "where attention moves each vector, on X's 2 main axes", NULL};
+    const char *what_t[] = {_("where attention moves each token's vector, on the first two principal axes of X"),
+                            _("where attention moves each token's vector, on X's first two principal axes"),
+                            _("where attention moves each vector, on X's 2 main axes"), NULL};
     snprintf(what, sizeof what, "%s", fitting(W, what_t));
     if (s->trained) {
         const char *name = m->src->title ? m->src->title(m) : NULL;
         char c[4][256];
-        if (!name) name = "the model";
+        if (!name) name = _("the model");
         int l = m->layer + 1, nl = m->cfg.layers;
         snprintf(c[0], sizeof c[0],
-                 "trained weights (%s, layer %d/%d): X is the residual stream into the layer, X + D = x + att W_o%s, "
-                 "the residual after attention, as the model computes it",
+                 _("trained weights (%s, layer %d/%d): X is the residual stream into the layer, X + D = x + att W_o%s, "
+                   "the residual after attention, as the model computes it"),
                  name, l, nl, T);
-        snprintf(c[1], sizeof c[1], "trained %s layer %d/%d: X is the residual stream in, X+D after attention", name, l,
-                 nl);
-        snprintf(c[2], sizeof c[2], "%s layer %d/%d: X = residual in, X + D = after attention", name, l, nl);
-        snprintf(c[3], sizeof c[3], "%s layer %d/%d", name, l, nl);
+        snprintf(c[1], sizeof c[1], _("trained %s layer %d/%d: X is the residual stream in, X+D after attention"), name,
+                 l, nl);
+        snprintf(c[2], sizeof c[2], _("%s layer %d/%d: X = residual in, X + D = after attention"), name, l, nl);
+        snprintf(c[3], sizeof c[3], _("%s layer %d/%d"), name, l, nl);
         const char *t[] = {c[0], c[1], c[2], c[3], NULL};
         snprintf(model_line, sizeof model_line, "%s", fitting(W, t));
     } else {
         char c[4][256];
         unsigned long long seed = (unsigned long long)m->cfg.seed;
         snprintf(c[0], sizeof c[0],
-                 "random weights (seed %llu): the arithmetic of attention, not word meaning; no word is near "
-                 "another here because of what it means",
+                 _("random weights (seed %llu): the arithmetic of attention, not word meaning; no word is near "
+                   "another here because of what it means"),
                  seed);
-        snprintf(c[1], sizeof c[1], "random weights (seed %llu): the arithmetic of attention, not word meaning", seed);
-        snprintf(c[2], sizeof c[2], "random weights (seed %llu): arithmetic, no meaning", seed);
-        snprintf(c[3], sizeof c[3], "random weights");
+        snprintf(c[1], sizeof c[1], _("random weights (seed %llu): the arithmetic of attention, not word meaning"),
+                 seed);
+        snprintf(c[2], sizeof c[2], _("random weights (seed %llu): arithmetic, no meaning"), seed);
+        snprintf(c[3], sizeof c[3], "%s", _("random weights"));
         const char *t[] = {c[0], c[1], c[2], c[3], NULL};
         snprintf(model_line, sizeof model_line, "%s", fitting(W, t));
     }
@@ -405,34 +409,44 @@ static void caption(const App *a, Canvas *cv, int y, int lines, int all_heads, c
     int i0, j0, parts = repeated_token(s, pm, &i0, &j0);
     if (parts >= 0) {
         view_qlabel(a, lab, sizeof lab, i0, 12);
-        const char *why = s->trained && m->layer == 0 ? "the same embedding (layer 1's X has no position: RoPE "
-                                                        "puts it in Q and K)"
-                          : s->trained                ? "the same vector"
-                                                      : "the same embedding (no position added)";
-        const char *does = parts ? "moves them apart" : "keeps them together";
+        const char *why = s->trained && m->layer == 0 ? _("the same embedding (layer 1's X has no position: RoPE "
+                                                          "puts it in Q and K)")
+                          : s->trained                ? _("the same vector")
+                                                      : _("the same embedding (no position added)");
+        const char *does = parts ? _("moves them apart") : _("keeps them together");
         char c[3][256];
-        snprintf(c[0], sizeof c[0], "%s (tokens %d and %d) start at one X, %s; attention %s", lab, i0 + 1, j0 + 1, why,
-                 does);
-        snprintf(c[1], sizeof c[1], "%s (tokens %d and %d) start at one X; attention %s", lab, i0 + 1, j0 + 1, does);
-        snprintf(c[2], sizeof c[2], "%s (%d, %d): one X; attention %s", lab, i0 + 1, j0 + 1, does);
+        /* TRANSLATORS: the token, its two positions, why they start at one X, what attention does */
+        snprintf(c[0], sizeof c[0], _("%s (tokens %d and %d) start at one X, %s; attention %s"), lab, i0 + 1, j0 + 1,
+                 why, does);
+        snprintf(c[1], sizeof c[1], _("%s (tokens %d and %d) start at one X; attention %s"), lab, i0 + 1, j0 + 1, does);
+        snprintf(c[2], sizeof c[2], _("%s (%d, %d): one X; attention %s"), lab, i0 + 1, j0 + 1, does);
         const char *t[] = {c[0], c[1], c[2], NULL};
         const char *f = fitting(W, t);
         if (text_width(f, strlen(f)) <= W) snprintf(fact, sizeof fact, "%s", f);
     }
     const GravityData *g = gdata(a);
     if (g->total > 0)
-        snprintf(pcs, sizeof pcs, "PC1 %.0f%%, PC2 %.0f%% of X's variance", 100 * g->var[0] / g->total,
+        snprintf(pcs, sizeof pcs, _("PC1 %.0f%%, PC2 %.0f%% of X's variance"), 100 * g->var[0] / g->total,
                  100 * g->var[1] / g->total);
-    else snprintf(pcs, sizeof pcs, "every token has the same X: no spread to show");
+    else snprintf(pcs, sizeof pcs, "%s", _("every token has the same X: no spread to show"));
     int h = shown_head(a) + 1;
+    /* TRANSLATORS: the formulas end with three blanks and the PCs (dropped
+       first where the line is too long), then a gloss after a comma. */
     if (all_heads && s->trained)
-        snprintf(formula, sizeof formula, "all %d heads: D = att W_o%s, the layer's attention output   %s",
+        snprintf(formula, sizeof formula,
+                 P_("the %d head: D = att W_o%s, the layer's attention output   %s",
+                    "all %d heads: D = att W_o%s, the layer's attention output   %s", m->cfg.heads),
                  m->cfg.heads, T, pcs);
-    else if (all_heads) snprintf(formula, sizeof formula, "all %d heads: D = Y = concat W_O   %s", m->cfg.heads, pcs);
+    else if (all_heads)
+        snprintf(formula, sizeof formula,
+                 P_("the %d head: D = Y = concat W_O   %s", "all %d heads: D = Y = concat W_O   %s", m->cfg.heads),
+                 m->cfg.heads, pcs);
     else if (s->trained)
-        snprintf(formula, sizeof formula, "head %d/%d: D = O_%d W_o[%d]%s (its %d columns of W_o)   %s", h,
-                 m->cfg.heads, h, h, T, s->dv, pcs);
-    else snprintf(formula, sizeof formula, "head %d/%d: D = O_%d W_O[%d]   %s", h, m->cfg.heads, h, h, pcs);
+        snprintf(formula, sizeof formula,
+                 P_("head %d/%d: D = O_%d W_o[%d]%s (its %d column of W_o)   %s",
+                    "head %d/%d: D = O_%d W_o[%d]%s (its %d columns of W_o)   %s", s->dv),
+                 h, m->cfg.heads, h, h, T, s->dv, pcs);
+    else snprintf(formula, sizeof formula, _("head %d/%d: D = O_%d W_O[%d]   %s"), h, m->cfg.heads, h, h, pcs);
     while (text_width(formula, strlen(formula)) > W) { /* drop the last part: the PCs, then the gloss */
         char *gap = strrchr(formula, ',');
         char *sp = strstr(formula, "   ");
@@ -515,11 +529,11 @@ static const char *draw_plot(App *a, Canvas *cv, int y0, int ph, int all_heads, 
     f->labelled = malloc(sizeof(int) * cells);
     if (!f->px || !f->pm || !f->pk || !f->dots || !f->labels || !f->grid || !f->labelled ||
         points(f->px, f->pm, a, sp, all_heads))
-        return "word gravity: out of memory";
+        return _("word gravity: out of memory");
     *k = arrow_scale(f->px, f->pm, n);
     for (int i = 0; i < 2 * n; i++) f->pk[i] = f->px[i] + *k * (f->pm[i] - f->px[i]);
     double lo[2], hi[2];
-    if (plot_bounds(lo, hi, f->px, f->pk, n)) return "word gravity: no finite point to draw";
+    if (plot_bounds(lo, hi, f->px, f->pk, n)) return _("word gravity: no finite point to draw");
     Plot p = plot_on(f->grid, W, ph, a->ascii);
     for (size_t c = 0; c < cells; c++) f->labelled[c] = -1;
     double s = plot_place(f->dots, &p, a->ascii, f->px, f->pk, n, lo, hi);
@@ -542,7 +556,7 @@ void gravity_draw(App *a, Canvas *cv, int y0, int h, int all_heads) {
     int lines = h >= 30 ? 5 : h >= 14 ? 4 : h >= 10 ? 3 : h >= 7 ? 2 : 1;
     int ph = h - lines;
     if (ph < 2 || cv->w < 10) {
-        say(cv, y0, "too small to plot"); /* fits the narrowest (20 columns) */
+        say(cv, y0, _("too small to plot")); /* fits the narrowest (20 columns) */
         return;
     }
     AvError err = {0};
@@ -569,12 +583,15 @@ void gravity_draw(App *a, Canvas *cv, int y0, int h, int all_heads) {
 // the entry
 
 static void gravity_title(const App *a, char *buf, size_t cap) {
+    int heads = a->m->cfg.heads;
     if (gravity_all_heads(a))
-        snprintf(buf, cap, "all %d heads  word gravity: where the whole layer moves each X (g: one head)",
-                 a->m->cfg.heads);
+        snprintf(buf, cap,
+                 P_("the %d head  word gravity: where the whole layer moves each X (g: one head)",
+                    "all %d heads  word gravity: where the whole layer moves each X (g: one head)", heads),
+                 heads);
     else
-        snprintf(buf, cap, "head %d/%d  word gravity: where this head moves each X (g: all heads)", a->head + 1,
-                 a->m->cfg.heads);
+        snprintf(buf, cap, _("head %d/%d  word gravity: where this head moves each X (g: all heads)"), a->head + 1,
+                 heads);
 }
 
 /* Y only for all heads; a trained model's layer is read to its end. */

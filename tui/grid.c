@@ -16,7 +16,9 @@
 
 #include "chrome.h"
 #include "classmap.h"
+#include "i18n.h"
 #include "model.h"
+#include "text.h"
 #include "view.h"
 #include "widgets.h"
 
@@ -185,9 +187,9 @@ static void draw_head_labels(const App *a, Canvas *cv, const GridGeom *g, int he
     char buf[24];
     for (int h = head0; h < head0 + g->heads_vis && h < a->m->cfg.heads; h++) {
         int x = head_x(g, head0, h);
-        snprintf(buf, sizeof buf, "head %d", h + 1);
-        if ((int)strlen(buf) > g->tw) snprintf(buf, sizeof buf, "%d", h + 1);
-        int w = (int)strlen(buf);
+        snprintf(buf, sizeof buf, _("head %d"), h + 1);
+        if (text_width(buf, strlen(buf)) > g->tw) snprintf(buf, sizeof buf, "%d", h + 1);
+        int w = text_width(buf, strlen(buf));
         Style st = style_attr(h == a->head ? ST_REVERSE | ST_BOLD : ST_BOLD);
         if (h == a->head) cv_fill(cv, TOP_LINES, x, g->tw, " ", st);
         cv_text(cv, TOP_LINES, x + (w < g->tw ? (g->tw - w) / 2 : 0), buf, g->tw, st);
@@ -270,7 +272,11 @@ void grid_draw(App *a, Canvas *cv) {
 
 void grid_title(const App *a, char *buf, size_t cap) {
     const ModelConfig *c = &a->m->cfg;
-    snprintf(buf, cap, "%d layers x %d heads, %s  (arrows choose, Enter opens)  head %d/%d", c->layers, c->heads,
+    char layers[32], heads[32];
+    snprintf(layers, sizeof layers, P_("%d layer", "%d layers", c->layers), c->layers);
+    snprintf(heads, sizeof heads, P_("%d head", "%d heads", c->heads), c->heads);
+    /* TRANSLATORS: "12 layers x 12 heads, weights  (...)  head 3/12" */
+    snprintf(buf, cap, _("%s x %s, %s  (arrows choose, Enter opens)  head %d/%d"), layers, heads,
              view_stage_name(a->shown), a->head + 1, c->heads);
 }
 

@@ -9,6 +9,7 @@
 #include "chrome.h"
 #include "formula.h"
 #include "grid.h"
+#include "i18n.h"
 #include "text.h"
 #include "view.h"
 #include "widgets.h"
@@ -31,18 +32,18 @@ static const char *stage_title(const App *a, char *buf, size_t cap) {
     case TENSOR_MASKED: {
         char mk[32];
         model_mask_name(c, mk, sizeof mk);
-        snprintf(buf, cap, "masked scores: S' with %s where mask=%s forbids", g->neg_inf, mk);
+        snprintf(buf, cap, _("masked scores: S' with %s where mask=%s forbids"), g->neg_inf, mk);
         break;
     }
-    case TENSOR_OUTPUT: snprintf(buf, cap, "output O = A V  (%d, %d)", m->n_q, c->d_v); break;
+    case TENSOR_OUTPUT: snprintf(buf, cap, _("output O = A V  (%d, %d)"), m->n_q, c->d_v); break;
     case TENSOR_X:
         if (c->pos == POS_NONE)
-            snprintf(buf, cap, "X = E: token embeddings, no positional encoding  (%d, %d)", m->n_k, c->d_model);
+            snprintf(buf, cap, _("X = E: token embeddings, no positional encoding  (%d, %d)"), m->n_k, c->d_model);
         else snprintf(buf, cap, "X = E + PE  (%d, %d)", m->n_k, c->d_model);
         break;
-    case TENSOR_PE: snprintf(buf, cap, "PE: sinusoidal positional encoding  (%d, %d)", m->n_k, c->d_model); break;
+    case TENSOR_PE: snprintf(buf, cap, _("PE: sinusoidal positional encoding  (%d, %d)"), m->n_k, c->d_model); break;
     case TENSOR_CONCAT:
-        snprintf(buf, cap, "concat(O_1 .. O_%d), heads marked  (%d, %d)", c->heads, m->n_q, c->heads * c->d_v);
+        snprintf(buf, cap, _("concat(O_1 .. O_%d), heads marked  (%d, %d)"), c->heads, m->n_q, c->heads * c->d_v);
         break;
     default: snprintf(buf, cap, "Y = concat W_O  (%d, %d)", m->n_q, c->d_model); break;
     }
@@ -217,8 +218,11 @@ static void draw_heatmap(App *a, Canvas *cv) {
      * other stages. */
     int stats = sm.row_stats && !a->present;
     if (stats)
-        cv_text(cv, top + g.header_rows - 1, sx, a->shown == TENSOR_WEIGHTS ? "  sum  bits  max" : "A:sum  bits  max",
-                STATS_W - 1, style_attr(ST_BOLD));
+        /* TRANSLATORS: 16 columns over the numbers "1.000  2.31 0.42": the sum
+           right-aligned at column 5, bits at 8-11, max at 14-16. */
+        cv_text(cv, top + g.header_rows - 1, sx,
+                a->shown == TENSOR_WEIGHTS ? _("  sum  bits  max") : _("A:sum  bits  max"), STATS_W - 1,
+                style_attr(ST_BOLD));
     for (int r = 0; r < g.rows_vis; r++) {
         int i = a->row0 + r, y = y0 + r * g.ch, mid = y + (g.ch - 1) / 2;
         view_qlabel(a, buf, sizeof buf, i, g.label_w - 1);
@@ -248,13 +252,15 @@ static void draw_heatmap(App *a, Canvas *cv) {
     char more[96] = "";
     int below = sm.rows - a->row0 - g.rows_vis, right = sm.cols - a->col0 - g.cols_vis, n = 0;
     if (below > 0)
-        n += snprintf(more + n, sizeof more - (size_t)n, "%s %d more row%s", a->ascii ? "v" : "↓", below,
-                      below == 1 ? "" : "s");
+        n += snprintf(more + n, sizeof more - (size_t)n, P_("%s %d more row", "%s %d more rows", below),
+                      a->ascii ? "v" : "↓", below);
     if (a->col0 > 0)
         n += snprintf(more + n, sizeof more - (size_t)n, "%s%s %d", n ? "   " : "", a->ascii ? "<" : "←", a->col0);
-    if (right > 0)
-        snprintf(more + n, sizeof more - (size_t)n, "%s%s %d more column%s", n ? "   " : "", a->ascii ? ">" : "→",
-                 right, right == 1 ? "" : "s");
+    if (right > 0) {
+        n += snprintf(more + n, sizeof more - (size_t)n, "%s", n ? "   " : "");
+        snprintf(more + n, sizeof more - (size_t)n, P_("%s %d more column", "%s %d more columns", right),
+                 a->ascii ? ">" : "→", right);
+    }
     (void)gl;
     int hint_y = y0 + g.rows_vis * g.ch;
     if (more[0] && hint_y < cv->h - (a->present ? PRESENT_BOTTOM : BOTTOM_LINES))
@@ -341,10 +347,10 @@ static void draw_heads(App *a, Canvas *cv) {
             double mean, max;
             model_mean_entropy(m, h, &mean, &max);
             /* The head's mean entropy in the shortest form that fits. */
-            snprintf(buf, sizeof buf, "head %d H %.2f", h + 1, mean);
-            if (g.block_w - 2 < (int)strlen(buf)) snprintf(buf, sizeof buf, "h%d H%.2f", h + 1, mean);
-            if (g.block_w - 2 < (int)strlen(buf)) snprintf(buf, sizeof buf, "%d H%.1f", h + 1, mean);
-            if (g.block_w - 2 < (int)strlen(buf)) snprintf(buf, sizeof buf, "%d", h + 1);
+            snprintf(buf, sizeof buf, _("head %d H %.2f"), h + 1, mean);
+            if (g.block_w - 2 < text_width(buf, strlen(buf))) snprintf(buf, sizeof buf, "h%d H%.2f", h + 1, mean);
+            if (g.block_w - 2 < text_width(buf, strlen(buf))) snprintf(buf, sizeof buf, "%d H%.1f", h + 1, mean);
+            if (g.block_w - 2 < text_width(buf, strlen(buf))) snprintf(buf, sizeof buf, "%d", h + 1);
             cv_text(cv, y, x, buf, g.block_w - 2, ts);
             view_matrix(a, a->shown, h, &sm);
             int wcols = g.cols_vis < cols - a->col0 ? g.cols_vis : cols - a->col0;
@@ -370,9 +376,9 @@ static void draw_heads(App *a, Canvas *cv) {
     }
     if (block_rows > g.block_rows_vis && cv->h > 1) {
         /* Which rows of heads are shown, on the title line where it fits. */
-        snprintf(buf, sizeof buf, "rows %d-%d of %d", a->head0 + 1,
+        snprintf(buf, sizeof buf, _("rows %d-%d of %d"), a->head0 + 1,
                  a->head0 + g.block_rows_vis < block_rows ? a->head0 + g.block_rows_vis : block_rows, block_rows);
-        int w = (int)strlen(buf), used = cv->w;
+        int w = text_width(buf, strlen(buf)), used = cv->w;
         while (used > 0 && strcmp(cv_cell(cv, 1, used - 1)->ch, " ") == 0) used--;
         if (used + 2 + w <= cv->w) cv_text_right(cv, 1, 0, buf, cv->w, style_attr(ST_DIM));
     }
@@ -411,11 +417,11 @@ static void heatmap_title(const App *a, char *buf, size_t cap) {
         char q[64], k[64];
         view_qlabel(a, q, sizeof q, a->ci, 16);
         view_klabel(a, k, sizeof k, a->cj, 16);
-        snprintf(buf, cap, "head %d/%d  %s  %s %s %s", a->head + 1, m->cfg.heads, view_stage_name(a->shown), q,
+        snprintf(buf, cap, _("head %d/%d  %s  %s %s %s"), a->head + 1, m->cfg.heads, view_stage_name(a->shown), q,
                  G(a)->arrow, k);
         return;
     }
-    snprintf(buf, cap, "head %d/%d  %s", a->head + 1, m->cfg.heads, stage);
+    snprintf(buf, cap, _("head %d/%d  %s"), a->head + 1, m->cfg.heads, stage);
 }
 
 /* Y (and the joined heads, which are made with it) only when shown. */
@@ -433,11 +439,14 @@ static int heatmap_natural_height(const App *a, int w) {
     return TOP_LINES + g.header_rows + sm.rows + BOTTOM_LINES;
 }
 
+/* The about-texts are one paragraph each (the help wraps them), translated
+ * where drawn (help.c). */
 static const char *const heatmap_about[] = {
-    "One head's attention as a map: each row is a query token, each column a key token.",
-    "A cell is how much the query takes from the key; each row of weights sums to 1 (the",
-    "sum column). H is the row's entropy in bits: log2(n) when spread evenly, 0 when all",
-    "weight is on one key (saturation). Enter shows the arithmetic of the cursor's cell.", NULL};
+    N_("One head's attention as a map: each row is a query token, each column a key token. "
+       "A cell is how much the query takes from the key; each row of weights sums to 1 (the "
+       "sum column). H is the row's entropy in bits: log2(n) when spread evenly, 0 when all "
+       "weight is on one key (saturation). Enter shows the arithmetic of the cursor's cell."),
+    NULL};
 
 const View view_heatmap = {
     .name = "heatmap",
@@ -454,8 +463,11 @@ static void heads_title(const App *a, char *buf, size_t cap) {
         grid_title(a, buf, cap);
         return;
     }
-    snprintf(buf, cap, "all %d heads, %s  (Tab/1-9 choose, Enter opens)  head %d/%d", a->m->cfg.heads,
-             view_stage_name(a->shown), a->head + 1, a->m->cfg.heads);
+    int heads = a->m->cfg.heads;
+    snprintf(buf, cap,
+             P_("the %d head, %s  (Tab/1-9 choose, Enter opens)  head %d/%d",
+                "all %d heads, %s  (Tab/1-9 choose, Enter opens)  head %d/%d", heads),
+             heads, view_stage_name(a->shown), a->head + 1, heads);
 }
 
 static int heads_natural_height(const App *a, int w) {
@@ -468,9 +480,10 @@ static int heads_natural_height(const App *a, int w) {
 }
 
 static const char *const heads_about[] = {
-    "Every head side by side, small. Each head has its own W_Q, W_K, W_V, so each finds",
-    "its own pattern in the same sentence. H is the head's mean row entropy. Tab or 1-9",
-    "chooses a head, Enter opens it.", NULL};
+    N_("Every head side by side, small. Each head has its own W_Q, W_K, W_V, so each finds "
+       "its own pattern in the same sentence. H is the head's mean row entropy. Tab or 1-9 "
+       "chooses a head, Enter opens it."),
+    NULL};
 
 const View view_heads = {
     .name = "heads",

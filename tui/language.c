@@ -71,9 +71,7 @@ static const char *asked_locale(const char *category) {
     return NULL;
 }
 
-static int is_utf8_name(const char *name) {
-    return name && (strcasestr(name, "utf-8") || strcasestr(name, "utf8"));
-}
+static int is_utf8_name(const char *name) { return name && (strcasestr(name, "utf-8") || strcasestr(name, "utf8")); }
 
 void language_setup(const char *lang, LanguageSetup *out) {
     memset(out, 0, sizeof *out);

@@ -9,6 +9,7 @@
 
 #include "app_internal.h"
 #include "bigtext.h"
+#include "i18n.h"
 #include "readfile.h"
 #include "utf8.h"
 #include "number.h"
@@ -53,7 +54,7 @@ Lesson *lesson_parse(const char *text, size_t len, const char *name, AvError *er
     Lesson *l = calloc(1, sizeof *l);
     if (!l || !(l->name = strdup(name))) {
         free(l);
-        return av_error_nomem(err, "out of memory"), NULL;
+        return av_error_nomem(err, _("out of memory")), NULL;
     }
     snprintf(l->lang, sizeof l->lang, "en");
     int line = 0, blank = 0;
@@ -74,11 +75,11 @@ Lesson *lesson_parse(const char *text, size_t len, const char *name, AvError *er
         at += n + (nl ? 1 : 0);
         line++;
         if (n && s[n - 1] == '\r') n--;
-        if (memchr(s, '\0', n)) FAIL("a NUL byte");
+        if (memchr(s, '\0', n)) FAIL(_("a NUL byte"));
         for (size_t b = 0; b < n;) {
             uint32_t cp;
             int w = utf8_decode(s + b, n - b, &cp);
-            if (cp == UTF8_INVALID) FAIL("invalid UTF-8 at byte %zu of the line", b + 1);
+            if (cp == UTF8_INVALID) FAIL(_("invalid UTF-8 at byte %zu of the line"), b + 1);
             b += (size_t)w;
         }
         size_t k = 0;
@@ -89,14 +90,14 @@ Lesson *lesson_parse(const char *text, size_t len, const char *name, AvError *er
         }
         if (s[k] == '#') continue;
         if (n - k >= 2 && s[k] == '=' && s[k + 1] == '=') { /* a step */
-            if (l->n_step >= LESSON_MAX_STEPS) FAIL("more than %d steps", LESSON_MAX_STEPS);
+            if (l->n_step >= LESSON_MAX_STEPS) FAIL(_("more than %d steps"), LESSON_MAX_STEPS);
             LessonStep *ns = realloc(l->step, sizeof *ns * (size_t)(l->n_step + 1));
-            if (!ns) FAIL("out of memory");
+            if (!ns) FAIL(_("out of memory"));
             l->step = ns;
             cur = &l->step[l->n_step++];
             memset(cur, 0, sizeof *cur);
-            if (!(cur->title = dup_trim(s + k + 2, n - k - 2))) FAIL("out of memory");
-            if (!cur->title[0]) FAIL("a step without a title (== TITLE)");
+            if (!(cur->title = dup_trim(s + k + 2, n - k - 2))) FAIL(_("out of memory"));
+            if (!cur->title[0]) FAIL(_("a step without a title (== TITLE)"));
             blank = 0;
             continue;
         }
@@ -104,7 +105,7 @@ Lesson *lesson_parse(const char *text, size_t len, const char *name, AvError *er
             const char *colon = memchr(s + k, ':', n - k);
             size_t kl = colon ? (size_t)(colon - s - k) : 0;
             char *val = colon ? dup_trim(colon + 1, n - (size_t)(colon + 1 - s)) : NULL;
-            if (colon && !val) FAIL("out of memory");
+            if (colon && !val) FAIL(_("out of memory"));
             if (colon && kl == 5 && strncmp(s + k, "title", 5) == 0) {
                 free(l->title);
                 l->title = val;
@@ -112,15 +113,15 @@ Lesson *lesson_parse(const char *text, size_t len, const char *name, AvError *er
                 int ok = strcmp(val, "en") == 0 || strcmp(val, "ko") == 0;
                 if (ok) snprintf(l->lang, sizeof l->lang, "%s", val);
                 free(val);
-                if (!ok) FAIL("lang: expected en or ko");
+                if (!ok) FAIL(_("lang: expected en or ko"));
             } else if (colon && kl == 5 && strncmp(s + k, "needs", 5) == 0) {
                 int ok = strcmp(val, "model") == 0;
                 free(val);
-                if (!ok) FAIL("needs: expected model");
+                if (!ok) FAIL(_("needs: expected model"));
                 l->needs_model = 1;
             } else {
                 free(val);
-                FAIL("before the first step (== TITLE) only title:, lang: and needs: lines");
+                FAIL(_("before the first step (== TITLE) only title:, lang: and needs: lines"));
             }
             continue;
         }
@@ -129,7 +130,7 @@ Lesson *lesson_parse(const char *text, size_t len, const char *name, AvError *er
             static const char *const keys[] = {"title:", "lang:", "needs:"};
             size_t kl = strlen(keys[h]);
             if (n - k >= kl && strncmp(s + k, keys[h], kl) == 0)
-                FAIL("%s is a header line: it goes before the first step (== TITLE)", keys[h]);
+                FAIL(_("%s is a header line: it goes before the first step (== TITLE)"), keys[h]);
         }
         if (s[k] == '>') { /* a command */
             ScriptCmd c;
@@ -137,16 +138,16 @@ Lesson *lesson_parse(const char *text, size_t len, const char *name, AvError *er
             if (c.op == SC_NONE) continue;
             if (c.op == SC_CAPTION) { /* a teacher's stream's (follow.h): a step's caption is its text */
                 script_cmd_free(&c);
-                FAIL("caption: only in a teacher's stream (a step's caption is its text)");
+                FAIL(_("caption: only in a teacher's stream (a step's caption is its text)"));
             }
             if (cur->n_cmd >= LESSON_MAX_CMDS) {
                 script_cmd_free(&c);
-                FAIL("more than %d commands in a step", LESSON_MAX_CMDS);
+                FAIL(_("more than %d commands in a step"), LESSON_MAX_CMDS);
             }
             ScriptCmd *nc = realloc(cur->cmd, sizeof *nc * (size_t)(cur->n_cmd + 1));
             if (!nc) {
                 script_cmd_free(&c);
-                FAIL("out of memory");
+                FAIL(_("out of memory"));
             }
             cur->cmd = nc;
             cur->cmd[cur->n_cmd++] = c;
@@ -154,16 +155,16 @@ Lesson *lesson_parse(const char *text, size_t len, const char *name, AvError *er
         }
         /* caption text: paragraphs separated by a line break */
         char *t = dup_trim(s, n);
-        if (!t) FAIL("out of memory");
+        if (!t) FAIL(_("out of memory"));
         int rc = cur->caption ? append(&cur->caption, blank ? "\n" : " ", 1, 0) : 0;
         if (!rc) rc = append(&cur->caption, t, strlen(t), 0);
         free(t);
-        if (rc) FAIL("out of memory");
+        if (rc) FAIL(_("out of memory"));
         blank = 0;
     }
     line++;
-    if (!l->n_step) FAIL("no step (a step starts with a line \"== TITLE\")");
-    if (!l->title && !(l->title = strdup(l->step[0].title))) FAIL("out of memory");
+    if (!l->n_step) FAIL(_("no step (a step starts with a line \"== TITLE\")"));
+    if (!l->title && !(l->title = strdup(l->step[0].title))) FAIL(_("out of memory"));
 #undef FAIL
     return l;
 }
@@ -179,18 +180,18 @@ const char *lesson_locale_lang(void) {
 
 Lesson *lesson_load(const char *what, const char *lang, AvError *err) {
     char *e = utf8_escape(what, strlen(what));
-    const char *shown = e ? e : "the lesson";
+    const char *shown = e ? e : _("the lesson");
     Lesson *l = NULL;
     int k = 0;
     if (what[0] >= '1' && what[0] <= '9' && !what[1]) k = what[0] - '0';
     if (k) {
         const char *text = k <= lesson_builtin_count() ? lesson_builtin(k, lang) : NULL;
         if (!text)
-            av_errorf(err, "--lesson: %s is not a lesson (1..%d, or a file; --lesson list)", shown,
+            av_errorf(err, _("--lesson: %s is not a lesson (1..%d, or a file; --lesson list)"), shown,
                       lesson_builtin_count());
         else {
             char name[32];
-            snprintf(name, sizeof name, "lesson %d (%s)", k, lang);
+            snprintf(name, sizeof name, _("lesson %d (%s)"), k, lang);
             l = lesson_parse(text, strlen(text), name, err);
         }
     } else {
@@ -214,9 +215,11 @@ char *lesson_list(const char *lang) {
         AvError err = {0};
         const char *text = lesson_builtin(k, lang);
         Lesson *l = text ? lesson_parse(text, strlen(text), "builtin", &err) : NULL;
-        int n = snprintf(out + at, cap - at, "%d  %s%s (%d %s)\n", k, l ? l->title : err.msg,
-                         l && l->needs_model ? "  [--model stories260K.bin]" : "", l ? l->n_step : 0,
-                         num_plural("step", "steps", l ? l->n_step : 0));
+        char steps[64];
+        int n_step = l ? l->n_step : 0;
+        snprintf(steps, sizeof steps, P_("%d step", "%d steps", n_step), n_step);
+        int n = snprintf(out + at, cap - at, "%d  %s%s (%s)\n", k, l ? l->title : err.msg,
+                         l && l->needs_model ? "  [--model stories260K.bin]" : "", steps);
         if (n > 0 && (size_t)n < cap - at) at += (size_t)n;
         lesson_free(l);
     }
@@ -283,8 +286,8 @@ void lesson_draw_caption(const App *a, Canvas *cv, int y, int rows) {
     cv_fill(cv, y, 0, cv->w, " ", style_attr(ST_REVERSE));
     int x = cv_text(cv, y, 0, head, cv->w, style_attr(ST_REVERSE | ST_BOLD));
     /* The keys of the app's own lesson (a teacher's caption has none here). */
-    const char *keys = " Space next  b back  R start  L leave ";
-    int kw = (int)strlen(keys);
+    const char *keys = _(" Space next  b back  R start  L leave ");
+    int kw = utf8_width(keys, strlen(keys));
     if (a->lesson && x + kw < cv->w) cv_text(cv, y, cv->w - kw, keys, kw, style_attr(ST_REVERSE));
     int big = big_title(a, cv->w, cv->h + 0 * rows);
     if (big && rows > big + 1)
@@ -298,7 +301,7 @@ void lesson_draw_caption(const App *a, Canvas *cv, int y, int rows) {
 
 int app_lesson_goto(App *a, int k, AvError *err) {
     Lesson *l = a->lesson;
-    if (!l) return av_errorf(err, "no lesson");
+    if (!l) return av_errorf(err, _("no lesson"));
     if (k < 0) k = 0;
     if (k >= l->n_step) k = l->n_step - 1;
     a->lesson_step = k;
@@ -323,7 +326,7 @@ int app_lesson_goto(App *a, int k, AvError *err) {
     for (int s = 0; s <= k && !rc; s++)
         for (int i = 0; i < l->step[s].n_cmd && !rc; i++)
             if (script_apply(a, &l->step[s].cmd[i], err)) {
-                av_error_prefix(err, "%s step %d", l->name, s + 1);
+                av_error_prefix(err, _("%s step %d"), l->name, s + 1);
                 rc = -1;
             }
     return rc;
@@ -334,6 +337,6 @@ int app_lesson_start(App *a, Lesson *l, AvError *err) {
     lesson_free(a->lesson);
     a->lesson = l;
     a->lesson_start = script_state(a, NULL);
-    if (!a->lesson_start) return av_error_nomem(err, "out of memory");
+    if (!a->lesson_start) return av_error_nomem(err, _("out of memory"));
     return app_lesson_goto(a, 0, err);
 }

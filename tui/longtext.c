@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "app_internal.h"
+#include "i18n.h"
 #include "text.h"
 #include "longtext.h"
 #include "view.h"
@@ -33,7 +34,8 @@ int app_offer_first_tokens(App *a, const char *text, size_t len) {
     copy[len] = '\0';
     free(a->keep_text);
     a->keep_text = copy, a->keep_len = len, a->keep_n = fit.fit;
-    app_say(a, 1, "%d tokens, %d fit: y keeps the first %d; another key changes nothing", fit.total, fit.fit, fit.fit);
+    app_say(a, 1, _("%d tokens, %d fit: y keeps the first %d; another key changes nothing"), fit.total, fit.fit,
+            fit.fit);
     return 1;
 }
 
@@ -43,7 +45,7 @@ int app_first_tokens_key(App *a, AppKey k) {
     int n = a->keep_n;
     a->keep_text = NULL;
     if (k.is_code || (k.ch != 'y' && k.ch != 'Y')) {
-        app_say(a, 0, "the sentence stays as it was");
+        app_say(a, 0, "%s", _("the sentence stays as it was"));
         free(text);
         return 1;
     }
@@ -53,10 +55,11 @@ int app_first_tokens_key(App *a, AppKey k) {
     TextFit fit;
     if (model_text_fit(a->m, &a->m->cfg, a->m->n_pad, queries_of(a->m), text, len, &fit, &err) == 0) total = fit.total;
     if (model_text_first(a->m, text, len, n, &cut, &err) || model_set_text(a->m, text, cut, &err)) {
-        app_say(a, 1, "%s; the sentence stays as it was", err.msg);
+        app_say(a, 1, _("%s; the sentence stays as it was"), err.msg);
     } else {
         app_clamp_cursor(a);
-        app_say(a, 0, "kept the first %d of %d tokens (Z: the whole text zoomed out)", a->m->n_q - a->m->n_pad, total);
+        app_say(a, 0, _("kept the first %d of %d tokens (Z: the whole text zoomed out)"), a->m->n_q - a->m->n_pad,
+                total);
     }
     free(text);
     return 1;
@@ -88,7 +91,7 @@ int app_jump(App *a, const char *text, size_t len) {
     while (len > 0 && isspace((unsigned char)text[len - 1])) len--;
     snprintf(a->jump_last, sizeof a->jump_last, "%.*s", (int)len, text);
     if (len == 0 || m->n_q < 1) {
-        app_say(a, 1, "jump: type a position (0..%d) or a part of a token", m->n_q - 1);
+        app_say(a, 1, _("jump: type a position (0..%d) or a part of a token"), m->n_q - 1);
         return -1;
     }
     size_t digits = 0;
@@ -97,12 +100,12 @@ int app_jump(App *a, const char *text, size_t len) {
     if (digits == len) {
         long i = digits > 9 ? -1 : strtol(a->jump_last, NULL, 10);
         if (i < 0 || i >= m->n_q) {
-            app_say(a, 1, "jump: there is no token %s; the positions are 0..%d", a->jump_last, m->n_q - 1);
+            app_say(a, 1, _("jump: there is no token %s; the positions are 0..%d"), a->jump_last, m->n_q - 1);
             return -1;
         }
         go_to(a, (int)i);
         view_qlabel(a, label, sizeof label, a->ci, 24);
-        app_say(a, 0, "token %d: %s", a->ci, label);
+        app_say(a, 0, _("token %d: %s"), a->ci, label);
         return 0;
     }
     int found = -1, matches = 0, rank = 0;
@@ -116,7 +119,7 @@ int app_jump(App *a, const char *text, size_t len) {
     }
     if (found < 0) {
         char *safe = text_safe_label(a->jump_last, strlen(a->jump_last), 0);
-        app_say(a, 1, "jump: no token holds '%s'", safe ? safe : "");
+        app_say(a, 1, _("jump: no token holds '%s'"), safe ? safe : "");
         free(safe);
         return -1;
     }
@@ -127,6 +130,6 @@ int app_jump(App *a, const char *text, size_t len) {
     }
     go_to(a, found);
     view_qlabel(a, label, sizeof label, found, 24);
-    app_say(a, 0, "token %d: %s (%d of %d; / Enter: the next)", found, label, rank, matches);
+    app_say(a, 0, _("token %d: %s (%d of %d; / Enter: the next)"), found, label, rank, matches);
     return 0;
 }

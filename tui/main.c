@@ -32,7 +32,9 @@
 #include "cancel.h"
 #include "classmodel.h"
 #include "figure.h"
+#include "i18n.h"
 #include "formats.h"
+#include "headrun.h"
 #include "language.h"
 #include "lesson.h"
 #include "loadwatch.h"
@@ -44,7 +46,7 @@
  * messages quote user input (option values, file contents). */
 static void print_error(const char *msg) {
     char *e = utf8_escape(msg, strlen(msg));
-    fprintf(stderr, "attnviz: %s\n", e ? e : "out of memory");
+    fprintf(stderr, "attnviz: %s\n", e ? e : _("out of memory"));
     free(e);
 }
 
@@ -59,7 +61,7 @@ static int stdout_flushed(void) {
     if (fflush(stdout) == 0 && !ferror(stdout)) return 1;
     if (!errno) errno = write_errno;
     char msg[128];
-    snprintf(msg, sizeof msg, "cannot write to standard output: %s", errno ? strerror(errno) : "write error");
+    snprintf(msg, sizeof msg, _("cannot write to standard output: %s"), errno ? strerror(errno) : _("write error"));
     print_error(msg);
     return 0;
 }
@@ -98,15 +100,15 @@ static ColorTier once_tier(const CliOptions *o) {
 static int run_once(App *a, const CliOptions *o) {
     int w = once_width(o);
     Canvas *cv = cv_new(w, app_natural_height(a, w));
-    if (!cv) return print_error("out of memory"), 1;
+    if (!cv) return print_error(_("out of memory")), 1;
     app_draw(a, cv);
     char *text = cv_render(cv, a->tier != TIER_NONE, a->tier);
     cv_free(cv);
-    if (!text) return print_error("out of memory"), 1;
+    if (!text) return print_error(_("out of memory")), 1;
     int rc = fputs(text, stdout) < 0;
     free(text);
     if (!stdout_flushed()) return 1;
-    if (rc) print_error("cannot write to standard output");
+    if (rc) print_error(_("cannot write to standard output"));
     return rc;
 }
 
@@ -120,7 +122,7 @@ static int update_for_output(Model *m, const CliOptions *o, AvError *err) {
 /* --dump: every stage in the format asked for, on standard output. */
 static int run_dump(const Model *m, const CliOptions *o) {
     if (export_model(stdout, m, o->dump_format)) {
-        print_error("cannot write the dump to standard output");
+        print_error(_("cannot write the dump to standard output"));
         return 1;
     }
     return stdout_flushed() ? 0 : 1;
@@ -194,7 +196,7 @@ static int run_generate(const Model *m, int steps) {
     int n = m->n_k;
     AvError err = {0};
     int *out = malloc(sizeof(int) * (size_t)steps);
-    if (!out) return print_error("out of memory"), 1;
+    if (!out) return print_error(_("out of memory")), 1;
     int got = model_generate(m, steps, out, &err);
     if (got < 0) {
         free(out);
@@ -214,7 +216,7 @@ static int run_generate(const Model *m, int steps) {
     free(out);
     if (!f || fclose(f) != 0) {
         free(text);
-        return print_error("out of memory"), 1;
+        return print_error(_("out of memory")), 1;
     }
     print_escaped_lines(text, len);
     putchar('\n');
@@ -228,7 +230,7 @@ static int run_generate(const Model *m, int steps) {
  * at once. An existing file stays unless --force. */
 static int run_export(App *a, const CliOptions *o) {
     char *name = utf8_escape(o->export_file, strlen(o->export_file));
-    const char *shown = name ? name : "the file";
+    const char *shown = name ? name : _("the file");
     struct stat st;
     int status = 0;
     AvError err = {0};
@@ -239,13 +241,13 @@ static int run_export(App *a, const CliOptions *o) {
     Canvas *cv = NULL;
     if (!o->force && lstat(o->export_file, &st) == 0) {
         char msg[600];
-        snprintf(msg, sizeof msg, "--export: %s exists (--force replaces it)", shown);
+        snprintf(msg, sizeof msg, _("--export: %s exists (--force replaces it)"), shown);
         print_error(msg);
         status = 2;
     } else {
         a->tier = palette_tier((int)o->color, getenv("NO_COLOR"), 256);
         int w = o->width ? o->width : 80;
-        if (!(cv = cv_new(w, app_natural_height(a, w)))) status = (print_error("out of memory"), 1);
+        if (!(cv = cv_new(w, app_natural_height(a, w)))) status = (print_error(_("out of memory")), 1);
     }
     if (status == 0 && o->figure) {
         /* a figure: the stage shown if it is a query x key matrix, else the weights */
@@ -279,11 +281,11 @@ static int run_export(App *a, const CliOptions *o) {
  * a message. */
 static int apply_head_stage(App *a, const CliOptions *o, AvError *err) {
     if (o->head > a->m->cfg.heads)
-        return av_errorf(err, "--head: %d is out of range 1..%d (the heads)", o->head, a->m->cfg.heads);
+        return av_errorf(err, _("--head: %d is out of range 1..%d (the heads)"), o->head, a->m->cfg.heads);
     if (o->head) a->head = o->head - 1;
     if (o->stage >= 0) {
         if (!app_shown_available(a, (Shown)o->stage))
-            return av_errorf(err, "--stage: %s is not in this model (%s)", tensor_info((Tensor)o->stage)->name,
+            return av_errorf(err, _("--stage: %s is not in this model (%s)"), tensor_info((Tensor)o->stage)->name,
                              source_lacks_note(a->m->src));
         a->shown = (Shown)o->stage;
     }
@@ -311,7 +313,7 @@ static int run_app(Model *m, const CliOptions *o, BuildMaskNotes *notes, int asc
         int steps = lesson->n_step;
         bad = app_lesson_start(&app, lesson, &err); /* the app owns the lesson */
         if (!bad && o->step > steps)
-            bad = av_errorf(&err, "--step: %d is out of range 1..%d (the lesson's steps)", o->step, steps);
+            bad = av_errorf(&err, _("--step: %d is out of range 1..%d (the lesson's steps)"), o->step, steps);
         if (!bad && o->step) bad = app_lesson_goto(&app, o->step - 1, &err);
         app.msg[0] = '\0';
     }
@@ -358,7 +360,7 @@ static int run(Model *m, const CliOptions *opts, int ascii) {
         if (!(lesson = lesson_load(opts->lesson, lang, &err))) return print_error(err.msg), 2;
         if (!lesson->needs_model && (opts->model_file || opts->qkv_file)) {
             char msg[512];
-            snprintf(msg, sizeof msg, "--lesson: %s is about the seeded sentence; not with --model or --qkv",
+            snprintf(msg, sizeof msg, _("--lesson: %s is about the seeded sentence; not with --model or --qkv"),
                      lesson->name);
             lesson_free(lesson);
             return print_error(msg), 2;
@@ -367,8 +369,8 @@ static int run(Model *m, const CliOptions *opts, int ascii) {
             if (!(copy.model_file = lesson_model())) {
                 char msg[512];
                 snprintf(msg, sizeof msg,
-                         "%s needs a trained model: stories260K.bin is not in " CLASSMODEL_WHERE " (give --model FILE)",
-                         lesson->name);
+                         _("%s needs a trained model: stories260K.bin is not in %s (give --model FILE)"), lesson->name,
+                         CLASSMODEL_WHERE);
                 lesson_free(lesson);
                 return print_error(msg), 2;
             }
@@ -398,7 +400,7 @@ static int run(Model *m, const CliOptions *opts, int ascii) {
     } else if (o->dump && o->dump_tokens) {
         int n = m->n_k, *ids = malloc(sizeof(int) * (size_t)(n ? n : 1));
         for (int j = 0; ids && j < n; j++) ids[j] = model_key_id(m, j);
-        status = ids ? print_model_tokens(m, ids, n) : (print_error("out of memory"), 1);
+        status = ids ? print_model_tokens(m, ids, n) : (print_error(_("out of memory")), 1);
         free(ids);
     } else if (o->dump) {
         status = run_dump(m, o);
@@ -408,6 +410,29 @@ static int run(Model *m, const CliOptions *opts, int ascii) {
     }
     free(notes.comments);
     lesson_free(lesson);
+    return status;
+}
+
+/* --dump=heads: the head tests of the model on the built-in batteries (the
+ * text battery in the interface's language), as JSON or CSV. */
+static int run_head_tests(const CliOptions *o) {
+    Checkpoint ck;
+    HeadReport r;
+    AvError err = {0};
+    if (checkpoint_open(&ck, o->model_file, o->vocab_file, &err)) return print_error(err.msg), 2;
+    BatteryKind text = strcmp(language_current(), "ko") == 0 ? BATTERY_TEXT_KO : BATTERY_TEXT_EN;
+    int status = 0;
+    if (headrun(&ck, text, &r, &err)) {
+        print_error(err.msg);
+        status = av_error_exit_status(&err);
+    } else {
+        errno = 0;
+        if ((o->dump_heads == 2 ? headreport_write_csv(stdout, &r) : headreport_write_json(stdout, &r, ck.title)) < 0)
+            write_errno = errno;
+        status = stdout_flushed() ? 0 : 1;
+        headreport_free(&r);
+    }
+    checkpoint_close(&ck);
     return status;
 }
 
@@ -427,15 +452,16 @@ static void die_of_signal(int status) {
 }
 
 int main(int argc, char **argv) {
+    /* The language first (--lang looked for before the parse that may
+     * fail): every message is in it, the fault's line too. */
+    LanguageSetup lang;
+    language_setup(cli_lang(argc, argv), &lang);
     /* A fault on any thread, in any mode: the terminal given back, and a
      * model file cut short while mapped said in one line (signals.h). */
     signals_install_fatal();
-    LanguageSetup lang;
-    language_setup(NULL, &lang);
     CliOptions opt;
     AvError err = {0};
     int bad_options = cli_parse(&opt, argc, argv, &err);
-    if (!bad_options && opt.lang) language_setup(opt.lang, &lang);
     if (bad_options) {
         print_error(err.msg);
         fprintf(stderr, "%s\n", _("Try 'attnviz --help' for the options and their ranges."));
@@ -444,8 +470,9 @@ int main(int argc, char **argv) {
     }
     if (opt.help || opt.version) {
         errno = 0;
-        if (opt.help && fputs(cli_usage(), stdout) < 0) write_errno = errno;
-        else printf("attnviz %s\n", ATTNVIZ_VERSION);
+        /* (--help alone: the version line was printed after the help too) */
+        int rc = opt.help ? fputs(cli_usage(), stdout) : printf("attnviz %s\n", ATTNVIZ_VERSION);
+        if (rc < 0) write_errno = errno;
         cli_free(&opt);
         return stdout_flushed() ? 0 : 1;
     }
@@ -457,6 +484,11 @@ int main(int argc, char **argv) {
         cli_free(&opt);
         return status;
     }
+    if (opt.dump_heads) {
+        int status = run_head_tests(&opt);
+        cli_free(&opt);
+        return status;
+    }
     if (opt.dump_tokens && !opt.model_file) {
         int status = run_tokenize_only(&opt);
         cli_free(&opt);
@@ -464,7 +496,7 @@ int main(int argc, char **argv) {
     }
     Model *m = model_new();
     if (!m) {
-        print_error("out of memory");
+        print_error(_("out of memory"));
         cli_free(&opt);
         return 1;
     }

@@ -7,6 +7,7 @@
 #include "chrome.h"
 #include "cli.h"
 #include "formula.h"
+#include "i18n.h"
 #include "keymap.h"
 #include "page.h"
 #include "text.h"
@@ -30,7 +31,8 @@ int page_rows(App *a, int doc_h, int h, int scrolls) {
 }
 
 void page_lines_mark(const App *a, char *buf, size_t cap, int rows, int doc_h) {
-    snprintf(buf, cap, " lines %d-%d of %d ", a->doc_y + 1, a->doc_y + rows < doc_h ? a->doc_y + rows : doc_h, doc_h);
+    snprintf(buf, cap, _(" lines %d-%d of %d "), a->doc_y + 1, a->doc_y + rows < doc_h ? a->doc_y + rows : doc_h,
+             doc_h);
 }
 
 void page_show(App *a, Canvas *cv, const Canvas *doc, int y0, int h) {
@@ -42,9 +44,9 @@ void page_show(App *a, Canvas *cv, const Canvas *doc, int y0, int h) {
     cv_blit(cv, y0, 0, doc, a->doc_y, a->doc_x, rows, cv->w);
     h = rows + (rows < h); /* the mark's row: the last */
     if (max_y > 0 || max_x > 0) {
-        char buf[64];
+        char buf[128];
         page_lines_mark(a, buf, sizeof buf, rows, doc->h);
-        if (max_x > 0) snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "cols %d+ ", a->doc_x + 1);
+        if (max_x > 0) snprintf(buf + strlen(buf), sizeof buf - strlen(buf), _("cols %d+ "), a->doc_x + 1);
         cv_text_right(cv, y0 + h - 1, 0, buf, cv->w, style_attr(ST_REVERSE));
     }
 }

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "gfx.h"
+#include "i18n.h"
 #include "utf8.h"
 
 #define FONT_FAMILY "DejaVu Sans Mono, NanumGothicCoding, monospace"
@@ -424,7 +425,7 @@ static int png_of(Buf *b, const Canvas *cv, int dark, AvError *err) {
     cairo_surface_flush(s);
     cairo_status_t st = cairo_surface_write_to_png_stream(s, png_write, b);
     cairo_surface_destroy(s);
-    if (st != CAIRO_STATUS_SUCCESS) return av_errorf(err, "cannot draw the PNG: %s", cairo_status_to_string(st));
+    if (st != CAIRO_STATUS_SUCCESS) return av_errorf(err, _("cannot draw the PNG: %s"), cairo_status_to_string(st));
     return 0;
 }
 
@@ -454,14 +455,14 @@ const char *picture_format_name(PictureFormat fmt) {
 int picture_render(const Canvas *cv, int dark, PictureFormat fmt, unsigned char **out, size_t *len, AvError *err) {
     Buf b = {0};
     *out = NULL, *len = 0;
-    if (fmt == PIC_PDF) return av_errorf(err, "a screen picture is SVG, PNG or HTML (a PDF is a --figure)");
+    if (fmt == PIC_PDF) return av_errorf(err, "%s", _("a screen picture is SVG, PNG or HTML (a PDF is a --figure)"));
     int rc = 0;
     if (fmt == PIC_SVG) svg_of(&b, cv, dark);
     else if (fmt == PIC_HTML) html_of(&b, cv, dark);
     else rc = png_of(&b, cv, dark, err);
     if (rc || b.oom) {
         free(b.p);
-        return rc ? -1 : av_error_nomem(err, "out of memory for the picture");
+        return rc ? -1 : av_error_nomem(err, _("out of memory for the picture"));
     }
     *out = (unsigned char *)b.p, *len = b.n;
     return 0;

@@ -14,7 +14,9 @@
 #include "chrome.h"
 #include "cli.h"
 #include "formula.h"
+#include "i18n.h"
 #include "keymap.h"
+#include "maskname.h"
 #include "page.h"
 #include "model.h"
 #include "text.h"
@@ -26,14 +28,15 @@
 // ----------------------------------------------------------------------------
 // what am I looking at: 2-4 lines per view and per stage, shown by the help
 
+/* One paragraph (the help wraps it), translated where drawn (help.c). */
 static const char *const about_pipeline[] = {
-    "The whole chain for one head, as the texts write it: tokens -> ids -> embeddings E",
-    "-> Q = XW_Q, K = XW_K, V = XW_V -> scores QK^T -> / sqrt(d_k) -> mask -> softmax A",
-    "-> output O = AV, then the heads joined and projected by W_O. Each stage shows its",
-    "shape (rows, cols). In cross-attention Q comes from the target's own tokens, E and X",
-    "(X_target), K and V from the sentence's. Tab changes the head; [ and ] put the",
-    "previous or next stage at the top; the arrows and PgUp/PgDn scroll (-> shows more",
-    "columns, the token labels stay); the footer names the stage at the top.",
+    N_("The whole chain for one head, as the texts write it: tokens -> ids -> embeddings E "
+       "-> Q = XW_Q, K = XW_K, V = XW_V -> scores QK^T -> / sqrt(d_k) -> mask -> softmax A "
+       "-> output O = AV, then the heads joined and projected by W_O. Each stage shows its "
+       "shape (rows, cols). In cross-attention Q comes from the target's own tokens, E and X "
+       "(X_target), K and V from the sentence's. Tab changes the head; [ and ] put the "
+       "previous or next stage at the top; the arrows and PgUp/PgDn scroll (-> shows more "
+       "columns, the token labels stay); the footer names the stage at the top."),
     NULL};
 /* What each tensor of the catalogue's v cycle (tensor.h) shows, for the help. */
 // ----------------------------------------------------------------------------
@@ -104,7 +107,8 @@ static void block_tokens(BlockList *bl, const App *a, RowLabels side, int n, con
     Block *b = &bl->b[bl->n++];
     b->is_tokens = 1;
     b->rows = side;
-    snprintf(b->title, sizeof b->title, "%stokens %s ids  (%d)", who, G(a)->arrow, n);
+    /* TRANSLATORS: "target tokens → ids  (9)": the side ("", "target ", "sentence "), an arrow, the count */
+    snprintf(b->title, sizeof b->title, _("%stokens %s ids  (%d)"), who, G(a)->arrow, n);
     b->sm.rows = n;
 }
 
@@ -117,7 +121,8 @@ static void blocks_embed(const App *a, BlockList *bl, int queries, const char *w
     int pos = m->cfg.pos != POS_NONE, n = queries ? m->n_q : m->n_k, dm = m->cfg.d_model;
     char t[96];
     block_tokens(bl, a, queries ? ROWS_QUERIES : ROWS_KEYS, n, who);
-    snprintf(t, sizeof t, "E%s = embedding(%sids)", sub, who);
+    /* TRANSLATORS: "E_target = embedding(target ids)" */
+    snprintf(t, sizeof t, _("E%s = embedding(%sids)"), sub, who);
     if (queries) block_queries(bl, m->embed_q, n, dm, t);
     else block_tensor(bl, a, TENSOR_E, t);
     if (!pos) return;
@@ -136,13 +141,13 @@ static void blocks_embed(const App *a, BlockList *bl, int queries, const char *w
 static void blocks_sentence(const App *a, BlockList *bl) {
     const Model *m = a->m;
     int two = m->q_target != m->k_target;
-    const char *kwho = two ? "sentence " : m->k_target ? "target " : "", *ksub = m->k_target ? "_target" : "";
+    const char *kwho = two ? _("sentence ") : m->k_target ? _("target ") : "", *ksub = m->k_target ? "_target" : "";
     const char *qsub = m->q_target ? "_target" : "";
     char t[96];
     blocks_embed(a, bl, 0, kwho, ksub);
     if (two) { /* the target's chain on rows of its own, then the weights */
         int from = bl->n;
-        blocks_embed(a, bl, 1, m->q_target ? "target " : "sentence ", qsub);
+        blocks_embed(a, bl, 1, m->q_target ? _("target ") : _("sentence "), qsub);
         if (from < bl->n) bl->b[from].breaks = 1;
         if (bl->n < bl->max) bl->b[bl->n].breaks = 1;
     }
@@ -177,8 +182,8 @@ static void blocks_attention(const App *a, BlockList *bl) {
     block_tensor(bl, a, TENSOR_SCALED, t);
     if (c->mask != MASK_NONE) {
         char mk[32];
-        model_mask_name(c, mk, sizeof mk);
-        snprintf(t, sizeof t, "M = mask(S'), %s", mk);
+        mask_shown_name(c, mk, sizeof mk);
+        snprintf(t, sizeof t, _("M = mask(S'), %s"), mk);
         block_tensor(bl, a, TENSOR_MASKED, t);
     }
     block_tensor(bl, a, TENSOR_WEIGHTS, c->mask != MASK_NONE ? "A = softmax(M)" : "A = softmax(S')");
@@ -219,7 +224,7 @@ static void block_angles(const App *a, BlockList *bl, const TrainedInfo *t, cons
     for (int i = 0; i < v->n; i++)
         for (int p = 0; p < pairs; p++) bl->angles[i * pairs + p] = (float)(i * trained_rope_freq(t, p));
     char t_[96];
-    snprintf(t_, sizeof t_, "RoPE angle i%s%g^(-2p/%d), pair p", mul(a), t->rope_theta, v->head_size);
+    snprintf(t_, sizeof t_, _("RoPE angle i%s%g^(-2p/%d), pair p"), mul(a), t->rope_theta, v->head_size);
     Block *b = block_of(bl, bl->angles, v->n, pairs, t_);
     if (b) b->sm.is_signed = 0, b->sm.lo = 0, b->sm.hi = b->sm.maxabs > 0 ? b->sm.maxabs : 1;
 }
@@ -237,7 +242,7 @@ static void blocks_trained_in(const App *a, BlockList *bl, const TrainedInfo *ti
     int h = a->head, g = h / (v->n_heads / v->n_kv_heads), n = v->n, hs = v->head_size;
     const char *b = ti->qkv_bias ? " + b" : "";
     char t[96];
-    snprintf(t, sizeof t, "x: the input of layer %d", v->layer + 1);
+    snprintf(t, sizeof t, _("x: the input of layer %d"), v->layer + 1);
     block_of(bl, v->x, n, v->dim, t);
     norm_title(a, ti, t, sizeof t, "xb", "x");
     block_of(bl, v->xb, n, v->dim, t);
@@ -248,24 +253,24 @@ static void blocks_trained_in(const App *a, BlockList *bl, const TrainedInfo *ti
     snprintf(t, sizeof t, "V = xb W_v%s%s", T, b);
     block_of(bl, v->v, n, v->kv_dim, t);
     if (ti->rope == ROPE_NONE) { /* GPT-2: the positions are in x (wpe) */
-        snprintf(t, sizeof t, "q, head %d", h + 1);
+        snprintf(t, sizeof t, _("q, head %d"), h + 1);
         block_tensor(bl, a, TENSOR_Q, t);
-        snprintf(t, sizeof t, "k, head %d", g + 1);
+        snprintf(t, sizeof t, _("k, head %d"), g + 1);
         block_tensor(bl, a, TENSOR_K, t);
-        snprintf(t, sizeof t, "v, head %d", g + 1);
+        snprintf(t, sizeof t, _("v, head %d"), g + 1);
         block_tensor(bl, a, TENSOR_V, t);
         return;
     }
-    snprintf(t, sizeof t, "q, head %d, before RoPE", h + 1);
+    snprintf(t, sizeof t, _("q, head %d, before RoPE"), h + 1);
     block_of(bl, v->q_raw_heads + (size_t)h * n * hs, n, hs, t);
-    snprintf(t, sizeof t, "k, kv head %d, before RoPE", g + 1);
+    snprintf(t, sizeof t, _("k, kv head %d, before RoPE"), g + 1);
     block_of(bl, v->k_raw_heads + (size_t)g * n * hs, n, hs, t);
     block_angles(a, bl, ti, v);
-    snprintf(t, sizeof t, "q = RoPE(q), head %d", h + 1);
+    snprintf(t, sizeof t, _("q = RoPE(q), head %d"), h + 1);
     block_tensor(bl, a, TENSOR_Q, t);
-    snprintf(t, sizeof t, "k = RoPE(k), kv head %d", g + 1);
+    snprintf(t, sizeof t, _("k = RoPE(k), kv head %d"), g + 1);
     block_tensor(bl, a, TENSOR_K, t);
-    snprintf(t, sizeof t, "v, kv head %d", g + 1);
+    snprintf(t, sizeof t, _("v, kv head %d"), g + 1);
     block_tensor(bl, a, TENSOR_V, t);
 }
 
@@ -292,8 +297,8 @@ static void blocks_trained_out(const App *a, BlockList *bl, const TrainedInfo *t
         block_of(bl, v->hb, n, v->hidden_dim, t);
         block_of(bl, v->ffn, n, v->dim, "FFN = W_2 h");
     }
-    if (v->layer + 1 < a->m->cfg.layers) snprintf(t, sizeof t, "x = mid + FFN: the input of layer %d", v->layer + 2);
-    else snprintf(t, sizeof t, "x = mid + FFN: to the final %s", ti->layernorm ? "LayerNorm" : "RMSNorm");
+    if (v->layer + 1 < a->m->cfg.layers) snprintf(t, sizeof t, _("x = mid + FFN: the input of layer %d"), v->layer + 2);
+    else snprintf(t, sizeof t, _("x = mid + FFN: to the final %s"), ti->layernorm ? "LayerNorm" : "RMSNorm");
     block_of(bl, v->x_next, n, v->dim, t);
 }
 
@@ -425,7 +430,9 @@ static void draw_block(const App *a, Canvas *doc, const Block *b) {
     }
     if (b->sm.rows > rows)
         cv_printf(doc, b->y + 2 + rows, b->x, b->w, style_attr(ST_DIM),
-                  "... %d more rows (the heatmap view, v, shows all)", b->sm.rows - rows);
+                  P_("... %d more row (the heatmap view, v, shows all)",
+                     "... %d more rows (the heatmap view, v, shows all)", b->sm.rows - rows),
+                  b->sm.rows - rows);
 }
 
 enum { PIPE_MAX_BLOCKS = 32 };
@@ -495,8 +502,8 @@ static void pipeline_footer(const App *a, Canvas *cv, int y, const BlockList *bl
     char right[64], left[160], fit[160];
     int top = top_block(a, bl->b, bl->n), c0 = bl->b[top].col0;
     page_lines_mark(a, right, sizeof right, rows, doc_h);
-    if (c0 > 0) snprintf(right + strlen(right), sizeof right - strlen(right), "cols %d+ ", c0 + 1);
-    snprintf(left, sizeof left, " [ ] stage %d/%d: %s ", top + 1, bl->n, bl->b[top].title);
+    if (c0 > 0) snprintf(right + strlen(right), sizeof right - strlen(right), _("cols %d+ "), c0 + 1);
+    snprintf(left, sizeof left, _(" [ ] stage %d/%d: %s "), top + 1, bl->n, bl->b[top].title);
     int rw = text_width(right, strlen(right));
     int lw = text_truncate(fit, sizeof fit, left, strlen(left), cv->w - rw - 1, G(a)->ellipsis);
     if (lw < (int)strlen(" [ ] stage")) lw = 0;            /* too narrow: the mark alone */
@@ -601,11 +608,11 @@ static void pipeline_free(App *a) {
 
 static void pipeline_title(const App *a, char *buf, size_t cap) {
     if (model_trained(a->m)) { /* after "layer l/L  ": within 80 columns ([ ] in the footer) */
-        snprintf(buf, cap, "head %d/%d  the whole chain (Tab: head, { }: layer, c: back)", a->head + 1,
+        snprintf(buf, cap, _("head %d/%d  the whole chain (Tab: head, { }: layer, c: back)"), a->head + 1,
                  a->m->cfg.heads);
         return;
     }
-    snprintf(buf, cap, "head %d/%d  the whole chain (Tab: head, [ ]: stage, arrows scroll, c: back)", a->head + 1,
+    snprintf(buf, cap, _("head %d/%d  the whole chain (Tab: head, [ ]: stage, arrows scroll, c: back)"), a->head + 1,
              a->m->cfg.heads);
 }
 

@@ -5,6 +5,7 @@
 
 #include "app_internal.h"
 #include "cli.h"
+#include "i18n.h"
 #include "longtext.h"
 #include "readfile.h"
 #include "utf8.h"
@@ -39,7 +40,7 @@ void app_open_prompt(App *a, PromptKind kind) {
     }
     le_free(&a->edit);
     if (le_init(&a->edit, text, len, max)) {
-        app_say(a, 1, "out of memory");
+        app_say(a, 1, "%s", _("out of memory"));
         return;
     }
     /* The value offered, selected: typing replaces it (d 8 Enter is d_k 8),
@@ -59,12 +60,12 @@ static void finish_prompt(App *a) {
         long v;
         /* A NUL (pasted) would end the number early: "6\0" is not 6. */
         if (strlen(a->edit.buf) != a->edit.len) {
-            app_say(a, 1, "d_k: not a number; d_k stays %d", a->m->cfg.d_k);
+            app_say(a, 1, _("d_k: not a number; d_k stays %d"), a->m->cfg.d_k);
             le_free(&a->edit);
             return;
         }
         if (cli_parse_int(a->edit.buf, 1, MODEL_MAX_DIM, "d_k", &v, &err)) {
-            app_say(a, 1, "%s; d_k stays %d", err.msg, a->m->cfg.d_k);
+            app_say(a, 1, _("%s; d_k stays %d"), err.msg, a->m->cfg.d_k);
             return;
         }
         app_set_dk(a, v);
@@ -72,29 +73,31 @@ static void finish_prompt(App *a) {
         AvError err = {0};
         int none = a->edit.len == 0;
         if (model_set_target(a->m, none ? NULL : a->edit.buf, a->edit.len, &err)) {
-            app_say(a, 1, "%s; the target stays as it was", err.msg);
+            app_say(a, 1, _("%s; the target stays as it was"), err.msg);
             return;
         }
         app_clamp_cursor(a);
-        if (none) app_say(a, 0, "no target sentence: self-attention only");
+        if (none) app_say(a, 0, "%s", _("no target sentence: self-attention only"));
         else
-            app_say(a, 0, "target: %d %s (x: cross-attention)", a->m->target_tokens.n,
-                    num_plural("token", "tokens", a->m->target_tokens.n));
+            app_say(a, 0,
+                    P_("target: %d token (x: cross-attention)", "target: %d tokens (x: cross-attention)",
+                       a->m->target_tokens.n),
+                    a->m->target_tokens.n);
     } else if (kind == PROMPT_JUMP) {
         app_jump(a, a->edit.buf, a->edit.len);
     } else if (kind == PROMPT_PICTURE) {
         if (strlen(a->edit.buf) != a->edit.len || a->edit.len == 0)
-            app_say(a, 1, "picture: no file name; nothing written");
+            app_say(a, 1, "%s", _("picture: no file name; nothing written"));
         else app_write_picture(a, a->edit.buf, 0);
     } else if (kind == PROMPT_TEXT) {
         AvError err = {0};
         if (model_set_text(a->m, a->edit.buf, a->edit.len, &err)) {
             if (!app_offer_first_tokens(a, a->edit.buf, a->edit.len))
-                app_say(a, 1, "%s; the sentence stays as it was", err.msg);
+                app_say(a, 1, _("%s; the sentence stays as it was"), err.msg);
             return;
         }
         app_clamp_cursor(a);
-        app_say(a, 0, "%d %s", a->m->n_q, num_plural("token", "tokens", a->m->n_q));
+        app_say(a, 0, P_("%d token", "%d tokens", a->m->n_q), a->m->n_q);
     }
     le_free(&a->edit);
 }
@@ -136,7 +139,7 @@ int app_prompt_key(App *a, AppKey k) {
     case LE_CANCEL:
         a->prompt = PROMPT_NONE;
         le_free(&a->edit);
-        app_say(a, 0, "cancelled");
+        app_say(a, 0, "%s", _("cancelled"));
         break;
     default: break;
     }
@@ -145,7 +148,7 @@ int app_prompt_key(App *a, AppKey k) {
 
 int app_paste_char(App *a, uint32_t cp) {
     if (a->prompt == PROMPT_NONE) {
-        app_say(a, 1, "pasted text ignored: e edits the sentence, E the target");
+        app_say(a, 1, "%s", _("pasted text ignored: e edits the sentence, E the target"));
         return 1;
     }
     le_key(&a->edit, LE_KEY_CHAR, cp);

@@ -45,10 +45,12 @@
 #include "cancel.h"
 #include "filemap.h"
 #include "follow.h"
+#include "i18n.h"
 #include "keycode.h"
 #include "loadwatch.h"
 #include "parallel.h"
 #include "signals.h"
+#include "text.h"
 #include "utf8.h"
 
 // ----------------------------------------------------------------------------
@@ -424,8 +426,8 @@ static int quit_key_since(const Input *in, size_t from, Job *j) {
 
 /* " computing… " at the top right over what is on the screen. */
 static void draw_computing_mark(const App *a) {
-    const char *mark = a->ascii ? " computing... " : " computing\xe2\x80\xa6 ";
-    int w = 12;
+    const char *mark = a->ascii ? _(" computing... ") : _(" computing\xe2\x80\xa6 ");
+    int w = text_width(mark, strlen(mark));
     if (COLS < w) return;
     attr_t at = A_REVERSE | A_BOLD;
     attron(at);
@@ -593,17 +595,19 @@ static int loop_run(Term *t, App *a, AvError *err) {
  * and the signals blocked. Returns 0, or 1 with err set (nothing to undo). */
 static int term_open(Term *t, AvError *err) {
     if (!isatty(STDOUT_FILENO))
-        return av_errorf(err, "the interactive view needs a terminal; use --once or --dump for output to a pipe"), 1;
+        return av_errorf(err, "%s",
+                         _("the interactive view needs a terminal; use --once or --dump for output to a pipe")),
+               1;
     /* With the sentence on standard input (-f -), keys come from the terminal. */
     t->in = stdin;
     if (!isatty(STDIN_FILENO)) {
         t->tty = fopen("/dev/tty", "r");
-        if (!t->tty) return av_errorf(err, "no terminal to read keys from; use --once or --dump"), 1;
+        if (!t->tty) return av_errorf(err, "%s", _("no terminal to read keys from; use --once or --dump")), 1;
         t->in = t->tty;
     }
     if (pipe(t->wake) != 0) {
         if (t->tty) fclose(t->tty);
-        return av_errorf(err, "cannot make a pipe: %s", strerror(errno)), 1;
+        return av_errorf(err, _("cannot make a pipe: %s"), strerror(errno)), 1;
     }
     fcntl(t->wake[0], F_SETFL, O_NONBLOCK);
     fcntl(t->wake[0], F_SETFD, FD_CLOEXEC);
@@ -676,12 +680,12 @@ static void define_common_keys(void) {
 static int curses_open(Term *t, App *a, const CliOptions *o, AvError *err) {
     const char *term = getenv("TERM") ? getenv("TERM") : "";
     t->scr = newterm(NULL, stdout, t->in);
-    if (!t->scr) return av_errorf(err, "cannot set up the terminal (TERM=%s)", term), 1;
+    if (!t->scr) return av_errorf(err, _("cannot set up the terminal (TERM=%s)"), term), 1;
     const char *cup = tigetstr("cup");
     if (!cup || cup == (char *)-1) {
         endwin();
         delscreen(t->scr);
-        return av_errorf(err, "the terminal (TERM=%s) cannot move the cursor; use --once or --dump", term), 1;
+        return av_errorf(err, _("the terminal (TERM=%s) cannot move the cursor; use --once or --dump"), term), 1;
     }
     signals_install_fatal();
     signals_terminal_set();
@@ -714,7 +718,7 @@ static int curses_open(Term *t, App *a, const CliOptions *o, AvError *err) {
     t->cv = cv_new(COLS, LINES);
     if (!t->cv) {
         curses_close(t);
-        return av_error_nomem(err, "out of memory"), 1;
+        return av_error_nomem(err, "%s", _("out of memory")), 1;
     }
     /* Bracketed paste on (after curses' own set-up is on the terminal). */
     refresh();

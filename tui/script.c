@@ -11,6 +11,7 @@
 
 #include "app_internal.h"
 #include "cli.h"
+#include "i18n.h"
 #include "mask.h"
 #include "number.h"
 #include "qkvfile.h"
@@ -57,15 +58,15 @@ static int hexval(char c) {
 /* A quoted string with C escapes: the bytes into *out (malloc'd). */
 static int quoted(Line *l, char **out, size_t *olen, char *why, size_t cap) {
     skip_blanks(l);
-    if (l->at >= l->len || l->s[l->at] != '"') return snprintf(why, cap, "expected a quoted \"text\""), -1;
+    if (l->at >= l->len || l->s[l->at] != '"') return snprintf(why, cap, _("expected a quoted \"text\"")), -1;
     char *b = malloc(l->len - l->at + 1);
-    if (!b) return snprintf(why, cap, "out of memory"), -1;
+    if (!b) return snprintf(why, cap, _("out of memory")), -1;
     size_t n = 0;
     l->at++;
     for (;;) {
         if (l->at >= l->len) {
             free(b);
-            return snprintf(why, cap, "the text has no closing quote"), -1;
+            return snprintf(why, cap, _("the text has no closing quote")), -1;
         }
         char c = l->s[l->at++];
         if (c == '"') break;
@@ -85,13 +86,13 @@ static int quoted(Line *l, char **out, size_t *olen, char *why, size_t cap) {
             int h = l->at + 1 < l->len ? hexval(l->s[l->at]) : -1, k = h >= 0 ? hexval(l->s[l->at + 1]) : -1;
             if (k < 0) {
                 free(b);
-                return snprintf(why, cap, "\\x needs two hex digits"), -1;
+                return snprintf(why, cap, _("\\x needs two hex digits")), -1;
             }
             b[n++] = (char)(h * 16 + k);
             l->at += 2;
             break;
         }
-        default: free(b); return snprintf(why, cap, "unknown escape \\%c", e >= 32 && e < 127 ? e : '?'), -1;
+        default: free(b); return snprintf(why, cap, _("unknown escape \\%c"), e >= 32 && e < 127 ? e : '?'), -1;
         }
     }
     b[n] = '\0';
@@ -136,7 +137,7 @@ static int setting(ScriptCmd *c, const char *key, const char *val, char *why, si
         if (mask_parse(val, &g->mask, &g->window, &g->prefix, &err)) return snprintf(why, cap, "mask: %s", err.msg), -1;
         c->set |= SET_MASK;
     } else if (strcmp(key, "scale") == 0) {
-        if (on_off(val, &v)) return snprintf(why, cap, "scale: expected on or off, not '%.40s'", val), -1;
+        if (on_off(val, &v)) return snprintf(why, cap, _("scale: expected on or off, not '%.40s'"), val), -1;
         g->scale = (int)v, c->set |= SET_SCALE;
     } else if (strcmp(key, "pos") == 0) {
         if (pos_parse(val, &g->pos, &err)) return snprintf(why, cap, "pos: %s", err.msg), -1;
@@ -147,17 +148,17 @@ static int setting(ScriptCmd *c, const char *key, const char *val, char *why, si
         c->set |= SET_SCORE;
         if (scale >= 0) g->scale = scale, c->set |= SET_SCALE;
     } else if (strcmp(key, "tie") == 0) {
-        if (on_off(val, &v)) return snprintf(why, cap, "tie: expected on or off, not '%.40s'", val), -1;
+        if (on_off(val, &v)) return snprintf(why, cap, _("tie: expected on or off, not '%.40s'"), val), -1;
         g->tie_qk = (int)v, c->set |= SET_TIE;
     } else if (strcmp(key, "attn") == 0) {
         if (attn_mode_parse(val, &g->attn, &err)) return snprintf(why, cap, "attn: %s", err.msg), -1;
         c->set |= SET_ATTN;
     } else {
-        return snprintf(why, cap, "unknown setting '%.40s'", key), -1;
+        return snprintf(why, cap, _("unknown setting '%.40s'"), key), -1;
     }
     return 0;
 range:
-    return snprintf(why, cap, "%s: '%.40s' is not a number in range", key, val), -1;
+    return snprintf(why, cap, _("%s: '%.40s' is not a number in range"), key, val), -1;
 }
 
 // ----------------------------------------------------------------------------
@@ -184,17 +185,29 @@ static int apply_qkv(Model *m, const ScriptCmd *c, AvError *err) {
     return rc ? av_error_prefix(err, "qkv") : 0;
 }
 
-/* A caption's title or text s[0..n): valid UTF-8, no control or format
- * character but a line break where `nl`, at most `max` bytes. 0, or -1
- * with why. */
-static int caption_ok(const char *s, size_t n, int nl, size_t max, const char *what, char *why, size_t cap) {
-    if (n > max) return snprintf(why, cap, "caption: the %s is longer than %zu bytes", what, max), -1;
+/* A caption's title (nl 0) or text (nl 1) s[0..n): valid UTF-8, no control
+ * or format character but a line break in the text, at most `max` bytes. 0,
+ * or -1 with why. */
+static int caption_ok(const char *s, size_t n, int nl, size_t max, char *why, size_t cap) {
+    if (n > max)
+        return snprintf(why, cap,
+                        nl ? _("caption: the text is longer than %zu bytes")
+                           : _("caption: the title is longer than %zu bytes"),
+                        max),
+               -1;
     for (size_t i = 0; i < n;) {
         uint32_t cp;
         int k = utf8_decode(s + i, n - i, &cp);
-        if (cp == UTF8_INVALID) return snprintf(why, cap, "caption: invalid UTF-8 in the %s", what), -1;
+        if (cp == UTF8_INVALID)
+            return snprintf(why, cap, "%s",
+                            nl ? _("caption: invalid UTF-8 in the text") : _("caption: invalid UTF-8 in the title")),
+                   -1;
         if (utf8_is_unsafe(cp) && !(nl && cp == '\n'))
-            return snprintf(why, cap, "caption: a control character (U+%04X) in the %s", (unsigned)cp, what), -1;
+            return snprintf(why, cap,
+                            nl ? _("caption: a control character (U+%04X) in the text")
+                               : _("caption: a control character (U+%04X) in the title"),
+                            (unsigned)cp),
+                   -1;
         i += (size_t)k;
     }
     return 0;
@@ -225,14 +238,14 @@ static int parse_line(const char *s, size_t len, ScriptCmd *c, char *why, size_t
     c->a = c->b = -1;
     Line l = {s, len, 0};
     char name[32], w[64], w2[64];
-    if (memchr(s, '\n', len) || memchr(s, '\r', len)) return snprintf(why, cap, "a line break inside the line"), -1;
+    if (memchr(s, '\n', len) || memchr(s, '\r', len)) return snprintf(why, cap, _("a line break inside the line")), -1;
     skip_blanks(&l);
     if (l.at >= len || s[l.at] == '#') return 0; /* SC_NONE */
-    if (!word(&l, name, sizeof name)) return snprintf(why, cap, "a command name too long"), -1;
+    if (!word(&l, name, sizeof name)) return snprintf(why, cap, _("a command name too long")), -1;
     for (size_t i = 0; i < sizeof setting_names / sizeof *setting_names; i++)
         if (strcmp(name, setting_names[i]) == 0) {
             c->op = SC_CONFIG;
-            if (!word(&l, w, sizeof w)) return snprintf(why, cap, "%s: needs a value", name), -1;
+            if (!word(&l, w, sizeof w)) return snprintf(why, cap, _("%s: needs a value"), name), -1;
             if (setting(c, name, w, why, cap)) return -1;
             goto end;
         }
@@ -247,88 +260,92 @@ static int parse_line(const char *s, size_t len, ScriptCmd *c, char *why, size_t
     } else if (strcmp(name, "pad") == 0) {
         c->op = SC_PAD;
         if (!word(&l, w, sizeof w) || number(w, 0, TOK_MAX_TOKENS, &c->a))
-            return snprintf(why, cap, "pad: expected a number 0..%d", TOK_MAX_TOKENS), -1;
+            return snprintf(why, cap, _("pad: expected a number 0..%d"), TOK_MAX_TOKENS), -1;
     } else if (strcmp(name, "tokenizer") == 0) {
         TokPreset p;
         c->op = SC_TOKENIZER;
         if (!word(&l, w, sizeof w) || tok_preset_parse(w, &p) || p == TOK_CUSTOM)
-            return snprintf(why, cap, "tokenizer: expected words, gpt2 or chars"), -1;
+            return snprintf(why, cap, _("tokenizer: expected words, gpt2 or chars")), -1;
         c->kind = (int)p;
     } else if (strcmp(name, "config") == 0) {
         c->op = SC_CONFIG;
         while (!at_end(&l)) {
             char kv[80];
-            if (!word(&l, kv, sizeof kv)) return snprintf(why, cap, "config: a setting too long"), -1;
+            if (!word(&l, kv, sizeof kv)) return snprintf(why, cap, _("config: a setting too long")), -1;
             char *eq = strchr(kv, '=');
-            if (!eq) return snprintf(why, cap, "config: '%.40s' is not KEY=VALUE", kv), -1;
+            if (!eq) return snprintf(why, cap, _("config: '%.40s' is not KEY=VALUE"), kv), -1;
             *eq = '\0';
             if (setting(c, kv, eq + 1, why, cap)) return -1;
         }
-        if (!c->set) return snprintf(why, cap, "config: no setting"), -1;
+        if (!c->set) return snprintf(why, cap, _("config: no setting")), -1;
     } else if (strcmp(name, "view") == 0) {
         ViewKind v;
         c->op = SC_VIEW;
         if (!word(&l, w, sizeof w) || app_view_parse(w, &v))
-            return snprintf(why, cap, "view: expected heatmap, heads, pipeline, gravity, census, classes or zoom"), -1;
+            return snprintf(why, cap, _("view: expected heatmap, heads, pipeline, gravity, census, classes or zoom")),
+                   -1;
         c->kind = (int)v;
     } else if (strcmp(name, "stage") == 0) {
         c->op = SC_STAGE;
         if (!word(&l, w, sizeof w) || (c->kind = cli_stage_parse(w)) < 0)
-            return snprintf(why, cap, "stage: expected %s", CLI_STAGES), -1;
+            return snprintf(why, cap, _("stage: expected %s"), cli_stages()), -1;
     } else if (strcmp(name, "head") == 0 || strcmp(name, "layer") == 0) {
         c->op = name[0] == 'h' ? SC_HEAD : SC_LAYER;
         long lim = c->op == SC_HEAD ? MODEL_MAX_HEADS : MODEL_MAX_LAYERS;
         if (!word(&l, w, sizeof w) || number(w, 1, lim, &c->a))
-            return snprintf(why, cap, "%s: expected a number 1..%ld", name, lim), -1;
+            return snprintf(why, cap, _("%s: expected a number 1..%ld"), name, lim), -1;
     } else if (strcmp(name, "chain") == 0) {
         c->op = SC_CHAIN;
         if (!word(&l, w, sizeof w) || number(w, 1, 64, &c->a))
-            return snprintf(why, cap, "chain: expected the stage at the top, 1..64"), -1;
+            return snprintf(why, cap, _("chain: expected the stage at the top, 1..64")), -1;
     } else if (strcmp(name, "cursor") == 0) {
         c->op = SC_CURSOR;
         if (!word(&l, w, sizeof w) || !word(&l, w2, sizeof w2) || number(w, 0, 1 << 20, &c->a) ||
             number(w2, 0, 1 << 20, &c->b))
-            return snprintf(why, cap, "cursor: expected the row and the column, I J (0-based)"), -1;
+            return snprintf(why, cap, _("cursor: expected the row and the column, I J (0-based)")), -1;
     } else if (strcmp(name, "cell") == 0) {
         c->op = SC_CELL;
     } else if (strcmp(name, "close") == 0) {
         c->op = SC_CLOSE;
     } else if (strcmp(name, "highlight") == 0) {
         c->op = SC_HIGHLIGHT;
-        if (!word(&l, w, sizeof w)) return snprintf(why, cap, "highlight: expected row I, col J, cell I J or none"), -1;
+        if (!word(&l, w, sizeof w))
+            return snprintf(why, cap, _("highlight: expected row I, col J, cell I J or none")), -1;
         if (strcmp(w, "none") == 0) c->kind = HL_NONE;
         else if (strcmp(w, "row") == 0 && word(&l, w2, sizeof w2) && !number(w2, 0, 1 << 20, &c->a)) c->kind = HL_ROW;
         else if (strcmp(w, "col") == 0 && word(&l, w2, sizeof w2) && !number(w2, 0, 1 << 20, &c->b)) c->kind = HL_COL;
         else if (strcmp(w, "cell") == 0 && word(&l, w2, sizeof w2) && !number(w2, 0, 1 << 20, &c->a) &&
                  word(&l, w2, sizeof w2) && !number(w2, 0, 1 << 20, &c->b))
             c->kind = HL_CELL;
-        else return snprintf(why, cap, "highlight: expected row I, col J, cell I J or none"), -1;
+        else return snprintf(why, cap, _("highlight: expected row I, col J, cell I J or none")), -1;
     } else if (strcmp(name, "contrast") == 0 || strcmp(name, "next") == 0) {
         c->op = name[0] == 'c' ? SC_CONTRAST : SC_NEXT;
-        if (!word(&l, w, sizeof w) || on_off(w, &c->a)) return snprintf(why, cap, "%s: expected on or off", name), -1;
+        if (!word(&l, w, sizeof w) || on_off(w, &c->a))
+            return snprintf(why, cap, _("%s: expected on or off"), name), -1;
     } else if (strcmp(name, "key") == 0) {
         c->op = SC_KEY;
-        if (!word(&l, w, sizeof w)) return snprintf(why, cap, "key: expected an action's name"), -1;
+        if (!word(&l, w, sizeof w)) return snprintf(why, cap, _("key: expected an action's name")), -1;
         int found = 0;
         for (int i = ACT_NONE + 1; i < ACT_COUNT; i++)
             if (app_actions[i].name && strcmp(app_actions[i].name, w) == 0) {
                 found = 1;
                 if (i == ACT_QUIT || i == ACT_PICTURE || i == ACT_PAINT_SAVE || i == ACT_EDIT || i == ACT_TARGET ||
                     i == ACT_DK_PROMPT)
-                    return snprintf(why, cap, "key: %s is not for a script (it quits, asks or writes a file)", w), -1;
+                    return snprintf(why, cap, _("key: %s is not for a script (it quits, asks or writes a file)"), w),
+                           -1;
                 /* A step that shows a step would replay itself without end. */
                 if (i == ACT_LESSON_NEXT || i == ACT_LESSON_PREV || i == ACT_LESSON_RESTART || i == ACT_LESSON_LEAVE)
-                    return snprintf(why, cap, "key: %s is not for a script (it moves through the lesson)", w), -1;
+                    return snprintf(why, cap, _("key: %s is not for a script (it moves through the lesson)"), w), -1;
             }
-        if (!found) return snprintf(why, cap, "key: unknown action '%.40s'", w), -1;
+        if (!found) return snprintf(why, cap, _("key: unknown action '%.40s'"), w), -1;
         c->text = strdup(w);
         c->len = c->text ? strlen(c->text) : 0;
         if (!at_end(&l)) {
             char arg[64];
             if (!word(&l, arg, sizeof arg) || !(c->arg = strdup(arg)))
-                return script_cmd_free(c), snprintf(why, cap, "key: an argument too long"), -1;
+                return script_cmd_free(c), snprintf(why, cap, _("key: an argument too long")), -1;
         }
-        if (!c->text) return snprintf(why, cap, "out of memory"), -1;
+        if (!c->text) return snprintf(why, cap, _("out of memory")), -1;
     } else if (strcmp(name, "caption") == 0) {
         c->op = SC_CAPTION;
         if (at_end(&l)) return 0; /* no caption */
@@ -336,20 +353,20 @@ static int parse_line(const char *s, size_t len, ScriptCmd *c, char *why, size_t
         char inner[128];
         if (quoted(&l, &c->text, &c->len, inner, sizeof inner) || quoted(&l, &c->arg, &tl, inner, sizeof inner)) {
             script_cmd_free(c);
-            return snprintf(why, cap, "caption: %s (expected \"TITLE\" \"TEXT\", or nothing)", inner), -1;
+            return snprintf(why, cap, _("caption: %s (expected \"TITLE\" \"TEXT\", or nothing)"), inner), -1;
         }
-        if (caption_ok(c->text, c->len, 0, SCRIPT_CAPTION_MAX_TITLE, "title", why, cap) ||
-            caption_ok(c->arg, tl, 1, SCRIPT_CAPTION_MAX_TEXT, "text", why, cap))
+        if (caption_ok(c->text, c->len, 0, SCRIPT_CAPTION_MAX_TITLE, why, cap) ||
+            caption_ok(c->arg, tl, 1, SCRIPT_CAPTION_MAX_TEXT, why, cap))
             return script_cmd_free(c), -1;
     } else {
         char safe[64];
         utf8_escape_into(safe, sizeof safe, name);
-        return snprintf(why, cap, "unknown command '%s'", safe), -1;
+        return snprintf(why, cap, _("unknown command '%s'"), safe), -1;
     }
 end:
     if (!at_end(&l)) {
         script_cmd_free(c);
-        return snprintf(why, cap, "%s: unexpected text after it", name), -1;
+        return snprintf(why, cap, _("%s: unexpected text after it"), name), -1;
     }
     return 0;
 }
@@ -410,20 +427,20 @@ int script_apply(App *a, const ScriptCmd *c, AvError *err) {
         break;
     case SC_STAGE:
         if (!app_shown_available(a, (Shown)c->kind))
-            return av_errorf(err, "stage %s: not in this model", cli_stage_name((Tensor)c->kind));
+            return av_errorf(err, _("stage %s: not in this model"), cli_stage_name((Tensor)c->kind));
         a->shown = (Shown)c->kind;
         break;
     case SC_HEAD:
-        if (c->a > m->cfg.heads) return av_errorf(err, "head %ld: the model has %d", c->a, m->cfg.heads);
+        if (c->a > m->cfg.heads) return av_errorf(err, _("head %ld: the model has %d"), c->a, m->cfg.heads);
         a->head = (int)c->a - 1;
         break;
     case SC_LAYER:
-        if (c->a > m->cfg.layers) return av_errorf(err, "layer %ld: the model has %d", c->a, m->cfg.layers);
+        if (c->a > m->cfg.layers) return av_errorf(err, _("layer %ld: the model has %d"), c->a, m->cfg.layers);
         model_set_layer(m, (int)c->a - 1);
         break;
     case SC_CURSOR:
         if (c->a >= m->n_q || c->b >= m->n_k)
-            return av_errorf(err, "cursor %ld %ld: the matrix is %d x %d", c->a, c->b, m->n_q, m->n_k);
+            return av_errorf(err, _("cursor %ld %ld: the matrix is %d x %d"), c->a, c->b, m->n_q, m->n_k);
         a->ci = (int)c->a, a->cj = (int)c->b;
         break;
     case SC_CHAIN:
@@ -434,12 +451,12 @@ int script_apply(App *a, const ScriptCmd *c, AvError *err) {
     case SC_CLOSE: a->overlay = OVERLAY_NONE; break;
     case SC_HIGHLIGHT:
         if ((c->a >= 0 && c->a >= m->n_q) || (c->b >= 0 && c->b >= m->n_k))
-            return av_errorf(err, "highlight: outside the %d x %d matrix", m->n_q, m->n_k);
+            return av_errorf(err, _("highlight: outside the %d x %d matrix"), m->n_q, m->n_k);
         a->hl_kind = c->kind, a->hl_i = (int)c->a, a->hl_j = (int)c->b;
         break;
     case SC_CONTRAST: a->row_contrast = (int)c->a; break;
     case SC_NEXT:
-        if (c->a && !m->src->next_tokens) return av_errorf(err, "next on: this model does not predict");
+        if (c->a && !m->src->next_tokens) return av_errorf(err, _("next on: this model does not predict"));
         a->show_next = (int)c->a;
         break;
     case SC_KEY:
@@ -456,7 +473,7 @@ int script_apply(App *a, const ScriptCmd *c, AvError *err) {
         char *title = c->text ? strdup(c->text) : NULL, *text = c->text ? strdup(c->arg) : NULL;
         if (c->text && (!title || !text)) {
             free(title), free(text);
-            return av_error_nomem(err, "out of memory");
+            return av_error_nomem(err, _("out of memory"));
         }
         free(a->caption_title), free(a->caption_text);
         a->caption_title = title, a->caption_text = text;

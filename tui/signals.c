@@ -13,6 +13,7 @@
 
 #include "cancel.h"
 #include "filemap.h"
+#include "i18n.h"
 
 // ----------------------------------------------------------------------------
 // quit and resize
@@ -79,6 +80,10 @@ static void cat(char *buf, size_t *n, size_t cap, const char *s) {
     for (; *s && *n + 1 < cap; s++) buf[(*n)++] = *s;
 }
 
+/* The line of a model file cut short, in the reader's language: taken when
+ * the handlers are installed (gettext is no async-signal-safe call). */
+static const char *changed_text = FILEMAP_CHANGED " (a read past its new end)";
+
 /* Set by the first fault: the terminal is given back once. */
 static atomic_flag fatal_busy = ATOMIC_FLAG_INIT;
 
@@ -98,7 +103,9 @@ static void on_fatal(int sig, siginfo_t *info, void *uctx) {
         size_t n = 0;
         cat(line, &n, sizeof line, "attnviz: ");
         cat(line, &n, sizeof line, file);
-        cat(line, &n, sizeof line, ": " FILEMAP_CHANGED " (a read past its new end)\n");
+        cat(line, &n, sizeof line, ": ");
+        cat(line, &n, sizeof line, changed_text);
+        cat(line, &n, sizeof line, "\n");
         ssize_t w = write(STDERR_FILENO, line, n);
         (void)w;
         _exit(2);
@@ -122,6 +129,8 @@ static int fatal_installed;
 void signals_install_fatal(void) {
     if (fatal_installed) return;
     fatal_installed = 1;
+    /* TRANSLATORS: FILEMAP_CHANGED's words (src/filemap.h), then why. */
+    changed_text = _("the model file changed while in use (a read past its new end)");
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sigemptyset(&sa.sa_mask);

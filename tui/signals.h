@@ -36,7 +36,8 @@ void signals_save_modes(int slot, int fd);
  * was cut short (filemap.h) prints "attnviz: FILE: the model file changed
  * while in use (...)" and exits with status 2; any other goes on to its
  * previous action (the default, or a sanitizer's), the terminal given back
- * first when it is set. */
+ * first when it is set. Install them once the language is chosen
+ * (language.h): the line is translated here, not in the handler. */
 void signals_install_fatal(void);
 
 /* The terminal to give back: the reset sequence made from terminfo (what

@@ -9,6 +9,8 @@
 
 #include "chrome.h"
 #include "grid.h"
+#include "i18n.h"
+#include "text.h"
 
 const View *const view_table[VIEW_KIND_COUNT] = {
     [VIEW_HEATMAP] = &view_heatmap, [VIEW_HEADS] = &view_heads,   [VIEW_PIPELINE] = &view_pipeline,
@@ -72,20 +74,20 @@ static void draw_too_small(const App *a, Canvas *cv, int screen_w, int screen_h)
     char buf[160];
     int mw, mh;
     min_size(a, &mw, &mh);
-    snprintf(buf, sizeof buf, "terminal too small: need %dx%d, have %dx%d", mw, mh, screen_w, screen_h);
+    snprintf(buf, sizeof buf, _("terminal too small: need %dx%d, have %dx%d"), mw, mh, screen_w, screen_h);
     /* Projector mode: the heatmap fits less, the way out is said. */
-    const char *out = "q: the heatmap, which fits here in projector mode";
-    int ow = (int)strlen(out);
+    const char *out = _("q: the heatmap, which fits here in projector mode");
+    int ow = text_width(out, strlen(out));
     if (a->present && mw == APP_MIN_W && screen_w >= APP_PRESENT_MIN_W && screen_h >= APP_PRESENT_MIN_H &&
         ow <= cv->w && cv->h > 2)
         cv_text(cv, cv->h / 2 + 1, (cv->w - ow) / 2, out, cv->w, style_plain());
-    int w = (int)strlen(buf);
+    int w = text_width(buf, strlen(buf));
     if (w <= cv->w) {
         cv_text(cv, cv->h / 2, (cv->w - w) / 2, buf, cv->w, style_attr(ST_BOLD));
     } else { /* narrower than the message: a short form on two lines */
-        char l1[48], l2[48];
-        snprintf(l1, sizeof l1, "too small: %dx%d", screen_w, screen_h);
-        snprintf(l2, sizeof l2, "need %dx%d", mw, mh);
+        char l1[96], l2[96];
+        snprintf(l1, sizeof l1, _("too small: %dx%d"), screen_w, screen_h);
+        snprintf(l2, sizeof l2, _("need %dx%d"), mw, mh);
         int y = cv->h > 1 ? cv->h / 2 - 1 : 0;
         cv_text(cv, y, 0, l1, cv->w, style_attr(ST_BOLD));
         cv_text(cv, y + 1, 0, l2, cv->w, style_attr(ST_BOLD));
@@ -129,8 +131,8 @@ static void draw_body(App *a, Canvas *cv) {
     }
     chrome_draw_top(a, cv);
     if (a->m->n_q == 0 || a->m->n_k == 0) {
-        cv_text(cv, TOP_LINES + 1, 2, "no tokens: the sentence is empty or only spaces (press e to edit it)", cv->w - 2,
-                style_attr(ST_BOLD));
+        cv_text(cv, TOP_LINES + 1, 2, _("no tokens: the sentence is empty or only spaces (press e to edit it)"),
+                cv->w - 2, style_attr(ST_BOLD));
         chrome_draw_bottom(a, cv, NULL, TOP_LINES + 3);
         return;
     }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "i18n.h"
 #include "text.h"
 #include "utf8.h"
 
@@ -63,7 +64,21 @@ int view_cell_masked(const App *a, const ShownMat *sm, int i, int j) {
     return sm->can_mask && !a->m->allowed[(size_t)i * a->m->n_k + j];
 }
 
-const char *view_stage_name(Shown s) { return (unsigned)s < TENSOR_COUNT ? tensor_info(s)->shown : "?"; }
+const char *const view_stage_names[] = {N_("positional encoding"),
+                                        N_("X = E + PE"),
+                                        N_("raw scores"),
+                                        N_("scaled scores"),
+                                        N_("masked scores"),
+                                        N_("weights"),
+                                        N_("output"),
+                                        N_("heads joined"),
+                                        N_("layer output Y"),
+                                        NULL};
+
+const char *view_stage_name(Shown s) {
+    const char *name = (unsigned)s < TENSOR_COUNT ? tensor_info(s)->shown : "?";
+    return name[0] ? _(name) : name; /* _("") would be the catalogue's header */
+}
 
 // ----------------------------------------------------------------------------
 // text helpers

@@ -61,7 +61,13 @@ void view_col_label(const App *a, const ShownMat *sm, char *out, size_t cap, int
 /* The widest query label cut to cap columns (at least 1). */
 int view_max_label_width(const App *a, int cap);
 
-/* The name of stage s: "weights", "raw scores", ... */
+/* The name of stage s on the screen, in the reader's language: "weights",
+ * "raw scores", ... */
 const char *view_stage_name(Shown s);
+
+/* The screen names of the catalogue's stages (tensor.h's `shown` column),
+ * marked for translation here, as src/ speaks no language; NULL-terminated.
+ * test_views checks that it holds every one. */
+extern const char *const view_stage_names[];
 
 #endif

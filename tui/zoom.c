@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "chrome.h"
+#include "i18n.h"
 #include "text.h"
 #include "view.h"
 #include "widgets.h"
@@ -279,11 +280,11 @@ static void draw_own_lines(const App *a, Canvas *cv, int y, const ZoomGeom *g, c
     const Model *m = a->m;
     char buf[512];
     snprintf(buf, sizeof buf,
-             "a cell: the largest weight in its block of %d x %d tokens (max pooling); at the right, the words each "
-             "row gives the most weight on average (a word's copies together)",
+             _("a cell: the largest weight in its block of %d x %d tokens (max pooling); at the right, the words each "
+               "row gives the most weight on average (a word's copies together)"),
              g->b, g->b);
     if (text_width(buf, strlen(buf)) > cv->w)
-        snprintf(buf, sizeof buf, "a cell: the largest weight in its %d x %d block (max pooling); right: top words",
+        snprintf(buf, sizeof buf, _("a cell: the largest weight in its %d x %d block (max pooling); right: top words"),
                  g->b, g->b);
     chrome_fit(buf, sizeof buf, cv->w);
     cv_text(cv, y, 0, buf, cv->w, style_attr(ST_DIM));
@@ -303,13 +304,15 @@ static void draw_own_lines(const App *a, Canvas *cv, int y, const ZoomGeom *g, c
     view_num(mx, sizeof mx, d->max[k], 3, 1);
     snprintf(mean, sizeof mean, "%.4f", d->mean[k]);
     if (bi < 0) {
-        snprintf(buf, sizeof buf, "rows %d-%d x keys %d-%d: all masked", i0, i1 - 1, j0, j1 - 1);
+        snprintf(buf, sizeof buf, _("rows %d-%d x keys %d-%d: all masked"), i0, i1 - 1, j0, j1 - 1);
     } else {
         char q[64], kk[64];
         view_qlabel(a, q, sizeof q, bi, 12);
         view_klabel(a, kk, sizeof kk, bj, 12);
-        snprintf(buf, sizeof buf, "rows %d-%d x keys %d-%d: largest %s (%s[%d] %s %s[%d]), mean %s of %d", i0, i1 - 1,
-                 j0, j1 - 1, mx, q, bi, view_glyphs(a)->arrow, kk, bj, mean, d->count[k]);
+        /* TRANSLATORS: the block's rows and keys; its largest weight, where (query
+           token[i] → key token[j]); the mean of its count of allowed weights */
+        snprintf(buf, sizeof buf, _("rows %d-%d x keys %d-%d: largest %s (%s[%d] %s %s[%d]), mean %s of %d"), i0,
+                 i1 - 1, j0, j1 - 1, mx, q, bi, view_glyphs(a)->arrow, kk, bj, mean, d->count[k]);
     }
     chrome_fit(buf, sizeof buf, cv->w);
     cv_text(cv, y + 1, 0, buf, cv->w, style_plain());
@@ -320,7 +323,7 @@ static void zoom_draw(App *a, Canvas *cv) {
     ZoomGeom g;
     geometry(a, cv->w, cv->h, &g);
     if (!d || refresh(d, a, g.b)) {
-        cv_text(cv, TOP_LINES + 1, 2, "zoom: out of memory", cv->w - 2, style_attr(ST_BOLD));
+        cv_text(cv, TOP_LINES + 1, 2, _("zoom: out of memory"), cv->w - 2, style_attr(ST_BOLD));
         chrome_draw_bottom(a, cv, NULL, cv->h - 2);
         return;
     }
@@ -399,7 +402,10 @@ static void zoom_title(const App *a, char *buf, size_t cap) {
     ZoomGeom g;
     view_body_size(a, &w, &h);
     geometry(a, w, h, &g);
-    snprintf(buf, cap, "head %d/%d  zoomed out: %d tokens in blocks of %d, max of each  (Enter opens, / jumps)",
+    /* TRANSLATORS: head h/H, the count of tokens, the block's side */
+    snprintf(buf, cap,
+             P_("head %d/%d  zoomed out: %d token in blocks of %d, max of each  (Enter opens, / jumps)",
+                "head %d/%d  zoomed out: %d tokens in blocks of %d, max of each  (Enter opens, / jumps)", a->m->n_q),
              a->head + 1, a->m->cfg.heads, a->m->n_q, g.b);
 }
 
@@ -416,20 +422,21 @@ static int zoom_natural_height(const App *a, int w) {
 
 static int zoom_available(const App *a, const char **why) {
     if (a->m->n_q < 1 || a->m->n_k < 1) {
-        if (why) *why = "zoom: no tokens";
+        if (why) *why = _("zoom: no tokens");
         return 0;
     }
     return 1;
 }
 
+/* One paragraph (the help wraps it), translated where drawn (help.c). */
 static const char *const about[] = {
-    "A long text zoomed out: the head's weights in square blocks of b x b tokens, one cell a",
-    "block, coloured by the block's largest weight (max pooling: one strong link shows); a block",
-    "the mask hides whole has the masked look. Each row of blocks starts with its first query",
-    "(position and token) and ends with the keys its queries give the most weight on average,",
-    "as words. Under the map: the cursor's block, its largest weight and where, and its mean.",
-    "Arrows move a block, Enter opens the heatmap there, / jumps to a token by its position or",
-    "its text, z colours each row of blocks against its own largest.",
+    N_("A long text zoomed out: the head's weights in square blocks of b x b tokens, one cell a "
+       "block, coloured by the block's largest weight (max pooling: one strong link shows); a block "
+       "the mask hides whole has the masked look. Each row of blocks starts with its first query "
+       "(position and token) and ends with the keys its queries give the most weight on average, "
+       "as words. Under the map: the cursor's block, its largest weight and where, and its mean. "
+       "Arrows move a block, Enter opens the heatmap there, / jumps to a token by its position or "
+       "its text, z colours each row of blocks against its own largest."),
     NULL};
 
 const View view_zoom = {
