@@ -169,15 +169,6 @@ Lesson *lesson_parse(const char *text, size_t len, const char *name, AvError *er
     return l;
 }
 
-const char *lesson_locale_lang(void) {
-    static const char *const vars[] = {"LC_ALL", "LC_MESSAGES", "LANG"};
-    for (int i = 0; i < 3; i++) {
-        const char *v = getenv(vars[i]);
-        if (v && v[0]) return strncmp(v, "ko", 2) == 0 ? "ko" : "en";
-    }
-    return "en";
-}
-
 Lesson *lesson_load(const char *what, const char *lang, AvError *err) {
     char *e = utf8_escape(what, strlen(what));
     const char *shown = e ? e : _("the lesson");

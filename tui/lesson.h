@@ -59,10 +59,6 @@ const char *lesson_builtin(int k, const char *lang);
 /* The list `--lesson list` prints: "1  From a sentence to attention weights". */
 char *lesson_list(const char *lang);
 
-/* The language of the locale: "ko" when LC_ALL, LC_MESSAGES or LANG starts
- * with ko, else "en". */
-const char *lesson_locale_lang(void);
-
 /* The caption shown now: the step of the app's lesson ("TITLE k/n: STEP"
  * into title[cap]), else, without a lesson, the teacher's caption that came
  * with --follow (App.caption_title, script.h's caption command); its text
