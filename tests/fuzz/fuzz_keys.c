@@ -389,7 +389,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             cv_free(page);
         }
     }
-    check_weights(m);
+    /* The model the app shows (w may have switched to another; the one it left
+     * is not computed again until it is shown). */
+    check_weights(a.m);
     app_free(&a);
     model_free(m);
     return 0;
