@@ -2,10 +2,10 @@
 # commands of the README; both install missing Debian packages first (deps).
 
 CC      ?= cc
-# cairo and pangocairo draw the pictures (tui/picture.c, tui/figure.c: PNG,
-# SVG, PDF; tui/bigtext.c); DejaVu Sans Mono and Nanum Gothic Coding are their
+# cairo and pangocairo draw the pictures (tui/gfx/picture.c, tui/gfx/figure.c: PNG,
+# SVG, PDF; tui/gfx/bigtext.c); DejaVu Sans Mono and Nanum Gothic Coding are their
 # fonts (Latin, Hangul at double width). Their headers are compiled in (GFXPKGS'
-# cflags) but the libraries are not linked: tui/gfx.c loads them with dlopen
+# cflags) but the libraries are not linked: tui/gfx/gfx.c loads them with dlopen
 # when the first picture is drawn, so a process that draws none does not map
 # them (~4 MB of its memory). dlopen is in glibc's libc (2.34 and later).
 PKGS    := ncursesw libpcre2-8 libcjson libutf8proc
@@ -26,15 +26,27 @@ CFLAGS  ?= $(OPT) -g
 # build (DESIGN.md: src/ knows nothing of screens).
 # The feature macros are those ncursesw's pkg-config gives tui/ (POSIX and
 # X/Open interfaces: realpath, strdup, clock_gettime...).
-COREFLAGS = -std=c11 $(WARN) -ffp-contract=off $(CFLAGS) $(SAN) -D_DEFAULT_SOURCE -D_XOPEN_SOURCE=600 -Isrc \
+# The layers of the core, lowest first (README: Layout). A file of src/L is
+# compiled with the include paths of L and the layers below it only, so an
+# include of a higher layer fails the build; `make lint` names it
+# (tests/support/check_layers.py). tui/gfx (the canvas, colours, pictures)
+# sees the whole core and itself; the rest of tui/ sees everything.
+SRC_LAYERS := base kernels text engine formats core trained
+TUI_DIRS   := gfx views lessons
+layer_inc   = $(foreach l,$(wordlist 1,$(1),$(SRC_LAYERS)),-Isrc/$(l))
+SRC_INC    := $(foreach l,$(SRC_LAYERS),-Isrc/$(l))
+TUI_INC    := -Itui $(foreach d,$(TUI_DIRS),-Itui/$(d))
+COREFLAGS = -std=c11 $(WARN) -ffp-contract=off $(CFLAGS) $(SAN) -D_DEFAULT_SOURCE -D_XOPEN_SOURCE=600 $(SRC_INC) \
             $(shell pkg-config --cflags libpcre2-8 libcjson libutf8proc 2>/dev/null)
-ALLFLAGS = $(COREFLAGS) -Itui -DLOCALEDIR='"$(LOCALEDIR)"' $(shell pkg-config --cflags $(PKGS) $(GFXPKGS) 2>/dev/null)
+ALLFLAGS = $(COREFLAGS) $(TUI_INC) -DLOCALEDIR='"$(LOCALEDIR)"' $(shell pkg-config --cflags $(PKGS) $(GFXPKGS) 2>/dev/null)
 CORELIBS = $(shell pkg-config --libs libpcre2-8 libcjson libutf8proc 2>/dev/null) -lm -pthread
 LIBS     = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -pthread
 TESTLIBS = $(shell pkg-config --libs $(TESTPKG) 2>/dev/null)
 
-CORE_SRC := $(wildcard src/*.c)
-TUI_SRC  := $(filter-out tui/main.c,$(wildcard tui/*.c))
+CORE_SRC := $(wildcard src/*/*.c)
+TUI_SRC  := $(filter-out tui/main.c,$(wildcard tui/*.c tui/*/*.c))
+CORE_HDR := $(wildcard src/*/*.h)
+TUI_HDR  := $(wildcard tui/*.h tui/*/*.h)
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
 CORE_LIB := $(BUILD)/libattnviz-core.a
 TUI_OBJ  := $(TUI_SRC:%.c=$(BUILD)/%.o)
@@ -59,7 +71,7 @@ all: attnviz
 # num_plural into po/attnviz.pot and merges them into every po/LANG.po.
 LINGUAS := ko
 MO      := $(LINGUAS:%=build/locale/%/LC_MESSAGES/attnviz.mo)
-POT_SRC  = $(sort $(wildcard src/*.c src/*.h tui/*.c tui/*.h))
+POT_SRC  = $(sort $(CORE_SRC) $(CORE_HDR) $(TUI_SRC) tui/main.c $(TUI_HDR))
 XGETTEXT := xgettext --from-code=UTF-8 --language=C -k_ -kN_ -kP_:1,2 -knum_plural:1,2 \
             --add-comments=TRANSLATORS: --add-location=file --package-name=attnviz --msgid-bugs-address=README.md \
             --foreign-user --sort-by-file
@@ -115,12 +127,15 @@ $(CORE_LIB): $(CORE_OBJ)
 	@echo "AR $@"
 	@rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/src/%.o: src/%.c $(wildcard src/*.h) Makefile
+$(foreach i,1 2 3 4 5 6 7,$(eval $(BUILD)/src/$(word $(i),$(SRC_LAYERS))/%.o: SRC_INC := $(call layer_inc,$(i))))
+$(BUILD)/tui/gfx/%.o: TUI_INC := -Itui/gfx
+
+$(BUILD)/src/%.o: src/%.c $(CORE_HDR) Makefile
 	@mkdir -p $(dir $@)
 	@echo "CC $<"
 	@$(CC) $(COREFLAGS) -c -o $@ $<
 
-$(BUILD)/tui/%.o: tui/%.c $(wildcard src/*.h tui/*.h) Makefile
+$(BUILD)/tui/%.o: tui/%.c $(CORE_HDR) $(TUI_HDR) Makefile
 	@mkdir -p $(dir $@)
 	@echo "CC $<"
 	@$(CC) $(ALLFLAGS) -c -o $@ $<
@@ -192,16 +207,18 @@ tsan: deps
 	if [ $$fail = 0 ]; then echo "tsan: no data race"; else echo "tsan: FAILED"; exit 1; fi
 
 # Formatting (clang-format with .clang-format: the files must be as it would
-# write them; src/utf8_width.h is generated) and cppcheck's warnings.
-LINT_FILES = $(filter-out src/utf8_width.h,$(wildcard src/*.[ch] tui/*.[ch] tests/*.[ch] tests/support/*.[ch] \
+# write them; src/base/utf8_width.h is generated), cppcheck's warnings and the
+# layering of the folders (tests/support/check_layers.py).
+LINT_FILES = $(filter-out src/base/utf8_width.h,$(wildcard src/*/*.[ch] tui/*.[ch] tui/*/*.[ch] tests/*.[ch] tests/support/*.[ch] \
              tests/fuzz/*.[ch] tests/bench/*.c))
 lint:
 	@command -v clang-format >/dev/null && command -v cppcheck >/dev/null || \
 		{ echo "lint needs clang-format and cppcheck (apt-get install clang-format cppcheck)"; exit 1; }
 	@clang-format --dry-run --Werror $(LINT_FILES) || { echo "lint: run clang-format -i on the files above"; exit 1; }
 	@cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance --std=c11 --inline-suppr \
-		-Isrc -Itui --suppress=missingIncludeSystem -D__GNUC__ src tui
-	@echo "lint: formatted, no cppcheck warning"
+		$(SRC_INC) $(TUI_INC) --suppress=missingIncludeSystem -D__GNUC__ src tui
+	@python3 tests/support/check_layers.py
+	@echo "lint: formatted, no cppcheck warning, the layers kept"
 
 # The unit tests and a --dump of each kind under valgrind: zero errors and
 # zero definite leaks (ncurses' still-reachable memory is not a leak).

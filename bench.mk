@@ -12,7 +12,7 @@ BENCH_BIN := $(BUILD)/tests/bench/bench
 
 .PHONY: bench
 
-$(BENCH_BIN): tests/bench/bench.c $(CORE_OBJ) $(TUI_OBJ) $(wildcard src/*.h tui/*.h)
+$(BENCH_BIN): tests/bench/bench.c $(CORE_OBJ) $(TUI_OBJ) $(CORE_HDR) $(TUI_HDR)
 	@mkdir -p $(dir $@)
 	@echo "LD $@"
 	@$(CC) $(ALLFLAGS) -o $@ tests/bench/bench.c $(CORE_OBJ) $(TUI_OBJ) $(LIBS)

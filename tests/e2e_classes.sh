@@ -1,5 +1,5 @@
 #!/bin/sh
-# End-to-end: the layers x heads class map (tui/classmap.c) through the real
+# End-to-end: the layers x heads class map (tui/views/classmap.c) through the real
 # binary in tmux. stories260K (5 layers x 8 heads) on a sentence whose
 # thumbnails do not fit: at 80x24 and at 120x40 a shows every one of the 40
 # heads as its class letter and sink digit, with the legend (compared with

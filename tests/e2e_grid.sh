@@ -1,5 +1,5 @@
 #!/bin/sh
-# End-to-end: the layers x heads grid (issue 12, tui/grid.c) of stories260K
+# End-to-end: the layers x heads grid (issue 12, tui/views/grid.c) of stories260K
 # through the real binary: --once --view heads prints all of it; in tmux at
 # 200x50, a on the model shows the grid (half blocks in colour),
 # arrows choose, Enter opens the heatmap of the layer and head chosen;

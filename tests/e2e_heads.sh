@@ -1,5 +1,5 @@
 #!/bin/sh
-# End-to-end: the head tests (--dump=heads, src/headrun.c) by the field's
+# End-to-end: the head tests (--dump=heads, src/trained/headrun.c) by the field's
 # definitions, on the built-in batteries. A GPT-2 whose heads are built by
 # hand (tests/support/planted.py: a previous-token head in layer 1, an
 # induction head composing with it in layer 2, a head fixed on position 0)

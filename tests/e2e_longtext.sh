@@ -1,5 +1,5 @@
 #!/bin/sh
-# End-to-end: long texts (tui/zoom.c, tui/longtext.c, src/model_fit.c)
+# End-to-end: long texts (tui/views/zoom.c, tui/views/longtext.c, src/core/model_fit.c)
 # through the real binary, on the Korean source texts of ../shared/sources.
 # A text past the limits is refused in one line that names --max-tokens and
 # the N that fits (exit 2), and --max-tokens N keeps its first N tokens; in

@@ -1,4 +1,4 @@
-/* test_census.c - the head census (src/census.c): each score on weights set
+/* test_census.c - the head census (src/core/census.c): each score on weights set
  * by hand, where every value is known; induction undefined without a repeat
  * and sorted last; cross-attention refused; and on stories260K with "Lily saw
  * a cat. Lily" the best induction head is in the last layer and its last row

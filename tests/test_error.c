@@ -1,4 +1,4 @@
-/* test_error.c - unit tests of src/error.c: messages, prefixes and the kind
+/* test_error.c - unit tests of src/base/error.c: messages, prefixes and the kind
  * that decides the command line's exit status (2 bad input, 1 otherwise). */
 #include "testutil.h"
 

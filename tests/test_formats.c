@@ -1,5 +1,5 @@
-/* test_formats.c - the readers agree (src/formats.c, src/llama2.c,
- * src/hfcheckpoint.c): one llama2.c model written again here as a Hugging
+/* test_formats.c - the readers agree (src/formats/formats.c, src/formats/llama2.c,
+ * src/formats/hfcheckpoint.c): one llama2.c model written again here as a Hugging
  * Face Llama checkpoint (config.json and model.safetensors, the converter
  * below, written from the two formats' layouts and not from the readers)
  * gives the same attention and logits through both readers and the one

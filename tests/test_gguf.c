@@ -1,5 +1,5 @@
-/* test_gguf.c - cmocka tests of the GGUF reader (src/gguf.c) and the block
- * formats (src/quant.c).
+/* test_gguf.c - cmocka tests of the GGUF reader (src/formats/gguf.c) and the block
+ * formats (src/kernels/quant.c).
  *
  * Without any peer: files built byte by byte here (a valid one of each
  * version, and every malformed header, each one-line message checked

@@ -1,4 +1,4 @@
-/* test_grid.c - the layers x heads grid (tui/grid.c) of stories260K (5
+/* test_grid.c - the layers x heads grid (tui/views/grid.c) of stories260K (5
  * layers, 8 query heads, 4 key/value heads) on a canvas: the labels, each
  * thumbnail's half-block cells against the palette colours of its weights,
  * the shade glyphs without colours, the kv brackets, the pages of a small
@@ -220,7 +220,7 @@ static void test_monochrome_shades(void **state) {
 // ----------------------------------------------------------------------------
 // the class map (classmap.c) where the thumbnails do not all fit
 
-/* The census of m, computed here (src/census.c) to read the map against. */
+/* The census of m, computed here (src/core/census.c) to read the map against. */
 static Census census_of(const Model *m) {
     Census c;
     AvError err = {0};

@@ -1,4 +1,4 @@
-/* test_headtests.c - the field's head tests (src/headtests.c) on weights set
+/* test_headtests.c - the field's head tests (src/trained/headtests.c) on weights set
  * by hand, where each score is known: TransformerLens's detection patterns
  * (previous, duplicate, induction) and its "mul" score with and without the
  * BOS and current-token exclusions, the induction stripe of a repeated random

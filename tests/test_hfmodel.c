@@ -1,5 +1,5 @@
-/* test_hfmodel.c - cmocka tests of Hugging Face checkpoints (src/hfcheckpoint.c)
- * through the engine (src/transformer.c).
+/* test_hfmodel.c - cmocka tests of Hugging Face checkpoints (src/formats/hfcheckpoint.c)
+ * through the engine (src/engine/transformer.c).
  *
  * With python3 and NumPy: tests/verify_hf.py writes tiny checkpoints of
  * every architecture (GPT-2, TfModel, Qwen2, Mistral; F32, F16, BF16; tied and

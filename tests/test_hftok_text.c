@@ -1,6 +1,6 @@
 /* test_hftok_text.c - cmocka tests of what a Hugging Face tokenizer does to
- * a text before its model: added tokens (src/hftok_added.c), the normalizer
- * (src/hftok_encode.c on src/unorm.c), cancelling, and the files refused
+ * a text before its model: added tokens (src/text/hftok_added.c), the normalizer
+ * (src/text/hftok_encode.c on src/text/unorm.c), cancelling, and the files refused
  * because they would tokenize silently wrong.
  *
  * The work of an encoding is counted (HfTokWork), never timed: 100,000

@@ -1,6 +1,6 @@
 /* test_llama2.c - cmocka tests of the llama2.c checkpoint reader
- * (src/llama2.c) and the engine's forward pass of what it opens
- * (src/transformer.c, the row "llama2.c" of src/arch.c).
+ * (src/formats/llama2.c) and the engine's forward pass of what it opens
+ * (src/engine/transformer.c, the row "llama2.c" of src/engine/arch.c).
  *
  * With ../shared/models/ (beside the checkout; see models.h): greedy decoding
  * of stories260K prints exactly the text of llama2.c's own test; the

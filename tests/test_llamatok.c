@@ -1,4 +1,4 @@
-/* test_llamatok.c - cmocka tests of the llama2.c vocabulary (src/llamatok.c).
+/* test_llamatok.c - cmocka tests of the llama2.c vocabulary (src/text/llamatok.c).
  *
  * With ../shared/models/ (the real tokenizers, beside the checkout): Meta's
  * Llama 2 examples, exact; tok512 round trips; every piece found by the

@@ -1,4 +1,4 @@
-/* test_palette.c - unit tests of tui/palette.c: the colour tier for every
+/* test_palette.c - unit tests of tui/gfx/palette.c: the colour tier for every
  * mode / NO_COLOR / COLORS combination, and the ramps judged by the RGB the
  * xterm-256 palette gives their indices (order, hue, readability by the WCAG
  * contrast ratio), so a wrong index in a table shows up as a wrong colour. */

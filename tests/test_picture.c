@@ -1,4 +1,4 @@
-/* test_picture.c - screen pictures (tui/picture.c, issue 15): the heatmap
+/* test_picture.c - screen pictures (tui/gfx/picture.c, issue 15): the heatmap
  * drawn on a canvas, written as PNG (decoded here with cairo) and as SVG
  * (rendered by headless Chromium, skipped with a line when it is not
  * installed), and the colour at several heatmap cells checked against the

@@ -1,4 +1,4 @@
-/* test_qkvfile.c - cmocka tests of the Q/K/V file parser (src/qkvfile.c).
+/* test_qkvfile.c - cmocka tests of the Q/K/V file parser (src/formats/qkvfile.c).
  *
  * Every malformed input is checked for its exact message, line and column,
  * since that message is all a teacher sees. Inputs are copied into buffers of

@@ -1,5 +1,5 @@
 /* test_safetensors.c - cmocka tests of the safetensors reader
- * (src/safetensors.c).
+ * (src/formats/safetensors.c).
  *
  * Every file is written here into a temporary folder: a small valid one
  * with F32, F16 and BF16 tensors of known values (F16 subnormals, the

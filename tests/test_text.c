@@ -1,4 +1,4 @@
-/* test_text.c - unit tests of tui/text.c: widths in terminal columns from the
+/* test_text.c - unit tests of tui/gfx/text.c: widths in terminal columns from the
  * C library's wcwidth (Hangul, combining marks, fullwidth forms, emoji),
  * truncation by columns with an ellipsis, and labels made safe to show. */
 #include <setjmp.h>

@@ -1,4 +1,4 @@
-/* test_textfit.c - a text longer than the model takes (src/model_fit.c):
+/* test_textfit.c - a text longer than the model takes (src/core/model_fit.c):
  * its tokens counted, the most first tokens the limits allow (4096 less the
  * pads; the budget of heads x tokens x tokens: 4 heads take 2048, 1 head
  * 4096), and the cut that keeps the first N tokens: on every source text of

@@ -1,4 +1,4 @@
-/* test_tokenize.c - unit tests of src/tokenize.c: the presets on English and
+/* test_tokenize.c - unit tests of src/text/tokenize.c: the presets on English and
  * Korean text, byte offsets, vocabulary ids, UTF-8 validation, patterns that
  * match the empty string, limits, and memory ownership (run under ASan and
  * valgrind). */

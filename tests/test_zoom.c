@@ -1,4 +1,4 @@
-/* test_zoom.c - a long text (tui/zoom.c, tui/longtext.c): the pooling's
+/* test_zoom.c - a long text (tui/views/zoom.c, tui/views/longtext.c): the pooling's
  * numbers on matrices made by hand (the largest and the mean of each block,
  * the edge blocks, the mask), each row's strongest words (a word's copies
  * together), the zoomed-out view of 653 tokens at 80x24 and 200x50 (blocks

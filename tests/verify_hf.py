@@ -2,7 +2,7 @@
 """Tiny Hugging Face checkpoints (config.json + safetensors, written here by
 the format's spec: no torch or transformers) and an independent NumPy forward
 pass of the HF conventions (float64, the whole sequence with a causal mask),
-to check src/hfcheckpoint.c and the engine (src/transformer.c).
+to check src/formats/hfcheckpoint.c and the engine (src/engine/transformer.c).
 
 Usage:
   verify_hf.py write DIR CASE        writes DIR/config.json and the weights

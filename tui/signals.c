@@ -129,7 +129,7 @@ static int fatal_installed;
 void signals_install_fatal(void) {
     if (fatal_installed) return;
     fatal_installed = 1;
-    /* TRANSLATORS: FILEMAP_CHANGED's words (src/filemap.h), then why. */
+    /* TRANSLATORS: FILEMAP_CHANGED's words (src/base/filemap.h), then why. */
     changed_text = _("the model file changed while in use (a read past its new end)");
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);

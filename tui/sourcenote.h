@@ -1,7 +1,7 @@
 /* sourcenote.h - what the front end says of the model's source: what it
  * has not (for the views that need embeddings or W_O) and which knobs can
  * change, naming their keys. Sentences of the screen, with key letters:
- * the front end's, not the core's (src/source.h describes a source by its
+ * the front end's, not the core's (src/core/source.h describes a source by its
  * capabilities; these sentences are made from them and the key table). */
 #ifndef ATTNVIZ_SOURCENOTE_H
 #define ATTNVIZ_SOURCENOTE_H

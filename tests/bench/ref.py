@@ -27,7 +27,7 @@ max |Y - Y64| / max |Y64| against the same forward in float64 NumPy.
 A benchmark: it never fails on a number.
 
 `llama` (issue 12) is the forward of a llama2.c checkpoint (the legacy
-layout of src/llama2.h, read from the file with numpy.memmap) on the int32
+layout of src/formats/llama2.h, read from the file with numpy.memmap) on the int32
 token ids of IDS, every row's logits, as src/llama.h computes it: RMSNorm
 (eps 1e-5), RoPE on the pairs (2i, 2i+1) of each head, grouped-query causal
 attention, SwiGLU, the tied (or separate) classifier; float32, in NumPy or

@@ -1,5 +1,5 @@
-/* fuzz_gguf.c - libFuzzer target for the GGUF reader (src/gguf.h) and the
- * block formats (src/quant.h).
+/* fuzz_gguf.c - libFuzzer target for the GGUF reader (src/formats/gguf.h) and the
+ * block formats (src/kernels/quant.h).
  *
  * Byte 0 picks the mode. Even: the rest is the file, opened from an
  * exact-size heap copy (gguf_open_mem) under a name with an escape sequence.

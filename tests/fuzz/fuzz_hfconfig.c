@@ -1,5 +1,5 @@
 /* fuzz_hfconfig.c - libFuzzer target for a Hugging Face config.json
- * (hf_config_parse, src/hfcheckpoint.h).
+ * (hf_config_parse, src/formats/hfcheckpoint.h).
  *
  * The input is the file's text, parsed under a name with an escape sequence.
  * Failure: -1 and one terminal-safe line. Success, checked from the meaning

@@ -1,5 +1,5 @@
 /* fuzz_hftok.c - libFuzzer target for Hugging Face tokenizer.json files
- * (src/hftok.h).
+ * (src/text/hftok.h).
  *
  * Input: byte 0 = L, bytes 1..L a text (L cut to what there is), the rest a
  * tokenizer.json, parsed from an exact-size heap copy under a name with an

@@ -119,8 +119,14 @@ static double model_cost(const Model *m) {
     const ModelConfig *c = &m->cfg;
     double n = m->n_q > m->n_k ? m->n_q : m->n_k;
     double weights = (double)c->heads * c->d_model * (2.0 * c->d_k + 2.0 * c->d_v);
+    /* Additive scores: A = Q W1^T and B = K W2^T in double (d_k^2 a row),
+     * then a tanh for every (row, key, element), each worth about 10. */
+    double additive = c->score == SCORE_ADDITIVE
+                          ? c->heads * ((m->n_q + m->n_k) * 2.0 * c->d_k * c->d_k + 10.0 * m->n_q * m->n_k * c->d_k)
+                          : 0.0;
     return 10.0 * weights +
-           c->heads * n * ((double)c->d_model * (2.0 * c->d_k + c->d_v) + n * (c->d_k + c->d_v + 4.0)) + n * c->d_model;
+           c->heads * n * ((double)c->d_model * (2.0 * c->d_k + c->d_v) + n * (c->d_k + c->d_v + 4.0)) +
+           n * c->d_model + additive;
 }
 
 static unsigned long computed_total(const Model *m) {

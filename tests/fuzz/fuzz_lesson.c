@@ -1,5 +1,5 @@
 /* fuzz_lesson.c - libFuzzer target for lesson files (lesson_parse,
- * tui/lesson.h) and the script commands in them (tui/script.h).
+ * tui/lessons/lesson.h) and the script commands in them (tui/lessons/script.h).
  *
  * The input is the file's text, parsed under a name with an escape sequence
  * (escaped first, as lesson_parse's callers must).

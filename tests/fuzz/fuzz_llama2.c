@@ -1,6 +1,6 @@
 /* fuzz_llama2.c - libFuzzer target for the llama2.c checkpoint
- * (src/llama2.h) and the engine's forward pass of what it opens
- * (src/transformer.h).
+ * (src/formats/llama2.h) and the engine's forward pass of what it opens
+ * (src/engine/transformer.h).
  *
  * Byte 0 picks the mode. Even: the rest is the file, opened from an
  * exact-size heap copy (llama2_open_mem) under a name with an escape

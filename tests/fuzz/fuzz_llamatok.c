@@ -1,5 +1,5 @@
 /* fuzz_llamatok.c - libFuzzer target for the llama2.c vocabulary
- * (src/llamatok.h).
+ * (src/text/llamatok.h).
  *
  * Input: byte 0 = L, bytes 1..L a text (L cut to what there is), the rest a
  * tokenizer.bin, parsed from an exact-size heap copy under a name with an

@@ -1,4 +1,4 @@
-/* fuzz_maskfile.c - libFuzzer target for the mask file (src/mask.h): the
+/* fuzz_maskfile.c - libFuzzer target for the mask file (src/core/mask.h): the
  * reader of both formats (0/1 rows and runs), the writer and the comments W
  * keeps.
  *

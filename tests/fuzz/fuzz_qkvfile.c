@@ -1,5 +1,5 @@
-/* fuzz_qkvfile.c - libFuzzer target for the Q/K/V file parser (src/qkvfile.h)
- * and the model fed from it (src/model.h).
+/* fuzz_qkvfile.c - libFuzzer target for the Q/K/V file parser (src/formats/qkvfile.h)
+ * and the model fed from it (src/core/model.h).
  *
  * qkv_parse gets the raw bytes. On failure: *out is zeroed and the message is
  * NUL-terminated, one line, and terminal-safe (no C0 control, DEL or C1

@@ -1,5 +1,5 @@
 /* fuzz_safetensors.c - libFuzzer target for the safetensors reader
- * (src/safetensors.h).
+ * (src/formats/safetensors.h).
  *
  * Byte 0 picks the mode. Even: the rest is the file, opened from an
  * exact-size heap copy (st_open_mem) under a name with an escape sequence.

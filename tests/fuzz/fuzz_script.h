@@ -1,5 +1,5 @@
 /* fuzz_script.h - what fuzz_lesson and fuzz_stream share: a small seeded
- * app to apply parsed script commands to (tui/script.h), and the guard that
+ * app to apply parsed script commands to (tui/lessons/script.h), and the guard that
  * keeps each run fast (a command that would grow the model past a few
  * thousand cells is parsed, checked, and not applied). */
 #ifndef ATTNVIZ_FUZZ_SCRIPT_H

@@ -1,5 +1,5 @@
 /* fuzz_stindex.c - libFuzzer target for a sharded checkpoint's index
- * (model.safetensors.index.json, st_open_dir in src/safetensors.h).
+ * (model.safetensors.index.json, st_open_dir in src/formats/safetensors.h).
  *
  * A folder made once per process holds three valid shards: m-1.safetensors
  * (tensors a, b), m-2.safetensors (c) and "s\x1b[2J.safetensors" (d, a name

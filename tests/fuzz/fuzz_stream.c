@@ -1,5 +1,5 @@
 /* fuzz_stream.c - libFuzzer target for the classroom stream a follower
- * reads (follow_reader_feed, tui/follow.h): what a hostile publisher could
+ * reads (follow_reader_feed, tui/lessons/follow.h): what a hostile publisher could
  * send.
  *
  * Byte 0 sets the chunk size (1 + byte % 64): the rest is fed in chunks of

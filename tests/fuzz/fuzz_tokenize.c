@@ -1,4 +1,4 @@
-/* fuzz_tokenize.c - libFuzzer target for the tokenizer (src/tokenize.h).
+/* fuzz_tokenize.c - libFuzzer target for the tokenizer (src/text/tokenize.h).
  *
  * Each input is split by the three presets (words, gpt2, chars) as a whole,
  * then read as "PATTERN\nTEXT": the first line is compiled as a custom

@@ -39,7 +39,7 @@
 #include "arch.h"
 #include "error.h"
 #include "matrix.h"
-#include "safetensors.h"
+#include "weights.h"
 
 enum { TF_W_BLOCK = 64 }; /* output rows of W per task of a product */
 

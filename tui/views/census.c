@@ -1,5 +1,5 @@
 /* census.c - the head census view (H): every layer and head of the model in
- * one table, scored on the current sentence by src/census.c (previous token,
+ * one table, scored on the current sentence by src/core/census.c (previous token,
  * sink, self, induction, entropy), to find the heads worth a look.
  *
  *   row 3        the heading: layer, head, one column per score; the sort

@@ -33,39 +33,9 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "weights.h"
 
-#define ST_MAX_DIMS   8
 #define ST_MAX_HEADER ((uint64_t)100 << 20) /* 100 MiB of JSON */
-
-typedef enum {
-    ST_F32 = 0,
-    ST_F16,
-    ST_BF16,
-    /* known, validated, never converted: */
-    ST_F64,
-    ST_I64,
-    ST_U64,
-    ST_I32,
-    ST_U32,
-    ST_I16,
-    ST_U16,
-    ST_I8,
-    ST_U8,
-    ST_BOOL,
-    ST_F8_E4M3,
-    ST_F8_E5M2,
-} StDtype;
-
-typedef struct {
-    const char *name;            /* as in the header (owned by the file) */
-    StDtype dtype;               /* the file's element type */
-    int ndim;                    /* 0 (a scalar) .. ST_MAX_DIMS */
-    uint64_t shape[ST_MAX_DIMS]; /* row-major: shape[ndim - 1] varies fastest */
-    uint64_t count;              /* elements: the product of the shape */
-    const unsigned char *data;   /* count elements, little-endian, in the mapping */
-    size_t bytes;                /* count * st_dtype_size(dtype) */
-    uint64_t begin;              /* data_offsets[0], relative to the data start */
-} StTensor;
 
 typedef struct SafeTensors SafeTensors;
 
@@ -87,18 +57,6 @@ const StTensor *st_find(const SafeTensors *st, const char *name); /* NULL when a
 
 /* The value of `key` in __metadata__, or NULL. */
 const char *st_metadata(const SafeTensors *st, const char *key);
-
-/* "F32", "F16", "BF16", ... / 4, 2, 2, ... bytes. */
-const char *st_dtype_name(StDtype d);
-size_t st_dtype_size(StDtype d);
-/* 1 for F32, F16 and BF16: the types st_to_f32 converts. */
-static inline int st_is_float(StDtype d) { return d == ST_F32 || d == ST_F16 || d == ST_BF16; }
-
-/* Elements first .. first + n - 1 of t as floats into out[n] (F16 with its
- * subnormals, infinities and NaNs; BF16 as the high 16 bits of an f32).
- * The range must be inside t (first + n <= t->count); another type gives
- * zeros (never asked: the readers refuse it). */
-void st_to_f32(const StTensor *t, size_t first, size_t n, float *out);
 
 // ----------------------------------------------------------------------------
 // a checkpoint folder: one file or shards

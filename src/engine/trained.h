@@ -59,4 +59,10 @@ typedef struct {
     const double *rope;       /* (n, head_size / 2, 2) cos and sin of each position and pair; NULL: no RoPE */
 } LayerChain;
 
+/* One named integer of a source's own configuration. */
+typedef struct {
+    const char *key;
+    long long value;
+} SourceFact;
+
 #endif

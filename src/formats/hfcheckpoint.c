@@ -19,6 +19,7 @@
 #include "jsonkeys.h"
 #include "number.h"
 #include "readfile.h"
+#include "safetensors.h"
 #include "utf8.h"
 
 enum { NAME_MAX_ = 160 }; /* a tensor name we build */

@@ -19,7 +19,7 @@
 #include <stddef.h>
 
 #include "error.h"
-#include "source.h"
+#include "trained.h"
 #include "transformer.h"
 #include "vocab.h"
 

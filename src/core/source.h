@@ -39,12 +39,6 @@ typedef struct {
     int d_model; /* the width it works in (shown); 0: none */
 } SourceShape;
 
-/* One named integer of a source's own configuration. */
-typedef struct {
-    const char *key;
-    long long value;
-} SourceFact;
-
 typedef struct Source {
     const char *name; /* the dumps' "source": "text", "qkv", ... */
     /* Names (English, marked N_() and shown through _()), not sentences of the screen (the front end makes those from

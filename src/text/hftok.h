@@ -8,9 +8,9 @@
  *      the raw text: the leftmost, the longest there, one after the other
  *      (its LeftmostLongest), single_word, lstrip and rstrip as it applies
  *      them; with one automaton over all of them, in work linear in the text
- *      whatever their number (src/hftok_added.c). The text between them goes
+ *      whatever their number (src/text/hftok_added.c). The text between them goes
  *      through 2-5 stretch by stretch:
- *   2. the normalizer: NFC, NFD, NFKC, NFKD (utf8proc: src/unorm.h),
+ *   2. the normalizer: NFC, NFD, NFKC, NFKD (utf8proc: src/text/unorm.h),
  *      Lowercase, StripAccents, Strip, Prepend, Replace (a String or a
  *      Regex), or a Sequence of these;
  *   3. added tokens with "normalized": true (their content normalized too)

@@ -1,5 +1,5 @@
 /* classmap.c - the layers x heads class map (classmap.h): each head as its
- * pattern class and sink share, from the head census (src/census.h) kept by
+ * pattern class and sink share, from the head census (src/core/census.h) kept by
  * the census view (census.c), so that a model's every head fits 80x24. */
 #include "classmap.h"
 

@@ -36,16 +36,6 @@ struct SafeTensors {
 // ----------------------------------------------------------------------------
 // small pieces
 
-static const struct {
-    const char *name;
-    size_t size;
-} dtypes[] = {{"F32", 4}, {"F16", 2}, {"BF16", 2}, {"F64", 8}, {"I64", 8},  {"U64", 8},     {"I32", 4},    {"U32", 4},
-              {"I16", 2}, {"U16", 2}, {"I8", 1},   {"U8", 1},  {"BOOL", 1}, {"F8_E4M3", 1}, {"F8_E5M2", 1}};
-#define N_DTYPES (int)(sizeof dtypes / sizeof *dtypes)
-
-const char *st_dtype_name(StDtype d) { return (unsigned)d < (unsigned)N_DTYPES ? dtypes[d].name : "?"; }
-size_t st_dtype_size(StDtype d) { return (unsigned)d < (unsigned)N_DTYPES ? dtypes[d].size : 0; }
-
 static uint64_t read_u64(const unsigned char *p) {
     uint64_t v = 0;
     for (int i = 7; i >= 0; i--) v = v << 8 | p[i];
@@ -96,8 +86,8 @@ static int parse_entry(StTensor *t, const cJSON *v, uint64_t data_len, const cha
     if (!cJSON_IsString(dt))
         return av_errorf(err, _("%s: tensor %s: dtype is %s, not a string"), file, tname, json_type(dt));
     int d = -1;
-    for (int i = 0; i < N_DTYPES; i++)
-        if (strcmp(dt->valuestring, dtypes[i].name) == 0) d = i;
+    for (int i = 0; i < ST_N_DTYPES; i++)
+        if (strcmp(dt->valuestring, st_dtype_name((StDtype)i)) == 0) d = i;
     if (d < 0) {
         char safe[64];
         utf8_escape_into(safe, sizeof safe, dt->valuestring);
@@ -141,7 +131,7 @@ static int parse_entry(StTensor *t, const cJSON *v, uint64_t data_len, const cha
     if (be[1] > data_len)
         return av_errorf(err, _("%s: tensor %s: data_offsets [%llu, %llu) end past the data (%llu bytes)"), file, tname,
                          (unsigned long long)be[0], (unsigned long long)be[1], (unsigned long long)data_len);
-    uint64_t size = dtypes[d].size, held = be[1] - be[0];
+    uint64_t size = st_dtype_size((StDtype)d), held = be[1] - be[0];
     char shape[200];
     shape_text(shape, sizeof shape, t->shape, ndim);
     if (too_big || count > held / size || count * size != held) {
@@ -149,12 +139,12 @@ static int parse_entry(StTensor *t, const cJSON *v, uint64_t data_len, const cha
             return av_errorf(err,
                              _("%s: tensor %s: shape %s is more %s elements than the data holds, but data_offsets "
                                "[%llu, %llu) hold %llu bytes"),
-                             file, tname, shape, dtypes[d].name, (unsigned long long)be[0], (unsigned long long)be[1],
-                             (unsigned long long)held);
+                             file, tname, shape, st_dtype_name((StDtype)d), (unsigned long long)be[0],
+                             (unsigned long long)be[1], (unsigned long long)held);
         return av_errorf(err,
                          _("%s: tensor %s: shape %s is %llu %s elements = %llu bytes, but data_offsets [%llu, %llu) "
                            "hold %llu"),
-                         file, tname, shape, (unsigned long long)count, dtypes[d].name,
+                         file, tname, shape, (unsigned long long)count, st_dtype_name((StDtype)d),
                          (unsigned long long)(count * size), (unsigned long long)be[0], (unsigned long long)be[1],
                          (unsigned long long)held);
     }
@@ -396,43 +386,6 @@ const char *st_metadata(const SafeTensors *st, const char *key) {
     for (int i = 0; i < st->n_meta; i++)
         if (strcmp(st->meta[2 * i], key) == 0) return st->meta[2 * i + 1];
     return NULL;
-}
-
-// ----------------------------------------------------------------------------
-// conversion
-
-static float bits_f32(uint32_t u) {
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-static float f16_to_f32(uint16_t h) {
-    uint32_t sign = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 0x1F, m = h & 0x3FF;
-    if (e == 0) { /* zero and subnormals: m * 2^-24, exact in a float */
-        float v = (float)m * 0x1p-24f;
-        return sign ? -v : v;
-    }
-    if (e == 31) return bits_f32(sign | 0x7F800000u | m << 13); /* inf, NaN (payload kept) */
-    return bits_f32(sign | (e + 112) << 23 | m << 13);
-}
-
-void st_to_f32(const StTensor *t, size_t first, size_t n, float *out) {
-    size_t size = st_dtype_size(t->dtype);
-    const unsigned char *p = t->data + first * size;
-    switch (t->dtype) {
-    case ST_F32:
-        for (size_t i = 0; i < n; i++, p += 4)
-            out[i] = bits_f32((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
-        break;
-    case ST_F16:
-        for (size_t i = 0; i < n; i++, p += 2) out[i] = f16_to_f32((uint16_t)(p[0] | p[1] << 8));
-        break;
-    case ST_BF16:
-        for (size_t i = 0; i < n; i++, p += 2) out[i] = bits_f32(((uint32_t)p[0] | (uint32_t)p[1] << 8) << 16);
-        break;
-    default: memset(out, 0, sizeof *out * n); break;
-    }
 }
 
 // ----------------------------------------------------------------------------

@@ -2,7 +2,7 @@
  * the raw score of each kind (how each place spells it) and the scaling step
  * of each case (divided by √d_k, times √d_k, off, none). Each entry is
  * {UTF-8, ASCII}; an ASCII entry left NULL is the UTF-8 one (already ASCII).
- * The symbols are those of the front end's glyph sets (tui/widgets.c):
+ * The symbols are those of the front end's glyph sets (tui/views/widgets.c):
  * ᵀ · − ÷ × ² and √ in UTF-8; ^T . - / * ^2 and sqrt() in ASCII. */
 #include "formula.h"
 
