@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cancel.h"
 #include "mask.h"
@@ -474,6 +475,82 @@ static void test_seed_changes_numbers(void **state) {
     assert_memory_equal(a->head[1].weights, a2->head[1].weights, 9 * sizeof(float));
     assert_memory_equal(a->y, a2->y, 3 * 16 * sizeof(float));
     model_free(a), model_free(b), model_free(a2);
+}
+
+/* doc/numbers.md: "The products (Q = XW_Q, QKᵀ, AV, W_O) are float FMA
+ * chains in one fixed order per element": acc = 0; acc = fma(a_p, b_p, acc)
+ * for p ascending. Every element of every product of a model with several
+ * heads and odd sizes (the kernels' edges), under the causal mask (A V sums
+ * only the visible keys: a masked weight is 0 and adds exactly nothing),
+ * equals that chain bit for bit. */
+static float fma_chain(const float *a, size_t sa, const float *b, size_t sb, int n) {
+    float acc = 0.0f;
+    for (int p = 0; p < n; p++) acc = fmaf(a[(size_t)p * sa], b[(size_t)p * sb], acc);
+    return acc;
+}
+
+static void assert_same_bits(float got, float want, const char *what, int h, int i, int j) {
+    if (memcmp(&got, &want, sizeof got) != 0)
+        fail_msg("%s head %d [%d][%d]: %.9g, the FMA chain gives %.9g", what, h, i, j, (double)got, (double)want);
+}
+
+static void test_products_are_fma_chains(void **state) {
+    (void)state;
+    ModelConfig c = tu_config(37, 3, 7, 5);
+    c.mask = MASK_CAUSAL;
+    Model *m = tu_model("the cat sat on the mat while the dog ate its food in the hall", &c);
+    int n = m->n_q, dm = c.d_model, dk = c.d_k, dv = c.d_v, hv = c.heads * dv;
+    assert_int_equal(n, m->n_k);
+    for (int h = 0; h < c.heads; h++) {
+        const HeadData *hd = &m->head[h];
+        for (int i = 0; i < n; i++) {
+            for (int p = 0; p < dk; p++) {
+                assert_same_bits(hd->q[(size_t)i * dk + p], fma_chain(m->xq + (size_t)i * dm, 1, hd->wq + p, dk, dm),
+                                 "Q", h, i, p);
+                assert_same_bits(hd->k[(size_t)i * dk + p], fma_chain(m->x + (size_t)i * dm, 1, hd->wk + p, dk, dm),
+                                 "K", h, i, p);
+            }
+            for (int p = 0; p < dv; p++)
+                assert_same_bits(hd->v[(size_t)i * dv + p], fma_chain(m->x + (size_t)i * dm, 1, hd->wv + p, dv, dm),
+                                 "V", h, i, p);
+            for (int j = 0; j < n; j++)
+                assert_same_bits(hd->scores[(size_t)i * n + j],
+                                 fma_chain(hd->q + (size_t)i * dk, 1, hd->k + (size_t)j * dk, 1, dk), "S", h, i, j);
+            for (int p = 0; p < dv; p++)
+                assert_same_bits(hd->out[(size_t)i * dv + p],
+                                 fma_chain(hd->weights + (size_t)i * n, 1, hd->v + p, dv, n), "O", h, i, p);
+        }
+    }
+    for (int i = 0; i < n; i++)
+        for (int p = 0; p < dm; p++)
+            assert_same_bits(m->y[(size_t)i * dm + p], fma_chain(m->concat + (size_t)i * hv, 1, m->wo + p, dm, hv), "Y",
+                             -1, i, p);
+    model_free(m);
+}
+
+/* doc/numbers.md: embeddings are N(0, 1); W_Q, W_K, W_V are N(0, 1/fan_in)
+ * with fan_in = d_model, W_O N(0, 1/(h d_v)). The sample variances of many
+ * entries are within 5% of those (their standard error is about 1%). */
+static double variance(const float *w, size_t n) {
+    double s = 0, s2 = 0;
+    for (size_t i = 0; i < n; i++) s += w[i], s2 += (double)w[i] * w[i];
+    return s2 / (double)n - (s / (double)n) * (s / (double)n);
+}
+
+static void test_weight_variances(void **state) {
+    (void)state;
+    ModelConfig c = tu_config(256, 4, 32, 16);
+    Model *m = tu_model("one two three four five six seven eight nine ten eleven twelve", &c);
+    for (int h = 0; h < c.heads; h++) {
+        double vq = variance(m->head[h].wq, (size_t)256 * 32), vk = variance(m->head[h].wk, (size_t)256 * 32);
+        double vv = variance(m->head[h].wv, (size_t)256 * 16);
+        assert_true(fabs(vq * 256 - 1) < 0.05 && fabs(vk * 256 - 1) < 0.05 && fabs(vv * 256 - 1) < 0.05);
+    }
+    double vo = variance(m->wo, (size_t)4 * 16 * 256);
+    assert_true(fabs(vo * 64 - 1) < 0.05);
+    double ve = variance(m->embed, (size_t)m->n_k * 256);
+    assert_true(fabs(ve - 1) < 0.05);
+    model_free(m);
 }
 
 static void test_prefix_stable_heads(void **state) {
@@ -1095,6 +1172,8 @@ int main(void) {
         cmocka_unit_test(test_mask_parse_and_grid),
         cmocka_unit_test(test_cross_attention),
         cmocka_unit_test(test_threads_identical),
+        cmocka_unit_test(test_products_are_fma_chains),
+        cmocka_unit_test(test_weight_variances),
     };
     return cmocka_run_group_tests_name("model", tests, NULL, NULL);
 }
