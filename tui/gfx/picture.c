@@ -402,9 +402,19 @@ static int png_of(Buf *b, const Canvas *cv, int dark, AvError *err) {
             int baseline = pango_layout_get_baseline(lay) / PANGO_SCALE, gw, gh;
             pango_layout_get_pixel_size(lay, &gw, &gh);
             set_rgb(cr, fg);
-            cairo_move_to(cr, x * PIC_CELL_W + (w * PIC_CELL_W - gw) / 2.0,
-                          y * PIC_CELL_H + (PIC_CELL_H - 5) - baseline);
+            /* A wide glyph (Hangul: Nanum Gothic Coding's 1 em) is narrower
+             * than its two cells (1.2 em of DejaVu Sans Mono): widened to
+             * fill them, as a terminal's CJK font does, so a word's
+             * syllables do not stand apart like letters spaced out. */
+            double sx = w == 2 && gw > 0 && gw < 2 * PIC_CELL_W ? 2.0 * PIC_CELL_W / gw : 1.0;
+            if (sx > 1.25) sx = 1.25;
+            cairo_save(cr);
+            cairo_translate(cr, x * PIC_CELL_W + (w * PIC_CELL_W - gw * sx) / 2.0,
+                            y * PIC_CELL_H + (PIC_CELL_H - 5) - baseline);
+            cairo_scale(cr, sx, 1.0);
+            cairo_move_to(cr, 0, 0);
             pango_cairo_show_layout(cr, lay);
+            cairo_restore(cr);
             cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
         }
     for (int y = 0; y < cv->h; y++)
