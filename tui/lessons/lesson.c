@@ -1,5 +1,5 @@
 /* lesson.c - see lesson.h. The built-in lessons' texts are in
- * lessons_builtin.c. */
+ * lessons_formula.c and lessons_heads.c, listed in lessons_builtin.c. */
 #include "lesson.h"
 
 #include <stdint.h>
