@@ -207,8 +207,11 @@ tsan: deps
 	if [ $$fail = 0 ]; then echo "tsan: no data race"; else echo "tsan: FAILED"; exit 1; fi
 
 # Formatting (clang-format with .clang-format: the files must be as it would
-# write them; src/base/utf8_width.h is generated), cppcheck's warnings and the
-# layering of the folders (tests/support/check_layers.py).
+# write them; src/base/utf8_width.h is generated), cppcheck's warnings, the
+# layering of the folders (tests/support/check_layers.py) and the size of the
+# parts: a file of src/ or tui/ over 750 lines or a function over 120 fails,
+# one line naming it (tests/support/check_sizes.py; --report lists those over
+# the ~700 and ~100 the style aims at).
 LINT_FILES = $(filter-out src/base/utf8_width.h,$(wildcard src/*/*.[ch] tui/*.[ch] tui/*/*.[ch] tests/*.[ch] tests/support/*.[ch] \
              tests/fuzz/*.[ch] tests/bench/*.c))
 lint:
@@ -218,7 +221,8 @@ lint:
 	@cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance --std=c11 --inline-suppr \
 		$(SRC_INC) $(TUI_INC) --suppress=missingIncludeSystem -D__GNUC__ src tui
 	@python3 tests/support/check_layers.py
-	@echo "lint: formatted, no cppcheck warning, the layers kept"
+	@python3 tests/support/check_sizes.py
+	@echo "lint: formatted, no cppcheck warning, the layers kept, no part too big"
 
 # The unit tests and a --dump of each kind under valgrind: zero errors and
 # zero definite leaks (ncurses' still-reachable memory is not a leak).

@@ -63,9 +63,9 @@ FUZZ_EXTRA_hftok      := -entropic_scale_per_exec_time=1
 FUZZ_RUN_OPTS = -timeout=$(or $(FUZZ_TIMEOUT_$*),10) -rss_limit_mb=2048 -print_final_stats=1 \
                 $(if $(FUZZ_MAX_LEN_$*),-max_len=$(FUZZ_MAX_LEN_$*)) $(FUZZ_EXTRA_$*)
 
-# The core and the front end without main.c, screen.c, its signals.c and the
+# The core and the front end without main.c, screen.c (and its input), its signals.c and the
 # load watch (which need a terminal).
-FUZZ_LIB_SRC := $(wildcard src/*/*.c) $(filter-out tui/main.c tui/screen.c tui/signals.c tui/loadwatch.c,$(wildcard tui/*.c tui/*/*.c))
+FUZZ_LIB_SRC := $(wildcard src/*/*.c) $(filter-out tui/main.c tui/screen.c tui/screen_input.c tui/signals.c tui/loadwatch.c,$(wildcard tui/*.c tui/*/*.c))
 FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
 FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 FUZZ_HDRS    := $(wildcard src/*/*.h tui/*.h tui/*/*.h tests/fuzz/*.h)

@@ -355,9 +355,9 @@ static int model_option(CliOptions *o, Given *g, int c, AvError *err) {
     return 1;
 }
 
-/* One option of the input or the output (--help's "Input:" and "Output:"):
- * returns as model_option does. */
-static int io_option(CliOptions *o, Given *g, int c, AvError *err) {
+/* One option of the input (--help's "Input:"): returns as model_option
+ * does. */
+static int input_option(CliOptions *o, Given *g, int c, AvError *err) {
     long v;
     switch (c) {
     case 'f': o->file = optarg; break;
@@ -381,6 +381,16 @@ static int io_option(CliOptions *o, Given *g, int c, AvError *err) {
         if (cli_parse_int(optarg, 1, 1000000, "--generate", &v, err)) return -1;
         o->generate = (int)v;
         break;
+    default: return 0;
+    }
+    return 1;
+}
+
+/* One option of the output (--help's "Output:": the views, dumps, pictures
+ * and the terminal): returns as model_option does. */
+static int output_option(CliOptions *o, int c, AvError *err) {
+    long v;
+    switch (c) {
     case OPT_THREADS:
         if (cli_parse_int(optarg, 1, 64, "--threads", &v, err)) return -1;
         o->threads = (int)v;
@@ -440,6 +450,18 @@ static int io_option(CliOptions *o, Given *g, int c, AvError *err) {
         else return av_errorf(err, _("--figure: unknown kind '%s' (expected head, heads or layers)"), optarg);
         break;
     case OPT_NUMBERS: o->numbers = 1; break;
+    case 'h': o->help = 1; break;
+    case 'V': o->version = 1; break;
+    default: return 0;
+    }
+    return 1;
+}
+
+/* One option of the lessons and the class (--lesson .. --follow): returns
+ * as model_option does. */
+static int class_option(CliOptions *o, int c, AvError *err) {
+    long v;
+    switch (c) {
     case OPT_LESSON: o->lesson = optarg; break;
     case OPT_PRESENT: o->present = 1; break;
     case OPT_LANG:
@@ -467,8 +489,6 @@ static int io_option(CliOptions *o, Given *g, int c, AvError *err) {
         break;
     }
     case OPT_FOLLOW: o->follow = optarg; break;
-    case 'h': o->help = 1; break;
-    case 'V': o->version = 1; break;
     default: return 0;
     }
     return 1;
@@ -612,7 +632,9 @@ int cli_parse(CliOptions *o, int argc, char **argv, AvError *err) {
     int c;
     while ((c = getopt_long(argc, argv, ":f:H:k:m:s:t:hV", long_options, NULL)) != -1) {
         int rc = model_option(o, &given, c, err);
-        if (rc == 0) rc = io_option(o, &given, c, err);
+        if (rc == 0) rc = input_option(o, &given, c, err);
+        if (rc == 0) rc = output_option(o, c, err);
+        if (rc == 0) rc = class_option(o, c, err);
         if (rc == 0) return option_error(c, argc, argv, err);
         if (rc < 0) return -1;
     }

@@ -1,6 +1,7 @@
 /* screen.c - the interactive loop on ncursesw. The app draws on a canvas;
  * this file copies the canvas into curses (erase, then every cell; ncurses
- * sends only what changed on doupdate) and turns terminal input into events.
+ * sends only what changed on doupdate) and gives the app the events that
+ * screen_input.c makes of the terminal's input (screen_internal.h).
  *
  * Two threads. The main thread owns the terminal: it reads input, handles
  * signals and blits finished frames; it never touches the app while a frame
@@ -47,8 +48,8 @@
 #include "follow.h"
 #include "i18n.h"
 #include "keycode.h"
-#include "loadwatch.h"
 #include "parallel.h"
+#include "screen_internal.h"
 #include "signals.h"
 #include "text.h"
 #include "utf8.h"
@@ -125,200 +126,6 @@ static double now_seconds(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-// ----------------------------------------------------------------------------
-// events
-
-/* ncurses key codes of our own for the bracketed-paste markers. */
-#define KEY_PASTE_BEGIN (KEY_MAX + 1)
-static const char paste_end[] = "\033[201~";
-
-typedef enum { EV_KEY, EV_CODE, EV_MOUSE, EV_PASTE } EventKind;
-
-typedef struct {
-    EventKind kind;
-    uint32_t ch;      /* the character or KEY_* code */
-    int y, x, button; /* EV_MOUSE */
-} Event;
-
-typedef struct {
-    Event *ev;
-    size_t n, cap;
-} Queue;
-
-/* Most events waiting for one frame: a pasted sentence of AV_MAX_INPUT_BYTES
- * fits; past that, events are dropped (and the app cannot take them anyway). */
-#define QUEUE_MAX ((size_t)2 << 20)
-
-static void queue_push(Queue *q, Event e) {
-    if (q->n == q->cap) {
-        if (q->cap >= QUEUE_MAX) return;
-        size_t ncap = q->cap ? q->cap * 2 : 64;
-        Event *ne = realloc(q->ev, ncap * sizeof *ne);
-        if (!ne) return; /* out of memory: the event is lost, nothing else */
-        q->ev = ne, q->cap = ncap;
-    }
-    q->ev[q->n++] = e;
-}
-
-/* The input side of the loop (main thread only). */
-typedef struct {
-    Queue pending;   /* events for the next frame */
-    int pasting;     /* inside a bracketed paste */
-    int end_match;   /* bytes of paste_end seen so far */
-    int eof;         /* the terminal is gone (EOF, EIO) */
-    int empty_reads; /* ERRs in a row where the terminal said it was readable */
-    char mb[4];      /* the bytes of a UTF-8 character read so far */
-    int mb_len, mb_need;
-} Input;
-
-static void paste_char(Input *in, uint32_t cp) { queue_push(&in->pending, (Event){.kind = EV_PASTE, .ch = cp}); }
-
-/* One character inside a paste: watches for the end marker, which is not text. */
-static void paste_feed(Input *in, uint32_t cp) {
-    if (cp == (unsigned char)paste_end[in->end_match]) {
-        if (paste_end[++in->end_match] == '\0') {
-            in->pasting = 0, in->end_match = 0;
-            keypad(stdscr, TRUE);
-        }
-        return;
-    }
-    /* A false start: what looked like the marker was text. */
-    for (int i = 0; i < in->end_match; i++) paste_char(in, (unsigned char)paste_end[i]);
-    in->end_match = 0;
-    if (cp == (unsigned char)paste_end[0]) in->end_match = 1;
-    else paste_char(in, cp);
-}
-
-/* One character or key code into the queue (rc: OK or KEY_CODE_YES). */
-static void take_input(Input *in, int rc, wint_t ch) {
-    if (in->pasting) {
-        if (rc == OK) paste_feed(in, (uint32_t)ch);
-        return;
-    }
-    if (rc == KEY_CODE_YES && ch == KEY_PASTE_BEGIN) {
-        /* Raw bytes until the end marker: an ESC in the paste is text. */
-        in->pasting = 1, in->end_match = 0;
-        keypad(stdscr, FALSE);
-        return;
-    }
-    if (rc == KEY_CODE_YES && ch == KEY_MOUSE) {
-        MEVENT ev;
-        if (getmouse(&ev) != OK) return;
-        int button = 0;
-        if (ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)) button = 1;
-        if (ev.bstate & BUTTON4_PRESSED) button = 4;
-#if NCURSES_MOUSE_VERSION > 1
-        if (ev.bstate & BUTTON5_PRESSED) button = 5;
-#endif
-        if (button) queue_push(&in->pending, (Event){.kind = EV_MOUSE, .y = ev.y, .x = ev.x, .button = button});
-        return;
-    }
-    if (rc == OK && ch == 12) clearok(curscr, TRUE); /* Ctrl-L */
-    queue_push(&in->pending, (Event){.kind = rc == KEY_CODE_YES ? EV_CODE : EV_KEY, .ch = (uint32_t)ch});
-}
-
-/* The keys typed while the model loaded (loadwatch.h), before the first
- * frame's: UTF-8 characters, and escape sequences through ncurses' own
- * table of keys (key_defined). */
-static void push_typeahead(Input *in) {
-    size_t n;
-    const char *s = loadwatch_typeahead(&n);
-    for (size_t i = 0; i < n;) {
-        if (s[i] == '\033') {
-            int code = 0;
-            size_t used = 1;
-            /* the shortest that names a key (key_defined also answers for
-             * a string that only starts with one); 0: none starts here */
-            for (size_t k = 2; k <= 16 && k <= n - i && !code; k++) {
-                char seq[17];
-                memcpy(seq, s + i, k);
-                seq[k] = '\0';
-                int kc = key_defined(seq);
-                if (kc == 0) break;
-                if (kc > 0) code = kc, used = k;
-            }
-            queue_push(&in->pending, (Event){.kind = code ? EV_CODE : EV_KEY, .ch = code ? (uint32_t)code : 033});
-            i += used;
-            continue;
-        }
-        uint32_t cp;
-        int k = utf8_decode(s + i, n - i, &cp);
-        if (cp != UTF8_INVALID) queue_push(&in->pending, (Event){.kind = EV_KEY, .ch = cp});
-        i += (size_t)(k > 0 ? k : 1);
-    }
-}
-
-/* After wgetch gave ERR where the terminal had said it was readable: 1
- * when the terminal is gone (a read failed with EIO, or poll says hang-up or
- * error), or when that kept happening without a byte in between (an input
- * at its end, e.g. not a terminal). A single ERR is not the end: during a
- * long paste (18 KB of Korean) a read of 0 bytes came while input was still
- * arriving, and the app quit as if hung up. */
-static int input_gone(Input *in) {
-    if (errno == EIO) return 1;
-    struct pollfd p = {.fd = STDIN_FILENO, .events = POLLIN};
-    if (poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR | POLLNVAL))) return 1;
-    return ++in->empty_reads >= 100;
-}
-
-/* The bytes of a UTF-8 character are put together here, not by get_wch:
- * ncurses' get_wch drops the first bytes of a character whose rest has not
- * arrived yet when it is called without waiting (a long paste of Korean,
- * cut by the terminal between two reads, lost a syllable at every cut, and
- * the rest of it then read as an error). A character waits here for its
- * last byte however the reads fall; a byte that cannot be part of one is
- * U+FFFD. */
-static void take_byte(Input *in, unsigned char b) {
-    if (in->mb_len > 0 && (b & 0xC0) != 0x80) {
-        take_input(in, OK, 0xFFFD); /* a character cut short */
-        in->mb_len = 0;
-    }
-    if (in->mb_len == 0) {
-        if (b < 0x80) {
-            take_input(in, OK, b);
-            return;
-        }
-        in->mb_need = b >= 0xC2 && b <= 0xDF ? 2 : b >= 0xE0 && b <= 0xEF ? 3 : b >= 0xF0 && b <= 0xF4 ? 4 : 0;
-        if (!in->mb_need) {
-            take_input(in, OK, 0xFFFD);
-            return;
-        }
-    }
-    in->mb[in->mb_len++] = (char)b;
-    if (in->mb_len < in->mb_need) return;
-    uint32_t cp;
-    utf8_decode(in->mb, (size_t)in->mb_len, &cp);
-    in->mb_len = 0;
-    take_input(in, OK, cp == UTF8_INVALID ? 0xFFFD : (wint_t)cp);
-}
-
-/* One result of wgetch: a key code of ncurses' (keypad, mouse, resize,
- * the paste markers) or a byte of the input. */
-static void take_key(Input *in, int c) {
-    if (c > 0xFF) take_input(in, KEY_CODE_YES, (wint_t)c);
-    else take_byte(in, (unsigned char)c);
-}
-
-/* Reads what is waiting; with `wait_first`, blocks for the first byte or
- * key (the terminal said it is readable: only the rest of a sequence is
- * waited for). */
-static void read_input(Input *in, int wait_first) {
-    if (wait_first) {
-        nodelay(stdscr, FALSE);
-        errno = 0;
-        int c = wgetch(stdscr);
-        nodelay(stdscr, TRUE);
-        if (c == ERR) {
-            if (input_gone(in)) in->eof = 1;
-            return;
-        }
-        in->empty_reads = 0;
-        take_key(in, c);
-    }
-    int c;
-    while ((c = wgetch(stdscr)) != ERR) take_key(in, c);
 }
 
 // ----------------------------------------------------------------------------
@@ -539,7 +346,7 @@ static void loop_wait(Loop *l, Term *t) {
      * gone). Blocking here waits only for the rest of a sequence. */
     if (fds[0].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)) {
         size_t at = l->input.pending.n;
-        read_input(&l->input, 1);
+        input_read(&l->input, 1);
         if (l->busy && quit_key_since(&l->input, at, &l->job)) l->quitting = 1;
     }
 }
@@ -550,7 +357,7 @@ static void loop_wait(Loop *l, Term *t) {
 static int loop_run(Term *t, App *a, AvError *err) {
     Loop l = {.job = {.a = a, .cv = t->cv, .wake_fd = t->wake[1]}, .redraw = 1};
     atomic_init(&l.job.q_quits, 0);
-    push_typeahead(&l.input);
+    input_typeahead(&l.input);
     l.idle_since = now_seconds();
     nodelay(stdscr, TRUE);
     for (;;) {
@@ -565,7 +372,7 @@ static int loop_run(Term *t, App *a, AvError *err) {
         /* Input that is already waiting (ncurses may hold some). While a job
          * runs only q-to-quit is acted on; the rest waits for the next frame. */
         size_t before = l.input.pending.n;
-        read_input(&l.input, 0);
+        input_read(&l.input, 0);
         if (l.busy) {
             if (quit_key_since(&l.input, before, &l.job)) break;
         } else if (l.input.pending.n > 0 || l.input.eof) {
@@ -642,41 +449,6 @@ static void curses_close(Term *t) {
 
 /* ncurses on the terminal, its modes, colours and mouse, the canvas, then
  * bracketed paste. Returns 0, or 1 with err set and curses undone. */
-/* The sequences that PuTTY, rxvt, the Linux console, screen and tmux send
- * for Home, End, Insert, Delete, PgUp and PgDn, whatever terminfo says for
- * TERM: without them an unknown sequence reaches the app as ESC and letters
- * (End would be "ESC [ 4 ~": Esc, then '4', the fourth head). */
-static void define_common_keys(void) {
-    static const struct {
-        const char *seq;
-        int code;
-    } keys[] = {
-        {"\033[1~", KEY_HOME},
-        {"\033[7~", KEY_HOME},
-        {"\033[H", KEY_HOME},
-        {"\033OH", KEY_HOME},
-        {"\033[4~", KEY_END},
-        {"\033[8~", KEY_END},
-        {"\033[F", KEY_END},
-        {"\033OF", KEY_END},
-        {"\033[2~", KEY_IC},
-        {"\033[3~", KEY_DC},
-        {"\033[5~", KEY_PPAGE},
-        {"\033[6~", KEY_NPAGE},
-        /* the arrows in both cursor modes (keys typed before curses set the
-         * terminal's application mode come in the normal one) */
-        {"\033[A", KEY_UP},
-        {"\033[B", KEY_DOWN},
-        {"\033[C", KEY_RIGHT},
-        {"\033[D", KEY_LEFT},
-        {"\033OA", KEY_UP},
-        {"\033OB", KEY_DOWN},
-        {"\033OC", KEY_RIGHT},
-        {"\033OD", KEY_LEFT},
-    };
-    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) define_key(keys[i].seq, keys[i].code);
-}
-
 static int curses_open(Term *t, App *a, const CliOptions *o, AvError *err) {
     const char *term = getenv("TERM") ? getenv("TERM") : "";
     t->scr = newterm(NULL, stdout, t->in);
@@ -698,8 +470,7 @@ static int curses_open(Term *t, App *a, const CliOptions *o, AvError *err) {
      * cup of ~9 per frame). Where it cannot be hidden it goes where it was. */
     if (curs_set(0) != ERR) leaveok(stdscr, TRUE);
     set_escdelay(75);
-    define_key("\033[200~", KEY_PASTE_BEGIN);
-    define_common_keys();
+    input_define_keys();
     if (has_colors()) {
         start_color();
         use_default_colors();

@@ -228,22 +228,65 @@ int model_reshape(Model *m, const ModelConfig *c, int n_q, int n_k, const Source
     return model_reshape_room(m, c, n_q, n_k, room, src, q_target, k_target, err);
 }
 
-int model_reshape_room(Model *m, const ModelConfig *c, int n_q, int n_k, int room, const Source *src, int q_target,
-                       int k_target, AvError *err) {
+/* The arenas (AR_*) whose shape a change to configuration c, n_q x n_k
+ * tokens (room: room, 0 or more than both) from src changes; 0 when every
+ * shape stays. */
+static int reshape_arenas(const Model *m, const ModelConfig *c, int n_q, int n_k, int room, const Source *src,
+                          int q_target, int k_target) {
     const ModelConfig *o = &m->cfg;
     int fresh = !m->stages_arena, src_changed = src != m->src;
     int dims = c->d_model != o->d_model, heads = c->heads != o->heads || c->layers != o->layers,
         dkv = c->d_k != o->d_k || c->d_v != o->d_v;
-    if (room <= n_q || room <= n_k) room = 0;
     int tokens = n_q != m->n_q || n_k != m->n_k || room != m->room;
     int sides = q_target != m->q_target || k_target != m->k_target;
     int additive = (c->score == SCORE_ADDITIVE) != (o->score == SCORE_ADDITIVE);
-    int which = 0, reuse_stages = 0;
+    int which = 0;
     if (fresh || src_changed || heads) which |= AR_HEADS;
     if (fresh || src_changed || dims || tokens || sides) which |= AR_EMBED;
     if (fresh || src_changed || dims || heads || dkv) which |= AR_WEIGHTS;
     if (fresh || src_changed || dims || heads || dkv || tokens || sides || additive) which |= AR_STAGES;
     if (which & AR_HEADS) which |= AR_WEIGHTS | AR_STAGES; /* their pointers live in the heads */
+    return which;
+}
+
+/* The weights that survive a change of heads, d_k or d_v (prefix
+ * stability), copied from their old places into the new arena (m->cfg is
+ * the new configuration): old_w holds wq, wk, wv of each of the oh old
+ * heads, odk and odv wide, old_won their W_O normals. Sets m->keep_*. */
+static void reshape_keep_weights(Model *m, const float *const *old_w, const double *old_won, int oh, int odk, int odv) {
+    const ModelConfig *c = &m->cfg;
+    int kh = oh < c->heads ? oh : c->heads, kdk = odk < c->d_k ? odk : c->d_k, kdv = odv < c->d_v ? odv : c->d_v;
+    size_t dm = (size_t)c->d_model;
+    for (int h = 0; h < kh; h++) {
+        HeadData *hd = &m->heads[h];
+        for (size_t r = 0; r < dm; r++) {
+            memcpy(hd->wq + r * c->d_k, old_w[3 * h] + r * odk, sizeof(float) * (size_t)kdk);
+            memcpy(hd->wk + r * c->d_k, old_w[3 * h + 1] + r * odk, sizeof(float) * (size_t)kdk);
+            memcpy(hd->wv + r * c->d_v, old_w[3 * h + 2] + r * odv, sizeof(float) * (size_t)kdv);
+        }
+        for (int col = 0; col < kdv; col++)
+            memcpy(m->wo_normals + ((size_t)h * c->d_v + col) * dm, old_won + ((size_t)h * odv + col) * dm,
+                   sizeof(double) * dm);
+    }
+    m->keep_heads = kh, m->keep_dk = kdk, m->keep_dv = kdv;
+}
+
+/* The weights arena a reshape replaced: kept as the spare for the next one,
+ * up to 128 MB, else freed. */
+static void reshape_spare(Model *m, void *old_weights, size_t old_weights_cap) {
+    free(m->weights_spare);
+    m->weights_spare = NULL, m->weights_spare_cap = 0;
+    if (old_weights && old_weights_cap <= ((size_t)128 << 20))
+        m->weights_spare = old_weights, m->weights_spare_cap = old_weights_cap;
+    else free(old_weights);
+}
+
+int model_reshape_room(Model *m, const ModelConfig *c, int n_q, int n_k, int room, const Source *src, int q_target,
+                       int k_target, AvError *err) {
+    const ModelConfig *o = &m->cfg;
+    int src_changed = src != m->src;
+    if (room <= n_q || room <= n_k) room = 0;
+    int which = reshape_arenas(m, c, n_q, n_k, room, src, q_target, k_target), reuse_stages = 0;
     if (!which) {
         m->cfg = *c; /* same shapes: nothing to allocate */
         return 0;
@@ -309,30 +352,8 @@ int model_reshape_room(Model *m, const ModelConfig *c, int n_q, int n_k, int roo
     storage_point(m);
     if (which & AR_WEIGHTS) {
         m->keep_heads = m->keep_dk = m->keep_dv = 0;
-        if (keep) {
-            int kh = oh < c->heads ? oh : c->heads, kdk = odk < c->d_k ? odk : c->d_k,
-                kdv = odv < c->d_v ? odv : c->d_v;
-            size_t dm = (size_t)c->d_model;
-            for (int h = 0; h < kh; h++) {
-                HeadData *hd = &m->heads[h];
-                for (size_t r = 0; r < dm; r++) {
-                    memcpy(hd->wq + r * c->d_k, old_w[3 * h] + r * odk, sizeof(float) * (size_t)kdk);
-                    memcpy(hd->wk + r * c->d_k, old_w[3 * h + 1] + r * odk, sizeof(float) * (size_t)kdk);
-                    memcpy(hd->wv + r * c->d_v, old_w[3 * h + 2] + r * odv, sizeof(float) * (size_t)kdv);
-                }
-                for (int col = 0; col < kdv; col++)
-                    memcpy(m->wo_normals + ((size_t)h * c->d_v + col) * dm, old_won + ((size_t)h * odv + col) * dm,
-                           sizeof(double) * dm);
-            }
-            m->keep_heads = kh, m->keep_dk = kdk, m->keep_dv = kdv;
-        }
-        if (old_weights != m->weights_arena) { /* kept for the next reshape, up to 128 MB */
-            free(m->weights_spare);
-            m->weights_spare = NULL, m->weights_spare_cap = 0;
-            if (old_weights && old_weights_cap <= ((size_t)128 << 20))
-                m->weights_spare = old_weights, m->weights_spare_cap = old_weights_cap;
-            else free(old_weights);
-        }
+        if (keep) reshape_keep_weights(m, old_w, old_won, oh, odk, odv);
+        if (old_weights != m->weights_arena) reshape_spare(m, old_weights, old_weights_cap);
     }
     free(old_w);
     /* Everything after a change of shape is recomputed. */

@@ -4,11 +4,10 @@
  * in the file's size whatever its numbers say. Keys and names are copied
  * out (NUL-terminated) into one block; values and tensors stay in the
  * mapping. Unique keys and names, and disjoint tensors, are checked on
- * sorted copies (n log n). */
+ * sorted copies (n log n). The values are read out in gguf_meta.c. */
 #define _POSIX_C_SOURCE 200809L
-#include "gguf.h"
+#include "gguf_internal.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,12 +50,6 @@ typedef struct {
 
 static uint64_t left(const Cur *c) { return c->size - c->pos; }
 
-static uint64_t le(const unsigned char *p, int bytes) {
-    uint64_t v = 0;
-    for (int i = bytes - 1; i >= 0; i--) v = v << 8 | p[i];
-    return v;
-}
-
 /* The next `bytes` (1..8) as a little-endian integer; -1 at the end of the
  * file, with "FILE: CTX: the file ends inside WHAT (at byte N)" (WHAT marked
  * N_ by the caller, translated here: only a message pays for it). */
@@ -65,7 +58,7 @@ static int take(Cur *c, int bytes, uint64_t *out, const char *ctx, const char *w
     if (left(c) < (uint64_t)bytes)
         return av_errorf(c->err, _("%s: %s: the file ends inside %s (at byte %llu)"), c->file, ctx, _(what),
                          (unsigned long long)c->size);
-    *out = le(c->buf + c->pos, bytes);
+    *out = gguf_le(c->buf + c->pos, bytes);
     c->pos += (uint64_t)bytes;
     return 0;
 }
@@ -75,14 +68,9 @@ static const char *const KEY = N_("key %s"), *const TENSOR = N_("tensor %s");
 
 static const char *const type_names[GGUF_TYPE_COUNT] = {"u8",   "i8",  "u16", "i16", "u32", "i32", "f32",
                                                         "bool", "str", "arr", "u64", "i64", "f64"};
-static const int type_sizes[GGUF_TYPE_COUNT] = {1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8};
+const int gguf_type_sizes[GGUF_TYPE_COUNT] = {1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8};
 
 const char *gguf_type_name(int type) { return type >= 0 && type < GGUF_TYPE_COUNT ? type_names[type] : "?"; }
-
-static int is_int_type(GgufType t) {
-    return t == GGUF_UINT8 || t == GGUF_INT8 || t == GGUF_UINT16 || t == GGUF_INT16 || t == GGUF_UINT32 ||
-           t == GGUF_INT32 || t == GGUF_UINT64 || t == GGUF_INT64;
-}
 
 /* The bytes of s[0..len) escaped for a message (cut to fit out). */
 static void escape_span(char *out, size_t cap, const unsigned char *s, uint64_t len) {
@@ -103,8 +91,8 @@ static int read_value(Cur *c, GgufType type, int depth, GgufKv *kv, const char *
 
 /* count elements of type elem, checked and stepped over. */
 static int read_elements(Cur *c, GgufType elem, uint64_t count, int depth, const char *key) {
-    if (type_sizes[elem]) {
-        uint64_t size = (uint64_t)type_sizes[elem];
+    if (gguf_type_sizes[elem]) {
+        uint64_t size = (uint64_t)gguf_type_sizes[elem];
         if (count > left(c) / size)
             return av_errorf(c->err,
                              _("%s: key %s: an array of %llu %s values (%llu bytes each) runs past the end of the "
@@ -166,7 +154,7 @@ static int read_value(Cur *c, GgufType type, int depth, GgufKv *kv, const char *
         if (read_elements(c, v.elem, count, depth, key)) return -1;
         v.bytes = (size_t)(c->buf + c->pos - v.data);
     } else {
-        uint64_t size = (uint64_t)type_sizes[type];
+        uint64_t size = (uint64_t)gguf_type_sizes[type];
         if (size > left(c))
             return av_errorf(c->err, _("%s: key %s: the %s value runs past the end of the file"), c->file, key,
                              type_names[type]);
@@ -365,13 +353,6 @@ static int read_tensor(Cur *c, Gguf *g, int i, Span *name) {
     return 0;
 }
 
-/* "FILE: key K: type u64, not u32" / "type array of str, not ...". */
-static int wrong_type(const Gguf *g, const GgufKv *kv, const char *k, const char *want, AvError *err) {
-    if (kv->type == GGUF_ARRAY)
-        return av_errorf(err, _("%s: key %s: type array of %s, not %s"), g->file, k, type_names[kv->elem], want);
-    return av_errorf(err, _("%s: key %s: type %s, not %s"), g->file, k, type_names[kv->type], want);
-}
-
 /* general.alignment: a u32 power of two when present. */
 static int read_alignment(Cur *c, Gguf *g) {
     g->alignment = GGUF_DEFAULT_ALIGNMENT;
@@ -379,9 +360,9 @@ static int read_alignment(Cur *c, Gguf *g) {
     if (!kv) return 0;
     if (kv->type != GGUF_UINT32) {
         char want[8] = "u32";
-        return wrong_type(g, kv, "general.alignment", want, c->err);
+        return gguf_wrong_type(g, kv, "general.alignment", want, c->err);
     }
-    uint64_t a = le(kv->data, 4);
+    uint64_t a = gguf_le(kv->data, 4);
     if (a == 0 || (a & (a - 1)))
         return av_errorf(c->err, _("%s: key general.alignment: %llu is not a power of two"), c->file,
                          (unsigned long long)a);
@@ -564,153 +545,8 @@ int gguf_tensor_readable(const Gguf *g, const GgufTensor *t, AvError *err) {
 }
 
 // ----------------------------------------------------------------------------
-// values
-
-static int64_t int_at(GgufType type, const unsigned char *p) {
-    switch (type) {
-    case GGUF_UINT8:
-    case GGUF_BOOL: return p[0];
-    case GGUF_INT8: return (int8_t)p[0];
-    case GGUF_UINT16: return (int64_t)le(p, 2);
-    case GGUF_INT16: return (int16_t)le(p, 2);
-    case GGUF_UINT32: return (int64_t)le(p, 4);
-    case GGUF_INT32: return (int32_t)le(p, 4);
-    case GGUF_UINT64: {
-        uint64_t u = le(p, 8);
-        return u > INT64_MAX ? INT64_MAX : (int64_t)u;
-    }
-    case GGUF_INT64: return (int64_t)le(p, 8);
-    default: return 0;
-    }
-}
-
-static double float_at(GgufType type, const unsigned char *p) {
-    if (type == GGUF_FLOAT32) {
-        uint32_t u = (uint32_t)le(p, 4);
-        float f;
-        memcpy(&f, &u, sizeof f);
-        return f;
-    }
-    if (type == GGUF_FLOAT64) {
-        uint64_t u = le(p, 8);
-        double d;
-        memcpy(&d, &u, sizeof d);
-        return d;
-    }
-    return (double)int_at(type, p);
-}
-
-int64_t gguf_kv_int(const GgufKv *kv) {
-    return kv && kv->type != GGUF_ARRAY && (is_int_type(kv->type) || kv->type == GGUF_BOOL) ? int_at(kv->type, kv->data)
-                                                                                            : 0;
-}
-double gguf_kv_float(const GgufKv *kv) {
-    return kv && (kv->type == GGUF_FLOAT32 || kv->type == GGUF_FLOAT64) ? float_at(kv->type, kv->data) : 0;
-}
-GgufStr gguf_kv_str(const GgufKv *kv) {
-    GgufStr s = {NULL, 0};
-    if (kv && kv->type == GGUF_STRING) s.s = (const char *)kv->data, s.len = kv->bytes;
-    return s;
-}
-
-/* The kv of `key`, escaped into k; NULL when absent. */
-static const GgufKv *lookup(const Gguf *g, const char *key, char *k, size_t cap) {
-    utf8_escape_into(k, cap, key);
-    return gguf_kv_find(g, key);
-}
-
-int gguf_get_int(const Gguf *g, const char *key, int64_t min, int64_t max, int64_t *out, AvError *err) {
-    char k[200];
-    const GgufKv *kv = lookup(g, key, k, sizeof k);
-    if (!kv) return 1;
-    if (!is_int_type(kv->type)) return wrong_type(g, kv, k, _("an integer"), err);
-    if (kv->type == GGUF_UINT64 && le(kv->data, 8) > (uint64_t)max)
-        return av_errorf(err, _("%s: key %s: %llu is out of range (%lld to %lld)"), g->file, k,
-                         (unsigned long long)le(kv->data, 8), (long long)min, (long long)max);
-    int64_t v = int_at(kv->type, kv->data);
-    if (v < min || v > max)
-        return av_errorf(err, _("%s: key %s: %lld is out of range (%lld to %lld)"), g->file, k, (long long)v,
-                         (long long)min, (long long)max);
-    *out = v;
-    return 0;
-}
-
-int gguf_get_float(const Gguf *g, const char *key, double *out, AvError *err) {
-    char k[200];
-    const GgufKv *kv = lookup(g, key, k, sizeof k);
-    if (!kv) return 1;
-    if (kv->type != GGUF_FLOAT32 && kv->type != GGUF_FLOAT64 && !is_int_type(kv->type))
-        return wrong_type(g, kv, k, _("a number"), err);
-    double v = float_at(kv->type, kv->data);
-    if (!isfinite(v)) return av_errorf(err, _("%s: key %s: %g is not a finite number"), g->file, k, v);
-    *out = v;
-    return 0;
-}
-
-int gguf_get_bool(const Gguf *g, const char *key, int *out, AvError *err) {
-    char k[200];
-    const GgufKv *kv = lookup(g, key, k, sizeof k);
-    if (!kv) return 1;
-    if (kv->type != GGUF_BOOL) return wrong_type(g, kv, k, _("a bool"), err);
-    *out = kv->data[0];
-    return 0;
-}
-
-int gguf_get_str(const Gguf *g, const char *key, GgufStr *out, AvError *err) {
-    char k[200];
-    const GgufKv *kv = lookup(g, key, k, sizeof k);
-    if (!kv) return 1;
-    if (kv->type != GGUF_STRING) return wrong_type(g, kv, k, _("a string"), err);
-    *out = gguf_kv_str(kv);
-    return 0;
-}
-
-int gguf_get_array(const Gguf *g, const char *key, GgufType elem, int any_int, const GgufKv **out, AvError *err) {
-    char k[200];
-    const GgufKv *kv = lookup(g, key, k, sizeof k);
-    if (!kv) return 1;
-    int fits = kv->type == GGUF_ARRAY && (kv->elem == elem || (any_int && is_int_type(kv->elem)));
-    if (!fits) {
-        char want[64];
-        snprintf(want, sizeof want, _("array of %s"), any_int ? _("integers") : gguf_type_name((int)elem));
-        return wrong_type(g, kv, k, want, err);
-    }
-    *out = kv;
-    return 0;
-}
-
-int gguf_missing(const Gguf *g, const char *key, AvError *err) {
-    char k[200];
-    utf8_escape_into(k, sizeof k, key);
-    return av_errorf(err, _("%s: no key %s"), gguf_file(g), k);
-}
-
-int gguf_array_strings(const GgufKv *kv, GgufStr *out) {
-    if (!kv || kv->type != GGUF_ARRAY || kv->elem != GGUF_STRING) return -1;
-    const unsigned char *p = kv->data;
-    for (uint64_t i = 0; i < kv->n; i++) {
-        uint64_t len = le(p, 8);
-        out[i].s = (const char *)p + 8, out[i].len = (size_t)len;
-        p += 8 + len;
-    }
-    return 0;
-}
-
-int gguf_array_ints(const GgufKv *kv, int64_t *out) {
-    if (!kv || kv->type != GGUF_ARRAY || !is_int_type(kv->elem)) return -1;
-    size_t size = (size_t)type_sizes[kv->elem];
-    for (uint64_t i = 0; i < kv->n; i++) out[i] = int_at(kv->elem, kv->data + i * size);
-    return 0;
-}
-
-int gguf_array_floats(const GgufKv *kv, float *out) {
-    if (!kv || kv->type != GGUF_ARRAY ||
-        !(is_int_type(kv->elem) || kv->elem == GGUF_FLOAT32 || kv->elem == GGUF_FLOAT64))
-        return -1;
-    size_t size = (size_t)type_sizes[kv->elem];
-    for (uint64_t i = 0; i < kv->n; i++) out[i] = (float)float_at(kv->elem, kv->data + i * size);
-    return 0;
-}
+// arrays of arrays: walked again with the parser (the other values are read
+// out in gguf_meta.c)
 
 int gguf_array_arrays(const GgufKv *kv, GgufKv *out) {
     if (!kv || kv->type != GGUF_ARRAY || kv->elem != GGUF_ARRAY) return -1;

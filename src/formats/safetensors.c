@@ -481,63 +481,35 @@ static char *join(const char *dir, const char *name) {
     return p;
 }
 
-/* The shards the index names, each opened; the weight_map checked against them. */
-static int open_shards(StModel *m, const char *dir, const char *path, const char *index, AvError *err) {
-    char *text = NULL;
-    size_t len = 0;
-    if (av_read_text(path, (size_t)ST_MAX_HEADER, 0, &text, &len, err)) return -1;
-    cJSON *root = cJSON_ParseWithLength(text, len);
-    free(text);
-    int rc = -1;
-    char **names = NULL;
-    const cJSON *map = root ? cJSON_GetObjectItemCaseSensitive(root, "weight_map") : NULL, *x;
-    if (!root) {
-        av_errorf(err, _("%s: not valid JSON"), index);
-        goto done;
-    }
-    if (json_unique_keys(root, index, err)) {
-        goto done;
-    }
-    if (!cJSON_IsObject(map)) {
-        av_errorf(err, _("%s: no \"weight_map\" object"), index);
-        goto done;
-    }
-    int n = cJSON_GetArraySize(map), k = 0;
-    names = malloc(sizeof(char *) * ((size_t)n + 1));
-    if (!names) {
-        av_error_nomem(err, _("%s: out of memory"), index);
-        goto done;
-    }
+/* The shard of each tensor of the weight_map into names[] (pointers into
+ * map), each a file name in the folder; k: how many. 0, or -1 with err. */
+static int shard_names(const cJSON *map, const char *index, char **names, int *k, AvError *err) {
+    const cJSON *x;
+    *k = 0;
     cJSON_ArrayForEach(x, map) {
         char tname[200];
         utf8_escape_into(tname, sizeof tname, x->string);
-        if (!cJSON_IsString(x)) {
-            av_errorf(err, _("%s: tensor %s: the shard is %s, not a string"), index, tname, json_type(x));
-            goto done;
-        }
+        if (!cJSON_IsString(x))
+            return av_errorf(err, _("%s: tensor %s: the shard is %s, not a string"), index, tname, json_type(x));
         const char *s = x->valuestring;
         if (!*s || strchr(s, '/') || strcmp(s, ".") == 0 || strcmp(s, "..") == 0) {
             char safe[200];
             utf8_escape_into(safe, sizeof safe, s);
-            av_errorf(err, _("%s: tensor %s: shard \"%s\" is not a file name in the folder"), index, tname, safe);
-            goto done;
+            return av_errorf(err, _("%s: tensor %s: shard \"%s\" is not a file name in the folder"), index, tname,
+                             safe);
         }
-        names[k++] = x->valuestring;
+        names[(*k)++] = x->valuestring;
     }
-    if (k == 0) {
-        av_errorf(err, _("%s: the weight_map names no tensor"), index);
-        goto done;
-    }
-    qsort(names, (size_t)k, sizeof *names, str_cmp);
-    int u = 0;
-    for (int i = 0; i < k; i++)
-        if (!u || strcmp(names[u - 1], names[i])) names[u++] = names[i];
+    if (*k == 0) return av_errorf(err, _("%s: the weight_map names no tensor"), index);
+    return 0;
+}
+
+/* The u shards names[0..u) in dir, each opened into m (m->n_files counts
+ * those to close). 0, or -1 with err. */
+static int open_shard_files(StModel *m, const char *dir, char *const *names, int u, const char *index, AvError *err) {
     m->files = calloc((size_t)u, sizeof *m->files);
     m->file_names = calloc((size_t)u, sizeof *m->file_names);
-    if (!m->files || !m->file_names) {
-        av_error_nomem(err, _("%s: out of memory"), index);
-        goto done;
-    }
+    if (!m->files || !m->file_names) return av_error_nomem(err, _("%s: out of memory"), index);
     for (int i = 0; i < u; i++) {
         char *shard = join(dir, names[i]);
         char safe[200];
@@ -545,20 +517,26 @@ static int open_shards(StModel *m, const char *dir, const char *path, const char
         m->file_names[i] = strdup(safe);
         if (!shard || !m->file_names[i]) {
             free(shard);
-            av_error_nomem(err, _("%s: out of memory"), index);
-            goto done;
+            return av_error_nomem(err, _("%s: out of memory"), index);
         }
         m->n_files = i + 1;
         if (access(shard, F_OK) != 0 && errno == ENOENT) {
             av_errorf(err, _("%s: shard %s is missing"), index, safe);
             free(shard);
-            goto done;
+            return -1;
         }
         m->files[i] = st_open(shard, err);
         free(shard);
-        if (!m->files[i]) goto done;
+        if (!m->files[i]) return -1;
     }
-    if (model_index(m, index, err)) goto done;
+    return 0;
+}
+
+/* Every tensor of the weight_map in the shard it names (names[0..u),
+ * sorted). 0, or -1 with err. */
+static int check_weight_map(const StModel *m, const cJSON *map, char *const *names, int u, const char *index,
+                            AvError *err) {
+    const cJSON *x;
     cJSON_ArrayForEach(x, map) {
         const StEntry *e = model_entry(m, x->string);
         int want = -1;
@@ -575,14 +553,51 @@ static int open_shards(StModel *m, const char *dir, const char *path, const char
             char tname[200];
             utf8_escape_into(tname, sizeof tname, x->string);
             if (!e)
-                av_errorf(err, _("%s: tensor %s: not in shard %s (nor in any other)"), index, tname,
-                          m->file_names[want]);
-            else
-                av_errorf(err, _("%s: tensor %s: the weight_map says shard %s, but it is in %s"), index, tname,
-                          m->file_names[want], m->file_names[e->file]);
-            goto done;
+                return av_errorf(err, _("%s: tensor %s: not in shard %s (nor in any other)"), index, tname,
+                                 m->file_names[want]);
+            return av_errorf(err, _("%s: tensor %s: the weight_map says shard %s, but it is in %s"), index, tname,
+                             m->file_names[want], m->file_names[e->file]);
         }
     }
+    return 0;
+}
+
+/* The shards the index names, each opened; the weight_map checked against them. */
+static int open_shards(StModel *m, const char *dir, const char *path, const char *index, AvError *err) {
+    char *text = NULL;
+    size_t len = 0;
+    if (av_read_text(path, (size_t)ST_MAX_HEADER, 0, &text, &len, err)) return -1;
+    cJSON *root = cJSON_ParseWithLength(text, len);
+    free(text);
+    int rc = -1;
+    char **names = NULL;
+    const cJSON *map = root ? cJSON_GetObjectItemCaseSensitive(root, "weight_map") : NULL;
+    if (!root) {
+        av_errorf(err, _("%s: not valid JSON"), index);
+        goto done;
+    }
+    if (json_unique_keys(root, index, err)) {
+        goto done;
+    }
+    if (!cJSON_IsObject(map)) {
+        av_errorf(err, _("%s: no \"weight_map\" object"), index);
+        goto done;
+    }
+    int n = cJSON_GetArraySize(map), k;
+    names = malloc(sizeof(char *) * ((size_t)n + 1));
+    if (!names) {
+        av_error_nomem(err, _("%s: out of memory"), index);
+        goto done;
+    }
+    if (shard_names(map, index, names, &k, err)) goto done;
+    /* each shard once */
+    qsort(names, (size_t)k, sizeof *names, str_cmp);
+    int u = 0;
+    for (int i = 0; i < k; i++)
+        if (!u || strcmp(names[u - 1], names[i])) names[u++] = names[i];
+    if (open_shard_files(m, dir, names, u, index, err) || model_index(m, index, err) ||
+        check_weight_map(m, map, names, u, index, err))
+        goto done;
     rc = 0;
 done:
     free(names);

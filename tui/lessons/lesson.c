@@ -1,5 +1,5 @@
 /* lesson.c - see lesson.h. The built-in lessons' texts are in
- * lessons_builtin.c. */
+ * lessons_formula.c and lessons_heads.c, listed in lessons_builtin.c. */
 #include "lesson.h"
 
 #include <stdint.h>
@@ -50,6 +50,108 @@ static char *dup_trim(const char *s, size_t n) {
     return p;
 }
 
+// ----------------------------------------------------------------------------
+// the lines of a lesson file: each 0, or -1 with why (one line)
+
+/* No NUL byte, valid UTF-8. */
+static int line_valid(const char *s, size_t n, char *why, size_t cap) {
+    if (memchr(s, '\0', n)) return snprintf(why, cap, _("a NUL byte")), -1;
+    for (size_t b = 0; b < n;) {
+        uint32_t cp;
+        int w = utf8_decode(s + b, n - b, &cp);
+        if (cp == UTF8_INVALID) return snprintf(why, cap, _("invalid UTF-8 at byte %zu of the line"), b + 1), -1;
+        b += (size_t)w;
+    }
+    return 0;
+}
+
+/* "== TITLE": a new step at the end of l's. */
+static int step_start(Lesson *l, const char *title, size_t n, char *why, size_t cap) {
+    if (l->n_step >= LESSON_MAX_STEPS) return snprintf(why, cap, _("more than %d steps"), LESSON_MAX_STEPS), -1;
+    LessonStep *ns = realloc(l->step, sizeof *ns * (size_t)(l->n_step + 1));
+    if (!ns) return snprintf(why, cap, _("out of memory")), -1;
+    l->step = ns;
+    LessonStep *cur = &l->step[l->n_step++];
+    memset(cur, 0, sizeof *cur);
+    if (!(cur->title = dup_trim(title, n))) return snprintf(why, cap, _("out of memory")), -1;
+    if (!cur->title[0]) return snprintf(why, cap, _("a step without a title (== TITLE)")), -1;
+    return 0;
+}
+
+/* A line of the header, before the first step: title:, lang: or needs:. */
+static int header_line(Lesson *l, const char *s, size_t n, char *why, size_t cap) {
+    const char *colon = memchr(s, ':', n);
+    size_t kl = colon ? (size_t)(colon - s) : 0;
+    char *val = colon ? dup_trim(colon + 1, n - (size_t)(colon + 1 - s)) : NULL;
+    if (colon && !val) return snprintf(why, cap, _("out of memory")), -1;
+    if (colon && kl == 5 && strncmp(s, "title", 5) == 0) {
+        free(l->title);
+        l->title = val;
+    } else if (colon && kl == 4 && strncmp(s, "lang", 4) == 0) {
+        int ok = strcmp(val, "en") == 0 || strcmp(val, "ko") == 0;
+        if (ok) snprintf(l->lang, sizeof l->lang, "%s", val);
+        free(val);
+        if (!ok) return snprintf(why, cap, _("lang: expected en or ko")), -1;
+    } else if (colon && kl == 5 && strncmp(s, "needs", 5) == 0) {
+        int ok = strcmp(val, "model") == 0;
+        free(val);
+        if (!ok) return snprintf(why, cap, _("needs: expected model")), -1;
+        l->needs_model = 1;
+    } else {
+        free(val);
+        return snprintf(why, cap, _("before the first step (== TITLE) only title:, lang: and needs: lines")), -1;
+    }
+    return 0;
+}
+
+/* A header line in a step would be taken for caption text. */
+static int not_header(const char *s, size_t n, char *why, size_t cap) {
+    static const char *const keys[] = {"title:", "lang:", "needs:"};
+    for (int h = 0; h < 3; h++) {
+        size_t kl = strlen(keys[h]);
+        if (n >= kl && strncmp(s, keys[h], kl) == 0)
+            return snprintf(why, cap, _("%s is a header line: it goes before the first step (== TITLE)"), keys[h]), -1;
+    }
+    return 0;
+}
+
+/* "> COMMAND" (script.h) added to the step's; a caption command is a
+ * teacher's stream's (follow.h): a step's caption is its text. */
+static int step_command(LessonStep *cur, const char *s, size_t n, char *why, size_t cap) {
+    ScriptCmd c;
+    char refused[256];
+    if (script_parse(s, n, &c, refused, sizeof refused)) return snprintf(why, cap, "%s", refused), -1;
+    if (c.op == SC_NONE) return 0;
+    if (c.op == SC_CAPTION) {
+        script_cmd_free(&c);
+        return snprintf(why, cap, _("caption: only in a teacher's stream (a step's caption is its text)")), -1;
+    }
+    if (cur->n_cmd >= LESSON_MAX_CMDS) {
+        script_cmd_free(&c);
+        return snprintf(why, cap, _("more than %d commands in a step"), LESSON_MAX_CMDS), -1;
+    }
+    ScriptCmd *nc = realloc(cur->cmd, sizeof *nc * (size_t)(cur->n_cmd + 1));
+    if (!nc) {
+        script_cmd_free(&c);
+        return snprintf(why, cap, _("out of memory")), -1;
+    }
+    cur->cmd = nc;
+    cur->cmd[cur->n_cmd++] = c;
+    return 0;
+}
+
+/* Caption text, appended to the step's: paragraphs (after a blank line)
+ * separated by a line break, lines by a space. */
+static int caption_line(LessonStep *cur, const char *s, size_t n, int blank, char *why, size_t cap) {
+    char *t = dup_trim(s, n);
+    if (!t) return snprintf(why, cap, _("out of memory")), -1;
+    int rc = cur->caption ? append(&cur->caption, blank ? "\n" : " ", 1, 0) : 0;
+    if (!rc) rc = append(&cur->caption, t, strlen(t), 0);
+    free(t);
+    if (rc) return snprintf(why, cap, _("out of memory")), -1;
+    return 0;
+}
+
 Lesson *lesson_parse(const char *text, size_t len, const char *name, AvError *err) {
     Lesson *l = calloc(1, sizeof *l);
     if (!l || !(l->name = strdup(name))) {
@@ -59,7 +161,7 @@ Lesson *lesson_parse(const char *text, size_t len, const char *name, AvError *er
     snprintf(l->lang, sizeof l->lang, "en");
     int line = 0, blank = 0;
     LessonStep *cur = NULL;
-    char why[256];
+    char why[300];
 #define FAIL(...)                                                                                                      \
     do {                                                                                                               \
         char msg_[300];                                                                                                \
@@ -75,13 +177,7 @@ Lesson *lesson_parse(const char *text, size_t len, const char *name, AvError *er
         at += n + (nl ? 1 : 0);
         line++;
         if (n && s[n - 1] == '\r') n--;
-        if (memchr(s, '\0', n)) FAIL(_("a NUL byte"));
-        for (size_t b = 0; b < n;) {
-            uint32_t cp;
-            int w = utf8_decode(s + b, n - b, &cp);
-            if (cp == UTF8_INVALID) FAIL(_("invalid UTF-8 at byte %zu of the line"), b + 1);
-            b += (size_t)w;
-        }
+        if (line_valid(s, n, why, sizeof why)) FAIL("%s", why);
         size_t k = 0;
         while (k < n && (s[k] == ' ' || s[k] == '\t')) k++;
         if (k == n) { /* blank: a paragraph break in a caption */
@@ -90,76 +186,21 @@ Lesson *lesson_parse(const char *text, size_t len, const char *name, AvError *er
         }
         if (s[k] == '#') continue;
         if (n - k >= 2 && s[k] == '=' && s[k + 1] == '=') { /* a step */
-            if (l->n_step >= LESSON_MAX_STEPS) FAIL(_("more than %d steps"), LESSON_MAX_STEPS);
-            LessonStep *ns = realloc(l->step, sizeof *ns * (size_t)(l->n_step + 1));
-            if (!ns) FAIL(_("out of memory"));
-            l->step = ns;
-            cur = &l->step[l->n_step++];
-            memset(cur, 0, sizeof *cur);
-            if (!(cur->title = dup_trim(s + k + 2, n - k - 2))) FAIL(_("out of memory"));
-            if (!cur->title[0]) FAIL(_("a step without a title (== TITLE)"));
+            if (step_start(l, s + k + 2, n - k - 2, why, sizeof why)) FAIL("%s", why);
+            cur = &l->step[l->n_step - 1];
             blank = 0;
             continue;
         }
-        if (!cur) { /* the header */
-            const char *colon = memchr(s + k, ':', n - k);
-            size_t kl = colon ? (size_t)(colon - s - k) : 0;
-            char *val = colon ? dup_trim(colon + 1, n - (size_t)(colon + 1 - s)) : NULL;
-            if (colon && !val) FAIL(_("out of memory"));
-            if (colon && kl == 5 && strncmp(s + k, "title", 5) == 0) {
-                free(l->title);
-                l->title = val;
-            } else if (colon && kl == 4 && strncmp(s + k, "lang", 4) == 0) {
-                int ok = strcmp(val, "en") == 0 || strcmp(val, "ko") == 0;
-                if (ok) snprintf(l->lang, sizeof l->lang, "%s", val);
-                free(val);
-                if (!ok) FAIL(_("lang: expected en or ko"));
-            } else if (colon && kl == 5 && strncmp(s + k, "needs", 5) == 0) {
-                int ok = strcmp(val, "model") == 0;
-                free(val);
-                if (!ok) FAIL(_("needs: expected model"));
-                l->needs_model = 1;
-            } else {
-                free(val);
-                FAIL(_("before the first step (== TITLE) only title:, lang: and needs: lines"));
-            }
+        if (!cur) {
+            if (header_line(l, s + k, n - k, why, sizeof why)) FAIL("%s", why);
             continue;
         }
-        /* A header line in a step would be taken for caption text. */
-        for (int h = 0; h < 3; h++) {
-            static const char *const keys[] = {"title:", "lang:", "needs:"};
-            size_t kl = strlen(keys[h]);
-            if (n - k >= kl && strncmp(s + k, keys[h], kl) == 0)
-                FAIL(_("%s is a header line: it goes before the first step (== TITLE)"), keys[h]);
-        }
-        if (s[k] == '>') { /* a command */
-            ScriptCmd c;
-            if (script_parse(s + k + 1, n - k - 1, &c, why, sizeof why)) FAIL("%s", why);
-            if (c.op == SC_NONE) continue;
-            if (c.op == SC_CAPTION) { /* a teacher's stream's (follow.h): a step's caption is its text */
-                script_cmd_free(&c);
-                FAIL(_("caption: only in a teacher's stream (a step's caption is its text)"));
-            }
-            if (cur->n_cmd >= LESSON_MAX_CMDS) {
-                script_cmd_free(&c);
-                FAIL(_("more than %d commands in a step"), LESSON_MAX_CMDS);
-            }
-            ScriptCmd *nc = realloc(cur->cmd, sizeof *nc * (size_t)(cur->n_cmd + 1));
-            if (!nc) {
-                script_cmd_free(&c);
-                FAIL(_("out of memory"));
-            }
-            cur->cmd = nc;
-            cur->cmd[cur->n_cmd++] = c;
+        if (not_header(s + k, n - k, why, sizeof why)) FAIL("%s", why);
+        if (s[k] == '>') {
+            if (step_command(cur, s + k + 1, n - k - 1, why, sizeof why)) FAIL("%s", why);
             continue;
         }
-        /* caption text: paragraphs separated by a line break */
-        char *t = dup_trim(s, n);
-        if (!t) FAIL(_("out of memory"));
-        int rc = cur->caption ? append(&cur->caption, blank ? "\n" : " ", 1, 0) : 0;
-        if (!rc) rc = append(&cur->caption, t, strlen(t), 0);
-        free(t);
-        if (rc) FAIL(_("out of memory"));
+        if (caption_line(cur, s, n, blank, why, sizeof why)) FAIL("%s", why);
         blank = 0;
     }
     line++;

@@ -233,6 +233,81 @@ int script_parse(const char *s, size_t len, ScriptCmd *c, char *why, size_t cap)
     return rc;
 }
 
+/* config KEY=VALUE ...: one or more settings. */
+static int parse_config(Line *l, ScriptCmd *c, char *why, size_t cap) {
+    c->op = SC_CONFIG;
+    while (!at_end(l)) {
+        char kv[80];
+        if (!word(l, kv, sizeof kv)) return snprintf(why, cap, _("config: a setting too long")), -1;
+        char *eq = strchr(kv, '=');
+        if (!eq) return snprintf(why, cap, _("config: '%.40s' is not KEY=VALUE"), kv), -1;
+        *eq = '\0';
+        if (setting(c, kv, eq + 1, why, cap)) return -1;
+    }
+    if (!c->set) return snprintf(why, cap, _("config: no setting")), -1;
+    return 0;
+}
+
+/* highlight row I | col J | cell I J | none. */
+static int parse_highlight(Line *l, ScriptCmd *c, char *why, size_t cap) {
+    char w[64], w2[64];
+    c->op = SC_HIGHLIGHT;
+    if (!word(l, w, sizeof w)) return snprintf(why, cap, _("highlight: expected row I, col J, cell I J or none")), -1;
+    if (strcmp(w, "none") == 0) c->kind = HL_NONE;
+    else if (strcmp(w, "row") == 0 && word(l, w2, sizeof w2) && !number(w2, 0, 1 << 20, &c->a)) c->kind = HL_ROW;
+    else if (strcmp(w, "col") == 0 && word(l, w2, sizeof w2) && !number(w2, 0, 1 << 20, &c->b)) c->kind = HL_COL;
+    else if (strcmp(w, "cell") == 0 && word(l, w2, sizeof w2) && !number(w2, 0, 1 << 20, &c->a) &&
+             word(l, w2, sizeof w2) && !number(w2, 0, 1 << 20, &c->b))
+        c->kind = HL_CELL;
+    else return snprintf(why, cap, _("highlight: expected row I, col J, cell I J or none")), -1;
+    return 0;
+}
+
+/* key ACTION [ARG]: an action by name, but none that quits, asks, writes a
+ * file or moves through the lesson. */
+static int parse_key(Line *l, ScriptCmd *c, char *why, size_t cap) {
+    char w[64];
+    c->op = SC_KEY;
+    if (!word(l, w, sizeof w)) return snprintf(why, cap, _("key: expected an action's name")), -1;
+    int found = 0;
+    for (int i = ACT_NONE + 1; i < ACT_COUNT; i++)
+        if (app_actions[i].name && strcmp(app_actions[i].name, w) == 0) {
+            found = 1;
+            if (i == ACT_QUIT || i == ACT_PICTURE || i == ACT_PAINT_SAVE || i == ACT_EDIT || i == ACT_TARGET ||
+                i == ACT_DK_PROMPT)
+                return snprintf(why, cap, _("key: %s is not for a script (it quits, asks or writes a file)"), w), -1;
+            /* A step that shows a step would replay itself without end. */
+            if (i == ACT_LESSON_NEXT || i == ACT_LESSON_PREV || i == ACT_LESSON_RESTART || i == ACT_LESSON_LEAVE)
+                return snprintf(why, cap, _("key: %s is not for a script (it moves through the lesson)"), w), -1;
+        }
+    if (!found) return snprintf(why, cap, _("key: unknown action '%.40s'"), w), -1;
+    c->text = strdup(w);
+    c->len = c->text ? strlen(c->text) : 0;
+    if (!at_end(l)) {
+        char arg[64];
+        if (!word(l, arg, sizeof arg) || !(c->arg = strdup(arg)))
+            return script_cmd_free(c), snprintf(why, cap, _("key: an argument too long")), -1;
+    }
+    if (!c->text) return snprintf(why, cap, _("out of memory")), -1;
+    return 0;
+}
+
+/* caption "TITLE" "TEXT", or nothing (no caption). */
+static int parse_caption(Line *l, ScriptCmd *c, char *why, size_t cap) {
+    c->op = SC_CAPTION;
+    if (at_end(l)) return 0; /* no caption */
+    size_t tl;
+    char inner[128];
+    if (quoted(l, &c->text, &c->len, inner, sizeof inner) || quoted(l, &c->arg, &tl, inner, sizeof inner)) {
+        script_cmd_free(c);
+        return snprintf(why, cap, _("caption: %s (expected \"TITLE\" \"TEXT\", or nothing)"), inner), -1;
+    }
+    if (caption_ok(c->text, c->len, 0, SCRIPT_CAPTION_MAX_TITLE, why, cap) ||
+        caption_ok(c->arg, tl, 1, SCRIPT_CAPTION_MAX_TEXT, why, cap))
+        return script_cmd_free(c), -1;
+    return 0;
+}
+
 static int parse_line(const char *s, size_t len, ScriptCmd *c, char *why, size_t cap) {
     memset(c, 0, sizeof *c);
     c->a = c->b = -1;
@@ -268,16 +343,7 @@ static int parse_line(const char *s, size_t len, ScriptCmd *c, char *why, size_t
             return snprintf(why, cap, _("tokenizer: expected words, gpt2 or chars")), -1;
         c->kind = (int)p;
     } else if (strcmp(name, "config") == 0) {
-        c->op = SC_CONFIG;
-        while (!at_end(&l)) {
-            char kv[80];
-            if (!word(&l, kv, sizeof kv)) return snprintf(why, cap, _("config: a setting too long")), -1;
-            char *eq = strchr(kv, '=');
-            if (!eq) return snprintf(why, cap, _("config: '%.40s' is not KEY=VALUE"), kv), -1;
-            *eq = '\0';
-            if (setting(c, kv, eq + 1, why, cap)) return -1;
-        }
-        if (!c->set) return snprintf(why, cap, _("config: no setting")), -1;
+        if (parse_config(&l, c, why, cap)) return -1;
     } else if (strcmp(name, "view") == 0) {
         ViewKind v;
         c->op = SC_VIEW;
@@ -308,56 +374,15 @@ static int parse_line(const char *s, size_t len, ScriptCmd *c, char *why, size_t
     } else if (strcmp(name, "close") == 0) {
         c->op = SC_CLOSE;
     } else if (strcmp(name, "highlight") == 0) {
-        c->op = SC_HIGHLIGHT;
-        if (!word(&l, w, sizeof w))
-            return snprintf(why, cap, _("highlight: expected row I, col J, cell I J or none")), -1;
-        if (strcmp(w, "none") == 0) c->kind = HL_NONE;
-        else if (strcmp(w, "row") == 0 && word(&l, w2, sizeof w2) && !number(w2, 0, 1 << 20, &c->a)) c->kind = HL_ROW;
-        else if (strcmp(w, "col") == 0 && word(&l, w2, sizeof w2) && !number(w2, 0, 1 << 20, &c->b)) c->kind = HL_COL;
-        else if (strcmp(w, "cell") == 0 && word(&l, w2, sizeof w2) && !number(w2, 0, 1 << 20, &c->a) &&
-                 word(&l, w2, sizeof w2) && !number(w2, 0, 1 << 20, &c->b))
-            c->kind = HL_CELL;
-        else return snprintf(why, cap, _("highlight: expected row I, col J, cell I J or none")), -1;
+        if (parse_highlight(&l, c, why, cap)) return -1;
     } else if (strcmp(name, "contrast") == 0 || strcmp(name, "next") == 0) {
         c->op = name[0] == 'c' ? SC_CONTRAST : SC_NEXT;
         if (!word(&l, w, sizeof w) || on_off(w, &c->a))
             return snprintf(why, cap, _("%s: expected on or off"), name), -1;
     } else if (strcmp(name, "key") == 0) {
-        c->op = SC_KEY;
-        if (!word(&l, w, sizeof w)) return snprintf(why, cap, _("key: expected an action's name")), -1;
-        int found = 0;
-        for (int i = ACT_NONE + 1; i < ACT_COUNT; i++)
-            if (app_actions[i].name && strcmp(app_actions[i].name, w) == 0) {
-                found = 1;
-                if (i == ACT_QUIT || i == ACT_PICTURE || i == ACT_PAINT_SAVE || i == ACT_EDIT || i == ACT_TARGET ||
-                    i == ACT_DK_PROMPT)
-                    return snprintf(why, cap, _("key: %s is not for a script (it quits, asks or writes a file)"), w),
-                           -1;
-                /* A step that shows a step would replay itself without end. */
-                if (i == ACT_LESSON_NEXT || i == ACT_LESSON_PREV || i == ACT_LESSON_RESTART || i == ACT_LESSON_LEAVE)
-                    return snprintf(why, cap, _("key: %s is not for a script (it moves through the lesson)"), w), -1;
-            }
-        if (!found) return snprintf(why, cap, _("key: unknown action '%.40s'"), w), -1;
-        c->text = strdup(w);
-        c->len = c->text ? strlen(c->text) : 0;
-        if (!at_end(&l)) {
-            char arg[64];
-            if (!word(&l, arg, sizeof arg) || !(c->arg = strdup(arg)))
-                return script_cmd_free(c), snprintf(why, cap, _("key: an argument too long")), -1;
-        }
-        if (!c->text) return snprintf(why, cap, _("out of memory")), -1;
+        if (parse_key(&l, c, why, cap)) return -1;
     } else if (strcmp(name, "caption") == 0) {
-        c->op = SC_CAPTION;
-        if (at_end(&l)) return 0; /* no caption */
-        size_t tl;
-        char inner[128];
-        if (quoted(&l, &c->text, &c->len, inner, sizeof inner) || quoted(&l, &c->arg, &tl, inner, sizeof inner)) {
-            script_cmd_free(c);
-            return snprintf(why, cap, _("caption: %s (expected \"TITLE\" \"TEXT\", or nothing)"), inner), -1;
-        }
-        if (caption_ok(c->text, c->len, 0, SCRIPT_CAPTION_MAX_TITLE, why, cap) ||
-            caption_ok(c->arg, tl, 1, SCRIPT_CAPTION_MAX_TEXT, why, cap))
-            return script_cmd_free(c), -1;
+        if (parse_caption(&l, c, why, cap)) return -1;
     } else {
         char safe[64];
         utf8_escape_into(safe, sizeof safe, name);

@@ -326,11 +326,9 @@ static int repeated_token(const Space *s, const double *pm, int *i0, int *j0) {
     return -1;
 }
 
-/* Up to `lines` rows of caption from row y, most important first: the
- * legend, what the picture is, what holds for this model, the formula. */
-static void caption(const App *a, Canvas *cv, int y, int lines, int all_heads, const Space *s, const double *pm,
-                    double k) {
-    const Model *m = a->m;
+/* The legend on row y: a token's X, and X + kD where attention moves it,
+ * in the longest wording that fits. */
+static void caption_legend(const App *a, Canvas *cv, int y, double k) {
     int W = cv->w;
     Style sx = style_plain(), sm = style_attr(ST_BOLD);
     if (a->tier != TIER_NONE) sx.fg = FG_X, sm.fg = FG_MOVED;
@@ -367,18 +365,16 @@ static void caption(const App *a, Canvas *cv, int y, int lines, int all_heads, c
     put(cv, y, &x, xs[best_x], style_plain());
     put(cv, y, &x, gm, sm);
     put(cv, y, &x, ms[best_m], style_plain());
-    if (lines < 2) return;
+}
 
-    /* The other lines, in the order they are dropped when rows are few. */
-    char what[256], model_line[256], fact[256], formula[256], pcs[128], lab[64];
-    const char *T = a->ascii ? "^T" : "\xe1\xb5\x80"; /* U+1D40 */
-    const char *what_t[] = {_("where attention moves each token's vector, on the first two principal axes of X"),
-                            _("where attention moves each token's vector, on X's first two principal axes"),
-                            _("where attention moves each vector, on X's 2 main axes"), NULL};
-    snprintf(what, sizeof what, "%s", fitting(W, what_t));
+/* What holds for this model: a trained layer's residual stream, or random
+ * weights that carry no meaning; the longest wording that fits W columns. */
+static void caption_model(const App *a, const Space *s, int W, char *out, size_t cap) {
+    const Model *m = a->m;
+    char c[4][256];
     if (s->trained) {
         const char *name = m->src->title ? m->src->title(m) : NULL;
-        char c[4][256];
+        const char *T = a->ascii ? "^T" : "\xe1\xb5\x80"; /* U+1D40 */
         if (!name) name = _("the model");
         int l = m->layer + 1, nl = m->cfg.layers;
         snprintf(c[0], sizeof c[0],
@@ -389,10 +385,7 @@ static void caption(const App *a, Canvas *cv, int y, int lines, int all_heads, c
                  l, nl);
         snprintf(c[2], sizeof c[2], _("%s layer %d/%d: X = residual in, X + D = after attention"), name, l, nl);
         snprintf(c[3], sizeof c[3], _("%s layer %d/%d"), name, l, nl);
-        const char *t[] = {c[0], c[1], c[2], c[3], NULL};
-        snprintf(model_line, sizeof model_line, "%s", fitting(W, t));
     } else {
-        char c[4][256];
         unsigned long long seed = (unsigned long long)m->cfg.seed;
         snprintf(c[0], sizeof c[0],
                  _("random weights (seed %llu): the arithmetic of attention, not word meaning; no word is near "
@@ -402,28 +395,43 @@ static void caption(const App *a, Canvas *cv, int y, int lines, int all_heads, c
                  seed);
         snprintf(c[2], sizeof c[2], _("random weights (seed %llu): arithmetic, no meaning"), seed);
         snprintf(c[3], sizeof c[3], "%s", _("random weights"));
-        const char *t[] = {c[0], c[1], c[2], c[3], NULL};
-        snprintf(model_line, sizeof model_line, "%s", fitting(W, t));
     }
-    fact[0] = '\0';
+    const char *t[] = {c[0], c[1], c[2], c[3], NULL};
+    snprintf(out, cap, "%s", fitting(W, t));
+}
+
+/* A word repeated: its two tokens start at one X, and attention moves them
+ * apart or keeps them together; "" when no token repeats or no wording
+ * fits W columns. */
+static void caption_fact(const App *a, const Space *s, const double *pm, int W, char *out, size_t cap) {
+    const Model *m = a->m;
+    out[0] = '\0';
     int i0, j0, parts = repeated_token(s, pm, &i0, &j0);
-    if (parts >= 0) {
-        view_qlabel(a, lab, sizeof lab, i0, 12);
-        const char *why = s->trained && m->layer == 0 ? _("the same embedding (layer 1's X has no position: RoPE "
-                                                          "puts it in Q and K)")
-                          : s->trained                ? _("the same vector")
-                                                      : _("the same embedding (no position added)");
-        const char *does = parts ? _("moves them apart") : _("keeps them together");
-        char c[3][256];
-        /* TRANSLATORS: the token, its two positions, why they start at one X, what attention does */
-        snprintf(c[0], sizeof c[0], _("%s (tokens %d and %d) start at one X, %s; attention %s"), lab, i0 + 1, j0 + 1,
-                 why, does);
-        snprintf(c[1], sizeof c[1], _("%s (tokens %d and %d) start at one X; attention %s"), lab, i0 + 1, j0 + 1, does);
-        snprintf(c[2], sizeof c[2], _("%s (%d, %d): one X; attention %s"), lab, i0 + 1, j0 + 1, does);
-        const char *t[] = {c[0], c[1], c[2], NULL};
-        const char *f = fitting(W, t);
-        if (text_width(f, strlen(f)) <= W) snprintf(fact, sizeof fact, "%s", f);
-    }
+    if (parts < 0) return;
+    char lab[64];
+    view_qlabel(a, lab, sizeof lab, i0, 12);
+    const char *why = s->trained && m->layer == 0 ? _("the same embedding (layer 1's X has no position: RoPE "
+                                                      "puts it in Q and K)")
+                      : s->trained                ? _("the same vector")
+                                                  : _("the same embedding (no position added)");
+    const char *does = parts ? _("moves them apart") : _("keeps them together");
+    char c[3][256];
+    /* TRANSLATORS: the token, its two positions, why they start at one X, what attention does */
+    snprintf(c[0], sizeof c[0], _("%s (tokens %d and %d) start at one X, %s; attention %s"), lab, i0 + 1, j0 + 1, why,
+             does);
+    snprintf(c[1], sizeof c[1], _("%s (tokens %d and %d) start at one X; attention %s"), lab, i0 + 1, j0 + 1, does);
+    snprintf(c[2], sizeof c[2], _("%s (%d, %d): one X; attention %s"), lab, i0 + 1, j0 + 1, does);
+    const char *t[] = {c[0], c[1], c[2], NULL};
+    const char *f = fitting(W, t);
+    if (text_width(f, strlen(f)) <= W) snprintf(out, cap, "%s", f);
+}
+
+/* D's definition for the head or heads shown, then the principal axes'
+ * share of the variance, cut to W columns (the PCs first, then the gloss). */
+static void caption_formula(const App *a, const Space *s, int all_heads, int W, char *out, size_t cap) {
+    const Model *m = a->m;
+    const char *T = a->ascii ? "^T" : "\xe1\xb5\x80"; /* U+1D40 */
+    char pcs[128];
     const GravityData *g = gdata(a);
     if (g->total > 0)
         snprintf(pcs, sizeof pcs, _("PC1 %.0f%%, PC2 %.0f%% of X's variance"), 100 * g->var[0] / g->total,
@@ -433,27 +441,46 @@ static void caption(const App *a, Canvas *cv, int y, int lines, int all_heads, c
     /* TRANSLATORS: the formulas end with three blanks and the PCs (dropped
        first where the line is too long), then a gloss after a comma. */
     if (all_heads && s->trained)
-        snprintf(formula, sizeof formula,
+        snprintf(out, cap,
                  P_("the %d head: D = att W_o%s, the layer's attention output   %s",
                     "all %d heads: D = att W_o%s, the layer's attention output   %s", m->cfg.heads),
                  m->cfg.heads, T, pcs);
     else if (all_heads)
-        snprintf(formula, sizeof formula,
+        snprintf(out, cap,
                  P_("the %d head: D = Y = concat W_O   %s", "all %d heads: D = Y = concat W_O   %s", m->cfg.heads),
                  m->cfg.heads, pcs);
     else if (s->trained)
-        snprintf(formula, sizeof formula,
+        snprintf(out, cap,
                  P_("head %d/%d: D = O_%d W_o[%d]%s (its %d column of W_o)   %s",
                     "head %d/%d: D = O_%d W_o[%d]%s (its %d columns of W_o)   %s", s->dv),
                  h, m->cfg.heads, h, h, T, s->dv, pcs);
-    else snprintf(formula, sizeof formula, _("head %d/%d: D = O_%d W_O[%d]   %s"), h, m->cfg.heads, h, h, pcs);
-    while (text_width(formula, strlen(formula)) > W) { /* drop the last part: the PCs, then the gloss */
-        char *gap = strrchr(formula, ',');
-        char *sp = strstr(formula, "   ");
+    else snprintf(out, cap, _("head %d/%d: D = O_%d W_O[%d]   %s"), h, m->cfg.heads, h, h, pcs);
+    while (text_width(out, strlen(out)) > W) { /* drop the last part: the PCs, then the gloss */
+        char *gap = strrchr(out, ',');
+        char *sp = strstr(out, "   ");
         if (sp) *sp = '\0';
         else if (gap) *gap = '\0';
         else break;
     }
+}
+
+/* Up to `lines` rows of caption from row y, most important first: the
+ * legend, what the picture is, what holds for this model, the formula. */
+static void caption(const App *a, Canvas *cv, int y, int lines, int all_heads, const Space *s, const double *pm,
+                    double k) {
+    int W = cv->w;
+    caption_legend(a, cv, y, k);
+    if (lines < 2) return;
+
+    /* The other lines, in the order they are dropped when rows are few. */
+    char what[256], model_line[256], fact[256], formula[256];
+    const char *what_t[] = {_("where attention moves each token's vector, on the first two principal axes of X"),
+                            _("where attention moves each token's vector, on X's first two principal axes"),
+                            _("where attention moves each vector, on X's 2 main axes"), NULL};
+    snprintf(what, sizeof what, "%s", fitting(W, what_t));
+    caption_model(a, s, W, model_line, sizeof model_line);
+    caption_fact(a, s, pm, W, fact, sizeof fact);
+    caption_formula(a, s, all_heads, W, formula, sizeof formula);
 
     /* The text lines by importance, then the formula, which stays when rows
      * are few (D's definition), on the last row. */
