@@ -190,6 +190,38 @@ static char *llama_config_shaped(int vocab, int d, int hid) {
 
 static char *llama_config(int vocab) { return llama_config_shaped(vocab, 64, 128); }
 
+/* A Qwen3 (q_norm, k_norm) of vocab tokens, width d, 2 layers of `heads`
+ * query heads over `kv` key/value heads of hs each (heads x hs need not be
+ * d), FFN hid, untied. */
+static Specs qwen3_specs(int vocab, int d, int heads, int kv, int hs, int hid) {
+    Specs s = llama_specs_shaped(vocab, d, hid);
+    for (int l = 0; l < 2; l++) {
+        char n[96];
+#define SET(part, a, b)                                                                                                \
+    (snprintf(n, sizeof n, "model.layers.%d.%s", l, part), spec_get(&s, n)->shape[0] = a, spec_get(&s, n)->shape[1] = b)
+        SET("self_attn.q_proj.weight", heads * hs, d);
+        SET("self_attn.k_proj.weight", kv * hs, d);
+        SET("self_attn.v_proj.weight", kv * hs, d);
+        SET("self_attn.o_proj.weight", d, heads * hs);
+#undef SET
+        snprintf(n, sizeof n, "model.layers.%d.self_attn.q_norm.weight", l);
+        spec_add(&s, n, 1, hs, 0);
+        snprintf(n, sizeof n, "model.layers.%d.self_attn.k_norm.weight", l);
+        spec_add(&s, n, 1, hs, 0);
+    }
+    return s;
+}
+
+static char *qwen3_config(int vocab, int d, int heads, int kv, int hs, int hid) {
+    static char buf[512];
+    snprintf(buf, sizeof buf,
+             "{\"model_type\": \"qwen3\", \"hidden_size\": %d, \"intermediate_size\": %d, \"num_hidden_layers\": 2, "
+             "\"num_attention_heads\": %d, \"num_key_value_heads\": %d, \"head_dim\": %d, \"vocab_size\": %d, "
+             "\"max_position_embeddings\": 64, \"tie_word_embeddings\": false}",
+             d, hid, heads, kv, hs, vocab);
+    return buf;
+}
+
 static void make_dir(char *dir) { assert_non_null(mkdtemp(dir)); }
 
 static void clean_dir(const char *dir) {
@@ -310,6 +342,55 @@ static void test_real_configs(void **state) {
                                       "\"max_position_embeddings\": 32768, \"sliding_window\": 4096}";
     assert_int_equal(hf_config_parse(&c, qwen_window, strlen(qwen_window), "q/config.json", &err), 0);
     assert_int_equal(c.max_pos, 32768);
+    /* Qwen3-0.6B: q/k norm, 16 heads of 128 on a width of 1024 */
+    static const char qwen3[] =
+        "{\"architectures\": [\"Qwen3ForCausalLM\"], \"attention_bias\": false, \"head_dim\": 128, \"hidden_act\": "
+        "\"silu\", \"hidden_size\": 1024, \"intermediate_size\": 3072, \"max_position_embeddings\": 40960, "
+        "\"max_window_layers\": 28, \"model_type\": \"qwen3\", \"num_attention_heads\": 16, \"num_hidden_layers\": 28, "
+        "\"num_key_value_heads\": 8, \"rms_norm_eps\": 1e-06, \"rope_scaling\": null, \"rope_theta\": 1000000, "
+        "\"sliding_window\": null, \"tie_word_embeddings\": true, \"use_sliding_window\": false, \"vocab_size\": "
+        "151936}";
+    assert_int_equal(hf_config_parse(&c, qwen3, strlen(qwen3), "qwen3/config.json", &err), 0);
+    assert_string_equal(c.model_type, "qwen3");
+    assert_true(c.arch->qk_norm && c.arch->rope == ROPE_HALF);
+    assert_int_equal(c.head_dim, 128);
+    assert_int_equal(c.q_dim, 2048);
+    assert_int_equal(c.kv_dim, 1024);
+    assert_int_equal(c.max_pos, 40960);
+    assert_true(c.tied && !c.qkv_bias && !c.o_bias && c.rope_theta == 1e6);
+    assert_int_equal(c.rope_scaling.kind, ROPE_SCALE_NONE);
+    /* Llama-3.2-1B: rope_scaling llama3 */
+    static const char llama32[] =
+        "{\"architectures\": [\"LlamaForCausalLM\"], \"attention_bias\": false, \"head_dim\": 64, \"hidden_size\": "
+        "2048, \"intermediate_size\": 8192, \"max_position_embeddings\": 131072, \"mlp_bias\": false, \"model_type\": "
+        "\"llama\", \"num_attention_heads\": 32, \"num_hidden_layers\": 16, \"num_key_value_heads\": 8, "
+        "\"rms_norm_eps\": 1e-05, \"rope_scaling\": {\"factor\": 32.0, \"high_freq_factor\": 4.0, \"low_freq_factor\": "
+        "1.0, \"original_max_position_embeddings\": 8192, \"rope_type\": \"llama3\"}, \"rope_theta\": 500000.0, "
+        "\"tie_word_embeddings\": true, \"vocab_size\": 128256}";
+    assert_int_equal(hf_config_parse(&c, llama32, strlen(llama32), "llama32/config.json", &err), 0);
+    assert_int_equal(c.rope_scaling.kind, ROPE_SCALE_LLAMA3);
+    assert_true(c.rope_scaling.factor == 32.0 && c.rope_scaling.low_freq_factor == 1.0 &&
+                c.rope_scaling.high_freq_factor == 4.0 && c.rope_scaling.original_max_pos == 8192);
+    assert_true(!c.arch->qk_norm && c.head_dim == 64 && c.rope_theta == 5e5);
+    /* its frequencies by hand (python): pair 0 (wavelength 6.3) kept; pair
+     * 16 (4443, between 8192 / 4 and 8192) smoothed, s = 0.2813; pair 20
+     * (22911) divided by 32 */
+    assert_true(rope_freq(c.rope_theta, c.head_dim, &c.rope_scaling, 0) == 1.0);
+    assert_true(fabs(rope_freq(c.rope_theta, c.head_dim, &c.rope_scaling, 16) / 0.00042955679655936815 - 1) < 1e-12);
+    assert_true(fabs(rope_freq(c.rope_theta, c.head_dim, &c.rope_scaling, 20) / 8.570255489881478e-06 - 1) < 1e-12);
+    /* older files: "type"; "default" is none; transformers 5's rope_parameters holds rope_theta */
+    static const char older[] = "{\"model_type\": \"llama\", \"hidden_size\": 16, \"intermediate_size\": 8, "
+                                "\"num_hidden_layers\": 1, \"num_attention_heads\": 2, \"vocab_size\": 9, "
+                                "\"rope_scaling\": {\"type\": \"linear\", \"factor\": 2.0}}";
+    assert_int_equal(hf_config_parse(&c, older, strlen(older), "o/config.json", &err), 0);
+    assert_true(c.rope_scaling.kind == ROPE_SCALE_LINEAR && c.rope_scaling.factor == 2.0);
+    assert_true(rope_freq(c.rope_theta, c.head_dim, &c.rope_scaling, 1) == pow(1e4, -2.0 / 8) / 2);
+    static const char v5[] =
+        "{\"model_type\": \"qwen3\", \"hidden_size\": 16, \"intermediate_size\": 8, "
+        "\"num_hidden_layers\": 1, \"num_attention_heads\": 2, \"vocab_size\": 9, "
+        "\"rope_theta\": 7.0, \"rope_parameters\": {\"rope_type\": \"default\", \"rope_theta\": 1e6}}";
+    assert_int_equal(hf_config_parse(&c, v5, strlen(v5), "v5/config.json", &err), 0);
+    assert_true(c.rope_scaling.kind == ROPE_SCALE_NONE && c.rope_theta == 1e6 && c.head_dim == 128);
 }
 
 static void test_refusals(void **state) {
@@ -327,7 +408,7 @@ static void test_refusals(void **state) {
     assert_refused(dir, "config.json: not a JSON object", NULL);
     /* an unknown architecture, by type or by class name */
     write_text(dir, "config.json", "{\"model_type\": \"bert\", \"hidden_size\": 16}");
-    assert_refused(dir, "model_type \"bert\" is not supported (gpt2, llama, qwen2, mistral)", NULL);
+    assert_refused(dir, "model_type \"bert\" is not supported (gpt2, llama, qwen2, mistral, qwen3)", NULL);
     write_text(dir, "config.json", "{\"architectures\": [\"T5ForConditionalGeneration\"]}");
     assert_refused(dir, "architecture \"T5ForConditionalGeneration\" is not supported", NULL);
     write_text(dir, "config.json", "{\"vocab_size\": 3}");
@@ -345,10 +426,33 @@ static void test_refusals(void **state) {
                "{\"model_type\": \"gpt2\", \"n_embd\": 16, \"n_layer\": 2, \"n_head\": 4, \"vocab_size\": 40, "
                "\"activation_function\": \"relu\"}");
     assert_refused(dir, "\"activation_function\" relu is not supported", NULL);
-    write_text(dir, "config.json",
-               "{\"model_type\": \"llama\", \"hidden_size\": 64, \"intermediate_size\": 128, \"num_hidden_layers\": "
-               "2, \"num_attention_heads\": 4, \"vocab_size\": 40, \"rope_scaling\": {\"rope_type\": \"llama3\"}}");
-    assert_refused(dir, "\"rope_scaling\" is not supported", NULL);
+    /* rope_scaling: the types HF computes that attnviz does not, and a key missing */
+    static const struct {
+        const char *scaling, *says;
+    } ropes[] = {
+        {"{\"rope_type\": \"llama3\"}", "config.json: \"rope_scaling\": \"factor\" is missing"},
+        {"{\"rope_type\": \"llama3\", \"factor\": 8.0, \"low_freq_factor\": 1.0, \"high_freq_factor\": 4.0}",
+         "config.json: \"rope_scaling\": \"original_max_position_embeddings\" is missing"},
+        {"{\"rope_type\": \"llama3\", \"factor\": 8.0, \"low_freq_factor\": 4.0, \"high_freq_factor\": 4.0, "
+         "\"original_max_position_embeddings\": 8192}",
+         "\"high_freq_factor\" 4 must be greater than \"low_freq_factor\" 4"},
+        {"{\"type\": \"linear\", \"factor\": 0.5}",
+         "config.json: \"rope_scaling\": \"factor\" must be a number from 1"},
+        {"{\"rope_type\": \"yarn\", \"factor\": 4.0}",
+         "config.json: \"rope_scaling\": \"rope_type\" yarn is not supported (default, linear, llama3)"},
+        {"{\"type\": \"dynamic\", \"factor\": 2.0}", "\"rope_scaling\": \"type\" dynamic is not supported"},
+        {"{\"factor\": 2.0}", "config.json: \"rope_scaling\": \"rope_type\" is missing"},
+        {"[1]", "config.json: \"rope_scaling\" must be an object or null"},
+    };
+    for (size_t i = 0; i < sizeof ropes / sizeof *ropes; i++) {
+        char cfg[512];
+        snprintf(cfg, sizeof cfg,
+                 "{\"model_type\": \"llama\", \"hidden_size\": 64, \"intermediate_size\": 128, \"num_hidden_layers\": "
+                 "2, \"num_attention_heads\": 4, \"vocab_size\": 40, \"rope_scaling\": %s}",
+                 ropes[i].scaling);
+        write_text(dir, "config.json", cfg);
+        assert_refused(dir, ropes[i].says, NULL);
+    }
     write_text(dir, "config.json",
                "{\"model_type\": \"llama\", \"hidden_size\": 64, \"intermediate_size\": 128, \"num_hidden_layers\": "
                "2, \"num_attention_heads\": 4, \"num_key_value_heads\": 3, \"vocab_size\": 40}");
@@ -391,6 +495,18 @@ static void test_refusals(void **state) {
     write_st(dir, &s, 0);
     write_text(dir, "config.json", llama_config(50));
     assert_refused(dir, "tensor model.layers.1.self_attn.k_proj.weight: shape [64, 64], expected [32, 64]", NULL);
+    /* Qwen3: q_norm and k_norm needed, of head_dim */
+    s = qwen3_specs(50, 48, 4, 2, 32, 64);
+    spec_drop(&s, "model.layers.1.self_attn.k_norm.weight");
+    write_st(dir, &s, 0);
+    write_text(dir, "config.json", qwen3_config(50, 48, 4, 2, 32, 64));
+    assert_refused(dir, "tensor model.layers.1.self_attn.k_norm.weight is missing (qwen3 with 2 layers needs it)",
+                   NULL);
+    s = qwen3_specs(50, 48, 4, 2, 32, 64);
+    spec_get(&s, "model.layers.0.self_attn.q_norm.weight")->shape[0] = 48; /* the width, not a head's */
+    write_st(dir, &s, 0);
+    assert_refused(dir, "tensor model.layers.0.self_attn.q_norm.weight: shape [48], expected [32] (from config.json)",
+                   NULL);
     clean_dir(dir);
 }
 
@@ -516,6 +632,10 @@ static void test_extend_same_bits(void **state) {
     write_st(dir, &s, 1);
     write_text(dir, "config.json", llama_config(100));
     assert_extend_same_bits(dir, "llama bf16");
+    s = qwen3_specs(90, 48, 4, 2, 32, 64);
+    write_st(dir, &s, 1);
+    write_text(dir, "config.json", qwen3_config(90, 48, 4, 2, 32, 64));
+    assert_extend_same_bits(dir, "qwen3 bf16");
     par_set_threads(1);
     clean_dir(dir);
 }
@@ -654,6 +774,10 @@ static void test_kernels_same_bits(void **state) {
         write_st(dir, &s, bf16);
         write_text(dir, "config.json", llama_config_shaped(77, 40, 72));
         assert_kernels_same_bits(dir, bf16 ? "llama 40 bf16" : "llama 40 f32");
+        s = qwen3_specs(77, 40, 3, 1, 24, 72); /* heads of 24: RoPE's pairs and the norm's tails */
+        write_st(dir, &s, bf16);
+        write_text(dir, "config.json", qwen3_config(77, 40, 3, 1, 24, 72));
+        assert_kernels_same_bits(dir, bf16 ? "qwen3 bf16" : "qwen3 f32");
     }
     par_set_threads(1);
     clean_dir(dir);
@@ -719,8 +843,9 @@ static void test_numpy_reference(void **state) {
     if (!python) return;
     char base[] = "/tmp/attnviz-hfnp-XXXXXX";
     make_dir(base);
-    static const char *const cases[] = {"gpt2_f32",  "gpt2_bf16",  "llama_f32",  "llama_bf16",
-                                        "qwen2_f32", "qwen2_bf16", "mistral_f16"};
+    static const char *const cases[] = {"gpt2_f32",   "gpt2_bf16",  "llama_f32",   "llama_bf16",
+                                        "qwen2_f32",  "qwen2_bf16", "mistral_f16", "qwen3_f32",
+                                        "qwen3_bf16", "llama3_f32", "llama3_bf16", "qwen2_linear_f32"};
     par_set_threads(2);
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) check_case(python, base, cases[i]);
     par_set_threads(1);

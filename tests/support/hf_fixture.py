@@ -41,7 +41,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from verify_hf import (apply_rope, dims, gelu_new, layernorm, read_dir, rmsnorm,  # noqa: E402
+from verify_hf import (dims, gelu_new, layernorm, llama_qk, read_dir, rmsnorm,  # noqa: E402
                        tensor_shapes, write_safetensors)
 
 TOL = 1e-4
@@ -278,8 +278,7 @@ def forward(c, w, ids, causal, scale):
             h = "model.layers.%d." % l
             lin = lambda name, inp: inp @ w[h + name + ".weight"].T + w.get(h + name + ".bias", 0.0)
             xb = rmsnorm(x, w[h + "input_layernorm.weight"], c["eps"])
-            q = apply_rope(lin("self_attn.q_proj", xb), H, hs, c["theta"])
-            k = apply_rope(lin("self_attn.k_proj", xb), G, hs, c["theta"])
+            q, k = llama_qk(c, w, h, lin, xb)
             att, heads = attention(q, k, lin("self_attn.v_proj", xb))
             layers.append(heads)
             x = x + lin("self_attn.o_proj", att)
