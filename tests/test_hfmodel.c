@@ -2,8 +2,9 @@
  * through the engine (src/engine/transformer.c).
  *
  * With python3 and NumPy: tests/verify_hf.py writes tiny checkpoints of
- * every architecture (GPT-2, TfModel, Qwen2, Mistral; F32, F16, BF16; tied and
- * untied; with and without biases; one sharded, one with unaligned data), the
+ * every architecture (GPT-2, Llama, Qwen2, Mistral, Qwen3; Llama 3's and
+ * linear rope_scaling; F32, F16, BF16; tied and untied; with and without
+ * biases; one sharded, one with unaligned data), the
  * forward pass runs here, and the script compares every layer's input, q, k,
  * v and attention weights, and the logits, with its own NumPy forward to
  * 1e-4. Without NumPy that test prints "skipped: ..." and passes. The rest
@@ -640,6 +641,69 @@ static void test_extend_same_bits(void **state) {
     clean_dir(dir);
 }
 
+/* What the views read of a Qwen3 with Llama 3's rope_scaling (LayerChain,
+ * TrainedInfo) is what the engine computed: q_normed is each head of q_raw
+ * RMSNorm'ed times q_norm's gains (recomputed here in double), q is
+ * q_normed turned by trained_rope_freq's angles (the cell page's θ_p), and
+ * the run's table of cos and sin holds those same angles. */
+static void test_qk_norm_and_scaled_rope_steps(void **state) {
+    (void)state;
+    char dir[] = "/tmp/attnviz-hf-XXXXXX";
+    make_dir(dir);
+    Specs s = qwen3_specs(60, 40, 4, 2, 16, 48);
+    write_st(dir, &s, 0);
+    char cfg[1024];
+    snprintf(cfg, sizeof cfg,
+             "%.*s, \"rope_scaling\": {\"rope_type\": \"llama3\", \"factor\": 8.0, "
+             "\"low_freq_factor\": 1.0, \"high_freq_factor\": 4.0, \"original_max_position_embeddings\": 64}}",
+             (int)strlen(qwen3_config(60, 40, 4, 2, 16, 48)) - 1, qwen3_config(60, 40, 4, 2, 16, 48));
+    write_text(dir, "config.json", cfg);
+    AvError err = {0};
+    TfModel *m = hf_open(dir, &err);
+    if (!m) fail_msg("%s", err.msg);
+    const TfConfig *c = &m->cfg;
+    TrainedInfo t;
+    tf_trained_info(m, &t);
+    assert_true(t.qk_norm && t.rope_scaling.kind == ROPE_SCALE_LLAMA3 && t.head_size == 16);
+    enum { N = 12 };
+    int ids[N];
+    for (int i = 0; i < N; i++) ids[i] = (i * 11 + 2) % c->vocab;
+    TfRun *r = tf_run_new(m, N, 0, &err);
+    assert_non_null(r);
+    assert_int_equal(tf_embed(r, ids, N, &err), 0);
+    assert_int_equal(tf_layer_qkv(r, 0), 0);
+    const float *g = m->layers[0].q_norm;
+    double worst_norm = 0, worst_rope = 0, worst_table = 0;
+    int hs = c->head_dim, half = hs / 2;
+    for (int i = 0; i < N; i++)
+        for (int h = 0; h < c->n_heads; h++) {
+            const float *raw = r->q_raw + (size_t)i * c->q_dim + h * hs;
+            const float *nq = r->q_normed + (size_t)i * c->q_dim + h * hs;
+            const float *q = tf_run_q(r, 0) + (size_t)i * c->q_dim + h * hs;
+            double ss = 0;
+            for (int e = 0; e < hs; e++) ss += (double)raw[e] * raw[e];
+            double inv = 1.0 / sqrt(ss / hs + c->eps);
+            for (int e = 0; e < hs; e++) worst_norm = fmax(worst_norm, fabs(nq[e] - raw[e] * inv * g[e]));
+            for (int p = 0; p < half; p++) {
+                double a = i * trained_rope_freq(&t, p), x = nq[p], y = nq[p + half];
+                worst_rope = fmax(worst_rope, fabs(q[p] - (x * cos(a) - y * sin(a))));
+                worst_rope = fmax(worst_rope, fabs(q[p + half] - (y * cos(a) + x * sin(a))));
+                worst_table = fmax(worst_table, fabs(r->rope[((size_t)i * half + p) * 2] - cos(a)));
+                worst_table = fmax(worst_table, fabs(r->rope[((size_t)i * half + p) * 2 + 1] - sin(a)));
+            }
+        }
+    printf("qwen3 + llama3 RoPE: q_normed within %.3g, q within %.3g, the angles' table within %.3g\n", worst_norm,
+           worst_rope, worst_table);
+    assert_true(worst_norm < 1e-6 && worst_rope < 1e-5 && worst_table == 0.0);
+    /* a scaled model's frequencies are not the plain ones (llama3 changed 7 of 8 here) */
+    int changed = 0;
+    for (int p = 0; p < half; p++) changed += trained_rope_freq(&t, p) != pow(c->rope_theta, -2.0 * p / hs);
+    assert_int_equal(changed, 7);
+    tf_run_free(r);
+    tf_close(m);
+    clean_dir(dir);
+}
+
 // ---------------------------------------------------------------------------
 // the kernels: AVX-512, AVX2 and portable give the same bits
 
@@ -860,6 +924,7 @@ int main(void) {
         cmocka_unit_test(test_bf16_memory_bounded),
         cmocka_unit_test(test_threads_same_bits),
         cmocka_unit_test(test_extend_same_bits),
+        cmocka_unit_test(test_qk_norm_and_scaled_rope_steps),
         cmocka_unit_test(test_elementwise_paths),
         cmocka_unit_test(test_kernels_same_bits),
         cmocka_unit_test(test_numpy_reference),
