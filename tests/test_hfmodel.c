@@ -379,17 +379,16 @@ static void test_real_configs(void **state) {
     assert_true(rope_freq(c.rope_theta, c.head_dim, &c.rope_scaling, 0) == 1.0);
     assert_true(fabs(rope_freq(c.rope_theta, c.head_dim, &c.rope_scaling, 16) / 0.00042955679655936815 - 1) < 1e-12);
     assert_true(fabs(rope_freq(c.rope_theta, c.head_dim, &c.rope_scaling, 20) / 8.570255489881478e-06 - 1) < 1e-12);
-    /* older files: "type"; "default" is none; transformers 5's rope_parameters holds rope_theta */
+    /* older files: "type"; transformers 5's rope_parameters holds rope_theta, its type "default" unless said */
     static const char older[] = "{\"model_type\": \"llama\", \"hidden_size\": 16, \"intermediate_size\": 8, "
                                 "\"num_hidden_layers\": 1, \"num_attention_heads\": 2, \"vocab_size\": 9, "
                                 "\"rope_scaling\": {\"type\": \"linear\", \"factor\": 2.0}}";
     assert_int_equal(hf_config_parse(&c, older, strlen(older), "o/config.json", &err), 0);
     assert_true(c.rope_scaling.kind == ROPE_SCALE_LINEAR && c.rope_scaling.factor == 2.0);
     assert_true(rope_freq(c.rope_theta, c.head_dim, &c.rope_scaling, 1) == pow(1e4, -2.0 / 8) / 2);
-    static const char v5[] =
-        "{\"model_type\": \"qwen3\", \"hidden_size\": 16, \"intermediate_size\": 8, "
-        "\"num_hidden_layers\": 1, \"num_attention_heads\": 2, \"vocab_size\": 9, "
-        "\"rope_theta\": 7.0, \"rope_parameters\": {\"rope_type\": \"default\", \"rope_theta\": 1e6}}";
+    static const char v5[] = "{\"model_type\": \"qwen3\", \"hidden_size\": 16, \"intermediate_size\": 8, "
+                             "\"num_hidden_layers\": 1, \"num_attention_heads\": 2, \"vocab_size\": 9, "
+                             "\"rope_theta\": 7.0, \"rope_parameters\": {\"rope_theta\": 1e6}}";
     assert_int_equal(hf_config_parse(&c, v5, strlen(v5), "v5/config.json", &err), 0);
     assert_true(c.rope_scaling.kind == ROPE_SCALE_NONE && c.rope_theta == 1e6 && c.head_dim == 128);
 }

@@ -111,12 +111,12 @@ static int cfg_rope(Cfg *c, TfConfig *h) {
     Cfg s = {.root = o, .path = path, .err = c->err};
     const char *tk = cJSON_GetObjectItemCaseSensitive(o, "rope_type") ? "rope_type" : "type";
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, tk);
-    if (!t || cJSON_IsNull(t)) return av_errorf(c->err, _("%s: \"rope_type\" is missing"), path);
+    int v5 = strcmp(key, "rope_parameters") == 0; /* its type defaults to "default" */
+    if ((!t || cJSON_IsNull(t)) && !v5) return av_errorf(c->err, _("%s: \"rope_type\" is missing"), path);
     if (cfg_choice(&s, tk, kinds)) return -1;
-    if (strcmp(key, "rope_parameters") == 0 && cfg_num(&s, "rope_theta", h->rope_theta, 1.0, 1e12, &h->rope_theta))
-        return -1;
+    if (v5 && cfg_num(&s, "rope_theta", h->rope_theta, 1.0, 1e12, &h->rope_theta)) return -1;
     RopeScaling *r = &h->rope_scaling;
-    if (strcmp(t->valuestring, "default") == 0) return 0;
+    if (!t || cJSON_IsNull(t) || strcmp(t->valuestring, "default") == 0) return 0;
     if (cfg_need_num(&s, "factor", 1.0, 1e6, &r->factor)) return -1;
     if (strcmp(t->valuestring, "linear") == 0) {
         r->kind = ROPE_SCALE_LINEAR;
