@@ -591,7 +591,9 @@ static void test_threads_same_bits(void **state) {
 
 /* A forward of 16 rows and one of 10, then 1, then 5 rows through the KV
  * cache: the same bits in the logits of every row and every layer's K and V
- * (GPT-2's learned positions and TfModel's RoPE at the right rows). */
+ * (GPT-2's learned positions and RoPE at the right rows, Qwen3's q/k norm
+ * on the new rows); then the rows after an edit computed again with the
+ * rows before kept: the bits of a whole forward of the edited text. */
 static void assert_extend_same_bits(const char *dir, const char *what) {
     AvError err = {0};
     TfModel *m = hf_open(dir, &err);
@@ -613,7 +615,24 @@ static void assert_extend_same_bits(const char *dir, const char *what) {
     }
     assert_int_equal(tf_extend(step, ids, 1, &err), -1); /* full */
     assert_non_null(strstr(err.msg, "1 token after 16: the run holds 16"));
-    printf("%s: a KV-cached extension gives the same bits as the whole forward\n", what);
+    /* an edit after row 6: the rows before kept, the rest computed again
+     * layer by layer (the source's path), the bits of a whole forward */
+    int edited[16];
+    memcpy(edited, ids, sizeof ids);
+    for (int i = 6; i < 16; i++) edited[i] = (ids[i] + 3) % c->vocab;
+    assert_int_equal(tf_forward(whole, edited, 16, &err), 0);
+    assert_int_equal(tf_embed_from(step, edited, 16, 6, &err), 0);
+    for (int l = 0; l < c->n_layers; l++) {
+        assert_int_equal(tf_layer_qkv_rows(step, l, 6, 10), 0);
+        assert_int_equal(tf_layer_attend(step, l), 0);
+        assert_int_equal(tf_layer_finish_rows(step, l, NULL, 6, 10), 0);
+        assert_memory_equal(tf_run_q(whole, l), tf_run_q(step, l), sizeof(float) * 16 * (size_t)c->q_dim);
+        assert_memory_equal(tf_run_k(whole, l), tf_run_k(step, l), sizeof(float) * 16 * (size_t)c->kv_dim);
+    }
+    assert_int_equal(tf_logits_from(step, 6), 0);
+    assert_memory_equal(whole->logits + 6 * (size_t)c->vocab, step->logits + 6 * (size_t)c->vocab,
+                        sizeof(float) * 10 * (size_t)c->vocab);
+    printf("%s: a KV-cached extension and an edit's kept rows give the same bits as the whole forward\n", what);
     tf_run_free(whole);
     tf_run_free(step);
     tf_close(m);
