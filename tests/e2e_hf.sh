@@ -2,7 +2,9 @@
 # End-to-end: Hugging Face checkpoint folders (issue 14) through the real
 # binary. tests/support/hf_fixture.py writes a tiny GPT-2 (F32, its own
 # byte-level BPE tokenizer.json) and a tiny Llama (BF16, q/k/v biases,
-# untied lm_head, a SentencePiece-style tokenizer.json with byte fallback);
+# untied lm_head, a SentencePiece-style tokenizer.json with byte fallback),
+# a tiny Qwen3 (q_norm and k_norm, 4 heads of 32 on a width of 48) and a
+# tiny Llama with Llama 3's rope_scaling;
 # every layer's q, k, v, scores, weights, outputs and the next tokens of
 # --dump=json are recomputed by its independent NumPy forward; then the
 # screens (heatmap, census, grid, the chain, the cell page with rotate-half
@@ -16,15 +18,16 @@
 PY=/usr/bin/python3
 need_numpy || finish
 FIX=tests/support/hf_fixture.py
-$PY $FIX write "$TMP/gpt2" gpt2 && $PY $FIX write "$TMP/llama" llama || { fail "hf_fixture.py write"; finish; }
-G=$TMP/gpt2 L=$TMP/llama
+$PY $FIX write "$TMP/gpt2" gpt2 && $PY $FIX write "$TMP/llama" llama && $PY $FIX write "$TMP/qwen3" qwen3 &&
+    $PY $FIX write "$TMP/llama3" llama3 || { fail "hf_fixture.py write"; finish; }
+G=$TMP/gpt2 L=$TMP/llama Q3=$TMP/qwen3 L3=$TMP/llama3
 MARY="When Mary and John went to the store, John gave a drink to"
 
 # Every number of the dumps against the independent reference: both
 # architectures, causal, mask none (later layers fed from it), no scaling,
 # a later layer shown, Korean through byte fallback.
 i=0
-for dir in "$G" "$L"; do
+for dir in "$G" "$L" "$Q3"; do
     for args in '"$MARY"' '--mask none "$MARY"' '--no-scale "Lily saw a cat. Lily saw"' '--layer 2 "The cat sat."' \
         '"나는 어제 영화를 봤다"'; do
         i=$((i + 1))
@@ -35,6 +38,32 @@ for dir in "$G" "$L"; do
         if msg=$($PY $FIX check "$dir" "$TMP/v$i.json" 2>&1); then pass; else fail "numpy $dir $args: $msg"; fi
     done
 done
+# Llama 3's scaled RoPE: causal and mask none, a later layer.
+for args in '"$MARY"' '--mask none --layer 2 "Lily saw a cat. Lily saw"'; do
+    if eval "\"\$ATTNVIZ\" --model \"\$L3\" --dump=json $args" >"$TMP/l3.json" &&
+        msg=$($PY $FIX check "$L3" "$TMP/l3.json" 2>&1); then pass; else fail "numpy llama3 $args: $msg"; fi
+done
+# Every view, the head tests, --generate and the text dump on both new
+# rows: none refused, none empty.
+for dir in "$Q3" "$L3"; do
+    for view in heatmap heads pipeline gravity census classes zoom; do
+        out=$("$ATTNVIZ" --model "$dir" --once --view $view "Lily saw a cat. Lily saw" 2>&1)
+        [ $? = 0 ] && [ -n "$out" ] && pass || fail "--once --view $view on $dir: $out"
+    done
+    out=$("$ATTNVIZ" --model "$dir" --dump=heads 2>&1)
+    expect_contains "--dump=heads on $dir" "$out" '"heads_scores"'
+    out=$("$ATTNVIZ" --model "$dir" --generate 4 "Lily saw" 2>&1)
+    expect_rc "--generate on $dir" 0 $?
+    out=$("$ATTNVIZ" --model "$dir" --dump=text "Lily saw a cat." 2>&1)
+    expect_contains "--dump=text on $dir" "$out" "next tokens after"
+done
+# The chain of Qwen3 shows the q/k norm between the projection and RoPE.
+out=$("$ATTNVIZ" --model "$Q3" --once --view pipeline "Lily saw a cat." | grep '  ([0-9]*, [0-9]*)$' | tr '\n' '|')
+expect_contains "qwen3 chain: the q/k norm before RoPE" "$out" \
+    "V = xb W_vᵀ  (6, 64)|q = RMSNorm(Q) · g_q, head by head  (6, 128)|k = RMSNorm(K) · g_k, head by head  (6, 64)|q, head 1, before RoPE  (6, 32)|"
+out=$("$ATTNVIZ" --model "$L3" --once --view pipeline "Lily saw a cat.")
+expect_contains "llama3 chain: scaled angles" "$out" "RoPE angle i·10000^(-2p/16) scaled by llama3, pair p"
+
 # next_tokens keep each piece's bytes ("bytes": [...]); a piece that is part
 # of a UTF-8 character is null, never U+FFFD (GPT-2's byte tokens 128..255).
 out=$($PY -c '
@@ -147,6 +176,12 @@ cp -r "$G" "$TMP/layers" && sed 's/"n_layer": 2/"n_layer": 3/' "$G/config.json" 
 bad "config that disagrees" "h.2." --model "$TMP/layers" --dump
 cp -r "$G" "$TMP/badtok" && printf '{"model": {"type": "Unigram"}}' >"$TMP/badtok/tokenizer.json"
 bad "tokenizer of another kind" "tokenizer.json" --model "$TMP/badtok" --dump
+# rope_scaling of a type attnviz does not compute, or without its keys
+cp -r "$L3" "$TMP/yarn" && sed 's/"llama3"/"yarn"/' "$L3/config.json" >"$TMP/yarn/config.json"
+bad "rope_scaling yarn" 'config.json: "rope_scaling": "rope_type" yarn is not supported (default, linear, llama3)' \
+    --model "$TMP/yarn" --dump
+cp -r "$L3" "$TMP/nofactor" && grep -v '"factor"' "$L3/config.json" >"$TMP/nofactor/config.json"
+bad "rope_scaling without factor" 'config.json: "rope_scaling": "factor" is missing' --model "$TMP/nofactor" --dump
 # A header rewritten: ln_f.bias as I32 (the same 4 bytes an element) is no
 # weight; an extra U8 buffer (as GPT-2's files carry h.N.attn.bias) is fine.
 retype() { # DIR TENSOR DTYPE [EXTRA]
@@ -200,6 +235,16 @@ tmx_stop
 tmx_start 100 50 LC_ALL=C.UTF-8 -- "$ATTNVIZ" --color=never --model "$L" "'Lily saw a cat. Lily saw'"
 tmx_wait "model=llama" || fail "llama: no screen"
 tmx_expect "cell page: rotate-half pairs" "a = x[p], b = x[p+4]" End Enter
+tmx_stop
+tmx_start 100 50 LC_ALL=C.UTF-8 -- "$ATTNVIZ" --color=never --model "$Q3" "'Lily saw a cat. Lily saw'"
+tmx_wait "model=qwen3 d_model=48 heads=4 d_k=32" || fail "qwen3: no screen"
+tmx_expect "qwen3 cell page: the norm before RoPE" "after the model's per-head RMSNorm (q_norm, k_norm)" End Enter
+tmx_expect "qwen3 next tokens" "next after" Escape n
+tmx_stop
+tmx_start 100 50 LC_ALL=C.UTF-8 -- "$ATTNVIZ" --color=never --model "$L3" "'Lily saw a cat. Lily saw'"
+tmx_wait "model=llama" || fail "llama3: no screen"
+tmx_expect "llama3 cell page: scaled angles" "scaled by rope_scaling llama3 (factor 8, original context 64)" End Enter
+tmx_expect "llama3 cell page: a smoothed frequency" "p 1  θ 0.244385"
 tmx_stop
 tmx_start 100 30 LC_ALL=C.UTF-8 -- "$ATTNVIZ" --color=never --model "$L" "'Lily saw a cat. Lily saw'"
 tmx_wait "model=llama" || fail "llama: no screen"

@@ -2,8 +2,9 @@
  * through the engine (src/engine/transformer.c).
  *
  * With python3 and NumPy: tests/verify_hf.py writes tiny checkpoints of
- * every architecture (GPT-2, TfModel, Qwen2, Mistral; F32, F16, BF16; tied and
- * untied; with and without biases; one sharded, one with unaligned data), the
+ * every architecture (GPT-2, Llama, Qwen2, Mistral, Qwen3; Llama 3's and
+ * linear rope_scaling; F32, F16, BF16; tied and untied; with and without
+ * biases; one sharded, one with unaligned data), the
  * forward pass runs here, and the script compares every layer's input, q, k,
  * v and attention weights, and the logits, with its own NumPy forward to
  * 1e-4. Without NumPy that test prints "skipped: ..." and passes. The rest
@@ -190,6 +191,38 @@ static char *llama_config_shaped(int vocab, int d, int hid) {
 
 static char *llama_config(int vocab) { return llama_config_shaped(vocab, 64, 128); }
 
+/* A Qwen3 (q_norm, k_norm) of vocab tokens, width d, 2 layers of `heads`
+ * query heads over `kv` key/value heads of hs each (heads x hs need not be
+ * d), FFN hid, untied. */
+static Specs qwen3_specs(int vocab, int d, int heads, int kv, int hs, int hid) {
+    Specs s = llama_specs_shaped(vocab, d, hid);
+    for (int l = 0; l < 2; l++) {
+        char n[96];
+#define SET(part, a, b)                                                                                                \
+    (snprintf(n, sizeof n, "model.layers.%d.%s", l, part), spec_get(&s, n)->shape[0] = a, spec_get(&s, n)->shape[1] = b)
+        SET("self_attn.q_proj.weight", heads * hs, d);
+        SET("self_attn.k_proj.weight", kv * hs, d);
+        SET("self_attn.v_proj.weight", kv * hs, d);
+        SET("self_attn.o_proj.weight", d, heads * hs);
+#undef SET
+        snprintf(n, sizeof n, "model.layers.%d.self_attn.q_norm.weight", l);
+        spec_add(&s, n, 1, hs, 0);
+        snprintf(n, sizeof n, "model.layers.%d.self_attn.k_norm.weight", l);
+        spec_add(&s, n, 1, hs, 0);
+    }
+    return s;
+}
+
+static char *qwen3_config(int vocab, int d, int heads, int kv, int hs, int hid) {
+    static char buf[512];
+    snprintf(buf, sizeof buf,
+             "{\"model_type\": \"qwen3\", \"hidden_size\": %d, \"intermediate_size\": %d, \"num_hidden_layers\": 2, "
+             "\"num_attention_heads\": %d, \"num_key_value_heads\": %d, \"head_dim\": %d, \"vocab_size\": %d, "
+             "\"max_position_embeddings\": 64, \"tie_word_embeddings\": false}",
+             d, hid, heads, kv, hs, vocab);
+    return buf;
+}
+
 static void make_dir(char *dir) { assert_non_null(mkdtemp(dir)); }
 
 static void clean_dir(const char *dir) {
@@ -310,6 +343,54 @@ static void test_real_configs(void **state) {
                                       "\"max_position_embeddings\": 32768, \"sliding_window\": 4096}";
     assert_int_equal(hf_config_parse(&c, qwen_window, strlen(qwen_window), "q/config.json", &err), 0);
     assert_int_equal(c.max_pos, 32768);
+    /* Qwen3-0.6B: q/k norm, 16 heads of 128 on a width of 1024 */
+    static const char qwen3[] =
+        "{\"architectures\": [\"Qwen3ForCausalLM\"], \"attention_bias\": false, \"head_dim\": 128, \"hidden_act\": "
+        "\"silu\", \"hidden_size\": 1024, \"intermediate_size\": 3072, \"max_position_embeddings\": 40960, "
+        "\"max_window_layers\": 28, \"model_type\": \"qwen3\", \"num_attention_heads\": 16, \"num_hidden_layers\": 28, "
+        "\"num_key_value_heads\": 8, \"rms_norm_eps\": 1e-06, \"rope_scaling\": null, \"rope_theta\": 1000000, "
+        "\"sliding_window\": null, \"tie_word_embeddings\": true, \"use_sliding_window\": false, \"vocab_size\": "
+        "151936}";
+    assert_int_equal(hf_config_parse(&c, qwen3, strlen(qwen3), "qwen3/config.json", &err), 0);
+    assert_string_equal(c.model_type, "qwen3");
+    assert_true(c.arch->qk_norm && c.arch->rope == ROPE_HALF);
+    assert_int_equal(c.head_dim, 128);
+    assert_int_equal(c.q_dim, 2048);
+    assert_int_equal(c.kv_dim, 1024);
+    assert_int_equal(c.max_pos, 40960);
+    assert_true(c.tied && !c.qkv_bias && !c.o_bias && c.rope_theta == 1e6);
+    assert_int_equal(c.rope_scaling.kind, ROPE_SCALE_NONE);
+    /* Llama-3.2-1B: rope_scaling llama3 */
+    static const char llama32[] =
+        "{\"architectures\": [\"LlamaForCausalLM\"], \"attention_bias\": false, \"head_dim\": 64, \"hidden_size\": "
+        "2048, \"intermediate_size\": 8192, \"max_position_embeddings\": 131072, \"mlp_bias\": false, \"model_type\": "
+        "\"llama\", \"num_attention_heads\": 32, \"num_hidden_layers\": 16, \"num_key_value_heads\": 8, "
+        "\"rms_norm_eps\": 1e-05, \"rope_scaling\": {\"factor\": 32.0, \"high_freq_factor\": 4.0, \"low_freq_factor\": "
+        "1.0, \"original_max_position_embeddings\": 8192, \"rope_type\": \"llama3\"}, \"rope_theta\": 500000.0, "
+        "\"tie_word_embeddings\": true, \"vocab_size\": 128256}";
+    assert_int_equal(hf_config_parse(&c, llama32, strlen(llama32), "llama32/config.json", &err), 0);
+    assert_int_equal(c.rope_scaling.kind, ROPE_SCALE_LLAMA3);
+    assert_true(c.rope_scaling.factor == 32.0 && c.rope_scaling.low_freq_factor == 1.0 &&
+                c.rope_scaling.high_freq_factor == 4.0 && c.rope_scaling.original_max_pos == 8192);
+    assert_true(!c.arch->qk_norm && c.head_dim == 64 && c.rope_theta == 5e5);
+    /* its frequencies by hand (python): pair 0 (wavelength 6.3) kept; pair
+     * 16 (4443, between 8192 / 4 and 8192) smoothed, s = 0.2813; pair 20
+     * (22911) divided by 32 */
+    assert_true(rope_freq(c.rope_theta, c.head_dim, &c.rope_scaling, 0) == 1.0);
+    assert_true(fabs(rope_freq(c.rope_theta, c.head_dim, &c.rope_scaling, 16) / 0.00042955679655936815 - 1) < 1e-12);
+    assert_true(fabs(rope_freq(c.rope_theta, c.head_dim, &c.rope_scaling, 20) / 8.570255489881478e-06 - 1) < 1e-12);
+    /* older files: "type"; transformers 5's rope_parameters holds rope_theta, its type "default" unless said */
+    static const char older[] = "{\"model_type\": \"llama\", \"hidden_size\": 16, \"intermediate_size\": 8, "
+                                "\"num_hidden_layers\": 1, \"num_attention_heads\": 2, \"vocab_size\": 9, "
+                                "\"rope_scaling\": {\"type\": \"linear\", \"factor\": 2.0}}";
+    assert_int_equal(hf_config_parse(&c, older, strlen(older), "o/config.json", &err), 0);
+    assert_true(c.rope_scaling.kind == ROPE_SCALE_LINEAR && c.rope_scaling.factor == 2.0);
+    assert_true(rope_freq(c.rope_theta, c.head_dim, &c.rope_scaling, 1) == pow(1e4, -2.0 / 8) / 2);
+    static const char v5[] = "{\"model_type\": \"qwen3\", \"hidden_size\": 16, \"intermediate_size\": 8, "
+                             "\"num_hidden_layers\": 1, \"num_attention_heads\": 2, \"vocab_size\": 9, "
+                             "\"rope_theta\": 7.0, \"rope_parameters\": {\"rope_theta\": 1e6}}";
+    assert_int_equal(hf_config_parse(&c, v5, strlen(v5), "v5/config.json", &err), 0);
+    assert_true(c.rope_scaling.kind == ROPE_SCALE_NONE && c.rope_theta == 1e6 && c.head_dim == 128);
 }
 
 static void test_refusals(void **state) {
@@ -327,7 +408,7 @@ static void test_refusals(void **state) {
     assert_refused(dir, "config.json: not a JSON object", NULL);
     /* an unknown architecture, by type or by class name */
     write_text(dir, "config.json", "{\"model_type\": \"bert\", \"hidden_size\": 16}");
-    assert_refused(dir, "model_type \"bert\" is not supported (gpt2, llama, qwen2, mistral)", NULL);
+    assert_refused(dir, "model_type \"bert\" is not supported (gpt2, llama, qwen2, mistral, qwen3)", NULL);
     write_text(dir, "config.json", "{\"architectures\": [\"T5ForConditionalGeneration\"]}");
     assert_refused(dir, "architecture \"T5ForConditionalGeneration\" is not supported", NULL);
     write_text(dir, "config.json", "{\"vocab_size\": 3}");
@@ -345,10 +426,33 @@ static void test_refusals(void **state) {
                "{\"model_type\": \"gpt2\", \"n_embd\": 16, \"n_layer\": 2, \"n_head\": 4, \"vocab_size\": 40, "
                "\"activation_function\": \"relu\"}");
     assert_refused(dir, "\"activation_function\" relu is not supported", NULL);
-    write_text(dir, "config.json",
-               "{\"model_type\": \"llama\", \"hidden_size\": 64, \"intermediate_size\": 128, \"num_hidden_layers\": "
-               "2, \"num_attention_heads\": 4, \"vocab_size\": 40, \"rope_scaling\": {\"rope_type\": \"llama3\"}}");
-    assert_refused(dir, "\"rope_scaling\" is not supported", NULL);
+    /* rope_scaling: the types HF computes that attnviz does not, and a key missing */
+    static const struct {
+        const char *scaling, *says;
+    } ropes[] = {
+        {"{\"rope_type\": \"llama3\"}", "config.json: \"rope_scaling\": \"factor\" is missing"},
+        {"{\"rope_type\": \"llama3\", \"factor\": 8.0, \"low_freq_factor\": 1.0, \"high_freq_factor\": 4.0}",
+         "config.json: \"rope_scaling\": \"original_max_position_embeddings\" is missing"},
+        {"{\"rope_type\": \"llama3\", \"factor\": 8.0, \"low_freq_factor\": 4.0, \"high_freq_factor\": 4.0, "
+         "\"original_max_position_embeddings\": 8192}",
+         "\"high_freq_factor\" 4 must be greater than \"low_freq_factor\" 4"},
+        {"{\"type\": \"linear\", \"factor\": 0.5}",
+         "config.json: \"rope_scaling\": \"factor\" must be a number from 1"},
+        {"{\"rope_type\": \"yarn\", \"factor\": 4.0}",
+         "config.json: \"rope_scaling\": \"rope_type\" yarn is not supported (default, linear, llama3)"},
+        {"{\"type\": \"dynamic\", \"factor\": 2.0}", "\"rope_scaling\": \"type\" dynamic is not supported"},
+        {"{\"factor\": 2.0}", "config.json: \"rope_scaling\": \"rope_type\" is missing"},
+        {"[1]", "config.json: \"rope_scaling\" must be an object or null"},
+    };
+    for (size_t i = 0; i < sizeof ropes / sizeof *ropes; i++) {
+        char cfg[512];
+        snprintf(cfg, sizeof cfg,
+                 "{\"model_type\": \"llama\", \"hidden_size\": 64, \"intermediate_size\": 128, \"num_hidden_layers\": "
+                 "2, \"num_attention_heads\": 4, \"vocab_size\": 40, \"rope_scaling\": %s}",
+                 ropes[i].scaling);
+        write_text(dir, "config.json", cfg);
+        assert_refused(dir, ropes[i].says, NULL);
+    }
     write_text(dir, "config.json",
                "{\"model_type\": \"llama\", \"hidden_size\": 64, \"intermediate_size\": 128, \"num_hidden_layers\": "
                "2, \"num_attention_heads\": 4, \"num_key_value_heads\": 3, \"vocab_size\": 40}");
@@ -391,6 +495,18 @@ static void test_refusals(void **state) {
     write_st(dir, &s, 0);
     write_text(dir, "config.json", llama_config(50));
     assert_refused(dir, "tensor model.layers.1.self_attn.k_proj.weight: shape [64, 64], expected [32, 64]", NULL);
+    /* Qwen3: q_norm and k_norm needed, of head_dim */
+    s = qwen3_specs(50, 48, 4, 2, 32, 64);
+    spec_drop(&s, "model.layers.1.self_attn.k_norm.weight");
+    write_st(dir, &s, 0);
+    write_text(dir, "config.json", qwen3_config(50, 48, 4, 2, 32, 64));
+    assert_refused(dir, "tensor model.layers.1.self_attn.k_norm.weight is missing (qwen3 with 2 layers needs it)",
+                   NULL);
+    s = qwen3_specs(50, 48, 4, 2, 32, 64);
+    spec_get(&s, "model.layers.0.self_attn.q_norm.weight")->shape[0] = 48; /* the width, not a head's */
+    write_st(dir, &s, 0);
+    assert_refused(dir, "tensor model.layers.0.self_attn.q_norm.weight: shape [48], expected [32] (from config.json)",
+                   NULL);
     clean_dir(dir);
 }
 
@@ -475,7 +591,9 @@ static void test_threads_same_bits(void **state) {
 
 /* A forward of 16 rows and one of 10, then 1, then 5 rows through the KV
  * cache: the same bits in the logits of every row and every layer's K and V
- * (GPT-2's learned positions and TfModel's RoPE at the right rows). */
+ * (GPT-2's learned positions and RoPE at the right rows, Qwen3's q/k norm
+ * on the new rows); then the rows after an edit computed again with the
+ * rows before kept: the bits of a whole forward of the edited text. */
 static void assert_extend_same_bits(const char *dir, const char *what) {
     AvError err = {0};
     TfModel *m = hf_open(dir, &err);
@@ -497,7 +615,24 @@ static void assert_extend_same_bits(const char *dir, const char *what) {
     }
     assert_int_equal(tf_extend(step, ids, 1, &err), -1); /* full */
     assert_non_null(strstr(err.msg, "1 token after 16: the run holds 16"));
-    printf("%s: a KV-cached extension gives the same bits as the whole forward\n", what);
+    /* an edit after row 6: the rows before kept, the rest computed again
+     * layer by layer (the source's path), the bits of a whole forward */
+    int edited[16];
+    memcpy(edited, ids, sizeof ids);
+    for (int i = 6; i < 16; i++) edited[i] = (ids[i] + 3) % c->vocab;
+    assert_int_equal(tf_forward(whole, edited, 16, &err), 0);
+    assert_int_equal(tf_embed_from(step, edited, 16, 6, &err), 0);
+    for (int l = 0; l < c->n_layers; l++) {
+        assert_int_equal(tf_layer_qkv_rows(step, l, 6, 10), 0);
+        assert_int_equal(tf_layer_attend(step, l), 0);
+        assert_int_equal(tf_layer_finish_rows(step, l, NULL, 6, 10), 0);
+        assert_memory_equal(tf_run_q(whole, l), tf_run_q(step, l), sizeof(float) * 16 * (size_t)c->q_dim);
+        assert_memory_equal(tf_run_k(whole, l), tf_run_k(step, l), sizeof(float) * 16 * (size_t)c->kv_dim);
+    }
+    assert_int_equal(tf_logits_from(step, 6), 0);
+    assert_memory_equal(whole->logits + 6 * (size_t)c->vocab, step->logits + 6 * (size_t)c->vocab,
+                        sizeof(float) * 10 * (size_t)c->vocab);
+    printf("%s: a KV-cached extension and an edit's kept rows give the same bits as the whole forward\n", what);
     tf_run_free(whole);
     tf_run_free(step);
     tf_close(m);
@@ -516,7 +651,74 @@ static void test_extend_same_bits(void **state) {
     write_st(dir, &s, 1);
     write_text(dir, "config.json", llama_config(100));
     assert_extend_same_bits(dir, "llama bf16");
+    s = qwen3_specs(90, 48, 4, 2, 32, 64);
+    write_st(dir, &s, 1);
+    write_text(dir, "config.json", qwen3_config(90, 48, 4, 2, 32, 64));
+    assert_extend_same_bits(dir, "qwen3 bf16");
     par_set_threads(1);
+    clean_dir(dir);
+}
+
+/* What the views read of a Qwen3 with Llama 3's rope_scaling (LayerChain,
+ * TrainedInfo) is what the engine computed: q_normed is each head of q_raw
+ * RMSNorm'ed times q_norm's gains (recomputed here in double), q is
+ * q_normed turned by trained_rope_freq's angles (the cell page's θ_p), and
+ * the run's table of cos and sin holds those same angles. */
+static void test_qk_norm_and_scaled_rope_steps(void **state) {
+    (void)state;
+    char dir[] = "/tmp/attnviz-hf-XXXXXX";
+    make_dir(dir);
+    Specs s = qwen3_specs(60, 40, 4, 2, 16, 48);
+    write_st(dir, &s, 0);
+    char cfg[1024];
+    snprintf(cfg, sizeof cfg,
+             "%.*s, \"rope_scaling\": {\"rope_type\": \"llama3\", \"factor\": 8.0, "
+             "\"low_freq_factor\": 1.0, \"high_freq_factor\": 4.0, \"original_max_position_embeddings\": 64}}",
+             (int)strlen(qwen3_config(60, 40, 4, 2, 16, 48)) - 1, qwen3_config(60, 40, 4, 2, 16, 48));
+    write_text(dir, "config.json", cfg);
+    AvError err = {0};
+    TfModel *m = hf_open(dir, &err);
+    if (!m) fail_msg("%s", err.msg);
+    const TfConfig *c = &m->cfg;
+    TrainedInfo t;
+    tf_trained_info(m, &t);
+    assert_true(t.qk_norm && t.rope_scaling.kind == ROPE_SCALE_LLAMA3 && t.head_size == 16);
+    enum { N = 12 };
+    int ids[N];
+    for (int i = 0; i < N; i++) ids[i] = (i * 11 + 2) % c->vocab;
+    TfRun *r = tf_run_new(m, N, 0, &err);
+    assert_non_null(r);
+    assert_int_equal(tf_embed(r, ids, N, &err), 0);
+    assert_int_equal(tf_layer_qkv(r, 0), 0);
+    const float *g = m->layers[0].q_norm;
+    double worst_norm = 0, worst_rope = 0, worst_table = 0;
+    int hs = c->head_dim, half = hs / 2;
+    for (int i = 0; i < N; i++)
+        for (int h = 0; h < c->n_heads; h++) {
+            const float *raw = r->q_raw + (size_t)i * c->q_dim + h * hs;
+            const float *nq = r->q_normed + (size_t)i * c->q_dim + h * hs;
+            const float *q = tf_run_q(r, 0) + (size_t)i * c->q_dim + h * hs;
+            double ss = 0;
+            for (int e = 0; e < hs; e++) ss += (double)raw[e] * raw[e];
+            double inv = 1.0 / sqrt(ss / hs + c->eps);
+            for (int e = 0; e < hs; e++) worst_norm = fmax(worst_norm, fabs(nq[e] - raw[e] * inv * g[e]));
+            for (int p = 0; p < half; p++) {
+                double a = i * trained_rope_freq(&t, p), x = nq[p], y = nq[p + half];
+                worst_rope = fmax(worst_rope, fabs(q[p] - (x * cos(a) - y * sin(a))));
+                worst_rope = fmax(worst_rope, fabs(q[p + half] - (y * cos(a) + x * sin(a))));
+                worst_table = fmax(worst_table, fabs(r->rope[((size_t)i * half + p) * 2] - cos(a)));
+                worst_table = fmax(worst_table, fabs(r->rope[((size_t)i * half + p) * 2 + 1] - sin(a)));
+            }
+        }
+    printf("qwen3 + llama3 RoPE: q_normed within %.3g, q within %.3g, the angles' table within %.3g\n", worst_norm,
+           worst_rope, worst_table);
+    assert_true(worst_norm < 1e-6 && worst_rope < 1e-5 && worst_table == 0.0);
+    /* a scaled model's frequencies are not the plain ones (llama3 changed 7 of 8 here) */
+    int changed = 0;
+    for (int p = 0; p < half; p++) changed += trained_rope_freq(&t, p) != pow(c->rope_theta, -2.0 * p / hs);
+    assert_int_equal(changed, 7);
+    tf_run_free(r);
+    tf_close(m);
     clean_dir(dir);
 }
 
@@ -654,6 +856,10 @@ static void test_kernels_same_bits(void **state) {
         write_st(dir, &s, bf16);
         write_text(dir, "config.json", llama_config_shaped(77, 40, 72));
         assert_kernels_same_bits(dir, bf16 ? "llama 40 bf16" : "llama 40 f32");
+        s = qwen3_specs(77, 40, 3, 1, 24, 72); /* heads of 24: RoPE's pairs and the norm's tails */
+        write_st(dir, &s, bf16);
+        write_text(dir, "config.json", qwen3_config(77, 40, 3, 1, 24, 72));
+        assert_kernels_same_bits(dir, bf16 ? "qwen3 bf16" : "qwen3 f32");
     }
     par_set_threads(1);
     clean_dir(dir);
@@ -719,8 +925,9 @@ static void test_numpy_reference(void **state) {
     if (!python) return;
     char base[] = "/tmp/attnviz-hfnp-XXXXXX";
     make_dir(base);
-    static const char *const cases[] = {"gpt2_f32",  "gpt2_bf16",  "llama_f32",  "llama_bf16",
-                                        "qwen2_f32", "qwen2_bf16", "mistral_f16"};
+    static const char *const cases[] = {"gpt2_f32",   "gpt2_bf16",  "llama_f32",   "llama_bf16",
+                                        "qwen2_f32",  "qwen2_bf16", "mistral_f16", "qwen3_f32",
+                                        "qwen3_bf16", "llama3_f32", "llama3_bf16", "qwen2_linear_f32"};
     par_set_threads(2);
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) check_case(python, base, cases[i]);
     par_set_threads(1);
@@ -735,6 +942,7 @@ int main(void) {
         cmocka_unit_test(test_bf16_memory_bounded),
         cmocka_unit_test(test_threads_same_bits),
         cmocka_unit_test(test_extend_same_bits),
+        cmocka_unit_test(test_qk_norm_and_scaled_rope_steps),
         cmocka_unit_test(test_elementwise_paths),
         cmocka_unit_test(test_kernels_same_bits),
         cmocka_unit_test(test_numpy_reference),

@@ -54,6 +54,40 @@ CASES = {
                      "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8, "vocab_size": 33,
                      "max_position_embeddings": 64, "sliding_window": 4096, "rms_norm_eps": 1e-5,
                      "rope_theta": 10000.0}, "F16", {}),
+    # Qwen3: q_norm and k_norm; heads x head_dim (4 x 32 = 128) is not hidden_size (48)
+    "qwen3_f32": ({"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", "hidden_size": 48,
+                   "intermediate_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+                   "num_key_value_heads": 2, "head_dim": 32, "vocab_size": 50, "max_position_embeddings": 64,
+                   "rms_norm_eps": 1e-6, "rope_theta": 1000000.0, "tie_word_embeddings": False,
+                   "attention_bias": False, "use_sliding_window": False, "sliding_window": None,
+                   "hidden_act": "silu"}, "F32", {}),
+    # no head_dim: Qwen3Config's 128 (2 x 128 on a width of 32); tied; transformers 5's rope_parameters
+    "qwen3_bf16": ({"model_type": "qwen3", "hidden_size": 32, "intermediate_size": 40, "num_hidden_layers": 3,
+                    "num_attention_heads": 2, "num_key_value_heads": 1, "vocab_size": 41,
+                    "max_position_embeddings": 24, "rms_norm_eps": 1e-6, "tie_word_embeddings": True,
+                    "rope_parameters": {"rope_type": "default", "rope_theta": 5000.0}}, "BF16", {}),
+    # Llama 3.x's rope_scaling. head_dim 16, theta 10000: wavelengths 2 pi theta^(2p/16) = 6.3, 19.9, 62.8,
+    # 199, ...; original context 64 with factors 1 and 4: 6.3 < 16 kept, 19.9 and 62.8 between 16 and 64
+    # smoothed, from 199 on divided by 8
+    "llama3_f32": ({"model_type": "llama", "hidden_size": 32, "intermediate_size": 48, "num_hidden_layers": 2,
+                    "num_attention_heads": 2, "num_key_value_heads": 1, "vocab_size": 45,
+                    "max_position_embeddings": 128, "rms_norm_eps": 1e-5, "rope_theta": 10000.0,
+                    "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
+                                     "high_freq_factor": 4.0, "original_max_position_embeddings": 64},
+                    "tie_word_embeddings": False}, "F32", {}),
+    # the older "type"; head_dim 32, theta 500000: wavelengths 6.3, 14.3, 32.5, 73.7, ...; original 48 with
+    # factors 1 and 4 (thresholds 12 and 48): one kept, two smoothed, the rest divided by 32
+    "llama3_bf16": ({"model_type": "llama", "hidden_size": 64, "intermediate_size": 40, "num_hidden_layers": 2,
+                     "num_attention_heads": 2, "num_key_value_heads": 2, "vocab_size": 38,
+                     "max_position_embeddings": 40, "rms_norm_eps": 1e-5, "rope_theta": 500000.0,
+                     "rope_scaling": {"type": "llama3", "factor": 32.0, "low_freq_factor": 1.0,
+                                      "high_freq_factor": 4.0, "original_max_position_embeddings": 48},
+                     "tie_word_embeddings": True}, "BF16", {}),
+    # linear scaling: every frequency divided by the factor
+    "qwen2_linear_f32": ({"model_type": "qwen2", "hidden_size": 16, "intermediate_size": 32,
+                          "num_hidden_layers": 2, "num_attention_heads": 2, "num_key_value_heads": 2,
+                          "vocab_size": 30, "max_position_embeddings": 48, "rope_theta": 10000.0,
+                          "rope_scaling": {"type": "linear", "factor": 4.0}}, "F32", {}),
 }
 
 
@@ -68,10 +102,14 @@ def dims(cfg):
                     eps=cfg.get("layer_norm_epsilon", 1e-5), tied=True, qkv_bias=True, o_bias=True)
     d, h = cfg["hidden_size"], cfg["num_attention_heads"]
     mt = cfg["model_type"]
+    # RoPE: rope_scaling, or transformers 5's rope_parameters (with rope_theta inside)
+    rope = cfg.get("rope_parameters") or cfg.get("rope_scaling")
+    theta = (cfg.get("rope_parameters") or {}).get("rope_theta", cfg.get("rope_theta", 10000.0))
     return dict(arch="llama", dim=d, hidden=cfg["intermediate_size"], layers=cfg["num_hidden_layers"], heads=h,
-                kv_heads=cfg.get("num_key_value_heads", h), hs=cfg.get("head_dim", d // h), vocab=cfg["vocab_size"],
-                eps=cfg.get("rms_norm_eps", 1e-6), theta=cfg.get("rope_theta", 10000.0),
-                tied=cfg.get("tie_word_embeddings", False),
+                kv_heads=cfg.get("num_key_value_heads", h),
+                hs=cfg.get("head_dim", 128 if mt == "qwen3" else d // h),  # Qwen3Config's head_dim is 128
+                vocab=cfg["vocab_size"], eps=cfg.get("rms_norm_eps", 1e-6), theta=theta, rope=rope,
+                tied=cfg.get("tie_word_embeddings", False), qk_norm=mt == "qwen3",
                 qkv_bias=mt == "qwen2" or cfg.get("attention_bias", False), o_bias=cfg.get("attention_bias", False))
 
 
@@ -109,6 +147,8 @@ def tensor_shapes(c, prefix=""):
             s[h + "self_attn.k_proj.bias"] = s[h + "self_attn.v_proj.bias"] = (kvd,)
         if c["o_bias"]:
             s[h + "self_attn.o_proj.bias"] = (d,)
+        if c["qk_norm"]:
+            s[h + "self_attn.q_norm.weight"] = s[h + "self_attn.k_norm.weight"] = (hs,)
         s[h + "mlp.gate_proj.weight"] = s[h + "mlp.up_proj.weight"] = (hid, d)
         s[h + "mlp.down_proj.weight"] = (d, hid)
     return s
@@ -227,14 +267,60 @@ def rotate_half(x):
     return np.concatenate([-x[..., h:], x[..., :h]], axis=-1)
 
 
-def apply_rope(x, n_heads, hs, theta):
-    n = x.shape[0]
-    inv_freq = 1.0 / theta ** (np.arange(0, hs, 2) / hs)
+def rope_inv_freq(c):
+    """The inverse frequencies of modeling_rope_utils.py: default (theta^(-2i/hs)), "linear" (over factor) and
+    "llama3" (_compute_llama3_parameters: wavelengths against the original context)."""
+    hs = c["hs"]
+    inv_freq = 1.0 / c["theta"] ** (np.arange(0, hs, 2) / hs)
+    rope = c.get("rope") or {}
+    kind = rope.get("rope_type", rope.get("type", "default"))
+    if kind == "default":
+        return inv_freq
+    if kind == "linear":
+        return inv_freq / rope["factor"]
+    assert kind == "llama3", kind
+    factor, low, high = rope["factor"], rope["low_freq_factor"], rope["high_freq_factor"]
+    old = rope["original_max_position_embeddings"]
+    low_wavelen, high_wavelen = old / low, old / high
+    wavelen = 2 * np.pi / inv_freq
+    scaled = np.where(wavelen > low_wavelen, inv_freq / factor, inv_freq)
+    smooth = (old / wavelen - low) / (high - low)
+    smoothed = (1 - smooth) * scaled / factor + smooth * scaled
+    medium = ~(wavelen < high_wavelen) & ~(wavelen > low_wavelen)
+    return np.where(medium, smoothed, scaled)
+
+
+def rope_bands(c):
+    """How many of the frequencies llama3 kept, smoothed and divided (None for the other kinds)."""
+    rope = c.get("rope") or {}
+    if rope.get("rope_type", rope.get("type")) != "llama3":
+        return None
+    wavelen = 2 * np.pi * c["theta"] ** (np.arange(0, c["hs"], 2) / c["hs"])
+    old = rope["original_max_position_embeddings"]
+    high = wavelen < old / rope["high_freq_factor"]
+    low = wavelen > old / rope["low_freq_factor"]
+    return int(high.sum()), int((~high & ~low).sum()), int(low.sum())
+
+
+def apply_rope(x, n_heads, c):
+    n, hs = x.shape[0], c["hs"]
+    inv_freq = rope_inv_freq(c)
     freqs = np.arange(n)[:, None] * inv_freq[None, :]
     emb = np.concatenate([freqs, freqs], axis=-1)  # (n, hs)
     cos, sin = np.cos(emb)[:, None, :], np.sin(emb)[:, None, :]
     x = x.reshape(n, n_heads, hs)
     return (x * cos + rotate_half(x) * sin).reshape(n, n_heads * hs)
+
+
+def llama_qk(c, w, h, lin, xb):
+    """q and k of layer h ("model.layers.L.") as the scores see them: projected, each head's RMSNorm times
+    q_norm / k_norm (Qwen3, before RoPE), rotate-half RoPE."""
+    n, hs = xb.shape[0], c["hs"]
+    q, k = lin("self_attn.q_proj", xb), lin("self_attn.k_proj", xb)
+    if c.get("qk_norm"):
+        q = rmsnorm(q.reshape(n, c["heads"], hs), w[h + "self_attn.q_norm.weight"], c["eps"]).reshape(n, -1)
+        k = rmsnorm(k.reshape(n, c["kv_heads"], hs), w[h + "self_attn.k_norm.weight"], c["eps"]).reshape(n, -1)
+    return apply_rope(q, c["heads"], c), apply_rope(k, c["kv_heads"], c)
 
 
 def attention_weights(q, k, heads, kv_heads, hs):
@@ -283,8 +369,7 @@ def forward(c, w, ids):
         h = "model.layers.%d." % l
         lin = lambda name, inp: inp @ w[h + name + ".weight"].T + w.get(h + name + ".bias", 0.0)
         xb = rmsnorm(x, w[h + "input_layernorm.weight"], c["eps"])
-        q = apply_rope(lin("self_attn.q_proj", xb), H, hs, c["theta"])
-        k = apply_rope(lin("self_attn.k_proj", xb), G, hs, c["theta"])
+        q, k = llama_qk(c, w, h, lin, xb)
         v = lin("self_attn.v_proj", xb)
         a = attention_weights(q, k, H, G, hs)
         layers.append((x, q, k, v, a))
@@ -323,8 +408,13 @@ def check(d, dump, ids):
     worst["x_final"] = np.abs(take(dim) - xf).max()
     bad = {k: e for k, e in worst.items() if not e <= TOL}
     top = max(worst, key=worst.get)
-    print("numpy %s: %d tokens, %d layers: max |diff| %.3g (%s)" % (os.path.basename(d), n, c["layers"],
-                                                                   worst[top], top))
+    bands = rope_bands(c)
+    print("numpy %s: %d tokens, %d layers: max |diff| %.3g (%s)%s" % (
+        os.path.basename(d), n, c["layers"], worst[top], top,
+        "" if bands is None else "; llama3 frequencies kept %d, smoothed %d, divided %d" % bands))
+    if bands is not None and 0 in bands:
+        print("numpy: a band of llama3's scaling is empty: %s" % (bands,), file=sys.stderr)
+        return 1
     for k, e in bad.items():
         print("numpy: %s differs by %.6g" % (k, e), file=sys.stderr)
     return 1 if bad else 0

@@ -104,13 +104,6 @@ int model_next_ready(const Model *m, int row) {
     return m->next_ready && m->next_row == row && m->stale == STAGE_NONE;
 }
 
-double trained_rope_freq(const TrainedInfo *t, int p) { return pow(t->rope_theta, -(2.0 * p) / (double)t->head_size); }
-
-void trained_rope_pair(const TrainedInfo *t, int p, int *a, int *b) {
-    if (t->rope == ROPE_HALF) *a = p, *b = p + t->head_size / 2;
-    else *a = 2 * p, *b = 2 * p + 1;
-}
-
 void model_cell_detail(const Model *m, int h, int i, int j, CellDetail *out) {
     const HeadData *hd = &m->head[h];
     const ModelConfig *c = &m->cfg;

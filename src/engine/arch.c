@@ -20,6 +20,10 @@ const TfArch tf_archs[] = {
     {.name = "mistral", .hf_class = "MistralForCausalLM", .norm = TF_NORM_RMS, .rope = ROPE_HALF,
      .mlp = TF_MLP_SWIGLU, .eps = 1e-6, .rope_theta = 10000.0, .embed_scale = 1.0, .window = 1,
      .names = TF_NAMES_LLAMA},
+    /* Qwen3: q_norm and k_norm on each head before RoPE, head_dim 128 unless
+     * said (Qwen3Config), no q/k/v biases */
+    {.name = "qwen3", .hf_class = "Qwen3ForCausalLM", .norm = TF_NORM_RMS, .rope = ROPE_HALF, .mlp = TF_MLP_SWIGLU,
+     .qk_norm = 1, .head_dim = 128, .eps = 1e-6, .rope_theta = 10000.0, .embed_scale = 1.0, .names = TF_NAMES_LLAMA},
 };
 /* clang-format on */
 

@@ -7,7 +7,8 @@
  * (eps, rope_theta, biases) where its format says so.
  *
  * Every row is a pre-norm decoder: per layer l, on the residual x,
- *   xb  = norm(x);  q, k, v = xb W_q^T (+ b_q), ...;  RoPE on q and k
+ *   xb  = norm(x);  q, k, v = xb W_q^T (+ b_q), ...;  (qk_norm: each head's
+ *         q and k RMSNorm'ed, times their gains);  RoPE on q and k
  *   mid = x + attention(q, k, v) W_o^T (+ b_o)
  *   x'  = mid + mlp(norm(mid))
  * and logits = norm(x) W_cls^T, W_cls the token embedding when tied. */
@@ -44,6 +45,8 @@ typedef struct {
     TfMlp mlp;
     int qkv_bias;       /* q, k and v have biases (a file may add them: attention_bias) */
     int o_bias;         /* the output projection has a bias */
+    int qk_norm;        /* each head's q and k RMSNorm'ed (gains of head_dim) before RoPE */
+    int head_dim;       /* the width of a head when the file does not say (0: dim / n_heads) */
     double eps;         /* the norm's epsilon when the file does not say */
     double rope_theta;  /* RoPE's base when the file does not say */
     double embed_scale; /* the embedding row is multiplied by this (1: none) */
@@ -60,7 +63,7 @@ extern const int tf_arch_count;
 const TfArch *tf_arch_named(const char *name);
 const TfArch *tf_arch_of_class(const char *hf_class);
 
-/* The Hugging Face rows' names, "gpt2, llama, qwen2, mistral", into buf. */
+/* The Hugging Face rows' names, "gpt2, llama, qwen2, mistral, qwen3", into buf. */
 void tf_arch_hf_names(char *buf, size_t cap);
 
 #endif

@@ -165,23 +165,41 @@ static void embed_rows(TfRun *r, int r0, int rows) {
     }
 }
 
-/* q and k of rows [r0, r0 + rows) of layer l: kept before RoPE (q_raw,
- * k_raw), then turned; NORM_ROWS rows a task. */
+/* The q/k norm (Qwen3): each head of rows [r0, r0 + rows) of raw (ld
+ * width) RMSNorm'ed with the gains g (hs) into out, kept in normed. */
+static void head_norm_rows(float *out, float *normed, const float *raw, const float *g, double eps, int r0, int rows,
+                           int width, int hs) {
+    size_t at = (size_t)r0 * width, count = (size_t)rows * width;
+    for (size_t e = at; e < at + count; e += (size_t)hs) nn_norm_row(out + e, raw + e, g, NULL, eps, hs);
+    memcpy(normed + at, out + at, sizeof(float) * count);
+}
+
+/* q and k of rows [r0, r0 + rows) of layer l on their way to the scores:
+ * kept as projected (q_raw, k_raw), normed head by head (the row's qk_norm,
+ * kept in q_normed, k_normed), then turned (RoPE); NORM_ROWS rows a task. */
 typedef struct {
     TfRun *r;
     int l, r0, rows;
-} RopeJob;
+} QkJob;
 
-static void rope_task(void *ctx, int task) {
-    const RopeJob *j = ctx;
+static void qk_task(void *ctx, int task) {
+    const QkJob *j = ctx;
     TfRun *r = j->r;
     const TfConfig *c = r->cfg;
+    const TfLayer *L = &r->m->layers[j->l];
     int i0 = j->r0 + task * NORM_ROWS, n = j->r0 + j->rows - i0 < NORM_ROWS ? j->r0 + j->rows - i0 : NORM_ROWS;
     size_t qa = (size_t)i0 * c->q_dim, ka = (size_t)i0 * c->kv_dim;
-    memcpy(r->q_raw + qa, tf_run_q(r, j->l) + qa, sizeof(float) * (size_t)n * c->q_dim);
-    memcpy(r->k_raw + ka, tf_run_k(r, j->l) + ka, sizeof(float) * (size_t)n * c->kv_dim);
-    rope_forward(tf_run_q(r, j->l), r->rope, i0, n, c->q_dim, c->head_dim, c->arch->rope);
-    rope_forward(tf_run_k(r, j->l), r->rope, i0, n, c->kv_dim, c->head_dim, c->arch->rope);
+    float *q = tf_run_q(r, j->l), *k = tf_run_k(r, j->l);
+    memcpy(r->q_raw + qa, q + qa, sizeof(float) * (size_t)n * c->q_dim);
+    memcpy(r->k_raw + ka, k + ka, sizeof(float) * (size_t)n * c->kv_dim);
+    if (c->arch->qk_norm) {
+        head_norm_rows(q, r->q_normed, r->q_raw, L->q_norm, c->eps, i0, n, c->q_dim, c->head_dim);
+        head_norm_rows(k, r->k_normed, r->k_raw, L->k_norm, c->eps, i0, n, c->kv_dim, c->head_dim);
+    }
+    if (c->arch->rope != ROPE_NONE) {
+        rope_forward(q, r->rope, i0, n, c->q_dim, c->head_dim, c->arch->rope);
+        rope_forward(k, r->rope, i0, n, c->kv_dim, c->head_dim, c->arch->rope);
+    }
 }
 
 static void qkv_rows(TfRun *r, int l, int r0, int rows) {
@@ -196,9 +214,9 @@ static void qkv_rows(TfRun *r, int l, int r0, int rows) {
     j.outs[1] = (LinOut){.w = &L->wk, .bias = L->bk, .out = k, .ld = c->kv_dim, .n_out = c->kv_dim};
     j.outs[2] = (LinOut){.w = &L->wv, .bias = L->bv, .out = v, .ld = c->kv_dim, .n_out = c->kv_dim};
     tf_linear_run(&j);
-    if (c->arch->rope != ROPE_NONE) {
-        RopeJob rj = {.r = r, .l = l, .r0 = r0, .rows = rows};
-        par_for_work((rows + NORM_ROWS - 1) / NORM_ROWS, rope_task, &rj, 10.0 * rows * (c->q_dim + c->kv_dim));
+    if (c->arch->rope != ROPE_NONE || c->arch->qk_norm) {
+        QkJob qj = {.r = r, .l = l, .r0 = r0, .rows = rows};
+        par_for_work((rows + NORM_ROWS - 1) / NORM_ROWS, qk_task, &qj, 10.0 * rows * (c->q_dim + c->kv_dim));
     }
 }
 
@@ -416,6 +434,8 @@ void tf_trained_info(const TfModel *m, TrainedInfo *out) {
                          .ctx = c->max_pos,
                          .rope = c->arch->rope,
                          .rope_theta = c->arch->rope == ROPE_NONE ? 0.0 : c->rope_theta,
+                         .rope_scaling = c->rope_scaling,
+                         .qk_norm = c->arch->qk_norm,
                          .layernorm = c->arch->norm == TF_NORM_LAYER,
                          .gelu = c->arch->mlp == TF_MLP_GELU_TANH,
                          .qkv_bias = c->qkv_bias,
@@ -455,6 +475,10 @@ static size_t run_layout(TfRun *r, char *base) {
     for (size_t i = 0; i < sizeof rows_dim / sizeof *rows_dim; i++) PIECE(*rows_dim[i], cap * dim, sizeof(float));
     PIECE(r->q_raw, cap * qd, sizeof(float));
     PIECE(r->k_raw, cap * kv, sizeof(float));
+    if (c->arch->qk_norm) {
+        PIECE(r->q_normed, cap * qd, sizeof(float));
+        PIECE(r->k_normed, cap * kv, sizeof(float));
+    }
     PIECE(r->att, cap * qd, sizeof(float));
     PIECE(r->hb, cap * hid, sizeof(float));
     PIECE(r->hb2, cap * hid, sizeof(float));
@@ -468,10 +492,11 @@ static size_t run_layout(TfRun *r, char *base) {
     return overflow ? 0 : at;
 }
 
-/* cos and sin of position p times rope_theta^(-2i/hs), HF's inv_freq. */
-static void rope_table(double *rope, int cap, int hs, double theta) {
+/* cos and sin of position p times pair i's frequency (HF's inv_freq,
+ * scaled as rope_scaling says). */
+static void rope_table(double *rope, int cap, int hs, double theta, const RopeScaling *s) {
     for (int i = 0; i < hs / 2; i++) {
-        double freq = pow(theta, -(2.0 * i) / hs);
+        double freq = rope_freq(theta, hs, s, i);
         for (int p = 0; p < cap; p++) {
             rope[((size_t)p * hs / 2 + i) * 2] = cos(p * freq);
             rope[((size_t)p * hs / 2 + i) * 2 + 1] = sin(p * freq);
@@ -497,7 +522,8 @@ TfRun *tf_run_new(const TfModel *m, int cap, int all_logits, AvError *err) {
     }
     run_layout(r, base);
     memset(r->causal, 1, (size_t)cap);
-    if (m->cfg.arch->rope != ROPE_NONE) rope_table(r->rope, cap, m->cfg.head_dim, m->cfg.rope_theta);
+    if (m->cfg.arch->rope != ROPE_NONE)
+        rope_table(r->rope, cap, m->cfg.head_dim, m->cfg.rope_theta, &m->cfg.rope_scaling);
     return r;
 }
 

@@ -10,8 +10,11 @@
  *   xb  = norm_1(x)                       RMSNorm, or LayerNorm with a bias
  *   q   = xb W_q^T (+ b_q), k, v likewise (q: n_heads x head_dim wide, k and
  *         v: n_kv_heads x head_dim; head_dim need not be dim / n_heads)
- *   q, k: RoPE, pair p of each head turned by pos * rope_theta^(-2p/head_dim),
- *         the pair (2p, 2p + 1) (ROPE_PAIRS) or (p, p + head_dim/2) (ROPE_HALF)
+ *   q, k: the row's qk_norm: each head's part RMSNorm'ed (eps), times
+ *         g_q (g_k) of head_dim, the same gains for every head
+ *   q, k: RoPE, pair p of each head turned by pos * f_p, the pair (2p, 2p + 1)
+ *         (ROPE_PAIRS) or (p, p + head_dim/2) (ROPE_HALF), f_p =
+ *         rope_theta^(-2p/head_dim) scaled as rope_scaling says (trained.h)
  *   att = softmax(q_h k_g^T / sqrt(head_dim), causal) v_g per query head h,
  *         its key/value head g = h / (n_heads / n_kv_heads)
  *   mid = x + att W_o^T (+ b_o)
@@ -56,12 +59,13 @@ typedef struct {
     int q_dim;      /* n_heads * head_dim */
     int kv_dim;     /* n_kv_heads * head_dim */
     int vocab;
-    int max_pos;       /* the longest run: the context it was trained for (or its window) */
-    double eps;        /* the norms' epsilon */
-    double rope_theta; /* RoPE's base (unused without RoPE) */
-    int tied;          /* the classifier is the token embedding */
-    int qkv_bias;      /* q, k and v have biases */
-    int o_bias;        /* the output projection has a bias */
+    int max_pos;              /* the longest run: the context it was trained for (or its window) */
+    double eps;               /* the norms' epsilon */
+    double rope_theta;        /* RoPE's base (unused without RoPE) */
+    RopeScaling rope_scaling; /* config.json's rope_scaling (kind ROPE_SCALE_NONE: none) */
+    int tied;                 /* the classifier is the token embedding */
+    int qkv_bias;             /* q, k and v have biases */
+    int o_bias;               /* the output projection has a bias */
 } TfConfig;
 
 /* A matrix (n_out, n_in) as a product's W reads it, inside a tensor:
@@ -80,6 +84,7 @@ typedef struct {
     const float *norm2_w, *norm2_b; /* (dim) before the MLP */
     const float *bq, *bk, *bv, *bo; /* (q_dim), (kv_dim), (kv_dim), (dim) */
     const float *b_fc, *b_down;     /* (hidden_dim), (dim): GELU's MLP */
+    const float *q_norm, *k_norm;   /* (head_dim) the gains of the q/k norm (the row's qk_norm), else NULL */
     TfMat wq, wk, wv, wo;           /* (q_dim, dim), (kv_dim, dim) x 2, (dim, q_dim) */
     TfMat w_fc;                     /* (hidden_dim, dim): W_gate (SwiGLU) or W_fc (GELU) */
     TfMat w_up;                     /* (hidden_dim, dim): SwiGLU's W_up */
@@ -131,8 +136,10 @@ typedef struct {
     float *qcache;         /* (n_layers, cap, q_dim) queries after RoPE, heads side by side */
     float *kcache;         /* (n_layers, cap, kv_dim) keys after RoPE */
     float *vcache;         /* (n_layers, cap, kv_dim) values */
-    float *q_raw;          /* (cap, q_dim) the last layer's queries before RoPE (RoPE only) */
-    float *k_raw;          /* (cap, kv_dim) its keys before RoPE */
+    float *q_raw;          /* (cap, q_dim) the last layer's queries as projected (RoPE or q/k norm only) */
+    float *k_raw;          /* (cap, kv_dim) its keys as projected */
+    float *q_normed;       /* (cap, q_dim) its queries after the q/k norm, before RoPE (qk_norm only, else NULL) */
+    float *k_normed;       /* (cap, kv_dim) its keys likewise */
     float *att;            /* (cap, q_dim) the attention's output, heads concatenated */
     float *proj;           /* (cap, dim) att W_o^T */
     float *mid;            /* (cap, dim) the residual after attention */

@@ -86,6 +86,57 @@ static int cfg_choice(Cfg *c, const char *key, const char *const *ok) {
     return av_errorf(c->err, _("%s: \"%s\" %s is not supported (%s)"), c->path, key, shown, known);
 }
 
+/* A number `key` in lo..hi that must be there. */
+static int cfg_need_num(Cfg *c, const char *key, double lo, double hi, double *out) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(c->root, key);
+    if (!v || cJSON_IsNull(v)) return av_errorf(c->err, _("%s: \"%s\" is missing"), c->path, key);
+    return cfg_num(c, key, 0.0, lo, hi, out);
+}
+
+/* RoPE's scaling: config.json's rope_scaling (transformers 5 writes
+ * rope_parameters, which holds rope_theta too), as Hugging Face's
+ * modeling_rope_utils.py reads it: the type under "rope_type" (or "type",
+ * older files); "default" is none; "linear" and "llama3" with the keys
+ * they require; any other type is refused naming it. */
+static int cfg_rope(Cfg *c, TfConfig *h) {
+    static const char *const kinds[] = {"default", "linear", "llama3", NULL};
+    const char *key = "rope_parameters";
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(c->root, key);
+    if (!o || cJSON_IsNull(o)) key = "rope_scaling", o = cJSON_GetObjectItemCaseSensitive(c->root, key);
+    h->rope_scaling = (RopeScaling){.kind = ROPE_SCALE_NONE};
+    if (!o || cJSON_IsNull(o)) return 0;
+    if (!cJSON_IsObject(o)) return av_errorf(c->err, _("%s: \"%s\" must be an object or null"), c->path, key);
+    char path[1200];
+    snprintf(path, sizeof path, "%s: \"%s\"", c->path, key);
+    Cfg s = {.root = o, .path = path, .err = c->err};
+    const char *tk = cJSON_GetObjectItemCaseSensitive(o, "rope_type") ? "rope_type" : "type";
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, tk);
+    int v5 = strcmp(key, "rope_parameters") == 0; /* its type defaults to "default" */
+    if ((!t || cJSON_IsNull(t)) && !v5) return av_errorf(c->err, _("%s: \"rope_type\" is missing"), path);
+    if (cfg_choice(&s, tk, kinds)) return -1;
+    if (v5 && cfg_num(&s, "rope_theta", h->rope_theta, 1.0, 1e12, &h->rope_theta)) return -1;
+    RopeScaling *r = &h->rope_scaling;
+    if (!t || cJSON_IsNull(t) || strcmp(t->valuestring, "default") == 0) return 0;
+    if (cfg_need_num(&s, "factor", 1.0, 1e6, &r->factor)) return -1;
+    if (strcmp(t->valuestring, "linear") == 0) {
+        r->kind = ROPE_SCALE_LINEAR;
+        return 0;
+    }
+    double orig;
+    r->kind = ROPE_SCALE_LLAMA3;
+    if (cfg_need_num(&s, "low_freq_factor", 1e-6, 1e6, &r->low_freq_factor) ||
+        cfg_need_num(&s, "high_freq_factor", 1e-6, 1e6, &r->high_freq_factor) ||
+        cfg_need_num(&s, "original_max_position_embeddings", 1.0, 1 << 24, &orig))
+        return -1;
+    if (orig != floor(orig))
+        return av_errorf(c->err, _("%s: \"original_max_position_embeddings\" must be an integer"), path);
+    if (!(r->high_freq_factor > r->low_freq_factor))
+        return av_errorf(c->err, _("%s: \"high_freq_factor\" %g must be greater than \"low_freq_factor\" %g"), path,
+                         r->high_freq_factor, r->low_freq_factor);
+    r->original_max_pos = (int)orig;
+    return 0;
+}
+
 /* The row of config.json's model_type (or else its architectures[0]). */
 static int cfg_arch(Cfg *c, TfConfig *hc) {
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(c->root, "model_type");
@@ -138,7 +189,7 @@ static int cfg_llama(Cfg *c, TfConfig *h) {
         cfg_int(c, "num_hidden_layers", -1, 1, 1024, &h->n_layers) ||
         cfg_int(c, "num_attention_heads", -1, 1, h->dim, &h->n_heads) ||
         cfg_int(c, "num_key_value_heads", h->n_heads, 1, h->n_heads, &h->n_kv_heads) ||
-        cfg_int(c, "head_dim", h->dim / h->n_heads, 2, 1 << 12, &h->head_dim) ||
+        cfg_int(c, "head_dim", h->arch->head_dim ? h->arch->head_dim : h->dim / h->n_heads, 2, 1 << 12, &h->head_dim) ||
         cfg_int(c, "vocab_size", -1, 1, 1 << 24, &h->vocab) ||
         cfg_int(c, "max_position_embeddings", 2048, 1, 1 << 20, &h->max_pos) ||
         cfg_num(c, "rms_norm_eps", h->arch->eps, 0.0, 1.0, &h->eps) ||
@@ -146,11 +197,8 @@ static int cfg_llama(Cfg *c, TfConfig *h) {
         cfg_bool(c, "tie_word_embeddings", 0, &h->tied) || cfg_bool(c, "attention_bias", 0, &attn_bias) ||
         cfg_bool(c, "mlp_bias", 0, &mlp_bias) || cfg_choice(c, "hidden_act", silu) ||
         cfg_int(c, "sliding_window", 0, 0, 1 << 24, &window) ||
-        cfg_bool(c, "use_sliding_window", use_window, &use_window))
+        cfg_bool(c, "use_sliding_window", use_window, &use_window) || cfg_rope(c, h))
         return -1;
-    const cJSON *scaling = cJSON_GetObjectItemCaseSensitive(c->root, "rope_scaling");
-    if (scaling && !cJSON_IsNull(scaling))
-        return av_errorf(c->err, _("%s: \"rope_scaling\" is not supported (plain RoPE only)"), c->path);
     if (mlp_bias) return av_errorf(c->err, _("%s: \"mlp_bias\" true is not supported"), c->path);
     if (h->n_heads % h->n_kv_heads)
         return av_errorf(c->err,
@@ -382,8 +430,8 @@ static int bind_llama(Bind *b) {
                                "self_attn.v_proj.weight", "self_attn.o_proj.weight", "post_attention_layernorm.weight",
                                "mlp.gate_proj.weight",    "mlp.up_proj.weight",      "mlp.down_proj.weight",
                                "self_attn.q_proj.bias",   "self_attn.k_proj.bias",   "self_attn.v_proj.bias",
-                               "self_attn.o_proj.bias"};
-        for (int i = 0; i < 13; i++) snprintf(n[i], sizeof n[i], "model.layers.%d.%s", l, parts[i]);
+                               "self_attn.o_proj.bias",   "self_attn.q_norm.weight", "self_attn.k_norm.weight"};
+        for (int i = 0; i < 15; i++) snprintf(n[i], sizeof n[i], "model.layers.%d.%s", l, parts[i]);
         if (bind_vec(b, n[0], d, &L->norm1_w) || bind_linear(b, n[1], qd, d, &L->wq) ||
             bind_linear(b, n[2], kvd, d, &L->wk) || bind_linear(b, n[3], kvd, d, &L->wv) ||
             bind_linear(b, n[4], d, qd, &L->wo) || bind_vec(b, n[5], d, &L->norm2_w) ||
@@ -394,6 +442,9 @@ static int bind_llama(Bind *b) {
             (bind_vec(b, n[9], qd, &L->bq) || bind_vec(b, n[10], kvd, &L->bk) || bind_vec(b, n[11], kvd, &L->bv)))
             return -1;
         if (c->o_bias && bind_vec(b, n[12], d, &L->bo)) return -1;
+        if (c->arch->qk_norm &&
+            (bind_vec(b, n[13], c->head_dim, &L->q_norm) || bind_vec(b, n[14], c->head_dim, &L->k_norm)))
+            return -1;
     }
     return 0;
 }

@@ -41,7 +41,7 @@ typedef struct {
     TfRun *shown;
     int shown_layer;          /* -1: none yet */
     float *shown_attn;        /* (n, q_dim) the heads' outputs it was computed from */
-    float *shown_q, *shown_k; /* q_raw and k_raw head by head */
+    float *shown_q, *shown_k; /* RoPE's input (q_normed or q_raw, k likewise) head by head */
     float *wo;                /* (dim, q_dim) W_o of the layer shown, as floats */
     int wo_layer;             /* -1: none */
 } TrainedSrc;
@@ -515,8 +515,10 @@ static int shown_compute(TrainedSrc *d, const Model *m, int l, AvError *err) {
             memcpy(d->shown_attn + i * c->q_dim + h * hs, hd[h].out + i * hs, sizeof(float) * hs);
     if (tf_layer_qkv(r, l) || tf_layer_finish(r, l, d->shown_attn))
         return av_errorf(err, _("the chain of layer %d was cancelled"), l + 1);
-    int rope = c->arch->rope != ROPE_NONE;
-    const float *qr = rope ? r->q_raw : tf_run_q(r, l), *kr = rope ? r->k_raw : tf_run_k(r, l);
+    /* RoPE's input: after the q/k norm where there is one, else as projected */
+    int rope = c->arch->rope != ROPE_NONE, qkn = c->arch->qk_norm;
+    const float *qr = qkn ? r->q_normed : rope ? r->q_raw : tf_run_q(r, l);
+    const float *kr = qkn ? r->k_normed : rope ? r->k_raw : tf_run_k(r, l);
     for (int h = 0; h < c->n_heads; h++)
         for (size_t i = 0; i < n; i++)
             memcpy(d->shown_q + (h * n + i) * hs, qr + i * c->q_dim + h * hs, sizeof(float) * hs);
@@ -532,7 +534,7 @@ static int trained_chain(const Model *m, int l, LayerChain *out, AvError *err) {
     const TfConfig *c = d->cfg;
     if (!shown_current(d, m, l) && shown_compute(d, m, l, err)) return -1;
     const TfRun *r = d->shown;
-    int rope = c->arch->rope != ROPE_NONE;
+    int raw = c->arch->rope != ROPE_NONE || c->arch->qk_norm; /* q_raw kept apart from q */
     *out = (LayerChain){
         .layer = l,
         .n = d->n,
@@ -545,8 +547,10 @@ static int trained_chain(const Model *m, int l, LayerChain *out, AvError *err) {
         .n_kv_heads = c->n_kv_heads,
         .x = tf_run_x(r, l),
         .xb = r->xb,
-        .q_raw = rope ? r->q_raw : tf_run_q(r, l),
-        .k_raw = rope ? r->k_raw : tf_run_k(r, l),
+        .q_raw = raw ? r->q_raw : tf_run_q(r, l),
+        .k_raw = raw ? r->k_raw : tf_run_k(r, l),
+        .q_normed = r->q_normed,
+        .k_normed = r->k_normed,
         .q = tf_run_q(r, l),
         .k = tf_run_k(r, l),
         .v = tf_run_v(r, l),
@@ -560,7 +564,7 @@ static int trained_chain(const Model *m, int l, LayerChain *out, AvError *err) {
         .ffn = r->ffn,
         .x_next = tf_run_x(r, l + 1),
         .wo = d->wo,
-        .rope = rope ? r->rope : NULL,
+        .rope = c->arch->rope != ROPE_NONE ? r->rope : NULL,
     };
     return 0;
 }

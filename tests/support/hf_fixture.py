@@ -10,6 +10,13 @@ and the independent check of attnviz's --dump=json of them.
                  biases, untied lm_head) with a SentencePiece-style
                  tokenizer.json (<unk> <s> </s>, 256 byte-fallback pieces,
                  "▁" metaspace, merges trained here; <s> first);
+           qwen3: a 2-layer Qwen3 (dim 48, 4 heads of 32 on 2 kv heads:
+                 heads x head_dim 128 is not dim; q_norm and k_norm, BF16,
+                 tied), the llama kind's tokenizer;
+           llama3: a 2-layer Llama (dim 32, 2 heads of 16, 1 kv head, F32)
+                 with Llama 3's rope_scaling (factor 8, original context 64:
+                 of its 8 frequencies 1 kept, 2 smoothed, 5 divided), the
+                 llama kind's tokenizer;
            gpt2small: GPT-2 small's shape of attention, 12 layers of 12
                  heads (dim 48, heads of 4), the gpt2 kind's tokenizer;
            gpt2vocab: a 2-layer GPT-2 (dim 16) on the real GPT-2 vocabulary
@@ -41,7 +48,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from verify_hf import (apply_rope, dims, gelu_new, layernorm, read_dir, rmsnorm,  # noqa: E402
+from verify_hf import (dims, gelu_new, layernorm, llama_qk, read_dir, rmsnorm,  # noqa: E402
                        tensor_shapes, write_safetensors)
 
 TOL = 1e-4
@@ -187,6 +194,23 @@ def write(d, kind, vocab_dir=None, hostile=None, dtype_as=None, poison=None):
                "max_position_embeddings": 128, "rms_norm_eps": 1e-5, "rope_theta": 10000.0,
                "tie_word_embeddings": False, "attention_bias": True, "hidden_act": "silu"}
         dtype = "BF16"
+    elif kind == "qwen3":
+        tok, vocab = llama_tokenizer()
+        cfg = {"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", "hidden_size": 48,
+               "intermediate_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+               "head_dim": 32, "vocab_size": vocab, "max_position_embeddings": 128, "rms_norm_eps": 1e-6,
+               "rope_theta": 1000000.0, "rope_scaling": None, "tie_word_embeddings": True,
+               "attention_bias": False, "use_sliding_window": False, "hidden_act": "silu"}
+        dtype = "BF16"
+    elif kind == "llama3":
+        tok, vocab = llama_tokenizer()
+        cfg = {"model_type": "llama", "hidden_size": 32, "intermediate_size": 48, "num_hidden_layers": 2,
+               "num_attention_heads": 2, "num_key_value_heads": 1, "vocab_size": vocab,
+               "max_position_embeddings": 256, "rms_norm_eps": 1e-5, "rope_theta": 10000.0,
+               "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
+                                "high_freq_factor": 4.0, "original_max_position_embeddings": 64},
+               "tie_word_embeddings": False, "hidden_act": "silu"}
+        dtype = "F32"
     elif kind == "gpt2vocab":
         tok = None
         for src, dst in (("encoder.json", "vocab.json"), ("vocab.bpe", "merges.txt")):
@@ -278,8 +302,7 @@ def forward(c, w, ids, causal, scale):
             h = "model.layers.%d." % l
             lin = lambda name, inp: inp @ w[h + name + ".weight"].T + w.get(h + name + ".bias", 0.0)
             xb = rmsnorm(x, w[h + "input_layernorm.weight"], c["eps"])
-            q = apply_rope(lin("self_attn.q_proj", xb), H, hs, c["theta"])
-            k = apply_rope(lin("self_attn.k_proj", xb), G, hs, c["theta"])
+            q, k = llama_qk(c, w, h, lin, xb)
             att, heads = attention(q, k, lin("self_attn.v_proj", xb))
             layers.append(heads)
             x = x + lin("self_attn.o_proj", att)

@@ -99,6 +99,13 @@ static int cell_rope(const App *a, Canvas *doc, int y, const TrainedInfo *t, int
     snprintf(buf, sizeof buf, _("RoPE, position %d: pair p turns by the angle %d%s%s_p, %s_p = %g^(%s2p/%d)"), pos, pos,
              mul, theta, theta, t->rope_theta, g->minus, hs);
     cv_text(doc, y++, 0, buf, W, style_plain());
+    const RopeScaling *sc = &t->rope_scaling; /* the angles below are the scaled ones */
+    if (sc->kind == ROPE_SCALE_LLAMA3)
+        snprintf(buf, sizeof buf, _("  %s_p then scaled by rope_scaling llama3 (factor %g, original context %d)"),
+                 theta, sc->factor, sc->original_max_pos);
+    else if (sc->kind == ROPE_SCALE_LINEAR)
+        snprintf(buf, sizeof buf, _("  %s_p then divided by rope_scaling's factor %g (linear)"), theta, sc->factor);
+    if (sc->kind != ROPE_SCALE_NONE) cv_text(doc, y++, 0, buf, W, style_plain());
     if (t->rope == ROPE_HALF)
         snprintf(buf, sizeof buf, "  (a, b) %s (a cos %s b sin, a sin + b cos), a = x[p], b = x[p+%d]", g->arrow,
                  g->minus, pairs);
@@ -134,6 +141,9 @@ static int cell_vectors_trained(const App *a, Canvas *doc, int y, int i, int j, 
     char buf[64];
     const float *qr = v->q_raw_heads + ((size_t)h * v->n + i) * hs, *kr = v->k_raw_heads + ((size_t)g * v->n + j) * hs;
     const float *qi = hd->q + (size_t)i * hs, *kj = hd->k + (size_t)j * hs;
+    if (t->qk_norm) /* Qwen3: RoPE turns q and k as the per-head norm left them */
+        cv_text(doc, y++, 0, _("q and k before RoPE are after the model's per-head RMSNorm (q_norm, k_norm)"), W,
+                style_attr(ST_DIM));
     snprintf(buf, sizeof buf, _("q_%d before RoPE"), i);
     cv_text(doc, y, 0, buf, lx, style_attr(ST_BOLD));
     y += draw_vector(a, doc, y, lx, W, qr, hs, 3);

@@ -217,14 +217,20 @@ static Block *block_of(BlockList *bl, const float *v, int rows, int cols, const 
     return b;
 }
 
-/* The angles i * theta^(-2p/hs) of RoPE at each position i and pair p. */
+/* The angles i * theta^(-2p/hs) of RoPE at each position i and pair p
+ * (the frequencies scaled where config.json's rope_scaling says). */
 static void block_angles(const App *a, BlockList *bl, const TrainedInfo *t, const LayerChain *v) {
     int pairs = v->head_size / 2;
     if (!(bl->angles = malloc(sizeof(float) * (size_t)v->n * (size_t)pairs))) return;
     for (int i = 0; i < v->n; i++)
         for (int p = 0; p < pairs; p++) bl->angles[i * pairs + p] = (float)(i * trained_rope_freq(t, p));
     char t_[96];
-    snprintf(t_, sizeof t_, _("RoPE angle i%s%g^(-2p/%d), pair p"), mul(a), t->rope_theta, v->head_size);
+    RopeScaleKind k = t->rope_scaling.kind;
+    if (k == ROPE_SCALE_NONE)
+        snprintf(t_, sizeof t_, _("RoPE angle i%s%g^(-2p/%d), pair p"), mul(a), t->rope_theta, v->head_size);
+    else /* TRANSLATORS: the last %s is rope_scaling's type, "llama3" or "linear" */
+        snprintf(t_, sizeof t_, _("RoPE angle i%s%g^(-2p/%d) scaled by %s, pair p"), mul(a), t->rope_theta,
+                 v->head_size, k == ROPE_SCALE_LLAMA3 ? "llama3" : "linear");
     Block *b = block_of(bl, bl->angles, v->n, pairs, t_);
     if (b) b->sm.is_signed = 0, b->sm.lo = 0, b->sm.hi = b->sm.maxabs > 0 ? b->sm.maxabs : 1;
 }
@@ -252,6 +258,12 @@ static void blocks_trained_in(const App *a, BlockList *bl, const TrainedInfo *ti
     block_of(bl, v->k_raw, n, v->kv_dim, t);
     snprintf(t, sizeof t, "V = xb W_v%s%s", T, b);
     block_of(bl, v->v, n, v->kv_dim, t);
+    if (v->q_normed) { /* Qwen3: each head's part of Q and K RMSNorm'ed, before RoPE */
+        snprintf(t, sizeof t, _("q = RMSNorm(Q) %s g_q, head by head"), mul(a));
+        block_of(bl, v->q_normed, n, v->q_dim, t);
+        snprintf(t, sizeof t, _("k = RMSNorm(K) %s g_k, head by head"), mul(a));
+        block_of(bl, v->k_normed, n, v->kv_dim, t);
+    }
     if (ti->rope == ROPE_NONE) { /* GPT-2: the positions are in x (wpe) */
         snprintf(t, sizeof t, _("q, head %d"), h + 1);
         block_tensor(bl, a, TENSOR_Q, t);
