@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ggufmodel.h"
 #include "hfcheckpoint.h"
 
 static int ends_with(const char *s, const char *end) {
@@ -31,6 +32,7 @@ static int llama2_claims(const char *path) {
 /* In the order they are asked: the last claims every path. */
 static const ModelFormat formats[] = {
     {"hf", hf_claims, hf_checkpoint_open},
+    {"gguf", ggufmodel_claims, gguf_checkpoint_open},
     {"llama2.c", llama2_claims, llama2_checkpoint_open},
 };
 

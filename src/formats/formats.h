@@ -7,6 +7,8 @@
  *   format     claims                                   reader
  *   hf         a folder, *.safetensors, its index,      hfcheckpoint.c
  *              config.json (the folder of the file)
+ *   gguf       *.gguf, or a file starting with "GGUF"   ggufmodel.c (its tokenizer
+ *              (Ollama's blobs have no extension)       from the metadata: ggufvocab.c)
  *   llama2.c   any other file                           llama2.c
  *
  * Adding a format is a reader file and a line of the table in formats.c.
@@ -35,7 +37,7 @@ typedef struct {
 } Checkpoint;
 
 typedef struct {
-    const char *name;                /* "hf", "llama2.c" */
+    const char *name;                /* "hf", "gguf", "llama2.c" */
     int (*claims)(const char *path); /* 1 when the path is this format's (by its name and kind alone) */
     /* Opens path with its tokenizer (vocab_path, or NULL: the one beside
      * it), all or nothing: 0, or -1 with one line naming the file. */
@@ -55,5 +57,6 @@ Vocab *vocab_open_file(const char *path, AvError *err);
 /* The readers' openers (the table's). */
 int llama2_checkpoint_open(Checkpoint *out, const char *path, const char *vocab_path, AvError *err);
 int hf_checkpoint_open(Checkpoint *out, const char *path, const char *vocab_path, AvError *err);
+int gguf_checkpoint_open(Checkpoint *out, const char *path, const char *vocab_path, AvError *err);
 
 #endif
