@@ -38,6 +38,10 @@ model on its dequantized weights.
   gguf_model.py bad DIR
       refused files DIR/bad-*.gguf (small llama models, one thing wrong
       each); prints "NAME<TAB>the words attnviz's line must hold" per file.
+  gguf_model.py seeds DIR
+      tiny valid models for fuzz_ggufmodel's seed corpus
+      (tests/fuzz/corpus/ggufmodel/): llama (Q8_0, F16), qwen2 (Q4_0,
+      a vocabulary of about 270), gpt2 (F32, fused q/k/v), each 15 to 40 KB.
   gguf_model.py tokenizer SRC OUT.gguf PRE
       the real tokenizer SRC (a tokenizer.json, or a vocab.json whose
       merges.txt is beside it: GPT-2's encoder.json + vocab.bpe too) as the
@@ -318,8 +322,8 @@ SYNTH = {
 }
 
 
-def synth(arch, tname, out):
-    cfg = dict(SYNTH[arch], name="synthetic " + arch)
+def synth(arch, tname, out, shape=None):
+    cfg = dict(shape or SYNTH[arch], name="synthetic " + arch)
     if arch == "llama":
         toks, scores, types = spm_vocab(cfg["vocab"])
     else:
@@ -708,6 +712,17 @@ def rebuild(head, w):
     return head + body
 
 
+TINY = dict(dim=32, hidden=64, layers=1, heads=2, kv_heads=1, hs=16, vocab=300, ctx=8)
+
+
+def seeds(d):
+    synth("llama", "Q8_0", os.path.join(d, "llama-q8_0"), TINY)
+    small = dict(TINY, dim=16, hidden=32, hs=8)
+    synth("llama", "F16", os.path.join(d, "llama-f16"), dict(small, vocab=262))
+    synth("qwen2", "Q4_0", os.path.join(d, "qwen2-q4_0"), dict(TINY, vocab=270))
+    synth("gpt2", "F32", os.path.join(d, "gpt2-f32"), dict(small, vocab=270, kv_heads=2))
+
+
 def main(argv):
     if len(argv) == 6 and argv[1] == "bin2gguf":
         bin2gguf(argv[2], argv[3], argv[4], argv[5])
@@ -726,6 +741,10 @@ def main(argv):
     if len(argv) == 3 and argv[1] == "bad":
         os.makedirs(argv[2], exist_ok=True)
         bad_files(argv[2])
+        return 0
+    if len(argv) == 3 and argv[1] == "seeds":
+        os.makedirs(argv[2], exist_ok=True)
+        seeds(argv[2])
         return 0
     if len(argv) == 5 and argv[1] == "tokenizer":
         tokenizer_gguf(argv[2], argv[3], argv[4])
