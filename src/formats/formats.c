@@ -5,8 +5,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "discover.h"
 #include "ggufmodel.h"
 #include "hfcheckpoint.h"
+#include "utf8.h"
 
 static int ends_with(const char *s, const char *end) {
     size_t n = strlen(s), e = strlen(end);
@@ -44,7 +46,13 @@ const ModelFormat *format_of(const char *path) {
 
 int checkpoint_open(Checkpoint *out, const char *path, const char *vocab_path, AvError *err) {
     memset(out, 0, sizeof *out);
-    return format_of(path)->open(out, path, vocab_path, err);
+    char found[4096];
+    int named = discover_resolve(path, found, sizeof found, err); /* ollama:NAME:TAG, hf:ORG/NAME */
+    if (named < 0) return -1;
+    if (named == 1) return format_of(path)->open(out, path, vocab_path, err);
+    if (format_of(found)->open(out, found, vocab_path, err)) return -1;
+    utf8_escape_into(out->title, sizeof out->title, strchr(path, ':') + 1); /* the name, not the blob's hash */
+    return 0;
 }
 
 void checkpoint_close(Checkpoint *c) {

@@ -481,7 +481,7 @@ static int tensor_facts(Bind *b, Keys *k) {
     return 0;
 }
 
-static TfModel *open_gguf(Gguf *g, AvError *err) {
+static TfModel *open_gguf(Gguf *g, int scan, AvError *err) {
     int ai = find_arch(g, err);
     if (ai < 0) {
         gguf_close(g);
@@ -516,7 +516,7 @@ static TfModel *open_gguf(Gguf *g, AvError *err) {
         goto fail;
     }
     b.vecs = m->vecs, b.nvec = 0;
-    if (bind_model(&b) || check_all_used(&b) || check_finite(&b)) goto fail;
+    if (bind_model(&b) || check_all_used(&b) || (scan && check_finite(&b))) goto fail;
     m->heap = sizeof *m + sizeof *f + sizeof *m->layers * (size_t)m->cfg.n_layers + sizeof *m->views * (size_t)nt +
               sizeof(float) * b.nvec;
     free(b.used);
@@ -529,12 +529,22 @@ fail:
 
 TfModel *ggufmodel_open_mem(const void *buf, size_t size, const char *name, AvError *err) {
     Gguf *g = gguf_open_mem(buf, size, name, err);
-    return g ? open_gguf(g, err) : NULL;
+    return g ? open_gguf(g, 1, err) : NULL;
 }
 
 TfModel *ggufmodel_open(const char *path, AvError *err) {
     Gguf *g = gguf_open(path, err);
-    return g ? open_gguf(g, err) : NULL;
+    return g ? open_gguf(g, 1, err) : NULL;
+}
+
+int ggufmodel_check(const char *path, AvError *err) {
+    Gguf *g = gguf_open(path, err);
+    TfModel *m = g ? open_gguf(g, 0, err) : NULL;
+    Vocab *v = m ? ggufmodel_vocab(ggufmodel_file(m), err) : NULL;
+    int ok = v != NULL;
+    vocab_free(v);
+    tf_close(m);
+    return ok ? 0 : -1;
 }
 
 int ggufmodel_claims(const char *path) {

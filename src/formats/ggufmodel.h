@@ -58,6 +58,12 @@
 TfModel *ggufmodel_open(const char *path, AvError *err);
 TfModel *ggufmodel_open_mem(const void *buf, size_t size, const char *name, AvError *err);
 
+/* What ggufmodel_open and ggufmodel_vocab check but the finiteness of the
+ * weights (the one step that reads them all): 0 when the file opens as a
+ * model with its tokenizer, else -1 with the line ggufmodel_open would
+ * give. Nothing is kept. (attnviz --models: a few milliseconds a file.) */
+int ggufmodel_check(const char *path, AvError *err);
+
 /* The file a model of ggufmodel_open reads (NULL for another model). */
 const Gguf *ggufmodel_file(const TfModel *m);
 
