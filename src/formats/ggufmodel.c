@@ -583,9 +583,10 @@ int gguf_checkpoint_open(Checkpoint *out, const char *path, const char *vocab_pa
     }
     int n = vocab_size(out->vocab), v = out->model->cfg.vocab;
     if (!vocab_path && n != v) {
-        checkpoint_close(out);
-        return av_errorf(err, _("%s: key tokenizer.ggml.tokens: %d tokens, but token_embd.weight has %d rows"),
-                         gguf_file(g), n, v);
+        av_errorf(err, _("%s: key tokenizer.ggml.tokens: %d tokens, but token_embd.weight has %d rows"), gguf_file(g),
+                  n, v);
+        checkpoint_close(out); /* g with it */
+        return -1;
     }
     if (n > v) {
         char shown[256];
