@@ -93,6 +93,29 @@ bad "model and qkv" "choose one" --model "$MODEL" --qkv samples/worked-example.q
 bad "vocab without model" "--vocab: needs --model" --vocab "$M/tok512.bin" --dump
 bad "generate past the context" "past the model's context" --model "$MODEL" --generate 600
 
+# The same model as a GGUF (issue 28; tests/support/gguf_model.py writes it):
+# the same greedy text and tokens through its own tokenizer; bad GGUF files
+# (a missing key, a wrong shape, an unknown architecture, a type the engine
+# does not read) in one line, exit 2.
+if need_numpy; then
+    /usr/bin/python3 tests/support/gguf_model.py bin2gguf "$MODEL" "$M/tok512.bin" "$TMP/s.gguf" F32 >/dev/null
+    "$ATTNVIZ" --model "$TMP/s.gguf" --generate 200 >"$TMP/got"
+    expect_rc "gguf generate 200" 0 $?
+    cmp -s "$TMP/got" "$TMP/want" && pass || fail "gguf generate 200: not llama2.c's text"
+    out=$("$ATTNVIZ" --model "$TMP/s.gguf" --dump=tokens "Lily saw a cat. Lily" | cut -f1 | tr '\n' ' ')
+    [ "$out" = "1 317 394 261 280 294 426 317 " ] && pass || fail "gguf dump=tokens: ids [$out]"
+    cp "$TMP/s.gguf" "$TMP/blob" # an Ollama blob has no extension: the magic says GGUF
+    out=$("$ATTNVIZ" --model "$TMP/blob" --generate 5 "Lily saw a cat. Lily")
+    expect_contains "gguf by its magic" "$out" " was"
+    /usr/bin/python3 tests/support/gguf_model.py bad "$TMP/bad" >"$TMP/bad.txt"
+    while IFS="$(printf '\t')" read -r name needle; do
+        case $name in arch | no-eps | ffn-shape | iq2 | extra | nan-scale | pre) ;; *) continue ;; esac
+        bad "gguf $name" "$needle" --model "$TMP/bad/bad-$name.gguf" --dump
+    done <"$TMP/bad.txt"
+    head -c 3000 "$TMP/s.gguf" >"$TMP/cut.gguf"
+    bad "gguf truncated" "cut.gguf: " --model "$TMP/cut.gguf" --dump
+fi
+
 # In tmux: the model's first layer, then the last; knobs that do not apply
 # say so and change nothing.
 tmx_start 100 30 LC_ALL=C.UTF-8 -- "$ATTNVIZ" --color=never --model "$MODEL" "Lily saw a cat. Lily"

@@ -35,10 +35,14 @@ static const char *const usage_parts[] = {
        "                         refused without it, with the N that fits)\n"
        "      --qkv FILE         Q, K, V of one head from FILE (format: man attnviz)\n"
        "      --model PATH       a trained model, every layer and head: a llama2.c\n"
-       "                         checkpoint (.bin) or a Hugging Face folder (config.json\n"
-       "                         and model.safetensors): GPT-2, Llama, Qwen2, Mistral\n"
+       "                         checkpoint (.bin), a Hugging Face folder (config.json\n"
+       "                         and model.safetensors) or a GGUF file (llama.cpp, Ollama,\n"
+       "                         LM Studio; F32 to Q2_K): GPT-2, Llama, Qwen2, Mistral;\n"
+       "                         or ollama:NAME[:TAG], hf:ORG/NAME (from their caches)\n"
+       "      --models           list the models on this machine (Ollama, LM Studio, the\n"
+       "                         Hugging Face cache, $ATTNVIZ_MODELS) and whether they open\n"
        "      --vocab FILE       its tokenizer (default beside it: tokenizer.bin, tok<V>.bin,\n"
-       "                         tokenizer.json, or vocab.json with merges.txt)\n"
+       "                         tokenizer.json, or vocab.json with merges.txt; a GGUF's own)\n"
        "      --layer N          the model's layer to start in, 1..L\n"
        "      --generate N       print the model's greedy continuation of N tokens and exit\n"
        "  -t, --tokenizer NAME   words | gpt2 | chars  (default words)\n"
@@ -165,6 +169,7 @@ enum {
     OPT_FIGURE,
     OPT_NUMBERS,
     OPT_LESSON,
+    OPT_MODELS,
     OPT_LANG,
     OPT_STEP,
     OPT_PRESENT,
@@ -215,6 +220,7 @@ static const struct option long_options[] = {
     {"figure", optional_argument, NULL, OPT_FIGURE},
     {"numbers", no_argument, NULL, OPT_NUMBERS},
     {"lesson", required_argument, NULL, OPT_LESSON},
+    {"models", no_argument, NULL, OPT_MODELS},
     {"lang", required_argument, NULL, OPT_LANG},
     {"step", required_argument, NULL, OPT_STEP},
     {"present", no_argument, NULL, OPT_PRESENT},
@@ -463,6 +469,7 @@ static int class_option(CliOptions *o, int c, AvError *err) {
     long v;
     switch (c) {
     case OPT_LESSON: o->lesson = optarg; break;
+    case OPT_MODELS: o->models = 1; break;
     case OPT_PRESENT: o->present = 1; break;
     case OPT_LANG:
         if (strcmp(optarg, "en") && strcmp(optarg, "ko"))

@@ -27,7 +27,9 @@ typedef struct {
     char *text;             /* TEXT arguments joined by spaces (owned), or NULL */
     const char *file;       /* -f FILE ("-" is stdin), or NULL */
     const char *qkv_file;   /* --qkv FILE, or NULL */
-    const char *model_file; /* --model PATH (a llama2.c checkpoint or a Hugging Face folder), or NULL */
+    const char
+        *model_file; /* --model PATH (a llama2.c checkpoint, a Hugging Face folder, a GGUF, ollama:, hf:), or NULL */
+    int models;      /* --models: list the models found (discover.h) */
     const char *vocab_file; /* --vocab FILE (its tokenizer.bin), or NULL: beside the model */
     int layer;              /* --layer N (1-based), 0 when not given */
     int generate;           /* --generate N: the greedy continuation of N tokens, 0 when not given */

@@ -18,6 +18,7 @@
 #include "build.h"
 #include "canvas.h"
 #include "cli.h"
+#include "discover.h"
 #include "palette.h"
 #include "parallel.h"
 #include "screen.h"
@@ -436,6 +437,42 @@ static int run_head_tests(const CliOptions *o) {
     return status;
 }
 
+/* 1.3 GB, 454 KB, 12 B (powers of 1000). */
+static void size_text(char *buf, size_t cap, uint64_t n) {
+    static const char *const units[] = {"B", "KB", "MB", "GB", "TB"};
+    double v = (double)n;
+    int u = 0;
+    while (v >= 1000 && u < 4) v /= 1000, u++;
+    snprintf(buf, cap, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+}
+
+/* --models: one line a model, tab-separated: the name --model takes, the
+ * architecture, the matrix types, the size, whether it opens ("yes", or
+ * "no: " and the line opening it gives) and the path. */
+static int run_models(void) {
+    AvError err = {0};
+    FoundModel *f;
+    int n = discover_models(&f, &err);
+    if (n < 0) {
+        print_error(err.msg);
+        return 1;
+    }
+    if (n == 0) {
+        char places[4096];
+        discover_places(places, sizeof places);
+        printf(_("no models found (looked in %s)\n"), places);
+    }
+    for (int i = 0; i < n; i++) {
+        char size[32], path[2048];
+        size_text(size, sizeof size, f[i].bytes);
+        utf8_escape_into(path, sizeof path, f[i].path);
+        printf("%s\t%s\t%s\t%s\t%s%s\t%s\n", f[i].name, f[i].arch, f[i].quant, size,
+               f[i].ok ? "yes" : "no: ", f[i].ok ? "" : f[i].why, path);
+    }
+    free(f);
+    return stdout_flushed() ? 0 : 1;
+}
+
 /* Ended by SIGINT, SIGTERM or SIGHUP (the terminal is restored, the memory
  * freed): die of the same signal, as the shell and the parent expect (their
  * wait status says "killed by SIGTERM", not "exit 143"). That also skips
@@ -477,6 +514,11 @@ int main(int argc, char **argv) {
         return stdout_flushed() ? 0 : 1;
     }
     par_set_threads(opt.threads);
+    if (opt.models) {
+        int status = run_models();
+        cli_free(&opt);
+        return status;
+    }
     if (opt.lesson && strcmp(opt.lesson, "list") == 0) {
         char *list = lesson_list(language_current());
         int status = list && fputs(list, stdout) >= 0 && stdout_flushed() ? 0 : 1;

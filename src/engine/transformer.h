@@ -23,12 +23,14 @@
  *         with xb2 = norm_2(mid)
  * then logits = norm_f(x) W_cls^T (W_cls = the embedding when tied).
  *
- * Weights stay in their file's type (F32, F16 or BF16) inside its mapping:
- * a matrix is a view (TfMat) of a tensor (StTensor: data, dtype, shape). A
- * product reads W in blocks of TF_W_BLOCK output rows, in place when F32
- * and aligned, else converted into the lane's scratch (at most 16 x 64 x
- * the widest input floats, whatever the model's size); only the vectors
- * (norms and biases) are floats of the model's own. Every product goes
+ * Weights stay in their file's type (F32, F16, BF16, or one of ggml's
+ * quantized block types: Q8_0, Q4_K, ...) inside its mapping: a matrix is a
+ * view (TfMat) of a tensor (StTensor: data, dtype, shape). A product reads W
+ * in blocks of TF_W_BLOCK output rows, in place when F32 and aligned, else
+ * converted (dequantized row by row, as ggml's dequantize_row_*) into the
+ * lane's scratch (at most 16 x 64 x the widest input floats, whatever the
+ * model's size); only the vectors (norms and biases) are floats of the
+ * model's own. Every product goes
  * through matrix.h's kernels (one FMA chain per element in ascending k):
  * the same bits for 1 or 16 threads, whole sequence, layer by layer, or one
  * row appended from the KV cache. Norms, RoPE and the activations are

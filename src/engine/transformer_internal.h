@@ -48,7 +48,8 @@ void tf_linear_run(Linear *j);
 void tf_linear_forward(TfRun *r, float *out, int ld_out, const float *x, int ld_x, const TfMat *w, const float *bias,
                        int rows, int n_in, int n_out);
 
-/* n elements of t from element first, as floats (exact for every type). */
+/* n elements of t from element first, as floats (exact for every type; a
+ * block type's first and n multiples of its block: whole rows of W). */
 void tf_to_f32(const StTensor *t, size_t first, size_t n, float *out);
 
 /* Rows [o0, o0 + wrows) of W as floats: in place when the tensor is F32,

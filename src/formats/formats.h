@@ -7,12 +7,15 @@
  *   format     claims                                   reader
  *   hf         a folder, *.safetensors, its index,      hfcheckpoint.c
  *              config.json (the folder of the file)
+ *   gguf       *.gguf, or a file starting with "GGUF"   ggufmodel.c (its tokenizer
+ *              (Ollama's blobs have no extension)       from the metadata: ggufvocab.c)
  *   llama2.c   any other file                           llama2.c
  *
  * Adding a format is a reader file and a line of the table in formats.c.
  * A tokenizer file (--vocab, with a model of any format or alone) is opened
  * by its name: *.json a Hugging Face tokenizer (a vocab.json with the
- * merges.txt beside it), else a llama2.c tokenizer.bin. */
+ * merges.txt beside it), a GGUF (by its name or magic) the tokenizer of its
+ * metadata, else a llama2.c tokenizer.bin. */
 #ifndef ATTNVIZ_FORMATS_H
 #define ATTNVIZ_FORMATS_H
 
@@ -35,7 +38,7 @@ typedef struct {
 } Checkpoint;
 
 typedef struct {
-    const char *name;                /* "hf", "llama2.c" */
+    const char *name;                /* "hf", "gguf", "llama2.c" */
     int (*claims)(const char *path); /* 1 when the path is this format's (by its name and kind alone) */
     /* Opens path with its tokenizer (vocab_path, or NULL: the one beside
      * it), all or nothing: 0, or -1 with one line naming the file. */
@@ -55,5 +58,6 @@ Vocab *vocab_open_file(const char *path, AvError *err);
 /* The readers' openers (the table's). */
 int llama2_checkpoint_open(Checkpoint *out, const char *path, const char *vocab_path, AvError *err);
 int hf_checkpoint_open(Checkpoint *out, const char *path, const char *vocab_path, AvError *err);
+int gguf_checkpoint_open(Checkpoint *out, const char *path, const char *vocab_path, AvError *err);
 
 #endif

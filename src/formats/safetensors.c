@@ -86,8 +86,8 @@ static int parse_entry(StTensor *t, const cJSON *v, uint64_t data_len, const cha
     if (!cJSON_IsString(dt))
         return av_errorf(err, _("%s: tensor %s: dtype is %s, not a string"), file, tname, json_type(dt));
     int d = -1;
-    for (int i = 0; i < ST_N_DTYPES; i++)
-        if (strcmp(dt->valuestring, st_dtype_name((StDtype)i)) == 0) d = i;
+    for (int i = 0; i < ST_N_DTYPES; i++) /* ggml's block types are GGUF's, not safetensors' */
+        if (!st_is_block((StDtype)i) && strcmp(dt->valuestring, st_dtype_name((StDtype)i)) == 0) d = i;
     if (d < 0) {
         char safe[64];
         utf8_escape_into(safe, sizeof safe, dt->valuestring);

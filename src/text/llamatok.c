@@ -97,6 +97,13 @@ static int scan_records(const unsigned char *b, size_t size, int max_len, const 
     return 0;
 }
 
+/* llama2.c's conventions (llamatok.h). */
+static void run_c_conventions(LlamaTok *t) {
+    t->bos = LLAMATOK_BOS, t->eos = LLAMATOK_EOS, t->stop = -1;
+    t->add_bos = 1, t->space_prefix = 1, t->bytes_by_id = 1;
+    for (int b = 0; b < 256; b++) t->byte_id[b] = b + LLAMATOK_BYTE0 < t->n ? b + LLAMATOK_BYTE0 : -1;
+}
+
 LlamaTok *llamatok_parse(const void *buf, size_t size, const char *name, AvError *err) {
     char safe[200];
     utf8_escape_into(safe, sizeof safe, name ? name : _("(vocabulary)"));
@@ -138,6 +145,54 @@ LlamaTok *llamatok_parse(const void *buf, size_t size, const char *name, AvError
     if (build_index(t)) {
         llamatok_free(t);
         return av_error_nomem(err, _("%s: out of memory for %d pieces"), safe, n), NULL;
+    }
+    run_c_conventions(t);
+    return t;
+}
+
+LlamaTok *llamatok_from_pieces(int n, const char *const *text, const size_t *len, const float *score, const char *name,
+                               AvError *err) {
+    char safe[200];
+    utf8_escape_into(safe, sizeof safe, name ? name : _("(vocabulary)"));
+    size_t bytes = 0;
+    int max_len = 1;
+    for (int i = 0; i < n; i++) {
+        if (len[i] > LLAMATOK_MAX_PIECE)
+            return av_errorf(err, _("%s: piece %d: %zu bytes, more than the limit of %d"), safe, i, len[i],
+                             LLAMATOK_MAX_PIECE),
+                   NULL;
+        bytes += len[i] + 1;
+        if ((int)len[i] > max_len) max_len = (int)len[i];
+    }
+    LlamaTok *t = calloc(1, sizeof *t);
+    if (t) {
+        t->n = n, t->max_len = max_len;
+        t->text = malloc(sizeof *t->text * (size_t)(n ? n : 1));
+        t->len = malloc(sizeof *t->len * (size_t)(n ? n : 1));
+        t->score = malloc(sizeof *t->score * (size_t)(n ? n : 1));
+        t->sorted = malloc(sizeof *t->sorted * (size_t)(n ? n : 1));
+        t->bytes = malloc(bytes ? bytes : 1);
+    }
+    if (!t || !t->text || !t->len || !t->score || !t->sorted || !t->bytes) {
+        llamatok_free(t);
+        return av_error_nomem(err, _("%s: out of memory for %d pieces"), safe, n), NULL;
+    }
+    char *dst = t->bytes;
+    for (int i = 0; i < n; i++) {
+        if (len[i]) memcpy(dst, text[i], len[i]);
+        dst[len[i]] = '\0';
+        t->text[i] = dst, t->len[i] = (int)len[i], t->score[i] = score[i];
+        dst += len[i] + 1;
+    }
+    if (build_index(t)) {
+        llamatok_free(t);
+        return av_error_nomem(err, _("%s: out of memory for %d pieces"), safe, n), NULL;
+    }
+    run_c_conventions(t);
+    for (int b = 0; b < 256; b++) {
+        char hex[8];
+        snprintf(hex, sizeof hex, "<0x%02X>", b);
+        t->byte_id[b] = llamatok_lookup(t, hex, 6);
     }
     return t;
 }
@@ -209,7 +264,7 @@ static const unsigned char all_bytes[256] = {
 const char *llamatok_decode(const LlamaTok *t, int prev, int id, size_t *len) {
     const char *s = t->text[id];
     size_t n = (size_t)t->len[id];
-    if (prev == LLAMATOK_BOS && s[0] == ' ') s++, n--;
+    if (prev == t->bos && prev >= 0 && n > 0 && s[0] == ' ') s++, n--;
     int byte = byte_piece(s, n);
     if (byte >= 0) {
         *len = 1;
@@ -221,8 +276,8 @@ const char *llamatok_decode(const LlamaTok *t, int prev, int id, size_t *len) {
 
 size_t llamatok_display(const LlamaTok *t, int id, char *buf, size_t cap) {
     static const char space[] = "\xe2\x96\x81"; /* U+2581 LOWER ONE EIGHTH BLOCK, SentencePiece's ▁ */
-    if (id == LLAMATOK_BOS || id == LLAMATOK_EOS) {
-        int n = snprintf(buf, cap, "%s", id == LLAMATOK_BOS ? "<s>" : "</s>");
+    if (id == t->bos || id == t->eos) {
+        int n = snprintf(buf, cap, "%s", id == t->bos ? "<s>" : "</s>");
         return n < 0 ? 0 : (size_t)n;
     }
     size_t out = 0;
@@ -328,13 +383,13 @@ static int merge_all(Merger *m, int n) {
 /* BOS, the dummy prefix, then each character's piece or its bytes' ids. */
 static int split_characters(const LlamaTok *t, const char *text, size_t len, int bos, int *ids, AvError *err) {
     int n = 0;
-    if (bos && t->n <= LLAMATOK_BOS)
+    if (bos && (t->bos < 0 || t->n <= t->bos))
         return av_errorf(err,
                          P_("no BOS: the vocabulary has %d piece, BOS is id %d",
                             "no BOS: the vocabulary has %d pieces, BOS is id %d", t->n),
-                         t->n, LLAMATOK_BOS);
-    if (bos) ids[n++] = LLAMATOK_BOS;
-    if (len > 0) {
+                         t->n, t->bos);
+    if (bos) ids[n++] = t->bos;
+    if (len > 0 && t->space_prefix) {
         int space = llamatok_lookup(t, " ", 1);
         if (space >= 0) ids[n++] = space;
     }
@@ -348,13 +403,16 @@ static int split_characters(const LlamaTok *t, const char *text, size_t len, int
             ids[n++] = id;
         } else {
             for (size_t b = 0; b < k; b++) {
-                if (u[at + b] + LLAMATOK_BYTE0 >= t->n)
+                int byte = u[at + b], id = t->byte_id[byte];
+                if (id < 0 && t->bytes_by_id)
                     return av_errorf(err,
                                      _("byte 0x%02X at offset %zu has no piece: byte fallback needs id %d, the "
                                        "vocabulary has %d %s"),
-                                     u[at + b], at + b, u[at + b] + LLAMATOK_BYTE0, t->n,
-                                     num_plural("piece", "pieces", t->n));
-                ids[n++] = u[at + b] + LLAMATOK_BYTE0;
+                                     byte, at + b, byte + LLAMATOK_BYTE0, t->n, num_plural("piece", "pieces", t->n));
+                if (id < 0)
+                    return av_errorf(err, _("byte 0x%02X at offset %zu has no piece and no byte piece <0x%02X>"), byte,
+                                     at + b, byte);
+                ids[n++] = id;
             }
         }
         at += k;

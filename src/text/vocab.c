@@ -27,12 +27,12 @@ struct Vocab {
 static int llama_size(const void *t) { return ((const LlamaTok *)t)->n; }
 
 static int llama_encode(const void *t, const char *text, size_t len, int **ids, AvError *err) {
-    return llamatok_encode(t, text, len, 1, ids, err); /* BOS first, as run.c */
+    return llamatok_encode(t, text, len, ((const LlamaTok *)t)->add_bos, ids, err); /* BOS first, as run.c */
 }
 
 static int llama_is_end(const void *t, int id) {
-    (void)t;
-    return id == LLAMATOK_BOS; /* run.c: BOS delimits texts */
+    const LlamaTok *l = t;
+    return id >= 0 && (id == l->bos || id == l->stop); /* run.c: BOS delimits texts */
 }
 
 static const char *llama_piece(const void *t, int id, size_t *len) {
@@ -100,10 +100,14 @@ static Vocab *vocab_new(const VocabOps *ops, void *t, int start) {
 }
 
 Vocab *vocab_of_llamatok(LlamaTok *t) {
-    return t ? vocab_new(&llama_ops, t, t->n > LLAMATOK_BOS ? LLAMATOK_BOS : -1) : NULL;
+    return t ? vocab_new(&llama_ops, t, t->bos >= 0 && t->n > t->bos ? t->bos : -1) : NULL;
 }
 
 Vocab *vocab_of_hftok(HfTok *t) { return t ? vocab_new(&hf_ops, t, hf_start(t)) : NULL; }
+
+Vocab *vocab_of_hftok_start(HfTok *t, int start) {
+    return t ? vocab_new(&hf_ops, t, start >= 0 && start < hftok_vocab_size(t) ? start : hf_start(t)) : NULL;
+}
 
 void vocab_free(Vocab *v) {
     if (!v) return;

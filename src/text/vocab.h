@@ -1,8 +1,9 @@
 /* vocab.h - a trained model's tokenizer, whatever its file: llama2.c's
- * tokenizer.bin (llamatok.h) or a Hugging Face tokenizer (hftok.h) behind
- * one interface, so that the trained source (source_trained.c) and the
- * front end never ask which it is. formats.h opens one beside a model, or
- * a tokenizer file alone. */
+ * tokenizer.bin (llamatok.h) or a Hugging Face tokenizer (hftok.h), or
+ * either made from a GGUF's metadata (gguftok.h), behind one interface, so
+ * that the trained source (source_trained.c) and the front end never ask
+ * which it is. formats.h opens one beside a model, or a tokenizer file
+ * alone. */
 #ifndef ATTNVIZ_VOCAB_H
 #define ATTNVIZ_VOCAB_H
 
@@ -18,6 +19,8 @@ typedef struct Vocab Vocab;
  * too); NULL when out of memory. */
 Vocab *vocab_of_llamatok(LlamaTok *t);
 Vocab *vocab_of_hftok(HfTok *t);
+/* The same with the start token given (a GGUF's BOS; -1: as vocab_of_hftok). */
+Vocab *vocab_of_hftok_start(HfTok *t, int start);
 
 void vocab_free(Vocab *v); /* NULL-safe */
 
