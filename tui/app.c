@@ -69,8 +69,9 @@ void app_free(App *a) {
 int app_wake_ms(const App *a) { return a->wake_ms > 0 ? a->wake_ms : -1; }
 
 int app_tick(App *a) {
-    a->wake_ms = 0;
-    return 0;
+    int work = a->wake_work;
+    a->wake_ms = 0, a->wake_work = 0;
+    return work;
 }
 
 void app_say(App *a, int error, const char *fmt, ...) {

@@ -62,7 +62,7 @@ const KeyBinding keymap[] = {
     {{'}', 0}, "}", NULL, ACT_LAYER_NEXT, N_("next layer (a model of several layers)"), NULL, 99, NULL},
     {{'{', 0}, "{", NULL, ACT_LAYER_PREV, N_("previous layer"), NULL, 99, NULL},
     {{'n', 0}, "n", NULL, ACT_NEXT_PANEL, N_("a trained model's 10 likeliest next tokens after the cursor's row"), NULL, 99, NULL},
-    {{'H', 0}, "H", NULL, ACT_CENSUS, N_("head census: all heads scored by prev, sink, self, induction, H"), NULL, 99, NULL},
+    {{'H', 0}, "H", NULL, ACT_CENSUS, N_("head census: the field's head tests on batteries, and scores on your text"), NULL, 99, NULL},
     {{'N', 0}, "N", NULL, ACT_CONTINUE, N_("append the likeliest next token to the sentence: watch the model write"), NULL, 99, NULL},
     {{'z', 0}, "z", NULL, ACT_CONTRAST, N_("contrast: each row of weights coloured 0 .. its own largest weight (z again: 0 .. 1)"), N_("z contrast"), 21, NULL},
     {{'b', 0}, "b", NULL, ACT_LESSON_PREV, N_("in a lesson: the previous step (Space: the next)"), NULL, 99, NULL},
