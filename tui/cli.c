@@ -41,6 +41,9 @@ static const char *const usage_parts[] = {
        "                         tokenizer.json, or vocab.json with merges.txt)\n"
        "      --layer N          the model's layer to start in, 1..L\n"
        "      --generate N       print the model's greedy continuation of N tokens and exit\n"
+       "      --ablate L.H,...   switch heads of the model off (layer.head from 1: 5.6, or\n"
+       "                         2.1,5.6): their outputs zeroed, or with a final :mean their\n"
+       "                         means over the text battery; X in the view does one head\n"
        "  -t, --tokenizer NAME   words | gpt2 | chars  (default words)\n"
        "      --pattern REGEX    your own PCRE2 pattern: every match is a token\n"
        "\n"),
@@ -172,6 +175,8 @@ enum {
     OPT_PUBLISH_MODE,
     OPT_FOLLOW,
     OPT_MAX_TOKENS,
+    OPT_ABLATE,
+    OPT_LENS_TOKEN,
 };
 
 static const struct option long_options[] = {
@@ -221,6 +226,8 @@ static const struct option long_options[] = {
     {"publish", required_argument, NULL, OPT_PUBLISH},
     {"publish-mode", required_argument, NULL, OPT_PUBLISH_MODE},
     {"follow", required_argument, NULL, OPT_FOLLOW},
+    {"ablate", required_argument, NULL, OPT_ABLATE},
+    {"lens-token", required_argument, NULL, OPT_LENS_TOKEN},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -287,6 +294,52 @@ void cli_free(CliOptions *o) {
     if (!o) return;
     free(o->text);
     o->text = NULL;
+}
+
+/* --ablate L.H[,L.H...][:zero|:mean]: heads 1-based (layer.head), one
+ * mode for the list (zero by default), each head once; the ranges of the
+ * model are checked when it is open (build.c). */
+int cli_parse_ablate(const char *s, HeadAblation *out, int *n_out, AvError *err) {
+    const char *colon = strrchr(s, ':');
+    int mean = 0;
+    size_t len = strlen(s);
+    if (colon) {
+        if (strcmp(colon + 1, "mean") == 0) mean = 1;
+        else if (strcmp(colon + 1, "zero") != 0)
+            return av_errorf(err, _("--ablate: unknown mode '%s' (expected zero or mean)"), colon + 1);
+        len = (size_t)(colon - s);
+    }
+    int n = 0;
+    *n_out = 0;
+    for (size_t at = 0; at <= len;) {
+        size_t end = at;
+        while (end < len && s[end] != ',') end++;
+        char item[32];
+        long l, h;
+        char *dot;
+        if (end - at >= sizeof item || end == at)
+            return av_errorf(err, _("--ablate: '%.*s' is not layer.head (as 5.6; a list: 2.1,5.6)"), (int)(end - at),
+                             s + at);
+        memcpy(item, s + at, end - at);
+        item[end - at] = '\0';
+        if (!(dot = strchr(item, '.')))
+            return av_errorf(err, _("--ablate: '%s' is not layer.head (as 5.6; a list: 2.1,5.6)"), item);
+        *dot = '\0';
+        if (num_parse_long(item, 1, MODEL_MAX_LAYERS, &l) != NUM_OK ||
+            num_parse_long(dot + 1, 1, MODEL_MAX_HEADS, &h) != NUM_OK) {
+            *dot = '.';
+            return av_errorf(err, _("--ablate: '%s' is not layer.head with layer 1..%d and head 1..%d"), item,
+                             MODEL_MAX_LAYERS, MODEL_MAX_HEADS);
+        }
+        for (int k = 0; k < n; k++)
+            if (out[k].layer == l - 1 && out[k].head == h - 1)
+                return av_errorf(err, _("--ablate: head %ld.%ld is listed twice"), l, h);
+        if (n == SOURCE_MAX_ABLATED) return av_errorf(err, _("--ablate: at most %d heads"), SOURCE_MAX_ABLATED);
+        out[n++] = (HeadAblation){(int)l - 1, (int)h - 1, mean};
+        at = end + 1;
+    }
+    *n_out = n;
+    return 0;
 }
 
 /* What the parse saw, for the checks of the options together. */
@@ -390,9 +443,19 @@ static int io_option(CliOptions *o, Given *g, int c, AvError *err) {
         o->dump_format = EXPORT_TEXT;
         o->dump_tokens = optarg && strcmp(optarg, "tokens") == 0;
         o->dump_heads = !optarg ? 0 : strcmp(optarg, "heads") == 0 ? 1 : strcmp(optarg, "heads-csv") == 0 ? 2 : 0;
-        if (optarg && !o->dump_tokens && !o->dump_heads && export_parse_format(optarg, &o->dump_format))
+        o->dump_lens = optarg && strcmp(optarg, "lens") == 0;
+        if (optarg && !o->dump_tokens && !o->dump_heads && !o->dump_lens &&
+            export_parse_format(optarg, &o->dump_format))
             return av_errorf(
-                err, _("--dump: unknown format '%s' (expected text, json, csv, tokens, heads or heads-csv)"), optarg);
+                err, _("--dump: unknown format '%s' (expected text, json, csv, tokens, heads, heads-csv or lens)"),
+                optarg);
+        break;
+    case OPT_ABLATE:
+        if (cli_parse_ablate(optarg, o->ablate, &o->n_ablate, err)) return -1;
+        break;
+    case OPT_LENS_TOKEN:
+        if (!optarg[0]) return av_errorf(err, _("--lens-token: the piece is empty"));
+        o->lens_token = optarg;
         break;
     case OPT_ONCE: o->once = 1; break;
     case OPT_WIDTH:
@@ -506,6 +569,12 @@ static int option_error(int c, int argc, char **argv, AvError *err) {
 /* --model, --vocab, --layer, --generate, --dump=tokens: with what they go. */
 static int model_options_check(CliOptions *o, const Given *g, AvError *err) {
     if (o->dump_heads && !o->model_file) return av_errorf(err, _("--dump=heads: needs --model PATH"));
+    if (o->dump_lens && !o->model_file) return av_errorf(err, _("--dump=lens: needs --model PATH"));
+    if (o->lens_token && !o->dump_lens)
+        return av_errorf(err, _("--lens-token: goes with --dump=lens (the view's token is the next panel's)"));
+    if (o->n_ablate && !o->model_file) return av_errorf(err, _("--ablate: needs --model PATH"));
+    if (o->n_ablate && o->dump_heads)
+        return av_errorf(err, _("--ablate: the head tests score the model as it is; not with --dump=heads"));
     if (o->dump_tokens && !o->model_file && !o->vocab_file)
         return av_errorf(err, _("--dump=tokens: needs --model PATH or --vocab FILE"));
     if (!o->model_file) {

@@ -75,6 +75,7 @@ const KeyBinding keymap[] = {
     {{CTRL('l'), 0}, "Ctrl-L", NULL, ACT_REDRAW, N_("redraw the screen"), NULL, 99, NULL},
     {{'Z', 0}, "Z", NULL, ACT_ZOOM, N_("a long text zoomed out: blocks of tokens, each row's top words (Z again: back)"), NULL, 99, NULL},
     {{'/', 0}, "/", NULL, ACT_JUMP, N_("jump to a token by its position or a part of its text"), NULL, 99, NULL},
+    {{'X', 0}, "X", NULL, ACT_ABLATE, N_("switch the head shown off (zero ablation), X again: its mean over the text battery, X again: on; the next tokens show before -> after"), NULL, 99, NULL},
     {{'A', 0}, "A", NULL, ACT_CLASSES, N_("class map: each head's pattern class and sink share (A again: back)"), NULL, 99, NULL},
 };
 // clang-format on
