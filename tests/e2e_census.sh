@@ -36,7 +36,7 @@ expect_contains "NO_COLOR: the rows" "$out" ">   1/1   1/4  "
 out=$("$ATTNVIZ" --once --width 80 --color=never --view census --target "le chat" --attn cross "the cat")
 expect_contains "cross refused" "$out" "census needs self-attention"
 err=$("$ATTNVIZ" --once --view nosuch 2>&1 >/dev/null)
-expect_contains "--view lists census" "$err" "gravity, census, classes or zoom"
+expect_contains "--view lists census" "$err" "gravity, census, classes, zoom or lens"
 
 model_need stories260K.bin tok512.bin || { finish; exit; }
 M=$MODELS

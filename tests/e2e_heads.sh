@@ -84,6 +84,8 @@ if model_need stories260K.bin tok512.bin; then
     [ "$(grep -c ',induction,' "$TMP/s.csv")" = 40 ] && pass || fail "stories260K: not 40 heads"
     best=$(awk -F, '$3=="induction" && $5 > m {m = $5} END {print m + 0}' "$TMP/s.csv")
     above 0.4 "$best" && pass || fail "stories260K: a head scores $best on repeated random tokens (an induction head?)"
+    # the README: "its best is 0.02"
+    [ "$(printf '%.2f' "$best")" = 0.02 ] && pass || fail "stories260K: the best induction score is $best, the README says 0.02"
     v=$(field 5 6 induction <"$TMP/s.csv"); above 0.1 "$v" && pass || fail "stories260K layer 5 head 6: induction $v"
     # Lesson 7's caption: "Rows that repeat nothing look at ▁saw too" (layer
     # 5 head 6 on "Lily saw a cat. Lily": <s> ▁Lily ▁saw ▁a ▁c at . ▁Lily).

@@ -10,6 +10,12 @@
 #                   line names the ablation; in the TUI X cycles the head
 #                   shown through zero, mean and on, the next tokens showing
 #                   before -> after and the change of the logit.
+#   logit lens      --dump=lens [--lens-token PIECE]: every layer's residual
+#                   through the final norm and the unembedding, the top token
+#                   and its probability (and the chosen token's) at every
+#                   position within 1e-4 of NumPy's, with and without heads
+#                   switched off; its last row is the model's prediction; the
+#                   view (U, --view lens) shows the same grid.
 # Without NumPy or ../shared/models: "skipped", a failure under CI.
 . tests/support/lib.sh
 
@@ -37,6 +43,12 @@ if need_numpy; then
         check ablate "$TMP/planted" "$TMP/p.json"
     done
     expect_contains "planted: the dump names the heads" "$(cat "$TMP/p.json")" '"ablated": ["1.2:zero", "2.1:zero"]'
+    for args in "" "--lens-token on" "--ablate 2.1:mean --lens-token ▁t"; do
+        # shellcheck disable=SC2086
+        "$ATTNVIZ" --model "$TMP/planted" --dump=lens $args "one two three one two" >"$TMP/pl.json"
+        expect_rc "planted --dump=lens $args" 0 $?
+        check lens "$TMP/planted" "$TMP/pl.json"
+    done
     "$ATTNVIZ" --model "$TMP/planted" --ablate 9.1 --dump=json x >/dev/null 2>"$TMP/err"
     expect_rc "planted --ablate 9.1" 2 $?
     expect_contains "planted --ablate 9.1: the message" "$(cat "$TMP/err")" \
@@ -52,6 +64,34 @@ if model_need stories260K.bin tok512.bin; then
             check ablate "$MODEL" "$TMP/s.json"
         done
     fi
+    if need_numpy; then
+        for args in "" "--lens-token ▁was" "--ablate 5.6,2.3:mean --lens-token ▁saw"; do
+            # shellcheck disable=SC2086
+            "$ATTNVIZ" --model "$MODEL" --dump=lens $args "$S" >"$TMP/sl.json"
+            expect_rc "stories260K --dump=lens $args" 0 $?
+            check lens "$MODEL" "$TMP/sl.json"
+        done
+    fi
+    # the lens's last row is the prediction: after the last ▁Lily, ▁was 0.60
+    "$ATTNVIZ" --model "$MODEL" --dump=lens --lens-token ▁was "$S" >"$TMP/sl.json"
+    if msg=$(/usr/bin/python3 - "$TMP/sl.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+top, tok = d["lens"]["top"], d["lens"]["token"]
+assert len(top) == 6 and len(top[0]) == 8, (len(top), len(top[0]))
+assert top[-1][-1]["piece"] == " was" and abs(top[-1][-1]["prob"] - 0.596) < 1e-3, top[-1][-1]
+assert tok["id"] == 286 and abs(tok["prob"][-1][-1] - top[-1][-1]["prob"]) < 1e-7
+assert tok["prob"][-2][-1] < 0.3, tok["prob"]  # doc/models.md: 0.60 only in the last layer
+assert d["ablated"] == [] and d["ids"][0] == 1
+PY
+    ); then pass; else fail "stories260K --dump=lens: $msg"; fi
+    out=$("$ATTNVIZ" --model "$MODEL" --dump=lens --lens-token xyzzy "$S" 2>&1)
+    expect_rc "--lens-token xyzzy" 2 $?
+    expect_contains "--lens-token xyzzy: the message" "$out" "--lens-token: 'xyzzy' is no piece of the model's vocabulary"
+    out=$("$ATTNVIZ" --model "$MODEL" --once --width 80 --color=never --view lens "$S")
+    expect_contains "the lens view: its rows" "$out" "layer 5 ▁Once"
+    expect_contains "the lens view: the prediction" "$out" "▁She███ ▁was"
+    expect_contains "the lens view: the choice by layer" "$out" "the model's choice ▁Once, layer by layer: 0.00 0.75 0.91 0.72 0.52 0.78"
     # before: the model's own prediction (lesson 7: ▁was 0.60)
     "$ATTNVIZ" --model "$MODEL" --ablate 5.6 --dump=json "$S" >"$TMP/s.json"
     expect_contains "stories260K: before" "$(cat "$TMP/s.json")" '"next_tokens_before": [{"id": 286, "piece": " was"'
@@ -69,6 +109,16 @@ if model_need stories260K.bin tok512.bin; then
     tmx_expect "X again: on" "next after ▁Lily[7]:  ▁was 0.60" X
     case $(tmx_line 0) in *ablate=*) fail "X three times: still ablated: $(tmx_line 0)" ;; *) pass ;; esac
     tmx_stop
+    # U: the lens, the cursor on the last row; X from there is the same model's
+    tmx_start 100 30 LC_ALL=C.UTF-8 -- "$ATTNVIZ" --model "$MODEL" "\"$S\""
+    tmx_wait "model=stories260K" || fail "U: no screen"
+    tmx_expect "U: the lens" "logit lens: every layer through the unembedding" End U
+    tmx_expect "U: the last position" "layer 5 after ▁Lily[7]: ▁was 0.60"
+    tmx_expect "U: ↑ a layer down the stream" "layer 4 after ▁Lily[7]:" Up
+    tmx_expect "U again: the heatmap" "weights A = softmax" U
+    tmx_stop
+    out=$("$ATTNVIZ" --once --width 80 --color=never --view lens "the cat sat")
+    expect_contains "the lens of the seeded model" "$out" "the logit lens reads a trained model's layers (--model PATH)"
     out=$("$ATTNVIZ" --model "$MODEL" --ablate 5.6 --generate 8 "$S")
     expect_rc "--generate with an ablation" 0 $?
 fi

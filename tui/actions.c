@@ -410,6 +410,13 @@ static int act_ablate(App *a, const char *arg) {
     return 0;
 }
 
+/* The logit lens and back. */
+static int act_lens(App *a, const char *arg) {
+    (void)arg;
+    a->view = a->view == VIEW_LENS ? VIEW_HEATMAP : VIEW_LENS;
+    return 0;
+}
+
 /* The head census and back. */
 static int act_census(App *a, const char *arg) {
     (void)arg;
@@ -445,7 +452,7 @@ static int act_jump(App *a, const char *arg) {
 static int act_view(App *a, const char *arg) {
     ViewKind v;
     if (!arg || app_view_parse(arg, &v)) {
-        app_say(a, 1, "%s", _("view: expected heatmap, heads, pipeline, gravity, census, classes or zoom"));
+        app_say(a, 1, "%s", _("view: expected heatmap, heads, pipeline, gravity, census, classes, zoom or lens"));
         return -1;
     }
     a->view = v;
@@ -686,5 +693,6 @@ const ActionDef app_actions[ACT_COUNT] = {
     [ACT_JUMP] = {"jump", TAKES_ARG, act_jump},
     [ACT_WEIGHTS] = {"weights", 0, app_switch_weights},
     [ACT_ABLATE] = {"ablate", NEEDS_TRAINED | TAKES_ARG, act_ablate},
+    [ACT_LENS] = {"lens", NEEDS_TRAINED, act_lens},
 };
 // clang-format on

@@ -30,6 +30,7 @@ typedef enum {
     VIEW_CENSUS,
     VIEW_CLASSES, /* the layers x heads class map (classmap.h) */
     VIEW_ZOOM,    /* a long text zoomed out (zoom.h) */
+    VIEW_LENS,    /* the logit lens of a trained model (lens.c) */
     VIEW_KIND_COUNT
 } ViewKind;
 

@@ -73,10 +73,12 @@ static const char *const usage_parts[] = {
        "                         tokens: id <TAB> piece of each token (--vocab alone: tokenize only)\n"
        "                         (json of a trained model: next_tokens {id, piece, bytes, prob});\n"
        "                         heads | heads-csv: every head's tests on the built-in batteries\n"
+       "                         lens: the logit lens, each layer's top token at each position\n"
+       "      --lens-token PIECE with --dump=lens: that token's probability everywhere too\n"
        "      --once             draw the view once on standard output and exit\n"
        "      --width N          width for --once, 20..1000 (default: terminal, COLUMNS or 80)\n"
        "      --view NAME        view to start in: heatmap | heads | pipeline | gravity | census |\n"
-       "                         classes | zoom\n"
+       "                         classes | zoom | lens\n"
        "      --head N           the head shown, 1..heads (default 1)\n"
        "      --stage NAME       the stage shown: weights (default) | scores | scaled | masked |\n"
        "                         output | x | pe | concat | y\n"),
@@ -465,10 +467,10 @@ static int io_option(CliOptions *o, Given *g, int c, AvError *err) {
     case OPT_VIEW: {
         ViewKind kind;
         if (app_view_parse(optarg, &kind))
-            return av_errorf(
-                err,
-                _("--view: unknown view '%s' (expected heatmap, heads, pipeline, gravity, census, classes or zoom)"),
-                optarg);
+            return av_errorf(err,
+                             _("--view: unknown view '%s' (expected heatmap, heads, pipeline, gravity, census, "
+                               "classes, zoom or lens)"),
+                             optarg);
         o->view = optarg;
         break;
     }

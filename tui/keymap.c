@@ -76,6 +76,7 @@ const KeyBinding keymap[] = {
     {{'Z', 0}, "Z", NULL, ACT_ZOOM, N_("a long text zoomed out: blocks of tokens, each row's top words (Z again: back)"), NULL, 99, NULL},
     {{'/', 0}, "/", NULL, ACT_JUMP, N_("jump to a token by its position or a part of its text"), NULL, 99, NULL},
     {{'X', 0}, "X", NULL, ACT_ABLATE, N_("switch the head shown off (zero ablation), X again: its mean over the text battery, X again: on; the next tokens show before -> after"), NULL, 99, NULL},
+    {{'U', 0}, "U", NULL, ACT_LENS, N_("logit lens: each layer's guess of the next token, through the unembedding (U again: back)"), NULL, 99, NULL},
     {{'A', 0}, "A", NULL, ACT_CLASSES, N_("class map: each head's pattern class and sink share (A again: back)"), NULL, 99, NULL},
 };
 // clang-format on

@@ -35,6 +35,8 @@
 #include "i18n.h"
 #include "formats.h"
 #include "headrun.h"
+#include "lens.h"
+#include "source_trained.h"
 #include "language.h"
 #include "lesson.h"
 #include "loadwatch.h"
@@ -117,6 +119,28 @@ static int run_once(App *a, const CliOptions *o) {
 static int update_for_output(Model *m, const CliOptions *o, AvError *err) {
     if (o->dump && !o->dump_tokens) model_want_next(m, m->n_q - 1);
     return model_update(m, err);
+}
+
+/* --dump=lens: the logit lens of the model as run (its ablations too), the
+ * --lens-token's probability in every cell. */
+static int run_lens(const Model *m, const CliOptions *o) {
+    AvError err = {0};
+    const TfRun *run = model_trained_run(m);
+    const Vocab *v = model_trained_vocab(m);
+    int token = -1;
+    if (!run || !v) return print_error(_("--dump=lens: needs --model PATH")), 2;
+    if (o->lens_token && (token = lens_token_id(v, o->lens_token, &err)) < 0) {
+        av_error_prefix(&err, "--lens-token");
+        return print_error(err.msg), 2;
+    }
+    Lens l;
+    if (lens_compute(run, token, &l, &err)) return print_error(err.msg), av_error_exit_status(&err);
+    HeadAblation ab[SOURCE_MAX_ABLATED];
+    int na = model_ablation(m, ab, SOURCE_MAX_ABLATED);
+    errno = 0;
+    if (lens_write_json(stdout, &l, v, m->src->title(m), run->ids, ab, na) < 0) write_errno = errno;
+    lens_free(&l);
+    return stdout_flushed() ? 0 : 1;
 }
 
 /* --dump: every stage in the format asked for, on standard output. */
@@ -402,6 +426,8 @@ static int run(Model *m, const CliOptions *opts, int ascii) {
         for (int j = 0; ids && j < n; j++) ids[j] = model_key_id(m, j);
         status = ids ? print_model_tokens(m, ids, n) : (print_error(_("out of memory")), 1);
         free(ids);
+    } else if (o->dump && o->dump_lens) {
+        status = run_lens(m, o);
     } else if (o->dump) {
         status = run_dump(m, o);
     } else {

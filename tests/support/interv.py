@@ -11,10 +11,11 @@ checkpoint (stories260K.bin) or a Hugging Face folder (GPT-2, Llama):
         "next_tokens_before" (logit, logit_after, prob, prob_after) and the
         probabilities of "next_tokens" (after) within 1e-4.
   interv.py lens MODEL LENS.json     LENS is `attnviz --model MODEL
-        --dump=lens [--lens-token PIECE] TEXT`: for every layer (0: the
-        embeddings, l: after layer l) and position, the residual through the
-        final norm and the unembedding: the top token's id and probability,
-        and the chosen token's probability, within 1e-4.
+        --dump=lens [--lens-token PIECE] [--ablate ...] TEXT`: for every row
+        (0: the embeddings, l: after layer l) and position, the residual
+        through the final norm and the unembedding: the top token's id and
+        probability, and the chosen token's probability, within 1e-4 (the
+        heads of "ablated" switched off as above).
 
 Mean ablation needs the text battery's token ids: the sentences are in
 batteries.py, tokenized by `$ATTNVIZ --model MODEL --dump=tokens` (the
@@ -181,17 +182,23 @@ def head_means(m, path):
     return acc / total
 
 
-def check_ablate(path, dump_path):
-    m = Model(path)
-    d = json.load(open(dump_path))
-    ids, hs = d["ids"], m.c["hs"]
-    ablate, means = {}, None
-    for item in d["ablated"]:
+def ablation_of(m, path, d):
+    """{(layer, head): None or the head's mean} of a dump's "ablated"."""
+    ablate, means, hs = {}, None, m.c["hs"]
+    for item in d.get("ablated", []):
         lh, mode = item.split(":")
         l, h = (int(v) - 1 for v in lh.split("."))
         if mode == "mean" and means is None:
             means = head_means(m, path)
         ablate[(l, h)] = means[l, h * hs:(h + 1) * hs] if mode == "mean" else None
+    return ablate
+
+
+def check_ablate(path, dump_path):
+    m = Model(path)
+    d = json.load(open(dump_path))
+    ids = d["ids"]
+    ablate = ablation_of(m, path, d)
     before = m.unembed(m.forward(ids)[0][-1])[-1]
     after = m.unembed(m.forward(ids, ablate)[0][-1])[-1]
     pb, pa = softmax(before), softmax(after)
@@ -223,31 +230,31 @@ def check_ablate(path, dump_path):
 def check_lens(path, lens_path):
     m = Model(path)
     d = json.load(open(lens_path))
-    ids = d["ids"]
-    resid, _ = m.forward(ids)
-    token = d.get("token")
+    ids, lens = d["ids"], d["lens"]
+    resid, _ = m.forward(ids, ablation_of(m, path, d))
+    token = lens.get("token")
     worst, bad, count = 0.0, [], 0
-    if len(d["lens"]) != m.c["layers"] + 1:
-        bad.append("%d layers in the lens, expected %d" % (len(d["lens"]), m.c["layers"] + 1))
-    for entry in d["lens"]:
-        l = entry["layer"]
+    if len(lens["top"]) != m.c["layers"] + 1:
+        bad.append("%d rows in the lens, expected %d" % (len(lens["top"]), m.c["layers"] + 1))
+    for l, row in enumerate(lens["top"]):
         logits = m.unembed(resid[l])
-        for i, cell in enumerate(entry["positions"]):
+        for i, cell in enumerate(row):
             p = softmax(logits[i])
             top = int(np.argmax(p))
             # a tie within the tolerance may name either token
             if cell["id"] != top and abs(p[cell["id"]] - p[top]) > TOL:
-                bad.append("layer %d position %d: top %d, numpy %d" % (l, i, cell["id"], top))
+                bad.append("row %d position %d: top %d, numpy %d" % (l, i, cell["id"], top))
             checks = [("prob", cell["prob"], p[cell["id"]])]
             if token is not None:
-                checks.append(("token_prob", cell["token_prob"], p[token["id"]]))
+                checks.append(("token prob", token["prob"][l][i], p[token["id"]]))
             for name, got, want in checks:
                 diff = abs(got - want)
                 worst, count = max(worst, diff), count + 1
                 if not diff <= TOL:
-                    bad.append("layer %d position %d %s: attnviz %.7g, numpy %.7g" % (l, i, name, got, want))
-    print("numpy: logit lens, %d layers x %d positions: max |diff| %.3g (%d values)"
-          % (len(d["lens"]), len(ids), worst, count))
+                    bad.append("row %d position %d %s: attnviz %.7g, numpy %.7g" % (l, i, name, got, want))
+    print("numpy: logit lens%s, %d rows x %d positions: max |diff| %.3g (%d values)"
+          % (" (ablated %s)" % ",".join(d["ablated"]) if d.get("ablated") else "", len(lens["top"]), len(ids),
+             worst, count))
     for b in bad[:20]:
         print("numpy: " + b, file=sys.stderr)
     return not bad
