@@ -16,6 +16,9 @@
 #                   position within 1e-4 of NumPy's, with and without heads
 #                   switched off; its last row is the model's prediction; the
 #                   view (U, --view lens) shows the same grid.
+#   ablation sweep  --dump=sweep: each head alone off, the logit of the
+#                   likeliest next token (or --lens-token's) and its drop,
+#                   within 1e-4 of NumPy's; the census's drop column shows it.
 # Without NumPy or ../shared/models: "skipped", a failure under CI.
 . tests/support/lib.sh
 
@@ -49,6 +52,9 @@ if need_numpy; then
         expect_rc "planted --dump=lens $args" 0 $?
         check lens "$TMP/planted" "$TMP/pl.json"
     done
+    "$ATTNVIZ" --model "$TMP/planted" --dump=sweep "one two three one two" >"$TMP/ps.json"
+    expect_rc "planted --dump=sweep" 0 $?
+    check sweep "$TMP/planted" "$TMP/ps.json"
     "$ATTNVIZ" --model "$TMP/planted" --ablate 9.1 --dump=json x >/dev/null 2>"$TMP/err"
     expect_rc "planted --ablate 9.1" 2 $?
     expect_contains "planted --ablate 9.1: the message" "$(cat "$TMP/err")" \
@@ -72,6 +78,29 @@ if model_need stories260K.bin tok512.bin; then
             check lens "$MODEL" "$TMP/sl.json"
         done
     fi
+    if need_numpy; then
+        for args in "" "--ablate 2.3:mean --lens-token ▁saw"; do
+            # shellcheck disable=SC2086
+            "$ATTNVIZ" --model "$MODEL" --dump=sweep $args "$S" >"$TMP/ss.json"
+            expect_rc "stories260K --dump=sweep $args" 0 $?
+            check sweep "$MODEL" "$TMP/ss.json"
+        done
+    fi
+    # doc/models.md: ▁was 14.96, layer 5 heads 3 and 6 drop it most, 0.5
+    "$ATTNVIZ" --model "$MODEL" --dump=sweep "$S" >"$TMP/ss.json"
+    if msg=$(/usr/bin/python3 - "$TMP/ss.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["token"]["piece"] == " was" and round(d["logit"], 2) == 14.96, (d["token"], d["logit"])
+top = sorted(d["heads"], key=lambda e: -e["drop"])[:2]
+assert {(e["layer"], e["head"]) for e in top} == {(5, 3), (5, 6)}, top
+assert all(round(e["drop"], 1) == 0.5 for e in top), top
+PY
+    ); then pass; else fail "stories260K --dump=sweep: $msg"; fi
+    # the census's drop: layer 5 head 6 off, ▁was's logit falls by 0.53 (as X shows)
+    out=$("$ATTNVIZ" --model "$MODEL" --once --width 80 --color=never --view census "$S")
+    expect_contains "census: the drop column" "$out" "│ 0.29  0.30  0.98       0.5"
+    expect_contains "census: the drop's legend" "$out" "drop: the fall of ▁was's logit after ▁Lily[7] (14.96), the head alone off"
     # the lens's last row is the prediction: after the last ▁Lily, ▁was 0.60
     "$ATTNVIZ" --model "$MODEL" --dump=lens --lens-token ▁was "$S" >"$TMP/sl.json"
     if msg=$(/usr/bin/python3 - "$TMP/sl.json" <<'PY'

@@ -74,7 +74,9 @@ static const char *const usage_parts[] = {
        "                         (json of a trained model: next_tokens {id, piece, bytes, prob});\n"
        "                         heads | heads-csv: every head's tests on the built-in batteries\n"
        "                         lens: the logit lens, each layer's top token at each position\n"
-       "      --lens-token PIECE with --dump=lens: that token's probability everywhere too\n"
+       "                         sweep: each head alone off, its effect on the next token\n"
+       "      --lens-token PIECE with --dump=lens: that token's probability everywhere too;\n"
+       "                         with --dump=sweep: the token (default: the likeliest)\n"
        "      --once             draw the view once on standard output and exit\n"
        "      --width N          width for --once, 20..1000 (default: terminal, COLUMNS or 80)\n"
        "      --view NAME        view to start in: heatmap | heads | pipeline | gravity | census |\n"
@@ -445,11 +447,12 @@ static int io_option(CliOptions *o, Given *g, int c, AvError *err) {
         o->dump_format = EXPORT_TEXT;
         o->dump_tokens = optarg && strcmp(optarg, "tokens") == 0;
         o->dump_heads = !optarg ? 0 : strcmp(optarg, "heads") == 0 ? 1 : strcmp(optarg, "heads-csv") == 0 ? 2 : 0;
-        o->dump_lens = optarg && strcmp(optarg, "lens") == 0;
+        o->dump_lens = !optarg ? 0 : strcmp(optarg, "lens") == 0 ? 1 : strcmp(optarg, "sweep") == 0 ? 2 : 0;
         if (optarg && !o->dump_tokens && !o->dump_heads && !o->dump_lens &&
             export_parse_format(optarg, &o->dump_format))
             return av_errorf(
-                err, _("--dump: unknown format '%s' (expected text, json, csv, tokens, heads, heads-csv or lens)"),
+                err,
+                _("--dump: unknown format '%s' (expected text, json, csv, tokens, heads, heads-csv, lens or sweep)"),
                 optarg);
         break;
     case OPT_ABLATE:
@@ -571,9 +574,10 @@ static int option_error(int c, int argc, char **argv, AvError *err) {
 /* --model, --vocab, --layer, --generate, --dump=tokens: with what they go. */
 static int model_options_check(CliOptions *o, const Given *g, AvError *err) {
     if (o->dump_heads && !o->model_file) return av_errorf(err, _("--dump=heads: needs --model PATH"));
-    if (o->dump_lens && !o->model_file) return av_errorf(err, _("--dump=lens: needs --model PATH"));
-    if (o->lens_token && !o->dump_lens)
-        return av_errorf(err, _("--lens-token: goes with --dump=lens (the view's token is the next panel's)"));
+    if (o->dump_lens && !o->model_file)
+        return av_errorf(err, o->dump_lens == 1 ? _("--dump=lens: needs --model PATH")
+                                                : _("--dump=sweep: needs --model PATH"));
+    if (o->lens_token && !o->dump_lens) return av_errorf(err, _("--lens-token: goes with --dump=lens or --dump=sweep"));
     if (o->n_ablate && !o->model_file) return av_errorf(err, _("--ablate: needs --model PATH"));
     if (o->n_ablate && o->dump_heads)
         return av_errorf(err, _("--ablate: the head tests score the model as it is; not with --dump=heads"));

@@ -36,6 +36,7 @@
 #include "formats.h"
 #include "headrun.h"
 #include "lens.h"
+#include "sweep.h"
 #include "source_trained.h"
 #include "language.h"
 #include "lesson.h"
@@ -121,6 +122,23 @@ static int update_for_output(Model *m, const CliOptions *o, AvError *err) {
     return model_update(m, err);
 }
 
+/* --dump=sweep: every head alone off, the fall of the token's logit after
+ * the last position (the likeliest token, or --lens-token's). */
+static int run_sweep(const Model *m, const TfRun *run, const Vocab *v, int token, const HeadAblation *ab, int na) {
+    AvError err = {0};
+    const TfAblation *base;
+    int nb = model_trained_ablation(m, &base), rc;
+    SweepJob *j = sweep_begin(run, base, nb, run->n - 1, token, &err);
+    if (!j) return print_error(err.msg), av_error_exit_status(&err);
+    while ((rc = sweep_step(j, &err)) > 0) {
+    }
+    int status = rc < 0 ? (print_error(err.msg), 1) : 0;
+    errno = 0;
+    if (!status && sweep_write_json(stdout, j, v, m->src->title(m), ab, na) < 0) write_errno = errno;
+    sweep_free(j);
+    return status ? status : stdout_flushed() ? 0 : 1;
+}
+
 /* --dump=lens: the logit lens of the model as run (its ablations too), the
  * --lens-token's probability in every cell. */
 static int run_lens(const Model *m, const CliOptions *o) {
@@ -133,10 +151,11 @@ static int run_lens(const Model *m, const CliOptions *o) {
         av_error_prefix(&err, "--lens-token");
         return print_error(err.msg), 2;
     }
-    Lens l;
-    if (lens_compute(run, token, &l, &err)) return print_error(err.msg), av_error_exit_status(&err);
     HeadAblation ab[SOURCE_MAX_ABLATED];
     int na = model_ablation(m, ab, SOURCE_MAX_ABLATED);
+    if (o->dump_lens == 2) return run_sweep(m, run, v, token, ab, na);
+    Lens l;
+    if (lens_compute(run, token, &l, &err)) return print_error(err.msg), av_error_exit_status(&err);
     errno = 0;
     if (lens_write_json(stdout, &l, v, m->src->title(m), run->ids, ab, na) < 0) write_errno = errno;
     lens_free(&l);

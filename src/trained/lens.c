@@ -99,7 +99,7 @@ int lens_token_id(const Vocab *v, const char *piece, AvError *err) {
 
 /* s[0..len) as a JSON string (a control or unsafe character escaped), or
  * null when it is not whole UTF-8 characters (a byte piece). */
-static void json_text(FILE *f, const char *s, size_t len) {
+void lens_json_text(FILE *f, const char *s, size_t len) {
     for (size_t i = 0; i < len;) {
         uint32_t cp;
         int k = utf8_decode(s + i, len - i, &cp);
@@ -122,11 +122,11 @@ static void json_text(FILE *f, const char *s, size_t len) {
 }
 
 /* "id": .., "piece": .., "bytes": [..] of a token. */
-static void json_token(FILE *f, const Vocab *v, int id) {
+void lens_json_token(FILE *f, const Vocab *v, int id) {
     size_t len;
     const char *p = vocab_piece(v, id, &len);
     fprintf(f, "\"id\": %d, \"piece\": ", id);
-    json_text(f, p, len);
+    lens_json_text(f, p, len);
     fputs(", \"bytes\": [", f);
     for (size_t b = 0; b < len; b++) fprintf(f, "%s%u", b ? ", " : "", (unsigned char)p[b]);
     fputc(']', f);
@@ -135,13 +135,13 @@ static void json_token(FILE *f, const Vocab *v, int id) {
 int lens_write_json(FILE *f, const Lens *l, const Vocab *v, const char *model, const int *ids,
                     const HeadAblation *ablated, int n_ablated) {
     fputs("{\n  \"model\": ", f);
-    json_text(f, model, strlen(model));
+    lens_json_text(f, model, strlen(model));
     fprintf(f, ",\n  \"layers\": %d,\n  \"tokens\": [", l->rows - 1);
     for (int i = 0; i < l->n; i++) {
         size_t len;
         const char *p = vocab_piece(v, ids[i], &len);
         fputs(i ? ", " : "", f);
-        json_text(f, p, len);
+        lens_json_text(f, p, len);
     }
     fputs("],\n  \"ids\": [", f);
     for (int i = 0; i < l->n; i++) fprintf(f, "%s%d", i ? ", " : "", ids[i]);
@@ -157,7 +157,7 @@ int lens_write_json(FILE *f, const Lens *l, const Vocab *v, const char *model, c
         for (int i = 0; i < l->n; i++) {
             const LensCell *c = lens_cell(l, r, i);
             fputs(i ? ", {" : "{", f);
-            json_token(f, v, c->id);
+            lens_json_token(f, v, c->id);
             fprintf(f, ", \"prob\": %.9g}", c->prob);
         }
         fputc(']', f);
@@ -165,7 +165,7 @@ int lens_write_json(FILE *f, const Lens *l, const Vocab *v, const char *model, c
     fputs("\n    ]", f);
     if (l->token >= 0) {
         fputs(",\n    \"token\": {", f);
-        json_token(f, v, l->token);
+        lens_json_token(f, v, l->token);
         fputs(", \"prob\": [", f);
         for (int r = 0; r < l->rows; r++) {
             fputs(r ? ",\n      [" : "\n      [", f);

@@ -48,6 +48,12 @@ static inline const LensCell *lens_cell(const Lens *l, int row, int pos) { retur
  * token of it (a leading start token ignored). -1 with one line. */
 int lens_token_id(const Vocab *v, const char *piece, AvError *err);
 
+/* JSON pieces of the dumps: s[0..len) as a string (a control or unsafe
+ * character escaped), null when it is not whole UTF-8 characters; a token
+ * as "id": .., "piece": .., "bytes": [..]. */
+void lens_json_text(FILE *f, const char *s, size_t len);
+void lens_json_token(FILE *f, const Vocab *v, int id);
+
 /* --dump=lens: the lens as JSON (doc/dumps.md): the model's title, the
  * tokens and ids of the rows, the heads switched off (ablated[0..n_ablated),
  * as the model was run), and "lens": {"top": per row (0: the embeddings, l:

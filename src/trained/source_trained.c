@@ -512,6 +512,13 @@ const TfModel *model_trained_engine(const Model *m) { return m->src == &source_t
 const TfRun *model_trained_run(const Model *m) { return m->src == &source_trained ? data_of(m)->run : NULL; }
 const Vocab *model_trained_vocab(const Model *m) { return m->src == &source_trained ? data_of(m)->ck.vocab : NULL; }
 
+int model_trained_ablation(const Model *m, const TfAblation **out) {
+    *out = NULL;
+    if (m->src != &source_trained || !data_of(m)->abl.n) return 0;
+    *out = data_of(m)->abl.tf;
+    return data_of(m)->abl.n;
+}
+
 // ----------------------------------------------------------------------------
 // the chain of one layer
 

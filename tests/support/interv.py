@@ -17,6 +17,11 @@ checkpoint (stories260K.bin) or a Hugging Face folder (GPT-2, Llama):
         probability, and the chosen token's probability, within 1e-4 (the
         heads of "ablated" switched off as above).
 
+  interv.py sweep MODEL SWEEP.json   SWEEP is `attnviz --model MODEL
+        --dump=sweep [--lens-token PIECE] [--ablate ...] TEXT`: each head
+        switched off alone (zeroed, the "ablated" ones too), the token's
+        logit after "row", and its drop, within 1e-4.
+
 Mean ablation needs the text battery's token ids: the sentences are in
 batteries.py, tokenized by `$ATTNVIZ --model MODEL --dump=tokens` (the
 tokenizers are tested elsewhere), and their count must equal the count
@@ -260,8 +265,32 @@ def check_lens(path, lens_path):
     return not bad
 
 
+def check_sweep(path, sweep_path):
+    m = Model(path)
+    d = json.load(open(sweep_path))
+    ids, row, tok = d["ids"], d["row"], d["token"]["id"]
+    base = ablation_of(m, path, d)
+    logit = m.unembed(m.forward(ids, base)[0][-1])[row][tok]
+    worst, bad = abs(d["logit"] - logit), []
+    if not worst <= TOL:
+        bad.append("the logit: attnviz %.7g, numpy %.7g" % (d["logit"], logit))
+    for e in d["heads"]:
+        abl = dict(base)
+        abl[(e["layer"] - 1, e["head"] - 1)] = None
+        want = m.unembed(m.forward(ids, abl)[0][-1])[row][tok]
+        for name, got, ref in (("logit", e["logit"], want), ("drop", e["drop"], logit - want)):
+            diff = abs(got - ref)
+            worst = max(worst, diff)
+            if not diff <= TOL:
+                bad.append("head %d.%d %s: attnviz %.7g, numpy %.7g" % (e["layer"], e["head"], name, got, ref))
+    print("numpy: ablation sweep of %d heads on %d tokens: max |diff| %.3g" % (len(d["heads"]), len(ids), worst))
+    for b in bad[:20]:
+        print("numpy: " + b, file=sys.stderr)
+    return not bad
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 4 or sys.argv[1] not in ("ablate", "lens"):
+    checks = {"ablate": check_ablate, "lens": check_lens, "sweep": check_sweep}
+    if len(sys.argv) != 4 or sys.argv[1] not in checks:
         raise SystemExit(__doc__)
-    ok = check_ablate(sys.argv[2], sys.argv[3]) if sys.argv[1] == "ablate" else check_lens(sys.argv[2], sys.argv[3])
-    sys.exit(0 if ok else 1)
+    sys.exit(0 if checks[sys.argv[1]](sys.argv[2], sys.argv[3]) else 1)

@@ -4,9 +4,11 @@
  * the heads worth a look. A trained model's census shows first the field's
  * head tests on the named batteries (census_battery.h: previous, duplicate,
  * induction "mul", induction on repeated random tokens, sink), then, apart
- * and labelled "on your text", its sentence's prev, sink and ind@text; two
- * lines above the heading say which batteries (size, seed) and which
- * columns are which, a line under the table the induction threshold.
+ * and labelled "on your text", its sentence's prev, sink and ind@text, and
+ * the ablation sweep's drop (census_battery.h: each head alone off, the fall
+ * of the logit of the likeliest next token); two lines above the heading
+ * say which batteries (size, seed) and which columns are which, lines under
+ * the table the induction threshold and what the drop is.
  *
  *   row 3        the heading: layer, head, one column per score; the sort
  *                column is marked ↓ (ASCII v) and underlined
@@ -50,12 +52,13 @@ enum { COL_LAYER, COL_HEAD, COL_SCORE0, COL_MAX = COL_SCORE0 + 10 };
 
 /* Rows of the view besides the table's rows: heading and footer (a trained
  * model's census: two header lines and a footer line more). */
-enum { CENSUS_CHROME = 2, TRAINED_CHROME = 3, BAR_MAX = 12 };
+enum { CENSUS_CHROME = 2, TRAINED_CHROME = 4, BAR_MAX = 12 };
 
-/* A score column: of the sentence's census (CensusScore) or of the batteries
- * (HeadTestScore). */
+/* A score column: of the sentence's census (CensusScore), of the batteries
+ * (HeadTestScore), or the ablation sweep's drop. */
+enum { ON_TEXT, ON_BATTERY, ON_SWEEP };
 typedef struct {
-    int battery;
+    int battery; /* ON_* */
     int score;
 } Column;
 
@@ -63,14 +66,16 @@ static const Column text_columns[] = {
     {0, CENSUS_PREV}, {0, CENSUS_SINK}, {0, CENSUS_SELF}, {0, CENSUS_INDUCTION}, {0, CENSUS_ENTROPY},
 };
 static const Column trained_columns[] = {
-    {1, HT_PREV}, {1, HT_DUPLICATE}, {1, HT_INDUCTION_MUL}, {1, HT_INDUCTION},
-    {1, HT_SINK}, {0, CENSUS_PREV},  {0, CENSUS_SINK},      {0, CENSUS_INDUCTION},
+    {1, HT_PREV},     {1, HT_DUPLICATE}, {1, HT_INDUCTION_MUL}, {1, HT_INDUCTION}, {1, HT_SINK},
+    {0, CENSUS_PREV}, {0, CENSUS_SINK},  {0, CENSUS_INDUCTION}, {ON_SWEEP, 0},
 };
 enum { TRAINED_BATTERY_COLS = 5 };
 
 typedef struct {
     Census c;                  /* the scores (owned) */
     CensusBattery bat;         /* a trained model's batteries (owned) */
+    CensusSweep sweep;         /* its ablation sweep (owned) */
+    double drop_max;           /* the sweep's largest drop, for the colours */
     const Column *cols;        /* the score columns: text_columns or trained_columns */
     int ncols;                 /* how many */
     int *order;                /* (c.n) rows in the sort's order (owned) */
@@ -95,7 +100,9 @@ static const char *const about[] = {
        "the field's induction score; H: mean entropy in bits. A trained model's census shows first the field's head "
        "tests on built-in batteries (--dump=heads): prev, dup (earlier copies of the token), ind-mul (the token "
        "after an earlier copy) and sink on 12 sentences of prose, induct on 10 seeded sequences of repeated random "
-       "tokens, where a head above 0.4 is an induction head; then prev, sink and ind@text on your text. "
+       "tokens, where a head above 0.4 is an induction head; then prev, sink and ind@text on your text, and drop: "
+       "how much the logit of the model's likeliest next token after the last one falls when that head alone is "
+       "switched off (its output zeroed, as X does; --dump=sweep). "
        "Left/Right sort, Enter opens. Random heads show no structure. A shows each head's class from the numbers "
        "on your text."),
     NULL};
@@ -107,7 +114,8 @@ static const char *column_name(const CensusView *d, int col) {
     if (col == COL_LAYER) return P_("layer", "layers", 1);
     if (col == COL_HEAD) return P_("head", "heads", 1);
     const Column *c = &d->cols[col - COL_SCORE0];
-    if (!c->battery) return census_score_name((CensusScore)c->score);
+    if (c->battery == ON_TEXT) return census_score_name((CensusScore)c->score);
+    if (c->battery == ON_SWEEP) return _("drop");
     static const char *const names[HT_COUNT] = {
         [HT_PREV] = N_("prev"), [HT_DUPLICATE] = N_("dup"),    [HT_INDUCTION_MUL] = N_("ind-mul"),
         [HT_SINK] = N_("sink"), [HT_INDUCTION] = N_("induct"),
@@ -130,6 +138,7 @@ static void census_view_free(App *a) {
     if (!d) return;
     census_free(&d->c);
     census_battery_free(&d->bat);
+    census_sweep_free(&d->sweep);
     free(d->order);
     free(d);
     a->view_data[VIEW_CENSUS] = NULL;
@@ -141,7 +150,8 @@ static void census_view_free(App *a) {
 /* Score column c of row i: NAN where undefined or not computed yet. */
 static double value_of(const CensusView *d, int c, int i) {
     const Column *col = &d->cols[c];
-    if (!col->battery) return d->c.rows[i].score[col->score];
+    if (col->battery == ON_TEXT) return d->c.rows[i].score[col->score];
+    if (col->battery == ON_SWEEP) return census_sweep_drop(&d->sweep, d->c.rows[i].layer, d->c.rows[i].head);
     const HeadReport *r = census_battery_report(&d->bat);
     return r && i < r->n ? r->rows[i].score[col->score] : NAN;
 }
@@ -218,7 +228,9 @@ static void refresh(CensusView *d, const App *a) {
  * done, sorted by a battery column the order is made again (the selected
  * head stays selected). */
 static void battery_work(CensusView *d, App *a) {
-    if (!census_battery_work(&d->bat, a) || !d->order || d->sort < COL_SCORE0) return;
+    int done = census_battery_work(&d->bat, a);
+    done |= census_sweep_work(&d->sweep, &d->bat, a);
+    if (!done || !d->order || d->sort < COL_SCORE0) return;
     const CensusRow *r = &d->c.rows[d->order[d->sel]];
     int layer = r->layer, head = r->head;
     sort_rows(d);
@@ -266,7 +278,7 @@ static void heading_text(const App *a, const CensusView *d, int c, int barw, int
     int sorted = mark_it && COL_SCORE0 + c == d->sort;
     const char *mark = !sorted ? "" : a->ascii ? "v" : "↓";
     const Column *col = &d->cols[c];
-    if (!col->battery && col->score == CENSUS_ENTROPY && barw >= 5) snprintf(buf, cap, _("H bits%s"), mark);
+    if (col->battery == ON_TEXT && col->score == CENSUS_ENTROPY && barw >= 5) snprintf(buf, cap, _("H bits%s"), mark);
     else snprintf(buf, cap, "%s%s", column_name(d, COL_SCORE0 + c), mark);
 }
 
@@ -302,7 +314,9 @@ static void geometry(Geom *g, const App *a, const CensusView *d, int w) {
 /* Value v of score column c on 0..1 for its colour and bar. */
 static double unit_value(const CensusView *d, int c, double v) {
     const Column *col = &d->cols[c];
-    if (!col->battery && col->score == CENSUS_ENTROPY) return d->c.max_entropy > 0 ? v / d->c.max_entropy : 0.0;
+    if (col->battery == ON_TEXT && col->score == CENSUS_ENTROPY)
+        return d->c.max_entropy > 0 ? v / d->c.max_entropy : 0.0;
+    if (col->battery == ON_SWEEP) return d->drop_max > 0 && v > 0 ? v / d->drop_max : 0.0;
     return v;
 }
 
@@ -347,12 +361,16 @@ static void draw_score(const App *a, Canvas *cv, int y, int x, const CensusView 
     char num[16];
     const Column *col = &d->cols[c];
     if (isnan(v)) {
-        const char *none = col->battery && d->bat.job ? (a->ascii ? "..." : "…") : a->ascii ? "-" : "—";
+        int working = (col->battery == ON_BATTERY && d->bat.job) || (col->battery == ON_SWEEP && d->sweep.job);
+        const char *none = working ? (a->ascii ? "..." : "…") : a->ascii ? "-" : "—";
         cv_text_right(cv, y, x, none, g->numw, style_attr(ST_DIM));
         return;
     }
-    if (!col->battery && col->score == CENSUS_ENTROPY) snprintf(num, sizeof num, "%.*f", v >= 9.995 ? 1 : 2, v);
-    else snprintf(num, sizeof num, "%.2f", v);
+    if (col->battery == ON_TEXT && col->score == CENSUS_ENTROPY)
+        snprintf(num, sizeof num, "%.*f", v >= 9.995 ? 1 : 2, v);
+    else if (col->battery == ON_SWEEP && snprintf(num, sizeof num, "%.1f", v) > g->numw)
+        snprintf(num, sizeof num, "%.0f", v); /* a logit's fall: one decimal, none past 9.9 */
+    else if (col->battery != ON_SWEEP) snprintf(num, sizeof num, "%.2f", v);
     double t = unit_value(d, c, v);
     ShownMat sm = {0};
     sm.hi = 1;
@@ -416,6 +434,9 @@ static void draw_footer(const App *a, Canvas *cv, int y, const CensusView *d, in
     if (d->cols != trained_columns) return;
     census_battery_legend(&d->bat, a->ascii, buf, sizeof buf);
     cv_text(cv, y + 1, 0, buf, cv->w, style_attr(ST_DIM));
+    census_sweep_legend(&d->sweep, a, buf, sizeof buf);
+    chrome_fit(buf, sizeof buf, cv->w);
+    cv_text(cv, y + 2, 0, buf, cv->w, style_attr(ST_DIM));
 }
 
 static void census_draw(App *a, Canvas *cv) {
@@ -440,6 +461,11 @@ static void census_draw(App *a, Canvas *cv) {
     d->page = rows;
     scroll_to_selection(d, rows);
     int best[COL_MAX];
+    d->drop_max = 0;
+    for (int i = 0; i < d->c.n && d->cols == trained_columns; i++) {
+        double v = census_sweep_drop(&d->sweep, d->c.rows[i].layer, d->c.rows[i].head);
+        if (v > d->drop_max) d->drop_max = v;
+    }
     for (int c = 0; c < d->ncols; c++) {
         best[c] = -1;
         for (int i = 0; i < d->c.n; i++) {
