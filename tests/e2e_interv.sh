@@ -19,6 +19,12 @@
 #   ablation sweep  --dump=sweep: each head alone off, the logit of the
 #                   likeliest next token (or --lens-token's) and its drop,
 #                   within 1e-4 of NumPy's; the census's drop column shows it.
+#   patching        --dump=patch --patch-from CORRUPT --metric A,B: each head's
+#                   outputs and each layer's input at each position copied
+#                   from the clean run into the corrupted one, normalised,
+#                   within 1e-4 of NumPy's.
+# All four also on the random GPT-2 and Llama (rotate-half RoPE) of
+# tests/support/hf_fixture.py, so each architecture's path is checked.
 # Without NumPy or ../shared/models: "skipped", a failure under CI.
 . tests/support/lib.sh
 
@@ -55,6 +61,17 @@ if need_numpy; then
     "$ATTNVIZ" --model "$TMP/planted" --dump=sweep "one two three one two" >"$TMP/ps.json"
     expect_rc "planted --dump=sweep" 0 $?
     check sweep "$TMP/planted" "$TMP/ps.json"
+    for kind in gpt2 llama; do
+        /usr/bin/python3 tests/support/hf_fixture.py write "$TMP/$kind" $kind || fail "hf_fixture.py write $kind"
+        F=$TMP/$kind
+        "$ATTNVIZ" --model "$F" --ablate 1.2,2.1:mean --dump=json "the cat sat on the mat" >"$TMP/f.json" &&
+            check ablate "$F" "$TMP/f.json"
+        "$ATTNVIZ" --model "$F" --ablate 1.1 --dump=lens --lens-token at "the cat sat" >"$TMP/f.json" &&
+            check lens "$F" "$TMP/f.json"
+        "$ATTNVIZ" --model "$F" --dump=sweep "the cat sat" >"$TMP/f.json" && check sweep "$F" "$TMP/f.json"
+        "$ATTNVIZ" --model "$F" --dump=patch --patch-from "the mat sat" --metric "▁c,▁m" "the cat sat" >"$TMP/f.json" &&
+            check patch "$F" "$TMP/f.json"
+    done
     "$ATTNVIZ" --model "$TMP/planted" --ablate 9.1 --dump=json x >/dev/null 2>"$TMP/err"
     expect_rc "planted --ablate 9.1" 2 $?
     expect_contains "planted --ablate 9.1: the message" "$(cat "$TMP/err")" \
@@ -86,6 +103,30 @@ if model_need stories260K.bin tok512.bin; then
             check sweep "$MODEL" "$TMP/ss.json"
         done
     fi
+    if need_numpy; then
+        "$ATTNVIZ" --model "$MODEL" --dump=patch --patch-from "Tim saw a cat. Tim" --metric ▁Lily,▁Tim "$S" >"$TMP/sp.json"
+        expect_rc "stories260K --dump=patch" 0 $?
+        check patch "$MODEL" "$TMP/sp.json"
+        # doc/dumps.md: layer 3 head 7 restores the most (0.35); the last position's input restores 0.74 at layer 1
+        if msg=$(/usr/bin/python3 - "$TMP/sp.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+best = max((v, l + 1, h + 1) for l, r in enumerate(d["heads"]) for h, v in enumerate(r))
+assert best[1:] == (3, 7) and round(best[0], 2) == 0.35, best
+assert round(d["resid_pre"][0][-1], 2) == 0.74 and round(d["resid_pre"][0][1], 2) == 0.28, d["resid_pre"][0]
+PY
+        ); then pass; else fail "stories260K --dump=patch: $msg"; fi
+    fi
+    out=$("$ATTNVIZ" --model "$MODEL" --dump=patch --patch-from "Tim saw a cat" --metric ▁Lily,▁Tim "$S" 2>&1)
+    expect_rc "--patch-from of another length" 2 $?
+    expect_contains "--patch-from of another length: the message" "$out" \
+        "--patch-from: 6 tokens, the sentence 8: patching needs prompts of the same length"
+    out=$("$ATTNVIZ" --model "$MODEL" --dump=patch --metric ▁Lily,▁Tim "$S" 2>&1)
+    expect_rc "--dump=patch without --patch-from" 2 $?
+    expect_contains "--dump=patch without --patch-from: the message" "$out" "needs --patch-from TEXT"
+    out=$("$ATTNVIZ" --model "$MODEL" --dump=patch --patch-from x --metric Lily "$S" 2>&1)
+    expect_rc "--metric of one token" 2 $?
+    expect_contains "--metric of one token: the message" "$out" "--metric: expected two tokens A,B"
     # doc/models.md: ▁was 14.96, layer 5 heads 3 and 6 drop it most, 0.5
     "$ATTNVIZ" --model "$MODEL" --dump=sweep "$S" >"$TMP/ss.json"
     if msg=$(/usr/bin/python3 - "$TMP/ss.json" <<'PY'

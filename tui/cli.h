@@ -33,8 +33,11 @@ typedef struct {
     int generate;           /* --generate N: the greedy continuation of N tokens, 0 when not given */
     int dump_tokens;        /* --dump=tokens: id <TAB> piece per token */
     int dump_heads;         /* --dump=heads (1, JSON) or heads-csv (2): the head tests (headrun.h) */
-    int dump_lens; /* --dump=lens (1): the logit lens (lens.h); sweep (2): the ablation sweep (sweep.h); JSON */
-    const char *lens_token;                  /* --lens-token PIECE: its probability in the lens, or NULL */
+    int dump_lens;          /* --dump=lens (1): the logit lens (lens.h); sweep (2): the ablation sweep (sweep.h);
+                               patch (3): activation patching (patch.h); JSON */
+    const char *lens_token; /* --lens-token PIECE: its probability in the lens, or NULL */
+    const char *patch_from; /* --patch-from TEXT: the corrupted prompt of --dump=patch, or NULL */
+    const char *metric;     /* --metric A,B: logit(A) - logit(B), or NULL */
     HeadAblation ablate[SOURCE_MAX_ABLATED]; /* --ablate L.H,...[:zero|:mean], 0-based */
     int n_ablate;                            /* 0: not given */
     const char *target;                      /* --target TEXT, or NULL */

@@ -36,6 +36,7 @@
 #include "formats.h"
 #include "headrun.h"
 #include "lens.h"
+#include "patch.h"
 #include "sweep.h"
 #include "source_trained.h"
 #include "language.h"
@@ -139,6 +140,40 @@ static int run_sweep(const Model *m, const TfRun *run, const Vocab *v, int token
     return status ? status : stdout_flushed() ? 0 : 1;
 }
 
+/* --dump=patch: the sentence (clean) patched into --patch-from (corrupted),
+ * each head's output and each layer's input at each position, with the
+ * metric logit(A) - logit(B) of --metric. */
+static int run_patch(const Model *m, const TfRun *run, const Vocab *v, const CliOptions *o) {
+    AvError err = {0};
+    char a[256], b[256];
+    const char *comma = strchr(o->metric, ',');
+    snprintf(a, sizeof a, "%.*s", (int)(comma - o->metric), o->metric);
+    snprintf(b, sizeof b, "%s", comma + 1);
+    int ta = lens_token_id(v, a, &err), tb = ta < 0 ? -1 : lens_token_id(v, b, &err);
+    if (ta < 0 || tb < 0) return av_error_prefix(&err, "--metric"), print_error(err.msg), 2;
+    int *corrupt = NULL, n = vocab_encode(v, o->patch_from, strlen(o->patch_from), &corrupt, &err);
+    if (n < 0) return av_error_prefix(&err, "--patch-from"), print_error(err.msg), 2;
+    if (n != run->n) {
+        free(corrupt);
+        av_errorf(&err, _("--patch-from: %d tokens, the sentence %d: patching needs prompts of the same length"), n,
+                  run->n);
+        return print_error(err.msg), 2;
+    }
+    PatchResult p;
+    int status = 0;
+    if (patch_run(run->m, run->ids, corrupt, n, ta, tb, &p, &err)) {
+        print_error(err.msg);
+        status = av_error_exit_status(&err);
+    } else {
+        errno = 0;
+        if (patch_write_json(stdout, &p, v, m->src->title(m), run->ids, corrupt) < 0) write_errno = errno;
+        status = stdout_flushed() ? 0 : 1;
+        patch_free(&p);
+    }
+    free(corrupt);
+    return status;
+}
+
 /* --dump=lens: the logit lens of the model as run (its ablations too), the
  * --lens-token's probability in every cell. */
 static int run_lens(const Model *m, const CliOptions *o) {
@@ -154,6 +189,7 @@ static int run_lens(const Model *m, const CliOptions *o) {
     HeadAblation ab[SOURCE_MAX_ABLATED];
     int na = model_ablation(m, ab, SOURCE_MAX_ABLATED);
     if (o->dump_lens == 2) return run_sweep(m, run, v, token, ab, na);
+    if (o->dump_lens == 3) return run_patch(m, run, v, o);
     Lens l;
     if (lens_compute(run, token, &l, &err)) return print_error(err.msg), av_error_exit_status(&err);
     errno = 0;

@@ -22,6 +22,13 @@ checkpoint (stories260K.bin) or a Hugging Face folder (GPT-2, Llama):
         switched off alone (zeroed, the "ablated" ones too), the token's
         logit after "row", and its drop, within 1e-4.
 
+  interv.py patch MODEL PATCH.json   PATCH is `attnviz --model MODEL
+        --dump=patch --patch-from CORRUPT --metric A,B CLEAN`: the metric
+        logit(A) - logit(B) of both prompts, and the corrupted run with each
+        head's outputs (every position) or each layer's input at one
+        position taken from the clean run, normalised as (patched -
+        corrupt) / (clean - corrupt), within 1e-4.
+
 Mean ablation needs the text battery's token ids: the sentences are in
 batteries.py, tokenized by `$ATTNVIZ --model MODEL --dump=tokens` (the
 tokenizers are tested elsewhere), and their count must equal the count
@@ -125,15 +132,20 @@ class Model:
         cls = self.w["model.embed_tokens.weight"] if c["tied"] else self.w["lm_head.weight"]
         return rmsnorm(x, self.w["model.norm.weight"], c["eps"]) @ cls.T
 
-    def forward(self, ids, ablate=None):
+    def forward(self, ids, ablate=None, resid_patch=None):
         """Every layer's residual (layers + 1, n, dim: the input of layer l,
         the last the final one) and every layer's heads' outputs joined (n,
-        q_dim); ablate {(layer, head): None (zero) or a mean (hs,)}."""
+        q_dim); ablate {(layer, head): None (zero), a mean (hs,) or every
+        position's output (n, hs)}; resid_patch (layer, position, vector):
+        that layer's input at that position replaced."""
         n, H, G, hs = len(ids), self.c["heads"], self.c["kv_heads"], self.c["hs"]
         causal = np.tril(np.ones((n, n), dtype=bool))
         x = self.embed(ids)
         resid, outs = [x], []
         for l in range(self.c["layers"]):
+            if resid_patch and resid_patch[0] == l:
+                x = x.copy()
+                x[resid_patch[1]] = resid_patch[2]
             q, k, v = self.qkv(l, x)
             att = np.empty((n, H * hs))
             for h in range(H):
@@ -265,6 +277,36 @@ def check_lens(path, lens_path):
     return not bad
 
 
+def check_patch(path, patch_path):
+    m = Model(path)
+    d = json.load(open(patch_path))
+    clean, corrupt, hs = d["clean_ids"], d["corrupt_ids"], m.c["hs"]
+    a, b = d["metric"]["a"]["id"], d["metric"]["b"]["id"]
+    metric = lambda resid: (lambda z: z[a] - z[b])(m.unembed(resid[-1])[-1])
+    resid_c, outs_c = m.forward(clean)
+    mc, mx = metric(resid_c), metric(m.forward(corrupt)[0])
+    worst = max(abs(d["metric"]["clean"] - mc), abs(d["metric"]["corrupt"] - mx))
+    bad = [] if worst <= TOL else ["the metrics: attnviz %.7g %.7g, numpy %.7g %.7g"
+                                   % (d["metric"]["clean"], d["metric"]["corrupt"], mc, mx)]
+    for l, row in enumerate(d["heads"]):
+        for h, got in enumerate(row):
+            want = (metric(m.forward(corrupt, {(l, h): outs_c[l][:, h * hs:(h + 1) * hs]})[0]) - mx) / (mc - mx)
+            worst = max(worst, abs(got - want))
+            if not abs(got - want) <= TOL:
+                bad.append("head %d.%d: attnviz %.7g, numpy %.7g" % (l + 1, h + 1, got, want))
+    for l, row in enumerate(d["resid_pre"]):
+        for p, got in enumerate(row):
+            want = (metric(m.forward(corrupt, None, (l, p, resid_c[l][p]))[0]) - mx) / (mc - mx)
+            worst = max(worst, abs(got - want))
+            if not abs(got - want) <= TOL:
+                bad.append("resid_pre of layer %d at %d: attnviz %.7g, numpy %.7g" % (l + 1, p, got, want))
+    print("numpy: patching, %d x %d heads and %d x %d positions: max |diff| %.3g"
+          % (len(d["heads"]), len(d["heads"][0]), len(d["resid_pre"]), len(clean), worst))
+    for e in bad[:20]:
+        print("numpy: " + e, file=sys.stderr)
+    return not bad
+
+
 def check_sweep(path, sweep_path):
     m = Model(path)
     d = json.load(open(sweep_path))
@@ -290,7 +332,7 @@ def check_sweep(path, sweep_path):
 
 
 if __name__ == "__main__":
-    checks = {"ablate": check_ablate, "lens": check_lens, "sweep": check_sweep}
+    checks = {"ablate": check_ablate, "lens": check_lens, "sweep": check_sweep, "patch": check_patch}
     if len(sys.argv) != 4 or sys.argv[1] not in checks:
         raise SystemExit(__doc__)
     sys.exit(0 if checks[sys.argv[1]](sys.argv[2], sys.argv[3]) else 1)
