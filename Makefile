@@ -56,7 +56,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 # library, PCRE2, cJSON, libm and pthread only.
 CORE_TESTS := test_error test_export test_files test_formula test_matrix test_model test_oom test_pca test_qkvfile test_rng \
               test_tokenize test_utf8 test_llamatok test_llama2 test_source_llama test_census \
-              test_safetensors test_hftok test_hftok_text test_hfmodel test_append test_textfit test_headtests \
+              test_safetensors test_hftok test_hftok_text test_hfmodel test_append test_textfit test_headtests test_interv \
               test_gguf test_formats test_ggufmodel
 CORE_TEST_BIN := $(CORE_TESTS:%=$(BUILD)/tests/%)
 BIN      := $(BUILD)/attnviz

@@ -229,7 +229,7 @@ tmx_stop
 tmx_start 100 40 LC_ALL=C.UTF-8 -- "$ATTNVIZ" --color=never --model "$L" "'Lily saw a cat. Lily saw'"
 tmx_expect "llama on screen" "model=llama d_model=32 heads=4 d_k=8 mask=causal scale=on layer=1/2"
 tmx_expect "census" "head census, 8 heads by layer" H
-tmx_expect "census induction column" "induct"
+tmx_expect "census: on your text" "ind@text"
 tmx_expect "grid" "kv1" Escape a
 tmx_stop
 tmx_start 100 50 LC_ALL=C.UTF-8 -- "$ATTNVIZ" --color=never --model "$L" "'Lily saw a cat. Lily saw'"

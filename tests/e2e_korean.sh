@@ -48,7 +48,7 @@ english "cross attention" "$scr" "$KO 나는 밥을 보았다"
 # --- a trained model (its text is English: its words are allowed)
 if model_need stories260K.bin tok512.bin; then
     S="Once upon a time there was a little girl named Lily. Lily saw a cat"
-    for v in heatmap heads census classes zoom pipeline; do
+    for v in heatmap heads census classes zoom pipeline lens; do
         scr=$("$ATTNVIZ" --once --lang ko --width 120 --color=never --model "$MODEL" --view $v "$S" 2>&1)
         english "model --view $v" "$scr" "$S"
     done

@@ -34,7 +34,7 @@ expect_contains "--target" "$err" "attnviz: --target: invalid UTF-8 at byte offs
 expect_not_contains "--target once" "$err" "target: target"
 
 # --- --view lists every view
-run "--view" 2 "(expected heatmap, heads, pipeline, gravity, census, classes or zoom)" --view x
+run "--view" 2 "(expected heatmap, heads, pipeline, gravity, census, classes, zoom or lens)" --view x
 
 # --- a Q/K/V file with CR line endings only is read by lines
 printf 'Q:\n1 2\n3 4\nK:\n1 0\n0 1\nV:\n1\n2\n' >"$TMP/lf.qkv"

@@ -168,6 +168,17 @@ static HeadClass class_of(Model *m, const float *w, const double *h, CensusRow *
     return k;
 }
 
+/* census_order: largest first, NAN last, ties in index order (the order of
+ * the battery columns of a trained model's census). */
+static void test_order_values(void **state) {
+    (void)state;
+    const double v[6] = {0.2, NAN, 0.9, 0.2, NAN, 0.5};
+    int order[6];
+    census_order(order, v, 6);
+    const int want[6] = {2, 5, 0, 3, 1, 4};
+    for (int i = 0; i < 6; i++) assert_int_equal(order[i], want[i]);
+}
+
 static void test_classes_by_hand(void **state) {
     (void)state;
     Model *m = seeded("a b c d e f g a", 1);
@@ -310,6 +321,7 @@ int main(void) {
         cmocka_unit_test(test_hand_set_scores),      cmocka_unit_test(test_no_repeat),
         cmocka_unit_test(test_needs_self_attention), cmocka_unit_test(test_classes_by_hand),
         cmocka_unit_test(test_class_rule),           cmocka_unit_test(test_stories260k_induction_head),
+        cmocka_unit_test(test_order_values),
     };
     return cmocka_run_group_tests_name("census", tests, NULL, NULL);
 }

@@ -101,6 +101,12 @@ static void test_repeated_random(void **state) {
         for (int k = 1; k <= 100; k++) hist[x[k] - 10]++;
     }
     for (int v = 0; v < 4; v++) assert_true(abs(hist[v] - 5000) < 250);
+    /* the README's definition, computed in Python (tests/support/batteries.py: repeat_random(0, 6, 7,
+     * range(1000))): xoshiro256** keyed by the seed, kind 9, 0 and the index, with rejection */
+    const int want[13] = {7, 241, 816, 929, 371, 967, 387, 241, 816, 929, 371, 967, 387};
+    int got[13];
+    headtest_repeated_random(42, 0, 6, 7, 0, 1000, got);
+    assert_memory_equal(got, want, sizeof want);
 }
 
 static void test_batteries(void **state) {

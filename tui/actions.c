@@ -370,6 +370,53 @@ static int act_contrast(App *a, const char *arg) {
     return 0;
 }
 
+/* X: the head shown switched off with zero ablation, X again with its
+ * mean over the text battery, X again on; `ablate L.H,...[:mode]` sets the
+ * list at once, `ablate none` clears it. The layers from the first changed
+ * one are recomputed by the update; the next tokens show before -> after. */
+static int act_ablate(App *a, const char *arg) {
+    HeadAblation list[SOURCE_MAX_ABLATED];
+    int n = model_ablation(a->m, list, SOURCE_MAX_ABLATED);
+    AvError err = {0};
+    int l = a->m->layer, h = a->head, at = -1;
+    if (arg && strcmp(arg, "none") == 0) n = 0;
+    else if (arg && cli_parse_ablate(arg, list, &n, &err)) {
+        app_say(a, 1, "%s", err.msg);
+        return -1;
+    }
+    if (!arg) { /* the head shown: off (zero) -> mean -> on */
+        for (int k = 0; k < n; k++)
+            if (list[k].layer == l && list[k].head == h) at = k;
+        if (at < 0 && n == SOURCE_MAX_ABLATED) {
+            app_say(a, 1, _("%d heads are switched off already (the most)"), n);
+            return 0;
+        }
+        if (at < 0) list[n++] = (HeadAblation){l, h, 0};
+        else if (!list[at].mean) list[at].mean = 1;
+        else list[at] = list[--n];
+    }
+    if (model_set_ablation(a->m, list, n, &err)) {
+        app_say(a, 1, "%s", err.msg);
+        return arg ? -1 : 0;
+    }
+    if (arg) app_say(a, 0, P_("%d head switched off", "%d heads switched off", n), n);
+    else if (at < 0)
+        app_say(a, 0, _("layer %d head %d off (its output zeroed); the layers from %d on recomputed; X: its mean"),
+                l + 1, h + 1, l + 1);
+    else if (at < n && list[at].layer == l && list[at].head == h)
+        app_say(a, 0, _("layer %d head %d off (its output the mean over the text battery); X: on again"), l + 1, h + 1);
+    else app_say(a, 0, _("layer %d head %d on again"), l + 1, h + 1);
+    if (n && !a->show_next) a->show_next = 1; /* what it changes: the next tokens before -> after */
+    return 0;
+}
+
+/* The logit lens and back. */
+static int act_lens(App *a, const char *arg) {
+    (void)arg;
+    a->view = a->view == VIEW_LENS ? VIEW_HEATMAP : VIEW_LENS;
+    return 0;
+}
+
 /* The head census and back. */
 static int act_census(App *a, const char *arg) {
     (void)arg;
@@ -405,7 +452,7 @@ static int act_jump(App *a, const char *arg) {
 static int act_view(App *a, const char *arg) {
     ViewKind v;
     if (!arg || app_view_parse(arg, &v)) {
-        app_say(a, 1, "%s", _("view: expected heatmap, heads, pipeline, gravity, census, classes or zoom"));
+        app_say(a, 1, "%s", _("view: expected heatmap, heads, pipeline, gravity, census, classes, zoom or lens"));
         return -1;
     }
     a->view = v;
@@ -645,5 +692,7 @@ const ActionDef app_actions[ACT_COUNT] = {
     [ACT_ZOOM] = {"zoom", 0, act_zoom},
     [ACT_JUMP] = {"jump", TAKES_ARG, act_jump},
     [ACT_WEIGHTS] = {"weights", 0, app_switch_weights},
+    [ACT_ABLATE] = {"ablate", NEEDS_TRAINED | TAKES_ARG, act_ablate},
+    [ACT_LENS] = {"lens", NEEDS_TRAINED, act_lens},
 };
 // clang-format on

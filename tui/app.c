@@ -69,8 +69,9 @@ void app_free(App *a) {
 int app_wake_ms(const App *a) { return a->wake_ms > 0 ? a->wake_ms : -1; }
 
 int app_tick(App *a) {
-    a->wake_ms = 0;
-    return 0;
+    int work = a->wake_work;
+    a->wake_ms = 0, a->wake_work = 0;
+    return work;
 }
 
 void app_say(App *a, int error, const char *fmt, ...) {
@@ -182,6 +183,10 @@ static int dispatch(App *a, Action act, const char *arg) {
         app_say(a, 1, "%s", _("n and N are for a trained model (--model PATH): it predicts the next token"));
         return 1;
     }
+    if ((d->needs & NEEDS_TRAINED) && !a->m->src->ablate) {
+        app_say(a, 1, "%s", _("X and U are for a trained model (--model PATH): its heads, its layers' guesses"));
+        return 1;
+    }
     if ((d->needs & NEEDS_LESSON) && !a->lesson) {
         app_say(a, 1, "%s", _("no lesson: attnviz --lesson N starts one (--lesson list)"));
         return 1;
@@ -199,6 +204,7 @@ int app_action_listed(const App *a, int act) {
     if ((needs & NEEDS_LAYERS) && a->m->cfg.layers == 1) return 0;
     if ((needs & NEEDS_LESSON) && !a->lesson) return 0;
     if ((needs & NEEDS_FOLLOW) && !follow_is_follower(a->follow)) return 0;
+    if ((needs & NEEDS_TRAINED) && !a->m->src->ablate) return 0;
     return !(needs & NEEDS_PREDICT) || a->m->src->next_tokens;
 }
 

@@ -30,6 +30,7 @@ typedef enum {
     VIEW_CENSUS,
     VIEW_CLASSES, /* the layers x heads class map (classmap.h) */
     VIEW_ZOOM,    /* a long text zoomed out (zoom.h) */
+    VIEW_LENS,    /* the logit lens of a trained model (lens.c) */
     VIEW_KIND_COUNT
 } ViewKind;
 
@@ -120,6 +121,9 @@ typedef struct {
     int computing;                 /* a recompute is under way: the status line says so */
     int enforce_min;               /* interactive: below APP_MIN_W x APP_MIN_H say so */
     int wake_ms;                   /* > 0: app_tick after that many ms without input (0: wait for input) */
+    int wake_work;                 /* the tick asked for is to go on with work (a frame is due) */
+    int stepwise;                  /* interactive: long work (the census's batteries) in steps across frames;
+                                      0 (--once, --export): all of it in the one frame */
     HeatLayout layout;
     HeadsLayout heads_layout; /* where the last frame put the blocks of all heads side by side */
     int screen_w, screen_h;   /* the last frame's size: what P writes */
@@ -229,7 +233,8 @@ int app_needs_update(const App *a);
 int app_wake_ms(const App *a);
 /* The time app_wake_ms asked for passed without input (counted from the
  * last frame). The request is spent: what wants another tick asks again.
- * Returns 1 when the screen should be redrawn (nothing ticks yet: 0). */
+ * Returns 1 when the screen should be redrawn: work asked to go on
+ * (wake_work: the census's batteries, a frame at a time). */
 int app_tick(App *a);
 
 /* A mouse event: press of button 1 at (y, x) moves the cursor to that cell;

@@ -76,6 +76,7 @@ enum {
     NEEDS_PREDICT = 1 << 8,  /* a model that predicts the next token (and only then in the help) */
     NEEDS_LESSON = 1 << 9,   /* a lesson (--lesson; and only then in the help) */
     NEEDS_FOLLOW = 1 << 10,  /* following a teacher (--follow; only then in the help) */
+    NEEDS_TRAINED = 1 << 11, /* a trained model (its interventions, its lens; and only then in the help) */
 };
 
 typedef struct {

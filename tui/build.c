@@ -160,6 +160,7 @@ static int build_from_model(Model *m, const CliOptions *o, BuildMaskNotes *notes
     if (o->layer > m->cfg.layers)
         return av_errorf(err, _("--layer: %d is out of range 1..%d (the model's layers)"), o->layer, m->cfg.layers);
     if (o->layer) model_set_layer(m, o->layer - 1);
+    if (o->n_ablate && model_set_ablation(m, o->ablate, o->n_ablate, err)) return av_error_prefix(err, "--ablate");
     return load_mask_file(m, o, notes, err);
 }
 

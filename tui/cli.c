@@ -45,6 +45,9 @@ static const char *const usage_parts[] = {
        "                         tokenizer.json, or vocab.json with merges.txt; a GGUF's own)\n"
        "      --layer N          the model's layer to start in, 1..L\n"
        "      --generate N       print the model's greedy continuation of N tokens and exit\n"
+       "      --ablate L.H,...   switch heads of the model off (layer.head from 1: 5.6, or\n"
+       "                         2.1,5.6): their outputs zeroed, or with a final :mean their\n"
+       "                         means over the text battery; X in the view does one head\n"
        "  -t, --tokenizer NAME   words | gpt2 | chars  (default words)\n"
        "      --pattern REGEX    your own PCRE2 pattern: every match is a token\n"
        "\n"),
@@ -74,10 +77,17 @@ static const char *const usage_parts[] = {
        "                         tokens: id <TAB> piece of each token (--vocab alone: tokenize only)\n"
        "                         (json of a trained model: next_tokens {id, piece, bytes, prob});\n"
        "                         heads | heads-csv: every head's tests on the built-in batteries\n"
+       "                         lens: the logit lens, each layer's top token at each position\n"
+       "                         sweep: each head alone off, its effect on the next token\n"
+       "      --lens-token PIECE with --dump=lens: that token's probability everywhere too;\n"
+       "                         with --dump=sweep: the token (default: the likeliest)\n"
+       "                         patch: activation patching of TEXT (clean) by --patch-from\n"
+       "      --patch-from TEXT  the corrupted prompt, as many tokens as TEXT\n"
+       "      --metric A,B       logit(A) - logit(B) after the last token (two pieces)\n"
        "      --once             draw the view once on standard output and exit\n"
        "      --width N          width for --once, 20..1000 (default: terminal, COLUMNS or 80)\n"
        "      --view NAME        view to start in: heatmap | heads | pipeline | gravity | census |\n"
-       "                         classes | zoom\n"
+       "                         classes | zoom | lens\n"
        "      --head N           the head shown, 1..heads (default 1)\n"
        "      --stage NAME       the stage shown: weights (default) | scores | scaled | masked |\n"
        "                         output | x | pe | concat | y\n"),
@@ -177,6 +187,10 @@ enum {
     OPT_PUBLISH_MODE,
     OPT_FOLLOW,
     OPT_MAX_TOKENS,
+    OPT_ABLATE,
+    OPT_LENS_TOKEN,
+    OPT_PATCH_FROM,
+    OPT_METRIC,
 };
 
 static const struct option long_options[] = {
@@ -227,6 +241,10 @@ static const struct option long_options[] = {
     {"publish", required_argument, NULL, OPT_PUBLISH},
     {"publish-mode", required_argument, NULL, OPT_PUBLISH_MODE},
     {"follow", required_argument, NULL, OPT_FOLLOW},
+    {"ablate", required_argument, NULL, OPT_ABLATE},
+    {"lens-token", required_argument, NULL, OPT_LENS_TOKEN},
+    {"patch-from", required_argument, NULL, OPT_PATCH_FROM},
+    {"metric", required_argument, NULL, OPT_METRIC},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -406,9 +424,30 @@ static int output_option(CliOptions *o, int c, AvError *err) {
         o->dump_format = EXPORT_TEXT;
         o->dump_tokens = optarg && strcmp(optarg, "tokens") == 0;
         o->dump_heads = !optarg ? 0 : strcmp(optarg, "heads") == 0 ? 1 : strcmp(optarg, "heads-csv") == 0 ? 2 : 0;
-        if (optarg && !o->dump_tokens && !o->dump_heads && export_parse_format(optarg, &o->dump_format))
-            return av_errorf(
-                err, _("--dump: unknown format '%s' (expected text, json, csv, tokens, heads or heads-csv)"), optarg);
+        o->dump_lens = !optarg                        ? 0
+                       : strcmp(optarg, "lens") == 0  ? 1
+                       : strcmp(optarg, "sweep") == 0 ? 2
+                       : strcmp(optarg, "patch") == 0 ? 3
+                                                      : 0;
+        if (optarg && !o->dump_tokens && !o->dump_heads && !o->dump_lens &&
+            export_parse_format(optarg, &o->dump_format))
+            return av_errorf(err,
+                             _("--dump: unknown format '%s' (expected text, json, csv, tokens, heads, heads-csv, lens, "
+                               "sweep or patch)"),
+                             optarg);
+        break;
+    case OPT_ABLATE:
+        if (cli_parse_ablate(optarg, o->ablate, &o->n_ablate, err)) return -1;
+        break;
+    case OPT_PATCH_FROM: o->patch_from = optarg; break;
+    case OPT_METRIC:
+        if (!strchr(optarg, ',') || optarg[0] == ',' || optarg[strlen(optarg) - 1] == ',')
+            return av_errorf(err, _("--metric: expected two tokens A,B (logit(A) - logit(B)), got '%s'"), optarg);
+        o->metric = optarg;
+        break;
+    case OPT_LENS_TOKEN:
+        if (!optarg[0]) return av_errorf(err, _("--lens-token: the piece is empty"));
+        o->lens_token = optarg;
         break;
     case OPT_ONCE: o->once = 1; break;
     case OPT_WIDTH:
@@ -418,10 +457,10 @@ static int output_option(CliOptions *o, int c, AvError *err) {
     case OPT_VIEW: {
         ViewKind kind;
         if (app_view_parse(optarg, &kind))
-            return av_errorf(
-                err,
-                _("--view: unknown view '%s' (expected heatmap, heads, pipeline, gravity, census, classes or zoom)"),
-                optarg);
+            return av_errorf(err,
+                             _("--view: unknown view '%s' (expected heatmap, heads, pipeline, gravity, census, "
+                               "classes, zoom or lens)"),
+                             optarg);
         o->view = optarg;
         break;
     }
@@ -533,6 +572,20 @@ static int option_error(int c, int argc, char **argv, AvError *err) {
 /* --model, --vocab, --layer, --generate, --dump=tokens: with what they go. */
 static int model_options_check(CliOptions *o, const Given *g, AvError *err) {
     if (o->dump_heads && !o->model_file) return av_errorf(err, _("--dump=heads: needs --model PATH"));
+    if (o->dump_lens && !o->model_file)
+        return av_errorf(err, o->dump_lens == 1   ? _("--dump=lens: needs --model PATH")
+                              : o->dump_lens == 2 ? _("--dump=sweep: needs --model PATH")
+                                                  : _("--dump=patch: needs --model PATH"));
+    if (o->dump_lens == 3 && (!o->patch_from || !o->metric))
+        return av_errorf(err, _("--dump=patch: needs --patch-from TEXT (the corrupted prompt) and --metric A,B"));
+    if ((o->patch_from || o->metric) && o->dump_lens != 3)
+        return av_errorf(err, _("--patch-from and --metric: go with --dump=patch"));
+    if (o->dump_lens == 3 && o->n_ablate)
+        return av_errorf(err, _("--dump=patch: patches the model as it is; not with --ablate"));
+    if (o->lens_token && !o->dump_lens) return av_errorf(err, _("--lens-token: goes with --dump=lens or --dump=sweep"));
+    if (o->n_ablate && !o->model_file) return av_errorf(err, _("--ablate: needs --model PATH"));
+    if (o->n_ablate && o->dump_heads)
+        return av_errorf(err, _("--ablate: the head tests score the model as it is; not with --dump=heads"));
     if (o->dump_tokens && !o->model_file && !o->vocab_file)
         return av_errorf(err, _("--dump=tokens: needs --model PATH or --vocab FILE"));
     if (!o->model_file) {

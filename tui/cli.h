@@ -35,12 +35,19 @@ typedef struct {
     int generate;           /* --generate N: the greedy continuation of N tokens, 0 when not given */
     int dump_tokens;        /* --dump=tokens: id <TAB> piece per token */
     int dump_heads;         /* --dump=heads (1, JSON) or heads-csv (2): the head tests (headrun.h) */
-    const char *target;     /* --target TEXT, or NULL */
-    const char *mask_file;  /* --mask-file FILE, or NULL */
-    int pad;                /* --pad N */
-    int max_tokens;         /* --max-tokens N: the sentence's first N tokens kept, 0 when not given */
-    int threads;            /* --threads N, 0: the online CPUs (at most 8) */
-    int mask_given;         /* --mask was on the command line */
+    int dump_lens;          /* --dump=lens (1): the logit lens (lens.h); sweep (2): the ablation sweep (sweep.h);
+                               patch (3): activation patching (patch.h); JSON */
+    const char *lens_token; /* --lens-token PIECE: its probability in the lens, or NULL */
+    const char *patch_from; /* --patch-from TEXT: the corrupted prompt of --dump=patch, or NULL */
+    const char *metric;     /* --metric A,B: logit(A) - logit(B), or NULL */
+    HeadAblation ablate[SOURCE_MAX_ABLATED]; /* --ablate L.H,...[:zero|:mean], 0-based */
+    int n_ablate;                            /* 0: not given */
+    const char *target;                      /* --target TEXT, or NULL */
+    const char *mask_file;                   /* --mask-file FILE, or NULL */
+    int pad;                                 /* --pad N */
+    int max_tokens;                          /* --max-tokens N: the sentence's first N tokens kept, 0 when not given */
+    int threads;                             /* --threads N, 0: the online CPUs (at most 8) */
+    int mask_given;                          /* --mask was on the command line */
     TokPreset tokenizer;
     const char *pattern; /* --pattern REGEX, or NULL */
     int dump;            /* --dump given */
@@ -87,6 +94,11 @@ const char *cli_usage(void);
 /* The value of the last valid --lang in argv ("en" or "ko"), or NULL: read
  * before cli_parse, so that its messages are in that language. */
 const char *cli_lang(int argc, char **argv);
+
+/* --ablate's list "L.H[,L.H...][:zero|:mean]" (1-based; the ranges of a
+ * model are checked when it is open) into out[0..*n), at most
+ * SOURCE_MAX_ABLATED. 0, or -1 with a message naming --ablate. */
+int cli_parse_ablate(const char *s, HeadAblation *out, int *n, AvError *err);
 
 /* Strict decimal parsing for option values: the whole string, in [lo, hi].
  * Messages name `what` ("--heads"). */

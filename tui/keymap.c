@@ -62,7 +62,7 @@ const KeyBinding keymap[] = {
     {{'}', 0}, "}", NULL, ACT_LAYER_NEXT, N_("next layer (a model of several layers)"), NULL, 99, NULL},
     {{'{', 0}, "{", NULL, ACT_LAYER_PREV, N_("previous layer"), NULL, 99, NULL},
     {{'n', 0}, "n", NULL, ACT_NEXT_PANEL, N_("a trained model's 10 likeliest next tokens after the cursor's row"), NULL, 99, NULL},
-    {{'H', 0}, "H", NULL, ACT_CENSUS, N_("head census: all heads scored by prev, sink, self, induction, H"), NULL, 99, NULL},
+    {{'H', 0}, "H", NULL, ACT_CENSUS, N_("head census: the field's head tests on batteries, and scores on your text"), NULL, 99, NULL},
     {{'N', 0}, "N", NULL, ACT_CONTINUE, N_("append the likeliest next token to the sentence: watch the model write"), NULL, 99, NULL},
     {{'z', 0}, "z", NULL, ACT_CONTRAST, N_("contrast: each row of weights coloured 0 .. its own largest weight (z again: 0 .. 1)"), N_("z contrast"), 21, NULL},
     {{'b', 0}, "b", NULL, ACT_LESSON_PREV, N_("in a lesson: the previous step (Space: the next)"), NULL, 99, NULL},
@@ -75,6 +75,8 @@ const KeyBinding keymap[] = {
     {{CTRL('l'), 0}, "Ctrl-L", NULL, ACT_REDRAW, N_("redraw the screen"), NULL, 99, NULL},
     {{'Z', 0}, "Z", NULL, ACT_ZOOM, N_("a long text zoomed out: blocks of tokens, each row's top words (Z again: back)"), NULL, 99, NULL},
     {{'/', 0}, "/", NULL, ACT_JUMP, N_("jump to a token by its position or a part of its text"), NULL, 99, NULL},
+    {{'X', 0}, "X", NULL, ACT_ABLATE, N_("switch the head shown off (zero ablation), X again: its mean over the text battery, X again: on; the next tokens show before -> after"), NULL, 99, NULL},
+    {{'U', 0}, "U", NULL, ACT_LENS, N_("logit lens: each layer's guess of the next token, through the unembedding (U again: back)"), NULL, 99, NULL},
     {{'A', 0}, "A", NULL, ACT_CLASSES, N_("class map: each head's pattern class and sink share (A again: back)"), NULL, 99, NULL},
 };
 // clang-format on

@@ -67,6 +67,8 @@ typedef enum {
     ACT_ZOOM,         /* a long text zoomed out (zoom.h) */
     ACT_JUMP,         /* the cursor to a token, by its position or text (a prompt) */
     ACT_WEIGHTS,      /* w: trained weights / random weights on the same sentence (classmodel.h) */
+    ACT_ABLATE,       /* X: the head shown switched off (zero, then mean ablation) and on again */
+    ACT_LENS,         /* U: the logit lens of a trained model and back */
     ACT_COUNT
 } Action;
 

@@ -36,6 +36,10 @@
 #include "i18n.h"
 #include "formats.h"
 #include "headrun.h"
+#include "lens.h"
+#include "patch.h"
+#include "sweep.h"
+#include "source_trained.h"
 #include "language.h"
 #include "lesson.h"
 #include "loadwatch.h"
@@ -118,6 +122,81 @@ static int run_once(App *a, const CliOptions *o) {
 static int update_for_output(Model *m, const CliOptions *o, AvError *err) {
     if (o->dump && !o->dump_tokens) model_want_next(m, m->n_q - 1);
     return model_update(m, err);
+}
+
+/* --dump=sweep: every head alone off, the fall of the token's logit after
+ * the last position (the likeliest token, or --lens-token's). */
+static int run_sweep(const Model *m, const TfRun *run, const Vocab *v, int token, const HeadAblation *ab, int na) {
+    AvError err = {0};
+    const TfAblation *base;
+    int nb = model_trained_ablation(m, &base), rc;
+    SweepJob *j = sweep_begin(run, base, nb, run->n - 1, token, &err);
+    if (!j) return print_error(err.msg), av_error_exit_status(&err);
+    while ((rc = sweep_step(j, &err)) > 0) {
+    }
+    int status = rc < 0 ? (print_error(err.msg), 1) : 0;
+    errno = 0;
+    if (!status && sweep_write_json(stdout, j, v, m->src->title(m), ab, na) < 0) write_errno = errno;
+    sweep_free(j);
+    return status ? status : stdout_flushed() ? 0 : 1;
+}
+
+/* --dump=patch: the sentence (clean) patched into --patch-from (corrupted),
+ * each head's output and each layer's input at each position, with the
+ * metric logit(A) - logit(B) of --metric. */
+static int run_patch(const Model *m, const TfRun *run, const Vocab *v, const CliOptions *o) {
+    AvError err = {0};
+    char a[256], b[256];
+    const char *comma = strchr(o->metric, ',');
+    snprintf(a, sizeof a, "%.*s", (int)(comma - o->metric), o->metric);
+    snprintf(b, sizeof b, "%s", comma + 1);
+    int ta = lens_token_id(v, a, &err), tb = ta < 0 ? -1 : lens_token_id(v, b, &err);
+    if (ta < 0 || tb < 0) return av_error_prefix(&err, "--metric"), print_error(err.msg), 2;
+    int *corrupt = NULL, n = vocab_encode(v, o->patch_from, strlen(o->patch_from), &corrupt, &err);
+    if (n < 0) return av_error_prefix(&err, "--patch-from"), print_error(err.msg), 2;
+    if (n != run->n) {
+        free(corrupt);
+        av_errorf(&err, _("--patch-from: %d tokens, the sentence %d: patching needs prompts of the same length"), n,
+                  run->n);
+        return print_error(err.msg), 2;
+    }
+    PatchResult p;
+    int status = 0;
+    if (patch_run(run->m, run->ids, corrupt, n, ta, tb, &p, &err)) {
+        print_error(err.msg);
+        status = av_error_exit_status(&err);
+    } else {
+        errno = 0;
+        if (patch_write_json(stdout, &p, v, m->src->title(m), run->ids, corrupt) < 0) write_errno = errno;
+        status = stdout_flushed() ? 0 : 1;
+        patch_free(&p);
+    }
+    free(corrupt);
+    return status;
+}
+
+/* --dump=lens: the logit lens of the model as run (its ablations too), the
+ * --lens-token's probability in every cell. */
+static int run_lens(const Model *m, const CliOptions *o) {
+    AvError err = {0};
+    const TfRun *run = model_trained_run(m);
+    const Vocab *v = model_trained_vocab(m);
+    int token = -1;
+    if (!run || !v) return print_error(_("--dump=lens: needs --model PATH")), 2;
+    if (o->lens_token && (token = lens_token_id(v, o->lens_token, &err)) < 0) {
+        av_error_prefix(&err, "--lens-token");
+        return print_error(err.msg), 2;
+    }
+    HeadAblation ab[SOURCE_MAX_ABLATED];
+    int na = model_ablation(m, ab, SOURCE_MAX_ABLATED);
+    if (o->dump_lens == 2) return run_sweep(m, run, v, token, ab, na);
+    if (o->dump_lens == 3) return run_patch(m, run, v, o);
+    Lens l;
+    if (lens_compute(run, token, &l, &err)) return print_error(err.msg), av_error_exit_status(&err);
+    errno = 0;
+    if (lens_write_json(stdout, &l, v, m->src->title(m), run->ids, ab, na) < 0) write_errno = errno;
+    lens_free(&l);
+    return stdout_flushed() ? 0 : 1;
 }
 
 /* --dump: every stage in the format asked for, on standard output. */
@@ -403,6 +482,8 @@ static int run(Model *m, const CliOptions *opts, int ascii) {
         for (int j = 0; ids && j < n; j++) ids[j] = model_key_id(m, j);
         status = ids ? print_model_tokens(m, ids, n) : (print_error(_("out of memory")), 1);
         free(ids);
+    } else if (o->dump && o->dump_lens) {
+        status = run_lens(m, o);
     } else if (o->dump) {
         status = run_dump(m, o);
     } else {

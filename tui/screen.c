@@ -478,6 +478,7 @@ static int curses_open(Term *t, App *a, const CliOptions *o, AvError *err) {
     }
     a->tier = screen_tier(o->color);
     a->enforce_min = 1;
+    a->stepwise = 1;
     if (o->mouse)
         mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON4_PRESSED
 #if NCURSES_MOUSE_VERSION > 1

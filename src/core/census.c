@@ -11,8 +11,8 @@
 
 const char *census_score_name(CensusScore s) {
     static const char *const names[CENSUS_SCORE_COUNT] = {
-        [CENSUS_PREV] = N_("prev"),        [CENSUS_SINK] = N_("sink"), [CENSUS_SELF] = N_("self"),
-        [CENSUS_INDUCTION] = N_("induct"), [CENSUS_ENTROPY] = "H",
+        [CENSUS_PREV] = N_("prev"),          [CENSUS_SINK] = N_("sink"), [CENSUS_SELF] = N_("self"),
+        [CENSUS_INDUCTION] = N_("ind@text"), [CENSUS_ENTROPY] = "H",
     };
     if ((unsigned)s >= CENSUS_SCORE_COUNT) return "?";
     return s == CENSUS_ENTROPY ? names[s] : _(names[s]);
@@ -159,16 +159,27 @@ static int keyed_cmp(const void *pa, const void *pb) {
     return (a->at > b->at) - (a->at < b->at);
 }
 
+void census_order(int *order, const double *values, int n) {
+    Keyed *k = malloc(sizeof *k * (size_t)(n > 0 ? n : 1));
+    if (!k) { /* out of memory: index order, still a permutation */
+        for (int i = 0; i < n; i++) order[i] = i;
+        return;
+    }
+    for (int i = 0; i < n; i++) k[i] = (Keyed){.v = values[i], .at = i};
+    qsort(k, (size_t)n, sizeof *k, keyed_cmp);
+    for (int i = 0; i < n; i++) order[i] = k[i].at;
+    free(k);
+}
+
 void census_sort(int *order, const Census *c, CensusScore by) {
-    Keyed *k = malloc(sizeof *k * (size_t)(c->n ? c->n : 1));
-    if (!k) { /* out of memory: layer order, still a permutation */
+    double *v = malloc(sizeof *v * (size_t)(c->n ? c->n : 1));
+    if (!v) { /* out of memory: layer order, still a permutation */
         for (int i = 0; i < c->n; i++) order[i] = i;
         return;
     }
-    for (int i = 0; i < c->n; i++) k[i] = (Keyed){.v = c->rows[i].score[by], .at = i};
-    qsort(k, (size_t)c->n, sizeof *k, keyed_cmp);
-    for (int i = 0; i < c->n; i++) order[i] = k[i].at;
-    free(k);
+    for (int i = 0; i < c->n; i++) v[i] = c->rows[i].score[by];
+    census_order(order, v, c->n);
+    free(v);
 }
 
 int census_best(const Census *c, CensusScore by) {

@@ -37,7 +37,11 @@ typedef enum {
 } CensusScore;
 
 /* Short name of a score, as the table's heading: "prev", "sink", "self",
- * "induct", "H", in the reader's language (i18n.h). */
+ * "ind@text", "H", in the reader's language (i18n.h). The induction score
+ * here is the weight after a copy on the user's one sentence ("ind@text":
+ * on your text), not the field's induction score, which needs a battery of
+ * repeated random tokens (src/trained/headrun.h; the census of a trained
+ * model shows both). */
 const char *census_score_name(CensusScore s);
 
 typedef struct {
@@ -82,6 +86,10 @@ HeadClass census_class(const CensusRow *r, double max_entropy);
 
 const char *census_class_letter(HeadClass k, int ascii);
 const char *census_class_name(HeadClass k);
+
+/* order[0..n) = the indices of values[0..n) sorted largest first, NAN last,
+ * ties in index order (a stable order): census_sort's, for other scores. */
+void census_order(int *order, const double *values, int n);
 
 /* order[0..c->n) = the rows sorted by score `by`, largest first; undefined
  * scores last; ties in layer and head order (a stable order). */

@@ -53,7 +53,14 @@ void export_status_words(char *buf, size_t cap, const Model *m, ExportStatus kin
     }
     /* A source of several layers: which one is shown. */
     size_t n = strlen(buf);
-    if (c->layers > 1 && n < cap) snprintf(buf + n, cap - n, " layer=%d/%d", m->layer + 1, c->layers);
+    if (c->layers > 1 && n < cap) n += (size_t)snprintf(buf + n, cap - n, " layer=%d/%d", m->layer + 1, c->layers);
+    /* Heads switched off: ablate=5.6:zero,2.1:mean (the first four, then +N) */
+    HeadAblation ab[SOURCE_MAX_ABLATED];
+    int na = model_ablation(m, ab, SOURCE_MAX_ABLATED);
+    for (int k = 0; k < na && k < 4 && n < cap; k++)
+        n += (size_t)snprintf(buf + n, cap - n, "%s%d.%d:%s", k ? "," : " ablate=", ab[k].layer + 1, ab[k].head + 1,
+                              ab[k].mean ? "mean" : "zero");
+    if (na > 4 && n < cap) snprintf(buf + n, cap - n, ",+%d", na - 4);
 }
 
 // ----------------------------------------------------------------------------
@@ -234,6 +241,47 @@ static int whole_utf8(const char *s, size_t len) {
     return 1;
 }
 
+/* A token's piece and bytes, as next_tokens writes them. */
+static void json_piece(FILE *f, const char *piece, size_t len) {
+    fputs("\"piece\": ", f);
+    if (whole_utf8(piece, len)) json_string(f, piece, len);
+    else fputs("null", f);
+    fputs(", \"bytes\": [", f);
+    for (size_t b = 0; b < len; b++) fprintf(f, "%s%u", b ? ", " : "", (unsigned char)piece[b]);
+    fputc(']', f);
+}
+
+/* Heads switched off (DESIGN.md §8): "ablated" ["5.6:zero", ...] and
+ * "next_tokens_before", the 10 likeliest next tokens after the last row of
+ * the model without them, each with its probability and logit before and
+ * after (next_tokens is the model as shown: after). */
+static void json_ablation(FILE *f, const Model *m) {
+    HeadAblation ab[SOURCE_MAX_ABLATED];
+    int na = model_ablation(m, ab, SOURCE_MAX_ABLATED);
+    if (na < 1) return;
+    fputs(",\n  \"ablated\": [", f);
+    for (int k = 0; k < na; k++)
+        fprintf(f, "%s\"%d.%d:%s\"", k ? ", " : "", ab[k].layer + 1, ab[k].head + 1, ab[k].mean ? "mean" : "zero");
+    fputc(']', f);
+    NextChange nc[10];
+    int n = m->src->next_change && m->n_q ? m->src->next_change(m, m->n_q - 1, 10, nc) : 0;
+    fputs(",\n  \"next_tokens_before\": [", f);
+    for (int k = 0; k < n; k++) {
+        fprintf(f, "%s{\"id\": %d, ", k ? ", " : "", nc[k].id);
+        json_piece(f, nc[k].piece, nc[k].len);
+        fputs(", \"prob\": ", f);
+        json_number(f, nc[k].p_before);
+        fputs(", \"logit\": ", f);
+        json_number(f, nc[k].logit_before);
+        fputs(", \"prob_after\": ", f);
+        json_number(f, nc[k].p_after);
+        fputs(", \"logit_after\": ", f);
+        json_number(f, nc[k].logit_after);
+        fputc('}', f);
+    }
+    fputc(']', f);
+}
+
 /* A model that predicts: "next_tokens", its 10 most likely after the last
  * row (DESIGN.md §7), each {id, piece, bytes, prob}: the piece as text, or
  * null when its bytes are not whole UTF-8 characters (a byte-level or
@@ -253,6 +301,7 @@ static void json_next_tokens(FILE *f, const Model *m) {
         fputc('}', f);
     }
     fputc(']', f);
+    json_ablation(f, m);
 }
 
 /* The queries come from another sentence than the keys (cross-attention, a

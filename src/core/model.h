@@ -346,6 +346,14 @@ const char *model_token_piece(const Model *m, int id, size_t *len);
 const char *model_token_decode(const Model *m, int prev, int id, size_t *len);
 int model_generate(const Model *m, int steps, int *out, AvError *err);
 
+/* Head ablation of a trained model (source.h: ablate): the heads switched
+ * off become list[0..n), the layers after the first changed one stale (the
+ * next update recomputes only them). 0, or -1 with a message (not a
+ * trained model, a head out of range, ...). model_ablation: the heads
+ * switched off now (at most cap), 0 for a model that cannot. */
+int model_set_ablation(Model *m, const HeadAblation *list, int n, AvError *err);
+int model_ablation(const Model *m, HeadAblation *out, int cap);
+
 /* The next tokens of a model that predicts are computed by the update,
  * never when asked (a draw only reads them: src->next_tokens): after
  * model_want_next(m, row) (-1: none), model_update computes query row

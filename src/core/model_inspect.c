@@ -94,6 +94,15 @@ int model_generate(const Model *m, int steps, int *out, AvError *err) {
     return m->src->generate(m, steps, out, err);
 }
 
+int model_set_ablation(Model *m, const HeadAblation *list, int n, AvError *err) {
+    if (!m->src->ablate) return av_errorf(err, _("ablation switches off a trained model's heads (--model)"));
+    return m->src->ablate(m, list, n, err);
+}
+
+int model_ablation(const Model *m, HeadAblation *out, int cap) {
+    return m->src->ablated ? m->src->ablated(m, out, cap) : 0;
+}
+
 void model_want_next(Model *m, int row) {
     if (row != m->next_row) m->next_row = row, m->next_ready = 0;
 }

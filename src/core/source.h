@@ -32,6 +32,25 @@ enum {
     SRC_STACKED = 1 << 7,     /* each layer's input is the output of the one before: every layer computed to its end */
 };
 
+/* A head switched off (head ablation, DESIGN.md §8): query head `head` of
+ * layer `layer` (0-based), its output before W_O replaced by zeros, or by
+ * its mean over the text battery (mean = 1). */
+typedef struct {
+    int layer, head, mean;
+} HeadAblation;
+
+/* The most heads one ablation switches off. */
+#define SOURCE_MAX_ABLATED 64
+
+/* A next token's probability and logit before an intervention (the model
+ * without it) and after (the model shown). */
+typedef struct {
+    int id;
+    const char *piece; /* its raw bytes */
+    size_t len;
+    double p_before, p_after, logit_before, logit_after;
+} NextChange;
+
 /* The shape a source gives the model: its layers and heads, the widths of a
  * head, and its query and key rows. */
 typedef struct {
@@ -95,6 +114,21 @@ typedef struct Source {
      * tokens into out (stopping at the model's end-of-text token, not
      * stored); returns how many, or -1 with a message. */
     int (*generate)(const Model *m, int steps, int *out, AvError *err);
+    /* Head ablation (a trained model): the heads switched off become
+     * list[0..n) (n = 0: none; at most SOURCE_MAX_ABLATED), all or nothing;
+     * the layers from the first one whose heads changed are stale. 0, or -1
+     * with a message (a head out of range, memory, a cancel request while
+     * the means were computed). NULL: the source cannot. */
+    int (*ablate)(Model *m, const HeadAblation *list, int n, AvError *err);
+    /* The heads switched off now, at most cap; returns how many. */
+    int (*ablated)(const Model *m, HeadAblation *out, int cap);
+    /* With heads switched off: the k likeliest next tokens after query row
+     * `row` of the model without them (from the first ablated layer on,
+     * with the model's own causal attention), most likely first, each with
+     * its probability and logit before and after, as predict computed them;
+     * 0 when no head is switched off, when predict has not computed that
+     * row's, or when the mask is not causal. */
+    int (*next_change)(const Model *m, int row, int k, NextChange *out);
     /* Frees the data given to model_set_source; NULL: nothing to free. */
     void (*free)(void *data);
 } Source;

@@ -141,6 +141,20 @@ static void attend_rows(TfRun *r, int l, int r0, int rows) {
     atomic_init(&j.next, 0);
     double cells = (double)c->n_heads * rows * j.nk; /* about half of them causal */
     par_for_work(r->lanes < j.items ? r->lanes : j.items, attend_task, &j, cells * (2.0 * c->head_dim + 20));
+    if (r->n_ablate) tf_ablate_rows(r, l, r->att, r0, rows);
+}
+
+void tf_ablate_rows(const TfRun *r, int l, float *att, int r0, int rows) {
+    int hs = r->cfg->head_dim;
+    for (int k = 0; k < r->n_ablate; k++) {
+        const TfAblation *a = &r->ablate[k];
+        if (a->layer != l || a->head < 0 || a->head >= r->cfg->n_heads) continue;
+        for (int i = r0; i < r0 + rows; i++) {
+            float *o = att + (size_t)i * r->cfg->q_dim + (size_t)a->head * hs;
+            if (a->mean) memcpy(o, a->mean, sizeof(float) * (size_t)hs);
+            else memset(o, 0, sizeof(float) * (size_t)hs);
+        }
+    }
 }
 
 // ----------------------------------------------------------------------------

@@ -124,6 +124,14 @@ void tf_trained_info(const TfModel *m, TrainedInfo *out);
  * -1 when there is no layer l. */
 int tf_layer_wo(const TfModel *m, int l, float *out);
 
+/* An intervention on head_out (DESIGN.md §8): the output of query head
+ * `head` of layer `layer` (0-based), before W_O, replaced by zeros (mean
+ * NULL: zero ablation) or by mean[0..head_dim) (mean ablation). */
+typedef struct {
+    int layer, head;
+    const float *mean;
+} TfAblation;
+
 /* The state of a forward pass over up to cap rows (one allocation). */
 typedef struct {
     const TfModel *m;
@@ -157,6 +165,8 @@ typedef struct {
     unsigned char *causal; /* (2 cap) cap ones then zeros */
     float *scratch;        /* lanes x lane_floats: tiles, attention rows, converted weight blocks */
     size_t lane_floats;
+    const TfAblation *ablate; /* the heads switched off (the caller's, NULL: none): tf_ablate_rows */
+    int n_ablate;
 } TfRun;
 
 /* A run of 1..max_pos rows; all_logits keeps every row's logits (cap x
@@ -189,6 +199,15 @@ int tf_logits_row(TfRun *r, int row);
 
 /* All of it for ids[0..n). */
 int tf_forward(TfRun *r, const int *ids, int n, AvError *err);
+
+/* Rows [r0, r0 + rows) of layer l's heads' outputs att (cap x q_dim, the
+ * heads joined, as r->att) with the run's ablations (r->ablate) applied:
+ * each ablated head's part zeroed or set to its mean. The engine's own
+ * attention applies them (tf_layer_attend, tf_extend, tf_forward); a caller
+ * that gives tf_layer_finish outputs of its own applies them there itself.
+ * With r->ablate set, everything downstream of the first ablated layer is
+ * the ablated model's. */
+void tf_ablate_rows(const TfRun *r, int l, float *att, int r0, int rows);
 
 /* Appends ids[0..n) to the run's rows and computes only them from the keys
  * and values of the rows before (a KV cache): the same bits as a forward of

@@ -73,64 +73,120 @@ static int ordinary(const Vocab *v, int id) {
     return !(len > 2 && p[0] == '<' && p[len - 1] == '>');
 }
 
-int headrun(const Checkpoint *ck, BatteryKind text, HeadReport *out, AvError *err) {
-    memset(out, 0, sizeof *out);
-    const TfConfig *c = &ck->model->cfg;
-    int vocab = vocab_size(ck->vocab) < c->vocab ? vocab_size(ck->vocab) : c->vocab;
+struct HeadRun {
+    const TfModel *model;
+    const Vocab *vocab;
+    HeadReport rep; /* its shape and batteries; rows at the end */
+    TfRun *r;
+    int *ord, *seq; /* the ordinary ids; a repeated random sequence */
+    double *acc;    /* (heads, HT_COUNT) the scores' sums */
+    double *row;    /* (cap) a row of scores */
+    float *a;       /* (cap, cap) a head's weights */
+    int need;       /* 2 S + 1 */
+    int sentences;  /* sentences scored (a sentence of fewer than 2 tokens is not) */
+    int next;       /* the next run: the sentences, then the sequences */
+};
+
+void headrun_free(HeadRun *j) {
+    if (!j) return;
+    tf_run_free(j->r);
+    free(j->ord), free(j->seq), free(j->acc), free(j->row), free(j->a);
+    headreport_free(&j->rep);
+    free(j);
+}
+
+HeadRun *headrun_begin(const TfModel *model, const Vocab *vocab, BatteryKind text, AvError *err) {
+    HeadRun *j = calloc(1, sizeof *j);
+    if (!j) return av_error_nomem(err, _("out of memory")), NULL;
+    const TfConfig *c = &model->cfg;
+    HeadReport *out = &j->rep;
+    j->model = model, j->vocab = vocab;
+    int vocab_n = vocab_size(vocab) < c->vocab ? vocab_size(vocab) : c->vocab;
     int cap = c->max_pos, heads = c->n_layers * c->n_heads;
     out->layers = c->n_layers, out->heads = c->n_heads, out->n = heads, out->text = text;
-    out->s = battery_repeat_s(cap), out->sequences = BATTERY_REPEAT_SEQUENCES, out->bos = vocab_start(ck->vocab);
-    int need = 2 * out->s + 1;
-    if (cap > need && cap > 512) cap = need > 512 ? need : 512; /* the longest run: a sentence or a sequence */
-    int *ord = malloc(sizeof(int) * (size_t)vocab), *seq = malloc(sizeof(int) * (size_t)need);
-    double *acc = calloc((size_t)heads * HT_COUNT, sizeof(double)), *row = malloc(sizeof(double) * (size_t)cap);
-    float *a = malloc(sizeof(float) * (size_t)cap * cap);
-    out->rows = calloc((size_t)heads, sizeof *out->rows);
-    TfRun *r = NULL;
-    int rc = -1, sentences = 0;
-    if (!ord || !seq || !acc || !row || !a || !out->rows) {
-        av_error_nomem(err, _("out of memory"));
-        goto done;
+    out->s = battery_repeat_s(cap), out->sequences = BATTERY_REPEAT_SEQUENCES, out->bos = vocab_start(vocab);
+    j->need = 2 * out->s + 1;
+    if (cap > j->need && cap > 512) cap = j->need > 512 ? j->need : 512; /* the longest run: a sentence or a sequence */
+    j->ord = malloc(sizeof(int) * (size_t)vocab_n), j->seq = malloc(sizeof(int) * (size_t)j->need);
+    j->acc = calloc((size_t)heads * HT_COUNT, sizeof(double)), j->row = malloc(sizeof(double) * (size_t)cap);
+    j->a = malloc(sizeof(float) * (size_t)cap * cap);
+    if (!j->ord || !j->seq || !j->acc || !j->row || !j->a) {
+        headrun_free(j);
+        return av_error_nomem(err, _("out of memory")), NULL;
     }
-    if (!(r = tf_run_new(ck->model, cap, 0, err))) goto done;
-    for (int id = 0; id < vocab; id++)
-        if (ordinary(ck->vocab, id)) ord[out->ordinary++] = id;
+    if (!(j->r = tf_run_new(model, cap, 0, err))) {
+        headrun_free(j);
+        return NULL;
+    }
+    for (int id = 0; id < vocab_n; id++)
+        if (ordinary(vocab, id)) j->ord[out->ordinary++] = id;
     if (out->ordinary < 2) {
-        av_errorf(err, _("the head tests need a vocabulary of ordinary tokens"));
-        goto done;
+        headrun_free(j);
+        return av_errorf(err, _("the head tests need a vocabulary of ordinary tokens")), NULL;
     }
-    /* the text battery */
-    for (int i = 0; i < battery_info(text)->count; i++) {
-        const char *t = battery_sentence(text, i);
-        int *ids = NULL, n = vocab_encode(ck->vocab, t, strlen(t), &ids, err);
-        if (n < 0) goto done;
-        if (n > cap) n = cap;
-        int bad = n >= 2 && forward_qk(r, ids, n, err);
-        if (!bad && n >= 2) score_run(r, ids, n, 0, acc, a, row), sentences++, out->text_tokens += n;
+    return j;
+}
+
+static int text_count(const HeadRun *j) { return battery_info(j->rep.text)->count; }
+
+void headrun_progress(const HeadRun *j, int *done, int *total) {
+    *done = j->next;
+    *total = text_count(j) + j->rep.sequences;
+}
+
+int headrun_step(HeadRun *j, AvError *err) {
+    HeadReport *out = &j->rep;
+    int texts = text_count(j);
+    if (j->next >= texts + out->sequences) return 0;
+    if (j->next < texts) { /* a sentence of the text battery */
+        const char *t = battery_sentence(out->text, j->next);
+        int *ids = NULL, n = vocab_encode(j->vocab, t, strlen(t), &ids, err);
+        if (n < 0) return -1;
+        if (n > j->r->cap) n = j->r->cap;
+        int bad = n >= 2 && forward_qk(j->r, ids, n, err);
+        if (!bad && n >= 2) score_run(j->r, ids, n, 0, j->acc, j->a, j->row), j->sentences++, out->text_tokens += n;
         free(ids);
-        if (bad) goto done;
+        if (bad) return -1;
+    } else { /* a sequence of the repeated random battery */
+        int k = j->next - texts, start = out->bos >= 0 ? out->bos : j->ord[0];
+        headtest_repeated_random(BATTERY_SEED, k, out->s, start, 0, out->ordinary, j->seq);
+        for (int i = 1; i < j->need; i++) j->seq[i] = j->ord[j->seq[i]];
+        if (forward_qk(j->r, j->seq, j->need, err)) return -1;
+        score_run(j->r, j->seq, j->need, out->s, j->acc, j->a, j->row);
     }
-    /* the repeated random battery */
-    for (int k = 0; k < out->sequences; k++) {
-        int start = out->bos >= 0 ? out->bos : ord[0];
-        headtest_repeated_random(BATTERY_SEED, k, out->s, start, 0, out->ordinary, seq);
-        for (int i = 1; i < need; i++) seq[i] = ord[seq[i]];
-        if (forward_qk(r, seq, need, err)) goto done;
-        score_run(r, seq, need, out->s, acc, a, row);
-    }
-    for (int i = 0; i < heads; i++) {
-        HeadTestRow *hr = &out->rows[i];
-        hr->layer = i / c->n_heads, hr->head = i % c->n_heads;
+    j->next++;
+    return j->next < texts + out->sequences;
+}
+
+int headrun_finish(HeadRun *j, HeadReport *out, AvError *err) {
+    memset(out, 0, sizeof *out);
+    int done, total;
+    headrun_progress(j, &done, &total);
+    if (done < total || !j->rep.n) return av_errorf(err, _("the head tests are not done (%d of %d runs)"), done, total);
+    HeadReport *r = &j->rep;
+    if (!(r->rows = calloc((size_t)r->n, sizeof *r->rows))) return av_error_nomem(err, _("out of memory"));
+    for (int i = 0; i < r->n; i++) {
+        HeadTestRow *hr = &r->rows[i];
+        hr->layer = i / r->heads, hr->head = i % r->heads;
         for (int s = 0; s < HT_COUNT; s++)
-            hr->score[s] = acc[(size_t)i * HT_COUNT + s] / (s == HT_INDUCTION ? out->sequences
-                                                            : sentences       ? sentences
-                                                                              : 1);
+            hr->score[s] = j->acc[(size_t)i * HT_COUNT + s] / (s == HT_INDUCTION ? r->sequences
+                                                               : j->sentences    ? j->sentences
+                                                                                 : 1);
     }
-    rc = 0;
-done:
-    tf_run_free(r);
-    free(ord), free(seq), free(acc), free(row), free(a);
-    if (rc) headreport_free(out);
+    *out = *r;
+    memset(r, 0, sizeof *r); /* given */
+    return 0;
+}
+
+int headrun(const Checkpoint *ck, BatteryKind text, HeadReport *out, AvError *err) {
+    memset(out, 0, sizeof *out);
+    HeadRun *j = headrun_begin(ck->model, ck->vocab, text, err);
+    if (!j) return -1;
+    int rc;
+    while ((rc = headrun_step(j, err)) > 0) {
+    }
+    if (rc == 0) rc = headrun_finish(j, out, err);
+    headrun_free(j);
     return rc;
 }
 

@@ -44,6 +44,23 @@ typedef struct {
 int headrun(const Checkpoint *ck, BatteryKind text, HeadReport *out, AvError *err);
 void headreport_free(HeadReport *r); /* NULL-safe */
 
+/* The same in steps, one run of the model (a sentence or a sequence) a
+ * step, for a front end that keeps its screen alive between them (the
+ * census computes the batteries across frames). A job holds its own run of
+ * the engine and reads the model and tokenizer, which must outlive it.
+ *   headrun_begin   NULL with one line (memory, no ordinary tokens)
+ *   headrun_step    1: more to do, 0: done, -1 with one line (a cancel
+ *                   request: the step is done again by the next call)
+ *   headrun_progress  runs done and in all
+ *   headrun_finish  the report (the job's to give once, when done): 0, or -1
+ * Free with headrun_free (NULL-safe). */
+typedef struct HeadRun HeadRun;
+HeadRun *headrun_begin(const TfModel *model, const Vocab *vocab, BatteryKind text, AvError *err);
+int headrun_step(HeadRun *j, AvError *err);
+void headrun_progress(const HeadRun *j, int *done, int *total);
+int headrun_finish(HeadRun *j, HeadReport *out, AvError *err);
+void headrun_free(HeadRun *j);
+
 /* The name of a score in the dumps: "previous", "duplicate",
  * "induction_mul", "sink", "induction". */
 const char *headtest_score_name(HeadTestScore s);

@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ablate.h"
+#include "cancel.h"
 #include "formats.h"
 #include "model_internal.h"
 #include "nnops.h"
@@ -44,6 +46,7 @@ typedef struct {
     float *shown_q, *shown_k; /* RoPE's input (q_normed or q_raw, k likewise) head by head */
     float *wo;                /* (dim, q_dim) W_o of the layer shown, as floats */
     int wo_layer;             /* -1: none */
+    Ablation abl;             /* the heads switched off (ablate.h) */
 } TrainedSrc;
 
 /* The rows of one sentence: ids, labels, a run, the joined outputs. Built
@@ -177,6 +180,9 @@ static void trained_final(Model *m, int layer) {
         for (int i = r0; i < d->n; i++)
             memcpy(d->attn + (size_t)i * c->q_dim + (size_t)h * hs, hd[h].out + (size_t)i * hs, sizeof(float) * hs);
     d->logits_row = -1;
+    ablation_stale(&d->abl);
+    ablation_attach(&d->abl, d->run); /* the heads switched off: their outputs zeroed or meaned before W_O */
+    tf_ablate_rows(d->run, layer, d->attn, r0, d->n - r0);
     if (tf_layer_finish_rows(d->run, layer, d->attn, r0, d->n - r0)) return;
     if (layer + 1 < c->n_layers) model_invalidate_layer(m, layer + 1, STAGE_PROJECT);
 }
@@ -206,8 +212,43 @@ static int trained_predict(Model *m, int row) {
     if (d->logits_row == row) return 0;
     d->logits_row = -1;
     if (tf_logits_row(d->run, row)) return -1;
+    /* with heads switched off, the model without them too (the panel's
+     * "before"), from the first ablated layer on */
+    if (d->abl.n && m->cfg.mask == MASK_CAUSAL && d->abl.clean_row != row &&
+        ablation_predict_clean(&d->abl, d->run, row) && av_cancelled())
+        return -1;
     d->logits_row = row;
     return 0;
+}
+
+static int trained_next_change(const Model *m, int row, int k, NextChange *out) {
+    const TrainedSrc *d = data_of(m);
+    if (row < 0 || row >= d->n) row = d->n - 1;
+    if (d->logits_row != row || m->cfg.mask != MASK_CAUSAL) return 0;
+    return ablation_next_change(&d->abl, d->run->logits, d->cfg->vocab, row, k, d->ck.vocab, out);
+}
+
+/* The heads switched off: the layers from the first changed one are
+ * recomputed by the next update (all their rows), the layers below kept.
+ * Mean ablation uses the English text battery's means, whatever the
+ * interface's language: the same numbers everywhere. */
+static int trained_ablate(Model *m, const HeadAblation *list, int n, AvError *err) {
+    TrainedSrc *d = data_of(m);
+    int first;
+    if (ablation_set(&d->abl, d->ck.model, d->ck.vocab, BATTERY_TEXT_EN, list, n, &first, err)) return -1;
+    if (first >= d->cfg->n_layers) return 0;      /* the same heads */
+    if (m->stale != STAGE_NONE) m->keep_rows = 0; /* an edit's rows pending: every row, the ablation everywhere */
+    d->logits_row = -1;
+    shown_free(d); /* the chain's heads joined change */
+    model_invalidate_layer(m, first, STAGE_FINAL);
+    return 0;
+}
+
+static int trained_ablated(const Model *m, HeadAblation *out, int cap) {
+    const TrainedSrc *d = data_of(m);
+    int n = d->abl.n < cap ? d->abl.n : cap;
+    memcpy(out, d->abl.list, sizeof *out * (size_t)(n > 0 ? n : 0));
+    return n;
 }
 
 /* The softmax of the row's logits (in double), its k largest: what predict
@@ -228,6 +269,7 @@ static void trained_free(void *p) {
     rows_free(&r);
     shown_free(d);
     free(d->wo);
+    ablation_free(&d->abl);
     checkpoint_close(&d->ck);
     free(d);
 }
@@ -383,6 +425,7 @@ static int trained_generate(const Model *m, int steps, int *out, AvError *err) {
                          d->cfg->max_pos);
     TfRun *r = tf_run_new(d->ck.model, steps > 1 ? n + steps - 1 : n, 0, err);
     if (!r) return -1;
+    ablation_attach(&d->abl, r); /* the model as shown: its heads switched off too */
     int got = tf_generate_greedy(r, d->ids, n, steps, out, is_end, d->ck.vocab, err);
     tf_run_free(r);
     return got;
@@ -411,6 +454,9 @@ const Source source_trained = {
     .piece = trained_piece,
     .decode = trained_decode,
     .generate = trained_generate,
+    .ablate = trained_ablate,
+    .ablated = trained_ablated,
+    .next_change = trained_next_change,
     .free = trained_free,
 };
 
@@ -421,6 +467,7 @@ int model_set_trained(Model *m, const char *path, const char *vocab_path, const 
     TrainedSrc *d = calloc(1, sizeof *d);
     if (!d) return av_error_nomem(err, _("out of memory"));
     d->shown_layer = d->wo_layer = d->logits_row = -1;
+    ablation_init(&d->abl);
     if (checkpoint_open(&d->ck, path, vocab_path, err)) {
         free(d);
         return -1;
@@ -465,8 +512,22 @@ const TfModel *model_trained_engine(const Model *m) { return m->src == &source_t
 const TfRun *model_trained_run(const Model *m) { return m->src == &source_trained ? data_of(m)->run : NULL; }
 const Vocab *model_trained_vocab(const Model *m) { return m->src == &source_trained ? data_of(m)->ck.vocab : NULL; }
 
+int model_trained_ablation(const Model *m, const TfAblation **out) {
+    *out = NULL;
+    if (m->src != &source_trained || !data_of(m)->abl.n) return 0;
+    *out = data_of(m)->abl.tf;
+    return data_of(m)->abl.n;
+}
+
 // ----------------------------------------------------------------------------
 // the chain of one layer
+
+/* 1 when head h of layer l is switched off (its output is the ablation's). */
+static int ablated_in(const Ablation *a, int l, int h) {
+    for (int k = 0; k < a->n; k++)
+        if (a->list[k].layer == l && a->list[k].head == h) return 1;
+    return 0;
+}
 
 /* 1 when the shown run was computed for layer l from the main run's input
  * of l and the heads' outputs of l as they are now. */
@@ -477,7 +538,7 @@ static int shown_current(const TrainedSrc *d, const Model *m, int l) {
     const HeadData *hd = model_layer_heads(m, l);
     int hs = c->head_dim;
     for (int h = 0; h < c->n_heads; h++)
-        for (int i = 0; i < d->n; i++)
+        for (int i = 0; i < d->n && !ablated_in(&d->abl, l, h); i++)
             if (memcmp(d->shown_attn + (size_t)i * c->q_dim + (size_t)h * hs, hd[h].out + (size_t)i * hs,
                        sizeof(float) * hs))
                 return 0;
@@ -513,6 +574,8 @@ static int shown_compute(TrainedSrc *d, const Model *m, int l, AvError *err) {
     for (int h = 0; h < c->n_heads; h++)
         for (size_t i = 0; i < n; i++)
             memcpy(d->shown_attn + i * c->q_dim + h * hs, hd[h].out + i * hs, sizeof(float) * hs);
+    ablation_attach(&d->abl, r);
+    tf_ablate_rows(r, l, d->shown_attn, 0, d->n);
     if (tf_layer_qkv(r, l) || tf_layer_finish(r, l, d->shown_attn))
         return av_errorf(err, _("the chain of layer %d was cancelled"), l + 1);
     /* RoPE's input: after the q/k norm where there is one, else as projected */

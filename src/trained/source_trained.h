@@ -27,4 +27,8 @@ const TfModel *model_trained_engine(const Model *m);
 const TfRun *model_trained_run(const Model *m);
 const Vocab *model_trained_vocab(const Model *m);
 
+/* The heads switched off as the engine takes them (TfAblation, their means
+ * the source's): their count, *out set (NULL when none or not trained). */
+int model_trained_ablation(const Model *m, const TfAblation **out);
+
 #endif

@@ -348,7 +348,8 @@ static int parse_line(const char *s, size_t len, ScriptCmd *c, char *why, size_t
         ViewKind v;
         c->op = SC_VIEW;
         if (!word(&l, w, sizeof w) || app_view_parse(w, &v))
-            return snprintf(why, cap, _("view: expected heatmap, heads, pipeline, gravity, census, classes or zoom")),
+            return snprintf(why, cap,
+                            _("view: expected heatmap, heads, pipeline, gravity, census, classes, zoom or lens")),
                    -1;
         c->kind = (int)v;
     } else if (strcmp(name, "stage") == 0) {

@@ -494,6 +494,32 @@ static void draw_prompt(const App *a, Canvas *cv, int y) {
     if (tw) cv_text(cv, y, cv->w - tw, tail, tw, style_attr(ST_DIM));
 }
 
+/* With heads switched off (X, --ablate): the likeliest next tokens of the
+ * model without them, each with its probability before -> after and the
+ * change of its logit. 1 when drawn. */
+static int draw_next_change(const App *a, Canvas *cv, int line) {
+    const Model *m = a->m;
+    NextChange nc[10];
+    int n = m->src->next_change ? m->src->next_change(m, a->ci, 10, nc) : 0;
+    if (n < 1) return 0;
+    char q[64], buf[640];
+    view_qlabel(a, q, sizeof q, a->ci, 16);
+    /* TRANSLATORS: the heads switched off (X); then each token as "▁was 0.60→0.44 Δ-0.53": its probability before
+       and after, the change of its logit */
+    int at = snprintf(buf, sizeof buf, _("next after %s[%d], ablated:"), q, a->ci);
+    for (int k = 0; k < n && at < (int)sizeof buf - 60; k++) {
+        char raw[64], p[48], item[128];
+        size_t r = utf8_show_spaces(nc[k].piece, nc[k].len, raw, sizeof raw);
+        view_label(a, p, sizeof p, raw, r, 12);
+        snprintf(item, sizeof item, "  %s %.2f%s%.2f %s%+.2f", p, nc[k].p_before, a->ascii ? "->" : "→", nc[k].p_after,
+                 a->ascii ? "d" : "Δ", nc[k].logit_after - nc[k].logit_before);
+        if (text_width(buf, (size_t)at) + text_width(item, strlen(item)) > cv->w) break;
+        at += snprintf(buf + at, sizeof buf - (size_t)at, "%s", item);
+    }
+    cv_text(cv, line, 0, buf, cv->w, style_attr(ST_BOLD));
+    return 1;
+}
+
 /* The legend, inspector and message follow the map (at `y`, or higher when
  * the map leaves no room), so the eye need not travel; the hints stay on the
  * last line. */
@@ -508,6 +534,7 @@ static void draw_next_tokens(const App *a, Canvas *cv, int y, int H) {
     double probs[10];
     const char *pieces[10];
     size_t lens[10];
+    if (draw_next_change(a, cv, line)) return;
     int n = m->src->next_tokens(m, a->ci, 10, ids, probs, pieces, lens);
     char q[64], buf[512];
     view_qlabel(a, q, sizeof q, a->ci, 16);

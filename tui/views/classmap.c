@@ -152,8 +152,8 @@ static void draw_chosen(const App *a, Canvas *cv, int y, const Census *c) {
         if (isnan(v)) snprintf(num[s], sizeof num[s], "%s", a->ascii ? "-" : "—");
         else view_num(num[s], sizeof num[s], v, 3, 1);
     }
-    /* TRANSLATORS: "L3 H5 P previous token  prev .57  sink .12  self .05  induct —  H 1.20 of 3.17 bits" */
-    snprintf(buf, sizeof buf, _("L%d H%d %s %s  prev %s  sink %s  self %s  induct %s  H %.2f of %.2f bits"),
+    /* TRANSLATORS: "L3 H5 P previous token  prev .57  sink .12  self .05  ind@text —  H 1.20 of 3.17 bits" */
+    snprintf(buf, sizeof buf, _("L%d H%d %s %s  prev %s  sink %s  self %s  ind@text %s  H %.2f of %.2f bits"),
              r->layer + 1, r->head + 1, census_class_letter(k, a->ascii), census_class_name(k), num[0], num[1], num[2],
              num[3], r->score[CENSUS_ENTROPY], c->max_entropy);
     chrome_fit(buf, sizeof buf, cv->w);

@@ -86,6 +86,7 @@ static const char *view_heading(ViewKind v) {
     case VIEW_CENSUS: return _("census");
     case VIEW_CLASSES: return _("classes");
     case VIEW_ZOOM: return _("zoom");
+    case VIEW_LENS: return _("lens");
     default: return view_table[v]->name;
     }
 }
@@ -134,6 +135,7 @@ static int help_lines(const App *a, Canvas *doc, int w) {
     y++;
     y += cv_text_wrap(doc, y, 0, _("The views"), w, 0, style_attr(ST_BOLD | ST_UNDERLINE));
     for (int v = 0; v < VIEW_KIND_COUNT; v++) {
+        if (view_table[v]->available && !view_table[v]->available(a, NULL)) continue; /* the lens: a trained model's */
         y += cv_text_wrap(doc, y, 2, view_heading((ViewKind)v), w - 2, 0, style_attr(ST_BOLD));
         y += paragraph(doc, y, 4, view_table[v]->about, w);
     }

@@ -15,7 +15,7 @@
 const View *const view_table[VIEW_KIND_COUNT] = {
     [VIEW_HEATMAP] = &view_heatmap, [VIEW_HEADS] = &view_heads,   [VIEW_PIPELINE] = &view_pipeline,
     [VIEW_GRAVITY] = &view_gravity, [VIEW_CENSUS] = &view_census, [VIEW_CLASSES] = &view_classes,
-    [VIEW_ZOOM] = &view_zoom,
+    [VIEW_ZOOM] = &view_zoom,       [VIEW_LENS] = &view_lens,
 };
 
 const View *view_of(ViewKind v) { return (unsigned)v < VIEW_KIND_COUNT ? view_table[v] : &view_heatmap; }

@@ -46,7 +46,8 @@ typedef struct View {
 
 /* The entries, each in its file: heatmap.c, pipeline.c, gravity.c, census.c, classmap.c, zoom.c, help.c,
  * cellpage.c. */
-extern const View view_heatmap, view_heads, view_pipeline, view_gravity, view_census, view_classes, view_zoom;
+extern const View view_heatmap, view_heads, view_pipeline, view_gravity, view_census, view_classes, view_zoom,
+    view_lens;
 extern const View page_help, page_cell;
 
 /* The views in ViewKind order (--view, the help). */
