@@ -156,8 +156,7 @@ int model_set_config(Model *m, const ModelConfig *c, AvError *err) {
         return av_errorf(err, _("%s: W_Q and W_K are its own"), _(m->src->fixed));
     if (!model_can(m, SRC_TOKENIZERS) && c->attn != o.attn)
         return av_errorf(err, _("%s: its attention is self-attention over its rows"), _(m->src->fixed));
-    if (c->attn == ATTN_CROSS && !m->target)
-        return av_errorf(err, _("cross-attention needs a target sentence"));
+    if (c->attn == ATTN_CROSS && !m->target) return av_errorf(err, _("cross-attention needs a target sentence"));
     /* (the additive weights are seeded: fine for any source) */
     if (!model_can(m, SRC_TOKENIZERS)) {
         if (model_check_budget(c, m->n_q, m->n_k, m->src, err)) return -1;
@@ -340,8 +339,7 @@ int model_change(Model *m, const ModelChange *ch, AvError *err) {
     size_t text_len = ch->set_text ? ch->text_len : m->text_len;
     size_t target_len = ch->set_target ? ch->target_len : m->target_len;
     int pad = ch->pad >= 0 ? ch->pad : m->n_pad;
-    if (c.attn == ATTN_CROSS && !target)
-        return av_errorf(err, _("cross-attention needs a target sentence"));
+    if (c.attn == ATTN_CROSS && !target) return av_errorf(err, _("cross-attention needs a target sentence"));
     Tokenizer *t = ch->set_tokenizer ? tok_new(ch->tokenizer, NULL, err) : m->tokenizer;
     if (!t) return -1;
     TokenList list = {0}, tlist = {0};
