@@ -45,7 +45,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from batteries import TEXT_EN  # noqa: E402
-from verify_hf import apply_rope, dims, gelu_new, layernorm, read_dir, rmsnorm  # noqa: E402
+from verify_hf import dims, llama_qk, gelu_new, layernorm, read_dir, rmsnorm  # noqa: E402
 import verify_llama2  # noqa: E402
 
 TOL = 1e-4
@@ -97,8 +97,7 @@ class Model:
         h = "model.layers.%d." % l
         lin = lambda name, inp: inp @ self.w[h + name + ".weight"].T + self.w.get(h + name + ".bias", 0.0)
         xb = rmsnorm(x, self.w[h + "input_layernorm.weight"], c["eps"])
-        q = apply_rope(lin("self_attn.q_proj", xb), H, hs, c["theta"])
-        k = apply_rope(lin("self_attn.k_proj", xb), G, hs, c["theta"])
+        q, k = llama_qk(c, self.w, h, lin, xb)  # verify_hf's: q/k norm (Qwen3), scaled RoPE (Llama 3)
         return q, k, lin("self_attn.v_proj", xb)
 
     def finish(self, l, x, att):
