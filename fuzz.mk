@@ -1,6 +1,6 @@
 # fuzz.mk - libFuzzer targets (tests/fuzz/), built with clang and ASan + UBSan.
 #
-#   make fuzz             build build/fuzz/fuzz_{tokenize,qkvfile,cli,maskfile,keys,llamatok,llama2,safetensors,hftok,hfconfig,stindex,lesson,stream,gguf,ggufmodel}
+#   make fuzz             build build/fuzz/fuzz_{tokenize,qkvfile,cli,maskfile,keys,llamatok,llama2,safetensors,hftok,hfconfig,stindex,lesson,stream,gguf,ggufmodel,discover}
 #   make fuzz-smoke       run each for FUZZ_SECONDS (default 60) on a copy of its
 #                         seed corpus; fails on any crash, leak, timeout or OOM
 #   make fuzz-regress     run each once over tests/fuzz/regress/<target>/
@@ -28,7 +28,7 @@ FUZZ_RUNS        ?=
 FUZZ_MAX_SECONDS ?= 900
 FUZZ_LIMIT = $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS) -max_total_time=$(FUZZ_MAX_SECONDS),-max_total_time=$(FUZZ_SECONDS))
 FUZZ_BUILD   := build/fuzz
-FUZZ_TARGETS := tokenize qkvfile cli maskfile keys llamatok llama2 safetensors hftok hfconfig stindex lesson stream gguf ggufmodel
+FUZZ_TARGETS := tokenize qkvfile cli maskfile keys llamatok llama2 safetensors hftok hfconfig stindex lesson stream gguf ggufmodel discover
 # cairo and pango: headers only (tui/gfx/gfx.c loads the libraries when a picture is drawn).
 FUZZ_PKGS    := ncursesw libpcre2-8 libcjson libutf8proc
 FUZZ_GFXPKGS := cairo pangocairo
@@ -107,7 +107,7 @@ $(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/obj/tests/fuzz/fuzz_%.o $(FUZZ_LIB_OBJ)
 # The slowest first: with -j2 it runs beside the others in turn.
 fuzz-smoke: fuzz-smoke-keys fuzz-smoke-tokenize fuzz-smoke-qkvfile fuzz-smoke-cli fuzz-smoke-llamatok \
             fuzz-smoke-llama2 fuzz-smoke-safetensors fuzz-smoke-hftok fuzz-smoke-hfconfig fuzz-smoke-gguf \
-            fuzz-smoke-ggufmodel
+            fuzz-smoke-ggufmodel fuzz-smoke-discover
 
 $(FUZZ_TARGETS:%=fuzz-smoke-%): fuzz-smoke-%: $(FUZZ_BUILD)/fuzz_%
 	@rm -rf $(FUZZ_BUILD)/corpus-$*$(FUZZ_PART)
@@ -161,7 +161,7 @@ fuzz-ci-a: $(FUZZ_BINS)
 	@+$(FUZZ_SUBMAKE) fuzz-smoke-keys FUZZ_RUNS=$$(($(FUZZ_CI_RUNS) / 6)) FUZZ_PART=-1
 
 fuzz-ci-b: $(FUZZ_BINS)
-	@+for t in tokenize qkvfile cli maskfile llamatok safetensors hftok hfconfig gguf ggufmodel; do $(FUZZ_SUBMAKE) fuzz-smoke-$$t FUZZ_RUNS=$(FUZZ_CI_RUNS) || exit 1; done
+	@+for t in tokenize qkvfile cli maskfile llamatok safetensors hftok hfconfig gguf ggufmodel discover; do $(FUZZ_SUBMAKE) fuzz-smoke-$$t FUZZ_RUNS=$(FUZZ_CI_RUNS) || exit 1; done
 	@+$(FUZZ_SUBMAKE) fuzz-smoke-lesson FUZZ_RUNS=$$(($(FUZZ_CI_RUNS) / 10))
 	@+$(FUZZ_SUBMAKE) fuzz-smoke-keys FUZZ_RUNS=$$(($(FUZZ_CI_RUNS) / 6)) FUZZ_PART=-2
 

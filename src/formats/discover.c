@@ -205,14 +205,8 @@ static int walk_dir(List *l, const char *dir, int depth) {
     return rc;
 }
 
-/* The blob a manifest names as the model (blobs/sha256-HEX), into blob. */
-static int manifest_blob(const char *root, const char *manifest, char *blob, size_t cap) {
-    char *text = NULL;
-    size_t len = 0;
-    AvError err = {0};
-    if (av_read_file(manifest, MANIFEST_MAX, &text, &len, &err)) return -1;
+int discover_manifest_digest(const char *text, size_t len, char hex[65]) {
     cJSON *j = cJSON_ParseWithLength(text, len);
-    free(text);
     int rc = -1;
     const cJSON *e;
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(j, "layers")) {
@@ -222,11 +216,23 @@ static int manifest_blob(const char *root, const char *manifest, char *blob, siz
             continue;
         const char *d = dg->valuestring;
         if (strncmp(d, "sha256:", 7) != 0 || strlen(d + 7) != 64 || strspn(d + 7, "0123456789abcdef") != 64) break;
-        snprintf(blob, cap, "%s/blobs/sha256-%s", root, d + 7);
+        memcpy(hex, d + 7, 65);
         rc = 0;
         break;
     }
     cJSON_Delete(j);
+    return rc;
+}
+
+/* The blob a manifest names as the model (blobs/sha256-HEX), into blob. */
+static int manifest_blob(const char *root, const char *manifest, char *blob, size_t cap) {
+    char *text = NULL, hex[65];
+    size_t len = 0;
+    AvError err = {0};
+    if (av_read_file(manifest, MANIFEST_MAX, &text, &len, &err)) return -1;
+    int rc = discover_manifest_digest(text, len, hex);
+    free(text);
+    if (!rc) snprintf(blob, cap, "%s/blobs/sha256-%s", root, hex);
     return rc;
 }
 

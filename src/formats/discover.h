@@ -53,4 +53,10 @@ void discover_places(char *buf, size_t cap);
  * (naming where it looked) or is malformed. */
 int discover_resolve(const char *name, char *path, size_t cap, AvError *err);
 
+/* An Ollama manifest (JSON, text[len]): the 64 lowercase hex digits of the
+ * sha256 digest of its first layer of mediaType
+ * application/vnd.ollama.image.model, into hex (NUL-terminated): 0, or -1
+ * when it names none or names it malformed. */
+int discover_manifest_digest(const char *text, size_t len, char hex[65]);
+
 #endif
