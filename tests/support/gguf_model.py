@@ -369,45 +369,20 @@ def synth(arch, tname, out, shape=None):
 
 
 def read_gguf(path):
-    b = open(path, "rb").read()
-    pos = [4]
+    """The metadata (key -> value, "types": tensor -> type name) and every
+    tensor dequantized to float64 in its row-major shape, from gguf_writer's
+    reading of the file."""
+    g = gw.read_back(path)
 
-    def take(fmt):
-        v = struct.unpack_from(fmt, b, pos[0])
-        pos[0] += struct.calcsize(fmt)
-        return v[0]
+    def plain(v):
+        return [plain(x) for x in v[1]] if isinstance(v, tuple) else v
 
-    def string():
-        n = take("<Q")
-        s = b[pos[0]:pos[0] + n].decode("utf-8", "replace")
-        pos[0] += n
-        return s
-
-    def value(t):
-        if t == STR:
-            return string()
-        if t == ARR:
-            et, n = take("<I"), take("<Q")
-            return [value(et) for _ in range(n)]
-        return take(gw.SCALAR_FMT[t])
-
-    _, nt, nkv = take("<I"), take("<Q"), take("<Q")
-    kv = {}
-    for _ in range(nkv):
-        key = string()
-        kv[key] = value(take("<I"))
-    infos = []
-    for _ in range(nt):
-        name = string()
-        ne = [take("<Q") for _ in range(take("<I"))]
-        infos.append((name, ne, take("<I"), take("<Q")))
-    align = kv.get("general.alignment", 32)
-    data = pos[0] + (-pos[0] % align)
+    kv = {key: plain(v) for key, _, v in g["kv"]}
+    data, b = g["layout"][2], g["bytes"]
     tensors, types = {}, {}
-    for name, ne, t, off in infos:
+    for (name, t, off, size), ne in zip(g["tensors"], g["shapes"]):
         tname = [k for k, v in gw.TYPES.items() if v[0] == t][0]
         count = int(np.prod(ne, dtype=np.int64))
-        size = count // gw.TYPES[tname][1] * gw.TYPES[tname][2]
         vals = gw.dequantize(b[data + off:data + off + size], tname, count).astype(np.float64)
         tensors[name] = vals.reshape(list(reversed(ne)))
         types[name] = tname

@@ -978,7 +978,7 @@ def read_back(path):
         kv.append((key, t, v))
         if key == "general.alignment":
             align = v
-    tensors = []
+    tensors, shapes = [], []
     for _ in range(nt):
         name = string()
         ne = [take("<Q") for _ in range(take("<I"))]
@@ -986,8 +986,9 @@ def read_back(path):
         tname = [k for k, v in TYPES.items() if v[0] == t][0]
         _, block, size = TYPES[tname]
         tensors.append((name, t, off, int(np.prod(ne, dtype=np.int64)) // block * size))
+        shapes.append(ne)
     data = pos[0] + (-pos[0] % align)
-    return {"kv": kv, "tensors": tensors, "layout": (version, align, data)}
+    return {"kv": kv, "tensors": tensors, "shapes": shapes, "layout": (version, align, data), "bytes": b}
 
 
 def main(argv):
