@@ -20,6 +20,7 @@
 
 #include "cancel.h"
 #include "i18n.h"
+#include "strbuf.h"
 #include "tokenize.h"
 #include "unorm.h"
 #include "utf8.h"
@@ -60,29 +61,6 @@ static int prepend(char **s, size_t *n, const char *p) {
     return 0;
 }
 
-typedef struct {
-    char *p;
-    size_t n, cap;
-    int oom;
-} Buf;
-
-static void buf_add(Buf *b, const char *s, size_t n) {
-    if (b->oom || n == 0) return;
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->n + n + 1) cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (!p) {
-            b->oom = 1;
-            return;
-        }
-        b->p = p, b->cap = cap;
-    }
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-    b->p[b->n] = '\0';
-}
-
 static pcre2_match_context *match_context(void) {
     pcre2_match_context *ctx = pcre2_match_context_create(NULL);
     if (ctx) { /* a hostile pattern's backtracking is bounded as --pattern's is */
@@ -104,7 +82,7 @@ static int pattern_failed(int m, size_t at, AvError *err) {
 static int replace_re(const pcre2_code *re, char **s, size_t *n, const char *to, AvError *err) {
     pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
     pcre2_match_context *ctx = match_context();
-    Buf b = {0};
+    StrBuf b = {0};
     int rc = 0;
     size_t at = 0, last = 0, tl = strlen(to), count = 0;
     if (!md || !ctx) rc = av_error_nomem(err, _("text: out of memory"));
@@ -122,8 +100,8 @@ static int replace_re(const pcre2_code *re, char **s, size_t *n, const char *to,
         PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
         size_t ms = ov[0], me = ov[1];
         if (me < ms || ms < at) break; /* \K tricks: no further match */
-        buf_add(&b, *s + last, ms - last);
-        buf_add(&b, to, tl);
+        strbuf_add(&b, *s + last, ms - last);
+        strbuf_add(&b, to, tl);
         if (me > ms) {
             at = last = me;
         } else if (ms >= *n) {
@@ -132,11 +110,11 @@ static int replace_re(const pcre2_code *re, char **s, size_t *n, const char *to,
         } else {
             uint32_t cp;
             size_t k = (size_t)utf8_decode(*s + ms, *n - ms, &cp);
-            buf_add(&b, *s + ms, k);
+            strbuf_add(&b, *s + ms, k);
             at = last = ms + k;
         }
     }
-    if (rc == 0) buf_add(&b, *s + last, *n - last);
+    if (rc == 0) strbuf_add(&b, *s + last, *n - last);
     if (rc == 0 && !b.p && !b.oom && !(b.p = calloc(1, 1))) b.oom = 1; /* all of it replaced by nothing */
     if (rc == 0 && (b.oom || !b.p)) rc = av_error_nomem(err, _("text: out of memory"));
     pcre2_match_data_free(md);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "text.h"
+#include "strbuf.h"
 #include "utf8.h"
 
 static void blank(Cell *c) {
@@ -254,31 +255,7 @@ void cv_blit(Canvas *dst, int dy, int dx, const Canvas *src, int sy, int sx, int
 // ----------------------------------------------------------------------------
 // rendering to text
 
-typedef struct {
-    char *s;
-    size_t len, cap;
-    int oom;
-} Buf;
-
-static void buf_add(Buf *b, const char *s, size_t n) {
-    if (b->oom) return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 1024;
-        while (cap < b->len + n + 1) cap *= 2;
-        char *p = realloc(b->s, cap);
-        if (!p) {
-            b->oom = 1;
-            return;
-        }
-        b->s = p;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-}
-
-static void sgr(Buf *b, Style st, ColorTier tier) {
+static void sgr(StrBuf *b, Style st, ColorTier tier) {
     char tmp[64];
     int n = snprintf(tmp, sizeof tmp, "\033[0");
     if (st.attr & ST_BOLD) n += snprintf(tmp + n, sizeof tmp - (size_t)n, ";1");
@@ -294,13 +271,13 @@ static void sgr(Buf *b, Style st, ColorTier tier) {
         if (st.bg >= 0) n += snprintf(tmp + n, sizeof tmp - (size_t)n, ";%d", 40 + st.bg % 8);
     }
     n += snprintf(tmp + n, sizeof tmp - (size_t)n, "m");
-    buf_add(b, tmp, (size_t)n);
+    strbuf_add(b, tmp, (size_t)n);
 }
 
 static int style_eq(Style a, Style b) { return a.fg == b.fg && a.bg == b.bg && a.attr == b.attr; }
 
 char *cv_render(const Canvas *cv, int ansi, ColorTier tier) {
-    Buf b = {0};
+    StrBuf b = {0};
     for (int y = 0; y < cv->h; y++) {
         const Cell *row = &cv->cells[(size_t)y * cv->w];
         /* Trailing default blanks are dropped. */
@@ -316,15 +293,15 @@ char *cv_render(const Canvas *cv, int ansi, ColorTier tier) {
                 sgr(&b, c->st, tier);
                 cur = c->st;
             }
-            buf_add(&b, c->ch, strlen(c->ch));
+            strbuf_add(&b, c->ch, strlen(c->ch));
         }
-        if (ansi && !style_eq(cur, style_plain())) buf_add(&b, "\033[0m", 4);
-        buf_add(&b, "\n", 1);
+        if (ansi && !style_eq(cur, style_plain())) strbuf_add(&b, "\033[0m", 4);
+        strbuf_add(&b, "\n", 1);
     }
     if (b.oom) {
-        free(b.s);
+        free(b.p);
         return NULL;
     }
-    if (!b.s) buf_add(&b, "", 0);
-    return b.s;
+    if (!b.p) strbuf_add(&b, "", 0);
+    return b.p;
 }

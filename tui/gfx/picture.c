@@ -11,6 +11,7 @@
 
 #include "gfx.h"
 #include "i18n.h"
+#include "strbuf.h"
 #include "utf8.h"
 
 #define FONT_FAMILY "DejaVu Sans Mono, NanumGothicCoding, monospace"
@@ -89,56 +90,33 @@ static void mix(unsigned char out[3], const unsigned char fg[3], const unsigned 
 // ----------------------------------------------------------------------------
 // a growing buffer
 
-typedef struct {
-    char *p;
-    size_t n, cap;
-    int oom;
-} Buf;
-
-static void buf_add(Buf *b, const char *s, size_t n) {
-    if (b->oom) return;
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 65536;
-        while (cap < b->n + n + 1) cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (!p) {
-            b->oom = 1;
-            return;
-        }
-        b->p = p, b->cap = cap;
-    }
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-    b->p[b->n] = '\0';
-}
-
-static void buf_printf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void buf_printf(Buf *b, const char *fmt, ...) {
+static void buf_printf(StrBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void buf_printf(StrBuf *b, const char *fmt, ...) {
     char tmp[512];
     va_list ap;
     va_start(ap, fmt);
     int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
     va_end(ap);
-    if (n > 0) buf_add(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+    if (n > 0) strbuf_add(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
 }
 
 /* Text for XML (SVG and HTML): & < > " ' as entities; a code point a
  * terminal would not show (a control, a bidi override) as U+FFFD, which
  * the canvas never holds anyway (cv_text draws them as '?'). */
-static void buf_xml(Buf *b, const char *s) {
+static void buf_xml(StrBuf *b, const char *s) {
     size_t len = strlen(s);
     for (size_t i = 0; i < len;) {
         uint32_t cp;
         int k = utf8_decode(s + i, len - i, &cp);
         switch (cp) {
-        case '&': buf_add(b, "&amp;", 5); break;
-        case '<': buf_add(b, "&lt;", 4); break;
-        case '>': buf_add(b, "&gt;", 4); break;
-        case '"': buf_add(b, "&quot;", 6); break;
-        case '\'': buf_add(b, "&#39;", 5); break;
+        case '&': strbuf_add(b, "&amp;", 5); break;
+        case '<': strbuf_add(b, "&lt;", 4); break;
+        case '>': strbuf_add(b, "&gt;", 4); break;
+        case '"': strbuf_add(b, "&quot;", 6); break;
+        case '\'': strbuf_add(b, "&#39;", 5); break;
         default:
-            if (cp == UTF8_INVALID || utf8_is_unsafe(cp)) buf_add(b, "\xEF\xBF\xBD", 3);
-            else buf_add(b, s + i, (size_t)k);
+            if (cp == UTF8_INVALID || utf8_is_unsafe(cp)) strbuf_add(b, "\xEF\xBF\xBD", 3);
+            else strbuf_add(b, s + i, (size_t)k);
         }
         i += (size_t)k;
     }
@@ -166,7 +144,7 @@ static void cursor_colour(const Canvas *cv, int y, int x, int dark, unsigned cha
     picture_cell_colors(cv_cell((Canvas *)cv, y, x), dark, bg, rgb);
 }
 
-static void svg_cursor_frames(Buf *b, const Canvas *cv, int dark) {
+static void svg_cursor_frames(StrBuf *b, const Canvas *cv, int dark) {
     for (int y = 0; y < cv->h; y++)
         for (int x = 0, x1; cursor_run(cv, y, &x, &x1); x = x1) {
             unsigned char fg[3];
@@ -187,7 +165,7 @@ static void svg_cursor_frames(Buf *b, const Canvas *cv, int dark) {
 /* Backgrounds in runs of one colour, then block elements as rectangles,
  * then the text: a <text> per run of cells of one style, each glyph at its
  * own x. */
-static void svg_of(Buf *b, const Canvas *cv, int dark) {
+static void svg_of(StrBuf *b, const Canvas *cv, int dark) {
     int W = cv->w * PIC_CELL_W, H = cv->h * PIC_CELL_H;
     unsigned char bg0[3], fg0[3];
     picture_rgb(-1, dark, 0, bg0);
@@ -257,7 +235,7 @@ static void svg_of(Buf *b, const Canvas *cv, int dark) {
             }
             /* a run of cells of this style with glyphs */
             int x1 = x;
-            Buf xs = {0}, text = {0};
+            StrBuf xs = {0}, text = {0};
             while (x1 < cv->w) {
                 const Cell *d = cv_cell((Canvas *)cv, y, x1);
                 uint32_t dp = cell_cp(d);
@@ -275,19 +253,19 @@ static void svg_of(Buf *b, const Canvas *cv, int dark) {
             hex(hx, fg);
             buf_printf(b, "<text x=\"%s\" y=\"%d\" text-anchor=\"middle\" fill=\"%s\"%s>", xs.p ? xs.p : "0",
                        y * PIC_CELL_H + base, hx, (c->st.attr & ST_BOLD) ? " font-weight=\"bold\"" : "");
-            if (text.p) buf_add(b, text.p, text.n);
-            buf_add(b, "</text>\n", 8);
+            if (text.p) strbuf_add(b, text.p, text.n);
+            strbuf_add(b, "</text>\n", 8);
             b->oom |= xs.oom | text.oom;
             free(xs.p), free(text.p);
             x = x1 > x ? x1 : x + 1;
         }
-    buf_add(b, "</g>\n</svg>\n", 12);
+    strbuf_add(b, "</g>\n</svg>\n", 12);
 }
 
 // ----------------------------------------------------------------------------
 // HTML: a <pre> of spans, one per run of one style
 
-static void html_of(Buf *b, const Canvas *cv, int dark) {
+static void html_of(StrBuf *b, const Canvas *cv, int dark) {
     unsigned char bg0[3], fg0[3];
     picture_rgb(-1, dark, 0, bg0);
     picture_rgb(-1, dark, 1, fg0);
@@ -318,23 +296,23 @@ static void html_of(Buf *b, const Canvas *cv, int dark) {
                 const Cell *d = cv_cell((Canvas *)cv, y, x1);
                 if (d->st.fg != c->st.fg || d->st.bg != c->st.bg || d->st.attr != c->st.attr) break;
                 if (d->ch[0]) buf_xml(b, d->ch);
-                else if (d->width != 0) buf_add(b, " ", 1);
+                else if (d->width != 0) strbuf_add(b, " ", 1);
                 x1++;
             }
-            buf_add(b, "</span>", 7);
+            strbuf_add(b, "</span>", 7);
             x = x1;
         }
-        buf_add(b, "\n", 1);
+        strbuf_add(b, "\n", 1);
     }
-    buf_add(b, "</pre></body></html>\n", 21);
+    strbuf_add(b, "</pre></body></html>\n", 21);
 }
 
 // ----------------------------------------------------------------------------
 // PNG: cairo and pango
 
 static cairo_status_t png_write(void *closure, const unsigned char *data, unsigned int length) {
-    Buf *b = closure;
-    buf_add(b, (const char *)data, length);
+    StrBuf *b = closure;
+    strbuf_add(b, (const char *)data, length);
     return b->oom ? CAIRO_STATUS_NO_MEMORY : CAIRO_STATUS_SUCCESS;
 }
 
@@ -342,7 +320,7 @@ static void set_rgb(cairo_t *cr, const unsigned char c[3]) {
     cairo_set_source_rgb(cr, c[0] / 255.0, c[1] / 255.0, c[2] / 255.0);
 }
 
-static int png_of(Buf *b, const Canvas *cv, int dark, AvError *err) {
+static int png_of(StrBuf *b, const Canvas *cv, int dark, AvError *err) {
     if (gfx_load(err)) return -1;
     int W = cv->w * PIC_CELL_W, H = cv->h * PIC_CELL_H;
     cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, W > 0 ? W : 1, H > 0 ? H : 1);
@@ -463,7 +441,7 @@ const char *picture_format_name(PictureFormat fmt) {
 }
 
 int picture_render(const Canvas *cv, int dark, PictureFormat fmt, unsigned char **out, size_t *len, AvError *err) {
-    Buf b = {0};
+    StrBuf b = {0};
     *out = NULL, *len = 0;
     if (fmt == PIC_PDF) return av_errorf(err, "%s", _("a screen picture is SVG, PNG or HTML (a PDF is a --figure)"));
     int rc = 0;

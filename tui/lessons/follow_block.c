@@ -12,36 +12,12 @@
 #include "app_internal.h"
 #include "i18n.h"
 #include "lesson.h"
+#include "strbuf.h"
 #include "tokenize.h"
 #include "utf8.h"
 
 // ----------------------------------------------------------------------------
 // the block
-
-typedef struct {
-    char *p;
-    size_t n, cap;
-    int oom;
-} Buf;
-
-static void buf_add(Buf *b, const char *s, size_t n) {
-    if (b->oom) return;
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 1024;
-        while (cap < b->n + n + 1) cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (!p) {
-            b->oom = 1;
-            return;
-        }
-        b->p = p, b->cap = cap;
-    }
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-    b->p[b->n] = '\0';
-}
-
-static void buf_str(Buf *b, const char *s) { buf_add(b, s, strlen(s)); }
 
 /* s made fit for the caption command: a tab (and a line break but where
  * `nl`) as a space, other control and format characters and invalid bytes
@@ -67,17 +43,17 @@ static char *caption_clean(const char *s, int nl, size_t max) {
 }
 
 /* The caption command of the caption shown (lesson_caption_now). */
-static void add_caption(Buf *b, const App *a) {
+static void add_caption(StrBuf *b, const App *a) {
     char title[SCRIPT_CAPTION_MAX_TITLE + 64];
     const char *text = lesson_caption_now(a, title, sizeof title);
     if (!text) {
-        buf_str(b, "caption\n");
+        strbuf_str(b, "caption\n");
         return;
     }
     char *t = caption_clean(title, 0, SCRIPT_CAPTION_MAX_TITLE), *x = caption_clean(text, 1, SCRIPT_CAPTION_MAX_TEXT);
     char *qt = t ? script_quote(t, strlen(t)) : NULL, *qx = x ? script_quote(x, strlen(x)) : NULL;
     if (!qt || !qx) b->oom = 1;
-    else buf_str(b, "caption "), buf_str(b, qt), buf_str(b, " "), buf_str(b, qx), buf_str(b, "\n");
+    else strbuf_str(b, "caption "), strbuf_str(b, qt), strbuf_str(b, " "), strbuf_str(b, qx), strbuf_str(b, "\n");
     free(t), free(x), free(qt), free(qx);
 }
 
@@ -85,12 +61,12 @@ char *follow_block(const App *a, size_t *len) {
     size_t sn;
     char *state = script_state(a, &sn);
     if (!state) return NULL;
-    Buf b = {0};
-    buf_str(&b, FOLLOW_HEADER "\n");
-    buf_add(&b, state, sn);
+    StrBuf b = {0};
+    strbuf_str(&b, FOLLOW_HEADER "\n");
+    strbuf_add(&b, state, sn);
     free(state);
     add_caption(&b, a);
-    buf_str(&b, FOLLOW_END "\n");
+    strbuf_str(&b, FOLLOW_END "\n");
     if (b.oom) return free(b.p), NULL;
     if (len) *len = b.n;
     return b.p;
